@@ -1,0 +1,19 @@
+//! Shared vocabulary of every Basalt layer: values, SQL types, collations, table
+//! definitions and MySQL-coded errors. Nothing here does I/O.
+
+pub mod collation;
+pub mod datetime;
+pub mod decimal;
+pub mod error;
+pub mod types;
+pub mod value;
+
+pub use collation::{Charset, Collation};
+pub use datetime::{Date, DateTime, Time};
+pub use decimal::Decimal;
+pub use error::{MySqlError, Result};
+pub use types::{
+    ColumnDef, DataType, DefaultValue, EngineKind, IndexColumn, IndexDef, IndexKind, IntKind,
+    LobKind, TableDef, TableId,
+};
+pub use value::{Row, Value};

@@ -1,0 +1,389 @@
+//! SQL column types and table definitions: what the catalog stores about a table.
+//!
+//! A [`TableDef`] is the contract between the SQL layer and the storage engines: column
+//! ordinals in rows follow `columns`, and `indexes[0]` is the clustered key (the
+//! PRIMARY KEY, or a hidden row id when the table declares none, see
+//! [`TableDef::has_hidden_pk`]).
+
+use crate::collation::{Charset, Collation};
+use crate::value::Value;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum IntKind {
+    Tiny,
+    Small,
+    Medium,
+    Int,
+    Big,
+}
+
+impl IntKind {
+    pub fn bytes(self) -> u32 {
+        match self {
+            IntKind::Tiny => 1,
+            IntKind::Small => 2,
+            IntKind::Medium => 3,
+            IntKind::Int => 4,
+            IntKind::Big => 8,
+        }
+    }
+
+    /// Inclusive range of the signed or unsigned type, as i128.
+    pub fn range(self, unsigned: bool) -> (i128, i128) {
+        let bits = self.bytes() * 8;
+        if unsigned {
+            (0, (1i128 << bits) - 1)
+        } else {
+            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+        }
+    }
+
+    /// Display width MySQL shows in `SHOW CREATE TABLE` (`int(11)`).
+    pub fn default_width(self, unsigned: bool) -> u32 {
+        let w = match self {
+            IntKind::Tiny => 4,
+            IntKind::Small => 6,
+            IntKind::Medium => 9,
+            IntKind::Int => 11,
+            IntKind::Big => 20,
+        };
+        if unsigned && self != IntKind::Big {
+            w - 1
+        } else {
+            w
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            IntKind::Tiny => "tinyint",
+            IntKind::Small => "smallint",
+            IntKind::Medium => "mediumint",
+            IntKind::Int => "int",
+            IntKind::Big => "bigint",
+        }
+    }
+}
+
+/// Size class of TEXT and BLOB columns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum LobKind {
+    Tiny,
+    Normal,
+    Medium,
+    Long,
+}
+
+impl LobKind {
+    pub fn max_len(self) -> u64 {
+        match self {
+            LobKind::Tiny => 255,
+            LobKind::Normal => 65_535,
+            LobKind::Medium => 16_777_215,
+            LobKind::Long => 4_294_967_295,
+        }
+    }
+
+    pub fn prefix(self) -> &'static str {
+        match self {
+            LobKind::Tiny => "tiny",
+            LobKind::Normal => "",
+            LobKind::Medium => "medium",
+            LobKind::Long => "long",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum DataType {
+    Int {
+        kind: IntKind,
+        unsigned: bool,
+    },
+    Float,
+    Double,
+    Decimal {
+        precision: u8,
+        scale: u8,
+    },
+    /// CHAR(len) / BINARY(len) (collation Binary): `len` in characters.
+    Char {
+        len: u32,
+        collation: Collation,
+    },
+    /// VARCHAR(len) / VARBINARY(len).
+    VarChar {
+        len: u32,
+        collation: Collation,
+    },
+    /// TEXT family, or BLOB family when the collation is Binary.
+    Text {
+        kind: LobKind,
+        collation: Collation,
+    },
+    Date,
+    DateTime {
+        fsp: u8,
+    },
+    Timestamp {
+        fsp: u8,
+    },
+    Time {
+        fsp: u8,
+    },
+    Year,
+}
+
+impl DataType {
+    pub fn is_integer(&self) -> bool {
+        matches!(self, DataType::Int { .. } | DataType::Year)
+    }
+
+    pub fn is_numeric(&self) -> bool {
+        matches!(
+            self,
+            DataType::Int { .. } | DataType::Float | DataType::Double | DataType::Decimal { .. }
+        )
+    }
+
+    pub fn is_string(&self) -> bool {
+        matches!(
+            self,
+            DataType::Char { .. } | DataType::VarChar { .. } | DataType::Text { .. }
+        )
+    }
+
+    pub fn is_lob(&self) -> bool {
+        matches!(self, DataType::Text { .. })
+    }
+
+    pub fn is_temporal(&self) -> bool {
+        matches!(
+            self,
+            DataType::Date
+                | DataType::DateTime { .. }
+                | DataType::Timestamp { .. }
+                | DataType::Time { .. }
+        )
+    }
+
+    pub fn collation(&self) -> Option<Collation> {
+        match self {
+            DataType::Char { collation, .. }
+            | DataType::VarChar { collation, .. }
+            | DataType::Text { collation, .. } => Some(*collation),
+            _ => None,
+        }
+    }
+
+    pub fn is_unsigned(&self) -> bool {
+        matches!(self, DataType::Int { unsigned: true, .. })
+    }
+
+    /// Fractional-second digits of temporal types.
+    pub fn fsp(&self) -> u8 {
+        match self {
+            DataType::DateTime { fsp } | DataType::Timestamp { fsp } | DataType::Time { fsp } => {
+                *fsp
+            }
+            _ => 0,
+        }
+    }
+
+    /// Maximum length in characters for string types.
+    pub fn char_len(&self) -> Option<u64> {
+        match self {
+            DataType::Char { len, .. } | DataType::VarChar { len, .. } => Some(*len as u64),
+            DataType::Text { kind, collation } => {
+                Some(kind.max_len() / collation.charset().max_len() as u64)
+            }
+            _ => None,
+        }
+    }
+
+    /// The column type as `SHOW CREATE TABLE` and `DESCRIBE` print it.
+    pub fn sql_name(&self) -> String {
+        match self {
+            DataType::Int { kind, unsigned } => {
+                let base = format!("{}({})", kind.name(), kind.default_width(*unsigned));
+                if *unsigned {
+                    format!("{base} unsigned")
+                } else {
+                    base
+                }
+            }
+            DataType::Float => "float".into(),
+            DataType::Double => "double".into(),
+            DataType::Decimal { precision, scale } => format!("decimal({precision},{scale})"),
+            DataType::Char { len, collation } if collation.is_binary() => format!("binary({len})"),
+            DataType::Char { len, .. } => format!("char({len})"),
+            DataType::VarChar { len, collation } if collation.is_binary() => {
+                format!("varbinary({len})")
+            }
+            DataType::VarChar { len, .. } => format!("varchar({len})"),
+            DataType::Text { kind, collation } if collation.is_binary() => {
+                format!("{}blob", kind.prefix())
+            }
+            DataType::Text { kind, .. } => format!("{}text", kind.prefix()),
+            DataType::Date => "date".into(),
+            DataType::DateTime { fsp: 0 } => "datetime".into(),
+            DataType::DateTime { fsp } => format!("datetime({fsp})"),
+            DataType::Timestamp { fsp: 0 } => "timestamp".into(),
+            DataType::Timestamp { fsp } => format!("timestamp({fsp})"),
+            DataType::Time { fsp: 0 } => "time".into(),
+            DataType::Time { fsp } => format!("time({fsp})"),
+            DataType::Year => "year(4)".into(),
+        }
+    }
+}
+
+/// A column's DEFAULT clause.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum DefaultValue {
+    /// A constant, already converted to the column's type (may be NULL).
+    Literal(Value),
+    /// `CURRENT_TIMESTAMP[(fsp)]` / `NOW()`.
+    CurrentTimestamp,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ColumnDef {
+    pub name: String,
+    pub data_type: DataType,
+    pub nullable: bool,
+    /// `None`: no DEFAULT clause (implicitly NULL for nullable columns).
+    pub default: Option<DefaultValue>,
+    pub auto_increment: bool,
+    pub on_update_current_timestamp: bool,
+    pub comment: String,
+}
+
+impl ColumnDef {
+    pub fn new(name: impl Into<String>, data_type: DataType) -> Self {
+        ColumnDef {
+            name: name.into(),
+            data_type,
+            nullable: true,
+            default: None,
+            auto_increment: false,
+            on_update_current_timestamp: false,
+            comment: String::new(),
+        }
+    }
+}
+
+/// One key part of an index.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IndexColumn {
+    /// Ordinal into `TableDef::columns`.
+    pub column: usize,
+    /// Key prefix length in characters (`KEY (name(10))`).
+    pub prefix_len: Option<u32>,
+    pub descending: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum IndexKind {
+    Primary,
+    Unique,
+    NonUnique,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IndexDef {
+    /// Stable within the table; never reused after DROP INDEX.
+    pub id: u32,
+    /// `PRIMARY` for the primary key.
+    pub name: String,
+    pub kind: IndexKind,
+    pub columns: Vec<IndexColumn>,
+    pub comment: String,
+}
+
+impl IndexDef {
+    pub fn is_unique(&self) -> bool {
+        matches!(self.kind, IndexKind::Primary | IndexKind::Unique)
+    }
+
+    pub fn column_ordinals(&self) -> impl Iterator<Item = usize> + '_ {
+        self.columns.iter().map(|c| c.column)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum EngineKind {
+    /// The durable transactional engine (`ENGINE=InnoDB` maps here).
+    Basalt,
+    /// In-memory tables; contents vanish at restart, as MySQL's MEMORY engine.
+    Memory,
+}
+
+impl EngineKind {
+    /// The name `SHOW CREATE TABLE` and `information_schema` report.
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineKind::Basalt => "InnoDB",
+            EngineKind::Memory => "MEMORY",
+        }
+    }
+}
+
+/// Identifies a table for its whole life; never reused.
+pub type TableId = u64;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TableDef {
+    pub id: TableId,
+    pub schema: String,
+    pub name: String,
+    pub columns: Vec<ColumnDef>,
+    /// `indexes[0]` is the clustered index: the PRIMARY KEY, or when the table has
+    /// none, a hidden index on an internal row id (`IndexDef.columns` empty).
+    pub indexes: Vec<IndexDef>,
+    pub engine: EngineKind,
+    pub charset: Charset,
+    pub collation: Collation,
+    pub comment: String,
+    /// First AUTO_INCREMENT value (the `AUTO_INCREMENT=` table option).
+    pub auto_increment_start: u64,
+    /// Next id handed to a new index.
+    pub next_index_id: u32,
+}
+
+impl TableDef {
+    pub fn primary(&self) -> &IndexDef {
+        &self.indexes[0]
+    }
+
+    /// True when the table declared no PRIMARY KEY and rows are keyed by a hidden row id.
+    pub fn has_hidden_pk(&self) -> bool {
+        self.indexes[0].columns.is_empty()
+    }
+
+    pub fn column_index(&self, name: &str) -> Option<usize> {
+        self.columns
+            .iter()
+            .position(|c| c.name.eq_ignore_ascii_case(name))
+    }
+
+    pub fn index_by_name(&self, name: &str) -> Option<&IndexDef> {
+        self.indexes
+            .iter()
+            .find(|i| i.name.eq_ignore_ascii_case(name) && !i.columns.is_empty())
+    }
+
+    pub fn index_by_id(&self, id: u32) -> Option<&IndexDef> {
+        self.indexes.iter().find(|i| i.id == id)
+    }
+
+    /// Ordinal of the AUTO_INCREMENT column, if any.
+    pub fn auto_increment_column(&self) -> Option<usize> {
+        self.columns.iter().position(|c| c.auto_increment)
+    }
+
+    /// Fully-qualified name as errors print it.
+    pub fn qualified_name(&self) -> String {
+        format!("{}.{}", self.schema, self.name)
+    }
+}

@@ -17,3 +17,5 @@ pub use types::{
     LobKind, TableDef, TableId,
 };
 pub use value::{Row, Value};
+pub mod column;
+pub use column::{ColumnMeta, ColumnType};

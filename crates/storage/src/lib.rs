@@ -1,1 +1,17 @@
-//! placeholder
+//! Basalt's storage: the engine traits the SQL layer uses ([`api`]), the durable
+//! transactional engine and the MEMORY engine behind them.
+
+pub mod api;
+pub mod btree;
+pub mod error;
+pub mod io;
+pub mod page;
+pub mod pool;
+pub mod store;
+pub mod wal;
+
+mod facade;
+
+pub use api::*;
+pub use error::StorageError;
+pub use facade::{Savepoint, Storage, StorageConfig, Txn};

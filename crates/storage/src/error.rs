@@ -1,0 +1,85 @@
+//! Storage errors, and how each reaches a client as a MySQL error.
+
+use basalt_common::MySqlError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StorageError {
+    #[error("duplicate entry '{entry}' for key '{key}'")]
+    DuplicateKey { entry: String, key: String },
+    #[error("lock wait timeout")]
+    LockWaitTimeout,
+    #[error("lock not available (NOWAIT)")]
+    LockNowait,
+    #[error("deadlock")]
+    Deadlock,
+    #[error("record of {table} changed after the snapshot")]
+    SnapshotConflict { table: String },
+    #[error("read-only transaction")]
+    ReadOnlyTransaction,
+    #[error("interrupted")]
+    Interrupted,
+    #[error("database {0} exists")]
+    DatabaseExists(String),
+    #[error("unknown database {0}")]
+    NoSuchDatabase(String),
+    #[error("table {0} exists")]
+    TableExists(String),
+    #[error("table {db}.{table} does not exist")]
+    NoSuchTable { db: String, table: String },
+    #[error("corrupt page {page} in {file}: {detail}")]
+    Corrupt {
+        file: String,
+        page: u64,
+        detail: String,
+    },
+    #[error("disk full: {0}")]
+    DiskFull(String),
+    #[error("I/O error: {0}")]
+    Io(#[from] std::io::Error),
+    /// The engine hit an unrecoverable condition (failed fsync) and stops accepting
+    /// writes until the process restarts and recovers from the log.
+    #[error("storage engine halted: {0}")]
+    Halted(String),
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl StorageError {
+    /// True for errors after which the whole transaction was rolled back
+    /// (deadlock victims), rather than only the statement.
+    pub fn rolls_back_transaction(&self) -> bool {
+        matches!(self, StorageError::Deadlock)
+    }
+}
+
+impl From<StorageError> for MySqlError {
+    fn from(e: StorageError) -> Self {
+        match e {
+            StorageError::DuplicateKey { entry, key } => MySqlError::dup_entry(&entry, &key),
+            StorageError::LockWaitTimeout | StorageError::LockNowait => {
+                MySqlError::lock_wait_timeout()
+            }
+            StorageError::Deadlock => MySqlError::deadlock(),
+            StorageError::SnapshotConflict { table } => MySqlError::checkread(&table),
+            StorageError::ReadOnlyTransaction => MySqlError::read_only_transaction(),
+            StorageError::Interrupted => MySqlError::query_interrupted(),
+            StorageError::DatabaseExists(db) => MySqlError::db_create_exists(&db),
+            StorageError::NoSuchDatabase(db) => MySqlError::bad_db(&db),
+            StorageError::TableExists(t) => MySqlError::table_exists(&t),
+            StorageError::NoSuchTable { db, table } => MySqlError::no_such_table(&db, &table),
+            StorageError::Corrupt { file, page, detail } => {
+                MySqlError::table_corrupt(&format!("page {page} of {file}: {detail}"))
+            }
+            StorageError::DiskFull(d) => MySqlError::disk_full(&d),
+            StorageError::Io(err) => {
+                if err.raw_os_error() == Some(libc::ENOSPC) {
+                    MySqlError::disk_full(&err.to_string())
+                } else {
+                    MySqlError::engine_io(err.raw_os_error().unwrap_or(-1), &err.to_string())
+                }
+            }
+            StorageError::Halted(d) => MySqlError::engine_io(-1, &d),
+            StorageError::Invalid(d) => MySqlError::internal(d),
+        }
+    }
+}

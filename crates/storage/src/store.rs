@@ -1,0 +1,77 @@
+//! Ordered key-value trees: what the table layer (MVCC, locks, secondary indexes) is
+//! built on, and what each engine provides.
+//!
+//! A table's data is a set of trees, one per index, named by `IndexDef::id`. Keys are
+//! memcomparable byte strings (see `keycodec`); values are opaque to the store. The
+//! MEMORY engine keeps trees in memory; the durable engine keeps them in B+trees in
+//! the table's file and logs every change to the WAL.
+//!
+//! Concurrency: every method may be called from many threads. `modify` is atomic per
+//! key: the closure sees the current value and its decision is applied before any
+//! other change to that key. The closure runs under a latch, so it must be quick and
+//! must never block or call back into the store.
+
+use crate::api::Result;
+use std::ops::Bound;
+
+/// Names one tree (one index) of a table.
+pub type TreeId = u32;
+
+/// The decision of a [`Store::modify`] closure.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Modify {
+    /// Leave the entry as it is.
+    Keep,
+    /// Insert or replace the value.
+    Put(Vec<u8>),
+    /// Remove the entry (no-op when absent).
+    Delete,
+}
+
+/// Who is changing a store, for logging: the durable engine writes one redo/undo
+/// record per change tagged with `txn_id`, and sets `logged` so that commit knows
+/// the transaction has log to make durable.
+#[derive(Debug, Default)]
+pub struct WriteCtx {
+    pub txn_id: u64,
+    pub logged: bool,
+}
+
+/// One entry returned by a scan.
+pub type Entry = (Vec<u8>, Vec<u8>);
+
+pub trait Store: Send + Sync {
+    /// Creates an empty tree (CREATE TABLE, CREATE INDEX).
+    fn create_tree(&self, tree: TreeId) -> Result<()>;
+    /// Drops a tree and frees its space (DROP INDEX).
+    fn drop_tree(&self, tree: TreeId) -> Result<()>;
+    /// Removes every entry of every tree (TRUNCATE TABLE).
+    fn clear(&self) -> Result<()>;
+
+    fn get(&self, tree: TreeId, key: &[u8]) -> Result<Option<Vec<u8>>>;
+
+    /// Atomically reads the entry `key` and applies the closure's decision.
+    fn modify(
+        &self,
+        ctx: &mut WriteCtx,
+        tree: TreeId,
+        key: &[u8],
+        f: &mut dyn FnMut(Option<&[u8]>) -> Modify,
+    ) -> Result<()>;
+
+    /// Appends to `out` up to `max` entries within the bounds, in ascending key order
+    /// (descending when `reverse`). Callers continue a scan by calling again with the
+    /// last key returned as an excluded bound.
+    fn scan(
+        &self,
+        tree: TreeId,
+        lower: Bound<&[u8]>,
+        upper: Bound<&[u8]>,
+        reverse: bool,
+        max: usize,
+        out: &mut Vec<Entry>,
+    ) -> Result<()>;
+
+    /// Approximate bytes used (for `SHOW TABLE STATUS`).
+    fn size_bytes(&self) -> u64;
+}

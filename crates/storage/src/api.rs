@@ -190,8 +190,8 @@ pub struct IndexStats {
 
 /// One table, shared by every session. All methods are safe to call concurrently.
 pub trait Table: Send + Sync {
-    /// The definition this handle was opened with. DDL replaces the handle.
-    fn def(&self) -> &Arc<TableDef>;
+    /// The current definition (DDL on indexes replaces it).
+    fn def(&self) -> Arc<TableDef>;
 
     fn stats(&self) -> TableStats;
 
@@ -206,6 +206,15 @@ pub trait Table: Send + Sync {
         pk: &[Value],
         lock: LockMode,
         wait: WaitPolicy,
+    ) -> Result<Option<Fetched>>;
+
+    /// Consistent read by primary key that decodes only `columns` (others are NULL):
+    /// the short path of `SELECT cols FROM t WHERE pk = const`.
+    fn get_columns(
+        &self,
+        txn: &mut crate::Txn,
+        pk: &[Value],
+        columns: &[usize],
     ) -> Result<Option<Fetched>>;
 
     /// Opens a cursor over an index range.

@@ -1,11 +1,25 @@
-//! Interface of the catalog and transactions (implementation in progress).
-#![allow(unused_variables, dead_code)]
+//! [`Storage`]: the catalog of databases and tables, the engines behind them, and
+//! transactions.
+//!
+//! DDL is serialized by one mutex, takes the affected table's metadata lock
+//! exclusively (waiting for transactions that wrote the table), and ends by writing the
+//! catalog durably. Lookups of tables take a read lock on the name map only.
 
 use crate::api::*;
+use crate::catalog::{self, CatalogImage, DatabaseDef};
+use crate::engine::EngineSet;
+use crate::error::StorageError;
 use crate::io::FileSystem;
-use basalt_common::{Collation, IndexDef, TableDef};
+use crate::mvcc::TxnManager;
+use crate::table::{TableCore, TableHandle};
+use crate::txn::Txn;
+use basalt_common::{Collation, EngineKind, IndexDef, TableDef};
+use parking_lot::{Mutex, RwLock};
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 /// How the storage layer is set up at start.
 #[derive(Clone)]
@@ -18,55 +32,375 @@ pub struct StorageConfig {
     pub fs: Arc<dyn FileSystem>,
 }
 
-/// The catalog (databases, tables) and the engines behind it.
-pub struct Storage;
-
-/// A transaction. Dropping it without commit rolls it back.
-pub struct Txn;
-
-/// A position in a transaction to roll back to.
-pub struct Savepoint(usize);
-
-impl Storage {
-    pub fn open(config: StorageConfig) -> Result<Arc<Storage>> { todo!() }
-    pub fn begin(self: &Arc<Self>, opts: TxnOptions) -> Txn { todo!() }
-    /// Database names, sorted.
-    pub fn databases(&self) -> Vec<String> { todo!() }
-    pub fn database_exists(&self, name: &str) -> bool { todo!() }
-    /// The default collation of a database (`SHOW CREATE DATABASE`).
-    pub fn database_collation(&self, name: &str) -> Option<Collation> { todo!() }
-    pub fn create_database(&self, name: &str, collation: Collation) -> Result<()> { todo!() }
-    /// Drops the database and every table in it; returns how many tables were dropped.
-    pub fn drop_database(&self, name: &str) -> Result<usize> { todo!() }
-    /// Table names of a database, sorted.
-    pub fn tables(&self, db: &str) -> Result<Vec<String>> { todo!() }
-    pub fn table(&self, db: &str, name: &str) -> Option<Arc<dyn Table>> { todo!() }
-    /// Creates a table; `def.id` and index ids are assigned here.
-    pub fn create_table(&self, def: TableDef) -> Result<Arc<dyn Table>> { todo!() }
-    pub fn drop_table(&self, db: &str, name: &str) -> Result<()> { todo!() }
-    pub fn truncate_table(&self, db: &str, name: &str) -> Result<()> { todo!() }
-    /// Adds an index (id assigned here) and fills it from the table's rows; fails
-    /// with a duplicate-key error if a UNIQUE index meets two equal keys.
-    pub fn create_index(&self, db: &str, table: &str, index: IndexDef) -> Result<()> { todo!() }
-    pub fn drop_index(&self, db: &str, table: &str, index: &str) -> Result<()> { todo!() }
-    /// Bumped by every DDL; plan caches compare it to know their plans are current.
-    pub fn schema_version(&self) -> u64 { todo!() }
-    /// Counters for `SHOW GLOBAL STATUS` (name, value).
-    pub fn status(&self) -> Vec<(&'static str, u64)> { todo!() }
+impl StorageConfig {
+    /// Defaults on the real filesystem.
+    pub fn new(datadir: impl Into<PathBuf>) -> Self {
+        StorageConfig {
+            datadir: datadir.into(),
+            buffer_pool_size: 128 << 20,
+            flush_log_at_trx_commit: 1,
+            fs: Arc::new(crate::io::os::OsFileSystem),
+        }
+    }
 }
 
-impl Txn {
-    /// Transaction id, 0 until the transaction first writes.
-    pub fn id(&self) -> u64 { todo!() }
-    pub fn options(&self) -> &TxnOptions { todo!() }
-    pub fn has_writes(&self) -> bool { todo!() }
-    /// Marks the start of a statement (READ COMMITTED takes a fresh view per statement).
-    pub fn new_statement(&mut self) { todo!() }
-    pub fn savepoint(&self) -> Savepoint { todo!() }
-    /// Undoes every change made after `sp` (locks stay held, as InnoDB does).
-    pub fn rollback_to(&mut self, sp: &Savepoint) -> Result<()> { todo!() }
-    pub fn commit(self) -> Result<()> { todo!() }
-    pub fn rollback(self) -> Result<()> { todo!() }
-    /// A flag that, once set (KILL QUERY), makes waits and scans end with `Interrupted`.
-    pub fn set_interrupt(&mut self, flag: Arc<std::sync::atomic::AtomicBool>) { todo!() }
+struct TableEntry {
+    core: Arc<TableCore>,
+    handle: Arc<dyn Table>,
+}
+
+struct Catalog {
+    databases: BTreeMap<String, Collation>,
+    tables: HashMap<String, HashMap<String, TableEntry>>,
+    next_table_id: u64,
+}
+
+/// The catalog (databases, tables) and the engines behind it.
+pub struct Storage {
+    config: StorageConfig,
+    mgr: Arc<TxnManager>,
+    engines: EngineSet,
+    catalog: RwLock<Catalog>,
+    ddl: Mutex<()>,
+    schema_version: AtomicU64,
+    purge: Mutex<Option<std::thread::JoinHandle<()>>>,
+}
+
+/// How long DDL waits for transactions holding the table (MySQL's lock_wait_timeout
+/// is a year; DDL here gives up sooner with errno 1205).
+const DDL_WAIT: Duration = Duration::from_secs(3600);
+
+impl Storage {
+    pub fn open(config: StorageConfig) -> Result<Arc<Storage>> {
+        config.fs.create_dir_all(&config.datadir)?;
+        let image = catalog::load(&*config.fs, &config.datadir)?;
+        let fresh = image.is_none();
+        let image = image.unwrap_or_else(CatalogImage::empty);
+        let (engines, first_trx) = EngineSet::open(&config, &image.tables)?;
+        let mgr = TxnManager::new(first_trx);
+        let mut cat = Catalog {
+            databases: image
+                .databases
+                .iter()
+                .map(|d| (d.name.clone(), d.collation))
+                .collect(),
+            tables: HashMap::new(),
+            next_table_id: image.next_table_id,
+        };
+        for def in image.tables {
+            let engine = engines.get(def.engine);
+            let store = engine.open_store(&def)?;
+            let core = TableCore::new(Arc::new(def.clone()), store, mgr.clone());
+            core.init_counters()?;
+            cat.insert(core);
+        }
+        let storage = Arc::new(Storage {
+            config,
+            mgr: mgr.clone(),
+            engines,
+            catalog: RwLock::new(cat),
+            ddl: Mutex::new(()),
+            schema_version: AtomicU64::new(1),
+            purge: Mutex::new(None),
+        });
+        if fresh {
+            storage.bootstrap()?;
+        }
+        storage.engines.recover(&storage.mgr, &|id| storage.core_by_id(id))?;
+        let handle = std::thread::Builder::new()
+            .name("basalt-purge".into())
+            .spawn(move || mgr.purge_loop())?;
+        *storage.purge.lock() = Some(handle);
+        Ok(storage)
+    }
+
+    /// A new data directory starts with the databases MariaDB's installer creates
+    /// that clients expect (`test`, `mysql`).
+    fn bootstrap(&self) -> Result<()> {
+        for db in ["mysql", "test"] {
+            self.create_database(db, Collation::Utf8mb4GeneralCi)?;
+        }
+        Ok(())
+    }
+
+    fn core_by_id(&self, id: u64) -> Option<Arc<TableCore>> {
+        let cat = self.catalog.read();
+        cat.tables
+            .values()
+            .flat_map(|m| m.values())
+            .find(|e| e.core.def().id == id)
+            .map(|e| e.core.clone())
+    }
+
+    pub fn begin(self: &Arc<Self>, opts: TxnOptions) -> Txn {
+        Txn::new(self.mgr.clone(), self.engines.commit_log(), opts)
+    }
+
+    /// Database names, sorted.
+    pub fn databases(&self) -> Vec<String> {
+        self.catalog.read().databases.keys().cloned().collect()
+    }
+
+    pub fn database_exists(&self, name: &str) -> bool {
+        self.catalog.read().databases.contains_key(name)
+    }
+
+    /// The default collation of a database (`SHOW CREATE DATABASE`).
+    pub fn database_collation(&self, name: &str) -> Option<Collation> {
+        self.catalog.read().databases.get(name).copied()
+    }
+
+    pub fn create_database(&self, name: &str, collation: Collation) -> Result<()> {
+        let _ddl = self.ddl.lock();
+        {
+            let mut cat = self.catalog.write();
+            if cat.databases.contains_key(name) {
+                return Err(StorageError::DatabaseExists(name.to_string()));
+            }
+            cat.databases.insert(name.to_string(), collation);
+        }
+        self.persist()
+    }
+
+    /// Drops the database and every table in it; returns how many tables were dropped.
+    pub fn drop_database(&self, name: &str) -> Result<usize> {
+        let _ddl = self.ddl.lock();
+        if !self.database_exists(name) {
+            return Err(StorageError::NoSuchDatabase(name.to_string()));
+        }
+        let names: Vec<String> = self.tables(name)?;
+        for t in &names {
+            self.drop_table_locked(name, t)?;
+        }
+        self.catalog.write().databases.remove(name);
+        self.persist()?;
+        Ok(names.len())
+    }
+
+    /// Table names of a database, sorted.
+    pub fn tables(&self, db: &str) -> Result<Vec<String>> {
+        let cat = self.catalog.read();
+        if !cat.databases.contains_key(db) {
+            return Err(StorageError::NoSuchDatabase(db.to_string()));
+        }
+        let mut names: Vec<String> = cat
+            .tables
+            .get(db)
+            .map(|m| m.keys().cloned().collect())
+            .unwrap_or_default();
+        names.sort();
+        Ok(names)
+    }
+
+    pub fn table(&self, db: &str, name: &str) -> Option<Arc<dyn Table>> {
+        let cat = self.catalog.read();
+        cat.tables.get(db)?.get(name).map(|e| e.handle.clone())
+    }
+
+    fn core(&self, db: &str, name: &str) -> Result<Arc<TableCore>> {
+        let cat = self.catalog.read();
+        cat.tables
+            .get(db)
+            .and_then(|m| m.get(name))
+            .map(|e| e.core.clone())
+            .ok_or_else(|| StorageError::NoSuchTable {
+                db: db.to_string(),
+                table: name.to_string(),
+            })
+    }
+
+    /// Creates a table; `def.id` and index ids are assigned here.
+    pub fn create_table(&self, mut def: TableDef) -> Result<Arc<dyn Table>> {
+        let _ddl = self.ddl.lock();
+        {
+            let mut cat = self.catalog.write();
+            if !cat.databases.contains_key(&def.schema) {
+                return Err(StorageError::NoSuchDatabase(def.schema.clone()));
+            }
+            if cat.tables.get(&def.schema).is_some_and(|m| m.contains_key(&def.name)) {
+                return Err(StorageError::TableExists(def.name.clone()));
+            }
+            def.id = cat.next_table_id;
+            cat.next_table_id += 1;
+        }
+        for (i, ix) in def.indexes.iter_mut().enumerate() {
+            ix.id = i as u32 + 1;
+        }
+        def.next_index_id = def.indexes.len() as u32 + 1;
+        let store = self.engines.get(def.engine).create_store(&def)?;
+        let core = TableCore::new(Arc::new(def), store, self.mgr.clone());
+        let handle = self.catalog.write().insert(core);
+        self.bump();
+        self.persist()?;
+        Ok(handle)
+    }
+
+    pub fn drop_table(&self, db: &str, name: &str) -> Result<()> {
+        let _ddl = self.ddl.lock();
+        self.drop_table_locked(db, name)?;
+        self.persist()
+    }
+
+    fn drop_table_locked(&self, db: &str, name: &str) -> Result<()> {
+        let core = self.core(db, name)?;
+        core.with_exclusive(DDL_WAIT, || {
+            if let Some(m) = self.catalog.write().tables.get_mut(db) {
+                m.remove(name);
+            }
+            core.mark_dropped();
+            Ok(())
+        })?;
+        self.bump();
+        let def = core.def();
+        self.engines.get(def.engine).drop_store(&def)
+    }
+
+    /// Empties a table and resets its AUTO_INCREMENT counter.
+    pub fn truncate_table(&self, db: &str, name: &str) -> Result<()> {
+        let _ddl = self.ddl.lock();
+        let core = self.core(db, name)?;
+        let def = core.def();
+        core.with_exclusive(DDL_WAIT, || {
+            self.engines.get(def.engine).truncate_store(&def, core.store())?;
+            core.reset_after_truncate();
+            Ok(())
+        })?;
+        self.bump();
+        Ok(())
+    }
+
+    /// Adds an index (id assigned here) and fills it from the table's rows; fails
+    /// with a duplicate-key error if a UNIQUE index meets two equal keys.
+    pub fn create_index(&self, db: &str, table: &str, mut index: IndexDef) -> Result<()> {
+        let _ddl = self.ddl.lock();
+        let core = self.core(db, table)?;
+        core.with_exclusive(DDL_WAIT, || {
+            let mut def = (*core.def()).clone();
+            index.id = def.next_index_id;
+            def.next_index_id += 1;
+            def.indexes.push(index);
+            core.build_index(Arc::new(def))
+        })?;
+        let def = core.def();
+        self.engines.get(def.engine).after_ddl(&def, core.store())?;
+        self.bump();
+        self.persist()
+    }
+
+    pub fn drop_index(&self, db: &str, table: &str, index: &str) -> Result<()> {
+        let _ddl = self.ddl.lock();
+        let core = self.core(db, table)?;
+        core.with_exclusive(DDL_WAIT, || {
+            let mut def = (*core.def()).clone();
+            let Some(pos) = def.indexes.iter().position(|i| i.name.eq_ignore_ascii_case(index))
+            else {
+                return Err(StorageError::Invalid(format!("no index {index}")));
+            };
+            let id = def.indexes.remove(pos).id;
+            core.set_def(Arc::new(def));
+            core.store().drop_tree(id)
+        })?;
+        let def = core.def();
+        self.engines.get(def.engine).after_ddl(&def, core.store())?;
+        self.bump();
+        self.persist()
+    }
+
+    /// Bumped by every DDL; plan caches compare it to know their plans are current.
+    pub fn schema_version(&self) -> u64 {
+        self.schema_version.load(Ordering::SeqCst)
+    }
+
+    fn bump(&self) {
+        self.schema_version.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// Counters for `SHOW GLOBAL STATUS` (name, value).
+    pub fn status(&self) -> Vec<(&'static str, u64)> {
+        let s = &self.mgr.stats;
+        let (versions, version_bytes) = self.mgr.versions.usage();
+        let mut out = vec![
+            ("Innodb_row_lock_waits", s.lock_waits.load(Ordering::Relaxed)),
+            ("Innodb_deadlocks", s.deadlocks.load(Ordering::Relaxed)),
+            ("Innodb_row_lock_timeouts", s.lock_timeouts.load(Ordering::Relaxed)),
+            ("Innodb_history_list_length", self.mgr.history_length() as u64),
+            ("Basalt_undo_versions", versions as u64),
+            ("Basalt_undo_bytes", version_bytes as u64),
+            ("Basalt_purged_versions", s.purged_versions.load(Ordering::Relaxed)),
+            ("Basalt_locked_rows", self.mgr.locks.locked_rows() as u64),
+            ("Basalt_active_transactions", self.mgr.active_count() as u64),
+        ];
+        out.extend(self.engines.status());
+        out
+    }
+
+    pub fn config(&self) -> &StorageConfig {
+        &self.config
+    }
+
+    fn persist(&self) -> Result<()> {
+        let image = {
+            let cat = self.catalog.read();
+            let mut tables: Vec<TableDef> = cat
+                .tables
+                .values()
+                .flat_map(|m| m.values())
+                .map(|e| (*e.core.def()).clone())
+                .collect();
+            tables.sort_by_key(|t| t.id);
+            CatalogImage {
+                format: CatalogImage::empty().format,
+                next_table_id: cat.next_table_id,
+                databases: cat
+                    .databases
+                    .iter()
+                    .map(|(name, c)| DatabaseDef {
+                        name: name.clone(),
+                        collation: *c,
+                    })
+                    .collect(),
+                tables,
+            }
+        };
+        catalog::store(&*self.config.fs, &self.config.datadir, &image)
+    }
+
+    /// Stops background work and makes everything durable (clean shutdown).
+    pub fn shutdown(&self) -> Result<()> {
+        self.mgr.stop_purge();
+        if let Some(h) = self.purge.lock().take() {
+            let _ = h.join();
+        }
+        self.engines.shutdown()
+    }
+
+    /// Runs purge now (tests use this to observe purged state).
+    pub fn purge_now(&self) -> usize {
+        self.mgr.purge_step()
+    }
+
+    pub fn engine_kind_name(kind: EngineKind) -> &'static str {
+        kind.name()
+    }
+}
+
+impl Catalog {
+    fn insert(&mut self, core: Arc<TableCore>) -> Arc<dyn Table> {
+        let def = core.def();
+        let handle: Arc<dyn Table> = Arc::new(TableHandle(core.clone()));
+        self.tables.entry(def.schema.clone()).or_default().insert(
+            def.name.clone(),
+            TableEntry {
+                core,
+                handle: handle.clone(),
+            },
+        );
+        handle
+    }
+}
+
+impl Drop for Storage {
+    fn drop(&mut self) {
+        self.mgr.stop_purge();
+    }
 }

@@ -10,8 +10,17 @@ pub mod pool;
 pub mod store;
 pub mod wal;
 
+mod catalog;
+mod engine;
 mod facade;
+pub mod keycodec;
+pub mod memstore;
+pub mod mvcc;
+pub mod rowcodec;
+pub mod table;
+mod txn;
 
 pub use api::*;
 pub use error::StorageError;
-pub use facade::{Savepoint, Storage, StorageConfig, Txn};
+pub use facade::{Storage, StorageConfig};
+pub use txn::{CommitLog, Savepoint, Txn};

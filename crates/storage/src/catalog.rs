@@ -1,0 +1,92 @@
+//! The persistent catalog: databases and table definitions.
+//!
+//! Stored as `catalog.json` in the data directory and replaced atomically on every
+//! DDL: written to `catalog.json.tmp`, synced, renamed over the old file, and the
+//! directory synced. A crash leaves either the old or the new catalog, never a mix.
+//! Table data files are named by table id, never by table name, so renames and
+//! unusual names need no file operations.
+
+use crate::api::Result;
+use crate::error::StorageError;
+use crate::io::{FileSystem, OpenOptions};
+use basalt_common::{Collation, TableDef};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// Format version of `catalog.json`.
+const FORMAT_VERSION: u32 = 1;
+const FILE: &str = "catalog.json";
+const TMP: &str = "catalog.json.tmp";
+
+#[derive(Serialize, Deserialize, Clone, Debug)]
+pub struct DatabaseDef {
+    pub name: String,
+    pub collation: Collation,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug)]
+pub struct CatalogImage {
+    pub format: u32,
+    pub next_table_id: u64,
+    pub databases: Vec<DatabaseDef>,
+    pub tables: Vec<TableDef>,
+}
+
+impl CatalogImage {
+    pub fn empty() -> Self {
+        CatalogImage {
+            format: FORMAT_VERSION,
+            next_table_id: 1,
+            databases: Vec::new(),
+            tables: Vec::new(),
+        }
+    }
+}
+
+/// Reads the catalog, or `None` for a new data directory.
+pub fn load(fs: &dyn FileSystem, dir: &Path) -> Result<Option<CatalogImage>> {
+    let path = dir.join(FILE);
+    if !fs.exists(&path) {
+        return Ok(None);
+    }
+    let file = fs.open(&path, OpenOptions::default())?;
+    let len = file.len()? as usize;
+    let mut buf = vec![0u8; len];
+    file.read_at(&mut buf, 0)?;
+    let image: CatalogImage = serde_json::from_slice(&buf).map_err(|e| StorageError::Corrupt {
+        file: path.display().to_string(),
+        page: 0,
+        detail: format!("catalog unreadable: {e}"),
+    })?;
+    if image.format != FORMAT_VERSION {
+        return Err(StorageError::Invalid(format!(
+            "catalog format {} not supported (expected {FORMAT_VERSION})",
+            image.format
+        )));
+    }
+    Ok(Some(image))
+}
+
+/// Writes the catalog atomically and durably.
+pub fn store(fs: &dyn FileSystem, dir: &Path, image: &CatalogImage) -> Result<()> {
+    let bytes = serde_json::to_vec_pretty(image)
+        .map_err(|e| StorageError::Invalid(format!("catalog encoding failed: {e}")))?;
+    let tmp = dir.join(TMP);
+    if fs.exists(&tmp) {
+        fs.remove(&tmp)?;
+    }
+    let file = fs.open(
+        &tmp,
+        OpenOptions {
+            create: true,
+            direct: false,
+        },
+    )?;
+    file.set_len(0)?;
+    file.write_at(&bytes, 0)?;
+    file.sync_data()?;
+    drop(file);
+    fs.rename(&tmp, &dir.join(FILE))?;
+    fs.sync_dir(dir)?;
+    Ok(())
+}

@@ -1,0 +1,331 @@
+//! The table layer: rows, secondary indexes, MVCC and row locks over a [`Store`].
+//!
+//! Both engines share this code; they differ only in the store underneath (memory
+//! trees, or durable B+trees with a WAL). Entry formats are in [`record`]; reads
+//! (visibility, cursors, locking reads) in `read`; writes (insert, update, delete,
+//! unique checks) in `write`; statistics in `stats`.
+//!
+//! Invariants:
+//! - The clustered tree holds exactly one entry per primary key; its newest version is
+//!   the entry, older versions are in the version store behind undo pointers.
+//! - A row has, in each secondary index, a live entry (deleted = 0) for the key of its
+//!   newest version, and entries whose [created, deleted) lifetime covers the key of
+//!   any older version some view may still read (purge removes the rest).
+//! - Writers modify a row only while holding its lock: implicitly (their id in the
+//!   record, still active) or explicitly (lock table); a writer meeting another
+//!   active transaction's lock waits for it to end.
+//! - Schema changes (CREATE/DROP INDEX, TRUNCATE) take the table's metadata lock
+//!   exclusively; transactions that wrote the table hold it shared until they end.
+
+mod ddl;
+mod read;
+pub mod record;
+mod stats;
+mod write;
+
+use crate::api::*;
+use crate::error::StorageError;
+use crate::mvcc::{PurgeTarget, TxnManager};
+use crate::store::Store;
+use crate::txn::Txn;
+use basalt_common::{ColumnDef, IndexDef, Row, TableDef, Value};
+use parking_lot::{Condvar, Mutex, RwLock};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+pub use read::TableCursor;
+
+/// Derived layout of one index.
+pub(crate) struct IndexLayout {
+    pub def: IndexDef,
+    /// Column ordinals stored in secondary entries: key columns, then primary key
+    /// columns not among them.
+    pub covered: Vec<usize>,
+    pub covered_cols: Vec<ColumnDef>,
+}
+
+/// A table definition with its derived layouts; replaced as a whole by DDL.
+pub(crate) struct Schema {
+    pub def: Arc<TableDef>,
+    pub indexes: Vec<IndexLayout>,
+}
+
+impl Schema {
+    fn new(def: Arc<TableDef>) -> Arc<Schema> {
+        let pk: Vec<usize> = def.primary().column_ordinals().collect();
+        let indexes = def
+            .indexes
+            .iter()
+            .map(|ix| {
+                let mut covered: Vec<usize> = ix.column_ordinals().collect();
+                for c in &pk {
+                    if !covered.contains(c) {
+                        covered.push(*c);
+                    }
+                }
+                let covered_cols = covered.iter().map(|&c| def.columns[c].clone()).collect();
+                IndexLayout {
+                    def: ix.clone(),
+                    covered,
+                    covered_cols,
+                }
+            })
+            .collect();
+        Arc::new(Schema { def, indexes })
+    }
+
+    pub fn primary_tree(&self) -> u32 {
+        self.def.indexes[0].id
+    }
+
+    pub fn layout(&self, index_id: u32) -> Option<(usize, &IndexLayout)> {
+        self.indexes
+            .iter()
+            .enumerate()
+            .find(|(_, l)| l.def.id == index_id)
+    }
+}
+
+#[derive(Default)]
+struct MdlState {
+    shared: usize,
+    exclusive: bool,
+    exclusive_waiting: usize,
+}
+
+pub struct TableCore {
+    schema: RwLock<Arc<Schema>>,
+    store: Arc<dyn Store>,
+    pub(crate) mgr: Arc<TxnManager>,
+    auto_inc: AtomicU64,
+    row_id: AtomicU64,
+    rows: AtomicI64,
+    changes: AtomicU64,
+    stats: RwLock<Vec<IndexStats>>,
+    explicit_locks: AtomicUsize,
+    mdl: Mutex<MdlState>,
+    mdl_cond: Condvar,
+    unique_stripes: Vec<Mutex<()>>,
+    dropped: AtomicBool,
+    analyze_queued: AtomicBool,
+    me: std::sync::Weak<TableCore>,
+}
+
+impl TableCore {
+    pub fn new(def: Arc<TableDef>, store: Arc<dyn Store>, mgr: Arc<TxnManager>) -> Arc<Self> {
+        let start = def.auto_increment_start.max(1);
+        Arc::new_cyclic(|me| TableCore {
+            schema: RwLock::new(Schema::new(def)),
+            store,
+            mgr,
+            auto_inc: AtomicU64::new(start),
+            row_id: AtomicU64::new(1),
+            rows: AtomicI64::new(0),
+            changes: AtomicU64::new(0),
+            stats: RwLock::new(Vec::new()),
+            explicit_locks: AtomicUsize::new(0),
+            mdl: Mutex::new(MdlState::default()),
+            mdl_cond: Condvar::new(),
+            unique_stripes: (0..256).map(|_| Mutex::new(())).collect(),
+            dropped: AtomicBool::new(false),
+            analyze_queued: AtomicBool::new(false),
+            me: me.clone(),
+        })
+    }
+
+    pub(crate) fn schema(&self) -> Arc<Schema> {
+        self.schema.read().clone()
+    }
+
+    pub fn def(&self) -> Arc<TableDef> {
+        self.schema.read().def.clone()
+    }
+
+    pub(crate) fn store(&self) -> &Arc<dyn Store> {
+        &self.store
+    }
+
+    pub(crate) fn add_rows(&self, delta: i64) {
+        if delta != 0 {
+            self.rows.fetch_add(delta, Ordering::Relaxed);
+            self.note_changes(delta.unsigned_abs());
+        }
+    }
+
+    pub(crate) fn explicit_lock_taken(&self) {
+        self.explicit_locks.fetch_add(1, Ordering::SeqCst);
+    }
+
+    pub(crate) fn explicit_lock_released(&self) {
+        self.explicit_locks.fetch_sub(1, Ordering::SeqCst);
+    }
+
+    pub(crate) fn has_explicit_locks(&self) -> bool {
+        self.explicit_locks.load(Ordering::SeqCst) > 0
+    }
+
+    /// Marks the table dropped: purge skips its garbage.
+    pub fn mark_dropped(&self) {
+        self.dropped.store(true, Ordering::SeqCst);
+    }
+
+    /// Shared metadata lock for a transaction that writes this table.
+    pub(crate) fn mdl_acquire_shared(&self, txn: &Txn) -> Result<()> {
+        let deadline = Instant::now() + txn.options().lock_wait_timeout;
+        let mut st = self.mdl.lock();
+        while st.exclusive || st.exclusive_waiting > 0 {
+            txn.check_interrupt()?;
+            if self.mdl_cond.wait_until(&mut st, deadline).timed_out() {
+                return Err(StorageError::LockWaitTimeout);
+            }
+        }
+        st.shared += 1;
+        Ok(())
+    }
+
+    pub(crate) fn mdl_release(&self) {
+        let mut st = self.mdl.lock();
+        st.shared -= 1;
+        self.mdl_cond.notify_all();
+    }
+
+    /// Runs `f` holding the metadata lock exclusively (no writer transaction open).
+    pub(crate) fn with_exclusive<T>(
+        &self,
+        timeout: Duration,
+        f: impl FnOnce() -> Result<T>,
+    ) -> Result<T> {
+        let deadline = Instant::now() + timeout;
+        {
+            let mut st = self.mdl.lock();
+            st.exclusive_waiting += 1;
+            while st.shared > 0 || st.exclusive {
+                if self.mdl_cond.wait_until(&mut st, deadline).timed_out() {
+                    st.exclusive_waiting -= 1;
+                    self.mdl_cond.notify_all();
+                    return Err(StorageError::LockWaitTimeout);
+                }
+            }
+            st.exclusive_waiting -= 1;
+            st.exclusive = true;
+        }
+        let r = f();
+        let mut st = self.mdl.lock();
+        st.exclusive = false;
+        self.mdl_cond.notify_all();
+        r
+    }
+
+    /// Replaces the definition (after DDL on indexes).
+    pub(crate) fn set_def(&self, def: Arc<TableDef>) {
+        *self.schema.write() = Schema::new(def);
+    }
+
+    fn unique_stripe(&self, index_id: u32, key: &[u8]) -> &Mutex<()> {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ index_id as u64;
+        for &b in key {
+            h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+        }
+        &self.unique_stripes[(h as usize) % self.unique_stripes.len()]
+    }
+
+    pub fn reserve_auto_increment(&self, count: u64) -> u64 {
+        self.auto_inc.fetch_add(count.max(1), Ordering::SeqCst)
+    }
+
+    pub fn observe_auto_increment(&self, value: u64) {
+        self.auto_inc
+            .fetch_max(value.saturating_add(1), Ordering::SeqCst);
+    }
+
+    pub fn peek_auto_increment(&self) -> u64 {
+        self.auto_inc.load(Ordering::SeqCst)
+    }
+
+    pub(crate) fn self_weak(&self) -> std::sync::Weak<dyn PurgeTarget> {
+        self.me.clone()
+    }
+
+    fn next_row_id(&self) -> u64 {
+        self.row_id.fetch_add(1, Ordering::SeqCst)
+    }
+}
+
+impl PurgeTarget for TableCore {
+    fn purge_entry(&self, tree: u32, key: &[u8], trx: u64) {
+        self.purge(tree, key, trx);
+    }
+
+    fn alive(&self) -> bool {
+        !self.dropped.load(Ordering::SeqCst)
+    }
+
+    fn maybe_analyze(&self) {
+        self.analyze_queued.store(false, Ordering::SeqCst);
+        if let Err(e) = self.analyze() {
+            tracing::warn!(error = %e, "statistics refresh failed");
+        }
+    }
+}
+
+/// The [`Table`] handle the SQL layer holds.
+pub struct TableHandle(pub Arc<TableCore>);
+
+impl Table for TableHandle {
+    fn def(&self) -> Arc<TableDef> {
+        self.0.def()
+    }
+
+    fn stats(&self) -> TableStats {
+        self.0.stats()
+    }
+
+    fn insert(&self, txn: &mut Txn, row: Row) -> Result<RowHandle> {
+        self.0.insert(txn, row)
+    }
+
+    fn get(
+        &self,
+        txn: &mut Txn,
+        pk: &[Value],
+        lock: LockMode,
+        wait: WaitPolicy,
+    ) -> Result<Option<Fetched>> {
+        self.0.get(txn, pk, lock, wait, None)
+    }
+
+    fn get_columns(
+        &self,
+        txn: &mut Txn,
+        pk: &[Value],
+        columns: &[usize],
+    ) -> Result<Option<Fetched>> {
+        self.0
+            .get(txn, pk, LockMode::Consistent, WaitPolicy::Wait, Some(columns))
+    }
+
+    fn scan(&self, txn: &mut Txn, req: ScanRequest) -> Result<Box<dyn Cursor>> {
+        Ok(Box::new(TableCursor::open(self.0.clone(), txn, req)?))
+    }
+
+    fn update(&self, txn: &mut Txn, handle: &RowHandle, old: &Row, new: Row) -> Result<RowHandle> {
+        self.0.update(txn, handle, old, new)
+    }
+
+    fn delete(&self, txn: &mut Txn, handle: &RowHandle, old: &Row) -> Result<()> {
+        self.0.delete(txn, handle, old)
+    }
+
+    fn reserve_auto_increment(&self, count: u64) -> Result<u64> {
+        Ok(self.0.reserve_auto_increment(count))
+    }
+
+    fn observe_auto_increment(&self, value: u64) {
+        self.0.observe_auto_increment(value)
+    }
+
+    fn peek_auto_increment(&self) -> u64 {
+        self.0.peek_auto_increment()
+    }
+}

@@ -1,0 +1,201 @@
+//! Planner statistics and start-up counters.
+//!
+//! The row count is maintained exactly as rows are inserted and deleted (including
+//! uncommitted ones, as InnoDB's estimate does). Distinct counts per index prefix are
+//! computed by [`TableCore::analyze`], which reads index entries; it runs at CREATE
+//! INDEX and in the background (purge thread) after enough rows changed, never while
+//! planning a query.
+
+use super::record::{parse_rec, parse_sec, HEADER};
+use super::TableCore;
+use crate::api::{IndexStats, Result, TableStats};
+use crate::keycodec;
+use crate::rowcodec;
+use basalt_common::Value;
+use std::ops::Bound;
+use std::sync::atomic::Ordering;
+
+/// Entries read per index by one analyze pass before extrapolating.
+const ANALYZE_LIMIT: usize = 200_000;
+
+impl TableCore {
+    pub(crate) fn note_changes(&self, n: u64) {
+        let changed = self.changes.fetch_add(n, Ordering::Relaxed) + n;
+        let rows = self.rows.load(Ordering::Relaxed).max(0) as u64;
+        if changed > rows / 10 + 100 && !self.analyze_queued.swap(true, Ordering::SeqCst) {
+            self.mgr.queue_analyze(self.self_weak());
+        }
+    }
+
+    pub fn stats(&self) -> TableStats {
+        let rows = self.rows.load(Ordering::Relaxed).max(0) as u64;
+        let schema = self.schema();
+        let known = self.stats.read().clone();
+        let indexes = schema
+            .indexes
+            .iter()
+            .map(|l| {
+                let n = l.def.columns.len().max(1);
+                match known.iter().find(|s| s.index_id == l.def.id) {
+                    Some(s) if s.distinct.len() == n => IndexStats {
+                        index_id: l.def.id,
+                        distinct: s.distinct.iter().map(|&d| d.min(rows).max(1)).collect(),
+                    },
+                    _ => default_stats(l.def.id, n, l.def.is_unique(), rows),
+                }
+            })
+            .collect();
+        TableStats {
+            rows,
+            indexes,
+            data_bytes: self.store.size_bytes(),
+        }
+    }
+
+    /// Recomputes distinct counts of every index from its entries.
+    pub fn analyze(&self) -> Result<()> {
+        self.changes.store(0, Ordering::Relaxed);
+        let schema = self.schema();
+        let mut all = Vec::new();
+        for layout in &schema.indexes {
+            let parts = layout.def.columns.len();
+            if parts == 0 {
+                continue;
+            }
+            let (seen, distinct) = self.count_distinct(layout.def.id, &layout.def, parts)?;
+            let rows = self.rows.load(Ordering::Relaxed).max(0) as u64;
+            let scale = if seen >= ANALYZE_LIMIT as u64 && seen > 0 {
+                rows as f64 / seen as f64
+            } else {
+                1.0
+            };
+            all.push(IndexStats {
+                index_id: layout.def.id,
+                distinct: distinct.iter().map(|&d| ((d as f64) * scale) as u64).collect(),
+            });
+        }
+        *self.stats.write() = all;
+        Ok(())
+    }
+
+    fn count_distinct(
+        &self,
+        tree: u32,
+        def: &basalt_common::IndexDef,
+        parts: usize,
+    ) -> Result<(u64, Vec<u64>)> {
+        let columns = self.schema().def.columns.clone();
+        let primary = tree == self.schema().primary_tree();
+        let mut distinct = vec![0u64; parts];
+        let mut prev: Option<Vec<u8>> = None;
+        let mut seen = 0u64;
+        let mut lower: Bound<Vec<u8>> = Bound::Unbounded;
+        while seen < ANALYZE_LIMIT as u64 {
+            let mut out = Vec::new();
+            let lb = match &lower {
+                Bound::Excluded(v) => Bound::Excluded(&v[..]),
+                _ => Bound::Unbounded,
+            };
+            self.store.scan(tree, lb, Bound::Unbounded, false, 1024, &mut out)?;
+            let done = out.len() < 1024;
+            for (k, v) in &out {
+                let live = if primary {
+                    parse_rec(v).is_some_and(|h| !h.deleted)
+                } else {
+                    parse_sec(v).is_some_and(|h| h.deleted == 0)
+                };
+                if !live {
+                    continue;
+                }
+                seen += 1;
+                let first_diff = match &prev {
+                    None => 0,
+                    Some(p) => (0..parts)
+                        .find(|&i| {
+                            let a = keycodec::parts_len(k, def, &columns, i + 1);
+                            let b = keycodec::parts_len(p, def, &columns, i + 1);
+                            k[..a] != p[..b]
+                        })
+                        .unwrap_or(parts),
+                };
+                for d in distinct.iter_mut().skip(first_diff) {
+                    *d += 1;
+                }
+                prev = Some(k.clone());
+            }
+            match out.pop() {
+                Some((k, _)) if !done => lower = Bound::Excluded(k),
+                _ => break,
+            }
+        }
+        Ok((seen, distinct))
+    }
+
+    /// Sets the row count, the hidden row id and the AUTO_INCREMENT counter from the
+    /// stored rows (after opening a durable table).
+    pub fn init_counters(&self) -> Result<()> {
+        let schema = self.schema();
+        let tree = schema.primary_tree();
+        let auto = schema.def.auto_increment_column();
+        let mut rows = 0i64;
+        let mut max_auto = 0u64;
+        let mut lower: Bound<Vec<u8>> = Bound::Unbounded;
+        let mut last_key = None;
+        loop {
+            let mut out = Vec::new();
+            let lb = match &lower {
+                Bound::Excluded(v) => Bound::Excluded(&v[..]),
+                _ => Bound::Unbounded,
+            };
+            self.store.scan(tree, lb, Bound::Unbounded, false, 4096, &mut out)?;
+            let done = out.len() < 4096;
+            for (k, v) in &out {
+                let Some(h) = parse_rec(v) else { continue };
+                if h.deleted {
+                    continue;
+                }
+                rows += 1;
+                if let Some(col) = auto {
+                    let row = rowcodec::decode_row(&v[HEADER..], &schema.def.columns, None)
+                        .map_err(|_| self.corrupt("undecodable row"))?;
+                    max_auto = max_auto.max(match &row[col] {
+                        Value::Int(i) => (*i).max(0) as u64,
+                        Value::UInt(u) => *u,
+                        _ => 0,
+                    });
+                }
+                last_key = Some(k.clone());
+            }
+            match out.pop() {
+                Some((k, _)) if !done => lower = Bound::Excluded(k),
+                _ => break,
+            }
+        }
+        self.rows.store(rows, Ordering::Relaxed);
+        if auto.is_some() && max_auto > 0 {
+            self.observe_auto_increment(max_auto);
+        }
+        if schema.def.has_hidden_pk() {
+            if let Some(k) = last_key.filter(|k| k.len() == 9) {
+                let id = u64::from_be_bytes(k[1..9].try_into().expect("9-byte key"));
+                self.row_id.fetch_max(id + 1, Ordering::SeqCst);
+            }
+        }
+        self.analyze()
+    }
+}
+
+fn default_stats(index_id: u32, parts: usize, unique: bool, rows: u64) -> IndexStats {
+    // Without a measurement assume each key part narrows by 10x, and a full
+    // unique key identifies one row.
+    let distinct = (0..parts)
+        .map(|i| {
+            if unique && i + 1 == parts {
+                rows.max(1)
+            } else {
+                (rows / 10u64.pow((parts - i) as u32).max(1)).max(1)
+            }
+        })
+        .collect();
+    IndexStats { index_id, distinct }
+}

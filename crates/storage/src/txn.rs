@@ -1,0 +1,308 @@
+//! Transactions: the undo log, held locks, read views and the commit sequence.
+//!
+//! A [`Txn`] is owned by one session. It gets an id at its first write or lock. Every
+//! change it makes to a tree is recorded in its undo log so that a statement
+//! ([`Txn::rollback_to`]) or the whole transaction can be undone; undoing restores the
+//! exact previous entry bytes. Commit order: (1) the commit record is made durable
+//! (durable tables only), (2) the transaction leaves the active set, becoming visible
+//! to new views and waking its waiters, (3) locks are released, (4) its garbage is
+//! queued for purge. So no one can read a change whose commit could still be lost.
+
+use crate::api::{Result, TxnOptions};
+use crate::error::StorageError;
+use crate::mvcc::locks::LockKey;
+use crate::mvcc::{DeadEntry, Garbage, ReadView, TxnManager, TxnSlot};
+use crate::store::{Modify, WriteCtx};
+use crate::table::TableCore;
+use crate::IsolationLevel;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+/// Makes commits durable; implemented by the durable engine's log.
+pub trait CommitLog: Send + Sync {
+    /// Appends a commit record for `txn_id` and returns once it is durable at the
+    /// configured level.
+    fn commit(&self, txn_id: u64) -> Result<()>;
+    /// Appends an abort record (after the rollback's own changes were logged).
+    fn abort(&self, txn_id: u64) -> Result<()>;
+}
+
+/// One undo log record: the entry `key` of `tree` held `prev` before the change.
+pub(crate) struct UndoRec {
+    pub table: Arc<TableCore>,
+    pub tree: u32,
+    pub key: Vec<u8>,
+    pub prev: UndoPrev,
+    /// Row-count change to revert.
+    pub rows_delta: i64,
+}
+
+pub(crate) enum UndoPrev {
+    /// The entry did not exist.
+    Absent,
+    /// The previous bytes are in the version store under this pointer.
+    Version(u64),
+    /// The previous bytes, kept here (secondary index entries).
+    Bytes(Vec<u8>),
+}
+
+/// A transaction. Dropping it without commit rolls it back.
+pub struct Txn {
+    pub(crate) mgr: Arc<TxnManager>,
+    log: Option<Arc<dyn CommitLog>>,
+    opts: TxnOptions,
+    slot: Option<Arc<TxnSlot>>,
+    view: Option<Arc<ReadView>>,
+    undo: Vec<UndoRec>,
+    locks: Vec<(Arc<TableCore>, LockKey)>,
+    mdl: Vec<Arc<TableCore>>,
+    versions: Vec<u64>,
+    dead: Vec<DeadEntry>,
+    pub(crate) ctx: WriteCtx,
+    interrupt: Option<Arc<AtomicBool>>,
+    finished: bool,
+}
+
+/// A position in a transaction to roll back to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Savepoint(usize);
+
+impl Txn {
+    pub(crate) fn new(
+        mgr: Arc<TxnManager>,
+        log: Option<Arc<dyn CommitLog>>,
+        opts: TxnOptions,
+    ) -> Txn {
+        let mut txn = Txn {
+            mgr,
+            log,
+            opts,
+            slot: None,
+            view: None,
+            undo: Vec::new(),
+            locks: Vec::new(),
+            mdl: Vec::new(),
+            versions: Vec::new(),
+            dead: Vec::new(),
+            ctx: WriteCtx::default(),
+            interrupt: None,
+            finished: false,
+        };
+        if txn.opts.consistent_snapshot && txn.opts.isolation == IsolationLevel::RepeatableRead {
+            txn.view();
+        }
+        txn
+    }
+
+    /// Transaction id, 0 until the transaction first writes or locks.
+    pub fn id(&self) -> u64 {
+        self.slot.as_ref().map_or(0, |s| s.id)
+    }
+
+    pub fn options(&self) -> &TxnOptions {
+        &self.opts
+    }
+
+    pub fn has_writes(&self) -> bool {
+        !self.undo.is_empty()
+    }
+
+    /// Marks the start of a statement (READ COMMITTED takes a fresh view per statement).
+    pub fn new_statement(&mut self) {
+        if self.opts.isolation != IsolationLevel::RepeatableRead
+            && self.opts.isolation != IsolationLevel::Serializable
+        {
+            self.drop_view();
+        }
+    }
+
+    pub fn savepoint(&self) -> Savepoint {
+        Savepoint(self.undo.len())
+    }
+
+    /// Undoes every change made after `sp` (locks stay held, as InnoDB does).
+    pub fn rollback_to(&mut self, sp: &Savepoint) -> Result<()> {
+        while self.undo.len() > sp.0 {
+            let rec = self.undo.pop().expect("length checked");
+            self.apply_undo(rec)?;
+        }
+        Ok(())
+    }
+
+    fn apply_undo(&mut self, rec: UndoRec) -> Result<()> {
+        let prev = match rec.prev {
+            UndoPrev::Absent => None,
+            UndoPrev::Version(ptr) => match self.mgr.versions.get(ptr) {
+                Some(v) => v,
+                None => {
+                    return Err(StorageError::Invalid(format!(
+                        "undo version {ptr} missing for rollback"
+                    )))
+                }
+            },
+            UndoPrev::Bytes(b) => Some(b),
+        };
+        rec.table.add_rows(-rec.rows_delta);
+        let mut prev = Some(prev);
+        rec.table.store().modify(&mut self.ctx, rec.tree, &rec.key, &mut |_| {
+            match prev.take().flatten() {
+                Some(bytes) => Modify::Put(bytes),
+                None => Modify::Delete,
+            }
+        })
+    }
+
+    pub fn commit(mut self) -> Result<()> {
+        if self.ctx.logged {
+            let log = self.log.clone().expect("logged writes imply a commit log");
+            if let Err(e) = log.commit(self.id()) {
+                // Not durable: undo in memory so no one sees it, then report.
+                let _ = self.rollback_inner();
+                return Err(e);
+            }
+        }
+        self.finish();
+        Ok(())
+    }
+
+    pub fn rollback(mut self) -> Result<()> {
+        self.rollback_inner()
+    }
+
+    fn rollback_inner(&mut self) -> Result<()> {
+        let result = self.rollback_to(&Savepoint(0));
+        if self.ctx.logged {
+            if let Some(log) = self.log.clone() {
+                let _ = log.abort(self.id());
+            }
+        }
+        self.finish();
+        result
+    }
+
+    /// Ends the transaction in memory: visibility, waiters, locks, purge.
+    fn finish(&mut self) {
+        if self.finished {
+            return;
+        }
+        self.finished = true;
+        self.drop_view();
+        let end_seq = match &self.slot {
+            Some(slot) => self.mgr.end(slot),
+            None => return,
+        };
+        let me = self.id();
+        for (table, key) in self.locks.drain(..) {
+            self.mgr.locks.release(&key, me);
+            table.explicit_lock_released();
+        }
+        for table in self.mdl.drain(..) {
+            table.mdl_release();
+        }
+        self.undo.clear();
+        self.mgr.defer_purge(Garbage {
+            end_seq,
+            versions: std::mem::take(&mut self.versions),
+            dead: std::mem::take(&mut self.dead),
+        });
+    }
+
+    /// A flag that, once set (KILL QUERY), makes waits and scans end with `Interrupted`.
+    pub fn set_interrupt(&mut self, flag: Arc<AtomicBool>) {
+        self.interrupt = Some(flag);
+    }
+
+    pub(crate) fn check_interrupt(&self) -> Result<()> {
+        match &self.interrupt {
+            Some(f) if f.load(Ordering::Relaxed) => Err(StorageError::Interrupted),
+            _ => Ok(()),
+        }
+    }
+
+    /// The read view for consistent reads, taken on first use.
+    pub(crate) fn view(&mut self) -> Arc<ReadView> {
+        if let Some(v) = &self.view {
+            return v.clone();
+        }
+        let sees_all = self.opts.isolation == IsolationLevel::ReadUncommitted;
+        let v = self.mgr.take_view(self.id(), sees_all);
+        self.view = Some(v.clone());
+        v
+    }
+
+    pub(crate) fn current_view(&self) -> Option<&Arc<ReadView>> {
+        self.view.as_ref()
+    }
+
+    fn drop_view(&mut self) {
+        if let Some(v) = self.view.take() {
+            self.mgr.release_view(&v);
+        }
+    }
+
+    /// Assigns an id if the transaction has none (first write or lock).
+    pub(crate) fn ensure_id(&mut self) -> Result<u64> {
+        if let Some(s) = &self.slot {
+            return Ok(s.id);
+        }
+        if self.finished {
+            return Err(StorageError::Invalid("transaction already ended".into()));
+        }
+        let slot = self.mgr.begin();
+        let id = slot.id;
+        self.ctx.txn_id = id;
+        self.slot = Some(slot);
+        if let Some(v) = &self.view {
+            v.set_creator(id);
+        }
+        Ok(id)
+    }
+
+    /// Prepares to write `table`: read-only check, id, metadata lock.
+    pub(crate) fn begin_write(&mut self, table: &Arc<TableCore>) -> Result<u64> {
+        if self.opts.read_only {
+            return Err(StorageError::ReadOnlyTransaction);
+        }
+        let id = self.ensure_id()?;
+        if !self.mdl.iter().any(|t| Arc::ptr_eq(t, table)) {
+            table.mdl_acquire_shared(self)?;
+            self.mdl.push(table.clone());
+        }
+        Ok(id)
+    }
+
+    /// Waits for transaction `holder` to end, honouring the wait timeout and KILL.
+    pub(crate) fn wait_for(&self, holder: u64) -> Result<()> {
+        self.mgr.wait_for(
+            self.id(),
+            holder,
+            self.opts.lock_wait_timeout,
+            self.interrupt.as_deref(),
+        )
+    }
+
+    pub(crate) fn push_undo(&mut self, rec: UndoRec) {
+        if let UndoPrev::Version(ptr) = rec.prev {
+            self.versions.push(ptr);
+        }
+        self.undo.push(rec);
+    }
+
+    pub(crate) fn push_dead(&mut self, dead: DeadEntry) {
+        self.dead.push(dead);
+    }
+
+    pub(crate) fn push_lock(&mut self, table: Arc<TableCore>, key: LockKey) {
+        self.locks.push((table, key));
+    }
+}
+
+impl Drop for Txn {
+    fn drop(&mut self) {
+        if !self.finished {
+            if let Err(e) = self.rollback_inner() {
+                tracing::error!(error = %e, "rollback of a dropped transaction failed");
+            }
+        }
+    }
+}

@@ -11,6 +11,7 @@
 //! have dropped the dirty pages), so callers treat it as fatal.
 
 pub mod os;
+pub mod sim;
 
 use std::io;
 use std::path::{Path, PathBuf};

@@ -54,8 +54,9 @@
 //! `Wal::open` reads the chain from the checkpoint LSN, following jumps, until the
 //! first invalid frame. It then scans past that point: a valid frame whose `synced`
 //! field is above the end proves the end had been durable, i.e. the log was damaged
-//! after it was written ([`LogEnd::Corrupt`]); valid frames without that proof are a
-//! torn unsynced tail ([`LogEnd::TornTail`]).
+//! after it was written ([`LogEnd::Corrupt`]: `open` refuses unless
+//! `WalConfig::allow_corrupt_tail`); valid frames without that proof are a torn
+//! unsynced tail ([`LogEnd::TornTail`]).
 
 mod buffer;
 mod format;
@@ -104,6 +105,10 @@ pub struct WalConfig {
     pub writer_thread: bool,
     /// With policy 0, buffered bytes that wake the background writer early.
     pub write_threshold: u64,
+    /// Open even when durable log was found damaged ([`LogEnd::Corrupt`]): the log
+    /// is cut at the damage, losing what follows. Off by default: `open` fails with
+    /// `StorageError::Corrupt` and changes nothing, so an operator can look first.
+    pub allow_corrupt_tail: bool,
 }
 
 impl Default for WalConfig {
@@ -116,6 +121,7 @@ impl Default for WalConfig {
             direct_io: true,
             writer_thread: false,
             write_threshold: 1 << 20,
+            allow_corrupt_tail: false,
         }
     }
 }

@@ -56,6 +56,24 @@ pub(super) fn open(
         .cloned()
         .expect("the reader stops when iteration ends");
     let end = classify(stop.lsn, reader.scan_beyond(stop.lsn)?);
+    if let LogEnd::Corrupt {
+        next_valid,
+        durable_at_least,
+    } = end
+    {
+        tracing::error!(end = stop.lsn, next_valid, durable_at_least, reason = ?stop.reason, "durable log is damaged");
+        if !cfg.allow_corrupt_tail {
+            return Err(StorageError::Corrupt {
+                file: dir.display().to_string(),
+                page: stop.lsn,
+                detail: format!(
+                    "log damaged at LSN {} ({:?}) although durable up to at least {durable_at_least}; \
+                     valid records follow at {next_valid}",
+                    stop.lsn, stop.reason
+                ),
+            });
+        }
+    }
     let chain = reader.visited().to_vec();
     sync_chain(&segs, &chain)?;
     segs.free_all_but(&chain);

@@ -8,7 +8,9 @@
 //!   then with CLIENT_SESSION_TRACK: info `string<lenenc>` (written when non-empty
 //!   or when session state follows) and, if SERVER_SESSION_STATE_CHANGED, the state
 //!   changes as one `string<lenenc>` of entries `type u8, data string<lenenc>`;
-//!   without CLIENT_SESSION_TRACK: info as `string<EOF>`.
+//!   without CLIENT_SESSION_TRACK: info as `string<lenenc>` when non-empty (the
+//!   protocol documentation says `string<EOF>`, but MySQL's and MariaDB's
+//!   `net_send_ok` write it length-encoded and clients parse it that way).
 //! - ERR: `0xFF`, errno `u16`, `#`, SQLSTATE (5 bytes), message `string<EOF>`
 //!   (truncated to 512 bytes at a character boundary, as MySQL's MYSQL_ERRMSG_SIZE).
 //! - EOF: `0xFE`, warnings `u16`, status `u16`.
@@ -83,8 +85,8 @@ pub fn encode_ok(out: &mut Vec<u8>, ok: &OkPacket<'_>, header: u8, caps: u32) {
         if state {
             encode_state_changes(out, ok.state_changes);
         }
-    } else {
-        out.extend_from_slice(ok.info.as_bytes());
+    } else if !ok.info.is_empty() {
+        put_lenenc_bytes(out, ok.info.as_bytes());
     }
 }
 
@@ -348,7 +350,8 @@ mod tests {
                 0x07, 0x01, 0x05, 0x04, b't', b'e', b's', b't', // state block
             ]
         );
-        // Without CLIENT_SESSION_TRACK the info is string<EOF> and no state is sent.
+        // Without CLIENT_SESSION_TRACK the info is still length-encoded (as servers
+        // really send it) and no state is sent.
         let mut out = Vec::new();
         let ok = OkPacket {
             info: "Rows matched: 1  Changed: 1  Warnings: 0",
@@ -356,8 +359,8 @@ mod tests {
             ..Default::default()
         };
         encode_ok(&mut out, &ok, 0, capability::CLIENT_PROTOCOL_41);
-        assert_eq!(&out[..7], &[0, 0, 0, 0, 0, 0, 0]);
-        assert_eq!(&out[7..], ok.info.as_bytes());
+        assert_eq!(&out[..8], &[0, 0, 0, 0, 0, 0, 0, 40]);
+        assert_eq!(&out[8..], ok.info.as_bytes());
     }
 
     #[test]

@@ -6,11 +6,12 @@
 //! 2. Read HandshakeResponse41; refuse pre-4.1 clients and (while Basalt has no TLS)
 //!    SSLRequests.
 //! 3. Look the account up through [`AccountStore`]. Unknown account: access denied.
-//! 4. An account with an empty password accepts an empty auth response from either
-//!    plugin, without further exchange.
-//! 5. If the client answered with another plugin than the account's, send an
-//!    AuthSwitchRequest (`0xFE`, plugin name, scramble + NUL) and read the new
-//!    response.
+//! 4. If the client answered with another plugin than the account's, or with
+//!    another plugin than the greeting named (then it had no scramble for it and sent
+//!    a placeholder), send an AuthSwitchRequest (`0xFE`, plugin name, scramble + NUL)
+//!    and read the new response.
+//! 5. An account with an empty password accepts an empty auth response (or a single
+//!    NUL byte) from either plugin, without further exchange.
 //! 6. Verify:
 //!    - `mysql_native_password`: response = SHA1(pw) XOR SHA1(scramble ‖ SHA1(SHA1(pw))).
 //!      The stored hash is SHA1(SHA1(pw)); the server recovers SHA1(pw) and checks
@@ -286,6 +287,7 @@ pub async fn server_handshake<S: AsyncRead + AsyncWrite + Unpin>(
         client_plugin: resp.auth_plugin.as_deref(),
         response: resp.auth_response,
         scramble: &scramble,
+        announced: Some(cfg.default_auth_plugin),
     };
     let auth_plugin = authenticate(conn, cfg, info, accounts, attempt).await?;
     Ok(Login {
@@ -316,6 +318,7 @@ pub async fn change_user<S: AsyncRead + AsyncWrite + Unpin>(
         client_plugin: request.auth_plugin.as_deref(),
         response: request.auth_response.clone(),
         scramble,
+        announced: None,
     };
     authenticate(conn, cfg, info, accounts, attempt).await
 }
@@ -325,6 +328,9 @@ struct AuthAttempt<'a> {
     client_plugin: Option<&'a str>,
     response: Vec<u8>,
     scramble: &'a [u8; SCRAMBLE_LEN],
+    /// The plugin the greeting named (handshake) or `None` (COM_CHANGE_USER, where
+    /// the client answers with the original scramble for its own plugin).
+    announced: Option<AuthPlugin>,
 }
 
 async fn authenticate<S: AsyncRead + AsyncWrite + Unpin>(
@@ -342,18 +348,24 @@ async fn authenticate<S: AsyncRead + AsyncWrite + Unpin>(
     let Some(account) = accounts.lookup(a.user, info.client_host) else {
         return Err(denied(!a.response.is_empty()));
     };
-    if account.auth_string.is_empty() && a.response.is_empty() {
-        return Ok(account.plugin);
-    }
+    normalize_empty(&mut a.response);
     // Clients without CLIENT_PLUGIN_AUTH speak mysql_native_password.
     let client_plugin = a
         .client_plugin
         .unwrap_or(AuthPlugin::MysqlNativePassword.name());
-    if client_plugin != account.plugin.name() {
+    // A client that picked another plugin than the greeting named was given no
+    // scramble for it (libmysqlclient, libmariadb): it sent an empty placeholder and
+    // waits for an AuthSwitchRequest, even if its plugin is the account's.
+    let had_scramble = a.announced.is_none_or(|p| p.name() == client_plugin);
+    if had_scramble && account.auth_string.is_empty() && a.response.is_empty() {
+        return Ok(account.plugin);
+    }
+    if client_plugin != account.plugin.name() || !had_scramble {
         if !conn.has_capability(capability::CLIENT_PLUGIN_AUTH) {
             return Err(denied(!a.response.is_empty()));
         }
         a.response = auth_switch(conn, account.plugin, a.scramble).await?;
+        normalize_empty(&mut a.response);
     }
     let ok = match account.plugin {
         AuthPlugin::MysqlNativePassword => {
@@ -367,6 +379,13 @@ async fn authenticate<S: AsyncRead + AsyncWrite + Unpin>(
         Ok(account.plugin)
     } else {
         Err(denied(!a.response.is_empty()))
+    }
+}
+
+/// Some clients answer an empty password with a single NUL byte.
+fn normalize_empty(response: &mut Vec<u8>) {
+    if response.as_slice() == [0] {
+        response.clear();
     }
 }
 

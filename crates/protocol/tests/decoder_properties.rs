@@ -13,8 +13,8 @@ use basalt_protocol::{
 use proptest::prelude::*;
 
 const TYPE_CODES: &[u8] = &[
-    0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0f,
-    0x10, 0xf6, 0xf7, 0xf8, 0xf9, 0xfa, 0xfb, 0xfc, 0xfd, 0xfe, 0xff,
+    0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0f, 0x10,
+    0xf6, 0xf7, 0xf8, 0xf9, 0xfa, 0xfb, 0xfc, 0xfd, 0xfe, 0xff,
 ];
 
 fn param_type() -> impl Strategy<Value = ParamType> {
@@ -133,34 +133,58 @@ fn value_for(t: ColumnType) -> BoxedStrategy<Value> {
         ColumnType::Date => (0u16..10000, 0u8..13, 0u8..32)
             .prop_map(|(y, m, d)| Value::Date(Date::new(y, m, d)))
             .boxed(),
-        ColumnType::DateTime => (0u16..10000, 1u8..13, 1u8..29, 0u8..24, 0u8..60, 0u8..60, 0u32..1_000_000)
+        ColumnType::DateTime => (
+            0u16..10000,
+            1u8..13,
+            1u8..29,
+            0u8..24,
+            0u8..60,
+            0u8..60,
+            0u32..1_000_000,
+        )
             .prop_map(|(y, mo, d, h, mi, s, micro)| {
-                Value::DateTime(DateTime { date: Date::new(y, mo, d), hour: h, minute: mi, second: s, micro })
+                Value::DateTime(DateTime {
+                    date: Date::new(y, mo, d),
+                    hour: h,
+                    minute: mi,
+                    second: s,
+                    micro,
+                })
             })
             .boxed(),
         ColumnType::Time => (any::<bool>(), 0u16..839, 0u8..60, 0u8..60, 0u32..1_000_000)
             .prop_map(|(negative, hours, minute, second, micro)| {
                 let zero = hours == 0 && minute == 0 && second == 0 && micro == 0;
-                Value::Time(Time { negative: negative && !zero, hours, minute, second, micro })
+                Value::Time(Time {
+                    negative: negative && !zero,
+                    hours,
+                    minute,
+                    second,
+                    micro,
+                })
             })
             .boxed(),
-        _ => prop::collection::vec(any::<u8>(), 0..300).prop_map(Value::Bytes).boxed(),
+        _ => prop::collection::vec(any::<u8>(), 0..300)
+            .prop_map(Value::Bytes)
+            .boxed(),
     }
 }
 
 fn column_and_value() -> impl Strategy<Value = (ColumnType, Option<Value>)> {
-    prop::sample::select(&[
-        ColumnType::Tiny,
-        ColumnType::Short,
-        ColumnType::Long,
-        ColumnType::LongLong,
-        ColumnType::Double,
-        ColumnType::Date,
-        ColumnType::DateTime,
-        ColumnType::Time,
-        ColumnType::VarString,
-        ColumnType::Blob,
-    ][..])
+    prop::sample::select(
+        &[
+            ColumnType::Tiny,
+            ColumnType::Short,
+            ColumnType::Long,
+            ColumnType::LongLong,
+            ColumnType::Double,
+            ColumnType::Date,
+            ColumnType::DateTime,
+            ColumnType::Time,
+            ColumnType::VarString,
+            ColumnType::Blob,
+        ][..],
+    )
     .prop_flat_map(|t| (Just(t), prop::option::weighted(0.8, value_for(t))))
 }
 

@@ -578,3 +578,36 @@ async fn packet_too_large_gets_1153() {
     assert_eq!(u16::from_le_bytes([reply[5], reply[6]]), 1153);
     assert_eq!(&reply[7..13], b"#08S01");
 }
+
+/// What libmariadb/libmysqlclient do with `--default-auth` other than the greeting's
+/// plugin: an empty placeholder response, then they wait for an AuthSwitchRequest.
+#[tokio::test]
+async fn client_plugin_other_than_greeting_gets_auth_switch() {
+    use basalt_protocol::capability as cap;
+    let srv = start_server(AuthPlugin::MysqlNativePassword, 1 << 20).await;
+    let stream = TcpStream::connect(("127.0.0.1", srv.port))
+        .await
+        .expect("tcp");
+    let mut client = PacketConn::new(stream);
+    let mut buf = Vec::new();
+    client.read_packet(&mut buf).await.expect("greeting");
+    let caps = cap::CLIENT_PROTOCOL_41
+        | cap::CLIENT_SECURE_CONNECTION
+        | cap::CLIENT_PLUGIN_AUTH
+        | cap::CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA;
+    client.push_packet(|out| {
+        out.extend_from_slice(&caps.to_le_bytes());
+        out.extend_from_slice(&(1u32 << 24).to_le_bytes());
+        out.push(45);
+        out.extend_from_slice(&[0; 23]);
+        out.extend_from_slice(b"root\0\0caching_sha2_password\0");
+    });
+    client.flush().await.expect("send response");
+    client.read_packet(&mut buf).await.expect("switch request");
+    assert_eq!(buf[0], 0xfe, "AuthSwitchRequest, not OK");
+    assert!(buf.starts_with(b"\xfemysql_native_password\0"));
+    client.push_payload(b"");
+    client.flush().await.expect("send empty password");
+    client.read_packet(&mut buf).await.expect("final packet");
+    assert_eq!(buf[0], 0x00, "OK");
+}

@@ -103,7 +103,7 @@ impl PageFile {
         let meta = self.gate.exclusive(|| {
             let lsn = lsn_at_cut();
             let mut sp = self.space.lock();
-            sp.begin_cut(seq);
+            sp.begin_cut();
             let cut = sp.cut.as_mut().expect("a cut was just begun");
             for (i, fr) in self.pool.frames.iter().enumerate() {
                 let pid = fr.page.load(Ordering::Acquire);

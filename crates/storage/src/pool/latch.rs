@@ -49,10 +49,6 @@ impl Backoff {
 pub struct VersionLatch(AtomicU64);
 
 impl VersionLatch {
-    pub const fn new() -> VersionLatch {
-        VersionLatch(AtomicU64::new(0))
-    }
-
     /// Starts an optimistic read: the version, or None while X is held.
     #[inline]
     pub fn read_begin(&self) -> Option<u64> {
@@ -151,11 +147,6 @@ impl VersionLatch {
     pub fn unlock_s(&self) {
         self.0.fetch_sub(S_ONE, Ordering::Release);
     }
-
-    /// True while X is held (diagnostics and assertions).
-    pub fn is_locked_x(&self) -> bool {
-        self.0.load(Ordering::Relaxed) & X != 0
-    }
 }
 
 #[cfg(test)]
@@ -164,7 +155,7 @@ mod tests {
 
     #[test]
     fn optimistic_then_upgrade() {
-        let l = VersionLatch::new();
+        let l = VersionLatch::default();
         let v = l.read_begin().unwrap();
         assert!(l.validate(v));
         assert!(l.try_upgrade(v));
@@ -181,7 +172,7 @@ mod tests {
 
     #[test]
     fn shared_blocks_x_not_readers() {
-        let l = VersionLatch::new();
+        let l = VersionLatch::default();
         let v = l.read_begin().unwrap();
         l.lock_s();
         assert!(l.validate(v));

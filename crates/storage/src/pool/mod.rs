@@ -466,6 +466,17 @@ impl BufferPool {
     pub(crate) fn alloc_page<'a>(&'a self, file: &'a PageFile) -> Result<XGuard<'a>> {
         let f = self.get_frame()?;
         let lpn = file.alloc_lpn();
+        self.install_new(file, lpn, f).inspect_err(|_| file.free_lpn(lpn))
+    }
+
+    /// A zeroed frame for logical page `lpn`, which the caller allocated with
+    /// [`PageFile::alloc_lpn`] and which has no frame yet.
+    pub(crate) fn new_page<'a>(&'a self, file: &'a PageFile, lpn: PageNo) -> Result<XGuard<'a>> {
+        let f = self.get_frame()?;
+        self.install_new(file, lpn, f)
+    }
+
+    fn install_new<'a>(&'a self, file: &'a PageFile, lpn: PageNo, f: u32) -> Result<XGuard<'a>> {
         let pid = file.pid(lpn);
         let mut backoff = Backoff::new();
         loop {
@@ -478,7 +489,6 @@ impl BufferPool {
                     self.frames[f as usize].page.store(NO_PID, Ordering::Release);
                     drop(t);
                     self.release_frame(f);
-                    file.free_lpn(lpn);
                     return Err(StorageError::Invalid("buffer pool page table full".into()));
                 }
                 break;
@@ -494,6 +504,29 @@ impl BufferPool {
         let mut g = XGuard::new(self, file, f, lpn);
         g.changed = true;
         Ok(g)
+    }
+
+    /// Frees logical page `lpn`, which nothing refers to any more (a detached node, a
+    /// replaced overflow chain), without reading it if it is not resident.
+    pub(crate) fn free_page(&self, file: &PageFile, lpn: PageNo) -> Result<()> {
+        let pid = file.pid(lpn);
+        loop {
+            if self.table.get(pid, |f| self.page_of(f)).is_some() {
+                match self.lock_page(file, lpn)? {
+                    Some(g) => g.free(),
+                    None => debug_assert!(false, "freeing free page {lpn}"),
+                }
+                return Ok(());
+            }
+            // Holding the shard lock keeps a loader from installing the page while
+            // the map entry goes; a loader that comes later finds it free.
+            let t = self.table.lock(pid);
+            if t.get(pid, |f| self.page_of(f)).is_some() {
+                continue;
+            }
+            file.free_lpn(lpn);
+            return Ok(());
+        }
     }
 }
 
@@ -522,11 +555,13 @@ impl<'a> XGuard<'a> {
         self.lpn
     }
 
-    pub fn view(&self) -> PageView<'_> {
+    /// The page as it is now. The view borrows the pool, not the guard, so it can
+    /// be held across `bytes_mut`; callers must not read it after changing the page.
+    pub fn view(&self) -> PageView<'a> {
         self.pool.view(self.frame)
     }
 
-    pub fn node(&self) -> Node<'_> {
+    pub fn node(&self) -> Node<'a> {
         Node::new(self.view())
     }
 

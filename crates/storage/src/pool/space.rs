@@ -70,7 +70,6 @@ pub enum Pending {
 
 /// The cut being flushed.
 pub struct CutSpace {
-    pub seq: u64,
     pub map: Vec<u32>,
     pub pending: HashMap<PageNo, Pending>,
 }
@@ -138,6 +137,7 @@ impl Space {
     }
 
     /// Whether the durable image refers to `slot`.
+    #[cfg(test)]
     pub fn is_durable(&self, slot: u32) -> bool {
         self.durable_bits.get(slot)
     }
@@ -231,7 +231,7 @@ impl Space {
     }
 
     /// Starts a cut: the cut map is the current map.
-    pub fn begin_cut(&mut self, seq: u64) {
+    pub fn begin_cut(&mut self) {
         let map = self.cur.clone();
         self.cut_bits = Bits::default();
         for &e in &map {
@@ -240,7 +240,6 @@ impl Space {
             }
         }
         self.cut = Some(CutSpace {
-            seq,
             map,
             pending: HashMap::new(),
         });
@@ -324,7 +323,7 @@ mod tests {
         let a = s.alloc_lpn();
         let slot = s.take_slot(false).unwrap();
         s.set_current(a, slot);
-        s.begin_cut(1);
+        s.begin_cut();
         // The page is rewritten after the cut: the cut still refers to the old slot.
         let slot2 = s.take_slot(false).unwrap();
         s.set_current(a, slot2);
@@ -335,7 +334,7 @@ mod tests {
         assert!(s.is_durable(slot) && s.is_durable(m) && s.is_durable(d));
         let before = s.free_slot_count();
         // A second checkpoint that no longer refers to `slot`, m and d frees them.
-        s.begin_cut(2);
+        s.begin_cut();
         let m2 = s.take_slot(true).unwrap();
         let d2 = s.take_slot(true).unwrap();
         s.complete_cut(vec![m2], vec![d2]);

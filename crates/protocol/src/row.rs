@@ -21,7 +21,7 @@ use crate::consts::{capability, status};
 use crate::packet::PacketConn;
 use crate::response::{encode_column_definition, OkPacket};
 use crate::value::{encode_binary_value, write_text_value};
-use basalt_common::{ColumnMeta, MySqlError, Row, Value};
+use basalt_common::{ColumnMeta, ColumnType, MySqlError, Row, Value};
 
 /// Which row encoding a result set uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,38 +32,32 @@ pub enum RowFormat {
     Binary,
 }
 
-/// Appends a text-protocol row payload.
+/// Appends a text-protocol row payload: one field per column (the column count is
+/// what the client reads; missing values are sent as NULL, extra ones dropped).
 pub fn encode_text_row(out: &mut Vec<u8>, columns: &[ColumnMeta], row: &[Value]) {
-    for (i, v) in row.iter().enumerate() {
-        match v {
+    for (i, col) in columns.iter().enumerate() {
+        match row.get(i).unwrap_or(&Value::Null) {
             Value::Null => out.push(0xfb),
             Value::Bytes(b) => put_lenenc_bytes(out, b),
-            _ => match columns.get(i) {
-                Some(col) => put_lenenc_with(out, |o| write_text_value(o, v, col)),
-                None => put_lenenc_with(out, |o| write_text_value(o, v, &fallback_column())),
-            },
+            v => put_lenenc_with(out, |o| write_text_value(o, v, col)),
         }
     }
 }
 
-/// Appends a binary-protocol row payload. `row` must have one value per column.
+/// Appends a binary-protocol row payload (same column-count rule as text rows).
 pub fn encode_binary_row(out: &mut Vec<u8>, columns: &[ColumnMeta], row: &[Value]) {
     out.push(0x00);
     let bitmap_at = out.len();
-    let n = columns.len().min(row.len());
-    out.resize(bitmap_at + (n + 7 + 2) / 8, 0);
-    for (i, (v, col)) in row.iter().zip(columns).enumerate() {
-        if v.is_null() || col.column_type == basalt_common::ColumnType::Null {
+    out.resize(bitmap_at + (columns.len() + 7 + 2) / 8, 0);
+    for (i, col) in columns.iter().enumerate() {
+        let v = row.get(i).unwrap_or(&Value::Null);
+        if v.is_null() || col.column_type == ColumnType::Null {
             let bit = i + 2;
             out[bitmap_at + bit / 8] |= 1 << (bit % 8);
         } else {
             encode_binary_value(out, v, col);
         }
     }
-}
-
-fn fallback_column() -> ColumnMeta {
-    ColumnMeta::expr("", basalt_common::ColumnType::VarString, 0)
 }
 
 /// One response of a (possibly multi-statement) command.
@@ -162,7 +156,7 @@ impl<S> PacketConn<S> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use basalt_common::{ColumnType, Date, DateTime, Decimal, Time};
+    use basalt_common::{Date, DateTime, Decimal, Time};
 
     fn col(t: ColumnType, decimals: u8) -> ColumnMeta {
         let mut c = ColumnMeta::expr("c", t, 20);
@@ -268,6 +262,21 @@ mod tests {
         encode_binary_row(&mut out, &cols, &row);
         // bits 2, 4, 8 -> byte0 = 0b0001_0100, byte1 = 0b0000_0001
         assert_eq!(out, [0x00, 0x14, 0x01, 1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn column_count_is_authoritative() {
+        let cols = [col(ColumnType::Tiny, 0), col(ColumnType::Tiny, 0)];
+        let mut out = Vec::new();
+        encode_binary_row(&mut out, &cols, &[Value::Int(1)]);
+        assert_eq!(out, [0x00, 0x08, 1]);
+        let mut out = Vec::new();
+        encode_text_row(
+            &mut out,
+            &cols,
+            &[Value::Int(1), Value::Int(2), Value::Int(3)],
+        );
+        assert_eq!(out, [1, b'1', 1, b'2']);
     }
 
     #[test]

@@ -33,7 +33,8 @@
 use crate::consts::capability;
 use crate::error::ProtoError;
 use crate::handshake::{
-    encode_greeting, parse_handshake_response, ClientHello, Greeting, SCRAMBLE_LEN,
+    encode_greeting, parse_handshake_response, ClientHello, Greeting, HandshakeResponse,
+    SCRAMBLE_LEN,
 };
 use crate::packet::PacketConn;
 use crate::rsa_key::RsaKeyPair;
@@ -252,13 +253,31 @@ pub fn new_scramble() -> [u8; SCRAMBLE_LEN] {
     s
 }
 
-/// Runs the connection phase up to (not including) the final OK packet.
+/// Runs the connection phase up to (not including) the final OK packet:
+/// [`send_greeting`], [`read_client_hello`], [`authenticate_client`]. A server with
+/// TLS calls the three steps itself and upgrades the stream when the hello is an
+/// SSLRequest; here an SSLRequest is refused (no TLS configured).
 pub async fn server_handshake<S: AsyncRead + AsyncWrite + Unpin>(
     conn: &mut PacketConn<S>,
     cfg: &HandshakeConfig,
     info: &ConnInfo<'_>,
     accounts: &dyn AccountStore,
 ) -> Result<Login, ProtoError> {
+    let scramble = send_greeting(conn, cfg, info).await?;
+    match read_client_hello(conn).await? {
+        ClientHello::SslRequest { .. } => Err(ProtoError::Handshake("TLS is not configured")),
+        ClientHello::Response(resp) => {
+            authenticate_client(conn, cfg, info, accounts, resp, scramble).await
+        }
+    }
+}
+
+/// Sends the greeting (sequence 0) with a fresh scramble, which it returns.
+pub async fn send_greeting<S: AsyncWrite + Unpin>(
+    conn: &mut PacketConn<S>,
+    cfg: &HandshakeConfig,
+    info: &ConnInfo<'_>,
+) -> Result<[u8; SCRAMBLE_LEN], ProtoError> {
     let scramble = new_scramble();
     let greeting = Greeting {
         server_version: &cfg.server_version,
@@ -272,14 +291,31 @@ pub async fn server_handshake<S: AsyncRead + AsyncWrite + Unpin>(
     conn.reset_sequence();
     conn.push_packet(|out| encode_greeting(out, &greeting));
     conn.flush().await?;
+    Ok(scramble)
+}
+
+/// Reads the client's answer to the greeting: an SSLRequest (after which the
+/// caller performs the TLS handshake on the raw stream — see
+/// [`PacketConn::into_parts`] — and calls this again on the TLS connection, whose
+/// sequence id continues at 2) or the HandshakeResponse41.
+pub async fn read_client_hello<S: AsyncRead + Unpin>(
+    conn: &mut PacketConn<S>,
+) -> Result<ClientHello, ProtoError> {
     let mut buf = Vec::new();
     conn.read_packet(&mut buf).await?;
-    let resp = match parse_handshake_response(&buf)? {
-        ClientHello::SslRequest { .. } => {
-            return Err(ProtoError::Handshake("TLS is not configured"))
-        }
-        ClientHello::Response(r) => r,
-    };
+    parse_handshake_response(&buf)
+}
+
+/// Negotiates capabilities (setting them on `conn`) and authenticates the
+/// HandshakeResponse41 against `scramble` (the one [`send_greeting`] returned).
+pub async fn authenticate_client<S: AsyncRead + AsyncWrite + Unpin>(
+    conn: &mut PacketConn<S>,
+    cfg: &HandshakeConfig,
+    info: &ConnInfo<'_>,
+    accounts: &dyn AccountStore,
+    resp: HandshakeResponse,
+    scramble: [u8; SCRAMBLE_LEN],
+) -> Result<Login, ProtoError> {
     let caps = resp.capabilities & cfg.capabilities;
     conn.set_capabilities(caps);
     let attempt = AuthAttempt {

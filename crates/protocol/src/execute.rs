@@ -8,7 +8,7 @@
 //! if num_params > 0:
 //!   [(num_params + 7) / 8]  NULL bitmap, bit i = parameter i is NULL (no offset)
 //!   u8      new-params-bound flag
-//!   if 1:   num_params x (type u8, flags u8; 0x80 = unsigned)
+//!   if != 0: num_params x (type u8, flags u8; 0x80 = unsigned)
 //!   values of the non-NULL parameters that were not sent with SEND_LONG_DATA,
 //!   in binary protocol form (see crate::value)
 //! ```
@@ -83,7 +83,8 @@ pub fn decode_stmt_execute(
         .take(num_params.div_ceil(8), "")
         .map_err(|_| bad("null bitmap"))?;
     let new_types = r.u8("").map_err(|_| bad("new-params-bound flag"))?;
-    if new_types == 1 {
+    // MySQL reads types whenever the flag is non-zero.
+    if new_types != 0 {
         *bound_types = read_types(&mut r, num_params)?;
     } else if bound_types.len() != num_params {
         return Err(bad("parameter types were never sent"));

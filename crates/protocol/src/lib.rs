@@ -25,7 +25,7 @@
 //!             /* ... */ conn.write_result_set(&rs, RowFormat::Binary)
 //!         }
 //!         Ok(Command::Unknown(_)) => conn.write_err(&MySqlError::unknown_command()),
-//!         Err(e) => conn.write_err(&e.client_error().unwrap()),  // Malformed: not fatal
+//!         Err(e) => conn.write_err(&e.client_error().expect("malformed is visible")), // not fatal
 //!         ...
 //!     }
 //!     conn.flush().await?;                               // one write per response
@@ -60,6 +60,10 @@
 //! - Accounts come from the server through [`AccountStore`]; stored hashes are
 //!   SHA1(SHA1(pw)) for `mysql_native_password` and SHA256(SHA256(pw)) for
 //!   `caching_sha2_password` ([`AuthPlugin::hash_password`]).
+//! - TLS (later): call [`send_greeting`], [`read_client_hello`] and, after upgrading
+//!   the stream on an SSLRequest ([`PacketConn::into_parts`]), [`read_client_hello`]
+//!   again and [`authenticate_client`]; set `CLIENT_SSL` in
+//!   [`HandshakeConfig::capabilities`] and `ConnInfo::secure_transport`.
 //! - `caching_sha2_password` full authentication over plain TCP needs an
 //!   [`RsaKeyPair`] in [`HandshakeConfig::rsa_key`]
 //!   ([`RsaKeyPair::load_or_generate`] on the data dir).
@@ -86,8 +90,9 @@ pub mod rsa_key;
 pub mod value;
 
 pub use auth::{
-    caching_sha2_hash, change_user, native_hash_from_hex, native_password_hash, server_handshake,
-    Account, AccountStore, AuthPlugin, ConnInfo, HandshakeConfig, Login,
+    authenticate_client, caching_sha2_hash, change_user, native_hash_from_hex,
+    native_password_hash, read_client_hello, send_greeting, server_handshake, Account,
+    AccountStore, AuthPlugin, ConnInfo, HandshakeConfig, Login,
 };
 pub use command::{parse_command, ChangeUser, Command};
 pub use consts::{capability, command as com, status, DEFAULT_SERVER_VERSION};

@@ -106,6 +106,19 @@ impl<S> PacketConn<S> {
         &mut self.stream
     }
 
+    /// Takes the stream back, with the sequence id and negotiated capabilities, e.g.
+    /// to wrap it in TLS after an SSLRequest and continue with
+    /// `PacketConn::new(tls)` + [`PacketConn::set_sequence_id`] +
+    /// [`PacketConn::set_capabilities`]. Fails (returning the connection) if
+    /// unsent output or unread input is buffered: bytes read ahead past the
+    /// SSLRequest would belong to the TLS handshake.
+    pub fn into_parts(self) -> Result<(S, u8, u32), Self> {
+        if self.rpos != self.rend || !self.wbuf.is_empty() {
+            return Err(self);
+        }
+        Ok((self.stream, self.seq, self.capabilities))
+    }
+
     /// Bytes staged for the next flush.
     pub fn pending_output(&self) -> usize {
         self.wbuf.len()
@@ -399,6 +412,24 @@ mod tests {
         assert!(res[0]
             .as_ref()
             .is_err_and(|e| e.contains("max_allowed_packet")));
+    }
+
+    #[tokio::test]
+    async fn into_parts_refuses_buffered_bytes() {
+        let mut input = framed(b"ssl", 1);
+        input.extend_from_slice(b"tls bytes");
+        let mut conn = PacketConn::new(&input[..]);
+        conn.set_sequence_id(1);
+        let mut buf = Vec::new();
+        conn.read_packet(&mut buf).await.expect("packet");
+        assert!(conn.into_parts().is_err(), "read-ahead holds TLS bytes");
+        let mut conn = PacketConn::new(&input[..0]);
+        conn.set_sequence_id(2);
+        conn.set_capabilities(7);
+        let Ok((_, seq, caps)) = conn.into_parts() else {
+            panic!("nothing buffered");
+        };
+        assert_eq!((seq, caps), (2, 7));
     }
 
     #[tokio::test]

@@ -301,9 +301,24 @@ pub async fn send_greeting<S: AsyncWrite + Unpin>(
 pub async fn read_client_hello<S: AsyncRead + Unpin>(
     conn: &mut PacketConn<S>,
 ) -> Result<ClientHello, ProtoError> {
+    let saved = limit_for_handshake(conn);
     let mut buf = Vec::new();
-    conn.read_packet(&mut buf).await?;
+    let read = conn.read_packet(&mut buf).await;
+    conn.set_max_allowed_packet(saved);
+    read?;
     parse_handshake_response(&buf)
+}
+
+/// Largest packet accepted before a client is authenticated (a HandshakeResponse41
+/// with attributes, an RSA-encrypted password): an unauthenticated peer cannot make
+/// the server allocate `max_allowed_packet` bytes.
+pub const HANDSHAKE_MAX_PACKET: usize = 64 << 10;
+
+/// Lowers the packet limit for the connection phase; returns the previous limit.
+fn limit_for_handshake<S>(conn: &mut PacketConn<S>) -> usize {
+    let saved = conn.max_allowed_packet();
+    conn.set_max_allowed_packet(saved.min(HANDSHAKE_MAX_PACKET));
+    saved
 }
 
 /// Negotiates capabilities (setting them on `conn`) and authenticates the
@@ -325,7 +340,10 @@ pub async fn authenticate_client<S: AsyncRead + AsyncWrite + Unpin>(
         scramble: &scramble,
         announced: Some(cfg.default_auth_plugin),
     };
-    let auth_plugin = authenticate(conn, cfg, info, accounts, attempt).await?;
+    let saved = limit_for_handshake(conn);
+    let auth_plugin = authenticate(conn, cfg, info, accounts, attempt).await;
+    conn.set_max_allowed_packet(saved);
+    let auth_plugin = auth_plugin?;
     Ok(Login {
         user: resp.user,
         database: resp.database,
@@ -356,7 +374,10 @@ pub async fn change_user<S: AsyncRead + AsyncWrite + Unpin>(
         scramble,
         announced: None,
     };
-    authenticate(conn, cfg, info, accounts, attempt).await
+    let saved = limit_for_handshake(conn);
+    let result = authenticate(conn, cfg, info, accounts, attempt).await;
+    conn.set_max_allowed_packet(saved);
+    result
 }
 
 struct AuthAttempt<'a> {

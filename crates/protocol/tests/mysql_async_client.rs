@@ -570,8 +570,9 @@ async fn packet_too_large_gets_1153() {
     s.read_exact(&mut hdr).await.expect("greeting header");
     let mut greeting = vec![0u8; u32::from_le_bytes([hdr[0], hdr[1], hdr[2], 0]) as usize];
     s.read_exact(&mut greeting).await.expect("greeting");
-    // Announce a 2 MiB handshake response; send only the header.
-    s.write_all(&[0x00, 0x00, 0x20, 0x01]).await.expect("write");
+    // Announce a 128 KiB handshake response (over the 64 KiB connection-phase
+    // limit, under max_allowed_packet); send only the header.
+    s.write_all(&[0x00, 0x00, 0x02, 0x01]).await.expect("write");
     let mut reply = Vec::new();
     s.read_to_end(&mut reply).await.expect("read until close");
     assert_eq!(reply[4], 0xff, "ERR packet");

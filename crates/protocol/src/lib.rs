@@ -67,6 +67,11 @@
 //! - `caching_sha2_password` full authentication over plain TCP needs an
 //!   [`RsaKeyPair`] in [`HandshakeConfig::rsa_key`]
 //!   ([`RsaKeyPair::load_or_generate`] on the data dir).
+//! - Packet limits: [`PacketConn::set_max_allowed_packet`] applies to commands;
+//!   during the connection phase (and COM_CHANGE_USER's exchange) the limit is
+//!   lowered to [`auth::HANDSHAKE_MAX_PACKET`] (64 KiB). After a 1153 the peer's
+//!   oversized payload is still unread; closing then makes the kernel send RST, which
+//!   some clients report as "lost connection" instead of the ERR packet.
 //! - Statement bookkeeping (ids, parameter counts, bound types, long data) is the
 //!   server's; [`decode_stmt_execute`] takes it as arguments. Statement id
 //!   0xFFFFFFFF means "the last prepared statement" for MariaDB clients.

@@ -1,0 +1,760 @@
+//! CREATE TABLE / CREATE INDEX binding: SQL column types, options, keys and table
+//! options to a [`TableDef`] / [`IndexDef`], with MariaDB's validation errors.
+
+use crate::exec::store::{store, Target};
+use crate::session::ctx::SessionCtx;
+use basalt_common::{
+    Charset, Collation, ColumnDef, DataType, DefaultValue, EngineKind, IndexColumn, IndexDef,
+    IndexKind, IntKind, LobKind, MySqlError, TableDef, Value,
+};
+use basalt_storage::Storage;
+use sqlparser::ast::{self, ColumnOption, DataType as D, TableConstraint};
+
+type R<T> = Result<T, MySqlError>;
+
+/// Largest key InnoDB accepts with the default row format.
+const MAX_KEY_BYTES: u32 = 3072;
+
+pub struct TableOptions {
+    pub engine: EngineKind,
+    pub charset: Option<Charset>,
+    pub collation: Option<Collation>,
+    pub auto_increment: Option<u64>,
+    pub comment: String,
+}
+
+/// `[db.]name` resolved against the session's current database.
+pub fn qualified(name: &ast::ObjectName, cx: &SessionCtx) -> R<(String, String)> {
+    let parts = super::object_parts(name);
+    match parts.as_slice() {
+        [t] => Ok((cx.db.clone().ok_or_else(MySqlError::no_db)?, t.clone())),
+        [d, t] => Ok((d.clone(), t.clone())),
+        _ => Err(MySqlError::parse_error(&name.to_string(), 1)),
+    }
+}
+
+/// CREATE TABLE to a table definition.
+pub fn create_table_def(
+    storage: &Storage,
+    ct: &ast::CreateTable,
+    cx: &mut SessionCtx,
+) -> R<TableDef> {
+    let (db, name) = qualified(&ct.name, cx)?;
+    check_ident(&name, false)?;
+    let opts = table_options(&ct.table_options, ct.comment.as_ref(), cx)?;
+    let db_coll = storage
+        .database_collation(&db)
+        .unwrap_or(Collation::Utf8mb4GeneralCi);
+    let table_coll = match (opts.collation, opts.charset) {
+        (Some(c), _) => c,
+        (None, Some(cs)) => cs.default_collation(),
+        (None, None) => db_coll,
+    };
+    if ct.columns.is_empty() {
+        return Err(MySqlError::table_must_have_columns());
+    }
+    let mut columns: Vec<ColumnDef> = Vec::new();
+    let mut indexes: Vec<IndexDef> = Vec::new();
+    for c in &ct.columns {
+        if columns
+            .iter()
+            .any(|x| x.name.eq_ignore_ascii_case(&c.name.value))
+        {
+            return Err(MySqlError::dup_fieldname(&c.name.value));
+        }
+        let (col, keys) = column_def(c, table_coll)?;
+        let ci = columns.len();
+        columns.push(col);
+        for kind in keys {
+            indexes.push(IndexDef {
+                id: 0,
+                name: if kind == IndexKind::Primary {
+                    "PRIMARY".into()
+                } else {
+                    String::new()
+                },
+                kind,
+                columns: vec![IndexColumn {
+                    column: ci,
+                    prefix_len: None,
+                    descending: false,
+                }],
+                comment: String::new(),
+            });
+        }
+    }
+    for tc in &ct.constraints {
+        if let Some(idx) = constraint_index(tc, &columns)? {
+            indexes.push(idx);
+        }
+    }
+    let indexes = finish_indexes(indexes, &mut columns)?;
+    for col in columns.iter_mut() {
+        resolve_default(col, &db, &name, cx)?;
+    }
+    check_auto_increment(&columns, &indexes)?;
+    let next_index_id = indexes.len() as u32;
+    Ok(TableDef {
+        id: 0,
+        schema: db,
+        name,
+        columns,
+        indexes,
+        engine: opts.engine,
+        charset: table_coll.charset(),
+        collation: table_coll,
+        comment: opts.comment,
+        auto_increment_start: opts.auto_increment.unwrap_or(1).max(1),
+        next_index_id,
+    })
+}
+
+/// `CREATE [UNIQUE] INDEX name ON t (cols)` / `ALTER TABLE ADD INDEX`.
+pub fn index_def(
+    def: &TableDef,
+    name: Option<String>,
+    unique: bool,
+    cols: &[ast::IndexColumn],
+) -> R<IndexDef> {
+    let columns = index_columns(cols, &def.columns)?;
+    let name = match name {
+        Some(n) => n,
+        None => auto_index_name(&def.columns[columns[0].column].name, &def.indexes),
+    };
+    if def
+        .indexes
+        .iter()
+        .any(|i| i.name.eq_ignore_ascii_case(&name))
+    {
+        return Err(MySqlError::dup_keyname(&name));
+    }
+    let idx = IndexDef {
+        id: 0,
+        name,
+        kind: if unique {
+            IndexKind::Unique
+        } else {
+            IndexKind::NonUnique
+        },
+        columns,
+        comment: String::new(),
+    };
+    check_key(&idx, &def.columns)?;
+    Ok(idx)
+}
+
+/// Validates a database or table name (1102 / 1103 / 1059).
+pub fn check_ident(name: &str, is_db: bool) -> R<()> {
+    if name.chars().count() > 64 {
+        return Err(MySqlError::too_long_ident(name));
+    }
+    if name.is_empty() || name.ends_with(' ') || name.contains('/') || name.contains('\\') {
+        return Err(if is_db {
+            MySqlError::wrong_db_name(name)
+        } else {
+            MySqlError::wrong_table_name(name)
+        });
+    }
+    Ok(())
+}
+
+fn table_options(
+    opts: &ast::CreateTableOptions,
+    comment: Option<&ast::CommentDef>,
+    cx: &SessionCtx,
+) -> R<TableOptions> {
+    let mut out = TableOptions {
+        engine: EngineKind::Basalt,
+        charset: None,
+        collation: None,
+        auto_increment: None,
+        comment: String::new(),
+    };
+    if let Some(c) = comment {
+        out.comment = comment_text(c);
+    }
+    let list = match opts {
+        ast::CreateTableOptions::None => return Ok(out),
+        ast::CreateTableOptions::Plain(l)
+        | ast::CreateTableOptions::With(l)
+        | ast::CreateTableOptions::Options(l)
+        | ast::CreateTableOptions::TableProperties(l) => l,
+    };
+    for o in list {
+        match o {
+            ast::SqlOption::NamedParenthesizedList(n)
+                if n.key.value.eq_ignore_ascii_case("engine") =>
+            {
+                let e = n.name.as_ref().map(|i| i.value.clone()).unwrap_or_default();
+                out.engine = engine_kind(&e, cx)?;
+            }
+            ast::SqlOption::KeyValue { key, value } => {
+                let k = super::object_parts(key).join(" ").to_ascii_uppercase();
+                let v = option_text(value);
+                match k.as_str() {
+                    "ENGINE" => out.engine = engine_kind(&v, cx)?,
+                    "DEFAULT CHARSET" | "CHARSET" | "CHARACTER SET" | "DEFAULT CHARACTER SET" => {
+                        out.charset = Some(
+                            Charset::from_name(&v)
+                                .ok_or_else(|| MySqlError::unknown_character_set(&v))?,
+                        )
+                    }
+                    "COLLATE" | "DEFAULT COLLATE" => {
+                        out.collation = Some(
+                            Collation::from_name(&v)
+                                .ok_or_else(|| MySqlError::unknown_collation(&v))?,
+                        )
+                    }
+                    "AUTO_INCREMENT" => out.auto_increment = v.parse().ok(),
+                    "COMMENT" => out.comment = v,
+                    _ => {}
+                }
+            }
+            ast::SqlOption::Comment(c) => out.comment = comment_text(c),
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+fn comment_text(c: &ast::CommentDef) -> String {
+    match c {
+        ast::CommentDef::WithEq(s) | ast::CommentDef::WithoutEq(s) => s.clone(),
+    }
+}
+
+fn option_text(e: &ast::Expr) -> String {
+    match e {
+        ast::Expr::Identifier(i) => i.value.clone(),
+        ast::Expr::Value(v) => match &v.value {
+            ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => s.clone(),
+            ast::Value::Number(n, _) => n.clone(),
+            other => other.to_string(),
+        },
+        other => other.to_string(),
+    }
+}
+
+/// Maps an ENGINE= name. Engines MariaDB has but Basalt does not (MyISAM, Aria)
+/// become the transactional engine; unknown names fail with 1286.
+pub fn engine_kind(name: &str, _cx: &SessionCtx) -> R<EngineKind> {
+    match name.to_ascii_lowercase().as_str() {
+        "innodb" | "basalt" | "myisam" | "aria" | "xtradb" => Ok(EngineKind::Basalt),
+        "memory" | "heap" => Ok(EngineKind::Memory),
+        _ => Err(MySqlError::unknown_storage_engine(name)),
+    }
+}
+
+fn column_def(c: &ast::ColumnDef, table_coll: Collation) -> R<(ColumnDef, Vec<IndexKind>)> {
+    let name = c.name.value.clone();
+    if name.chars().count() > 64 {
+        return Err(MySqlError::too_long_ident(&name));
+    }
+    let mut charset = None;
+    let mut collation = None;
+    for o in &c.options {
+        match &o.option {
+            ColumnOption::CharacterSet(n) => {
+                let s = super::object_parts(n).join(".");
+                charset = Some(
+                    Charset::from_name(&s).ok_or_else(|| MySqlError::unknown_character_set(&s))?,
+                );
+            }
+            ColumnOption::Collation(n) => {
+                let s = super::object_parts(n).join(".");
+                collation = Some(
+                    Collation::from_name(&s).ok_or_else(|| MySqlError::unknown_collation(&s))?,
+                );
+            }
+            _ => {}
+        }
+    }
+    let coll = collation
+        .or(charset.map(Charset::default_collation))
+        .unwrap_or(table_coll);
+    let data_type = data_type(&c.data_type, coll, &name)?;
+    let mut col = ColumnDef::new(name, data_type);
+    let mut keys = Vec::new();
+    let mut explicit_null = false;
+    for o in &c.options {
+        match &o.option {
+            ColumnOption::Null => {
+                col.nullable = true;
+                explicit_null = true;
+            }
+            ColumnOption::NotNull => col.nullable = false,
+            ColumnOption::Default(e) => col.default = Some(default_expr(e, &col.name)?),
+            ColumnOption::PrimaryKey(_) => keys.push(IndexKind::Primary),
+            ColumnOption::Unique(_) => keys.push(IndexKind::Unique),
+            ColumnOption::Comment(s) => col.comment = s.clone(),
+            ColumnOption::OnUpdate(_) => col.on_update_current_timestamp = true,
+            ColumnOption::DialectSpecific(toks) => {
+                let t: String = toks
+                    .iter()
+                    .map(|t| t.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+                    .to_ascii_uppercase();
+                if t.contains("AUTO_INCREMENT") {
+                    col.auto_increment = true;
+                }
+                if t.contains("PRIMARY") {
+                    keys.push(IndexKind::Primary);
+                }
+            }
+            _ => {}
+        }
+    }
+    if keys.contains(&IndexKind::Primary) {
+        if explicit_null {
+            return Err(MySqlError::primary_cant_have_null());
+        }
+        col.nullable = false;
+    }
+    Ok((col, keys))
+}
+
+/// Parses a DEFAULT clause; the literal is converted to the column type later.
+fn default_expr(e: &ast::Expr, col: &str) -> R<DefaultValue> {
+    use ast::Expr as A;
+    let lit = |v: &ast::Value| -> R<Value> {
+        Ok(match v {
+            ast::Value::Null => Value::Null,
+            ast::Value::Number(n, _) => {
+                let l = crate::front::lexer::lex(n);
+                match l.tokens.first().map(|t| t.kind) {
+                    Some(crate::front::lexer::TokKind::Num(k)) => crate::front::number(n, k).1,
+                    _ => return Err(MySqlError::invalid_default(col)),
+                }
+            }
+            ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => Value::str(s),
+            ast::Value::Boolean(b) => Value::Int(*b as i64),
+            _ => return Err(MySqlError::invalid_default(col)),
+        })
+    };
+    match e {
+        A::Value(v) => Ok(DefaultValue::Literal(lit(&v.value)?)),
+        A::UnaryOp {
+            op: ast::UnaryOperator::Minus,
+            expr,
+        } => match expr.as_ref() {
+            A::Value(v) => {
+                let x = lit(&v.value)?;
+                crate::value::arith::negate(&x)
+                    .map(DefaultValue::Literal)
+                    .map_err(|_| MySqlError::invalid_default(col))
+            }
+            _ => Err(MySqlError::invalid_default(col)),
+        },
+        A::Nested(inner) => default_expr(inner, col),
+        A::Function(f) => {
+            let n = super::object_parts(&f.name).join(".").to_ascii_lowercase();
+            if matches!(
+                n.as_str(),
+                "current_timestamp" | "now" | "localtime" | "localtimestamp"
+            ) {
+                Ok(DefaultValue::CurrentTimestamp)
+            } else {
+                Err(MySqlError::invalid_default(col))
+            }
+        }
+        A::Identifier(i)
+            if matches!(
+                i.value.to_ascii_lowercase().as_str(),
+                "current_timestamp" | "localtime" | "localtimestamp"
+            ) =>
+        {
+            Ok(DefaultValue::CurrentTimestamp)
+        }
+        _ => Err(MySqlError::invalid_default(col)),
+    }
+}
+
+fn resolve_default(col: &mut ColumnDef, db: &str, table: &str, cx: &mut SessionCtx) -> R<()> {
+    match col.default.clone() {
+        Some(DefaultValue::Literal(Value::Null)) if !col.nullable => {
+            Err(MySqlError::invalid_default(&col.name))
+        }
+        Some(DefaultValue::Literal(v)) if !v.is_null() => {
+            if col.auto_increment {
+                return Err(MySqlError::invalid_default(&col.name));
+            }
+            let t = Target {
+                db,
+                table,
+                col,
+                row: 1,
+                strict: true,
+            };
+            let stored = store(v, &t, cx).map_err(|_| MySqlError::invalid_default(&col.name))?;
+            col.default = Some(DefaultValue::Literal(stored));
+            Ok(())
+        }
+        Some(DefaultValue::CurrentTimestamp)
+            if !matches!(
+                col.data_type,
+                DataType::DateTime { .. } | DataType::Timestamp { .. }
+            ) =>
+        {
+            Err(MySqlError::invalid_default(&col.name))
+        }
+        _ => Ok(()),
+    }
+}
+
+fn len_of(n: &Option<ast::CharacterLength>) -> Option<u64> {
+    match n {
+        Some(ast::CharacterLength::IntegerLength { length, .. }) => Some(*length),
+        _ => None,
+    }
+}
+
+fn int(kind: IntKind, unsigned: bool) -> DataType {
+    DataType::Int { kind, unsigned }
+}
+
+/// SQL type to column type.
+pub fn data_type(dt: &D, coll: Collation, col: &str) -> R<DataType> {
+    let max_chars = |c: Collation| 65_532 / c.charset().max_len() as u64;
+    Ok(match dt {
+        D::TinyInt(_) | D::Bool | D::Boolean => int(IntKind::Tiny, false),
+        D::TinyIntUnsigned(_) | D::UTinyInt => int(IntKind::Tiny, true),
+        D::SmallInt(_) | D::Int2(_) => int(IntKind::Small, false),
+        D::SmallIntUnsigned(_) | D::USmallInt | D::Int2Unsigned(_) => int(IntKind::Small, true),
+        D::MediumInt(_) => int(IntKind::Medium, false),
+        D::MediumIntUnsigned(_) => int(IntKind::Medium, true),
+        D::Int(_) | D::Integer(_) | D::Int4(_) => int(IntKind::Int, false),
+        D::IntUnsigned(_) | D::IntegerUnsigned(_) | D::Int4Unsigned(_) => int(IntKind::Int, true),
+        D::BigInt(_) | D::Int8(_) => int(IntKind::Big, false),
+        D::BigIntUnsigned(_) | D::UBigInt | D::Int8Unsigned(_) => int(IntKind::Big, true),
+        D::Decimal(i) | D::Numeric(i) | D::Dec(i) | D::DecimalUnsigned(i) | D::DecUnsigned(i) => {
+            decimal(i, col)?
+        }
+        D::Float(ast::ExactNumberInfo::Precision(p)) if *p > 24 => DataType::Double,
+        D::Float(_) | D::FloatUnsigned(_) | D::Float4 => DataType::Float,
+        D::Double(_)
+        | D::DoubleUnsigned(_)
+        | D::DoublePrecision
+        | D::DoublePrecisionUnsigned
+        | D::Real
+        | D::Float8 => DataType::Double,
+        D::Char(n) | D::Character(n) => {
+            let len = len_of(n).unwrap_or(1);
+            if len > 255 {
+                return Err(MySqlError::too_big_fieldlength(col, 255));
+            }
+            DataType::Char {
+                len: len as u32,
+                collation: coll,
+            }
+        }
+        D::Varchar(n) | D::CharacterVarying(n) | D::CharVarying(n) | D::Nvarchar(n) => {
+            let len = len_of(n).ok_or_else(|| MySqlError::parse_error(")", 1))?;
+            if len > max_chars(coll) {
+                return Err(MySqlError::too_big_fieldlength(col, max_chars(coll)));
+            }
+            DataType::VarChar {
+                len: len as u32,
+                collation: coll,
+            }
+        }
+        D::Binary(n) => DataType::Char {
+            len: n.unwrap_or(1).min(255) as u32,
+            collation: Collation::Binary,
+        },
+        D::Varbinary(n) => {
+            let len = match n {
+                Some(ast::BinaryLength::IntegerLength { length }) => *length,
+                _ => return Err(MySqlError::parse_error(")", 1)),
+            };
+            if len > 65_532 {
+                return Err(MySqlError::too_big_fieldlength(col, 65_532));
+            }
+            DataType::VarChar {
+                len: len as u32,
+                collation: Collation::Binary,
+            }
+        }
+        D::Text => DataType::Text {
+            kind: LobKind::Normal,
+            collation: coll,
+        },
+        D::TinyText => DataType::Text {
+            kind: LobKind::Tiny,
+            collation: coll,
+        },
+        D::MediumText => DataType::Text {
+            kind: LobKind::Medium,
+            collation: coll,
+        },
+        D::LongText | D::JSON => DataType::Text {
+            kind: LobKind::Long,
+            collation: coll,
+        },
+        D::Blob(_) => DataType::Text {
+            kind: LobKind::Normal,
+            collation: Collation::Binary,
+        },
+        D::TinyBlob => DataType::Text {
+            kind: LobKind::Tiny,
+            collation: Collation::Binary,
+        },
+        D::MediumBlob => DataType::Text {
+            kind: LobKind::Medium,
+            collation: Collation::Binary,
+        },
+        D::LongBlob => DataType::Text {
+            kind: LobKind::Long,
+            collation: Collation::Binary,
+        },
+        D::Date => DataType::Date,
+        D::Datetime(p) => DataType::DateTime { fsp: fsp(*p, col)? },
+        D::Timestamp(p, _) => DataType::Timestamp { fsp: fsp(*p, col)? },
+        D::Time(p, _) => DataType::Time { fsp: fsp(*p, col)? },
+        D::Custom(name, _)
+            if super::object_parts(name)
+                .join(".")
+                .eq_ignore_ascii_case("year") =>
+        {
+            DataType::Year
+        }
+        other => return Err(MySqlError::not_supported(&format!("column type {other}"))),
+    })
+}
+
+fn fsp(p: Option<u64>, col: &str) -> R<u8> {
+    match p {
+        None => Ok(0),
+        Some(x) if x <= 6 => Ok(x as u8),
+        Some(x) => Err(MySqlError::new(
+            1426,
+            "42000",
+            format!("Too big precision {x} specified for '{col}'. Maximum is 6"),
+        )),
+    }
+}
+
+fn decimal(i: &ast::ExactNumberInfo, col: &str) -> R<DataType> {
+    let (p, s) = match i {
+        ast::ExactNumberInfo::None => (10, 0),
+        ast::ExactNumberInfo::Precision(p) => (*p, 0),
+        ast::ExactNumberInfo::PrecisionAndScale(p, s) => (*p, (*s).max(0) as u64),
+    };
+    if p > basalt_common::decimal::MAX_PRECISION as u64 {
+        return Err(MySqlError::too_big_precision(
+            p as u32,
+            col,
+            basalt_common::decimal::MAX_PRECISION,
+        ));
+    }
+    if s > basalt_common::decimal::MAX_SCALE as u64 {
+        return Err(MySqlError::too_big_scale(
+            s as u32,
+            col,
+            basalt_common::decimal::MAX_SCALE,
+        ));
+    }
+    if s > p {
+        return Err(MySqlError::m_bigger_than_d(col));
+    }
+    Ok(DataType::Decimal {
+        precision: p.max(1) as u8,
+        scale: s as u8,
+    })
+}
+
+fn index_columns(cols: &[ast::IndexColumn], columns: &[ColumnDef]) -> R<Vec<IndexColumn>> {
+    let mut out: Vec<IndexColumn> = Vec::new();
+    for ic in cols {
+        let (name, prefix) = match &ic.column.expr {
+            ast::Expr::Identifier(i) => (i.value.clone(), None),
+            ast::Expr::Function(f) => {
+                let n = super::object_parts(&f.name)
+                    .last()
+                    .cloned()
+                    .unwrap_or_default();
+                let len = match &f.args {
+                    ast::FunctionArguments::List(l) => l.args.first().and_then(|a| match a {
+                        ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(
+                            ast::Expr::Value(v),
+                        )) => match &v.value {
+                            ast::Value::Number(s, _) => s.parse::<u32>().ok(),
+                            _ => None,
+                        },
+                        _ => None,
+                    }),
+                    _ => None,
+                };
+                (n, len)
+            }
+            other => {
+                return Err(MySqlError::not_supported(&format!(
+                    "index on expression {other}"
+                )))
+            }
+        };
+        let ci = columns
+            .iter()
+            .position(|c| c.name.eq_ignore_ascii_case(&name))
+            .ok_or_else(|| MySqlError::key_column_does_not_exist(&name))?;
+        if out.iter().any(|c| c.column == ci) {
+            return Err(MySqlError::dup_fieldname(&columns[ci].name));
+        }
+        let descending = matches!(ic.column.options.sort, Some(ast::OrderBySort::Desc));
+        out.push(IndexColumn {
+            column: ci,
+            prefix_len: prefix,
+            descending,
+        });
+    }
+    Ok(out)
+}
+
+fn constraint_index(tc: &TableConstraint, columns: &[ColumnDef]) -> R<Option<IndexDef>> {
+    let (name, kind, cols) = match tc {
+        TableConstraint::PrimaryKey(p) => {
+            (Some("PRIMARY".to_string()), IndexKind::Primary, &p.columns)
+        }
+        TableConstraint::Unique(u) => (
+            u.index_name
+                .as_ref()
+                .or(u.name.as_ref())
+                .map(|i| i.value.clone()),
+            IndexKind::Unique,
+            &u.columns,
+        ),
+        TableConstraint::Index(i) => (
+            i.name.as_ref().map(|n| n.value.clone()),
+            IndexKind::NonUnique,
+            &i.columns,
+        ),
+        TableConstraint::FulltextOrSpatial(_) => {
+            return Err(MySqlError::not_supported("FULLTEXT and SPATIAL indexes"))
+        }
+        _ => return Ok(None),
+    };
+    let cols = index_columns(cols, columns)?;
+    Ok(Some(IndexDef {
+        id: 0,
+        name: name.unwrap_or_default(),
+        kind,
+        columns: cols,
+        comment: String::new(),
+    }))
+}
+
+fn auto_index_name(first_col: &str, existing: &[IndexDef]) -> String {
+    let taken = |n: &str| existing.iter().any(|i| i.name.eq_ignore_ascii_case(n));
+    if !taken(first_col) && !first_col.eq_ignore_ascii_case("PRIMARY") {
+        return first_col.to_string();
+    }
+    (2..)
+        .map(|i| format!("{first_col}_{i}"))
+        .find(|n| !taken(n))
+        .unwrap_or_default()
+}
+
+/// Orders indexes (PRIMARY first), names unnamed ones, makes primary key columns
+/// NOT NULL, checks key lengths, and adds the hidden clustered index when there is
+/// no primary key.
+fn finish_indexes(list: Vec<IndexDef>, columns: &mut [ColumnDef]) -> R<Vec<IndexDef>> {
+    let mut primary: Option<IndexDef> = None;
+    let mut others: Vec<IndexDef> = Vec::new();
+    for mut idx in list {
+        if idx.kind == IndexKind::Primary {
+            if primary.is_some() {
+                return Err(MySqlError::multiple_pri_key());
+            }
+            idx.name = "PRIMARY".into();
+            for c in &idx.columns {
+                columns[c.column].nullable = false;
+            }
+            primary = Some(idx);
+            continue;
+        }
+        if idx.name.is_empty() {
+            let mut all = others.clone();
+            all.extend(primary.clone());
+            idx.name = auto_index_name(&columns[idx.columns[0].column].name, &all);
+        } else if others
+            .iter()
+            .any(|o| o.name.eq_ignore_ascii_case(&idx.name))
+            || idx.name.eq_ignore_ascii_case("PRIMARY")
+        {
+            return Err(MySqlError::dup_keyname(&idx.name));
+        }
+        others.push(idx);
+    }
+    let primary = primary.unwrap_or(IndexDef {
+        id: 0,
+        name: "PRIMARY".into(),
+        kind: IndexKind::Primary,
+        columns: Vec::new(),
+        comment: String::new(),
+    });
+    let mut out = vec![primary];
+    out.extend(others);
+    for (i, idx) in out.iter_mut().enumerate() {
+        idx.id = i as u32;
+        if !idx.columns.is_empty() {
+            check_key(idx, columns)?;
+        }
+    }
+    Ok(out)
+}
+
+fn check_key(idx: &IndexDef, columns: &[ColumnDef]) -> R<()> {
+    let mut bytes = 0u32;
+    for kc in &idx.columns {
+        let col = &columns[kc.column];
+        if col.data_type.is_lob() && kc.prefix_len.is_none() {
+            return Err(MySqlError::blob_key_without_length(&col.name));
+        }
+        let mb = col
+            .data_type
+            .collation()
+            .map_or(1, |c| c.charset().max_len());
+        bytes += match (&col.data_type, kc.prefix_len) {
+            (_, Some(p)) => p * mb,
+            (DataType::Char { len, .. } | DataType::VarChar { len, .. }, None) => len * mb,
+            (dt, None) => basalt_common::column::describe_type(dt).1.min(16),
+        };
+    }
+    if bytes > MAX_KEY_BYTES {
+        return Err(MySqlError::too_long_key(MAX_KEY_BYTES));
+    }
+    Ok(())
+}
+
+fn check_auto_increment(columns: &[ColumnDef], indexes: &[IndexDef]) -> R<()> {
+    let autos: Vec<usize> = columns
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.auto_increment)
+        .map(|(i, _)| i)
+        .collect();
+    match autos.as_slice() {
+        [] => Ok(()),
+        [one] => {
+            let keyed = indexes
+                .iter()
+                .any(|i| i.columns.first().is_some_and(|c| c.column == *one));
+            let numeric = columns[*one].data_type.is_numeric();
+            if keyed && numeric {
+                Ok(())
+            } else if !numeric {
+                Err(MySqlError::new(
+                    1063,
+                    "42000",
+                    format!(
+                        "Incorrect column specifier for column '{}'",
+                        columns[*one].name
+                    ),
+                ))
+            } else {
+                Err(MySqlError::wrong_auto_key())
+            }
+        }
+        _ => Err(MySqlError::wrong_auto_key()),
+    }
+}

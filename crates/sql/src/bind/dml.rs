@@ -1,0 +1,323 @@
+//! INSERT / REPLACE, UPDATE and DELETE binding (single-table).
+//!
+//! UPDATE and DELETE reuse the SELECT machinery for finding rows: their plan holds
+//! a single-table [`SelectPlan`] (exclusive locks, ORDER BY keys as hidden
+//! projections) plus the assignments.
+
+use super::from::split_and;
+use super::levels::{plan_levels, LevelInputs};
+use super::{Binder, Clause, Scope};
+use crate::expr::Expr;
+use crate::plan::{InsertPlan, InsertSource, ModifyPlan, SelectPlan, SortKey, TableRef};
+use crate::ty::{Class, ExprType};
+use basalt_common::{Collation, MySqlError};
+use basalt_storage::{LockMode, WaitPolicy};
+use sqlparser::ast::{self, SetExpr};
+
+type R<T> = Result<T, MySqlError>;
+
+impl Binder<'_> {
+    pub fn insert(&mut self, ins: &ast::Insert) -> R<InsertPlan> {
+        let name = match &ins.table {
+            ast::TableObject::TableName(n) => n,
+            _ => return Err(MySqlError::not_supported("INSERT INTO TABLE FUNCTION")),
+        };
+        let (db, tname) = self.table_name(name)?;
+        let table = self.open_table(&db, &tname)?;
+        let def = table.def();
+        let tref = TableRef {
+            table,
+            def: def.clone(),
+            alias: tname.clone(),
+            db,
+            offset: 0,
+        };
+        self.clause = Clause::InsertInto;
+        let mut columns = Vec::new();
+        let targets: Vec<String> = if !ins.assignments.is_empty() {
+            ins.assignments
+                .iter()
+                .map(|a| assignment_target(&a.target))
+                .collect::<R<_>>()?
+        } else {
+            ins.columns
+                .iter()
+                .map(|c| super::object_parts(c).last().cloned().unwrap_or_default())
+                .collect()
+        };
+        for n in &targets {
+            let ci = def
+                .column_index(n)
+                .ok_or_else(|| MySqlError::bad_field(n, self.clause.name()))?;
+            if columns.contains(&ci) {
+                return Err(MySqlError::new(
+                    1110,
+                    "42000",
+                    format!("Column '{}' specified twice", def.columns[ci].name),
+                ));
+            }
+            columns.push(ci);
+        }
+        let explicit_columns = !columns.is_empty();
+        if !explicit_columns {
+            columns = (0..def.columns.len()).collect();
+        }
+        self.clause = Clause::FieldList;
+        let source = if !ins.assignments.is_empty() {
+            let empty = Scope::default();
+            let row = ins
+                .assignments
+                .iter()
+                .map(|a| self.value_or_default(&a.value, &empty))
+                .collect::<R<Vec<_>>>()?;
+            InsertSource::Values(vec![row])
+        } else {
+            let q = ins
+                .source
+                .as_ref()
+                .ok_or_else(|| MySqlError::parse_error("", 1))?;
+            self.insert_source(q, &columns, explicit_columns)?
+        };
+        let on_dup = match &ins.on {
+            Some(ast::OnInsert::DuplicateKeyUpdate(assigns)) => self.on_dup(assigns, &tref)?,
+            Some(_) => return Err(MySqlError::not_supported("ON CONFLICT")),
+            None => Vec::new(),
+        };
+        Ok(InsertPlan {
+            table: tref,
+            columns,
+            source,
+            on_dup,
+            ignore: ins.ignore,
+            replace: ins.replace_into,
+        })
+    }
+
+    fn insert_source(
+        &mut self,
+        q: &ast::Query,
+        columns: &[usize],
+        explicit: bool,
+    ) -> R<InsertSource> {
+        match q.body.as_ref() {
+            SetExpr::Values(v) => {
+                let empty = Scope::default();
+                let mut rows = Vec::with_capacity(v.rows.len());
+                for (i, r) in v.rows.iter().enumerate() {
+                    let exprs = &r.content;
+                    if exprs.is_empty() && !explicit {
+                        rows.push(vec![None; columns.len()]);
+                        continue;
+                    }
+                    if exprs.len() != columns.len() {
+                        return Err(MySqlError::value_count_on_row(i as u64 + 1));
+                    }
+                    rows.push(
+                        exprs
+                            .iter()
+                            .map(|e| self.value_or_default(e, &empty))
+                            .collect::<R<Vec<_>>>()?,
+                    );
+                }
+                Ok(InsertSource::Values(rows))
+            }
+            _ => {
+                let plan = self.select(q)?;
+                if plan.visible != columns.len() {
+                    return Err(MySqlError::value_count_on_row(1));
+                }
+                Ok(InsertSource::Select(Box::new(plan)))
+            }
+        }
+    }
+
+    /// A VALUES item: `None` for DEFAULT.
+    fn value_or_default(&mut self, e: &ast::Expr, scope: &Scope) -> R<Option<Expr>> {
+        if let ast::Expr::Identifier(id) = e {
+            if id.quote_style.is_none() && id.value.eq_ignore_ascii_case("default") {
+                return Ok(None);
+            }
+        }
+        Ok(Some(self.expr(e, scope, None)?.0))
+    }
+
+    fn on_dup(&mut self, assigns: &[ast::Assignment], t: &TableRef) -> R<Vec<(usize, Expr)>> {
+        let n = t.def.columns.len();
+        let mut scope = Scope::default();
+        scope.tables.push(super::ScopeTable {
+            alias: t.alias.clone(),
+            db: t.db.clone(),
+            def: t.def.clone(),
+            offset: 0,
+            nullable: false,
+        });
+        for (i, c) in t.def.columns.iter().enumerate() {
+            scope.named.push((
+                format!("values.{}", c.name.to_ascii_lowercase()),
+                n + i,
+                ExprType::of_column(c),
+            ));
+        }
+        let mut out = Vec::new();
+        for a in assigns {
+            self.clause = Clause::OnDupTarget;
+            let target = assignment_target(&a.target)?;
+            let ci = t
+                .def
+                .column_index(&target)
+                .ok_or_else(|| MySqlError::bad_field(&target, self.clause.name()))?;
+            self.clause = Clause::FieldList;
+            let value = self.expr(&a.value, &scope, None)?.0;
+            out.push((ci, value));
+        }
+        Ok(out)
+    }
+
+    pub fn update(&mut self, u: &ast::Update) -> R<ModifyPlan> {
+        if !u.table.joins.is_empty() || u.from.is_some() {
+            return Err(MySqlError::not_supported("multi-table UPDATE"));
+        }
+        let from = self.bind_from(std::slice::from_ref(&u.table))?;
+        if from.tables.len() != 1 {
+            return Err(MySqlError::not_supported("multi-table UPDATE"));
+        }
+        let mut set = Vec::new();
+        for a in &u.assignments {
+            self.clause = Clause::Set;
+            let target = assignment_target(&a.target)?;
+            let t = &from.tables[0];
+            let ci = t
+                .def
+                .column_index(&target)
+                .ok_or_else(|| MySqlError::bad_field(&target, self.clause.name()))?;
+            let (e, _) = self.expr(&a.value, &from.scope, None)?;
+            set.push((ci, e));
+        }
+        let scan = self.modify_scan(
+            from,
+            u.selection.as_ref(),
+            &u.order_by,
+            u.limit.as_ref(),
+            &set,
+        )?;
+        Ok(ModifyPlan {
+            scan,
+            set,
+            delete: false,
+        })
+    }
+
+    pub fn delete(&mut self, d: &ast::Delete) -> R<ModifyPlan> {
+        let list = match &d.from {
+            ast::FromTable::WithFromKeyword(l) | ast::FromTable::WithoutKeyword(l) => l,
+        };
+        if !d.tables.is_empty() || d.using.is_some() || list.len() != 1 || !list[0].joins.is_empty()
+        {
+            return Err(MySqlError::not_supported("multi-table DELETE"));
+        }
+        let from = self.bind_from(list)?;
+        let scan = self.modify_scan(
+            from,
+            d.selection.as_ref(),
+            &d.order_by,
+            d.limit.as_ref(),
+            &[],
+        )?;
+        Ok(ModifyPlan {
+            scan,
+            set: Vec::new(),
+            delete: true,
+        })
+    }
+
+    fn modify_scan(
+        &mut self,
+        from: super::from::From,
+        selection: Option<&ast::Expr>,
+        order_by: &[ast::OrderByExpr],
+        limit: Option<&ast::Expr>,
+        set: &[(usize, Expr)],
+    ) -> R<SelectPlan> {
+        self.clause = Clause::Where;
+        let filter = match selection {
+            Some(w) => Some(self.expr(w, &from.scope, None)?.0),
+            None => None,
+        };
+        self.clause = Clause::Order;
+        let mut project = Vec::new();
+        let mut order = Vec::new();
+        let mut order_cols = Vec::new();
+        for (i, o) in order_by.iter().enumerate() {
+            let (e, t) = self.expr(&o.expr, &from.scope, None)?;
+            let desc = matches!(o.options.sort, Some(ast::OrderBySort::Desc));
+            if let Expr::Column(c) = e {
+                order_cols.push((c, desc));
+            }
+            let coll = if t.class == Class::String {
+                t.collation
+            } else {
+                Collation::Binary
+            };
+            project.push(e);
+            order.push(SortKey {
+                column: i,
+                desc,
+                coll,
+            });
+        }
+        let limit = match limit {
+            Some(l) => Some(self.expr(l, &Scope::default(), None)?.0),
+            None => None,
+        };
+        let width = from.width;
+        let all_cols: Vec<usize> = (0..width).collect();
+        let index_order =
+            (order_cols.len() == order.len() && !order.is_empty()).then_some(order_cols);
+        let limit_hint = match &limit {
+            Some(Expr::Const(v)) => crate::value::to_num(v).0.to_i64().map(|x| x.max(0) as u64),
+            Some(_) => Some(100),
+            None => None,
+        };
+        let _ = set;
+        let planned = plan_levels(LevelInputs {
+            from: &from,
+            conjuncts: filter.map(split_and).unwrap_or_default(),
+            needed: vec![all_cols],
+            order: index_order,
+            limit: limit_hint,
+        });
+        let order = if planned.order_satisfied {
+            Vec::new()
+        } else {
+            order
+        };
+        Ok(SelectPlan {
+            reads_tables: true,
+            tables: from.tables,
+            levels: planned.levels,
+            row_width: width,
+            const_filter: planned.const_filter,
+            agg: None,
+            having: None,
+            visible: 0,
+            project,
+            distinct: false,
+            order,
+            limit,
+            offset: None,
+            columns: Vec::new().into(),
+            lock: LockMode::Exclusive,
+            wait: WaitPolicy::Wait,
+            calc_found_rows: false,
+        })
+    }
+}
+
+fn assignment_target(t: &ast::AssignmentTarget) -> R<String> {
+    match t {
+        ast::AssignmentTarget::ColumnName(n) => {
+            Ok(super::object_parts(n).last().cloned().unwrap_or_default())
+        }
+        ast::AssignmentTarget::Tuple(_) => Err(MySqlError::not_supported("tuple assignment")),
+    }
+}

@@ -1,0 +1,1181 @@
+//! Binding of expressions: names to row positions, functions to [`Func`], static
+//! types, comparison collations.
+
+use super::{object_parts, Binder, Clause, Scope};
+use crate::expr::{BitOp, CastTarget, CmpOp, Expr, Func};
+use crate::plan::{AggCall, AggFunc};
+use crate::sysvars::{self, Kind, Scope as VarScope};
+use crate::ty::{aggregate, Class, ExprType, Origin};
+use crate::value::arith::ArithOp;
+use crate::value::temporal::Unit;
+use basalt_common::{Collation, MySqlError, Value};
+use sqlparser::ast::{self, BinaryOperator as B, UnaryOperator as U};
+
+/// Aggregate calls collected while binding post-aggregation expressions. An
+/// aggregate binds to `Column(AGG_BASE + i)`; the select binder later rewrites
+/// those (and group-by matches) into positions of the aggregate output row.
+#[derive(Default)]
+pub struct AggCollector {
+    pub calls: Vec<AggCall>,
+}
+
+pub const AGG_BASE: usize = 1 << 40;
+
+type Bound = (Expr, ExprType);
+type R<T> = Result<T, MySqlError>;
+
+fn syntax(text: &str) -> MySqlError {
+    MySqlError::parse_error(text, 1)
+}
+
+/// Static type of a literal value.
+pub fn literal_type(v: &Value, coll: Collation) -> ExprType {
+    match v {
+        Value::Null => ExprType::null(),
+        Value::Int(i) => ExprType::int(i.to_string().len() as u32),
+        Value::UInt(_) => ExprType::int(20).unsigned(),
+        Value::Decimal(d) => {
+            let digits = d.mantissa.unsigned_abs().to_string().len() as u32;
+            ExprType::decimal(digits.max(d.scale as u32 + 1).max(1), d.scale)
+        }
+        Value::Double(_) => ExprType::double(),
+        Value::Bytes(b) => {
+            let n = String::from_utf8_lossy(b).chars().count() as u32;
+            ExprType::string(n, coll)
+        }
+        Value::Date(_) => ExprType::date(),
+        Value::DateTime(dt) => ExprType::datetime(if dt.micro > 0 { 6 } else { 0 }),
+        Value::Time(_) => ExprType::time(0),
+    }
+}
+
+/// The collation a comparison of `a` and `b` uses.
+pub fn cmp_collation(a: &ExprType, b: &ExprType) -> Collation {
+    if a.is_binary_string() || b.is_binary_string() {
+        return Collation::Binary;
+    }
+    match (a.class, b.class) {
+        (Class::String, _) if a.origin.is_some() => a.collation,
+        (_, Class::String) if b.origin.is_some() => b.collation,
+        (Class::String, _) => a.collation,
+        (_, Class::String) => b.collation,
+        _ => Collation::Binary,
+    }
+}
+
+fn bool_type(nullable: bool) -> ExprType {
+    ExprType::int(1).nullable(nullable)
+}
+
+impl Binder<'_> {
+    /// Binds an expression. `aggs` is `Some` where aggregate functions are allowed.
+    pub fn expr(
+        &mut self,
+        e: &ast::Expr,
+        scope: &Scope,
+        mut aggs: Option<&mut AggCollector>,
+    ) -> R<Bound> {
+        use ast::Expr as A;
+        Ok(match e {
+            A::Identifier(id) => self.identifier(id, scope)?,
+            A::CompoundIdentifier(ids) => self.compound(ids, scope)?,
+            A::Value(v) => self.value(v)?,
+            A::Nested(inner) => self.expr(inner, scope, aggs)?,
+            A::UnaryOp { op, expr } => self.unary(*op, expr, scope, aggs)?,
+            A::BinaryOp { left, op, right } => self.binary(left, op, right, scope, aggs)?,
+            A::IsNull(x) | A::IsNotNull(x) => {
+                let (b, _) = self.expr(x, scope, aggs)?;
+                (
+                    Expr::IsNull(b.boxed(), matches!(e, A::IsNotNull(_))),
+                    bool_type(false),
+                )
+            }
+            A::IsTrue(x) | A::IsNotTrue(x) | A::IsFalse(x) | A::IsNotFalse(x) => {
+                let (b, _) = self.expr(x, scope, aggs)?;
+                let want = matches!(e, A::IsTrue(_) | A::IsNotTrue(_));
+                let neg = matches!(e, A::IsNotTrue(_) | A::IsNotFalse(_));
+                (Expr::IsBool(b.boxed(), want, neg), bool_type(false))
+            }
+            A::IsUnknown(x) | A::IsNotUnknown(x) => {
+                let (b, _) = self.expr(x, scope, aggs)?;
+                (
+                    Expr::IsNull(b.boxed(), matches!(e, A::IsNotUnknown(_))),
+                    bool_type(false),
+                )
+            }
+            A::IsDistinctFrom(a, b) | A::IsNotDistinctFrom(a, b) => {
+                let (x, tx) = self.expr(a, scope, aggs.as_deref_mut())?;
+                let (y, ty) = self.expr(b, scope, aggs)?;
+                let eq = Expr::NullSafeEq(x.boxed(), y.boxed(), cmp_collation(&tx, &ty));
+                let out = if matches!(e, A::IsDistinctFrom(..)) {
+                    Expr::Not(eq.boxed())
+                } else {
+                    eq
+                };
+                (out, bool_type(false))
+            }
+            A::In {
+                expr,
+                target,
+                negated,
+                ..
+            } => self.in_list(expr, target, *negated, scope, aggs)?,
+            A::Between {
+                expr,
+                negated,
+                low,
+                high,
+            } => {
+                let (x, tx) = self.expr(expr, scope, aggs.as_deref_mut())?;
+                let (lo, tl) = self.expr(low, scope, aggs.as_deref_mut())?;
+                let (hi, th) = self.expr(high, scope, aggs)?;
+                let coll = cmp_collation(&tx, &aggregate(&tl, &th));
+                let nullable = tx.nullable || tl.nullable || th.nullable;
+                let b = Expr::Between {
+                    arg: x.boxed(),
+                    low: lo.boxed(),
+                    high: hi.boxed(),
+                    negated: *negated,
+                    coll,
+                };
+                (b, bool_type(nullable))
+            }
+            A::Like {
+                negated,
+                expr,
+                pattern,
+                escape_char,
+                any: false,
+            } => self.like(expr, pattern, escape_char.as_deref(), *negated, scope, aggs)?,
+            A::Case {
+                operand,
+                conditions,
+                else_result,
+                ..
+            } => self.case(
+                operand.as_deref(),
+                conditions,
+                else_result.as_deref(),
+                scope,
+                aggs,
+            )?,
+            A::Function(f) => self.function(f, scope, aggs)?,
+            A::Cast {
+                expr, data_type, ..
+            } => {
+                let (x, tx) = self.expr(expr, scope, aggs)?;
+                let target = self.cast_target(data_type)?;
+                let t = target.result_type(&tx);
+                (Expr::Cast(x.boxed(), target), t)
+            }
+            A::Convert {
+                expr,
+                data_type,
+                charset,
+                ..
+            } => {
+                let (x, tx) = self.expr(expr, scope, aggs)?;
+                let target = match (data_type, charset) {
+                    (Some(dt), _) => self.cast_target(dt)?,
+                    (None, Some(cs)) => {
+                        let name = object_parts(cs).join(".");
+                        let c = basalt_common::Charset::from_name(&name)
+                            .ok_or_else(|| MySqlError::unknown_character_set(&name))?;
+                        CastTarget::Char(None, c.default_collation())
+                    }
+                    (None, None) => return Err(syntax("CONVERT")),
+                };
+                let t = target.result_type(&tx);
+                (Expr::Cast(x.boxed(), target), t)
+            }
+            A::Collate { expr, collation } => {
+                let (x, mut tx) = self.expr(expr, scope, aggs)?;
+                let name = object_parts(collation).join(".");
+                tx.collation = Collation::from_name(&name)
+                    .ok_or_else(|| MySqlError::unknown_collation(&name))?;
+                tx.origin = Some(Origin {
+                    schema: String::new(),
+                    table: String::new(),
+                    org_table: String::new(),
+                    org_name: String::new(),
+                });
+                (x, tx)
+            }
+            A::Ceil { expr, .. } | A::Floor { expr, .. } => {
+                let f = if matches!(e, A::Ceil { .. }) {
+                    Func::Ceil
+                } else {
+                    Func::Floor
+                };
+                let (x, tx) = self.expr(expr, scope, aggs)?;
+                let t = crate::expr::func::result_type(f, std::slice::from_ref(&tx));
+                (Expr::Func(f, vec![x]), t)
+            }
+            A::Substring {
+                expr,
+                substring_from,
+                substring_for,
+                ..
+            } => {
+                let mut args = vec![expr.as_ref().clone()];
+                args.extend(substring_from.as_deref().cloned());
+                args.extend(substring_for.as_deref().cloned());
+                self.call(Func::Substring, &args, scope, aggs)?
+            }
+            A::Trim {
+                expr,
+                trim_where,
+                trim_what,
+                ..
+            } => {
+                use crate::expr::func::TrimSide;
+                let side = match trim_where {
+                    Some(ast::TrimWhereField::Leading) => TrimSide::Leading,
+                    Some(ast::TrimWhereField::Trailing) => TrimSide::Trailing,
+                    _ => TrimSide::Both,
+                };
+                let mut args = vec![expr.as_ref().clone()];
+                args.extend(trim_what.as_deref().cloned());
+                self.call(Func::Trim(side), &args, scope, aggs)?
+            }
+            A::Position { expr, r#in } => self.call(
+                Func::Locate,
+                &[expr.as_ref().clone(), r#in.as_ref().clone()],
+                scope,
+                aggs,
+            )?,
+            A::TypedString(ts) => {
+                let (v, _) = self.value(&ts.value)?;
+                let target = self.cast_target(&ts.data_type)?;
+                let t = target.result_type(&ExprType::string(10, Collation::Utf8mb4GeneralCi));
+                (Expr::Cast(v.boxed(), target), t)
+            }
+            A::Tuple(_) => return Err(MySqlError::operand_columns(1)),
+            A::Interval(_) => return Err(syntax("INTERVAL")),
+            A::Subquery(_) | A::Exists { .. } => {
+                return Err(MySqlError::not_supported("subqueries"))
+            }
+            other => return Err(MySqlError::not_supported(&format!("expression '{other}'"))),
+        })
+    }
+
+    fn value(&mut self, v: &ast::ValueWithSpan) -> R<Bound> {
+        use ast::Value as V;
+        let coll = self.cx.connection_collation;
+        let val = match &v.value {
+            V::Placeholder(_) => return self.placeholder(v),
+            V::Number(s, _) => {
+                let l = crate::front::lexer::lex(s);
+                match l.tokens.first() {
+                    Some(t) => match t.kind {
+                        crate::front::lexer::TokKind::Num(k) => crate::front::number(s, k).1,
+                        _ => Value::Double(s.parse().unwrap_or(0.0)),
+                    },
+                    None => Value::Int(0),
+                }
+            }
+            V::SingleQuotedString(s) | V::DoubleQuotedString(s) | V::NationalStringLiteral(s) => {
+                Value::str(s)
+            }
+            V::HexStringLiteral(h) => Value::Bytes(decode_hex(h).ok_or_else(|| syntax(h))?),
+            V::SingleQuotedByteStringLiteral(b) | V::DoubleQuotedByteStringLiteral(b) => {
+                Value::Bytes(decode_bits(b).ok_or_else(|| syntax(b))?)
+            }
+            V::Boolean(b) => Value::Int(*b as i64),
+            V::Null => Value::Null,
+            other => return Err(MySqlError::not_supported(&format!("literal {other}"))),
+        };
+        let mut t = literal_type(&val, coll);
+        if matches!(
+            &v.value,
+            V::HexStringLiteral(_) | V::SingleQuotedByteStringLiteral(_)
+        ) {
+            t.collation = Collation::Binary;
+        }
+        Ok((Expr::Const(val), t))
+    }
+
+    fn placeholder(&mut self, v: &ast::ValueWithSpan) -> R<Bound> {
+        let loc = v.span.start;
+        let idx = self
+            .params
+            .map
+            .index(loc.line, loc.column)
+            .ok_or_else(|| MySqlError::internal("placeholder position not found"))?;
+        let t = match self.params.stripped {
+            Some(vals) => {
+                if self.in_projection || matches!(self.clause, Clause::Order | Clause::Group) {
+                    self.reusable = false;
+                }
+                literal_type(
+                    vals.get(idx).unwrap_or(&Value::Null),
+                    self.cx.connection_collation,
+                )
+            }
+            None => ExprType::string(0, self.cx.connection_collation).nullable(true),
+        };
+        Ok((Expr::Param(idx), t))
+    }
+
+    fn identifier(&mut self, id: &ast::Ident, scope: &Scope) -> R<Bound> {
+        let name = &id.value;
+        if id.quote_style.is_none() {
+            if let Some(rest) = name.strip_prefix("@@") {
+                return self.sysvar(None, rest);
+            }
+            if let Some(rest) = name.strip_prefix('@') {
+                return Ok(self.user_var(rest));
+            }
+            let lower = name.to_ascii_lowercase();
+            if let Some(f) = niladic(&lower) {
+                return Ok((
+                    Expr::Func(f, vec![]),
+                    crate::expr::func::result_type(f, &[]),
+                ));
+            }
+        }
+        self.column(None, name, scope)
+    }
+
+    fn compound(&mut self, ids: &[ast::Ident], scope: &Scope) -> R<Bound> {
+        if let [first, name] = ids {
+            let f = first.value.to_ascii_lowercase();
+            if let Some(sc) = f.strip_prefix("@@") {
+                return self.sysvar(Some(sc), &name.value);
+            }
+        }
+        let (qual, name) = match ids {
+            [t, c] => (vec![t.value.clone()], &c.value),
+            [d, t, c] => (vec![d.value.clone(), t.value.clone()], &c.value),
+            _ => {
+                return Err(syntax(
+                    &ids.iter()
+                        .map(|i| i.value.as_str())
+                        .collect::<Vec<_>>()
+                        .join("."),
+                ))
+            }
+        };
+        self.column(Some(&qual), name, scope)
+    }
+
+    fn user_var(&mut self, name: &str) -> Bound {
+        let name = name
+            .trim_matches(|c| c == '`' || c == '\'' || c == '"')
+            .to_ascii_lowercase();
+        if self.in_projection {
+            self.reusable = false;
+        }
+        let v = self.cx.user_vars.get(&name).cloned().unwrap_or(Value::Null);
+        let t = literal_type(&v, self.cx.connection_collation).nullable(true);
+        (Expr::UserVar(name), t)
+    }
+
+    fn sysvar(&mut self, scope_kw: Option<&str>, name: &str) -> R<Bound> {
+        let def = sysvars::lookup(name).ok_or_else(|| MySqlError::unknown_system_variable(name))?;
+        let global = match scope_kw {
+            Some("global") => true,
+            Some("session") | Some("local") => false,
+            None => false,
+            Some(other) => {
+                return Err(MySqlError::unknown_system_variable(&format!(
+                    "{other}.{name}"
+                )))
+            }
+        };
+        if global && def.scope == VarScope::Session {
+            return Err(MySqlError::new(
+                1238,
+                "HY000",
+                format!("Variable '{}' is a SESSION variable", def.name),
+            ));
+        }
+        if scope_kw.is_some() && !global && def.scope == VarScope::Global {
+            return Err(MySqlError::new(
+                1238,
+                "HY000",
+                format!("Variable '{}' is a GLOBAL variable", def.name),
+            ));
+        }
+        if self.in_projection {
+            self.reusable = false;
+        }
+        let v = self.cx.sysvar(def, global);
+        let t = match (def.kind, &v) {
+            (Kind::Bool, _) => ExprType::bigint(),
+            (Kind::UInt, _) | (Kind::Dynamic, Value::UInt(_)) => ExprType::bigint().unsigned(),
+            (Kind::Int, _) | (Kind::Dynamic, _) => ExprType::bigint(),
+            (Kind::Double, _) => ExprType::double(),
+            _ => literal_type(&v, Collation::Utf8mb3GeneralCi),
+        };
+        let mut t = t.nullable(v.is_null());
+        if def.kind == Kind::Bool {
+            t.len = 1;
+            t.column_type = Some(basalt_common::ColumnType::LongLong);
+        }
+        if matches!(def.kind, Kind::UInt | Kind::Int | Kind::Dynamic) {
+            t.column_type = Some(basalt_common::ColumnType::LongLong);
+        }
+        Ok((Expr::SysVar { def, global }, t))
+    }
+
+    /// Resolves a column reference.
+    pub fn column(&mut self, qual: Option<&[String]>, name: &str, scope: &Scope) -> R<Bound> {
+        if qual.is_none() {
+            if let Some((_, pos, t)) = scope
+                .named
+                .iter()
+                .find(|(n, _, _)| n.eq_ignore_ascii_case(name))
+            {
+                return Ok((Expr::Column(*pos), t.clone()));
+            }
+            let alias = scope
+                .aliases
+                .iter()
+                .find(|(n, _, _)| n.eq_ignore_ascii_case(name));
+            if let (Some((_, e, t)), true) = (alias, scope.alias_first) {
+                return Ok((e.clone(), t.clone()));
+            }
+        }
+        let mut found = None;
+        for st in &scope.tables {
+            let table_ok = match qual {
+                None => true,
+                Some([t]) => st.alias == *t,
+                Some([d, t]) => st.alias == *t && st.db == *d,
+                Some(_) => false,
+            };
+            if !table_ok {
+                continue;
+            }
+            if let Some(ci) = st.def.column_index(name) {
+                if found.is_some() {
+                    return Err(MySqlError::ambiguous_field(name, self.clause.name()));
+                }
+                found = Some((st, ci));
+            }
+        }
+        let Some((st, ci)) = found else {
+            if qual.is_none() {
+                if let Some((_, e, t)) = scope
+                    .aliases
+                    .iter()
+                    .find(|(n, _, _)| n.eq_ignore_ascii_case(name))
+                {
+                    return Ok((e.clone(), t.clone()));
+                }
+            }
+            let full = match qual {
+                Some(q) => format!("{}.{}", q.join("."), name),
+                None => name.to_string(),
+            };
+            return Err(MySqlError::bad_field(&full, self.clause.name()));
+        };
+        let col = &st.def.columns[ci];
+        let mut t = ExprType::of_column(col);
+        t.nullable = t.nullable || st.nullable;
+        t.origin = Some(Origin {
+            schema: st.db.clone(),
+            table: st.alias.clone(),
+            org_table: st.def.name.clone(),
+            org_name: col.name.clone(),
+        });
+        t.col_flags = column_flags(&st.def, ci);
+        Ok((Expr::Column(st.offset + ci), t))
+    }
+
+    fn unary(
+        &mut self,
+        op: U,
+        x: &ast::Expr,
+        scope: &Scope,
+        aggs: Option<&mut AggCollector>,
+    ) -> R<Bound> {
+        let (b, t) = self.expr(x, scope, aggs)?;
+        Ok(match op {
+            U::Minus => match b {
+                Expr::Const(v) if !v.is_null() => {
+                    let n = crate::value::arith::negate(&v)
+                        .map_err(|e| crate::expr::arith_error(e, "-", &v, &Value::Null))?;
+                    let mut nt = literal_type(&n, self.cx.connection_collation);
+                    if matches!(n, Value::Decimal(_)) && t.class == Class::Int {
+                        nt = ExprType::decimal(20, 0);
+                    }
+                    (Expr::Const(n), nt)
+                }
+                other => {
+                    let mut nt = t.clone();
+                    nt.origin = None;
+                    nt.column_type = None;
+                    nt.col_flags = 0;
+                    nt.unsigned = false;
+                    if nt.class == Class::String {
+                        nt = ExprType::double().nullable(t.nullable);
+                    }
+                    nt.len += 1;
+                    (Expr::Neg(other.boxed()), nt)
+                }
+            },
+            U::Plus => (b, t),
+            U::Not | U::BangNot => (Expr::Not(b.boxed()), bool_type(t.nullable)),
+            U::BitwiseNot => (
+                Expr::BitNot(b.boxed()),
+                ExprType::int(20).unsigned().nullable(t.nullable),
+            ),
+            other => return Err(MySqlError::not_supported(&format!("operator {other}"))),
+        })
+    }
+
+    fn binary(
+        &mut self,
+        l: &ast::Expr,
+        op: &B,
+        r: &ast::Expr,
+        scope: &Scope,
+        mut aggs: Option<&mut AggCollector>,
+    ) -> R<Bound> {
+        if matches!(op, B::Plus | B::Minus) {
+            if let ast::Expr::Interval(iv) = r {
+                return self.date_add(l, iv, *op == B::Minus, scope, aggs);
+            }
+            if let (ast::Expr::Interval(iv), B::Plus) = (l, op) {
+                return self.date_add(r, iv, false, scope, aggs);
+            }
+        }
+        if matches!(op, B::Assignment) {
+            let name = match l {
+                ast::Expr::Identifier(i) if i.value.starts_with('@') => {
+                    i.value[1..].to_ascii_lowercase()
+                }
+                _ => return Err(syntax(":=")),
+            };
+            let (v, t) = self.expr(r, scope, aggs)?;
+            self.reusable = false;
+            return Ok((Expr::SetUserVar(name, v.boxed()), t.nullable(true)));
+        }
+        let (x, tx) = self.expr(l, scope, aggs.as_deref_mut())?;
+        let (y, ty) = self.expr(r, scope, aggs)?;
+        let nullable = tx.nullable || ty.nullable;
+        let cmp = |c: CmpOp| {
+            (
+                Expr::Cmp(
+                    c,
+                    x.clone().boxed(),
+                    y.clone().boxed(),
+                    cmp_collation(&tx, &ty),
+                ),
+                bool_type(nullable),
+            )
+        };
+        Ok(match op {
+            B::Eq => cmp(CmpOp::Eq),
+            B::NotEq => cmp(CmpOp::Ne),
+            B::Lt => cmp(CmpOp::Lt),
+            B::LtEq => cmp(CmpOp::Le),
+            B::Gt => cmp(CmpOp::Gt),
+            B::GtEq => cmp(CmpOp::Ge),
+            B::Spaceship => (
+                Expr::NullSafeEq(x.boxed(), y.boxed(), cmp_collation(&tx, &ty)),
+                bool_type(false),
+            ),
+            B::And => (flatten_and(x, y), bool_type(nullable)),
+            B::Or | B::StringConcat => (flatten_or(x, y), bool_type(nullable)),
+            B::Xor => (Expr::Xor(x.boxed(), y.boxed()), bool_type(nullable)),
+            B::Plus => arith_bound(ArithOp::Add, x, y, &tx, &ty),
+            B::Minus => arith_bound(ArithOp::Sub, x, y, &tx, &ty),
+            B::Multiply => arith_bound(ArithOp::Mul, x, y, &tx, &ty),
+            B::Divide => arith_bound(ArithOp::Div, x, y, &tx, &ty),
+            B::Modulo => arith_bound(ArithOp::Mod, x, y, &tx, &ty),
+            B::MyIntegerDivide | B::DuckIntegerDivide => {
+                arith_bound(ArithOp::IntDiv, x, y, &tx, &ty)
+            }
+            B::BitwiseAnd => bit(BitOp::And, x, y, nullable),
+            B::BitwiseOr => bit(BitOp::Or, x, y, nullable),
+            B::BitwiseXor => bit(BitOp::Xor, x, y, nullable),
+            B::PGBitwiseShiftLeft => bit(BitOp::Shl, x, y, nullable),
+            B::PGBitwiseShiftRight => bit(BitOp::Shr, x, y, nullable),
+            B::Regexp => return Err(MySqlError::not_supported("REGEXP")),
+            other => return Err(MySqlError::not_supported(&format!("operator {other}"))),
+        })
+    }
+
+    fn date_add(
+        &mut self,
+        base: &ast::Expr,
+        iv: &ast::Interval,
+        sub: bool,
+        scope: &Scope,
+        mut aggs: Option<&mut AggCollector>,
+    ) -> R<Bound> {
+        let unit_name = iv
+            .leading_field
+            .as_ref()
+            .map_or("DAY".to_string(), |f| f.to_string());
+        let unit = Unit::from_name(unit_name.trim_end_matches('S'))
+            .ok_or_else(|| MySqlError::not_supported(&format!("INTERVAL unit {unit_name}")))?;
+        let (b, _) = self.expr(base, scope, aggs.as_deref_mut())?;
+        let (n, _) = self.expr(&iv.value, scope, aggs)?;
+        let f = if sub {
+            Func::DateSub(unit)
+        } else {
+            Func::DateAdd(unit)
+        };
+        Ok((
+            Expr::Func(f, vec![b, n]),
+            crate::expr::func::result_type(f, &[]),
+        ))
+    }
+
+    fn in_list(
+        &mut self,
+        x: &ast::Expr,
+        target: &ast::InTarget,
+        negated: bool,
+        scope: &Scope,
+        mut aggs: Option<&mut AggCollector>,
+    ) -> R<Bound> {
+        let list = match target {
+            ast::InTarget::List(l) => l,
+            _ => return Err(MySqlError::not_supported("subqueries")),
+        };
+        let (arg, ta) = self.expr(x, scope, aggs.as_deref_mut())?;
+        let mut items = Vec::with_capacity(list.len());
+        let mut nullable = ta.nullable;
+        let mut coll = None;
+        for e in list {
+            let (b, t) = self.expr(e, scope, aggs.as_deref_mut())?;
+            nullable |= t.nullable;
+            coll.get_or_insert_with(|| cmp_collation(&ta, &t));
+            items.push(b);
+        }
+        let coll = coll.unwrap_or(Collation::Binary);
+        Ok((
+            Expr::In {
+                arg: arg.boxed(),
+                list: items,
+                negated,
+                coll,
+            },
+            bool_type(nullable),
+        ))
+    }
+
+    fn like(
+        &mut self,
+        x: &ast::Expr,
+        p: &ast::Expr,
+        esc: Option<&ast::Expr>,
+        negated: bool,
+        scope: &Scope,
+        mut aggs: Option<&mut AggCollector>,
+    ) -> R<Bound> {
+        let (a, ta) = self.expr(x, scope, aggs.as_deref_mut())?;
+        let (b, tb) = self.expr(p, scope, aggs.as_deref_mut())?;
+        let escape = match esc {
+            Some(e) => Some(self.expr(e, scope, aggs)?.0.boxed()),
+            None => None,
+        };
+        let mut coll = cmp_collation(&ta, &tb);
+        if ta.class != Class::String && tb.class != Class::String {
+            coll = self.cx.connection_collation;
+        }
+        let nullable = ta.nullable || tb.nullable;
+        Ok((
+            Expr::Like {
+                arg: a.boxed(),
+                pattern: b.boxed(),
+                escape,
+                negated,
+                coll,
+            },
+            bool_type(nullable),
+        ))
+    }
+
+    fn case(
+        &mut self,
+        operand: Option<&ast::Expr>,
+        conds: &[ast::CaseWhen],
+        otherwise: Option<&ast::Expr>,
+        scope: &Scope,
+        mut aggs: Option<&mut AggCollector>,
+    ) -> R<Bound> {
+        let op = match operand {
+            Some(o) => Some(self.expr(o, scope, aggs.as_deref_mut())?),
+            None => None,
+        };
+        let mut whens = Vec::new();
+        let mut ty: Option<ExprType> = None;
+        let mut coll = Collation::Binary;
+        for cw in conds {
+            let (w, tw) = self.expr(&cw.condition, scope, aggs.as_deref_mut())?;
+            if let Some((_, to)) = &op {
+                coll = cmp_collation(to, &tw);
+            }
+            let (t, tt) = self.expr(&cw.result, scope, aggs.as_deref_mut())?;
+            ty = Some(match ty {
+                None => tt,
+                Some(prev) => aggregate(&prev, &tt),
+            });
+            whens.push((w, t));
+        }
+        let otherwise = match otherwise {
+            Some(e) => {
+                let (b, tb) = self.expr(e, scope, aggs)?;
+                ty = Some(match ty {
+                    None => tb,
+                    Some(prev) => aggregate(&prev, &tb),
+                });
+                Some(b.boxed())
+            }
+            None => None,
+        };
+        let mut t = ty.unwrap_or_else(ExprType::null);
+        if otherwise.is_none() {
+            t.nullable = true;
+        }
+        Ok((
+            Expr::Case {
+                operand: op.map(|(e, _)| e.boxed()),
+                whens,
+                otherwise,
+                coll,
+            },
+            t,
+        ))
+    }
+
+    /// Binds a call of `f` on AST arguments.
+    pub fn call(
+        &mut self,
+        f: Func,
+        args: &[ast::Expr],
+        scope: &Scope,
+        mut aggs: Option<&mut AggCollector>,
+    ) -> R<Bound> {
+        let mut bound = Vec::with_capacity(args.len());
+        let mut types = Vec::with_capacity(args.len());
+        for a in args {
+            let (b, t) = self.expr(a, scope, aggs.as_deref_mut())?;
+            bound.push(b);
+            types.push(t);
+        }
+        let t = crate::expr::func::result_type(f, &types);
+        Ok((Expr::Func(f, bound), t))
+    }
+
+    fn function(
+        &mut self,
+        f: &ast::Function,
+        scope: &Scope,
+        aggs: Option<&mut AggCollector>,
+    ) -> R<Bound> {
+        let name = object_parts(&f.name)
+            .last()
+            .cloned()
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        let (list, distinct, clauses) = match &f.args {
+            ast::FunctionArguments::None => (Vec::new(), false, Vec::new()),
+            ast::FunctionArguments::List(l) => (
+                l.args.clone(),
+                matches!(
+                    l.duplicate_treatment,
+                    Some(ast::DuplicateTreatment::Distinct)
+                ),
+                l.clauses.clone(),
+            ),
+            ast::FunctionArguments::Subquery(_) => {
+                return Err(MySqlError::not_supported("subqueries"))
+            }
+        };
+        if let Some(agg) = agg_func(&name) {
+            return self.aggregate_call(agg, &name, &list, distinct, &clauses, scope, aggs);
+        }
+        let mut args = Vec::with_capacity(list.len());
+        for a in &list {
+            match a {
+                ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => args.push(e.clone()),
+                _ => return Err(syntax(&f.to_string())),
+            }
+        }
+        if name == "date_add" || name == "date_sub" || name == "adddate" || name == "subdate" {
+            if let [base, ast::Expr::Interval(iv)] = args.as_slice() {
+                return self.date_add(
+                    base,
+                    iv,
+                    name.starts_with("date_sub") || name == "subdate",
+                    scope,
+                    aggs,
+                );
+            }
+        }
+        if name == "values" {
+            return self.values_ref(&args, scope);
+        }
+        let (func, min, max) = crate::expr::func::lookup(&name).ok_or_else(|| {
+            MySqlError::function_not_defined(&self.cx.db.clone().unwrap_or_default(), &name)
+        })?;
+        crate::expr::func::check_arity(&name, args.len(), min, max)?;
+        self.call(func, &args, scope, aggs)
+    }
+
+    /// `VALUES(col)` in ON DUPLICATE KEY UPDATE: the named scope holds `values.col`.
+    fn values_ref(&mut self, args: &[ast::Expr], scope: &Scope) -> R<Bound> {
+        let col = match args {
+            [ast::Expr::Identifier(i)] => i.value.clone(),
+            [ast::Expr::CompoundIdentifier(ids)] => {
+                ids.last().map(|i| i.value.clone()).unwrap_or_default()
+            }
+            _ => return Err(syntax("VALUES")),
+        };
+        let key = format!("values.{}", col.to_ascii_lowercase());
+        match scope.named.iter().find(|(n, _, _)| *n == key) {
+            Some((_, pos, t)) => Ok((Expr::Column(*pos), t.clone())),
+            None => Ok((Expr::Const(Value::Null), ExprType::null())),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn aggregate_call(
+        &mut self,
+        func: AggFunc,
+        name: &str,
+        list: &[ast::FunctionArg],
+        distinct: bool,
+        clauses: &[ast::FunctionArgumentClause],
+        scope: &Scope,
+        aggs: Option<&mut AggCollector>,
+    ) -> R<Bound> {
+        let Some(aggs) = aggs else {
+            return Err(MySqlError::invalid_group_func_use());
+        };
+        let star = matches!(
+            list,
+            [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Wildcard)]
+        );
+        let func = if func == AggFunc::Count && star {
+            AggFunc::CountStar
+        } else {
+            func
+        };
+        let mut args = Vec::new();
+        if !star {
+            for a in list {
+                match a {
+                    ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => {
+                        args.push(e.clone())
+                    }
+                    _ => return Err(syntax(name)),
+                }
+            }
+        }
+        let (arg, targ) = match (func, args.as_slice()) {
+            (AggFunc::CountStar, []) => (None, ExprType::null()),
+            (AggFunc::GroupConcat, [..]) if !args.is_empty() => {
+                let ast_concat = args.clone();
+                let (e, t) = self.call(Func::Concat, &ast_concat, scope, None)?;
+                let e = if ast_concat.len() == 1 {
+                    if let Expr::Func(_, mut v) = e {
+                        v.remove(0)
+                    } else {
+                        e
+                    }
+                } else {
+                    e
+                };
+                (Some(e), t)
+            }
+            (_, [one]) => {
+                let (e, t) = self.expr(one, scope, None)?;
+                (Some(e), t)
+            }
+            (AggFunc::Count, [_, ..]) if distinct => {
+                let (e, t) = self.call(Func::Concat, &args, scope, None)?;
+                (Some(e), t)
+            }
+            _ => return Err(MySqlError::wrong_paramcount_to_native_fct(name)),
+        };
+        let separator = clauses
+            .iter()
+            .find_map(|c| match c {
+                ast::FunctionArgumentClause::Separator(v) => match &v.value {
+                    ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => {
+                        Some(s.as_bytes().to_vec())
+                    }
+                    _ => None,
+                },
+                _ => None,
+            })
+            .unwrap_or_else(|| b",".to_vec());
+        let ty = agg_type(func, &targ);
+        let coll = if targ.class == Class::String {
+            targ.collation
+        } else {
+            Collation::Binary
+        };
+        aggs.calls.push(AggCall {
+            func,
+            arg,
+            distinct,
+            coll,
+            separator,
+        });
+        Ok((Expr::Column(AGG_BASE + aggs.calls.len() - 1), ty))
+    }
+
+    fn cast_target(&self, dt: &ast::DataType) -> R<CastTarget> {
+        use ast::DataType as D;
+        let conn = self.cx.connection_collation;
+        Ok(match dt {
+            D::Signed | D::SignedInteger | D::Int(_) | D::Integer(_) | D::BigInt(_) => {
+                CastTarget::Signed
+            }
+            D::Unsigned | D::UnsignedInteger | D::IntUnsigned(_) | D::BigIntUnsigned(_) => {
+                CastTarget::Unsigned
+            }
+            D::Char(n) | D::Character(n) | D::Varchar(n) | D::Nvarchar(n) => {
+                CastTarget::Char(char_len(n), conn)
+            }
+            D::Text | D::String(_) | D::JSON => CastTarget::Char(None, conn),
+            D::Binary(n) => CastTarget::Char(n.map(|x| x as u32), Collation::Binary),
+            D::Varbinary(_) | D::Blob(_) => CastTarget::Char(None, Collation::Binary),
+            D::Decimal(i) | D::Numeric(i) | D::Dec(i) => {
+                let (p, s) = match i {
+                    ast::ExactNumberInfo::None => (10, 0),
+                    ast::ExactNumberInfo::Precision(p) => (*p, 0),
+                    ast::ExactNumberInfo::PrecisionAndScale(p, s) => (*p, (*s).max(0) as u64),
+                };
+                if p > 65 {
+                    return Err(MySqlError::too_big_precision(p as u32, "CAST", 65));
+                }
+                CastTarget::Decimal(p.min(38) as u8, s.min(30) as u8)
+            }
+            D::Double(_) | D::DoublePrecision | D::Float(_) | D::Real | D::Float8 | D::Float64 => {
+                CastTarget::Double
+            }
+            D::Date => CastTarget::Date,
+            D::Datetime(p) => CastTarget::DateTime(p.unwrap_or(0).min(6) as u8),
+            D::Timestamp(p, _) => CastTarget::DateTime(p.unwrap_or(0).min(6) as u8),
+            D::Time(p, _) => CastTarget::Time(p.unwrap_or(0).min(6) as u8),
+            other => return Err(MySqlError::parse_error(&other.to_string(), 1)),
+        })
+    }
+}
+
+fn char_len(n: &Option<ast::CharacterLength>) -> Option<u32> {
+    match n {
+        Some(ast::CharacterLength::IntegerLength { length, .. }) => Some(*length as u32),
+        _ => None,
+    }
+}
+
+fn niladic(name: &str) -> Option<Func> {
+    Some(match name {
+        "current_user" => Func::CurrentUser,
+        "current_date" => Func::CurDate,
+        "current_time" => Func::CurTime,
+        "current_timestamp" | "localtime" | "localtimestamp" => Func::Now,
+        "utc_date" => Func::UtcDate,
+        "utc_timestamp" => Func::UtcTimestamp,
+        _ => return None,
+    })
+}
+
+pub fn agg_func(name: &str) -> Option<AggFunc> {
+    Some(match name {
+        "count" => AggFunc::Count,
+        "sum" => AggFunc::Sum,
+        "avg" => AggFunc::Avg,
+        "min" => AggFunc::Min,
+        "max" => AggFunc::Max,
+        "group_concat" => AggFunc::GroupConcat,
+        "bit_and" => AggFunc::BitAnd,
+        "bit_or" => AggFunc::BitOr,
+        "bit_xor" => AggFunc::BitXor,
+        "std" | "stddev" | "stddev_pop" => AggFunc::StdDev,
+        "variance" | "var_pop" => AggFunc::Variance,
+        _ => return None,
+    })
+}
+
+/// Result type of an aggregate, as MariaDB reports it.
+pub fn agg_type(f: AggFunc, arg: &ExprType) -> ExprType {
+    match f {
+        AggFunc::CountStar | AggFunc::Count => ExprType::bigint(),
+        AggFunc::Sum => match arg.class {
+            Class::Int | Class::Decimal => {
+                ExprType::decimal(arg.precision() + 22, arg.decimals).nullable(true)
+            }
+            _ => {
+                let mut t = ExprType::double().nullable(true);
+                t.len = 23;
+                t
+            }
+        },
+        AggFunc::Avg => match arg.class {
+            Class::Int | Class::Decimal => {
+                ExprType::decimal(arg.precision() + 4, (arg.decimals + 4).min(30)).nullable(true)
+            }
+            _ => ExprType::double().nullable(true),
+        },
+        AggFunc::Min | AggFunc::Max | AggFunc::First => {
+            let mut t = arg.clone().nullable(true);
+            if f != AggFunc::First {
+                t.origin = None;
+                t.col_flags = 0;
+                if t.class == Class::Int {
+                    t.column_type = None;
+                }
+            }
+            t
+        }
+        AggFunc::GroupConcat => {
+            let mut t = ExprType::string(1_048_576, arg.collation).nullable(true);
+            t.decimals = 0;
+            t
+        }
+        AggFunc::BitAnd | AggFunc::BitOr | AggFunc::BitXor => ExprType::bigint().unsigned(),
+        AggFunc::StdDev | AggFunc::Variance => ExprType::double().nullable(true),
+    }
+}
+
+/// Column flags of a table column: NOT NULL, key membership, AUTO_INCREMENT, ...
+pub fn column_flags(def: &basalt_common::TableDef, ci: usize) -> u16 {
+    use basalt_common::column::flags;
+    use basalt_common::IndexKind;
+    let col = &def.columns[ci];
+    let mut f = 0;
+    if !col.nullable {
+        f |= flags::NOT_NULL;
+    }
+    if col.auto_increment {
+        f |= flags::AUTO_INCREMENT;
+    }
+    if col.data_type.is_unsigned() {
+        f |= flags::UNSIGNED;
+    }
+    if col.data_type.is_lob() {
+        f |= flags::BLOB;
+    }
+    if col.data_type.collation().is_some_and(|c| c.is_binary()) {
+        f |= flags::BINARY;
+    }
+    if col.default.is_none() && !col.nullable && !col.auto_increment {
+        f |= flags::NO_DEFAULT_VALUE;
+    }
+    for idx in def.indexes.iter().filter(|i| !i.columns.is_empty()) {
+        let pos = idx.columns.iter().position(|c| c.column == ci);
+        let Some(pos) = pos else { continue };
+        f |= 16384; // PART_KEY
+        match idx.kind {
+            IndexKind::Primary => f |= flags::PRI_KEY,
+            IndexKind::Unique if idx.columns.len() == 1 => f |= flags::UNIQUE_KEY,
+            _ if pos == 0 => f |= flags::MULTIPLE_KEY,
+            _ => {}
+        }
+    }
+    f
+}
+
+fn flatten_and(x: Expr, y: Expr) -> Expr {
+    let mut v = Vec::new();
+    for e in [x, y] {
+        match e {
+            Expr::And(inner) => v.extend(inner),
+            other => v.push(other),
+        }
+    }
+    Expr::And(v)
+}
+
+fn flatten_or(x: Expr, y: Expr) -> Expr {
+    let mut v = Vec::new();
+    for e in [x, y] {
+        match e {
+            Expr::Or(inner) => v.extend(inner),
+            other => v.push(other),
+        }
+    }
+    Expr::Or(v)
+}
+
+fn bit(op: BitOp, x: Expr, y: Expr, nullable: bool) -> Bound {
+    (
+        Expr::Bit(op, x.boxed(), y.boxed()),
+        ExprType::int(20).unsigned().nullable(nullable),
+    )
+}
+
+/// Result type of arithmetic, MariaDB's rules.
+fn arith_bound(op: ArithOp, x: Expr, y: Expr, tx: &ExprType, ty: &ExprType) -> Bound {
+    let nullable =
+        tx.nullable || ty.nullable || matches!(op, ArithOp::Div | ArithOp::Mod | ArithOp::IntDiv);
+    let exact = |t: &ExprType| matches!(t.class, Class::Int | Class::Decimal | Class::Null);
+    let t = if !exact(tx) || !exact(ty) {
+        if op == ArithOp::IntDiv {
+            ExprType::int(21)
+        } else {
+            ExprType::double()
+        }
+    } else if op == ArithOp::IntDiv {
+        ExprType::int(tx.len.max(1))
+    } else if tx.class == Class::Decimal || ty.class == Class::Decimal || op == ArithOp::Div {
+        let s1 = if tx.class == Class::Decimal {
+            tx.decimals
+        } else {
+            0
+        };
+        let s2 = if ty.class == Class::Decimal {
+            ty.decimals
+        } else {
+            0
+        };
+        let i1 = tx.precision().saturating_sub(s1 as u32);
+        let i2 = ty.precision().saturating_sub(s2 as u32);
+        match op {
+            ArithOp::Mul => ExprType::decimal(i1 + i2 + (s1 + s2) as u32, (s1 + s2).min(30)),
+            ArithOp::Div => {
+                let s = (s1 + 4).min(30);
+                ExprType::decimal(i1 + s2 as u32 + s as u32, s)
+            }
+            ArithOp::Mod => ExprType::decimal(i1.max(i2) + s1.max(s2) as u32, s1.max(s2)),
+            _ => {
+                let s = s1.max(s2);
+                ExprType::decimal(i1.max(i2) + 1 + s as u32, s)
+            }
+        }
+    } else {
+        let len = match op {
+            ArithOp::Mul => tx.len + ty.len,
+            ArithOp::Mod => tx.len.max(ty.len),
+            _ => tx.len.max(ty.len) + 1,
+        };
+        let mut t = ExprType::int(len.min(21));
+        t.unsigned = tx.unsigned || ty.unsigned;
+        t
+    };
+    (Expr::Arith(op, x.boxed(), y.boxed()), t.nullable(nullable))
+}
+
+fn decode_hex(h: &str) -> Option<Vec<u8>> {
+    let h = if h.len() % 2 == 1 {
+        format!("0{h}")
+    } else {
+        h.to_string()
+    };
+    (0..h.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&h[i..i + 2], 16).ok())
+        .collect()
+}
+
+fn decode_bits(b: &str) -> Option<Vec<u8>> {
+    if !b.bytes().all(|c| c == b'0' || c == b'1') {
+        return None;
+    }
+    let n = u128::from_str_radix(if b.is_empty() { "0" } else { b }, 2).ok()?;
+    let bytes = n.to_be_bytes();
+    let len = b.len().div_ceil(8).max(1);
+    Some(bytes[16 - len..].to_vec())
+}

@@ -1,0 +1,199 @@
+//! The binder: sqlparser AST to plans.
+//!
+//! It resolves names against the catalog (tables) and the FROM clause (columns),
+//! chooses collations for comparisons, computes static types and result metadata,
+//! and hands single-table access decisions to [`crate::plan::access`].
+//!
+//! Parameters: every `?` in the parsed text is numbered by its position in the text
+//! ([`ParamMap`]), independent of the order in which the binder visits clauses.
+//! When the text is the plan cache's literal-stripped form, the binder knows the
+//! literal values (for typing) and records whether the plan may be reused with
+//! other values ([`Binder::reusable`]): a literal used where its value shapes the
+//! plan (a select-list item, whose text is its column name; ORDER BY / GROUP BY
+//! positions) makes the plan single-use.
+
+pub mod ddl;
+pub mod dml;
+pub mod expr;
+pub mod from;
+pub mod levels;
+pub mod names;
+pub mod select;
+
+use crate::front::lexer::{lex, TokKind};
+use crate::session::ctx::SessionCtx;
+use crate::ty::ExprType;
+use basalt_common::{MySqlError, TableDef, Value};
+use basalt_storage::{Storage, Table};
+use sqlparser::ast::{ObjectName, ObjectNamePart};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Maps the source position of each `?` to its parameter number.
+#[derive(Debug, Default, Clone)]
+pub struct ParamMap {
+    by_pos: HashMap<(u64, u64), usize>,
+}
+
+impl ParamMap {
+    pub fn new(text: &str) -> Self {
+        let lexed = lex(text);
+        let mut by_pos = HashMap::new();
+        let mut count = 0;
+        for t in lexed.tokens.iter().filter(|t| t.kind == TokKind::Param) {
+            by_pos.insert(line_col(text, t.start), count);
+            count += 1;
+        }
+        let _ = count;
+        ParamMap { by_pos }
+    }
+
+    pub fn index(&self, line: u64, col: u64) -> Option<usize> {
+        self.by_pos.get(&(line, col)).copied()
+    }
+}
+
+/// 1-based (line, column in characters) of a byte offset, as sqlparser counts.
+pub fn line_col(text: &str, offset: usize) -> (u64, u64) {
+    let before = &text[..offset];
+    let line = before.matches('\n').count() as u64 + 1;
+    let line_start = before.rfind('\n').map_or(0, |p| p + 1);
+    let col = text[line_start..offset].chars().count() as u64 + 1;
+    (line, col)
+}
+
+/// What the binder knows about the statement's parameters.
+pub struct Params<'a> {
+    pub map: ParamMap,
+    /// Values of literal-stripped parameters (None for a prepared statement).
+    pub stripped: Option<&'a [Value]>,
+}
+
+/// The clause being bound, for MariaDB 10.11's `Unknown column 'x' in 'WHERE'`
+/// (and `Column 'x' in SELECT is ambiguous`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Clause {
+    FieldList,
+    Where,
+    Order,
+    Group,
+    Having,
+    On,
+    /// UPDATE ... SET (targets and values).
+    Set,
+    /// INSERT column list and INSERT ... SET targets.
+    InsertInto,
+    /// ON DUPLICATE KEY UPDATE targets.
+    OnDupTarget,
+}
+
+impl Clause {
+    pub fn name(self) -> &'static str {
+        match self {
+            Clause::FieldList => "SELECT",
+            Clause::Where => "WHERE",
+            Clause::Order => "ORDER BY",
+            Clause::Group => "GROUP BY",
+            Clause::Having => "HAVING",
+            Clause::On => "ON",
+            Clause::Set => "SET",
+            Clause::InsertInto => "INSERT INTO",
+            Clause::OnDupTarget => "UPDATE",
+        }
+    }
+}
+
+/// A table visible to column references.
+#[derive(Clone)]
+pub struct ScopeTable {
+    pub alias: String,
+    pub db: String,
+    pub def: Arc<TableDef>,
+    pub offset: usize,
+    /// On the NULL-extended side of an outer join.
+    pub nullable: bool,
+}
+
+/// Names visible to an expression: tables of the FROM clause, or named columns
+/// (SHOW ... WHERE, the existing/new rows of ON DUPLICATE KEY UPDATE).
+#[derive(Clone, Default)]
+pub struct Scope {
+    pub tables: Vec<ScopeTable>,
+    pub named: Vec<(String, usize, ExprType)>,
+    /// Select-list aliases, visible in GROUP BY, HAVING and ORDER BY.
+    pub aliases: Vec<(String, crate::expr::Expr, ExprType)>,
+    /// Aliases win over table columns (ORDER BY, HAVING); otherwise columns win.
+    pub alias_first: bool,
+}
+
+pub struct Binder<'a> {
+    pub storage: &'a Arc<Storage>,
+    pub cx: &'a SessionCtx,
+    pub params: Params<'a>,
+    /// The text being bound (select-item names are cut from it).
+    pub text: &'a str,
+    pub clause: Clause,
+    /// The plan does not depend on the values of stripped literals.
+    pub reusable: bool,
+    /// Binding a select-list item (literals there name the column).
+    pub in_projection: bool,
+}
+
+impl<'a> Binder<'a> {
+    pub fn new(
+        storage: &'a Arc<Storage>,
+        cx: &'a SessionCtx,
+        text: &'a str,
+        stripped: Option<&'a [Value]>,
+    ) -> Self {
+        Binder {
+            storage,
+            cx,
+            params: Params {
+                map: ParamMap::new(text),
+                stripped,
+            },
+            text,
+            clause: Clause::FieldList,
+            reusable: true,
+            in_projection: false,
+        }
+    }
+
+    /// The current database, or 1046.
+    pub fn current_db(&self) -> Result<String, MySqlError> {
+        self.cx.db.clone().ok_or_else(MySqlError::no_db)
+    }
+
+    /// Resolves `[db.]table` to (db, name).
+    pub fn table_name(&self, name: &ObjectName) -> Result<(String, String), MySqlError> {
+        let parts = object_parts(name);
+        match parts.as_slice() {
+            [t] => Ok((self.current_db()?, t.clone())),
+            [d, t] => Ok((d.clone(), t.clone())),
+            _ => Err(MySqlError::parse_error(&name.to_string(), 1)),
+        }
+    }
+
+    /// Opens a table, or 1146 (1049 when the database itself is missing).
+    pub fn open_table(&self, db: &str, name: &str) -> Result<Arc<dyn Table>, MySqlError> {
+        match self.storage.table(db, name) {
+            Some(t) => Ok(t),
+            None if db == "information_schema" || db == "performance_schema" || db == "mysql" => {
+                Err(MySqlError::not_supported(&format!("{db} tables")))
+            }
+            None => Err(MySqlError::no_such_table(db, name)),
+        }
+    }
+}
+
+/// The identifiers of an object name, unquoted.
+pub fn object_parts(name: &ObjectName) -> Vec<String> {
+    name.0
+        .iter()
+        .map(|p| match p {
+            ObjectNamePart::Identifier(i) => i.value.clone(),
+            ObjectNamePart::Function(f) => f.name.value.clone(),
+        })
+        .collect()
+}

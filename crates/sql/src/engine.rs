@@ -1,0 +1,158 @@
+//! The state every session shares: storage, global variables, hooks, plan cache.
+
+use crate::plan::cache::PlanCache;
+use crate::session::Session;
+use crate::sysvars::GlobalVars;
+use basalt_common::{MySqlError, Value};
+use basalt_storage::Storage;
+use parking_lot::RwLock;
+use std::sync::Arc;
+
+/// Initial values of the global system variables that depend on how the server
+/// was started. Everything else has MariaDB's default.
+#[derive(Clone, Debug)]
+pub struct GlobalConfig {
+    pub port: u16,
+    pub bind_address: String,
+    pub datadir: String,
+    /// `@@version` (and `VERSION()`), e.g. `10.11.0-Basalt`.
+    pub version: String,
+    pub version_comment: String,
+    pub version_compile_os: String,
+    pub version_compile_machine: String,
+    /// `@@socket`: an empty string when there is no socket, never NULL (the Rust
+    /// `mysql` crate panics on a NULL socket).
+    pub socket: String,
+    pub hostname: String,
+    pub max_allowed_packet: u64,
+    pub buffer_pool_size: u64,
+    pub flush_log_at_trx_commit: u64,
+    pub max_connections: u64,
+    pub have_ssl: String,
+    pub system_time_zone: String,
+    pub server_id: u64,
+    pub log_bin: bool,
+    pub performance_schema: bool,
+    pub query_cache_size: u64,
+    pub basedir: String,
+    pub pid_file: String,
+}
+
+impl Default for GlobalConfig {
+    fn default() -> Self {
+        GlobalConfig {
+            port: 3306,
+            bind_address: "127.0.0.1".into(),
+            datadir: String::new(),
+            version: "10.11.0-Basalt".into(),
+            version_comment: "Basalt".into(),
+            version_compile_os: "Linux".into(),
+            version_compile_machine: std::env::consts::ARCH.into(),
+            socket: String::new(),
+            hostname: "localhost".into(),
+            max_allowed_packet: 16 * 1024 * 1024,
+            buffer_pool_size: 128 * 1024 * 1024,
+            flush_log_at_trx_commit: 1,
+            max_connections: 151,
+            have_ssl: "DISABLED".into(),
+            system_time_zone: "UTC".into(),
+            server_id: 1,
+            log_bin: false,
+            performance_schema: false,
+            query_cache_size: 0,
+            basedir: String::new(),
+            pid_file: String::new(),
+        }
+    }
+}
+
+/// One row of `SHOW PROCESSLIST`, supplied by the server.
+#[derive(Clone, Debug, Default)]
+pub struct ProcessInfo {
+    pub id: u64,
+    pub user: String,
+    pub host: String,
+    pub db: Option<String>,
+    /// `Query`, `Sleep`, `Binlog Dump`, ...
+    pub command: String,
+    /// Seconds in the current state.
+    pub time: u64,
+    pub state: String,
+    /// The statement text being run, if any.
+    pub info: Option<String>,
+}
+
+/// What the SQL layer needs from the server that owns the connections.
+pub trait ServerHooks: Send + Sync {
+    fn processlist(&self) -> Vec<ProcessInfo>;
+    /// `KILL [QUERY|CONNECTION] id`; `query_only` for KILL QUERY. Errors with
+    /// `MySqlError::unknown_thread` when there is no such connection.
+    fn kill(&self, id: u64, query_only: bool) -> Result<(), MySqlError>;
+    /// Server-level counters for `SHOW GLOBAL STATUS` (Threads_connected, Uptime, ...).
+    fn global_status(&self) -> Vec<(String, Value)>;
+}
+
+struct NoHooks;
+
+impl ServerHooks for NoHooks {
+    fn processlist(&self) -> Vec<ProcessInfo> {
+        Vec::new()
+    }
+    fn kill(&self, id: u64, _query_only: bool) -> Result<(), MySqlError> {
+        Err(MySqlError::unknown_thread(id))
+    }
+    fn global_status(&self) -> Vec<(String, Value)> {
+        Vec::new()
+    }
+}
+
+/// Shared by every session of a server.
+pub struct Engine {
+    pub(crate) storage: Arc<Storage>,
+    pub(crate) config: GlobalConfig,
+    pub(crate) globals: GlobalVars,
+    hooks: RwLock<Arc<dyn ServerHooks>>,
+    pub(crate) plan_cache: PlanCache,
+    pub(crate) started: std::time::Instant,
+}
+
+impl Engine {
+    pub fn new(storage: Arc<Storage>, config: GlobalConfig) -> Arc<Engine> {
+        let globals = GlobalVars::new(&config);
+        Arc::new(Engine {
+            storage,
+            config,
+            globals,
+            hooks: RwLock::new(Arc::new(NoHooks)),
+            plan_cache: PlanCache::new(),
+            started: std::time::Instant::now(),
+        })
+    }
+
+    /// A new connection's session, with session variables copied from the globals.
+    pub fn new_session(self: &Arc<Self>, connection_id: u64, user: &str, host: &str) -> Session {
+        Session::new(self.clone(), connection_id, user, host)
+    }
+
+    pub fn set_hooks(&self, hooks: Arc<dyn ServerHooks>) {
+        *self.hooks.write() = hooks;
+    }
+
+    pub(crate) fn hooks(&self) -> Arc<dyn ServerHooks> {
+        self.hooks.read().clone()
+    }
+
+    pub fn storage(&self) -> &Arc<Storage> {
+        &self.storage
+    }
+
+    pub fn config(&self) -> &GlobalConfig {
+        &self.config
+    }
+
+    /// The current global value of a system variable (`None` if unknown), as
+    /// `SELECT @@global.name` shows it.
+    pub fn global_variable(&self, name: &str) -> Option<Value> {
+        self.globals.get(name)
+    }
+}

@@ -1,0 +1,247 @@
+//! Hash aggregation. Groups are keyed by the collation-aware encoding of their
+//! GROUP BY values and come out sorted by those values (MariaDB's GROUP BY
+//! implies ORDER BY on the grouping columns). Without GROUP BY there is exactly
+//! one group, even over no rows.
+
+use super::scan::R;
+use crate::expr::EvalCtx;
+use crate::plan::{AggCall, AggFunc, AggPlan};
+use crate::value::arith::{num_arith, ArithOp};
+use crate::value::compare::{group_key, sort_cmp};
+use crate::value::{to_bytes, to_num, Num};
+use basalt_common::{Decimal, Row, Value};
+use std::cmp::Ordering;
+use std::collections::{HashMap, HashSet};
+
+#[derive(Clone, Debug)]
+enum State {
+    Count(i64),
+    Sum { acc: Option<Num> },
+    Avg { acc: Option<Num>, n: i64 },
+    Extreme(Option<Value>),
+    First(Option<Value>, bool),
+    Concat(Option<Vec<u8>>),
+    Bits(u64),
+    Moments { n: f64, mean: f64, m2: f64 },
+}
+
+struct Group {
+    keys: Vec<Value>,
+    states: Vec<State>,
+    distinct: Vec<HashSet<Vec<u8>>>,
+}
+
+pub struct Aggregator<'p> {
+    plan: &'p AggPlan,
+    groups: Vec<Group>,
+    index: HashMap<Vec<u8>, usize>,
+}
+
+fn initial(c: &AggCall) -> State {
+    match c.func {
+        AggFunc::CountStar | AggFunc::Count => State::Count(0),
+        AggFunc::Sum => State::Sum { acc: None },
+        AggFunc::Avg => State::Avg { acc: None, n: 0 },
+        AggFunc::Min | AggFunc::Max => State::Extreme(None),
+        AggFunc::First => State::First(None, false),
+        AggFunc::GroupConcat => State::Concat(None),
+        AggFunc::BitAnd => State::Bits(u64::MAX),
+        AggFunc::BitOr | AggFunc::BitXor => State::Bits(0),
+        AggFunc::StdDev | AggFunc::Variance => State::Moments {
+            n: 0.0,
+            mean: 0.0,
+            m2: 0.0,
+        },
+    }
+}
+
+impl<'p> Aggregator<'p> {
+    pub fn new(plan: &'p AggPlan) -> Self {
+        Aggregator {
+            plan,
+            groups: Vec::new(),
+            index: HashMap::new(),
+        }
+    }
+
+    fn new_group(&self, keys: Vec<Value>) -> Group {
+        Group {
+            keys,
+            states: self.plan.calls.iter().map(initial).collect(),
+            distinct: self.plan.calls.iter().map(|_| HashSet::new()).collect(),
+        }
+    }
+
+    pub fn add(&mut self, row: &[Value], ctx: &mut EvalCtx) -> R<()> {
+        let mut keys = Vec::with_capacity(self.plan.group_by.len());
+        let mut enc = Vec::new();
+        for (e, coll) in self.plan.group_by.iter().zip(&self.plan.group_colls) {
+            let v = e.eval(row, ctx)?;
+            group_key(&v, *coll, &mut enc);
+            keys.push(v);
+        }
+        let gi = match self.index.get(&enc) {
+            Some(i) => *i,
+            None => {
+                let g = self.new_group(keys);
+                self.groups.push(g);
+                self.index.insert(enc, self.groups.len() - 1);
+                self.groups.len() - 1
+            }
+        };
+        for (ci, call) in self.plan.calls.iter().enumerate() {
+            let v = match &call.arg {
+                Some(e) => e.eval(row, ctx)?,
+                None => Value::Int(1),
+            };
+            let g = &mut self.groups[gi];
+            if call.distinct && !v.is_null() {
+                let mut k = Vec::new();
+                group_key(&v, call.coll, &mut k);
+                if !g.distinct[ci].insert(k) {
+                    continue;
+                }
+            }
+            update(&mut g.states[ci], call, v);
+        }
+        Ok(())
+    }
+
+    /// The output rows: group values followed by aggregate results, sorted by group.
+    pub fn finish(mut self, ctx: &mut EvalCtx) -> R<Vec<Row>> {
+        if self.groups.is_empty() && self.plan.group_by.is_empty() {
+            let g = self.new_group(Vec::new());
+            self.groups.push(g);
+        }
+        let colls = &self.plan.group_colls;
+        self.groups.sort_by(|a, b| {
+            for ((x, y), c) in a.keys.iter().zip(&b.keys).zip(colls) {
+                let o = sort_cmp(x, y, *c);
+                if o != Ordering::Equal {
+                    return o;
+                }
+            }
+            Ordering::Equal
+        });
+        let incr = ctx.cx.div_precision_increment;
+        let max_concat = ctx.cx.var_u64("group_concat_max_len") as usize;
+        let mut out = Vec::with_capacity(self.groups.len());
+        for g in self.groups {
+            let mut row = g.keys;
+            for (s, c) in g.states.into_iter().zip(&self.plan.calls) {
+                row.push(result(s, c, incr, max_concat));
+            }
+            out.push(row);
+        }
+        Ok(out)
+    }
+}
+
+fn add_num(acc: Option<Num>, v: &Value) -> Option<Num> {
+    let n = match v {
+        Value::Bytes(_) => Num::Dbl(to_num(v).0.to_f64()),
+        other => to_num(other).0,
+    };
+    let n = match n {
+        Num::Int(i) => Num::Dec(Decimal::from_i64(i)),
+        Num::UInt(u) => Num::Dec(Decimal::from_u64(u)),
+        other => other,
+    };
+    Some(match acc {
+        None => n,
+        Some(a) => num_arith(ArithOp::Add, a, n, 4).unwrap_or(Num::Dbl(a.to_f64() + n.to_f64())),
+    })
+}
+
+fn update(s: &mut State, call: &AggCall, v: Value) {
+    if v.is_null() && !matches!(s, State::First(..)) {
+        return;
+    }
+    match s {
+        State::Count(n) => *n += 1,
+        State::Sum { acc } => *acc = add_num(*acc, &v),
+        State::Avg { acc, n } => {
+            *acc = add_num(*acc, &v);
+            *n += 1;
+        }
+        State::Extreme(cur) => {
+            let replace = match cur {
+                None => true,
+                Some(c) => {
+                    let o = sort_cmp(&v, c, call.coll);
+                    if call.func == AggFunc::Min {
+                        o == Ordering::Less
+                    } else {
+                        o == Ordering::Greater
+                    }
+                }
+            };
+            if replace {
+                *cur = Some(v);
+            }
+        }
+        State::First(cur, set) => {
+            if !*set {
+                *cur = Some(v);
+                *set = true;
+            }
+        }
+        State::Concat(acc) => {
+            let b = to_bytes(&v);
+            match acc {
+                None => *acc = Some(b),
+                Some(a) => {
+                    a.extend_from_slice(&call.separator);
+                    a.extend_from_slice(&b);
+                }
+            }
+        }
+        State::Bits(bits) => {
+            let x = to_num(&v).0.to_i128().unwrap_or(0) as u64;
+            *bits = match call.func {
+                AggFunc::BitAnd => *bits & x,
+                AggFunc::BitOr => *bits | x,
+                _ => *bits ^ x,
+            };
+        }
+        State::Moments { n, mean, m2 } => {
+            let x = to_num(&v).0.to_f64();
+            *n += 1.0;
+            let d = x - *mean;
+            *mean += d / *n;
+            *m2 += d * (x - *mean);
+        }
+    }
+}
+
+fn result(s: State, call: &AggCall, incr: u8, max_concat: usize) -> Value {
+    match s {
+        State::Count(n) => Value::Int(n),
+        State::Sum { acc } => acc.map_or(Value::Null, Num::into_value),
+        State::Avg { acc, n } => match acc {
+            None => Value::Null,
+            Some(Num::Dec(d)) => d
+                .checked_div(Decimal::from_i64(n), incr)
+                .map_or(Value::Null, Value::Decimal),
+            Some(other) => Value::Double(other.to_f64() / n as f64),
+        },
+        State::Extreme(v) => v.unwrap_or(Value::Null),
+        State::First(v, _) => v.unwrap_or(Value::Null),
+        State::Concat(v) => v.map_or(Value::Null, |mut b| {
+            b.truncate(max_concat.max(1));
+            Value::Bytes(b)
+        }),
+        State::Bits(b) => Value::UInt(b),
+        State::Moments { n, m2, .. } => {
+            if n == 0.0 {
+                return Value::Null;
+            }
+            let var = m2 / n;
+            Value::Double(if call.func == AggFunc::StdDev {
+                var.sqrt()
+            } else {
+                var
+            })
+        }
+    }
+}

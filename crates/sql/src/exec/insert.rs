@@ -1,0 +1,345 @@
+//! INSERT / REPLACE execution.
+//!
+//! Source rows are computed first (all of them, so `INSERT INTO t SELECT .. FROM t`
+//! never reads its own new rows), then each row is completed with defaults,
+//! converted to the column types, given an AUTO_INCREMENT value when its column is
+//! NULL or 0, and inserted. A duplicate key is an error, a warning (IGNORE), an
+//! update of the existing row (ON DUPLICATE KEY UPDATE) or a delete-and-retry
+//! (REPLACE).
+
+use super::scan::R;
+use super::store::{store, Target};
+use super::{select, storage_err, Exec};
+use crate::plan::{InsertPlan, InsertSource, TableRef};
+use crate::session::ctx::Level;
+use basalt_common::error::code;
+use basalt_common::{
+    ColumnDef, DataType, Date, DateTime, DefaultValue, IndexKind, MySqlError, Row, Time, Value,
+};
+use basalt_storage::{KeyRange, LockMode, RowHandle, ScanRequest, StorageError, WaitPolicy};
+
+pub struct InsertOutcome {
+    pub affected: u64,
+    pub last_insert_id: u64,
+    pub records: u64,
+    pub duplicates: u64,
+}
+
+/// A row position: a value given by the statement, or DEFAULT.
+type SourceRow = Vec<Option<Value>>;
+
+pub fn run(plan: &InsertPlan, ex: &mut Exec) -> R<InsertOutcome> {
+    let source = source_rows(plan, ex)?;
+    let multi = source.len() > 1 || matches!(plan.source, InsertSource::Select(_));
+    let mut out = InsertOutcome {
+        affected: 0,
+        last_insert_id: 0,
+        records: 0,
+        duplicates: 0,
+    };
+    for (i, src) in source.into_iter().enumerate() {
+        ex.check_interrupt()?;
+        let row_no = i as u64 + 1;
+        let row = match complete_row(plan, src, row_no, multi, ex) {
+            Ok(r) => r,
+            Err(e) if plan.ignore => {
+                ex.ctx.cx.warn_err(&e);
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        out.records += 1;
+        insert_one(plan, row, &mut out, ex)?;
+    }
+    Ok(out)
+}
+
+fn source_rows(plan: &InsertPlan, ex: &mut Exec) -> R<Vec<SourceRow>> {
+    match &plan.source {
+        InsertSource::Values(rows) => {
+            let mut out = Vec::with_capacity(rows.len());
+            for r in rows {
+                let mut vals = Vec::with_capacity(r.len());
+                for e in r {
+                    vals.push(match e {
+                        Some(e) => Some(e.eval(&[], ex.ctx)?),
+                        None => None,
+                    });
+                }
+                out.push(vals);
+            }
+            Ok(out)
+        }
+        InsertSource::Select(sel) => {
+            let rows = select::run(sel, ex)?.rows;
+            Ok(rows
+                .into_iter()
+                .map(|r| r.into_iter().map(Some).collect())
+                .collect())
+        }
+    }
+}
+
+/// The zero value MySQL uses for a NOT NULL column without a default in
+/// non-strict mode.
+fn implicit_default(col: &ColumnDef) -> Value {
+    match &col.data_type {
+        DataType::Int { unsigned: true, .. } => Value::UInt(0),
+        DataType::Int { .. } | DataType::Year => Value::Int(0),
+        DataType::Decimal { scale, .. } => Value::Decimal(basalt_common::Decimal::new(0, *scale)),
+        DataType::Float | DataType::Double => Value::Double(0.0),
+        DataType::Date => Value::Date(Date::default()),
+        DataType::DateTime { .. } | DataType::Timestamp { .. } => {
+            Value::DateTime(DateTime::default())
+        }
+        DataType::Time { .. } => Value::Time(Time::default()),
+        _ => Value::Bytes(Vec::new()),
+    }
+}
+
+fn default_value(col: &ColumnDef, ex: &mut Exec, strict: bool) -> R<Value> {
+    match &col.default {
+        Some(DefaultValue::Literal(v)) => Ok(v.clone()),
+        Some(DefaultValue::CurrentTimestamp) => Ok(Value::DateTime(
+            crate::value::temporal::truncate_fsp(ex.ctx.cx.stmt_time, col.data_type.fsp()),
+        )),
+        None if col.nullable || col.auto_increment => Ok(Value::Null),
+        None => {
+            let e = MySqlError::no_default_for_field(&col.name);
+            if strict {
+                return Err(e);
+            }
+            ex.ctx.cx.warn_err(&e);
+            Ok(implicit_default(col))
+        }
+    }
+}
+
+fn complete_row(
+    plan: &InsertPlan,
+    src: SourceRow,
+    row_no: u64,
+    multi: bool,
+    ex: &mut Exec,
+) -> R<Row> {
+    let def = plan.table.def.clone();
+    let strict = ex.ctx.cx.mode.strict && !plan.ignore;
+    let mut given: Vec<Option<Option<Value>>> = vec![None; def.columns.len()];
+    for (pos, v) in plan.columns.iter().zip(src) {
+        given[*pos] = Some(v);
+    }
+    let mut row = Vec::with_capacity(def.columns.len());
+    for (ci, col) in def.columns.iter().enumerate() {
+        let v = match given[ci].take() {
+            Some(Some(v)) => v,
+            Some(None) | None => default_value(col, ex, strict)?,
+        };
+        if v.is_null() {
+            if !col.nullable && !col.auto_increment {
+                let e = MySqlError::bad_null(&col.name);
+                if strict || !multi {
+                    return Err(e);
+                }
+                ex.ctx.cx.warn_err(&e);
+                row.push(implicit_default(col));
+            } else {
+                row.push(Value::Null);
+            }
+            continue;
+        }
+        let target = Target {
+            db: &plan.table.db,
+            table: &def.name,
+            col,
+            row: row_no,
+            strict,
+        };
+        row.push(store(v, &target, ex.ctx.cx)?);
+    }
+    Ok(row)
+}
+
+fn is_auto_zero(v: &Value, no_auto_on_zero: bool) -> bool {
+    match v {
+        Value::Null => true,
+        Value::Int(0) | Value::UInt(0) => !no_auto_on_zero,
+        Value::Decimal(d) => d.is_zero() && !no_auto_on_zero,
+        Value::Double(d) => *d == 0.0 && !no_auto_on_zero,
+        _ => false,
+    }
+}
+
+fn assign_auto_increment(
+    t: &TableRef,
+    row: &mut Row,
+    out: &mut InsertOutcome,
+    ex: &mut Exec,
+) -> R<()> {
+    let Some(ai) = t.def.auto_increment_column() else {
+        return Ok(());
+    };
+    if is_auto_zero(&row[ai], ex.ctx.cx.mode.no_auto_value_on_zero) {
+        let id = t.table.reserve_auto_increment(1).map_err(storage_err)?;
+        let (lo, hi) = match &t.def.columns[ai].data_type {
+            DataType::Int { kind, unsigned } => kind.range(*unsigned),
+            _ => (i64::MIN as i128, u64::MAX as i128),
+        };
+        if (id as i128) > hi || (id as i128) < lo {
+            return Err(MySqlError::new(
+                code::ER_DUP_ENTRY,
+                "23000",
+                format!("Duplicate entry '{}' for key 'PRIMARY'", hi),
+            ));
+        }
+        row[ai] = if t.def.columns[ai].data_type.is_unsigned() {
+            Value::UInt(id)
+        } else {
+            Value::Int(id as i64)
+        };
+        if out.last_insert_id == 0 {
+            out.last_insert_id = id;
+        }
+    } else {
+        let n = crate::value::to_num(&row[ai]).0.to_i128().unwrap_or(0);
+        if n > 0 {
+            t.table.observe_auto_increment(n as u64);
+        }
+    }
+    Ok(())
+}
+
+fn insert_one(plan: &InsertPlan, mut row: Row, out: &mut InsertOutcome, ex: &mut Exec) -> R<()> {
+    let t = &plan.table;
+    assign_auto_increment(t, &mut row, out, ex)?;
+    for _attempt in 0..=t.def.indexes.len() {
+        let res = t.table.insert(ex.txn()?, row.clone());
+        let (entry, key) = match res {
+            Ok(_) => {
+                out.affected += 1;
+                return Ok(());
+            }
+            Err(StorageError::DuplicateKey { entry, key }) => (entry, key),
+            Err(e) => return Err(storage_err(e)),
+        };
+        if plan.ignore && plan.on_dup.is_empty() && !plan.replace {
+            ex.ctx.cx.warn(
+                Level::Warning,
+                code::ER_DUP_ENTRY,
+                MySqlError::dup_entry(&entry, &key).message,
+            );
+            out.duplicates += 1;
+            return Ok(());
+        }
+        if !plan.replace && plan.on_dup.is_empty() {
+            return Err(MySqlError::dup_entry(&entry, &key));
+        }
+        let Some((handle, old)) = find_conflict(t, &key, &row, ex)? else {
+            return Err(MySqlError::dup_entry(&entry, &key));
+        };
+        if plan.replace {
+            t.table
+                .delete(ex.txn()?, &handle, &old)
+                .map_err(storage_err)?;
+            out.affected += 1;
+            out.duplicates += 1;
+            continue;
+        }
+        out.duplicates += 1;
+        return on_duplicate(plan, handle, old, &row, out, ex);
+    }
+    Err(MySqlError::internal("REPLACE did not converge"))
+}
+
+/// The existing row that clashes with `row` on index `key`.
+fn find_conflict(t: &TableRef, key: &str, row: &Row, ex: &mut Exec) -> R<Option<(RowHandle, Row)>> {
+    let idx = t
+        .def
+        .indexes
+        .iter()
+        .find(|i| i.name.eq_ignore_ascii_case(key) && !i.columns.is_empty())
+        .ok_or_else(|| MySqlError::internal(format!("unknown key {key}")))?;
+    let vals: Vec<Value> = idx.columns.iter().map(|c| row[c.column].clone()).collect();
+    let txn = ex.txn()?;
+    if idx.kind == IndexKind::Primary {
+        let got = t
+            .table
+            .get(txn, &vals, LockMode::Exclusive, WaitPolicy::Wait)
+            .map_err(storage_err)?;
+        return Ok(got.map(|f| (f.handle, f.row)));
+    }
+    let req = ScanRequest {
+        index_id: idx.id,
+        range: KeyRange::eq(vals),
+        reverse: false,
+        columns: (0..t.def.columns.len()).collect(),
+        lock: LockMode::Exclusive,
+        wait: WaitPolicy::Wait,
+    };
+    let mut cur = t.table.scan(txn, req).map_err(storage_err)?;
+    let got = cur.next(txn).map_err(storage_err)?;
+    Ok(got.map(|f| (f.handle, f.row)))
+}
+
+fn on_duplicate(
+    plan: &InsertPlan,
+    handle: RowHandle,
+    old: Row,
+    inserted: &Row,
+    out: &mut InsertOutcome,
+    ex: &mut Exec,
+) -> R<()> {
+    let t = &plan.table;
+    let n = t.def.columns.len();
+    let mut layout: Vec<Value> = Vec::with_capacity(2 * n);
+    layout.extend(old.iter().cloned());
+    layout.extend(inserted.iter().cloned());
+    let strict = ex.ctx.cx.mode.strict && !plan.ignore;
+    for (ci, e) in &plan.on_dup {
+        let v = e.eval(&layout, ex.ctx)?;
+        let col = &t.def.columns[*ci];
+        let v = if v.is_null() {
+            if !col.nullable {
+                return Err(MySqlError::bad_null(&col.name));
+            }
+            Value::Null
+        } else {
+            let target = Target {
+                db: &t.db,
+                table: &t.def.name,
+                col,
+                row: 1,
+                strict,
+            };
+            store(v, &target, ex.ctx.cx)?
+        };
+        layout[*ci] = v;
+    }
+    let new: Row = layout[..n].to_vec();
+    if new == old {
+        return Ok(());
+    }
+    if let Some(ai) = t.def.auto_increment_column() {
+        if let Some(x) = crate::value::to_num(&new[ai])
+            .0
+            .to_i128()
+            .filter(|x| *x > 0)
+        {
+            t.table.observe_auto_increment(x as u64);
+        }
+    }
+    match t.table.update(ex.txn()?, &handle, &old, new) {
+        Ok(_) => {
+            out.affected += 2;
+            Ok(())
+        }
+        Err(StorageError::DuplicateKey { entry, key }) if plan.ignore => {
+            ex.ctx.cx.warn(
+                Level::Warning,
+                code::ER_DUP_ENTRY,
+                MySqlError::dup_entry(&entry, &key).message,
+            );
+            Ok(())
+        }
+        Err(e) => Err(storage_err(e)),
+    }
+}

@@ -1,0 +1,66 @@
+//! The executor: runs plans against storage.
+//!
+//! - [`scan`]: join levels as nested loops over access paths (point gets, index
+//!   range cursors), filters, NULL-extension for outer joins.
+//! - [`select`]: projection, DISTINCT, aggregation ([`agg`]), sorting, LIMIT.
+//! - [`insert`], [`modify`]: data changes, row by row through the `Table` API.
+//! - [`store`]: value conversion into column types with strict-mode rules.
+//! - [`ddl`]: catalog changes.
+//!
+//! Executors never commit: the session wraps each statement in a savepoint of the
+//! transaction (or a transaction of its own under autocommit).
+
+pub mod agg;
+pub mod ddl;
+pub mod insert;
+pub mod modify;
+pub mod scan;
+pub mod select;
+pub mod store;
+
+use crate::expr::EvalCtx;
+use basalt_common::MySqlError;
+use basalt_storage::Txn;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// What executors share: the transaction (None for statements that read no table),
+/// the evaluation context and the KILL QUERY flag.
+pub struct Exec<'a, 'b> {
+    pub txn: Option<&'a mut Txn>,
+    pub ctx: &'a mut EvalCtx<'b>,
+    pub interrupt: &'a AtomicBool,
+}
+
+impl Exec<'_, '_> {
+    pub fn txn(&mut self) -> Result<&mut Txn, MySqlError> {
+        self.txn
+            .as_deref_mut()
+            .ok_or_else(|| MySqlError::internal("statement needs a transaction"))
+    }
+
+    /// 1317 once KILL QUERY set the flag.
+    pub fn check_interrupt(&self) -> Result<(), MySqlError> {
+        if self.interrupt.load(Ordering::Relaxed) {
+            return Err(MySqlError::query_interrupted());
+        }
+        Ok(())
+    }
+}
+
+/// A storage error as the client sees it.
+pub fn storage_err(e: basalt_storage::StorageError) -> MySqlError {
+    e.into()
+}
+
+#[cfg(test)]
+pub mod test_support {
+    use basalt_storage::{Storage, StorageConfig};
+    use std::sync::Arc;
+
+    /// A storage on a fresh temporary directory (kept for the process lifetime).
+    pub fn scratch_storage() -> Arc<Storage> {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.keep();
+        Storage::open(StorageConfig::new(path)).expect("open storage")
+    }
+}

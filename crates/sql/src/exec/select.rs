@@ -1,0 +1,162 @@
+//! SELECT execution: drives the join levels, then projection, DISTINCT,
+//! aggregation, HAVING, ORDER BY and LIMIT/OFFSET.
+//!
+//! Without aggregation or sorting the result streams: LIMIT stops the scan as soon
+//! as enough rows passed (unless SQL_CALC_FOUND_ROWS needs the full count).
+
+use super::agg::Aggregator;
+use super::scan::{drive, Flow, R};
+use super::Exec;
+use crate::expr::{EvalCtx, Expr};
+use crate::plan::{SelectPlan, SortKey};
+use crate::value::compare::{group_key, sort_cmp};
+use basalt_common::{Collation, Row, Value};
+use std::cmp::Ordering;
+use std::collections::HashSet;
+
+/// The result rows (visible columns only) and the row count FOUND_ROWS() reports.
+pub struct Output {
+    pub rows: Vec<Row>,
+    pub found: u64,
+}
+
+fn eval_count(e: Option<&Expr>, ctx: &mut EvalCtx) -> R<Option<u64>> {
+    match e {
+        None => Ok(None),
+        Some(e) => {
+            let v = e.eval(&[], ctx)?;
+            Ok(Some(
+                crate::value::to_num(&v)
+                    .0
+                    .to_i128()
+                    .unwrap_or(0)
+                    .clamp(0, u64::MAX as i128) as u64,
+            ))
+        }
+    }
+}
+
+pub fn run(plan: &SelectPlan, ex: &mut Exec) -> R<Output> {
+    let limit = eval_count(plan.limit.as_ref(), ex.ctx)?;
+    let offset = eval_count(plan.offset.as_ref(), ex.ctx)?.unwrap_or(0);
+    if plan.agg.is_some() {
+        return run_agg(plan, ex, limit, offset);
+    }
+    let streaming = plan.order.is_empty();
+    let mut rows: Vec<Row> = Vec::new();
+    let mut seen: HashSet<Vec<u8>> = HashSet::new();
+    let mut passed = 0u64;
+    let stop_at = limit.map(|l| l.saturating_add(offset));
+    let calc = plan.calc_found_rows;
+    let mut sink =
+        |row: &[Value], _: Option<&basalt_storage::RowHandle>, ctx: &mut EvalCtx| -> R<Flow> {
+            if let Some(h) = &plan.having {
+                if h.eval_bool(row, ctx)? != Some(true) {
+                    return Ok(Flow::Continue);
+                }
+            }
+            let out = project(&plan.project, row, ctx)?;
+            if plan.distinct && !seen.insert(row_key(&out[..plan.visible])) {
+                return Ok(Flow::Continue);
+            }
+            passed += 1;
+            if streaming {
+                let keep = passed > offset && stop_at.is_none_or(|s| passed <= s);
+                if keep {
+                    rows.push(out);
+                }
+                if !calc && stop_at.is_some_and(|s| passed >= s) {
+                    return Ok(Flow::Stop);
+                }
+            } else {
+                rows.push(out);
+            }
+            Ok(Flow::Continue)
+        };
+    drive(plan, ex, &mut sink)?;
+    let found = passed;
+    if !streaming {
+        sort_rows(&mut rows, &plan.order);
+        rows = window(rows, offset, limit);
+    }
+    for r in rows.iter_mut() {
+        r.truncate(plan.visible);
+    }
+    let found = if calc { found } else { rows.len() as u64 };
+    Ok(Output { rows, found })
+}
+
+fn project(exprs: &[Expr], row: &[Value], ctx: &mut EvalCtx) -> R<Row> {
+    exprs.iter().map(|e| e.eval(row, ctx)).collect()
+}
+
+fn row_key(vals: &[Value]) -> Vec<u8> {
+    let mut k = Vec::new();
+    for v in vals {
+        group_key(v, Collation::Utf8mb4GeneralCi, &mut k);
+    }
+    k
+}
+
+pub fn sort_rows(rows: &mut [Row], keys: &[SortKey]) {
+    if keys.is_empty() {
+        return;
+    }
+    rows.sort_by(|a, b| {
+        for k in keys {
+            let o = sort_cmp(&a[k.column], &b[k.column], k.coll);
+            let o = if k.desc { o.reverse() } else { o };
+            if o != Ordering::Equal {
+                return o;
+            }
+        }
+        Ordering::Equal
+    });
+}
+
+fn window(rows: Vec<Row>, offset: u64, limit: Option<u64>) -> Vec<Row> {
+    let skip = offset.min(rows.len() as u64) as usize;
+    let take = limit.map_or(usize::MAX, |l| l.min(usize::MAX as u64) as usize);
+    rows.into_iter().skip(skip).take(take).collect()
+}
+
+fn run_agg(plan: &SelectPlan, ex: &mut Exec, limit: Option<u64>, offset: u64) -> R<Output> {
+    let agg = plan
+        .agg
+        .as_ref()
+        .ok_or_else(|| basalt_common::MySqlError::internal("no aggregate plan"))?;
+    let mut aggregator = Aggregator::new(agg);
+    let mut sink =
+        |row: &[Value], _: Option<&basalt_storage::RowHandle>, ctx: &mut EvalCtx| -> R<Flow> {
+            aggregator.add(row, ctx)?;
+            Ok(Flow::Continue)
+        };
+    drive(plan, ex, &mut sink)?;
+    let groups = aggregator.finish(ex.ctx)?;
+    let mut rows = Vec::with_capacity(groups.len());
+    let mut seen: HashSet<Vec<u8>> = HashSet::new();
+    for g in groups {
+        if let Some(h) = &plan.having {
+            if h.eval_bool(&g, ex.ctx)? != Some(true) {
+                continue;
+            }
+        }
+        let out = project(&plan.project, &g, ex.ctx)?;
+        if plan.distinct && !seen.insert(row_key(&out[..plan.visible])) {
+            continue;
+        }
+        rows.push(out);
+    }
+    sort_rows(&mut rows, &plan.order);
+    let found = rows.len() as u64;
+    let mut rows = window(rows, offset, limit);
+    for r in rows.iter_mut() {
+        r.truncate(plan.visible);
+    }
+    let found = if plan.calc_found_rows {
+        found
+    } else {
+        rows.len() as u64
+    };
+    Ok(Output { rows, found })
+}

@@ -1,0 +1,368 @@
+//! Converting a value for storage in a column, with MariaDB's strict-mode errors
+//! and non-strict warnings (1264 out of range, 1265 truncated, 1366 / 1292
+//! incorrect value, 1406 data too long).
+
+use crate::session::ctx::{Level, SessionCtx};
+use crate::value::temporal::truncate_fsp;
+use crate::value::{
+    num_to_datetime, parse_date, parse_datetime, parse_time, to_bytes, to_num, Num,
+};
+use basalt_common::error::code;
+use basalt_common::value::format_double;
+use basalt_common::{ColumnDef, DataType, DateTime, Decimal, IntKind, MySqlError, Time, Value};
+
+/// Where the value goes, for messages.
+pub struct Target<'a> {
+    pub db: &'a str,
+    pub table: &'a str,
+    pub col: &'a ColumnDef,
+    pub row: u64,
+    /// Strict mode applies (errors instead of warnings).
+    pub strict: bool,
+}
+
+type R = Result<Value, MySqlError>;
+
+fn text(v: &Value) -> String {
+    String::from_utf8_lossy(&to_bytes(v)).into_owned()
+}
+
+impl Target<'_> {
+    fn out_of_range(&self, cx: &mut SessionCtx, clamped: Value) -> R {
+        let e = MySqlError::out_of_range(&self.col.name, self.row);
+        self.problem(cx, e, clamped)
+    }
+
+    fn truncated(&self, cx: &mut SessionCtx, v: Value) -> R {
+        let e = MySqlError::new(
+            code::WARN_DATA_TRUNCATED,
+            "01000",
+            format!(
+                "Data truncated for column '{}' at row {}",
+                self.col.name, self.row
+            ),
+        );
+        self.problem(cx, e, v)
+    }
+
+    fn note_truncated(&self, cx: &mut SessionCtx) {
+        cx.warn(
+            Level::Note,
+            code::WARN_DATA_TRUNCATED,
+            format!(
+                "Data truncated for column '{}' at row {}",
+                self.col.name, self.row
+            ),
+        );
+    }
+
+    fn incorrect(
+        &self,
+        cx: &mut SessionCtx,
+        type_name: &str,
+        v: &Value,
+        errno: u16,
+        fallback: Value,
+    ) -> R {
+        let e = MySqlError::new(
+            errno,
+            "22007",
+            format!(
+                "Incorrect {type_name} value: '{}' for column `{}`.`{}`.`{}` at row {}",
+                text(v),
+                self.db,
+                self.table,
+                self.col.name,
+                self.row
+            ),
+        );
+        self.problem(cx, e, fallback)
+    }
+
+    fn problem(&self, cx: &mut SessionCtx, e: MySqlError, fallback: Value) -> R {
+        if self.strict {
+            return Err(e);
+        }
+        cx.warn(Level::Warning, e.code, e.message);
+        Ok(fallback)
+    }
+}
+
+/// Converts `v` (not NULL) to the representation of `t.col`.
+pub fn store(v: Value, t: &Target, cx: &mut SessionCtx) -> R {
+    if v.is_null() {
+        return Ok(Value::Null);
+    }
+    match &t.col.data_type {
+        DataType::Int { kind, unsigned } => store_int(v, *kind, *unsigned, t, cx),
+        DataType::Year => store_year(v, t, cx),
+        DataType::Decimal { precision, scale } => store_decimal(v, *precision, *scale, t, cx),
+        DataType::Float | DataType::Double => {
+            store_float(v, t.col.data_type == DataType::Float, t, cx)
+        }
+        DataType::Char { len, collation } | DataType::VarChar { len, collation } => {
+            let is_char = matches!(t.col.data_type, DataType::Char { .. });
+            store_string(v, *len as usize, collation.is_binary(), is_char, t, cx)
+        }
+        DataType::Text { kind, .. } => store_lob(v, kind.max_len(), t, cx),
+        DataType::Date => store_temporal(v, TemporalKind::Date, t, cx),
+        DataType::DateTime { fsp } | DataType::Timestamp { fsp } => {
+            store_temporal(v, TemporalKind::DateTime(*fsp), t, cx)
+        }
+        DataType::Time { fsp } => store_temporal(v, TemporalKind::Time(*fsp), t, cx),
+    }
+}
+
+fn store_int(v: Value, kind: IntKind, unsigned: bool, t: &Target, cx: &mut SessionCtx) -> R {
+    let (lo, hi) = kind.range(unsigned);
+    let make = |x: i128| {
+        if unsigned {
+            Value::UInt(x as u64)
+        } else {
+            Value::Int(x as i64)
+        }
+    };
+    let (n, clean) = match &v {
+        Value::Bytes(b) => {
+            let (n, clean) = crate::value::str_to_num(b);
+            if !clean && n == Num::Int(0) && crate::value::str_to_f64(b).0 == 0.0 {
+                let s = String::from_utf8_lossy(b);
+                if !s.trim().starts_with(['0', '+', '-', '.']) {
+                    return t.incorrect(
+                        cx,
+                        "integer",
+                        &v,
+                        code::ER_TRUNCATED_WRONG_VALUE_FOR_FIELD,
+                        make(0.clamp(lo, hi)),
+                    );
+                }
+            }
+            (n, clean)
+        }
+        other => to_num(other),
+    };
+    let wide = match n {
+        Num::Dbl(d) if !d.is_finite() => return t.out_of_range(cx, make(hi)),
+        Num::Dbl(d) if d.round() > hi as f64 => return t.out_of_range(cx, make(hi)),
+        Num::Dbl(d) if d.round() < lo as f64 => return t.out_of_range(cx, make(lo)),
+        other => other
+            .to_i128()
+            .unwrap_or(if matches!(other, Num::Dec(x) if x.mantissa < 0) {
+                i128::MIN
+            } else {
+                i128::MAX
+            }),
+    };
+    if wide > hi {
+        return t.out_of_range(cx, make(hi));
+    }
+    if wide < lo {
+        return t.out_of_range(cx, make(lo));
+    }
+    if !clean {
+        return t.truncated(cx, make(wide));
+    }
+    Ok(make(wide))
+}
+
+fn store_year(v: Value, t: &Target, cx: &mut SessionCtx) -> R {
+    let n = to_num(&v).0.to_i64().unwrap_or(-1);
+    let y = match n {
+        0 if matches!(v, Value::Bytes(_)) => 2000,
+        0 => 0,
+        1..=69 => 2000 + n,
+        70..=99 => 1900 + n,
+        1901..=2155 => n,
+        _ => return t.out_of_range(cx, Value::Int(0)),
+    };
+    Ok(Value::Int(y))
+}
+
+fn store_decimal(v: Value, p: u8, s: u8, t: &Target, cx: &mut SessionCtx) -> R {
+    let (n, clean) = to_num(&v);
+    if !clean {
+        let d = n.to_decimal().rescale(s).unwrap_or(Decimal::ZERO);
+        if matches!(v, Value::Bytes(ref b) if crate::value::str_to_f64(b).0 == 0.0 && !String::from_utf8_lossy(b).trim().starts_with(['0', '.', '-', '+']))
+        {
+            return t.incorrect(
+                cx,
+                "decimal",
+                &v,
+                code::ER_TRUNCATED_WRONG_VALUE_FOR_FIELD,
+                Value::Decimal(d),
+            );
+        }
+        return t.truncated(cx, Value::Decimal(d));
+    }
+    let d = n.to_decimal();
+    let max = 10i128.pow(p as u32) - 1;
+    let clamp = |neg: bool| Value::Decimal(Decimal::new(if neg { -max } else { max }, s));
+    match d.rescale(s) {
+        Some(r) if r.mantissa.abs() <= max => {
+            if r != d {
+                t.note_truncated(cx);
+            }
+            Ok(Value::Decimal(r))
+        }
+        _ => t.out_of_range(cx, clamp(d.mantissa < 0)),
+    }
+}
+
+fn store_float(v: Value, single: bool, t: &Target, cx: &mut SessionCtx) -> R {
+    let (n, clean) = to_num(&v);
+    let x = n.to_f64();
+    let x = if single {
+        if x.abs() > f32::MAX as f64 {
+            return t.out_of_range(cx, Value::Double(f32::MAX as f64 * x.signum()));
+        }
+        (x as f32) as f64
+    } else {
+        x
+    };
+    if !clean {
+        if let Value::Bytes(b) = &v {
+            if crate::value::str_to_f64(b).0 == 0.0
+                && !String::from_utf8_lossy(b)
+                    .trim()
+                    .starts_with(['0', '.', '-', '+'])
+            {
+                return t.incorrect(
+                    cx,
+                    "double",
+                    &v,
+                    code::ER_TRUNCATED_WRONG_VALUE_FOR_FIELD,
+                    Value::Double(0.0),
+                );
+            }
+        }
+        return t.truncated(cx, Value::Double(x));
+    }
+    Ok(Value::Double(x))
+}
+
+fn string_of(v: &Value) -> Vec<u8> {
+    match v {
+        Value::Double(d) => format_double(*d).into_bytes(),
+        other => to_bytes(other),
+    }
+}
+
+fn store_string(
+    v: Value,
+    len: usize,
+    binary: bool,
+    is_char: bool,
+    t: &Target,
+    cx: &mut SessionCtx,
+) -> R {
+    let mut b = string_of(&v);
+    if binary {
+        if b.len() > len {
+            let trailing_zero = b[len..].iter().all(|&c| c == 0);
+            b.truncate(len);
+            if !trailing_zero {
+                return too_long(t, cx, b);
+            }
+        }
+        if is_char {
+            b.resize(len, 0);
+        }
+        return Ok(Value::Bytes(b));
+    }
+    let s = String::from_utf8_lossy(&b).into_owned();
+    let n = s.chars().count();
+    let mut out = if n > len {
+        let cut: String = s.chars().take(len).collect();
+        let rest: String = s.chars().skip(len).collect();
+        if rest.trim_end_matches(' ').is_empty() {
+            cut
+        } else {
+            return too_long(t, cx, cut.into_bytes());
+        }
+    } else {
+        s
+    };
+    if is_char {
+        let trimmed = out.trim_end_matches(' ').len();
+        out.truncate(trimmed);
+    }
+    Ok(Value::Bytes(out.into_bytes()))
+}
+
+fn too_long(t: &Target, cx: &mut SessionCtx, cut: Vec<u8>) -> R {
+    if t.strict {
+        return Err(MySqlError::data_too_long(&t.col.name, t.row));
+    }
+    t.truncated(cx, Value::Bytes(cut))
+}
+
+fn store_lob(v: Value, max: u64, t: &Target, cx: &mut SessionCtx) -> R {
+    let mut b = string_of(&v);
+    if b.len() as u64 > max {
+        b.truncate(max as usize);
+        return too_long(t, cx, b);
+    }
+    Ok(Value::Bytes(b))
+}
+
+#[derive(Clone, Copy)]
+enum TemporalKind {
+    Date,
+    DateTime(u8),
+    Time(u8),
+}
+
+fn store_temporal(v: Value, kind: TemporalKind, t: &Target, cx: &mut SessionCtx) -> R {
+    let (name, zero) = match kind {
+        TemporalKind::Date => ("date", Value::Date(Default::default())),
+        TemporalKind::DateTime(_) => ("datetime", Value::DateTime(DateTime::default())),
+        TemporalKind::Time(_) => ("time", Value::Time(Time::default())),
+    };
+    if let TemporalKind::Time(fsp) = kind {
+        let parsed = match &v {
+            Value::Time(x) => Some(*x),
+            Value::DateTime(d) => Some(Time {
+                negative: false,
+                hours: d.hour as u16,
+                minute: d.minute,
+                second: d.second,
+                micro: d.micro,
+            }),
+            Value::Bytes(b) => parse_time(b),
+            other => Time::parse(&to_num(other).0.to_i64().unwrap_or(0).to_string()),
+        };
+        return match parsed {
+            Some(mut x) => {
+                let div = 10u32.pow(6 - fsp.min(6) as u32);
+                x.micro = x.micro / div * div;
+                Ok(Value::Time(x))
+            }
+            None => t.incorrect(cx, name, &v, code::ER_TRUNCATED_WRONG_VALUE, zero),
+        };
+    }
+    let dt = match &v {
+        Value::DateTime(d) => Some(*d),
+        Value::Date(d) => Some(DateTime::from_date(*d)),
+        Value::Bytes(b) => parse_datetime(b).or_else(|| parse_date(b).map(DateTime::from_date)),
+        other => to_num(other).0.to_i64().and_then(num_to_datetime),
+    };
+    let Some(dt) = dt.filter(|d| {
+        d.date.is_zero() || (d.date.month <= 12 && d.date.day <= 31 && d.date.is_valid())
+    }) else {
+        return t.incorrect(cx, name, &v, code::ER_TRUNCATED_WRONG_VALUE, zero);
+    };
+    match kind {
+        TemporalKind::Date => {
+            if dt.hour != 0 || dt.minute != 0 || dt.second != 0 || dt.micro != 0 {
+                t.note_truncated(cx);
+            }
+            Ok(Value::Date(dt.date))
+        }
+        TemporalKind::DateTime(fsp) => Ok(Value::DateTime(round_fsp(dt, fsp))),
+        TemporalKind::Time(_) => Ok(zero),
+    }
+}
+
+fn round_fsp(dt: DateTime, fsp: u8) -> DateTime {
+    truncate_fsp(dt, fsp)
+}

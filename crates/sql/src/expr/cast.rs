@@ -1,0 +1,226 @@
+//! CAST / CONVERT, with MariaDB's warnings for values that do not convert cleanly.
+
+use super::{EvalCtx, R};
+use crate::ty::ExprType;
+use crate::value::{
+    num_to_datetime, parse_date, parse_datetime, parse_time, to_bytes, to_num, Num,
+};
+use basalt_common::error::code;
+use basalt_common::{Collation, DateTime, Decimal, Time, Value};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CastTarget {
+    Signed,
+    Unsigned,
+    /// CHAR(n) with a collation; BINARY(n) is `Collation::Binary`.
+    Char(Option<u32>, Collation),
+    Decimal(u8, u8),
+    Double,
+    Date,
+    DateTime(u8),
+    Time(u8),
+}
+
+impl CastTarget {
+    /// Result type of `CAST(x AS target)` given the argument's type.
+    pub fn result_type(&self, arg: &ExprType) -> ExprType {
+        let t = match self {
+            CastTarget::Signed => ExprType::int(arg.len.clamp(1, 21)),
+            CastTarget::Unsigned => ExprType::int(arg.len.clamp(1, 20)).unsigned(),
+            CastTarget::Char(n, coll) => {
+                let mut t = ExprType::string(n.unwrap_or(arg.len.max(1)), *coll);
+                t.decimals = 0;
+                t
+            }
+            CastTarget::Decimal(p, s) => ExprType::decimal(*p as u32, *s),
+            CastTarget::Double => ExprType::double(),
+            CastTarget::Date => ExprType::date(),
+            CastTarget::DateTime(f) => ExprType::datetime(*f),
+            CastTarget::Time(f) => ExprType::time(*f),
+        };
+        t.nullable(
+            arg.nullable
+                || matches!(
+                    self,
+                    CastTarget::Date | CastTarget::DateTime(_) | CastTarget::Time(_)
+                ),
+        )
+    }
+}
+
+fn text_of(v: &Value) -> String {
+    String::from_utf8_lossy(&to_bytes(v)).into_owned()
+}
+
+pub fn cast(v: Value, target: &CastTarget, ctx: &mut EvalCtx) -> R {
+    if v.is_null() {
+        return Ok(Value::Null);
+    }
+    match target {
+        CastTarget::Signed | CastTarget::Unsigned => {
+            to_integer(v, *target == CastTarget::Unsigned, ctx)
+        }
+        CastTarget::Char(len, _) => {
+            let mut b = to_bytes(&v);
+            if let Some(n) = len {
+                truncate_chars(&mut b, *n as usize, ctx, &v);
+            }
+            Ok(Value::Bytes(b))
+        }
+        CastTarget::Decimal(p, s) => Ok(Value::Decimal(to_decimal_clamped(&v, *p, *s, ctx))),
+        CastTarget::Double => {
+            let (n, clean) = to_num(&v);
+            if !clean {
+                ctx.truncated_double(&v);
+            }
+            Ok(Value::Double(n.to_f64()))
+        }
+        CastTarget::Date => Ok(to_datetime(&v, ctx).map_or(Value::Null, |d| Value::Date(d.date))),
+        CastTarget::DateTime(fsp) => Ok(to_datetime(&v, ctx).map_or(Value::Null, |d| {
+            Value::DateTime(crate::value::temporal::truncate_fsp(d, *fsp))
+        })),
+        CastTarget::Time(_) => Ok(to_time(&v, ctx).map_or(Value::Null, Value::Time)),
+    }
+}
+
+fn truncate_chars(b: &mut Vec<u8>, n: usize, ctx: &mut EvalCtx, orig: &Value) {
+    let s = String::from_utf8_lossy(b).into_owned();
+    if s.chars().count() > n {
+        let cut: String = s.chars().take(n).collect();
+        *b = cut.into_bytes();
+        ctx.warn(
+            code::ER_TRUNCATED_WRONG_VALUE,
+            format!("Truncated incorrect CHAR({n}) value: '{}'", text_of(orig)),
+        );
+    }
+}
+
+fn to_integer(v: Value, unsigned: bool, ctx: &mut EvalCtx) -> R {
+    let n = match &v {
+        Value::Bytes(b) => {
+            let (n, clean) = int_prefix(b);
+            if !clean {
+                ctx.warn(
+                    code::ER_TRUNCATED_WRONG_VALUE,
+                    format!("Truncated incorrect INTEGER value: '{}'", text_of(&v)),
+                );
+            }
+            n
+        }
+        other => to_num(other).0,
+    };
+    let wide = match n {
+        Num::Dbl(d) => {
+            let r = d.round();
+            if r >= 1.8446744073709552e19 {
+                u64::MAX as i128
+            } else if r <= -9.223372036854776e18 {
+                i64::MIN as i128
+            } else {
+                r as i128
+            }
+        }
+        other => other.to_i128().unwrap_or(0),
+    };
+    Ok(if unsigned {
+        Value::UInt(wide as u64)
+    } else if wide > i64::MAX as i128 {
+        Value::Int(wide as u64 as i64)
+    } else {
+        Value::Int(wide as i64)
+    })
+}
+
+/// Integer prefix of a string (`'12.7'` is 12, as CAST(.. AS SIGNED) reads it).
+fn int_prefix(b: &[u8]) -> (Num, bool) {
+    let s = String::from_utf8_lossy(b);
+    let t = s.trim_start();
+    let digits_end = t
+        .char_indices()
+        .find(|(i, c)| !(c.is_ascii_digit() || (*i == 0 && (*c == '-' || *c == '+'))))
+        .map_or(t.len(), |(i, _)| i);
+    let head = &t[..digits_end];
+    let clean = t[digits_end..].trim().is_empty() && !head.is_empty();
+    if let Ok(i) = head.parse::<i64>() {
+        return (Num::Int(i), clean);
+    }
+    if let Ok(u) = head.trim_start_matches('+').parse::<u64>() {
+        return (Num::UInt(u), clean);
+    }
+    (Num::Int(0), false)
+}
+
+/// DECIMAL(p, s) conversion: rounds to `s`, clamps to the largest value that fits.
+pub fn to_decimal_clamped(v: &Value, p: u8, s: u8, ctx: &mut EvalCtx) -> Decimal {
+    let (n, clean) = to_num(v);
+    if !clean {
+        ctx.warn(
+            code::ER_TRUNCATED_WRONG_VALUE,
+            format!("Truncated incorrect DECIMAL value: '{}'", text_of(v)),
+        );
+    }
+    let d = n.to_decimal();
+    match d.rescale(s) {
+        Some(r) if r.fits(p, s) => r,
+        _ => {
+            let max = 10i128.pow(p as u32) - 1;
+            let m = if d.mantissa < 0 { -max } else { max };
+            Decimal::new(m, s)
+        }
+    }
+}
+
+fn bad_datetime(v: &Value, ctx: &mut EvalCtx) {
+    ctx.warn(
+        code::ER_TRUNCATED_WRONG_VALUE,
+        format!("Incorrect datetime value: '{}'", text_of(v)),
+    );
+}
+
+pub fn to_datetime(v: &Value, ctx: &mut EvalCtx) -> Option<DateTime> {
+    let r = match v {
+        Value::DateTime(d) => Some(*d),
+        Value::Date(d) => Some(DateTime::from_date(*d)),
+        Value::Time(t) => {
+            let today = ctx.cx.stmt_time.date;
+            let base = DateTime::from_date(today);
+            crate::value::temporal::add_interval(
+                base,
+                t.total_micros(),
+                crate::value::temporal::Unit::Microsecond,
+            )
+        }
+        Value::Bytes(b) => parse_datetime(b).or_else(|| parse_date(b).map(DateTime::from_date)),
+        other => to_num(other).0.to_i64().and_then(num_to_datetime),
+    };
+    if r.is_none() {
+        bad_datetime(v, ctx);
+    }
+    r
+}
+
+pub fn to_time(v: &Value, ctx: &mut EvalCtx) -> Option<Time> {
+    let r = match v {
+        Value::Time(t) => Some(*t),
+        Value::DateTime(d) => Some(Time {
+            negative: false,
+            hours: d.hour as u16,
+            minute: d.minute,
+            second: d.second,
+            micro: d.micro,
+        }),
+        Value::Date(_) => Some(Time::default()),
+        Value::Bytes(b) => parse_time(b),
+        other => {
+            let n = to_num(other).0.to_i64()?;
+            Time::parse(&n.to_string())
+        }
+    };
+    if r.is_none() {
+        ctx.warn(
+            code::ER_TRUNCATED_WRONG_VALUE,
+            format!("Incorrect time value: '{}'", text_of(v)),
+        );
+    }
+    r
+}

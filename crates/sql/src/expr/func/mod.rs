@@ -1,0 +1,417 @@
+//! Scalar functions: name lookup, result types, evaluation.
+//!
+//! Every function is a [`Func`] variant; [`lookup`] maps a (lower-case) SQL name to it
+//! with its accepted argument counts, [`result_type`] gives the static type from the
+//! argument types, and [`eval`] dispatches to the family modules.
+
+mod numeric;
+mod string;
+mod time;
+
+use super::{EvalCtx, Expr, R};
+use crate::ty::{aggregate, Class, ExprType};
+use crate::value::temporal::Unit;
+use basalt_common::{Collation, MySqlError, Value};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TrimSide {
+    Both,
+    Leading,
+    Trailing,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Func {
+    // session information
+    Database,
+    User,
+    CurrentUser,
+    ConnectionId,
+    Version,
+    LastInsertId,
+    RowCount,
+    FoundRows,
+    // time
+    Now,
+    SysDate,
+    CurDate,
+    CurTime,
+    UtcTimestamp,
+    UtcDate,
+    UnixTimestamp,
+    FromUnixtime,
+    DateOf,
+    TimeOf,
+    Year,
+    Month,
+    DayOfMonth,
+    Hour,
+    Minute,
+    Second,
+    DayOfWeek,
+    DayOfYear,
+    DateDiff,
+    DateAdd(Unit),
+    DateSub(Unit),
+    DateFormat,
+    // strings
+    Concat,
+    ConcatWs,
+    Length,
+    CharLength,
+    Upper,
+    Lower,
+    Substring,
+    Trim(TrimSide),
+    Replace,
+    Left,
+    Right,
+    Repeat,
+    Reverse,
+    Lpad,
+    Rpad,
+    Locate,
+    Instr,
+    Space,
+    Ascii,
+    Hex,
+    Md5,
+    Sha1,
+    Sha2,
+    Crc32,
+    Strcmp,
+    Field,
+    // control
+    Coalesce,
+    IfNull,
+    NullIf,
+    If,
+    Greatest,
+    Least,
+    IsNullFn,
+    // numbers
+    Abs,
+    Round,
+    Truncate,
+    Floor,
+    Ceil,
+    Mod,
+    Sign,
+    Sqrt,
+    Pow,
+    Exp,
+    Ln,
+    Log10,
+    Rand,
+    Pi,
+}
+
+/// (function, min args, max args) for a lower-case SQL function name.
+pub fn lookup(name: &str) -> Option<(Func, usize, usize)> {
+    use Func::*;
+    let many = usize::MAX;
+    Some(match name {
+        "database" | "schema" => (Database, 0, 0),
+        "user" | "session_user" | "system_user" => (User, 0, 0),
+        "current_user" => (CurrentUser, 0, 0),
+        "connection_id" => (ConnectionId, 0, 0),
+        "version" => (Version, 0, 0),
+        "last_insert_id" => (LastInsertId, 0, 1),
+        "row_count" => (RowCount, 0, 0),
+        "found_rows" => (FoundRows, 0, 0),
+        "now" | "current_timestamp" | "localtime" | "localtimestamp" => (Now, 0, 1),
+        "sysdate" => (SysDate, 0, 1),
+        "curdate" | "current_date" => (CurDate, 0, 0),
+        "curtime" | "current_time" => (CurTime, 0, 1),
+        "utc_timestamp" => (UtcTimestamp, 0, 1),
+        "utc_date" => (UtcDate, 0, 0),
+        "unix_timestamp" => (UnixTimestamp, 0, 1),
+        "from_unixtime" => (FromUnixtime, 1, 1),
+        "date" => (DateOf, 1, 1),
+        "time" => (TimeOf, 1, 1),
+        "year" => (Year, 1, 1),
+        "month" => (Month, 1, 1),
+        "day" | "dayofmonth" => (DayOfMonth, 1, 1),
+        "hour" => (Hour, 1, 1),
+        "minute" => (Minute, 1, 1),
+        "second" => (Second, 1, 1),
+        "dayofweek" => (DayOfWeek, 1, 1),
+        "dayofyear" => (DayOfYear, 1, 1),
+        "datediff" => (DateDiff, 2, 2),
+        "date_format" => (DateFormat, 2, 2),
+        "concat" => (Concat, 1, many),
+        "concat_ws" => (ConcatWs, 2, many),
+        "length" | "octet_length" => (Length, 1, 1),
+        "char_length" | "character_length" => (CharLength, 1, 1),
+        "upper" | "ucase" => (Upper, 1, 1),
+        "lower" | "lcase" => (Lower, 1, 1),
+        "substring" | "substr" | "mid" => (Substring, 2, 3),
+        "trim" => (Trim(TrimSide::Both), 1, 1),
+        "ltrim" => (Trim(TrimSide::Leading), 1, 1),
+        "rtrim" => (Trim(TrimSide::Trailing), 1, 1),
+        "replace" => (Replace, 3, 3),
+        "left" => (Left, 2, 2),
+        "right" => (Right, 2, 2),
+        "repeat" => (Repeat, 2, 2),
+        "reverse" => (Reverse, 1, 1),
+        "lpad" => (Lpad, 3, 3),
+        "rpad" => (Rpad, 3, 3),
+        "locate" | "position" => (Locate, 2, 3),
+        "instr" => (Instr, 2, 2),
+        "space" => (Space, 1, 1),
+        "ascii" => (Ascii, 1, 1),
+        "hex" => (Hex, 1, 1),
+        "md5" => (Md5, 1, 1),
+        "sha1" | "sha" => (Sha1, 1, 1),
+        "sha2" => (Sha2, 2, 2),
+        "crc32" => (Crc32, 1, 1),
+        "strcmp" => (Strcmp, 2, 2),
+        "field" => (Field, 2, many),
+        "coalesce" => (Coalesce, 1, many),
+        "ifnull" | "nvl" => (IfNull, 2, 2),
+        "nullif" => (NullIf, 2, 2),
+        "if" => (If, 3, 3),
+        "greatest" => (Greatest, 2, many),
+        "least" => (Least, 2, many),
+        "isnull" => (IsNullFn, 1, 1),
+        "abs" => (Abs, 1, 1),
+        "round" => (Round, 1, 2),
+        "truncate" => (Truncate, 2, 2),
+        "floor" => (Floor, 1, 1),
+        "ceil" | "ceiling" => (Ceil, 1, 1),
+        "mod" => (Mod, 2, 2),
+        "sign" => (Sign, 1, 1),
+        "sqrt" => (Sqrt, 1, 1),
+        "pow" | "power" => (Pow, 2, 2),
+        "exp" => (Exp, 1, 1),
+        "ln" => (Ln, 1, 1),
+        "log10" => (Log10, 1, 1),
+        "rand" => (Rand, 0, 1),
+        "pi" => (Pi, 0, 0),
+        _ => return None,
+    })
+}
+
+impl Func {
+    /// False for functions whose value changes between calls in one statement (so a
+    /// plan must not treat them as constants).
+    pub fn is_deterministic_per_statement(self) -> bool {
+        !matches!(self, Func::Rand | Func::SysDate | Func::LastInsertId)
+    }
+}
+
+/// Static result type of `f(args)`.
+pub fn result_type(f: Func, args: &[ExprType]) -> ExprType {
+    use Func::*;
+    let any_null = args.iter().any(|a| a.nullable);
+    let utf = Collation::Utf8mb3GeneralCi;
+    let str_coll = args
+        .iter()
+        .find(|a| a.class == Class::String)
+        .map_or(Collation::Utf8mb4GeneralCi, |a| a.collation);
+    let arg_len = |i: usize| args.get(i).map_or(0, |a| a.len);
+    match f {
+        Database => ExprType::string(64, utf).nullable(true),
+        User | CurrentUser => ExprType::string(384, utf).nullable(true),
+        Version => ExprType::string(26, utf),
+        ConnectionId => ExprType::int(10).unsigned(),
+        LastInsertId => ExprType::bigint().unsigned(),
+        RowCount | FoundRows => ExprType::bigint(),
+        Now | SysDate | UtcTimestamp => ExprType::datetime(0),
+        CurDate | UtcDate => ExprType::date(),
+        CurTime => ExprType::time(0),
+        UnixTimestamp if args.is_empty() => ExprType::int(11).unsigned(),
+        UnixTimestamp => ExprType::decimal(17, 6).nullable(true),
+        FromUnixtime => ExprType::datetime(0).nullable(true),
+        DateOf => ExprType::date().nullable(true),
+        TimeOf => ExprType::time(0).nullable(true),
+        Year | Month | DayOfMonth | Hour | Minute | Second | DayOfWeek | DayOfYear => {
+            ExprType::int(if f == Year { 4 } else { 3 }).nullable(true)
+        }
+        DateDiff => ExprType::int(10).nullable(true),
+        DateAdd(_) | DateSub(_) => ExprType::datetime(0).nullable(true),
+        DateFormat => ExprType::string(64, utf).nullable(true),
+        Concat => ExprType::string(args.iter().map(|a| a.len).sum(), str_coll).nullable(any_null),
+        ConcatWs => {
+            ExprType::string(args.iter().map(|a| a.len).sum(), str_coll).nullable(args[0].nullable)
+        }
+        Length | CharLength | Ascii | Locate | Instr | Strcmp | Field | Crc32 => {
+            ExprType::int(10).nullable(any_null)
+        }
+        Upper | Lower | Reverse | Trim(_) => {
+            ExprType::string(arg_len(0), str_coll).nullable(any_null)
+        }
+        Substring | Left | Right => ExprType::string(arg_len(0), str_coll).nullable(any_null),
+        Replace | Repeat | Lpad | Rpad | Space => {
+            ExprType::string(arg_len(0).max(1) * 4, str_coll).nullable(true)
+        }
+        Hex => ExprType::string(arg_len(0) * 2, utf).nullable(any_null),
+        Md5 => ExprType::string(32, utf).nullable(any_null),
+        Sha1 => ExprType::string(40, utf).nullable(any_null),
+        Sha2 => ExprType::string(128, utf).nullable(true),
+        Coalesce | Greatest | Least => {
+            let mut t = args
+                .iter()
+                .skip(1)
+                .fold(args[0].clone(), |acc, a| aggregate(&acc, a));
+            t.nullable = if f == Coalesce {
+                args.iter().all(|a| a.nullable)
+            } else {
+                any_null
+            };
+            t
+        }
+        IfNull => {
+            let mut t = aggregate(&args[0], &args[1]);
+            t.nullable = args[1].nullable;
+            t
+        }
+        NullIf => args[0].clone().nullable(true),
+        If => aggregate(&args[1], &args[2]),
+        IsNullFn => ExprType::int(1),
+        Abs | Sign => {
+            let mut t = args[0].clone();
+            t.origin = None;
+            t.column_type = None;
+            t.col_flags = 0;
+            if t.class == Class::String {
+                ExprType::double().nullable(t.nullable)
+            } else {
+                t
+            }
+        }
+        Round | Truncate | Floor | Ceil => rounding_type(f, args),
+        Mod => {
+            let t = aggregate(&args[0], &args[1]);
+            t.nullable(true)
+        }
+        Sqrt | Pow | Exp | Ln | Log10 => ExprType::double().nullable(true),
+        Rand | Pi => ExprType::double(),
+    }
+}
+
+fn rounding_type(f: Func, args: &[ExprType]) -> ExprType {
+    let a = &args[0];
+    let nullable = args.iter().any(|x| x.nullable);
+    match a.class {
+        Class::Int => ExprType::int(a.len.max(1)).nullable(nullable),
+        Class::Decimal => {
+            let scale = if matches!(f, Func::Floor | Func::Ceil) || args.len() < 2 {
+                0
+            } else {
+                a.decimals
+            };
+            let ints = a.precision().saturating_sub(a.decimals as u32) + 1;
+            if scale == 0 && ints < 19 && matches!(f, Func::Floor | Func::Ceil) {
+                return ExprType::int(ints + 1).nullable(nullable);
+            }
+            ExprType::decimal(ints + scale as u32, scale).nullable(nullable)
+        }
+        _ => ExprType::double().nullable(nullable),
+    }
+}
+
+/// Evaluates `f(args)` against `row`.
+pub fn eval(f: Func, args: &[Expr], row: &[Value], ctx: &mut EvalCtx) -> R {
+    use Func::*;
+    match f {
+        Coalesce => {
+            for a in args {
+                let v = a.eval(row, ctx)?;
+                if !v.is_null() {
+                    return Ok(v);
+                }
+            }
+            Ok(Value::Null)
+        }
+        IfNull => {
+            let v = args[0].eval(row, ctx)?;
+            if v.is_null() {
+                args[1].eval(row, ctx)
+            } else {
+                Ok(v)
+            }
+        }
+        If => {
+            if args[0].eval_bool(row, ctx)? == Some(true) {
+                args[1].eval(row, ctx)
+            } else {
+                args[2].eval(row, ctx)
+            }
+        }
+        _ => {
+            let vals = args
+                .iter()
+                .map(|a| a.eval(row, ctx))
+                .collect::<Result<Vec<_>, _>>()?;
+            eval_values(f, vals, ctx)
+        }
+    }
+}
+
+fn eval_values(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
+    use Func::*;
+    match f {
+        Database => Ok(ctx.cx.db.as_deref().map_or(Value::Null, Value::str)),
+        User => Ok(Value::str(&format!("{}@{}", ctx.cx.user, ctx.cx.host))),
+        CurrentUser => Ok(Value::str(&format!("{}@%", ctx.cx.user))),
+        ConnectionId => Ok(Value::UInt(ctx.cx.conn_id)),
+        Version => Ok(Value::str(&ctx.cx.engine.config.version)),
+        LastInsertId => {
+            if let Some(v) = vals.first() {
+                let n = crate::value::to_num(v).0.to_i128().unwrap_or(0) as u64;
+                ctx.cx.last_insert_id = n;
+                return Ok(Value::UInt(n));
+            }
+            Ok(Value::UInt(ctx.cx.last_insert_id))
+        }
+        RowCount => Ok(Value::Int(ctx.cx.row_count)),
+        FoundRows => Ok(Value::Int(ctx.cx.found_rows as i64)),
+        NullIf => {
+            let eq = crate::value::compare::equal(&vals[0], &vals[1], Collation::Utf8mb4GeneralCi);
+            Ok(if eq == Some(true) {
+                Value::Null
+            } else {
+                vals[0].clone()
+            })
+        }
+        IsNullFn => Ok(Value::Int(vals[0].is_null() as i64)),
+        Greatest | Least => Ok(extreme(f == Greatest, vals)),
+        Now | SysDate | CurDate | CurTime | UtcTimestamp | UtcDate | UnixTimestamp
+        | FromUnixtime | DateOf | TimeOf | Year | Month | DayOfMonth | Hour | Minute | Second
+        | DayOfWeek | DayOfYear | DateDiff | DateAdd(_) | DateSub(_) | DateFormat => {
+            time::eval(f, vals, ctx)
+        }
+        Abs | Round | Truncate | Floor | Ceil | Mod | Sign | Sqrt | Pow | Exp | Ln | Log10
+        | Rand | Pi => numeric::eval(f, vals, ctx),
+        _ => string::eval(f, vals, ctx),
+    }
+}
+
+fn extreme(greatest: bool, vals: Vec<Value>) -> Value {
+    if vals.iter().any(Value::is_null) {
+        return Value::Null;
+    }
+    let mut it = vals.into_iter();
+    let mut best = it.next().unwrap_or(Value::Null);
+    for v in it {
+        let o = crate::value::compare::compare(&v, &best, Collation::Utf8mb4GeneralCi);
+        let better = match o {
+            Some(std::cmp::Ordering::Greater) => greatest,
+            Some(std::cmp::Ordering::Less) => !greatest,
+            _ => false,
+        };
+        if better {
+            best = v;
+        }
+    }
+    best
+}
+
+/// 1582 for a wrong argument count.
+pub fn check_arity(name: &str, n: usize, min: usize, max: usize) -> Result<(), MySqlError> {
+    if n < min || n > max {
+        return Err(MySqlError::wrong_paramcount_to_native_fct(name));
+    }
+    Ok(())
+}

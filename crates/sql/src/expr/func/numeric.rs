@@ -1,0 +1,189 @@
+//! Numeric functions. Exact arguments give exact results (ROUND of a DECIMAL is a
+//! DECIMAL, rounded half away from zero); doubles stay doubles.
+
+use super::Func;
+use crate::expr::{arith_error, EvalCtx, R};
+use crate::value::arith::{num_arith, ArithError, ArithOp};
+use crate::value::{to_f64, to_num, Num};
+use basalt_common::{Decimal, Value};
+
+pub fn eval(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
+    use Func::*;
+    match f {
+        Rand => Ok(Value::Double(match vals.first() {
+            Some(seed) if !seed.is_null() => seeded(to_num(seed).0.to_i64().unwrap_or(0)),
+            _ => ctx.cx.next_rand(),
+        })),
+        Pi => Ok(Value::Double(std::f64::consts::PI)),
+        _ if vals.iter().any(Value::is_null) => Ok(Value::Null),
+        Abs => Ok(match to_num(&vals[0]).0 {
+            Num::Int(i) => i
+                .checked_abs()
+                .map_or(Value::Decimal(Decimal::from_i64(i).neg()), Value::Int),
+            Num::UInt(u) => Value::UInt(u),
+            Num::Dec(d) => Value::Decimal(if d.mantissa < 0 { d.neg() } else { d }),
+            Num::Dbl(d) => Value::Double(d.abs()),
+        }),
+        Sign => {
+            let x = to_f64(&vals[0]);
+            Ok(Value::Int(if x > 0.0 {
+                1
+            } else if x < 0.0 {
+                -1
+            } else {
+                0
+            }))
+        }
+        Round | Truncate => {
+            let digits = vals.get(1).map_or(0, |v| to_num(v).0.to_i64().unwrap_or(0));
+            Ok(round(to_num(&vals[0]).0, digits, f == Truncate))
+        }
+        Floor | Ceil => Ok(floor_ceil(to_num(&vals[0]).0, f == Ceil)),
+        Mod => {
+            let (a, b) = (to_num(&vals[0]).0, to_num(&vals[1]).0);
+            match num_arith(ArithOp::Mod, a, b, 4) {
+                Ok(n) => Ok(n.into_value()),
+                Err(ArithError::DivisionByZero) => Ok(Value::Null),
+                Err(e) => Err(arith_error(e, "%", &vals[0], &vals[1])),
+            }
+        }
+        Sqrt => Ok(real(to_f64(&vals[0]).sqrt())),
+        Pow => Ok(real(to_f64(&vals[0]).powf(to_f64(&vals[1])))),
+        Exp => Ok(real(to_f64(&vals[0]).exp())),
+        Ln => Ok(positive_log(to_f64(&vals[0]), f64::ln)),
+        Log10 => Ok(positive_log(to_f64(&vals[0]), f64::log10)),
+        _ => Ok(Value::Null),
+    }
+}
+
+fn real(x: f64) -> Value {
+    if x.is_finite() {
+        Value::Double(x)
+    } else {
+        Value::Null
+    }
+}
+
+fn positive_log(x: f64, f: fn(f64) -> f64) -> Value {
+    if x <= 0.0 {
+        Value::Null
+    } else {
+        Value::Double(f(x))
+    }
+}
+
+fn seeded(seed: i64) -> f64 {
+    // MySQL's RAND(N) generator (my_rnd with seeds derived from N).
+    let max = 0x3FFF_FFFFu64;
+    let s1 = ((seed as u64).wrapping_mul(0x10001).wrapping_add(55_555_555)) % max;
+    let s2 = ((seed as u64).wrapping_mul(0x1000_0001)) % max;
+    let s1 = (s1 * 3 + s2) % max;
+    s1 as f64 / max as f64
+}
+
+/// ROUND / TRUNCATE to `digits` after the point (negative: before it).
+pub fn round(n: Num, digits: i64, truncate: bool) -> Value {
+    match n {
+        Num::Int(_) | Num::UInt(_) if digits >= 0 => n.into_value(),
+        Num::Int(_) | Num::UInt(_) | Num::Dec(_) => {
+            let d = n.to_decimal();
+            let r = round_decimal(d, digits, truncate);
+            match n {
+                Num::Int(_) => r.trunc_i64().map_or(Value::Decimal(r), Value::Int),
+                Num::UInt(_) => r
+                    .trunc_i64()
+                    .map_or(Value::Decimal(r), |i| Value::UInt(i as u64)),
+                _ => Value::Decimal(r),
+            }
+        }
+        Num::Dbl(x) => {
+            let f = 10f64.powi(digits.clamp(-308, 308) as i32);
+            let scaled = x * f;
+            let r = if truncate {
+                scaled.trunc()
+            } else {
+                scaled.round()
+            };
+            Value::Double(r / f)
+        }
+    }
+}
+
+fn round_decimal(d: Decimal, digits: i64, truncate: bool) -> Decimal {
+    let digits = digits.clamp(-38, 30);
+    if digits >= 0 {
+        let s = digits as u8;
+        if s >= d.scale {
+            return d;
+        }
+        if truncate {
+            let f = 10i128.pow((d.scale - s) as u32);
+            return Decimal::new(d.mantissa / f, s);
+        }
+        return d.rescale(s).unwrap_or(d);
+    }
+    let int = d.rescale(0).map_or(d.mantissa, |x| {
+        if truncate {
+            d.mantissa / 10i128.pow(d.scale as u32)
+        } else {
+            x.mantissa
+        }
+    });
+    let f = 10i128.pow((-digits) as u32);
+    let q = int / f;
+    let r = int % f;
+    let q = if !truncate && r.abs() * 2 >= f {
+        q + int.signum()
+    } else {
+        q
+    };
+    Decimal::new(q.saturating_mul(f), 0)
+}
+
+fn floor_ceil(n: Num, ceil: bool) -> Value {
+    match n {
+        Num::Int(_) | Num::UInt(_) => n.into_value(),
+        Num::Dec(d) => {
+            let f = 10i128.pow(d.scale as u32);
+            let q = d.mantissa.div_euclid(f);
+            let q = if ceil && d.mantissa.rem_euclid(f) != 0 {
+                q + 1
+            } else {
+                q
+            };
+            i64::try_from(q).map_or(Value::Decimal(Decimal::new(q, 0)), Value::Int)
+        }
+        Num::Dbl(x) => Value::Double(if ceil { x.ceil() } else { x.floor() }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dec(s: &str) -> Num {
+        Num::Dec(Decimal::parse(s).expect("decimal"))
+    }
+
+    #[test]
+    fn rounding() {
+        assert_eq!(
+            round(dec("1.5"), 0, false),
+            Value::Decimal(Decimal::parse("2").expect("d"))
+        );
+        assert_eq!(
+            round(dec("-1.5"), 0, false),
+            Value::Decimal(Decimal::parse("-2").expect("d"))
+        );
+        assert_eq!(round(dec("1.2345"), 2, true).display_lossy(), "1.23");
+        assert_eq!(round(Num::Int(1234), -2, false), Value::Int(1200));
+        assert_eq!(round(Num::Dbl(2.5), 0, false), Value::Double(3.0));
+    }
+
+    #[test]
+    fn floors() {
+        assert_eq!(floor_ceil(dec("1.5"), false), Value::Int(1));
+        assert_eq!(floor_ceil(dec("-1.5"), false), Value::Int(-2));
+        assert_eq!(floor_ceil(dec("1.1"), true), Value::Int(2));
+    }
+}

@@ -1,0 +1,319 @@
+//! String functions. Strings are UTF-8; positions and lengths count characters
+//! except LENGTH(), which counts bytes.
+
+use super::{Func, TrimSide};
+use crate::expr::{EvalCtx, R};
+use crate::value::{to_bytes, to_num};
+use basalt_common::{Collation, Value};
+
+fn text(v: &Value) -> String {
+    String::from_utf8_lossy(&to_bytes(v)).into_owned()
+}
+
+fn int_arg(v: &Value) -> i64 {
+    to_num(v).0.to_i64().unwrap_or(i64::MAX)
+}
+
+pub fn eval(f: Func, vals: Vec<Value>, _ctx: &mut EvalCtx) -> R {
+    use Func::*;
+    match f {
+        Concat => {
+            if vals.iter().any(Value::is_null) {
+                return Ok(Value::Null);
+            }
+            let mut out = Vec::new();
+            for v in &vals {
+                out.extend_from_slice(&to_bytes(v));
+            }
+            Ok(Value::Bytes(out))
+        }
+        ConcatWs => {
+            if vals[0].is_null() {
+                return Ok(Value::Null);
+            }
+            let sep = to_bytes(&vals[0]);
+            let parts: Vec<Vec<u8>> = vals[1..]
+                .iter()
+                .filter(|v| !v.is_null())
+                .map(to_bytes)
+                .collect();
+            Ok(Value::Bytes(parts.join(sep.as_slice())))
+        }
+        _ if vals.iter().any(Value::is_null) => Ok(Value::Null),
+        Length => Ok(Value::Int(to_bytes(&vals[0]).len() as i64)),
+        CharLength => Ok(Value::Int(text(&vals[0]).chars().count() as i64)),
+        Upper => Ok(Value::str(&text(&vals[0]).to_uppercase())),
+        Lower => Ok(Value::str(&text(&vals[0]).to_lowercase())),
+        Substring => Ok(Value::str(&substring(
+            &text(&vals[0]),
+            int_arg(&vals[1]),
+            vals.get(2).map(int_arg),
+        ))),
+        Trim(side) => {
+            let pad = vals.get(1).map_or_else(|| " ".to_string(), text);
+            Ok(Value::str(&trim(&text(&vals[0]), &pad, side)))
+        }
+        Replace => {
+            let from = text(&vals[1]);
+            let s = text(&vals[0]);
+            Ok(Value::str(&if from.is_empty() {
+                s
+            } else {
+                s.replace(&from, &text(&vals[2]))
+            }))
+        }
+        Left => {
+            let n = int_arg(&vals[1]).max(0) as usize;
+            Ok(Value::str(
+                &text(&vals[0]).chars().take(n).collect::<String>(),
+            ))
+        }
+        Right => {
+            let s: Vec<char> = text(&vals[0]).chars().collect();
+            let n = (int_arg(&vals[1]).max(0) as usize).min(s.len());
+            Ok(Value::str(&s[s.len() - n..].iter().collect::<String>()))
+        }
+        Repeat => {
+            let n = int_arg(&vals[1]).clamp(0, 1 << 20) as usize;
+            Ok(Value::str(&text(&vals[0]).repeat(n)))
+        }
+        Reverse => Ok(Value::str(
+            &text(&vals[0]).chars().rev().collect::<String>(),
+        )),
+        Lpad | Rpad => Ok(pad(
+            &text(&vals[0]),
+            int_arg(&vals[1]),
+            &text(&vals[2]),
+            f == Lpad,
+        )),
+        Locate => {
+            let start = vals.get(2).map_or(1, int_arg);
+            Ok(Value::Int(locate(&text(&vals[0]), &text(&vals[1]), start)))
+        }
+        Instr => Ok(Value::Int(locate(&text(&vals[1]), &text(&vals[0]), 1))),
+        Space => Ok(Value::str(
+            &" ".repeat(int_arg(&vals[0]).clamp(0, 1 << 20) as usize),
+        )),
+        Ascii => Ok(Value::Int(
+            to_bytes(&vals[0]).first().copied().unwrap_or(0) as i64
+        )),
+        Hex => Ok(Value::str(&hex(&vals[0]))),
+        Md5 => Ok(Value::str(&hex_bytes(&md5::compute(&to_bytes(&vals[0]))))),
+        Sha1 => {
+            use sha1::Digest;
+            Ok(Value::str(&hex_bytes(&sha1::Sha1::digest(to_bytes(
+                &vals[0],
+            )))))
+        }
+        Sha2 => Ok(sha2(&to_bytes(&vals[0]), int_arg(&vals[1]))),
+        Crc32 => Ok(Value::Int(crc32(&to_bytes(&vals[0])) as i64)),
+        Strcmp => {
+            let o = Collation::Utf8mb4GeneralCi.compare(&to_bytes(&vals[0]), &to_bytes(&vals[1]));
+            Ok(Value::Int(o as i64))
+        }
+        Field => {
+            let pos = vals[1..].iter().position(|v| {
+                crate::value::compare::equal(&vals[0], v, Collation::Utf8mb4GeneralCi) == Some(true)
+            });
+            Ok(Value::Int(pos.map_or(0, |p| p as i64 + 1)))
+        }
+        _ => Ok(Value::Null),
+    }
+}
+
+/// SUBSTRING(s, pos[, len]) with MySQL's 1-based and negative positions.
+pub fn substring(s: &str, pos: i64, len: Option<i64>) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    let n = chars.len() as i64;
+    let start = if pos > 0 {
+        pos - 1
+    } else if pos < 0 {
+        n + pos
+    } else {
+        return String::new();
+    };
+    if start < 0 || start >= n {
+        return String::new();
+    }
+    let end = match len {
+        Some(l) if l <= 0 => return String::new(),
+        Some(l) => (start.saturating_add(l)).min(n),
+        None => n,
+    };
+    chars[start as usize..end as usize].iter().collect()
+}
+
+fn trim(s: &str, pad: &str, side: TrimSide) -> String {
+    if pad.is_empty() {
+        return s.to_string();
+    }
+    let mut t = s;
+    if side != TrimSide::Trailing {
+        while let Some(rest) = t.strip_prefix(pad) {
+            t = rest;
+        }
+    }
+    if side != TrimSide::Leading {
+        while let Some(rest) = t.strip_suffix(pad) {
+            t = rest;
+        }
+    }
+    t.to_string()
+}
+
+fn pad(s: &str, len: i64, padding: &str, left: bool) -> Value {
+    if len < 0 {
+        return Value::Null;
+    }
+    let len = len as usize;
+    let chars: Vec<char> = s.chars().collect();
+    if chars.len() >= len {
+        return Value::str(&chars[..len].iter().collect::<String>());
+    }
+    if padding.is_empty() {
+        return Value::Null;
+    }
+    let fill: String = padding.chars().cycle().take(len - chars.len()).collect();
+    Value::str(&if left { fill + s } else { format!("{s}{fill}") })
+}
+
+fn locate(needle: &str, hay: &str, start: i64) -> i64 {
+    if start < 1 {
+        return 0;
+    }
+    let h: Vec<char> = hay.chars().collect();
+    let n: Vec<char> = needle.chars().collect();
+    let from = (start - 1) as usize;
+    if n.is_empty() {
+        return if from <= h.len() { start } else { 0 };
+    }
+    let fold = |c: &char| c.to_lowercase().next().unwrap_or(*c);
+    (from..h.len().saturating_sub(n.len() - 1))
+        .find(|&i| h[i..i + n.len()].iter().map(fold).eq(n.iter().map(fold)))
+        .map_or(0, |i| i as i64 + 1)
+}
+
+fn hex(v: &Value) -> String {
+    match v {
+        Value::Int(_) | Value::UInt(_) | Value::Decimal(_) | Value::Double(_) => {
+            let n = to_num(v).0.to_i128().unwrap_or(0);
+            format!("{:X}", n as u64)
+        }
+        other => to_bytes(other).iter().map(|b| format!("{b:02X}")).collect(),
+    }
+}
+
+fn hex_bytes(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+fn sha2(data: &[u8], bits: i64) -> Value {
+    use sha2::Digest;
+    let h = match bits {
+        0 | 256 => hex_bytes(&sha2::Sha256::digest(data)),
+        224 => hex_bytes(&sha2::Sha224::digest(data)),
+        384 => hex_bytes(&sha2::Sha384::digest(data)),
+        512 => hex_bytes(&sha2::Sha512::digest(data)),
+        _ => return Value::Null,
+    };
+    Value::str(&h)
+}
+
+fn crc32(data: &[u8]) -> u32 {
+    let mut crc = 0xFFFF_FFFFu32;
+    for &b in data {
+        crc ^= b as u32;
+        for _ in 0..8 {
+            let mask = (crc & 1).wrapping_neg();
+            crc = (crc >> 1) ^ (0xEDB8_8320 & mask);
+        }
+    }
+    !crc
+}
+
+/// MD5 (RFC 1321), small enough to keep here rather than add a dependency.
+mod md5 {
+    const S: [u32; 64] = [
+        7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 5, 9, 14, 20, 5, 9, 14, 20, 5,
+        9, 14, 20, 5, 9, 14, 20, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 6, 10,
+        15, 21, 6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21,
+    ];
+
+    pub fn compute(input: &[u8]) -> [u8; 16] {
+        let k: Vec<u32> = (0..64)
+            .map(|i| ((i as f64 + 1.0).sin().abs() * 4_294_967_296.0) as u32)
+            .collect();
+        let mut msg = input.to_vec();
+        let bit_len = (input.len() as u64).wrapping_mul(8);
+        msg.push(0x80);
+        while msg.len() % 64 != 56 {
+            msg.push(0);
+        }
+        msg.extend_from_slice(&bit_len.to_le_bytes());
+        let mut h: [u32; 4] = [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476];
+        for chunk in msg.chunks(64) {
+            let m: Vec<u32> = chunk
+                .chunks(4)
+                .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+                .collect();
+            let (mut a, mut b, mut c, mut d) = (h[0], h[1], h[2], h[3]);
+            for i in 0..64 {
+                let (f, g) = match i / 16 {
+                    0 => ((b & c) | (!b & d), i),
+                    1 => ((d & b) | (!d & c), (5 * i + 1) % 16),
+                    2 => (b ^ c ^ d, (3 * i + 5) % 16),
+                    _ => (c ^ (b | !d), (7 * i) % 16),
+                };
+                let f2 = f.wrapping_add(a).wrapping_add(k[i]).wrapping_add(m[g]);
+                a = d;
+                d = c;
+                c = b;
+                b = b.wrapping_add(f2.rotate_left(S[i]));
+            }
+            h[0] = h[0].wrapping_add(a);
+            h[1] = h[1].wrapping_add(b);
+            h[2] = h[2].wrapping_add(c);
+            h[3] = h[3].wrapping_add(d);
+        }
+        let mut out = [0u8; 16];
+        for (i, v) in h.iter().enumerate() {
+            out[i * 4..i * 4 + 4].copy_from_slice(&v.to_le_bytes());
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn substrings() {
+        assert_eq!(substring("hello", 2, None), "ello");
+        assert_eq!(substring("hello", -3, Some(2)), "ll");
+        assert_eq!(substring("hello", 0, None), "");
+        assert_eq!(substring("hello", 2, Some(100)), "ello");
+    }
+
+    #[test]
+    fn digests() {
+        assert_eq!(
+            hex_bytes(&md5::compute(b"a")),
+            "0cc175b9c0f1b6a831c399e269772661"
+        );
+        assert_eq!(
+            hex_bytes(&md5::compute(b"")),
+            "d41d8cd98f00b204e9800998ecf8427e"
+        );
+        assert_eq!(crc32(b"MySQL"), 3_259_397_556);
+    }
+
+    #[test]
+    fn locate_and_trim() {
+        assert_eq!(locate("bar", "foobarbar", 1), 4);
+        assert_eq!(locate("bar", "foobarbar", 5), 7);
+        assert_eq!(locate("x", "foo", 1), 0);
+        assert_eq!(trim("xxaxx", "x", TrimSide::Leading), "axx");
+        assert_eq!(trim("  a  ", " ", TrimSide::Both), "a");
+    }
+}

@@ -1,0 +1,207 @@
+//! Date and time functions. NOW() and friends return the statement's start time,
+//! so they are constant within a statement (SYSDATE() reads the clock each call).
+
+use super::Func;
+use crate::expr::cast::{to_datetime, to_time};
+use crate::expr::{EvalCtx, R};
+use crate::value::temporal::{add_interval, now, truncate_fsp};
+use crate::value::{to_bytes, to_num};
+use basalt_common::{DateTime, Decimal, Time, Value};
+
+fn fsp_arg(vals: &[Value]) -> u8 {
+    vals.first()
+        .map_or(0, |v| to_num(v).0.to_i64().unwrap_or(0).clamp(0, 6) as u8)
+}
+
+pub fn eval(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
+    use Func::*;
+    let stmt = ctx.cx.stmt_time;
+    match f {
+        Now | UtcTimestamp => Ok(Value::DateTime(truncate_fsp(stmt, fsp_arg(&vals)))),
+        SysDate => Ok(Value::DateTime(truncate_fsp(now(), fsp_arg(&vals)))),
+        CurDate | UtcDate => Ok(Value::Date(stmt.date)),
+        CurTime => {
+            let t = truncate_fsp(stmt, fsp_arg(&vals));
+            Ok(Value::Time(Time {
+                negative: false,
+                hours: t.hour as u16,
+                minute: t.minute,
+                second: t.second,
+                micro: t.micro,
+            }))
+        }
+        UnixTimestamp if vals.is_empty() => Ok(Value::UInt(stmt.unix_seconds().max(0) as u64)),
+        _ if vals.iter().any(Value::is_null) => Ok(Value::Null),
+        UnixTimestamp => Ok(match to_datetime(&vals[0], ctx) {
+            Some(dt) if dt.micro == 0 => Value::Int(dt.unix_seconds().max(0)),
+            Some(dt) => Value::Decimal(Decimal::new(
+                dt.unix_seconds().max(0) as i128 * 1_000_000 + dt.micro as i128,
+                6,
+            )),
+            None => Value::Null,
+        }),
+        FromUnixtime => {
+            let secs = to_num(&vals[0]).0.to_i64().unwrap_or(-1);
+            Ok(if secs < 0 {
+                Value::Null
+            } else {
+                Value::DateTime(DateTime::from_unix_seconds(secs, 0))
+            })
+        }
+        DateOf => Ok(to_datetime(&vals[0], ctx).map_or(Value::Null, |d| Value::Date(d.date))),
+        TimeOf => Ok(to_time(&vals[0], ctx).map_or(Value::Null, Value::Time)),
+        Year | Month | DayOfMonth | DayOfWeek | DayOfYear => Ok(date_part(f, &vals[0], ctx)),
+        Hour | Minute | Second => Ok(time_part(f, &vals[0], ctx)),
+        DateDiff => {
+            let a = to_datetime(&vals[0], ctx);
+            let b = to_datetime(&vals[1], ctx);
+            Ok(match (a, b) {
+                (Some(a), Some(b)) => Value::Int(a.date.to_days() - b.date.to_days()),
+                _ => Value::Null,
+            })
+        }
+        DateAdd(unit) | DateSub(unit) => {
+            let Some(dt) = to_datetime(&vals[0], ctx) else {
+                return Ok(Value::Null);
+            };
+            let n = to_num(&vals[1]).0.to_i64().unwrap_or(0);
+            let n = if matches!(f, DateSub(_)) { -n } else { n };
+            let was_date = matches!(vals[0], Value::Date(_))
+                && !matches!(
+                    unit,
+                    crate::value::temporal::Unit::Hour
+                        | crate::value::temporal::Unit::Minute
+                        | crate::value::temporal::Unit::Second
+                        | crate::value::temporal::Unit::Microsecond
+                );
+            Ok(match add_interval(dt, n, unit) {
+                Some(r) if was_date => Value::Date(r.date),
+                Some(r) => Value::DateTime(r),
+                None => Value::Null,
+            })
+        }
+        DateFormat => {
+            let Some(dt) = to_datetime(&vals[0], ctx) else {
+                return Ok(Value::Null);
+            };
+            let fmt = String::from_utf8_lossy(&to_bytes(&vals[1])).into_owned();
+            Ok(Value::str(&date_format(&dt, &fmt)))
+        }
+        _ => Ok(Value::Null),
+    }
+}
+
+fn date_part(f: Func, v: &Value, ctx: &mut EvalCtx) -> Value {
+    let Some(dt) = to_datetime(v, ctx) else {
+        return Value::Null;
+    };
+    let d = dt.date;
+    Value::Int(match f {
+        Func::Year => d.year as i64,
+        Func::Month => d.month as i64,
+        Func::DayOfMonth => d.day as i64,
+        Func::DayOfWeek => (d.to_days() + 1).rem_euclid(7) + 1,
+        _ => d.to_days() - basalt_common::Date::new(d.year, 1, 1).to_days() + 1,
+    })
+}
+
+fn time_part(f: Func, v: &Value, ctx: &mut EvalCtx) -> Value {
+    let Some(t) = to_time(v, ctx) else {
+        return Value::Null;
+    };
+    Value::Int(match f {
+        Func::Hour => t.hours as i64,
+        Func::Minute => t.minute as i64,
+        _ => t.second as i64,
+    })
+}
+
+const MONTHS: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+const DAYS: [&str; 7] = [
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+    "Sunday",
+];
+
+/// DATE_FORMAT with the common specifiers.
+pub fn date_format(dt: &DateTime, fmt: &str) -> String {
+    let d = dt.date;
+    let weekday = (d.to_days() + 5).rem_euclid(7) as usize;
+    let mut out = String::new();
+    let mut chars = fmt.chars();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        let Some(s) = chars.next() else { break };
+        let h12 = if dt.hour.is_multiple_of(12) {
+            12
+        } else {
+            dt.hour % 12
+        };
+        match s {
+            'Y' => out.push_str(&format!("{:04}", d.year)),
+            'y' => out.push_str(&format!("{:02}", d.year % 100)),
+            'm' => out.push_str(&format!("{:02}", d.month)),
+            'c' => out.push_str(&d.month.to_string()),
+            'd' => out.push_str(&format!("{:02}", d.day)),
+            'e' => out.push_str(&d.day.to_string()),
+            'H' => out.push_str(&format!("{:02}", dt.hour)),
+            'k' => out.push_str(&dt.hour.to_string()),
+            'h' | 'I' => out.push_str(&format!("{h12:02}")),
+            'l' => out.push_str(&h12.to_string()),
+            'i' => out.push_str(&format!("{:02}", dt.minute)),
+            's' | 'S' => out.push_str(&format!("{:02}", dt.second)),
+            'f' => out.push_str(&format!("{:06}", dt.micro)),
+            'p' => out.push_str(if dt.hour < 12 { "AM" } else { "PM" }),
+            'M' => out.push_str(MONTHS.get(d.month as usize - 1).copied().unwrap_or("")),
+            'b' => out.push_str(MONTHS.get(d.month as usize - 1).map_or("", |m| &m[..3])),
+            'W' => out.push_str(DAYS[weekday]),
+            'a' => out.push_str(&DAYS[weekday][..3]),
+            'j' => out.push_str(&format!(
+                "{:03}",
+                d.to_days() - basalt_common::Date::new(d.year, 1, 1).to_days() + 1
+            )),
+            'T' => out.push_str(&format!("{:02}:{:02}:{:02}", dt.hour, dt.minute, dt.second)),
+            'r' => out.push_str(&format!(
+                "{h12:02}:{:02}:{:02} {}",
+                dt.minute,
+                dt.second,
+                if dt.hour < 12 { "AM" } else { "PM" }
+            )),
+            '%' => out.push('%'),
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats() {
+        let dt = DateTime::parse("2024-03-05 14:07:09").expect("dt");
+        assert_eq!(date_format(&dt, "%Y-%m-%d %H:%i:%s"), "2024-03-05 14:07:09");
+        assert_eq!(date_format(&dt, "%W %M %e %p"), "Tuesday March 5 PM");
+    }
+}

@@ -1,0 +1,334 @@
+//! The one place in front of sqlparser: statement splitting, the plan-cache key,
+//! rewrites of MySQL syntax sqlparser 0.64 lacks, and the statements we parse
+//! ourselves.
+//!
+//! For each statement text [`analyze`] decides among three routes:
+//! - [`Front::Native`]: statements with a fixed, simple grammar that sqlparser gets
+//!   wrong or lacks (every SHOW, `PREPARE .. FROM`, `EXECUTE`, `DEALLOCATE`,
+//!   transaction control, `SET [GLOBAL] TRANSACTION`, `SET CHARACTER SET`, `USE`).
+//! - [`Front::Cached`]: SELECT / INSERT / UPDATE / DELETE / REPLACE. Literals are
+//!   replaced by `?` in `parse_text` and by a typed marker in `key`; their values
+//!   go to `params`. The session looks `key` up in the plan cache and only parses
+//!   `parse_text` on a miss.
+//! - [`Front::Parse`]: everything else, parsed from the (rewritten) text.
+//!
+//! Rewrites (the only ones): `LOCK IN SHARE MODE` becomes `FOR SHARE`, infix `MOD`
+//! becomes `%`.
+
+pub mod lexer;
+pub mod native;
+pub mod parse;
+
+use basalt_common::{Decimal, MySqlError, Value};
+use lexer::{Lexed, NumKind, TokKind, Token};
+pub use native::Native;
+
+/// One statement of a (possibly multi-statement) query text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Piece<'a> {
+    pub text: &'a str,
+}
+
+/// Splits a query text at top-level semicolons. Empty statements are dropped, so a
+/// trailing `;` is harmless; an empty result means the query was empty.
+pub fn split(sql: &str) -> Vec<Piece<'_>> {
+    let lexed = lexer::lex(sql);
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut seen = false;
+    for t in &lexed.tokens {
+        if t.kind == TokKind::Semi {
+            if seen {
+                out.push(Piece {
+                    text: sql[start..t.start].trim(),
+                });
+            }
+            start = t.end;
+            seen = false;
+        } else {
+            seen = true;
+        }
+    }
+    if seen {
+        out.push(Piece {
+            text: sql[start..].trim(),
+        });
+    }
+    out
+}
+
+/// Literal-stripped form of a DML statement.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stripped {
+    /// Plan cache key: the text with each literal replaced by `?` and a kind letter.
+    pub key: String,
+    /// The text sqlparser parses on a cache miss: literals replaced by `?`.
+    pub parse_text: String,
+    /// The literal values, in order.
+    pub params: Vec<Value>,
+    /// The text with only the rewrites applied (used when the stripped form cannot
+    /// be planned generically).
+    pub original: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Front {
+    Native(Native),
+    Cached(Stripped),
+    Parse(String),
+}
+
+/// Classifies one statement text (see the module docs).
+pub fn analyze(text: &str, backslash_escapes: bool) -> Result<Front, MySqlError> {
+    let lexed = lexer::lex(text);
+    let toks = &lexed.tokens;
+    let Some(first) = toks.first() else {
+        return Err(MySqlError::empty_query());
+    };
+    if let Some(n) = native::parse_native(text, toks)? {
+        return Ok(Front::Native(n));
+    }
+    let edits = rewrites(text, toks);
+    let dml = ["select", "insert", "update", "delete", "replace"]
+        .iter()
+        .any(|k| first.is_kw(text, k));
+    if dml && cacheable(&lexed) {
+        if let Some(s) = strip(text, toks, &edits, backslash_escapes) {
+            return Ok(Front::Cached(s));
+        }
+    }
+    Ok(Front::Parse(apply(text, &edits)))
+}
+
+/// A replacement of `text[start..end]`.
+#[derive(Debug, Clone)]
+struct Edit {
+    start: usize,
+    end: usize,
+    with: &'static str,
+}
+
+fn rewrites(text: &str, toks: &[Token]) -> Vec<Edit> {
+    let mut edits = Vec::new();
+    let ddl = toks
+        .first()
+        .is_some_and(|t| t.is_kw(text, "create") || t.is_kw(text, "alter"));
+    if ddl && toks.get(1).is_some_and(|t| t.is_kw(text, "schema")) {
+        edits.push(Edit {
+            start: toks[1].start,
+            end: toks[1].end,
+            with: "DATABASE",
+        });
+    }
+    for (i, t) in toks.iter().enumerate() {
+        if ddl && t.is_kw(text, "drop") && toks.get(i + 1).is_some_and(|n| n.is_kw(text, "key")) {
+            edits.push(Edit {
+                start: toks[i + 1].start,
+                end: toks[i + 1].end,
+                with: "INDEX",
+            });
+        }
+        let kw = |j: usize, k: &str| toks.get(j).is_some_and(|t| t.is_kw(text, k));
+        if t.is_kw(text, "lock") && kw(i + 1, "in") && kw(i + 2, "share") && kw(i + 3, "mode") {
+            edits.push(Edit {
+                start: t.start,
+                end: toks[i + 3].end,
+                with: "FOR SHARE",
+            });
+        } else if t.is_kw(text, "mod")
+            && i > 0
+            && toks.get(i + 1).is_none_or(|n| n.text(text) != "(")
+        {
+            edits.push(Edit {
+                start: t.start,
+                end: t.end,
+                with: "%",
+            });
+        }
+    }
+    edits.sort_by_key(|e| e.start);
+    edits
+}
+
+fn apply(text: &str, edits: &[Edit]) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut pos = 0;
+    for e in edits {
+        out.push_str(&text[pos..e.start]);
+        out.push_str(e.with);
+        pos = e.end;
+    }
+    out.push_str(&text[pos..]);
+    out
+}
+
+fn cacheable(l: &Lexed) -> bool {
+    !l.has_exec_comment
+        && !l.unterminated
+        && l.tokens.len() <= 4096
+        && !l.tokens.iter().any(|t| t.kind == TokKind::Param)
+}
+
+/// Builds the stripped form; `None` when a literal sits where stripping would
+/// change the meaning (a string after a charset introducer, adjacent strings).
+fn strip(text: &str, toks: &[Token], edits: &[Edit], backslash: bool) -> Option<Stripped> {
+    let mut key = String::with_capacity(text.len() + 8);
+    let mut parse_text = String::with_capacity(text.len());
+    let mut params = Vec::new();
+    let mut pos = 0;
+    let mut edit_iter = edits.iter().peekable();
+    for (i, t) in toks.iter().enumerate() {
+        while edit_iter.peek().is_some_and(|e| t.start >= e.end) {
+            edit_iter.next();
+        }
+        if let Some(e) = edit_iter.peek() {
+            if t.start >= e.start {
+                if t.start == e.start {
+                    key.push_str(&text[pos..e.start]);
+                    parse_text.push_str(&text[pos..e.start]);
+                    key.push_str(e.with);
+                    parse_text.push_str(e.with);
+                    pos = e.end;
+                }
+                continue;
+            }
+        }
+        let Some((marker, value)) = literal(text, toks, i, backslash)? else {
+            continue;
+        };
+        key.push_str(&text[pos..t.start]);
+        parse_text.push_str(&text[pos..t.start]);
+        key.push('?');
+        key.push(marker);
+        parse_text.push('?');
+        params.push(value);
+        pos = t.end;
+    }
+    key.push_str(&text[pos..]);
+    parse_text.push_str(&text[pos..]);
+    Some(Stripped {
+        key,
+        parse_text,
+        params,
+        original: apply(text, edits),
+    })
+}
+
+/// `Some(None)`: not a literal; `Some(Some(..))`: a strippable literal; `None`: a
+/// literal that must not be stripped (the statement is not cacheable).
+#[allow(clippy::option_option)]
+fn literal(text: &str, toks: &[Token], i: usize, backslash: bool) -> Option<Option<(char, Value)>> {
+    let t = &toks[i];
+    match t.kind {
+        TokKind::Num(k) => Some(Some(number(t.text(text), k))),
+        TokKind::Str => {
+            let prev = i.checked_sub(1).map(|p| &toks[p]);
+            let next = toks.get(i + 1);
+            let introducer = prev.is_some_and(|p| p.kind == TokKind::Word && p.end == t.start);
+            let adjacent_str = prev.is_some_and(|p| p.kind == TokKind::Str)
+                || next.is_some_and(|n| n.kind == TokKind::Str);
+            if introducer || adjacent_str {
+                return None;
+            }
+            if t.text(text).starts_with('"') {
+                return Some(None);
+            }
+            Some(Some((
+                's',
+                Value::Bytes(lexer::unquote(t.text(text), backslash)),
+            )))
+        }
+        _ => Some(None),
+    }
+}
+
+/// The value of a numeric literal token, with its key marker.
+pub fn number(s: &str, kind: NumKind) -> (char, Value) {
+    match kind {
+        NumKind::Int => match s.parse::<i64>() {
+            Ok(v) => ('i', Value::Int(v)),
+            Err(_) => ('d', decimal_or_double(s)),
+        },
+        NumKind::UInt => match s.parse::<u64>() {
+            Ok(v) => ('u', Value::UInt(v)),
+            Err(_) => ('d', decimal_or_double(s)),
+        },
+        NumKind::Decimal => ('d', decimal_or_double(s)),
+        NumKind::Float => ('f', Value::Double(s.parse().unwrap_or(0.0))),
+    }
+}
+
+fn decimal_or_double(s: &str) -> Value {
+    match Decimal::parse(s) {
+        Some(d) => Value::Decimal(d),
+        None => Value::Double(s.parse().unwrap_or(0.0)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_statements() {
+        let p = split("select 1; select ';' ;  ; select 3;");
+        let texts: Vec<&str> = p.iter().map(|p| p.text).collect();
+        assert_eq!(texts, vec!["select 1", "select ';'", "select 3"]);
+        assert!(split("  ;  ").is_empty());
+    }
+
+    #[test]
+    fn strips_literals() {
+        let Front::Cached(s) = analyze("select j from foo where i = 100", true).expect("ok") else {
+            panic!("cached expected");
+        };
+        assert_eq!(s.key, "select j from foo where i = ?i");
+        assert_eq!(s.parse_text, "select j from foo where i = ?");
+        assert_eq!(s.params, vec![Value::Int(100)]);
+        let Front::Cached(s2) = analyze("select j from foo where i = 7", true).expect("ok") else {
+            panic!("cached expected");
+        };
+        assert_eq!(s.key, s2.key);
+    }
+
+    #[test]
+    fn kinds_differ_in_key() {
+        let k = |q: &str| match analyze(q, true).expect("ok") {
+            Front::Cached(s) => s.key,
+            other => panic!("{other:?}"),
+        };
+        assert_ne!(
+            k("select a from t where a = 1"),
+            k("select a from t where a = '1'")
+        );
+        assert_ne!(
+            k("select a from t where a = 1"),
+            k("select a from t where a = 1.0")
+        );
+    }
+
+    #[test]
+    fn lock_in_share_mode_rewritten() {
+        let Front::Cached(s) =
+            analyze("select a from t where a = 1 lock in share mode", true).expect("ok")
+        else {
+            panic!("cached expected");
+        };
+        assert_eq!(s.parse_text, "select a from t where a = ? FOR SHARE");
+        let f = analyze("select a mod 2 from t", true).expect("ok");
+        let Front::Cached(s) = f else { panic!() };
+        assert_eq!(s.parse_text, "select a % ? from t");
+    }
+
+    #[test]
+    fn introducer_not_stripped() {
+        assert!(matches!(
+            analyze("select _utf8mb4'x'", true).expect("ok"),
+            Front::Parse(_)
+        ));
+        assert!(matches!(
+            analyze("select 'a' 'b'", true).expect("ok"),
+            Front::Parse(_)
+        ));
+    }
+}

@@ -1,0 +1,947 @@
+//! Statements parsed here rather than by sqlparser: every SHOW, prepared-statement
+//! commands, transaction control and `USE`. Their grammar is a fixed keyword
+//! sequence, so a cursor over the lexer's tokens is enough.
+
+use super::lexer::{unquote, TokKind, Token};
+use super::parse::near_offset;
+use basalt_common::MySqlError;
+use basalt_storage::IsolationLevel;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ShowFilter {
+    None,
+    Like(String),
+    /// The text of the WHERE expression, parsed when the statement runs.
+    Where(String),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Show {
+    Databases {
+        filter: ShowFilter,
+    },
+    Tables {
+        full: bool,
+        db: Option<String>,
+        filter: ShowFilter,
+    },
+    Columns {
+        full: bool,
+        table: String,
+        db: Option<String>,
+        filter: ShowFilter,
+    },
+    CreateTable {
+        db: Option<String>,
+        table: String,
+    },
+    CreateDatabase {
+        name: String,
+        if_not_exists: bool,
+    },
+    Index {
+        table: String,
+        db: Option<String>,
+        filter: ShowFilter,
+    },
+    Variables {
+        global: bool,
+        filter: ShowFilter,
+    },
+    Status {
+        global: bool,
+        filter: ShowFilter,
+    },
+    Warnings {
+        errors_only: bool,
+        count_only: bool,
+        limit: Option<(u64, u64)>,
+    },
+    Engines,
+    Collation {
+        filter: ShowFilter,
+    },
+    Charset {
+        filter: ShowFilter,
+    },
+    TableStatus {
+        db: Option<String>,
+        filter: ShowFilter,
+    },
+    Processlist {
+        full: bool,
+    },
+    Grants,
+    Plugins,
+    Privileges,
+    MasterStatus,
+    SlaveStatus,
+    BinaryLogs,
+    OpenTables,
+    Triggers,
+    Events,
+    ProcedureStatus,
+    FunctionStatus,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum PrepareSource {
+    Text(Vec<u8>),
+    UserVar(String),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TxScope {
+    /// `SET TRANSACTION`: only the next transaction.
+    Next,
+    Session,
+    Global,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Native {
+    Show(Show),
+    Prepare {
+        name: String,
+        source: PrepareSource,
+    },
+    Execute {
+        name: String,
+        using: Vec<String>,
+    },
+    Deallocate {
+        name: String,
+    },
+    Begin {
+        read_only: Option<bool>,
+        consistent_snapshot: bool,
+    },
+    Commit {
+        release: bool,
+    },
+    Rollback {
+        release: bool,
+    },
+    SetTransaction {
+        scope: TxScope,
+        isolation: Option<IsolationLevel>,
+        read_only: Option<bool>,
+    },
+    /// `SET CHARACTER SET x` / `SET CHARSET x`; `None` for DEFAULT.
+    SetCharset(Option<String>),
+    /// `SET NAMES x [COLLATE y]`; charset `None` for DEFAULT.
+    SetNames {
+        charset: Option<String>,
+        collation: Option<String>,
+    },
+    /// `SET a = x, @b = y, GLOBAL c = z ...`.
+    Set(Vec<SetItem>),
+    Use(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SetTarget {
+    User(String),
+    /// `global`: GLOBAL / `@@global.`; `scoped`: any explicit scope was written.
+    Sys {
+        name: String,
+        global: bool,
+        scoped: bool,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SetItem {
+    pub target: SetTarget,
+    /// The value's text, parsed as an expression when the statement runs.
+    pub value: String,
+    /// The value is a single bare word (`ON`, `utf8mb4`, `DEFAULT`).
+    pub bare_word: bool,
+}
+
+struct P<'a> {
+    src: &'a str,
+    toks: &'a [Token],
+    pos: usize,
+}
+
+type R<T> = Result<T, MySqlError>;
+
+impl<'a> P<'a> {
+    fn peek(&self) -> Option<&'a Token> {
+        self.toks.get(self.pos)
+    }
+
+    fn kw(&mut self, k: &str) -> bool {
+        if self.peek().is_some_and(|t| t.is_kw(self.src, k)) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn punct(&mut self, p: &str) -> bool {
+        if self
+            .peek()
+            .is_some_and(|t| t.kind == TokKind::Punct && t.text(self.src) == p)
+        {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn err(&self) -> MySqlError {
+        near_offset(self.src, self.peek().map_or(self.src.len(), |t| t.start))
+    }
+
+    fn expect_kw(&mut self, k: &str) -> R<()> {
+        if self.kw(k) {
+            Ok(())
+        } else {
+            Err(self.err())
+        }
+    }
+
+    fn ident(&mut self) -> R<String> {
+        let t = self.peek().ok_or_else(|| self.err())?;
+        let s = match t.kind {
+            TokKind::Word => t.text(self.src).to_string(),
+            TokKind::QuotedIdent => {
+                let inner = &t.text(self.src)[1..t.text(self.src).len() - 1];
+                inner.replace("``", "`")
+            }
+            _ => return Err(self.err()),
+        };
+        self.pos += 1;
+        Ok(s)
+    }
+
+    /// `name` or `db.name`, returned as (db, name).
+    fn qualified(&mut self) -> R<(Option<String>, String)> {
+        let first = self.ident()?;
+        if self.punct(".") {
+            let second = self.ident()?;
+            Ok((Some(first), second))
+        } else {
+            Ok((None, first))
+        }
+    }
+
+    fn string(&mut self) -> R<Vec<u8>> {
+        let t = self.peek().ok_or_else(|| self.err())?;
+        if t.kind != TokKind::Str {
+            return Err(self.err());
+        }
+        self.pos += 1;
+        Ok(unquote(t.text(self.src), true))
+    }
+
+    fn uint(&mut self) -> R<u64> {
+        let t = self.peek().ok_or_else(|| self.err())?;
+        let v = t.text(self.src).parse().map_err(|_| self.err())?;
+        self.pos += 1;
+        Ok(v)
+    }
+
+    fn end(&self) -> R<()> {
+        match self.peek() {
+            None => Ok(()),
+            Some(_) => Err(self.err()),
+        }
+    }
+
+    fn source_db(&mut self) -> R<Option<String>> {
+        if self.kw("from") || self.kw("in") {
+            Ok(Some(self.ident()?))
+        } else {
+            Ok(None)
+        }
+    }
+
+    fn filter(&mut self) -> R<ShowFilter> {
+        if self.kw("like") {
+            let pat = self.string()?;
+            self.end()?;
+            return Ok(ShowFilter::Like(String::from_utf8_lossy(&pat).into_owned()));
+        }
+        if self.kw("where") {
+            let start = self.peek().map_or(self.src.len(), |t| t.start);
+            self.pos = self.toks.len();
+            return Ok(ShowFilter::Where(self.src[start..].to_string()));
+        }
+        self.end()?;
+        Ok(ShowFilter::None)
+    }
+}
+
+/// Parses `text` if it is one of the native statements; `Ok(None)` otherwise.
+pub fn parse_native(src: &str, toks: &[Token]) -> R<Option<Native>> {
+    let mut p = P { src, toks, pos: 1 };
+    let first = &toks[0];
+    let is = |k: &str| first.is_kw(src, k);
+    let n = if is("show") {
+        Native::Show(show(&mut p)?)
+    } else if is("prepare") {
+        prepare(&mut p)?
+    } else if is("execute") {
+        execute(&mut p)?
+    } else if is("deallocate")
+        || (is("drop") && toks.get(1).is_some_and(|t| t.is_kw(src, "prepare")))
+    {
+        p.expect_kw("prepare")?;
+        let name = p.ident()?;
+        p.end()?;
+        Native::Deallocate { name }
+    } else if is("begin") {
+        p.kw("work");
+        p.end()?;
+        Native::Begin {
+            read_only: None,
+            consistent_snapshot: false,
+        }
+    } else if is("start") {
+        start_transaction(&mut p)?
+    } else if is("commit") || is("rollback") {
+        if toks.get(1).is_some_and(|t| t.is_kw(src, "to")) {
+            return Ok(None);
+        }
+        let release = completion(&mut p)?;
+        if is("commit") {
+            Native::Commit { release }
+        } else {
+            Native::Rollback { release }
+        }
+    } else if is("set") {
+        match set_native(&mut p)? {
+            Some(n) => n,
+            None => return Ok(None),
+        }
+    } else if is("use") {
+        let db = p.ident()?;
+        p.end()?;
+        Native::Use(db)
+    } else {
+        return Ok(None);
+    };
+    Ok(Some(n))
+}
+
+fn completion(p: &mut P) -> R<bool> {
+    p.kw("work");
+    if p.kw("and") {
+        p.kw("no");
+        p.expect_kw("chain")?;
+    }
+    let mut release = false;
+    if p.kw("no") {
+        p.expect_kw("release")?;
+    } else if p.kw("release") {
+        release = true;
+    }
+    p.end()?;
+    Ok(release)
+}
+
+fn start_transaction(p: &mut P) -> R<Native> {
+    p.expect_kw("transaction")?;
+    let mut read_only = None;
+    let mut consistent_snapshot = false;
+    loop {
+        if p.kw("read") {
+            if p.kw("only") {
+                read_only = Some(true);
+            } else {
+                p.expect_kw("write")?;
+                read_only = Some(false);
+            }
+        } else if p.kw("with") {
+            p.expect_kw("consistent")?;
+            p.expect_kw("snapshot")?;
+            consistent_snapshot = true;
+        } else {
+            break;
+        }
+        if !p.punct(",") {
+            break;
+        }
+    }
+    p.end()?;
+    Ok(Native::Begin {
+        read_only,
+        consistent_snapshot,
+    })
+}
+
+fn prepare(p: &mut P) -> R<Native> {
+    let name = p.ident()?;
+    p.expect_kw("from")?;
+    let t = p.peek().ok_or_else(|| p.err())?;
+    let source = match t.kind {
+        TokKind::Str => PrepareSource::Text(p.string()?),
+        TokKind::Var => {
+            p.pos += 1;
+            PrepareSource::UserVar(user_var_name(t.text(p.src)))
+        }
+        _ => return Err(p.err()),
+    };
+    p.end()?;
+    Ok(Native::Prepare { name, source })
+}
+
+fn execute(p: &mut P) -> R<Native> {
+    let name = p.ident()?;
+    let mut using = Vec::new();
+    if p.kw("using") {
+        loop {
+            let t = p.peek().ok_or_else(|| p.err())?;
+            if t.kind != TokKind::Var || t.text(p.src).starts_with("@@") {
+                return Err(p.err());
+            }
+            using.push(user_var_name(t.text(p.src)));
+            p.pos += 1;
+            if !p.punct(",") {
+                break;
+            }
+        }
+    }
+    p.end()?;
+    Ok(Native::Execute { name, using })
+}
+
+/// The name of a user variable token (`@x`, `@'x'`, `` @`x` ``), lowercased as MySQL
+/// compares them case-insensitively.
+pub fn user_var_name(tok: &str) -> String {
+    let body = &tok[1..];
+    let body = match body.as_bytes().first() {
+        Some(b'\'' | b'"' | b'`') if body.len() >= 2 => &body[1..body.len() - 1],
+        _ => body,
+    };
+    body.to_ascii_lowercase()
+}
+
+fn set_native(p: &mut P) -> R<Option<Native>> {
+    let scope = if p.kw("global") {
+        TxScope::Global
+    } else if p.kw("session") || p.kw("local") {
+        TxScope::Session
+    } else {
+        TxScope::Next
+    };
+    if p.kw("transaction") {
+        return set_transaction(p, scope).map(Some);
+    }
+    if scope == TxScope::Next && p.kw("names") {
+        if p.kw("default") {
+            p.end()?;
+            return Ok(Some(Native::SetNames {
+                charset: None,
+                collation: None,
+            }));
+        }
+        let cs = name_or_string(p)?;
+        let collation = if p.kw("collate") {
+            Some(name_or_string(p)?)
+        } else {
+            None
+        };
+        p.end()?;
+        return Ok(Some(Native::SetNames {
+            charset: Some(cs),
+            collation,
+        }));
+    }
+    if scope == TxScope::Next && (p.kw("charset") || (p.kw("character") && p.kw("set"))) {
+        let cs = if p.kw("default") {
+            None
+        } else if p.peek().is_some_and(|t| t.kind == TokKind::Str) {
+            Some(String::from_utf8_lossy(&p.string()?).into_owned())
+        } else {
+            Some(p.ident()?)
+        };
+        p.end()?;
+        return Ok(Some(Native::SetCharset(cs)));
+    }
+    if p.peek().is_some_and(|t| {
+        t.is_kw(p.src, "password") || t.is_kw(p.src, "role") || t.is_kw(p.src, "statement")
+    }) {
+        return Ok(None);
+    }
+    p.pos = 1;
+    set_items(p).map(|v| Some(Native::Set(v)))
+}
+
+fn name_or_string(p: &mut P) -> R<String> {
+    if p.peek().is_some_and(|t| t.kind == TokKind::Str) {
+        Ok(String::from_utf8_lossy(&p.string()?).into_owned())
+    } else {
+        p.ident()
+    }
+}
+
+fn set_items(p: &mut P) -> R<Vec<SetItem>> {
+    let mut items = Vec::new();
+    loop {
+        let kw_global = if p.kw("global") {
+            Some(true)
+        } else if p.kw("session") || p.kw("local") {
+            Some(false)
+        } else {
+            None
+        };
+        let t = p.peek().ok_or_else(|| p.err())?;
+        let target = match t.kind {
+            TokKind::Var if t.text(p.src).starts_with("@@") => {
+                p.pos += 1;
+                let body = t.text(p.src)[2..].to_string();
+                let (scope, name) = match body.split_once('.') {
+                    Some((s, n)) => (Some(s.to_ascii_lowercase()), n.to_string()),
+                    None => (None, body),
+                };
+                let global = match scope.as_deref() {
+                    Some("global") => true,
+                    Some("session") | Some("local") | None => false,
+                    Some(_) => return Err(p.err()),
+                };
+                SetTarget::Sys {
+                    name,
+                    global,
+                    scoped: scope.is_some(),
+                }
+            }
+            TokKind::Var => {
+                p.pos += 1;
+                SetTarget::User(user_var_name(t.text(p.src)))
+            }
+            TokKind::Word | TokKind::QuotedIdent => {
+                let name = p.ident()?;
+                SetTarget::Sys {
+                    name,
+                    global: kw_global == Some(true),
+                    scoped: kw_global.is_some(),
+                }
+            }
+            _ => return Err(p.err()),
+        };
+        if !(p.punct("=") || p.punct(":=")) {
+            return Err(p.err());
+        }
+        let start = p.pos;
+        let mut depth = 0i32;
+        while let Some(t) = p.peek() {
+            if t.kind == TokKind::Punct {
+                match t.text(p.src) {
+                    "(" => depth += 1,
+                    ")" => depth -= 1,
+                    "," if depth == 0 => break,
+                    _ => {}
+                }
+            }
+            p.pos += 1;
+        }
+        if p.pos == start {
+            return Err(p.err());
+        }
+        let (a, b) = (&p.toks[start], &p.toks[p.pos - 1]);
+        let bare_word = p.pos - start == 1 && a.kind == TokKind::Word;
+        items.push(SetItem {
+            target,
+            value: p.src[a.start..b.end].to_string(),
+            bare_word,
+        });
+        if !p.punct(",") {
+            break;
+        }
+    }
+    p.end()?;
+    Ok(items)
+}
+
+fn set_transaction(p: &mut P, scope: TxScope) -> R<Native> {
+    let mut isolation = None;
+    let mut read_only = None;
+    loop {
+        if p.kw("isolation") {
+            p.expect_kw("level")?;
+            isolation = Some(if p.kw("serializable") {
+                IsolationLevel::Serializable
+            } else if p.kw("repeatable") {
+                p.expect_kw("read")?;
+                IsolationLevel::RepeatableRead
+            } else {
+                p.expect_kw("read")?;
+                if p.kw("committed") {
+                    IsolationLevel::ReadCommitted
+                } else {
+                    p.expect_kw("uncommitted")?;
+                    IsolationLevel::ReadUncommitted
+                }
+            });
+        } else if p.kw("read") {
+            if p.kw("only") {
+                read_only = Some(true);
+            } else {
+                p.expect_kw("write")?;
+                read_only = Some(false);
+            }
+        } else {
+            return Err(p.err());
+        }
+        if !p.punct(",") {
+            break;
+        }
+    }
+    p.end()?;
+    Ok(Native::SetTransaction {
+        scope,
+        isolation,
+        read_only,
+    })
+}
+
+fn show(p: &mut P) -> R<Show> {
+    let full = p.kw("full");
+    let global = if p.kw("global") {
+        Some(true)
+    } else if p.kw("session") || p.kw("local") {
+        Some(false)
+    } else {
+        None
+    };
+    if p.kw("databases") || p.kw("schemas") {
+        return Ok(Show::Databases {
+            filter: p.filter()?,
+        });
+    }
+    if p.kw("tables") {
+        let db = p.source_db()?;
+        return Ok(Show::Tables {
+            full,
+            db,
+            filter: p.filter()?,
+        });
+    }
+    if p.kw("columns") || p.kw("fields") {
+        if !(p.kw("from") || p.kw("in")) {
+            return Err(p.err());
+        }
+        let (mut db, table) = p.qualified()?;
+        if let Some(d) = p.source_db()? {
+            db = Some(d);
+        }
+        return Ok(Show::Columns {
+            full,
+            table,
+            db,
+            filter: p.filter()?,
+        });
+    }
+    if p.kw("variables") {
+        return Ok(Show::Variables {
+            global: global == Some(true),
+            filter: p.filter()?,
+        });
+    }
+    if p.kw("status") {
+        return Ok(Show::Status {
+            global: global == Some(true),
+            filter: p.filter()?,
+        });
+    }
+    if p.kw("processlist") {
+        p.end()?;
+        return Ok(Show::Processlist { full });
+    }
+    if full || global.is_some() {
+        return Err(p.err());
+    }
+    show_other(p)
+}
+
+fn show_other(p: &mut P) -> R<Show> {
+    let simple = |p: &mut P, s: Show| -> R<Show> {
+        p.end()?;
+        Ok(s)
+    };
+    if p.kw("create") {
+        return show_create(p);
+    }
+    if p.kw("index") || p.kw("indexes") || p.kw("keys") {
+        if !(p.kw("from") || p.kw("in")) {
+            return Err(p.err());
+        }
+        let (mut db, table) = p.qualified()?;
+        if let Some(d) = p.source_db()? {
+            db = Some(d);
+        }
+        return Ok(Show::Index {
+            table,
+            db,
+            filter: p.filter()?,
+        });
+    }
+    if p.kw("warnings") || p.kw("errors") {
+        let errors_only = p.toks[p.pos - 1].is_kw(p.src, "errors");
+        let limit = show_limit(p)?;
+        p.end()?;
+        return Ok(Show::Warnings {
+            errors_only,
+            count_only: false,
+            limit,
+        });
+    }
+    if p.kw("count") {
+        if !(p.punct("(") && p.punct("*") && p.punct(")")) {
+            return Err(p.err());
+        }
+        let errors_only = if p.kw("errors") {
+            true
+        } else {
+            p.expect_kw("warnings")?;
+            false
+        };
+        p.end()?;
+        return Ok(Show::Warnings {
+            errors_only,
+            count_only: true,
+            limit: None,
+        });
+    }
+    if p.kw("storage") {
+        p.expect_kw("engines")?;
+        return simple(p, Show::Engines);
+    }
+    if p.kw("engines") {
+        return simple(p, Show::Engines);
+    }
+    if p.kw("collation") {
+        return Ok(Show::Collation {
+            filter: p.filter()?,
+        });
+    }
+    if p.kw("charset") || (p.kw("character") && p.kw("set")) {
+        return Ok(Show::Charset {
+            filter: p.filter()?,
+        });
+    }
+    if p.kw("table") {
+        p.expect_kw("status")?;
+        let db = p.source_db()?;
+        return Ok(Show::TableStatus {
+            db,
+            filter: p.filter()?,
+        });
+    }
+    show_misc(p)
+}
+
+fn show_misc(p: &mut P) -> R<Show> {
+    let s = if p.kw("grants") {
+        p.pos = p.toks.len();
+        Show::Grants
+    } else if p.kw("plugins") {
+        Show::Plugins
+    } else if p.kw("privileges") {
+        Show::Privileges
+    } else if p.kw("master") || p.kw("binlog") {
+        p.expect_kw("status")?;
+        Show::MasterStatus
+    } else if p.kw("slave") || p.kw("replica") {
+        p.kw("all");
+        p.expect_kw("status")?;
+        Show::SlaveStatus
+    } else if p.kw("binary") || p.kw("master") {
+        p.expect_kw("logs")?;
+        Show::BinaryLogs
+    } else if p.kw("open") {
+        p.expect_kw("tables")?;
+        p.source_db()?;
+        p.filter()?;
+        Show::OpenTables
+    } else if p.kw("triggers") || p.kw("events") {
+        let ev = p.toks[p.pos - 1].is_kw(p.src, "events");
+        p.source_db()?;
+        p.filter()?;
+        if ev {
+            Show::Events
+        } else {
+            Show::Triggers
+        }
+    } else if p.kw("procedure") || p.kw("function") {
+        let f = p.toks[p.pos - 1].is_kw(p.src, "function");
+        p.expect_kw("status")?;
+        p.filter()?;
+        if f {
+            Show::FunctionStatus
+        } else {
+            Show::ProcedureStatus
+        }
+    } else {
+        return Err(p.err());
+    };
+    p.end()?;
+    Ok(s)
+}
+
+fn show_limit(p: &mut P) -> R<Option<(u64, u64)>> {
+    if !p.kw("limit") {
+        return Ok(None);
+    }
+    let a = p.uint()?;
+    if p.punct(",") {
+        let b = p.uint()?;
+        return Ok(Some((a, b)));
+    }
+    if p.kw("offset") {
+        let o = p.uint()?;
+        return Ok(Some((o, a)));
+    }
+    Ok(Some((0, a)))
+}
+
+fn show_create(p: &mut P) -> R<Show> {
+    if p.kw("table") {
+        let (db, table) = p.qualified()?;
+        p.end()?;
+        return Ok(Show::CreateTable { db, table });
+    }
+    if p.kw("database") || p.kw("schema") {
+        let if_not_exists = if p.kw("if") {
+            p.expect_kw("not")?;
+            p.expect_kw("exists")?;
+            true
+        } else {
+            false
+        };
+        let name = p.ident()?;
+        p.end()?;
+        return Ok(Show::CreateDatabase {
+            name,
+            if_not_exists,
+        });
+    }
+    Err(p.err())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::lexer::lex;
+    use super::*;
+
+    fn native(s: &str) -> Option<Native> {
+        let l = lex(s);
+        parse_native(s, &l.tokens).expect("parses")
+    }
+
+    #[test]
+    fn shows() {
+        assert_eq!(
+            native("SHOW FULL TABLES FROM `db` LIKE 'a%'"),
+            Some(Native::Show(Show::Tables {
+                full: true,
+                db: Some("db".into()),
+                filter: ShowFilter::Like("a%".into())
+            }))
+        );
+        assert_eq!(
+            native("show columns from d.t where Field = 'a'"),
+            Some(Native::Show(Show::Columns {
+                full: false,
+                table: "t".into(),
+                db: Some("d".into()),
+                filter: ShowFilter::Where("Field = 'a'".into())
+            }))
+        );
+        assert_eq!(
+            native("show global variables like 'max%'"),
+            Some(Native::Show(Show::Variables {
+                global: true,
+                filter: ShowFilter::Like("max%".into())
+            }))
+        );
+        assert_eq!(
+            native("show warnings limit 1, 2"),
+            Some(Native::Show(Show::Warnings {
+                errors_only: false,
+                count_only: false,
+                limit: Some((1, 2))
+            }))
+        );
+    }
+
+    #[test]
+    fn transactions() {
+        assert_eq!(
+            native("start transaction with consistent snapshot, read only"),
+            Some(Native::Begin {
+                read_only: Some(true),
+                consistent_snapshot: true
+            })
+        );
+        assert_eq!(native("rollback to savepoint a"), None);
+        assert_eq!(
+            native("commit work"),
+            Some(Native::Commit { release: false })
+        );
+        assert_eq!(
+            native("set global transaction isolation level read committed"),
+            Some(Native::SetTransaction {
+                scope: TxScope::Global,
+                isolation: Some(IsolationLevel::ReadCommitted),
+                read_only: None
+            })
+        );
+        assert_eq!(
+            native("set autocommit = 1, @@session.sql_mode = concat('a', 'b'), @x := 5, global max_connections=100"),
+            Some(Native::Set(vec![
+                SetItem { target: SetTarget::Sys { name: "autocommit".into(), global: false, scoped: false }, value: "1".into(), bare_word: false },
+                SetItem { target: SetTarget::Sys { name: "sql_mode".into(), global: false, scoped: true }, value: "concat('a', 'b')".into(), bare_word: false },
+                SetItem { target: SetTarget::User("x".into()), value: "5".into(), bare_word: false },
+                SetItem { target: SetTarget::Sys { name: "max_connections".into(), global: true, scoped: true }, value: "100".into(), bare_word: false },
+            ]))
+        );
+        assert_eq!(
+            native("set names utf8mb4 collate 'utf8mb4_bin'"),
+            Some(Native::SetNames {
+                charset: Some("utf8mb4".into()),
+                collation: Some("utf8mb4_bin".into())
+            })
+        );
+    }
+
+    #[test]
+    fn prepared() {
+        assert_eq!(
+            native("prepare s1 from 'select ?'"),
+            Some(Native::Prepare {
+                name: "s1".into(),
+                source: PrepareSource::Text(b"select ?".to_vec())
+            })
+        );
+        assert_eq!(
+            native("execute s1 using @a, @B"),
+            Some(Native::Execute {
+                name: "s1".into(),
+                using: vec!["a".into(), "b".into()]
+            })
+        );
+        assert_eq!(
+            native("drop prepare s1"),
+            Some(Native::Deallocate { name: "s1".into() })
+        );
+    }
+
+    #[test]
+    fn errors_quote_offending_token() {
+        let s = "show tablez";
+        let l = lex(s);
+        let e = parse_native(s, &l.tokens).expect_err("bad");
+        assert!(
+            e.message.ends_with("near 'tablez' at line 1"),
+            "{}",
+            e.message
+        );
+    }
+}

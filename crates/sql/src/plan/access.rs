@@ -1,0 +1,540 @@
+//! Access-path choice for one table of a query.
+//!
+//! Inputs are the conjuncts that may restrict the table, which columns the query
+//! reads, the ORDER BY (when this table alone decides the order), a LIMIT hint, the
+//! index hints and the table's in-memory statistics. No index page is read.
+//!
+//! For every candidate index the chooser derives the longest usable key prefix:
+//! equalities (or an IN list on one column) on the leading columns, then a range
+//! on the next one. Costs count index entries read, doubled for a secondary index
+//! that must visit the clustered index; reading in index order avoids a sort and,
+//! with a LIMIT, stops after about LIMIT entries. A primary-key equality on every
+//! key column becomes a point lookup ([`Access::PkGet`]).
+//!
+//! FORCE INDEX leaves only the named indexes as candidates and makes a table scan
+//! the last resort; USE INDEX restricts candidates; IGNORE INDEX removes them.
+
+use super::{Access, ExplainInfo, RangeSpec};
+use crate::expr::{CmpOp, Expr};
+use basalt_common::{Collation, IndexDef, IndexKind, TableDef};
+use basalt_storage::TableStats;
+
+/// Index hints of one table reference.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Hints {
+    /// FORCE INDEX names (empty: none).
+    pub force: Vec<String>,
+    /// USE INDEX names (`Some(empty)` = `USE INDEX ()`: no index).
+    pub use_only: Option<Vec<String>>,
+    pub ignore: Vec<String>,
+}
+
+impl Hints {
+    fn allows(&self, idx: &IndexDef) -> bool {
+        let named = |list: &[String]| list.iter().any(|n| n.eq_ignore_ascii_case(&idx.name));
+        if !self.force.is_empty() {
+            return named(&self.force);
+        }
+        if let Some(u) = &self.use_only {
+            if !named(u) {
+                return false;
+            }
+        }
+        !named(&self.ignore)
+    }
+}
+
+/// A conjunct as the chooser sees it: `column op value`.
+#[derive(Clone, Debug)]
+pub struct Sarg {
+    /// Index of the conjunct in the level's list.
+    pub conjunct: usize,
+    /// Table column ordinal.
+    pub column: usize,
+    pub kind: SargKind,
+}
+
+#[derive(Clone, Debug)]
+pub enum SargKind {
+    Eq(Expr),
+    IsNull,
+    In(Vec<Expr>),
+    Lower(Expr, bool),
+    Upper(Expr, bool),
+    Between(Expr, Expr),
+}
+
+pub struct Input<'a> {
+    pub def: &'a TableDef,
+    pub stats: &'a TableStats,
+    pub sargs: &'a [Sarg],
+    /// Table columns the query reads.
+    pub needed: &'a [usize],
+    /// ORDER BY as (table column, descending), when this table alone decides it.
+    pub order: Option<&'a [(usize, bool)]>,
+    /// LIMIT + OFFSET when known.
+    pub limit: Option<u64>,
+    pub hints: &'a Hints,
+}
+
+pub struct Choice {
+    pub access: Access,
+    /// Conjuncts the access path guarantees when key values convert exactly.
+    pub consumed: Vec<usize>,
+    pub order_satisfied: bool,
+    pub est_rows: u64,
+    pub explain: ExplainInfo,
+}
+
+struct Candidate {
+    idx: usize,
+    range: RangeSpec,
+    consumed: Vec<usize>,
+    eq_len: usize,
+    points: usize,
+    has_range: bool,
+    order: Option<bool>,
+    covering: bool,
+    est: f64,
+    cost: f64,
+}
+
+pub fn choose(inp: &Input) -> Choice {
+    let rows = inp.stats.rows.max(1) as f64;
+    let mut best: Option<Candidate> = None;
+    let forced = !inp.hints.force.is_empty();
+    for (i, idx) in inp.def.indexes.iter().enumerate() {
+        if idx.columns.is_empty() || !inp.hints.allows(idx) {
+            continue;
+        }
+        let c = candidate(inp, i, rows);
+        let useful = c.eq_len > 0
+            || c.has_range
+            || c.points > 0
+            || c.order.is_some()
+            || (forced && c.covering);
+        if !useful && !forced {
+            continue;
+        }
+        if best.as_ref().is_none_or(|b| c.cost < b.cost) {
+            best = Some(c);
+        }
+    }
+    let scan = full_scan(inp, rows);
+    match best {
+        Some(c) if c.cost <= scan.cost || forced => finish(inp, c),
+        _ => finish(inp, scan),
+    }
+}
+
+fn full_scan(inp: &Input, rows: f64) -> Candidate {
+    let order = if inp.def.has_hidden_pk() {
+        None
+    } else {
+        order_direction(inp, 0, 0)
+    };
+    let est = rows;
+    let cost = match (order, inp.limit) {
+        (Some(_), Some(l)) => est.min(l as f64 * 1.5),
+        (Some(_), None) => est,
+        (None, _) if inp.order.is_some() => est * 1.5,
+        (None, _) => est,
+    };
+    Candidate {
+        idx: 0,
+        range: RangeSpec::All,
+        consumed: Vec::new(),
+        eq_len: 0,
+        points: 0,
+        has_range: false,
+        order,
+        covering: true,
+        est,
+        cost: cost + 1.0,
+    }
+}
+
+/// Key columns of index `i` followed by the primary key columns it implies.
+fn extended_key(def: &TableDef, i: usize) -> Vec<(usize, bool)> {
+    let idx = &def.indexes[i];
+    let mut cols: Vec<(usize, bool)> = idx
+        .columns
+        .iter()
+        .map(|c| (c.column, c.descending))
+        .collect();
+    if i != 0 {
+        for c in &def.indexes[0].columns {
+            if !cols.iter().any(|(x, _)| *x == c.column) {
+                cols.push((c.column, c.descending));
+            }
+        }
+    }
+    cols
+}
+
+fn candidate(inp: &Input, i: usize, rows: f64) -> Candidate {
+    let idx = &inp.def.indexes[i];
+    let (range, consumed, eq_len, points, has_range) = derive_range(inp, idx);
+    let covering = i == 0
+        || inp
+            .needed
+            .iter()
+            .all(|c| extended_key(inp.def, i).iter().any(|(k, _)| k == c));
+    let distinct = |n: usize| -> f64 {
+        inp.stats
+            .indexes
+            .iter()
+            .find(|s| s.index_id == idx.id)
+            .and_then(|s| s.distinct.get(n.saturating_sub(1)).copied())
+            .filter(|d| *d > 0)
+            .map_or(rows.sqrt().max(1.0), |d| d as f64)
+    };
+    let unique_hit = idx.is_unique() && eq_len == idx.columns.len();
+    let mut est = if unique_hit {
+        1.0
+    } else if eq_len > 0 {
+        (rows / distinct(eq_len)).max(1.0)
+    } else if points > 0 {
+        (rows / distinct(1)).max(1.0) * points as f64
+    } else {
+        rows
+    };
+    if points > 0 && eq_len == 0 {
+        est = est.min(rows);
+    }
+    if has_range {
+        est = (est * 0.3).max(1.0);
+    }
+    let order = if points > 1 {
+        None
+    } else {
+        order_direction(inp, i, eq_len)
+    };
+    let per_row = if covering { 1.0 } else { 2.0 };
+    let mut read = est;
+    if let (Some(_), Some(l)) = (order, inp.limit) {
+        read = read.min(l as f64 * 1.5);
+    }
+    let mut cost = read * per_row;
+    if inp.order.is_some() && order.is_none() {
+        cost += est * 0.5;
+    }
+    if i == 0 && unique_hit {
+        cost = 0.5;
+    }
+    Candidate {
+        idx: i,
+        range,
+        consumed,
+        eq_len,
+        points,
+        has_range,
+        order,
+        covering,
+        est,
+        cost,
+    }
+}
+
+type Derived = (RangeSpec, Vec<usize>, usize, usize, bool);
+
+fn derive_range(inp: &Input, idx: &IndexDef) -> Derived {
+    let mut eq = Vec::new();
+    let mut consumed = Vec::new();
+    let mut points: Option<Vec<Expr>> = None;
+    for kc in &idx.columns {
+        if kc.prefix_len.is_some() {
+            break;
+        }
+        let here: Vec<&Sarg> = inp.sargs.iter().filter(|s| s.column == kc.column).collect();
+        if let Some(s) = here
+            .iter()
+            .find(|s| matches!(s.kind, SargKind::Eq(_) | SargKind::IsNull))
+        {
+            eq.push(match &s.kind {
+                SargKind::Eq(e) => e.clone(),
+                _ => Expr::Const(basalt_common::Value::Null),
+            });
+            consumed.push(s.conjunct);
+            continue;
+        }
+        if eq.is_empty() && points.is_none() {
+            if let Some(s) = here.iter().find(|s| matches!(s.kind, SargKind::In(_))) {
+                if let SargKind::In(list) = &s.kind {
+                    points = Some(list.clone());
+                    consumed.push(s.conjunct);
+                }
+                break;
+            }
+        }
+        let (lower, upper, used) = bounds(&here);
+        let has_range = lower.is_some() || upper.is_some();
+        consumed.extend(used);
+        let n = eq.len();
+        return (
+            RangeSpec::Prefix { eq, lower, upper },
+            consumed,
+            n,
+            0,
+            has_range,
+        );
+    }
+    if let Some(list) = points {
+        let n = list.len();
+        return (
+            RangeSpec::Points(list.into_iter().map(|e| vec![e]).collect()),
+            consumed,
+            0,
+            n,
+            false,
+        );
+    }
+    let n = eq.len();
+    if n == 0 {
+        return (RangeSpec::All, consumed, 0, 0, false);
+    }
+    (
+        RangeSpec::Prefix {
+            eq,
+            lower: None,
+            upper: None,
+        },
+        consumed,
+        n,
+        0,
+        false,
+    )
+}
+
+type BoundsOut = (Option<(Expr, bool)>, Option<(Expr, bool)>, Vec<usize>);
+
+fn bounds(here: &[&Sarg]) -> BoundsOut {
+    let mut lower = None;
+    let mut upper = None;
+    let mut used = Vec::new();
+    for s in here {
+        match &s.kind {
+            SargKind::Lower(e, incl) if lower.is_none() => {
+                lower = Some((e.clone(), *incl));
+                used.push(s.conjunct);
+            }
+            SargKind::Upper(e, incl) if upper.is_none() => {
+                upper = Some((e.clone(), *incl));
+                used.push(s.conjunct);
+            }
+            SargKind::Between(a, b) if lower.is_none() && upper.is_none() => {
+                lower = Some((a.clone(), true));
+                upper = Some((b.clone(), true));
+                used.push(s.conjunct);
+            }
+            _ => {}
+        }
+    }
+    (lower, upper, used)
+}
+
+/// `Some(reverse)` when reading index `i` delivers the ORDER BY.
+fn order_direction(inp: &Input, i: usize, eq_len: usize) -> Option<bool> {
+    let order = inp.order?;
+    if order.is_empty() {
+        return None;
+    }
+    let key = extended_key(inp.def, i);
+    let mut want = order.iter().peekable();
+    let mut dir: Option<bool> = None;
+    for (pos, (col, desc_col)) in key.iter().enumerate() {
+        let Some((ocol, odesc)) = want.peek() else {
+            break;
+        };
+        if ocol == col {
+            let d = odesc ^ desc_col;
+            if dir.is_some_and(|x| x != d) {
+                return None;
+            }
+            dir = Some(d);
+            want.next();
+        } else if pos >= eq_len {
+            return None;
+        }
+    }
+    if want.peek().is_some() {
+        return None;
+    }
+    dir
+}
+
+fn finish(inp: &Input, c: Candidate) -> Choice {
+    let idx = &inp.def.indexes[c.idx];
+    let unique_hit = idx.is_unique() && c.eq_len == idx.columns.len() && !idx.columns.is_empty();
+    let reverse = c.order.unwrap_or(false);
+    let access = match &c.range {
+        RangeSpec::Prefix {
+            eq,
+            lower: None,
+            upper: None,
+        } if c.idx == 0 && unique_hit && idx.kind == IndexKind::Primary => {
+            Access::PkGet { key: eq.clone() }
+        }
+        _ => Access::Index {
+            index_id: idx.id,
+            range: c.range.clone(),
+            reverse,
+            covering: c.covering,
+        },
+    };
+    let possible: Vec<String> = inp
+        .def
+        .indexes
+        .iter()
+        .filter(|ix| !ix.columns.is_empty())
+        .filter(|ix| {
+            ix.columns
+                .first()
+                .is_some_and(|k| inp.sargs.iter().any(|s| s.column == k.column))
+        })
+        .map(|ix| ix.name.clone())
+        .collect();
+    let scan_all = matches!(c.range, RangeSpec::All);
+    let access_type = if matches!(access, Access::PkGet { .. }) {
+        "const"
+    } else if unique_hit {
+        "eq_ref"
+    } else if c.eq_len > 0 && !c.has_range {
+        "ref"
+    } else if c.has_range || c.points > 0 {
+        "range"
+    } else if scan_all && (c.idx != 0 || c.order.is_some()) && (c.idx != 0 || inp.order.is_some()) {
+        "index"
+    } else {
+        "ALL"
+    };
+    let key = (access_type != "ALL").then(|| idx.name.clone());
+    let key_len = key.as_ref().map(|_| {
+        key_len(
+            inp.def,
+            idx,
+            c.eq_len + usize::from(c.has_range) + usize::from(c.points > 0),
+        )
+    });
+    let est_rows = c.est.round().max(1.0) as u64;
+    Choice {
+        access,
+        consumed: c.consumed,
+        order_satisfied: c.order.is_some(),
+        est_rows,
+        explain: ExplainInfo {
+            access_type,
+            possible_keys: possible,
+            key,
+            key_len,
+            ref_: (c.eq_len > 0 && !c.has_range).then(|| vec!["const"; c.eq_len].join(",")),
+            using_where: false,
+        },
+    }
+}
+
+/// MariaDB's key_len: bytes of the used key parts (+1 per nullable part, +2 for
+/// variable-length strings).
+fn key_len(def: &TableDef, idx: &IndexDef, parts: usize) -> u32 {
+    let parts = if parts == 0 {
+        idx.columns.len()
+    } else {
+        parts.min(idx.columns.len())
+    };
+    idx.columns[..parts]
+        .iter()
+        .map(|kc| {
+            let col = &def.columns[kc.column];
+            let (_, len, _) = basalt_common::column::describe_type(&col.data_type);
+            let base = match &col.data_type {
+                basalt_common::DataType::Int { kind, .. } => kind.bytes(),
+                basalt_common::DataType::VarChar { len, collation } => {
+                    len * collation.charset().max_len() + 2
+                }
+                basalt_common::DataType::Char { len, collation } => {
+                    len * collation.charset().max_len()
+                }
+                basalt_common::DataType::Date => 3,
+                basalt_common::DataType::DateTime { .. }
+                | basalt_common::DataType::Timestamp { .. } => 5,
+                basalt_common::DataType::Double => 8,
+                basalt_common::DataType::Float => 4,
+                _ => len,
+            };
+            base + u32::from(col.nullable)
+        })
+        .sum()
+}
+
+/// Extracts the sargable form of a conjunct on table columns `[offset, offset+width)`.
+/// `available(e)` says whether `e` can be evaluated before this table's row is read.
+pub fn sarg(
+    conjunct: usize,
+    e: &Expr,
+    offset: usize,
+    width: usize,
+    def: &TableDef,
+    available: &dyn Fn(&Expr) -> bool,
+) -> Option<Sarg> {
+    let col_of = |x: &Expr| match x {
+        Expr::Column(c) if *c >= offset && *c < offset + width => Some(*c - offset),
+        _ => None,
+    };
+    let compatible = |col: usize, coll: Collation| match def.columns[col].data_type.collation() {
+        Some(c) => c == coll || coll == Collation::Binary && c.is_binary(),
+        None => true,
+    };
+    let mk = |column, kind| {
+        Some(Sarg {
+            conjunct,
+            column,
+            kind,
+        })
+    };
+    match e {
+        Expr::Cmp(op, a, b, coll) => {
+            let (col, other, op) = match (col_of(a), col_of(b)) {
+                (Some(c), _) if available(b) => (c, b.as_ref().clone(), *op),
+                (_, Some(c)) if available(a) => (c, a.as_ref().clone(), op.flip()),
+                _ => return None,
+            };
+            if !compatible(col, *coll) {
+                return None;
+            }
+            match op {
+                CmpOp::Eq => mk(col, SargKind::Eq(other)),
+                CmpOp::Gt => mk(col, SargKind::Lower(other, false)),
+                CmpOp::Ge => mk(col, SargKind::Lower(other, true)),
+                CmpOp::Lt => mk(col, SargKind::Upper(other, false)),
+                CmpOp::Le => mk(col, SargKind::Upper(other, true)),
+                CmpOp::Ne => None,
+            }
+        }
+        Expr::IsNull(a, false) => mk(col_of(a)?, SargKind::IsNull),
+        Expr::In {
+            arg,
+            list,
+            negated: false,
+            coll,
+        } => {
+            let col = col_of(arg)?;
+            (compatible(col, *coll) && list.iter().all(available)).then_some(())?;
+            mk(col, SargKind::In(list.clone()))
+        }
+        Expr::Between {
+            arg,
+            low,
+            high,
+            negated: false,
+            coll,
+        } => {
+            let col = col_of(arg)?;
+            (compatible(col, *coll) && available(low) && available(high)).then_some(())?;
+            mk(
+                col,
+                SargKind::Between(low.as_ref().clone(), high.as_ref().clone()),
+            )
+        }
+        _ => None,
+    }
+}

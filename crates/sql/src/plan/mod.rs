@@ -1,0 +1,214 @@
+//! Executable plans: what the binder and the access-path chooser produce and the
+//! executor runs.
+//!
+//! A plan refers to its constants only through [`Expr::Param`] when they came from
+//! the statement text, so one plan serves every execution of a prepared statement
+//! and every query with the same plan-cache key. Anything that depends on the
+//! parameter values (index key ranges, LIMIT) is evaluated when the plan runs.
+//!
+//! Rows of a SELECT are built as the concatenation of the rows of the tables in the
+//! FROM clause, in FROM order; `TableRef::offset` is where a table's columns start.
+//! Join levels may run in another order (RIGHT JOIN), each writing its own slot.
+
+pub mod access;
+pub mod cache;
+pub mod range;
+
+use crate::expr::Expr;
+use basalt_common::{Collation, ColumnMeta, TableDef};
+use basalt_storage::{LockMode, Table, WaitPolicy};
+use std::sync::Arc;
+
+/// A table of the FROM clause.
+#[derive(Clone)]
+pub struct TableRef {
+    pub table: Arc<dyn Table>,
+    pub def: Arc<TableDef>,
+    pub db: String,
+    /// The name the query uses for it (alias, or the table name).
+    pub alias: String,
+    /// Position of its first column in the joined row.
+    pub offset: usize,
+}
+
+impl std::fmt::Debug for TableRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "TableRef({}.{} as {} @{})",
+            self.db, self.def.name, self.alias, self.offset
+        )
+    }
+}
+
+impl TableRef {
+    pub fn width(&self) -> usize {
+        self.def.columns.len()
+    }
+}
+
+/// The ranges an index access reads, as expressions evaluated at run time.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RangeSpec {
+    /// `eq` on the leading columns, then an optional bound on the next one.
+    Prefix {
+        eq: Vec<Expr>,
+        lower: Option<(Expr, bool)>,
+        upper: Option<(Expr, bool)>,
+    },
+    /// IN-list points on the leading columns (each a full prefix of equal values).
+    Points(Vec<Vec<Expr>>),
+    /// The whole index.
+    All,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Access {
+    /// Point lookup on the primary key (every key column bound by equality).
+    PkGet { key: Vec<Expr> },
+    /// Scan of an index (the clustered index when `index_id` is the primary's).
+    Index {
+        index_id: u32,
+        range: RangeSpec,
+        reverse: bool,
+        /// Every column the query reads is in the index: no clustered lookup.
+        covering: bool,
+    },
+}
+
+#[derive(Clone, Debug)]
+pub struct Level {
+    /// Index into [`SelectPlan::tables`].
+    pub table: usize,
+    pub access: Access,
+    /// Conditions that decide whether a row of this table matches (ON for outer
+    /// joins, plus WHERE conjuncts for inner ones), evaluated on the joined row.
+    pub filter: Option<Expr>,
+    /// `filter` without the conjuncts the access path already guarantees; used when
+    /// every key value converted exactly at run time.
+    pub residual: Option<Expr>,
+    /// LEFT JOIN inner side: a NULL row when nothing matches.
+    pub outer: bool,
+    /// WHERE conjuncts evaluated after this level's row (possibly NULL) is placed.
+    pub post_filter: Option<Expr>,
+    /// Column ordinals of this table the query reads.
+    pub columns: Vec<usize>,
+    /// Estimated rows per lookup (for EXPLAIN).
+    pub est_rows: u64,
+    /// Names for EXPLAIN.
+    pub explain: ExplainInfo,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct ExplainInfo {
+    pub access_type: &'static str,
+    pub possible_keys: Vec<String>,
+    pub key: Option<String>,
+    pub key_len: Option<u32>,
+    pub ref_: Option<String>,
+    pub using_where: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AggFunc {
+    CountStar,
+    Count,
+    Sum,
+    Avg,
+    Min,
+    Max,
+    /// Value of the first row of the group (a bare column under GROUP BY).
+    First,
+    GroupConcat,
+    BitAnd,
+    BitOr,
+    BitXor,
+    StdDev,
+    Variance,
+}
+
+#[derive(Clone, Debug)]
+pub struct AggCall {
+    pub func: AggFunc,
+    pub arg: Option<Expr>,
+    pub distinct: bool,
+    pub coll: Collation,
+    /// GROUP_CONCAT separator.
+    pub separator: Vec<u8>,
+}
+
+#[derive(Clone, Debug)]
+pub struct AggPlan {
+    pub group_by: Vec<Expr>,
+    pub group_colls: Vec<Collation>,
+    pub calls: Vec<AggCall>,
+}
+
+#[derive(Clone, Debug)]
+pub struct SortKey {
+    /// Position in the projected row.
+    pub column: usize,
+    pub desc: bool,
+    pub coll: Collation,
+}
+
+#[derive(Clone, Debug)]
+pub struct SelectPlan {
+    pub tables: Vec<TableRef>,
+    /// Join levels in execution order.
+    pub levels: Vec<Level>,
+    pub row_width: usize,
+    /// Conditions on no table (constants, variables), checked once.
+    pub const_filter: Option<Expr>,
+    pub agg: Option<AggPlan>,
+    pub having: Option<Expr>,
+    /// Output expressions: the visible columns first, then hidden sort keys.
+    pub project: Vec<Expr>,
+    pub visible: usize,
+    pub distinct: bool,
+    /// Empty when the access path already delivers rows in order.
+    pub order: Vec<SortKey>,
+    pub limit: Option<Expr>,
+    pub offset: Option<Expr>,
+    pub columns: Arc<[ColumnMeta]>,
+    pub lock: LockMode,
+    pub wait: WaitPolicy,
+    pub calc_found_rows: bool,
+    /// A SELECT with a FROM clause (needs a transaction).
+    pub reads_tables: bool,
+}
+
+#[derive(Clone, Debug)]
+pub enum InsertSource {
+    /// Rows of expressions; `None` is DEFAULT.
+    Values(Vec<Vec<Option<Expr>>>),
+    Select(Box<SelectPlan>),
+}
+
+#[derive(Clone, Debug)]
+pub struct InsertPlan {
+    pub table: TableRef,
+    /// Target column ordinal of each value position.
+    pub columns: Vec<usize>,
+    pub source: InsertSource,
+    /// ON DUPLICATE KEY UPDATE: (column, expr over `[existing row, new row]`).
+    pub on_dup: Vec<(usize, Expr)>,
+    pub ignore: bool,
+    pub replace: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct ModifyPlan {
+    /// A single-table SELECT plan reading the rows to change (locking, exclusive).
+    pub scan: SelectPlan,
+    /// UPDATE assignments (column, expr over the table's row); empty for DELETE.
+    pub set: Vec<(usize, Expr)>,
+    pub delete: bool,
+}
+
+#[derive(Clone, Debug)]
+pub enum Plan {
+    Select(SelectPlan),
+    Insert(InsertPlan),
+    Modify(ModifyPlan),
+}

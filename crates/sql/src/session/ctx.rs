@@ -1,0 +1,210 @@
+//! The part of a session's state that expressions and executors read and write:
+//! variables, warnings, the values behind LAST_INSERT_ID() and friends.
+//!
+//! It is kept apart from the transaction so that an executor can hold the
+//! transaction and this context mutably at the same time.
+
+use crate::engine::Engine;
+use crate::sysvars::{self, ModeFlags, VarDef};
+use basalt_common::{Charset, Collation, DateTime, MySqlError, Value};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Most diagnostics kept per statement (MariaDB's `max_error_count` default).
+pub const MAX_WARNINGS: usize = 64;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    Note,
+    Warning,
+    Error,
+}
+
+impl Level {
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::Note => "Note",
+            Level::Warning => "Warning",
+            Level::Error => "Error",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Warning {
+    pub level: Level,
+    pub code: u16,
+    pub message: String,
+}
+
+pub struct SessionCtx {
+    pub engine: Arc<Engine>,
+    pub conn_id: u64,
+    pub user: String,
+    pub host: String,
+    pub db: Option<String>,
+    /// Session values of every variable with session scope.
+    pub vars: HashMap<&'static str, Value>,
+    pub mode: ModeFlags,
+    pub autocommit: bool,
+    /// `character_set_results` (None when NULL).
+    pub results_charset: Option<Charset>,
+    /// `collation_connection`: the collation of string literals.
+    pub connection_collation: Collation,
+    pub div_precision_increment: u8,
+    pub user_vars: HashMap<String, Value>,
+    /// Diagnostics of the last statement (capped at [`MAX_WARNINGS`]).
+    pub warnings: Vec<Warning>,
+    /// All diagnostics raised, including those beyond the cap.
+    pub warning_total: usize,
+    pub error_total: usize,
+    /// `LAST_INSERT_ID()`: the first automatic id of the last INSERT that made one.
+    pub last_insert_id: u64,
+    /// `ROW_COUNT()`.
+    pub row_count: i64,
+    /// `FOUND_ROWS()`.
+    pub found_rows: u64,
+    pub in_transaction: bool,
+    /// Start time of the current statement (`NOW()` is constant within it).
+    pub stmt_time: DateTime,
+    pub rand_state: u64,
+}
+
+impl SessionCtx {
+    pub fn new(engine: Arc<Engine>, conn_id: u64, user: &str, host: &str) -> Self {
+        let vars = engine.globals.session_defaults(&engine.config);
+        let mut cx = SessionCtx {
+            engine,
+            conn_id,
+            user: user.to_string(),
+            host: host.to_string(),
+            db: None,
+            vars,
+            mode: ModeFlags::default(),
+            autocommit: true,
+            results_charset: Some(Charset::Utf8mb4),
+            connection_collation: Collation::Utf8mb4GeneralCi,
+            div_precision_increment: 4,
+            user_vars: HashMap::new(),
+            warnings: Vec::new(),
+            warning_total: 0,
+            error_total: 0,
+            last_insert_id: 0,
+            row_count: -1,
+            found_rows: 0,
+            in_transaction: false,
+            stmt_time: DateTime::default(),
+            rand_state: conn_id.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x5DEE_CE66,
+        };
+        cx.refresh_derived();
+        cx
+    }
+
+    /// Recomputes the cached flags after a session variable changed.
+    pub fn refresh_derived(&mut self) {
+        let text = |cx: &SessionCtx, n: &str| -> Option<String> {
+            match cx.vars.get(n) {
+                Some(Value::Bytes(b)) => Some(String::from_utf8_lossy(b).into_owned()),
+                _ => None,
+            }
+        };
+        self.mode = ModeFlags::from_text(&text(self, "sql_mode").unwrap_or_default());
+        self.autocommit = matches!(self.vars.get("autocommit"), Some(Value::Int(1)));
+        self.results_charset =
+            text(self, "character_set_results").and_then(|c| Charset::from_name(&c));
+        self.connection_collation = text(self, "collation_connection")
+            .and_then(|c| Collation::from_name(&c))
+            .unwrap_or(Collation::Utf8mb4GeneralCi);
+        self.div_precision_increment = match self.vars.get("div_precision_increment") {
+            Some(Value::UInt(u)) => (*u).min(30) as u8,
+            _ => 4,
+        };
+    }
+
+    pub fn var_u64(&self, name: &str) -> u64 {
+        match self.vars.get(name) {
+            Some(Value::UInt(u)) => *u,
+            Some(Value::Int(i)) => (*i).max(0) as u64,
+            _ => 0,
+        }
+    }
+
+    pub fn var_bool(&self, name: &str) -> bool {
+        matches!(self.vars.get(name), Some(Value::Int(1)))
+    }
+
+    pub fn var_text(&self, name: &str) -> String {
+        match self.vars.get(name) {
+            Some(v) => v.display_lossy(),
+            None => String::new(),
+        }
+    }
+
+    /// Adds a diagnostic to the current statement's list.
+    pub fn warn(&mut self, level: Level, code: u16, message: impl Into<String>) {
+        if level == Level::Error {
+            self.error_total += 1;
+        }
+        self.warning_total += 1;
+        if self.warnings.len() < MAX_WARNINGS {
+            self.warnings.push(Warning {
+                level,
+                code,
+                message: message.into(),
+            });
+        }
+    }
+
+    /// Turns an error into a warning (INSERT IGNORE, non-strict conversions).
+    pub fn warn_err(&mut self, e: &MySqlError) {
+        self.warn(Level::Warning, e.code, e.message.clone());
+    }
+
+    pub fn note(&mut self, code: u16, message: impl Into<String>) {
+        if self.var_bool("sql_notes") {
+            self.warn(Level::Note, code, message);
+        }
+    }
+
+    /// Forgets the diagnostics of the previous statement.
+    pub fn clear_warnings(&mut self) {
+        self.warnings.clear();
+        self.warning_total = 0;
+        self.error_total = 0;
+    }
+
+    /// Reads `@@[session.|global.]name`.
+    pub fn sysvar(&self, def: &'static VarDef, global: bool) -> Value {
+        if def.kind == sysvars::Kind::Dynamic {
+            return self.dynamic_var(def.name);
+        }
+        if global || def.scope == sysvars::Scope::Global {
+            return self.engine.globals.get(def.name).unwrap_or(Value::Null);
+        }
+        self.vars.get(def.name).cloned().unwrap_or(Value::Null)
+    }
+
+    fn dynamic_var(&self, name: &str) -> Value {
+        match name {
+            "warning_count" => Value::UInt(self.warning_total as u64),
+            "error_count" => Value::UInt(self.error_total as u64),
+            "last_insert_id" | "identity" => Value::UInt(self.last_insert_id),
+            "in_transaction" => Value::UInt(self.in_transaction as u64),
+            "timestamp" => {
+                let t = super::super::value::temporal::now();
+                Value::Double(t.unix_seconds() as f64 + t.micro as f64 / 1e6)
+            }
+            _ => Value::Null,
+        }
+    }
+
+    /// A pseudo-random double in [0, 1) (xorshift; RAND() without a seed).
+    pub fn next_rand(&mut self) -> f64 {
+        let mut x = self.rand_state;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.rand_state = x;
+        (x >> 11) as f64 / (1u64 << 53) as f64
+    }
+}

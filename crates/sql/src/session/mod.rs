@@ -1,0 +1,250 @@
+//! One connection's state and the statement loop.
+//!
+//! [`Session::execute`] splits a COM_QUERY text, runs each statement in order and
+//! stops after the first error. Each statement:
+//! 1. clears the previous diagnostics (except SHOW WARNINGS / ERRORS),
+//! 2. fixes its start time (NOW()),
+//! 3. goes through [`crate::front::analyze`] to a native handler, the plan cache,
+//!    or a full parse,
+//! 4. runs inside the session's transaction under a savepoint (see [`txn`]).
+
+pub mod ctx;
+mod prepared;
+mod run;
+mod stmt;
+mod txn;
+mod vars;
+
+use crate::engine::Engine;
+use crate::result::QueryResult;
+use basalt_common::{ColumnMeta, MySqlError};
+use basalt_storage::{IsolationLevel, Savepoint, Txn};
+use ctx::SessionCtx;
+use prepared::Prepared;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+/// Characteristics set by `SET TRANSACTION` for the next transaction only.
+#[derive(Clone, Copy, Debug, Default)]
+struct NextTxn {
+    isolation: Option<IsolationLevel>,
+    read_only: Option<bool>,
+}
+
+pub struct Session {
+    pub(crate) cx: SessionCtx,
+    txn: Option<Txn>,
+    /// BEGIN / START TRANSACTION is in effect (until COMMIT / ROLLBACK).
+    explicit: bool,
+    txn_read_only: bool,
+    next_txn: NextTxn,
+    savepoints: Vec<(String, Savepoint)>,
+    prepared: HashMap<u32, Prepared>,
+    /// SQL-level `PREPARE name` → statement id.
+    sql_prepared: HashMap<String, u32>,
+    next_stmt_id: u32,
+    multi_statements: bool,
+    interrupt: Arc<AtomicBool>,
+    /// NO_INDEX_USED / NO_GOOD_INDEX_USED of the last statement.
+    extra_status: u16,
+}
+
+impl Session {
+    pub(crate) fn new(engine: Arc<Engine>, connection_id: u64, user: &str, host: &str) -> Self {
+        Session {
+            cx: SessionCtx::new(engine, connection_id, user, host),
+            txn: None,
+            explicit: false,
+            txn_read_only: false,
+            next_txn: NextTxn::default(),
+            savepoints: Vec::new(),
+            prepared: HashMap::new(),
+            sql_prepared: HashMap::new(),
+            next_stmt_id: 1,
+            multi_statements: false,
+            interrupt: Arc::new(AtomicBool::new(false)),
+            extra_status: 0,
+        }
+    }
+
+    /// Runs one COM_QUERY text: one statement, or several separated by `;` when
+    /// multi-statements are on. Results come in order; execution stops after the
+    /// first error (which is the last element).
+    pub fn execute(&mut self, sql: &str) -> Vec<Result<QueryResult, MySqlError>> {
+        let pieces = crate::front::split(sql);
+        if pieces.is_empty() {
+            return vec![Err(MySqlError::empty_query())];
+        }
+        if pieces.len() > 1 && !self.multi_statements {
+            let second = pieces[1].text;
+            let offset = second.as_ptr() as usize - sql.as_ptr() as usize;
+            let start = sql[..offset].rfind(';').map_or(offset, |p| p + 1);
+            let near = sql[start..].trim_start();
+            return vec![Err(crate::front::parse::near_offset(
+                sql,
+                sql.len() - near.len(),
+            ))];
+        }
+        let mut out = Vec::with_capacity(pieces.len());
+        for p in pieces {
+            let r = self.run_statement(p.text);
+            let failed = r.is_err();
+            out.push(r);
+            if failed {
+                break;
+            }
+        }
+        out
+    }
+
+    pub fn set_multi_statements(&mut self, on: bool) {
+        self.multi_statements = on;
+    }
+
+    /// COM_INIT_DB.
+    pub fn use_database(&mut self, db: &str) -> Result<(), MySqlError> {
+        if !self.cx.engine.storage.database_exists(db) {
+            return Err(MySqlError::bad_db(db));
+        }
+        self.cx.db = Some(db.to_string());
+        if let Some(c) = self.cx.engine.storage.database_collation(db) {
+            self.cx
+                .vars
+                .insert("collation_database", basalt_common::Value::str(c.name()));
+            self.cx.vars.insert(
+                "character_set_database",
+                basalt_common::Value::str(c.charset().name()),
+            );
+        }
+        Ok(())
+    }
+
+    /// COM_FIELD_LIST: the column definitions of a table (optionally filtered by a
+    /// LIKE pattern on the column name).
+    pub fn field_list(
+        &mut self,
+        table: &str,
+        wildcard: Option<&str>,
+    ) -> Result<Vec<ColumnMeta>, MySqlError> {
+        let db = self.cx.db.clone().ok_or_else(MySqlError::no_db)?;
+        let t = self
+            .cx
+            .engine
+            .storage
+            .table(&db, table)
+            .ok_or_else(|| MySqlError::no_such_table(&db, table))?;
+        let def = t.def();
+        let mut out = Vec::new();
+        for (i, c) in def.columns.iter().enumerate() {
+            if let Some(w) = wildcard.filter(|w| !w.is_empty()) {
+                if !crate::expr::like::matches(
+                    c.name.as_bytes(),
+                    w.as_bytes(),
+                    Some(b'\\'),
+                    basalt_common::Collation::Utf8mb4GeneralCi,
+                ) {
+                    continue;
+                }
+            }
+            let mut ty = crate::ty::ExprType::of_column(c);
+            ty.origin = Some(crate::ty::Origin {
+                schema: db.clone(),
+                table: def.name.clone(),
+                org_table: def.name.clone(),
+                org_name: c.name.clone(),
+            });
+            ty.col_flags = crate::bind::expr::column_flags(&def, i);
+            out.push(ty.meta(&c.name, self.cx.results_charset));
+        }
+        Ok(out)
+    }
+
+    /// COM_RESET_CONNECTION: rolls back, restores session variables from the globals,
+    /// drops prepared statements and user variables.
+    pub fn reset(&mut self) {
+        self.rollback_quietly();
+        let engine = self.cx.engine.clone();
+        self.cx.vars = engine.globals.session_defaults(&engine.config);
+        self.cx.refresh_derived();
+        self.cx.user_vars.clear();
+        self.cx.clear_warnings();
+        self.cx.last_insert_id = 0;
+        self.prepared.clear();
+        self.sql_prepared.clear();
+        self.next_txn = NextTxn::default();
+    }
+
+    /// The connection is gone: rolls back the open transaction.
+    pub fn close(&mut self) {
+        self.rollback_quietly();
+        self.prepared.clear();
+    }
+
+    pub fn current_database(&self) -> Option<&str> {
+        self.cx.db.as_deref()
+    }
+
+    /// `SERVER_STATUS_*` bits for OK / EOF packets.
+    pub fn status_flags(&self) -> u16 {
+        use crate::status::*;
+        let mut s = self.extra_status;
+        if self.cx.autocommit {
+            s |= AUTOCOMMIT;
+        }
+        if self.in_transaction() {
+            s |= IN_TRANS;
+            if self.txn_read_only {
+                s |= IN_TRANS_READONLY;
+            }
+        }
+        if self.cx.mode.no_backslash_escapes {
+            s |= NO_BACKSLASH_ESCAPES;
+        }
+        s
+    }
+
+    pub fn warning_count(&self) -> u16 {
+        self.cx.warning_total.min(u16::MAX as usize) as u16
+    }
+
+    pub fn last_insert_id(&self) -> u64 {
+        self.cx.last_insert_id
+    }
+
+    /// The flag KILL QUERY sets; checked by running statements and lock waits.
+    pub fn interrupt_flag(&self) -> Arc<AtomicBool> {
+        self.interrupt.clone()
+    }
+
+    pub fn connection_id(&self) -> u64 {
+        self.cx.conn_id
+    }
+
+    /// Plans the statement an EXPLAIN describes.
+    pub(crate) fn plan_for_explain(
+        &mut self,
+        stmt: &sqlparser::ast::Statement,
+        text: &str,
+    ) -> Result<Option<crate::plan::Plan>, MySqlError> {
+        self.plan_statement(stmt, text)
+    }
+
+    pub(crate) fn prepared_count(&self) -> usize {
+        self.prepared.len()
+    }
+
+    fn in_transaction(&self) -> bool {
+        self.txn.is_some() && (self.explicit || !self.cx.autocommit)
+    }
+
+    fn clear_interrupt(&self) {
+        self.interrupt.store(false, Ordering::Relaxed);
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.rollback_quietly();
+    }
+}

@@ -1,0 +1,184 @@
+//! Prepared statements (COM_STMT_* and SQL PREPARE / EXECUTE).
+//!
+//! SELECT / INSERT / UPDATE / DELETE are parsed and planned once; executions bind
+//! the parameter values to the plan's `Expr::Param`s. The plan is rebuilt when the
+//! schema version changed since it was made. Other statements keep their text and,
+//! when they have parameters, are re-run with the values substituted as literals.
+
+use super::Session;
+use crate::front::lexer::{lex, TokKind};
+use crate::front::Front;
+use crate::plan::Plan;
+use crate::result::{PreparedInfo, QueryResult};
+use basalt_common::value::format_double;
+use basalt_common::{ColumnMeta, MySqlError, Value};
+use std::sync::Arc;
+
+type R<T> = Result<T, MySqlError>;
+
+const MAX_PREPARED: usize = 16382;
+
+pub struct Prepared {
+    text: String,
+    plan: Option<Arc<Plan>>,
+    schema_version: u64,
+    params: usize,
+}
+
+fn param_count(text: &str) -> usize {
+    lex(text)
+        .tokens
+        .iter()
+        .filter(|t| t.kind == TokKind::Param)
+        .count()
+}
+
+impl Session {
+    /// COM_STMT_PREPARE.
+    pub fn prepare(&mut self, sql: &str) -> R<PreparedInfo> {
+        let pieces = crate::front::split(sql);
+        let text = match pieces.as_slice() {
+            [] => return Err(MySqlError::empty_query()),
+            [one] => one.text.to_string(),
+            [_, second, ..] => {
+                let off = second.text.as_ptr() as usize - sql.as_ptr() as usize;
+                return Err(crate::front::parse::near_offset(sql, off));
+            }
+        };
+        if self.prepared.len() >= MAX_PREPARED {
+            return Err(MySqlError::max_prepared_stmt_count_reached(
+                MAX_PREPARED as u64,
+            ));
+        }
+        let params = param_count(&text);
+        let (plan, columns) = self.plan_prepared(&text)?;
+        let id = self.next_stmt_id;
+        self.next_stmt_id = self.next_stmt_id.wrapping_add(1).max(1);
+        let version = self.cx.engine.storage.schema_version();
+        self.prepared.insert(
+            id,
+            Prepared {
+                text,
+                plan,
+                schema_version: version,
+                params,
+            },
+        );
+        let param_meta = (0..params).map(|_| ColumnMeta::text("?", 0)).collect();
+        Ok(PreparedInfo {
+            id,
+            params: param_meta,
+            columns,
+        })
+    }
+
+    fn plan_prepared(&mut self, text: &str) -> R<(Option<Arc<Plan>>, Vec<ColumnMeta>)> {
+        let rewritten = match crate::front::analyze(text, !self.cx.mode.no_backslash_escapes)? {
+            Front::Native(_) => return Ok((None, Vec::new())),
+            Front::Cached(s) => s.original,
+            Front::Parse(t) => t,
+        };
+        let stmt = crate::front::parse::parse_statement(&rewritten)?;
+        match self.plan_statement(&stmt, &rewritten)? {
+            Some(plan) => {
+                let cols = match &plan {
+                    Plan::Select(s) => s.columns.to_vec(),
+                    _ => Vec::new(),
+                };
+                Ok((Some(Arc::new(plan)), cols))
+            }
+            None => Ok((None, Vec::new())),
+        }
+    }
+
+    /// COM_STMT_EXECUTE with decoded parameter values.
+    pub fn execute_prepared(&mut self, id: u32, params: &[Value]) -> R<QueryResult> {
+        self.execute_prepared_inner(id, params, "mysqld_stmt_execute")
+    }
+
+    pub(super) fn execute_prepared_inner(
+        &mut self,
+        id: u32,
+        params: &[Value],
+        command: &str,
+    ) -> R<QueryResult> {
+        let (text, plan, stale, expected) = {
+            let p = self
+                .prepared
+                .get(&id)
+                .ok_or_else(|| MySqlError::unknown_stmt_handler(&id.to_string(), command))?;
+            let stale = p.schema_version != self.cx.engine.storage.schema_version();
+            (p.text.clone(), p.plan.clone(), stale, p.params)
+        };
+        if params.len() != expected {
+            return Err(MySqlError::wrong_arguments(command));
+        }
+        self.clear_interrupt();
+        self.cx.clear_warnings();
+        self.cx.stmt_time = crate::value::temporal::now();
+        let plan = if stale && plan.is_some() {
+            let (fresh, _) = self.plan_prepared(&text)?;
+            let version = self.cx.engine.storage.schema_version();
+            if let Some(p) = self.prepared.get_mut(&id) {
+                p.plan = fresh.clone();
+                p.schema_version = version;
+            }
+            fresh
+        } else {
+            plan
+        };
+        let r = match plan {
+            Some(p) => self.run_plan(&p, params),
+            None if params.is_empty() => self.run_statement(&text),
+            None => self.run_statement(&substitute(&text, params)),
+        };
+        if let Err(e) = &r {
+            self.cx
+                .warn(super::ctx::Level::Error, e.code, e.message.clone());
+        }
+        r
+    }
+
+    /// COM_STMT_CLOSE / DEALLOCATE PREPARE.
+    pub fn close_prepared(&mut self, id: u32) {
+        self.prepared.remove(&id);
+    }
+}
+
+/// The text with each `?` replaced by the SQL literal of its value.
+fn substitute(text: &str, params: &[Value]) -> String {
+    let lexed = lex(text);
+    let mut out = String::with_capacity(text.len() + 16 * params.len());
+    let mut pos = 0;
+    for (i, t) in lexed
+        .tokens
+        .iter()
+        .filter(|t| t.kind == TokKind::Param)
+        .enumerate()
+    {
+        out.push_str(&text[pos..t.start]);
+        out.push_str(&literal(params.get(i).unwrap_or(&Value::Null)));
+        pos = t.end;
+    }
+    out.push_str(&text[pos..]);
+    out
+}
+
+fn literal(v: &Value) -> String {
+    match v {
+        Value::Null => "NULL".into(),
+        Value::Int(i) => i.to_string(),
+        Value::UInt(u) => u.to_string(),
+        Value::Double(d) => format_double(*d),
+        Value::Decimal(d) => d.to_string(),
+        Value::Bytes(b) => {
+            let mut s = String::from("X'");
+            for x in b {
+                s.push_str(&format!("{x:02x}"));
+            }
+            s.push('\'');
+            s
+        }
+        other => format!("'{}'", other.display_lossy()),
+    }
+}

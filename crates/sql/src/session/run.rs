@@ -1,0 +1,267 @@
+//! Statement dispatch: native statements, the plan cache, full parses, and running
+//! plans inside the session's transaction.
+
+use super::ctx::Level;
+use super::Session;
+use crate::bind::Binder;
+use crate::exec::{insert, modify, select};
+use crate::front::native::{Native, PrepareSource, Show};
+use crate::front::{Front, Stripped};
+use crate::plan::cache::CacheEntry;
+use crate::plan::Plan;
+use crate::result::QueryResult;
+use basalt_common::{MySqlError, Value};
+use basalt_storage::LockMode;
+use sqlparser::ast::Statement;
+use std::sync::Arc;
+
+type R<T> = Result<T, MySqlError>;
+
+impl Session {
+    pub(super) fn run_statement(&mut self, text: &str) -> R<QueryResult> {
+        self.clear_interrupt();
+        self.extra_status = 0;
+        let front = crate::front::analyze(text, !self.cx.mode.no_backslash_escapes);
+        let keeps_diagnostics = matches!(
+            &front,
+            Ok(Front::Native(Native::Show(Show::Warnings { .. })))
+        );
+        if !keeps_diagnostics {
+            self.cx.clear_warnings();
+        }
+        self.cx.stmt_time = crate::value::temporal::now();
+        let r = match front {
+            Ok(Front::Native(n)) => self.native(n),
+            Ok(Front::Cached(s)) => self.cached(s),
+            Ok(Front::Parse(t)) => self.parse_run(&t),
+            Err(e) => Err(e),
+        };
+        if let Err(e) = &r {
+            self.cx.warn(Level::Error, e.code, e.message.clone());
+        }
+        r
+    }
+
+    fn native(&mut self, n: Native) -> R<QueryResult> {
+        self.cx.row_count = 0;
+        match n {
+            Native::Show(s) => crate::show::run(self, s),
+            Native::Prepare { name, source } => {
+                let text = match source {
+                    PrepareSource::Text(t) => String::from_utf8_lossy(&t).into_owned(),
+                    PrepareSource::UserVar(v) => match self.cx.user_vars.get(&v) {
+                        Some(Value::Null) | None => "NULL".to_string(),
+                        Some(val) => val.display_lossy(),
+                    },
+                };
+                if let Some(old) = self.sql_prepared.remove(&name) {
+                    self.close_prepared(old);
+                }
+                let info = self.prepare(&text)?;
+                self.sql_prepared.insert(name, info.id);
+                let mut ok = QueryResult::ok(0);
+                if let QueryResult::Ok { info: i, .. } = &mut ok {
+                    *i = "Statement prepared".into();
+                }
+                Ok(ok)
+            }
+            Native::Execute { name, using } => {
+                let id = *self
+                    .sql_prepared
+                    .get(&name)
+                    .ok_or_else(|| MySqlError::unknown_stmt_handler(&name, "EXECUTE"))?;
+                let params: Vec<Value> = using
+                    .iter()
+                    .map(|u| self.cx.user_vars.get(u).cloned().unwrap_or(Value::Null))
+                    .collect();
+                self.execute_prepared_inner(id, &params, "EXECUTE")
+            }
+            Native::Deallocate { name } => {
+                let id = self
+                    .sql_prepared
+                    .remove(&name)
+                    .ok_or_else(|| MySqlError::unknown_stmt_handler(&name, "DEALLOCATE PREPARE"))?;
+                self.close_prepared(id);
+                Ok(QueryResult::ok(0))
+            }
+            Native::Begin {
+                read_only,
+                consistent_snapshot,
+            } => {
+                self.begin(read_only, consistent_snapshot)?;
+                Ok(QueryResult::ok(0))
+            }
+            Native::Commit { .. } => {
+                self.commit()?;
+                Ok(QueryResult::ok(0))
+            }
+            Native::Rollback { .. } => {
+                self.rollback()?;
+                Ok(QueryResult::ok(0))
+            }
+            Native::SetTransaction {
+                scope,
+                isolation,
+                read_only,
+            } => {
+                self.set_transaction(scope, isolation, read_only)?;
+                Ok(QueryResult::ok(0))
+            }
+            Native::SetCharset(cs) => self.set_charset(cs),
+            Native::SetNames { charset, collation } => self.set_names(charset, collation),
+            Native::Set(items) => self.run_set(items),
+            Native::Use(db) => {
+                self.use_database(&db)?;
+                Ok(QueryResult::ok(0))
+            }
+        }
+    }
+
+    /// Plan-cache key (with the current database and result character set, which
+    /// plans depend on).
+    fn cache_scope(&self) -> String {
+        let cs = self.cx.results_charset.map_or("", |c| c.name());
+        format!("{}\u{1}{}", self.cx.db.as_deref().unwrap_or(""), cs)
+    }
+
+    fn cached(&mut self, s: Stripped) -> R<QueryResult> {
+        let engine = self.cx.engine.clone();
+        let version = engine.storage.schema_version();
+        let scope = self.cache_scope();
+        if let Some(entry) = engine.plan_cache.get(Some(&scope), &s.key, version) {
+            return match &entry.plan {
+                Some(p) => self.run_plan(p, &s.params),
+                None => self.parse_run(&s.original),
+            };
+        }
+        match self.build_stripped(&s) {
+            Ok(Some(plan)) => {
+                let plan = Arc::new(plan);
+                engine.plan_cache.insert(
+                    Some(&scope),
+                    &s.key,
+                    CacheEntry {
+                        plan: Some(plan.clone()),
+                        schema_version: version,
+                    },
+                );
+                self.run_plan(&plan, &s.params)
+            }
+            Ok(None) => {
+                engine.plan_cache.insert(
+                    Some(&scope),
+                    &s.key,
+                    CacheEntry {
+                        plan: None,
+                        schema_version: version,
+                    },
+                );
+                self.parse_run(&s.original)
+            }
+            Err(_) => self.parse_run(&s.original),
+        }
+    }
+
+    /// Plans the literal-stripped text; `Ok(None)` when the plan would depend on the
+    /// literal values.
+    fn build_stripped(&mut self, s: &Stripped) -> R<Option<Plan>> {
+        let stmt = crate::front::parse::parse_statement(&s.parse_text)?;
+        let storage = self.cx.engine.storage.clone();
+        let mut b = Binder::new(&storage, &self.cx, &s.parse_text, Some(&s.params));
+        let plan = match &stmt {
+            Statement::Query(q) => Plan::Select(b.select(q)?),
+            Statement::Insert(i) => Plan::Insert(b.insert(i)?),
+            Statement::Update(u) => Plan::Modify(b.update(u)?),
+            Statement::Delete(d) => Plan::Modify(b.delete(d)?),
+            _ => return Ok(None),
+        };
+        Ok(b.reusable.then_some(plan))
+    }
+
+    pub(super) fn parse_run(&mut self, text: &str) -> R<QueryResult> {
+        let stmt = crate::front::parse::parse_statement(text)?;
+        match self.plan_statement(&stmt, text)? {
+            Some(plan) => self.run_plan(&plan, &[]),
+            None => self.utility(stmt, text),
+        }
+    }
+
+    /// Binds a DML statement to a plan (`None` for other statements).
+    pub(super) fn plan_statement(&mut self, stmt: &Statement, text: &str) -> R<Option<Plan>> {
+        let storage = self.cx.engine.storage.clone();
+        let mut b = Binder::new(&storage, &self.cx, text, None);
+        Ok(Some(match stmt {
+            Statement::Query(q) => Plan::Select(b.select(q)?),
+            Statement::Insert(i) => Plan::Insert(b.insert(i)?),
+            Statement::Update(u) => Plan::Modify(b.update(u)?),
+            Statement::Delete(d) => Plan::Modify(b.delete(d)?),
+            _ => return Ok(None),
+        }))
+    }
+
+    /// Runs a plan with parameter values.
+    pub(super) fn run_plan(&mut self, plan: &Plan, params: &[Value]) -> R<QueryResult> {
+        match plan {
+            Plan::Select(p) => {
+                if p.levels.iter().any(|l| l.explain.access_type == "ALL") {
+                    self.extra_status |= crate::status::NO_INDEX_USED;
+                }
+                let out = if p.reads_tables {
+                    self.in_statement(params, p.lock == LockMode::Consistent, |ex| {
+                        select::run(p, ex)
+                    })?
+                } else {
+                    self.without_txn(params, |ex| select::run(p, ex))?
+                };
+                self.cx.found_rows = out.found;
+                self.cx.row_count = -1;
+                Ok(QueryResult::Rows {
+                    columns: p.columns.clone(),
+                    rows: out.rows,
+                })
+            }
+            Plan::Insert(p) => {
+                let o = self.in_statement(params, false, |ex| insert::run(p, ex))?;
+                if o.last_insert_id != 0 {
+                    self.cx.last_insert_id = o.last_insert_id;
+                }
+                self.cx.row_count = o.affected as i64;
+                let multi = matches!(&p.source, crate::plan::InsertSource::Select(_))
+                    || matches!(&p.source, crate::plan::InsertSource::Values(v) if v.len() > 1);
+                let info = if multi {
+                    format!(
+                        "Records: {}  Duplicates: {}  Warnings: {}",
+                        o.records, o.duplicates, self.cx.warning_total
+                    )
+                } else {
+                    String::new()
+                };
+                Ok(QueryResult::Ok {
+                    affected_rows: o.affected,
+                    last_insert_id: o.last_insert_id,
+                    info,
+                    warnings: self.warning_count(),
+                })
+            }
+            Plan::Modify(p) => {
+                let o = self.in_statement(params, false, |ex| modify::run(p, ex, false))?;
+                let affected = o.changed;
+                self.cx.row_count = affected as i64;
+                let info = if p.delete {
+                    String::new()
+                } else {
+                    format!(
+                        "Rows matched: {}  Changed: {}  Warnings: {}",
+                        o.matched, o.changed, self.cx.warning_total
+                    )
+                };
+                Ok(QueryResult::Ok {
+                    affected_rows: affected,
+                    last_insert_id: 0,
+                    info,
+                    warnings: self.warning_count(),
+                })
+            }
+        }
+    }
+}

@@ -1,0 +1,264 @@
+//! Statements other than SELECT / INSERT / UPDATE / DELETE that come through the
+//! parser: DDL, savepoints, KILL, DESCRIBE / EXPLAIN, and accepted no-ops.
+
+use super::Session;
+use crate::bind::ddl::{create_table_def, engine_kind, index_def, qualified};
+use crate::exec::ddl;
+use crate::result::QueryResult;
+use basalt_common::{Charset, Collation, MySqlError};
+use sqlparser::ast::{self, ObjectType, Statement};
+
+type R<T> = Result<T, MySqlError>;
+
+fn db_collation(charset: Option<&str>, collation: Option<&str>) -> R<Collation> {
+    if let Some(c) = collation {
+        return Collation::from_name(c).ok_or_else(|| MySqlError::unknown_collation(c));
+    }
+    if let Some(cs) = charset {
+        return Charset::from_name(cs)
+            .map(Charset::default_collation)
+            .ok_or_else(|| MySqlError::unknown_character_set(cs));
+    }
+    Ok(Collation::Utf8mb4GeneralCi)
+}
+
+fn ok(n: u64) -> R<QueryResult> {
+    Ok(QueryResult::ok(n))
+}
+
+impl Session {
+    pub(super) fn utility(&mut self, stmt: Statement, text: &str) -> R<QueryResult> {
+        self.cx.row_count = 0;
+        let storage = self.cx.engine.storage.clone();
+        match stmt {
+            Statement::CreateDatabase {
+                db_name,
+                if_not_exists,
+                default_charset,
+                default_collation,
+                ..
+            } => {
+                self.implicit_commit()?;
+                let name = crate::bind::object_parts(&db_name).join(".");
+                let coll = db_collation(default_charset.as_deref(), default_collation.as_deref())?;
+                let n = ddl::create_database(&storage, &mut self.cx, &name, if_not_exists, coll)?;
+                ok(n)
+            }
+            Statement::Drop {
+                object_type,
+                if_exists,
+                names,
+                table,
+                ..
+            } => self.drop(object_type, if_exists, &names, table.as_ref()),
+            Statement::CreateTable(ct) => {
+                self.implicit_commit()?;
+                if ct.query.is_some() {
+                    return Err(MySqlError::not_supported("CREATE TABLE ... SELECT"));
+                }
+                let def = match &ct.like {
+                    Some(like) => self.table_like(&ct, like)?,
+                    None => create_table_def(&storage, &ct, &mut self.cx)?,
+                };
+                ddl::create_table(&storage, &mut self.cx, def, ct.if_not_exists)?;
+                ok(0)
+            }
+            Statement::CreateIndex(ci) => {
+                self.implicit_commit()?;
+                let (db, t) = qualified(&ci.table_name, &self.cx)?;
+                let table = storage
+                    .table(&db, &t)
+                    .ok_or_else(|| MySqlError::no_such_table(&db, &t))?;
+                let name = ci
+                    .name
+                    .as_ref()
+                    .map(|n| crate::bind::object_parts(n).join("."));
+                let idx = index_def(&table.def(), name, ci.unique, &ci.columns)?;
+                ddl::create_index(&storage, &db, &t, idx)?;
+                ok(0)
+            }
+            Statement::AlterTable(at) => self.alter_table(&at),
+            Statement::Truncate(t) => {
+                self.implicit_commit()?;
+                for target in &t.table_names {
+                    let (db, name) = qualified(&target.name, &self.cx)?;
+                    ddl::truncate(&storage, &db, &name)?;
+                }
+                ok(0)
+            }
+            Statement::Use(u) => {
+                let name = match u {
+                    ast::Use::Object(n) | ast::Use::Database(n) | ast::Use::Schema(n) => {
+                        crate::bind::object_parts(&n).join(".")
+                    }
+                    _ => return Err(MySqlError::parse_error(text, 1)),
+                };
+                self.use_database(&name)?;
+                ok(0)
+            }
+            Statement::Savepoint { name } => {
+                self.savepoint(&name.value)?;
+                ok(0)
+            }
+            Statement::ReleaseSavepoint { name } => {
+                self.release_savepoint(&name.value)?;
+                ok(0)
+            }
+            Statement::Rollback {
+                savepoint: Some(name),
+                ..
+            } => {
+                self.rollback_to_savepoint(&name.value)?;
+                ok(0)
+            }
+            Statement::Rollback { .. } => {
+                self.rollback()?;
+                ok(0)
+            }
+            Statement::Commit { .. } => {
+                self.commit()?;
+                ok(0)
+            }
+            Statement::StartTransaction { .. } => {
+                self.begin(None, false)?;
+                ok(0)
+            }
+            Statement::Kill { modifier, id } => {
+                let query_only = matches!(modifier, Some(ast::KillType::Query));
+                self.cx.engine.hooks().kill(id, query_only)?;
+                ok(0)
+            }
+            Statement::ExplainTable { table_name, .. } => crate::show::describe(self, &table_name),
+            Statement::Explain { statement, .. } => crate::show::explain(self, &statement, text),
+            Statement::Flush { .. } | Statement::UnlockTables => ok(0),
+            Statement::LockTables { .. } => {
+                self.implicit_commit()?;
+                ok(0)
+            }
+            Statement::Analyze(a) => crate::show::analyze(self, a.table_name.as_ref()),
+            Statement::Grant(_) | Statement::Revoke(_) | Statement::CreateRole(_) => ok(0),
+            other => Err(MySqlError::not_supported(&statement_kind(&other))),
+        }
+    }
+
+    fn drop(
+        &mut self,
+        kind: ObjectType,
+        if_exists: bool,
+        names: &[ast::ObjectName],
+        table: Option<&ast::ObjectName>,
+    ) -> R<QueryResult> {
+        self.implicit_commit()?;
+        let storage = self.cx.engine.storage.clone();
+        match kind {
+            ObjectType::Table => {
+                let list = names
+                    .iter()
+                    .map(|n| qualified(n, &self.cx))
+                    .collect::<R<Vec<_>>>()?;
+                ddl::drop_tables(&storage, &mut self.cx, &list, if_exists)?;
+                ok(0)
+            }
+            ObjectType::Database | ObjectType::Schema => {
+                let name = names
+                    .first()
+                    .map(|n| crate::bind::object_parts(n).join("."))
+                    .unwrap_or_default();
+                let n = ddl::drop_database(&storage, &mut self.cx, &name, if_exists)?;
+                ok(n)
+            }
+            ObjectType::Index => {
+                let t = table.ok_or_else(|| MySqlError::parse_error("", 1))?;
+                let (db, tname) = qualified(t, &self.cx)?;
+                for n in names {
+                    let iname = crate::bind::object_parts(n).join(".");
+                    match ddl::drop_index(&storage, &db, &tname, &iname) {
+                        Err(e)
+                            if if_exists
+                                && e.code
+                                    == basalt_common::error::code::ER_CANT_DROP_FIELD_OR_KEY =>
+                        {
+                            self.cx.note(e.code, e.message);
+                        }
+                        other => other?,
+                    }
+                }
+                ok(0)
+            }
+            other => Err(MySqlError::not_supported(&format!("DROP {other}"))),
+        }
+    }
+
+    fn table_like(
+        &mut self,
+        ct: &ast::CreateTable,
+        like: &ast::CreateTableLikeKind,
+    ) -> R<basalt_common::TableDef> {
+        let src = match like {
+            ast::CreateTableLikeKind::Plain(l) => &l.name,
+            ast::CreateTableLikeKind::Parenthesized(l) => &l.name,
+        };
+        let (sdb, sname) = qualified(src, &self.cx)?;
+        let (db, name) = qualified(&ct.name, &self.cx)?;
+        let t = self
+            .cx
+            .engine
+            .storage
+            .table(&sdb, &sname)
+            .ok_or_else(|| MySqlError::no_such_table(&sdb, &sname))?;
+        let mut def = (*t.def()).clone();
+        def.id = 0;
+        def.schema = db;
+        def.name = name;
+        Ok(def)
+    }
+
+    fn alter_table(&mut self, at: &ast::AlterTable) -> R<QueryResult> {
+        self.implicit_commit()?;
+        let storage = self.cx.engine.storage.clone();
+        let (db, t) = qualified(&at.name, &self.cx)?;
+        for op in &at.operations {
+            let table = storage
+                .table(&db, &t)
+                .ok_or_else(|| MySqlError::no_such_table(&db, &t))?;
+            let def = table.def();
+            match op {
+                ast::AlterTableOperation::AddConstraint { constraint, .. } => {
+                    let (name, unique, cols) = match constraint {
+                        ast::TableConstraint::Index(i) => {
+                            (i.name.as_ref().map(|n| n.value.clone()), false, &i.columns)
+                        }
+                        ast::TableConstraint::Unique(u) => (
+                            u.index_name
+                                .as_ref()
+                                .or(u.name.as_ref())
+                                .map(|n| n.value.clone()),
+                            true,
+                            &u.columns,
+                        ),
+                        _ => return Err(MySqlError::not_supported("this ALTER TABLE operation")),
+                    };
+                    let idx = index_def(&def, name, unique, cols)?;
+                    ddl::create_index(&storage, &db, &t, idx)?;
+                }
+                ast::AlterTableOperation::DropIndex { name } => {
+                    ddl::drop_index(&storage, &db, &t, &name.value)?
+                }
+                ast::AlterTableOperation::Algorithm { .. } => {}
+                _ => return Err(MySqlError::not_supported("this ALTER TABLE operation")),
+            }
+        }
+        let _ = engine_kind;
+        let mut r = QueryResult::ok(0);
+        if let QueryResult::Ok { info, .. } = &mut r {
+            *info = "Records: 0  Duplicates: 0  Warnings: 0".into();
+        }
+        Ok(r)
+    }
+}
+
+fn statement_kind(s: &Statement) -> String {
+    let text = s.to_string();
+    let words: Vec<&str> = text.split_whitespace().take(2).collect();
+    words.join(" ")
+}

@@ -1,0 +1,229 @@
+//! Transactions as a session sees them.
+//!
+//! - Autocommit on, no BEGIN: every statement that touches tables runs in a
+//!   transaction of its own, committed when the statement succeeds and rolled back
+//!   when it fails.
+//! - BEGIN / START TRANSACTION, or autocommit off: the transaction stays open across
+//!   statements until COMMIT / ROLLBACK or an implicit commit (DDL, BEGIN, SET
+//!   autocommit=1, LOCK TABLES).
+//! - Every statement runs under a savepoint: when it fails, its changes alone are
+//!   undone (a deadlock victim loses the whole transaction, as in InnoDB).
+
+use super::{NextTxn, Session};
+use crate::exec::Exec;
+use crate::expr::EvalCtx;
+use basalt_common::error::code;
+use basalt_common::{MySqlError, Value};
+use basalt_storage::{IsolationLevel, TxnOptions};
+use std::time::Duration;
+
+type R<T> = Result<T, MySqlError>;
+
+impl Session {
+    fn txn_options(&mut self, read_only_hint: bool, consistent_snapshot: bool) -> TxnOptions {
+        let next = std::mem::take(&mut self.next_txn);
+        let isolation = next.isolation.unwrap_or_else(|| {
+            let name = self.cx.var_text("transaction_isolation");
+            IsolationLevel::from_name(&name).unwrap_or_default()
+        });
+        let read_only = next
+            .read_only
+            .unwrap_or_else(|| self.cx.var_bool("transaction_read_only"));
+        self.txn_read_only = read_only;
+        TxnOptions {
+            isolation,
+            read_only: read_only || read_only_hint,
+            snapshot_isolation: self.cx.var_bool("innodb_snapshot_isolation"),
+            lock_wait_timeout: Duration::from_secs(
+                self.cx.var_u64("innodb_lock_wait_timeout").max(1),
+            ),
+            consistent_snapshot,
+        }
+    }
+
+    fn begin_txn(&mut self, read_only_hint: bool, consistent_snapshot: bool) {
+        let opts = self.txn_options(read_only_hint, consistent_snapshot);
+        let mut txn = self.cx.engine.storage.begin(opts);
+        txn.set_interrupt(self.interrupt.clone());
+        self.txn = Some(txn);
+        self.cx.in_transaction = true;
+    }
+
+    /// Commits the open transaction, if any.
+    pub(super) fn commit(&mut self) -> R<()> {
+        self.explicit = false;
+        self.savepoints.clear();
+        self.cx.in_transaction = false;
+        self.txn_read_only = false;
+        match self.txn.take() {
+            Some(t) => t.commit().map_err(MySqlError::from),
+            None => Ok(()),
+        }
+    }
+
+    pub(super) fn rollback(&mut self) -> R<()> {
+        self.explicit = false;
+        self.savepoints.clear();
+        self.cx.in_transaction = false;
+        self.txn_read_only = false;
+        match self.txn.take() {
+            Some(t) => t.rollback().map_err(MySqlError::from),
+            None => Ok(()),
+        }
+    }
+
+    pub(super) fn rollback_quietly(&mut self) {
+        if let Err(e) = self.rollback() {
+            tracing::warn!(conn = self.cx.conn_id, "rollback failed: {e}");
+        }
+    }
+
+    /// BEGIN / START TRANSACTION: commits the open transaction first.
+    pub(super) fn begin(&mut self, read_only: Option<bool>, consistent_snapshot: bool) -> R<()> {
+        self.commit()?;
+        if let Some(ro) = read_only {
+            self.next_txn.read_only = Some(ro);
+        }
+        self.begin_txn(false, consistent_snapshot);
+        self.explicit = true;
+        Ok(())
+    }
+
+    /// The implicit commit before DDL and similar statements.
+    pub(super) fn implicit_commit(&mut self) -> R<()> {
+        self.commit()
+    }
+
+    /// `SET [SESSION|GLOBAL] TRANSACTION ...`.
+    pub(super) fn set_transaction(
+        &mut self,
+        scope: crate::front::native::TxScope,
+        isolation: Option<IsolationLevel>,
+        read_only: Option<bool>,
+    ) -> R<()> {
+        use crate::front::native::TxScope;
+        match scope {
+            TxScope::Next => {
+                if self.in_transaction() && self.explicit {
+                    return Err(MySqlError::cant_change_tx_characteristics());
+                }
+                self.next_txn = NextTxn {
+                    isolation: isolation.or(self.next_txn.isolation),
+                    read_only: read_only.or(self.next_txn.read_only),
+                };
+            }
+            TxScope::Session | TxScope::Global => {
+                let global = scope == TxScope::Global;
+                if let Some(i) = isolation {
+                    self.assign_sysvar("transaction_isolation", Value::str(i.name()), global)?;
+                }
+                if let Some(ro) = read_only {
+                    self.assign_sysvar("transaction_read_only", Value::Int(ro as i64), global)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs `f` as one statement inside the session's transaction (see module docs).
+    pub(super) fn in_statement<T>(
+        &mut self,
+        params: &[Value],
+        read_only: bool,
+        f: impl FnOnce(&mut Exec) -> R<T>,
+    ) -> R<T> {
+        let own = self.txn.is_none();
+        if own {
+            self.begin_txn(read_only && self.cx.autocommit, false);
+        }
+        let Some(txn) = self.txn.as_mut() else {
+            return Err(MySqlError::internal("no transaction"));
+        };
+        txn.new_statement();
+        let sp = (!read_only).then(|| txn.savepoint());
+        let mut ctx = EvalCtx::new(params, &mut self.cx);
+        ctx.strict_dml = !read_only;
+        let mut ex = Exec {
+            txn: Some(txn),
+            ctx: &mut ctx,
+            interrupt: &self.interrupt,
+        };
+        let r = f(&mut ex);
+        let end_now = own && self.cx.autocommit && !self.explicit;
+        match r {
+            Ok(v) => {
+                if end_now {
+                    self.commit()?;
+                }
+                Ok(v)
+            }
+            Err(e) => {
+                if e.code == code::ER_LOCK_DEADLOCK || end_now {
+                    self.rollback_quietly();
+                } else if let (Some(t), Some(sp)) = (self.txn.as_mut(), sp) {
+                    if let Err(re) = t.rollback_to(&sp) {
+                        tracing::warn!("statement rollback failed: {re}");
+                        self.rollback_quietly();
+                    }
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// Runs `f` for a statement that reads no table (no transaction needed).
+    pub(super) fn without_txn<T>(
+        &mut self,
+        params: &[Value],
+        f: impl FnOnce(&mut Exec) -> R<T>,
+    ) -> R<T> {
+        let mut ctx = EvalCtx::new(params, &mut self.cx);
+        let mut ex = Exec {
+            txn: None,
+            ctx: &mut ctx,
+            interrupt: &self.interrupt,
+        };
+        f(&mut ex)
+    }
+
+    pub(super) fn savepoint(&mut self, name: &str) -> R<()> {
+        if self.txn.is_none() {
+            if self.cx.autocommit {
+                return Ok(());
+            }
+            self.begin_txn(false, false);
+        }
+        let Some(t) = self.txn.as_ref() else {
+            return Ok(());
+        };
+        let sp = t.savepoint();
+        self.savepoints
+            .retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+        self.savepoints.push((name.to_string(), sp));
+        Ok(())
+    }
+
+    pub(super) fn rollback_to_savepoint(&mut self, name: &str) -> R<()> {
+        let pos = self
+            .savepoints
+            .iter()
+            .position(|(n, _)| n.eq_ignore_ascii_case(name))
+            .ok_or_else(|| MySqlError::savepoint_does_not_exist(name))?;
+        self.savepoints.truncate(pos + 1);
+        let (_, sp) = &self.savepoints[pos];
+        if let Some(t) = self.txn.as_mut() {
+            t.rollback_to(sp).map_err(MySqlError::from)?;
+        }
+        Ok(())
+    }
+
+    pub(super) fn release_savepoint(&mut self, name: &str) -> R<()> {
+        let pos = self
+            .savepoints
+            .iter()
+            .position(|(n, _)| n.eq_ignore_ascii_case(name))
+            .ok_or_else(|| MySqlError::savepoint_does_not_exist(name))?;
+        self.savepoints.truncate(pos);
+        Ok(())
+    }
+}

@@ -1,0 +1,242 @@
+//! SET: system variables, user variables, SET NAMES / CHARACTER SET.
+
+use super::Session;
+use crate::bind::{Binder, Scope};
+use crate::expr::EvalCtx;
+use crate::front::native::{SetItem, SetTarget};
+use crate::result::QueryResult;
+use crate::sysvars::{self, Kind, Scope as VarScope};
+use basalt_common::{Charset, Collation, MySqlError, Value};
+
+type R<T> = Result<T, MySqlError>;
+
+impl Session {
+    /// Evaluates an expression that reads no table (SET values).
+    pub(super) fn eval_standalone(&mut self, text: &str) -> R<Value> {
+        let ast = crate::front::parse::parse_expr(text)?;
+        let storage = self.cx.engine.storage.clone();
+        let expr = {
+            let mut b = Binder::new(&storage, &self.cx, text, None);
+            b.expr(&ast, &Scope::default(), None)?.0
+        };
+        let mut ctx = EvalCtx::new(&[], &mut self.cx);
+        expr.eval(&[], &mut ctx)
+    }
+
+    pub(super) fn run_set(&mut self, items: Vec<SetItem>) -> R<QueryResult> {
+        // Evaluate every value first, then assign (MySQL checks all before changing).
+        let mut resolved = Vec::with_capacity(items.len());
+        for it in items {
+            let v = self.set_value(&it)?;
+            resolved.push((it.target, v));
+        }
+        for (target, v) in resolved {
+            match target {
+                SetTarget::User(name) => {
+                    self.cx.user_vars.insert(name, v.unwrap_or(Value::Null));
+                }
+                SetTarget::Sys { name, global, .. } => match v {
+                    Some(v) => self.assign_sysvar(&name, v, global)?,
+                    None => self.reset_sysvar(&name, global)?,
+                },
+            }
+        }
+        Ok(QueryResult::ok(0))
+    }
+
+    /// The value to assign; `None` for DEFAULT.
+    fn set_value(&mut self, it: &SetItem) -> R<Option<Value>> {
+        if let SetTarget::Sys {
+            name,
+            global,
+            scoped,
+        } = &it.target
+        {
+            let def =
+                sysvars::lookup(name).ok_or_else(|| MySqlError::unknown_system_variable(name))?;
+            check_scope(def, *global, *scoped)?;
+            if it.bare_word {
+                let w = it.value.to_ascii_uppercase();
+                return Ok(match w.as_str() {
+                    "DEFAULT" => None,
+                    "NULL" => Some(Value::Null),
+                    "TRUE" => Some(Value::Int(1)),
+                    "FALSE" => Some(Value::Int(0)),
+                    _ => Some(Value::str(&it.value)),
+                });
+            }
+        }
+        Ok(Some(self.eval_standalone(&it.value)?))
+    }
+
+    fn reset_sysvar(&mut self, name: &str, global: bool) -> R<()> {
+        let def = sysvars::lookup(name).ok_or_else(|| MySqlError::unknown_system_variable(name))?;
+        let v = if global {
+            def.initial(&self.cx.engine.config)
+        } else {
+            self.cx
+                .engine
+                .globals
+                .get(def.name)
+                .unwrap_or_else(|| def.initial(&self.cx.engine.config))
+        };
+        self.assign_sysvar(def.name, v, global)
+    }
+
+    /// Assigns a system variable, with MariaDB's scope and value checks and the
+    /// side effects some variables have.
+    pub(super) fn assign_sysvar(&mut self, name: &str, v: Value, global: bool) -> R<()> {
+        let def = sysvars::lookup(name).ok_or_else(|| MySqlError::unknown_system_variable(name))?;
+        check_scope(def, global, global)?;
+        match def.name {
+            "last_insert_id" | "identity" | "insert_id" => {
+                self.cx.last_insert_id =
+                    crate::value::to_num(&v).0.to_i128().unwrap_or(0).max(0) as u64;
+                return Ok(());
+            }
+            "timestamp" | "pseudo_thread_id" => return Ok(()),
+            _ => {}
+        }
+        if def.read_only {
+            return Err(MySqlError::read_only_variable(def.name));
+        }
+        let v = sysvars::validate(def, v)?;
+        if global {
+            self.cx.engine.globals.set(def, v);
+            if def.name == "sql_mode" || def.name == "autocommit" {
+                self.cx.engine.plan_cache.clear();
+            }
+            return Ok(());
+        }
+        if def.name == "autocommit" && v == Value::Int(1) && !self.cx.autocommit {
+            self.commit()?;
+        }
+        if let Some(alias) = sysvars::alias_of(def.name) {
+            self.cx.vars.insert(alias, v.clone());
+        }
+        self.cx.vars.insert(def.name, v.clone());
+        self.sync_charsets(def.name, &v);
+        self.cx.refresh_derived();
+        Ok(())
+    }
+
+    fn sync_charsets(&mut self, name: &str, v: &Value) {
+        let text = v.display_lossy();
+        match name {
+            "character_set_connection" => {
+                if let Some(cs) = Charset::from_name(&text) {
+                    self.cx.vars.insert(
+                        "collation_connection",
+                        Value::str(cs.default_collation().name()),
+                    );
+                }
+            }
+            "collation_connection" => {
+                if let Some(c) = Collation::from_name(&text) {
+                    self.cx
+                        .vars
+                        .insert("character_set_connection", Value::str(c.charset().name()));
+                }
+            }
+            "character_set_server" => {
+                if let Some(cs) = Charset::from_name(&text) {
+                    self.cx.vars.insert(
+                        "collation_server",
+                        Value::str(cs.default_collation().name()),
+                    );
+                }
+            }
+            "collation_server" => {
+                if let Some(c) = Collation::from_name(&text) {
+                    self.cx
+                        .vars
+                        .insert("character_set_server", Value::str(c.charset().name()));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// `SET NAMES cs [COLLATE c]`.
+    pub(super) fn set_names(
+        &mut self,
+        charset: Option<String>,
+        collation: Option<String>,
+    ) -> R<QueryResult> {
+        let cs_name = charset.unwrap_or_else(|| "utf8mb4".into());
+        let cs = Charset::from_name(&cs_name)
+            .ok_or_else(|| MySqlError::unknown_character_set(&cs_name))?;
+        let coll = match collation {
+            Some(c) => {
+                let coll =
+                    Collation::from_name(&c).ok_or_else(|| MySqlError::unknown_collation(&c))?;
+                if coll.charset() != cs {
+                    return Err(MySqlError::new(
+                        1253,
+                        "42000",
+                        format!(
+                            "COLLATION '{}' is not valid for CHARACTER SET '{}'",
+                            coll.name(),
+                            cs.name()
+                        ),
+                    ));
+                }
+                coll
+            }
+            None => cs.default_collation(),
+        };
+        for var in [
+            "character_set_client",
+            "character_set_connection",
+            "character_set_results",
+        ] {
+            self.cx.vars.insert(var, Value::str(cs.name()));
+        }
+        self.cx
+            .vars
+            .insert("collation_connection", Value::str(coll.name()));
+        self.cx.refresh_derived();
+        Ok(QueryResult::ok(0))
+    }
+
+    /// `SET CHARACTER SET cs`.
+    pub(super) fn set_charset(&mut self, charset: Option<String>) -> R<QueryResult> {
+        let cs_name = charset.unwrap_or_else(|| "utf8mb4".into());
+        let cs = Charset::from_name(&cs_name)
+            .ok_or_else(|| MySqlError::unknown_character_set(&cs_name))?;
+        self.cx
+            .vars
+            .insert("character_set_client", Value::str(cs.name()));
+        self.cx
+            .vars
+            .insert("character_set_results", Value::str(cs.name()));
+        let db_cs = self.cx.var_text("character_set_database");
+        let db_coll = self.cx.var_text("collation_database");
+        self.cx
+            .vars
+            .insert("character_set_connection", Value::str(&db_cs));
+        self.cx
+            .vars
+            .insert("collation_connection", Value::str(&db_coll));
+        self.cx.refresh_derived();
+        Ok(QueryResult::ok(0))
+    }
+}
+
+fn check_scope(def: &sysvars::VarDef, global: bool, scoped: bool) -> R<()> {
+    if global && def.scope == VarScope::Session {
+        return Err(MySqlError::session_only_variable(def.name));
+    }
+    if !global && def.scope == VarScope::Global {
+        if def.read_only {
+            return Err(MySqlError::read_only_variable(def.name));
+        }
+        return Err(MySqlError::global_only_variable(def.name));
+    }
+    let _ = scoped;
+    if def.kind == Kind::Dynamic && !matches!(def.name, "last_insert_id" | "identity" | "timestamp")
+    {
+        return Err(MySqlError::read_only_variable(def.name));
+    }
+    Ok(())
+}

@@ -1,0 +1,429 @@
+//! SHOW statements, DESCRIBE and EXPLAIN: result sets built from the catalog,
+//! variables and server hooks, in MariaDB's column layout.
+//!
+//! `LIKE 'pattern'` filters on the first column; `WHERE expr` is bound against the
+//! result's column names and evaluated per row.
+
+mod explain;
+mod table;
+
+pub use explain::{analyze, describe, explain};
+
+use crate::bind::{Binder, Scope};
+use crate::expr::like;
+use crate::expr::EvalCtx;
+use crate::front::native::{Show, ShowFilter};
+use crate::result::{int_col, opt_s, s, text_col, text_col_nn, QueryResult};
+use crate::session::Session;
+use crate::sysvars::{self, Kind};
+use crate::ty::ExprType;
+use basalt_common::{Charset, Collation, ColumnMeta, MySqlError, Row, Value};
+
+type R<T> = Result<T, MySqlError>;
+
+/// Applies a SHOW filter to rows whose columns are named `names`.
+pub(crate) fn filter(
+    session: &mut Session,
+    rows: Vec<Row>,
+    names: &[&str],
+    f: &ShowFilter,
+) -> R<Vec<Row>> {
+    match f {
+        ShowFilter::None => Ok(rows),
+        ShowFilter::Like(p) => Ok(rows
+            .into_iter()
+            .filter(|r| {
+                let v = crate::value::to_bytes(&r[0]);
+                like::matches(&v, p.as_bytes(), Some(b'\\'), Collation::Utf8mb4GeneralCi)
+            })
+            .collect()),
+        ShowFilter::Where(text) => {
+            let ast = crate::front::parse::parse_expr(text)?;
+            let mut scope = Scope::default();
+            for (i, n) in names.iter().enumerate() {
+                scope.named.push((
+                    n.to_string(),
+                    i,
+                    ExprType::string(64, Collation::Utf8mb4GeneralCi).nullable(true),
+                ));
+            }
+            let storage = session.cx.engine.storage.clone();
+            let expr = {
+                let mut b = Binder::new(&storage, &session.cx, text, None);
+                b.clause = crate::bind::Clause::Where;
+                b.expr(&ast, &scope, None)?.0
+            };
+            let mut ctx = EvalCtx::new(&[], &mut session.cx);
+            let mut out = Vec::new();
+            for r in rows {
+                if expr.eval_bool(&r, &mut ctx)? == Some(true) {
+                    out.push(r);
+                }
+            }
+            Ok(out)
+        }
+    }
+}
+
+fn result(cols: Vec<ColumnMeta>, rows: Vec<Row>) -> R<QueryResult> {
+    Ok(QueryResult::rows(cols, rows))
+}
+
+pub fn run(session: &mut Session, show: Show) -> R<QueryResult> {
+    match show {
+        Show::Databases { filter: f } => {
+            let rows: Vec<Row> = session
+                .cx
+                .engine
+                .storage
+                .databases()
+                .into_iter()
+                .map(|d| vec![s(d)])
+                .collect();
+            let rows = filter(session, rows, &["Database"], &f)?;
+            result(vec![text_col_nn("Database", 64)], rows)
+        }
+        Show::Tables {
+            full,
+            db,
+            filter: f,
+        } => table::show_tables(session, full, db, f),
+        Show::Columns {
+            full,
+            table,
+            db,
+            filter: f,
+        } => table::show_columns(session, full, &table, db, f),
+        Show::CreateTable { db, table } => table::show_create_table(session, db, &table),
+        Show::CreateDatabase { name, .. } => show_create_database(session, &name),
+        Show::Index {
+            table,
+            db,
+            filter: f,
+        } => table::show_index(session, &table, db, f),
+        Show::TableStatus { db, filter: f } => table::show_table_status(session, db, f),
+        Show::Variables { global, filter: f } => show_variables(session, global, f),
+        Show::Status { global, filter: f } => show_status(session, global, f),
+        Show::Warnings {
+            errors_only,
+            count_only,
+            limit,
+        } => show_warnings(session, errors_only, count_only, limit),
+        Show::Engines => show_engines(),
+        Show::Collation { filter: f } => show_collation(session, f),
+        Show::Charset { filter: f } => show_charset(session, f),
+        Show::Processlist { full } => show_processlist(session, full),
+        Show::Grants => {
+            let user = session.cx.user.clone();
+            let line = format!("GRANT ALL PRIVILEGES ON *.* TO `{user}`@`%` WITH GRANT OPTION");
+            result(
+                vec![text_col_nn(&format!("Grants for {user}@%"), 1024)],
+                vec![vec![s(line)]],
+            )
+        }
+        Show::Plugins => {
+            let cols = ["Name", "Status", "Type", "Library", "License"]
+                .iter()
+                .map(|n| text_col(n, 64))
+                .collect();
+            let rows = [
+                ("InnoDB", "STORAGE ENGINE"),
+                ("MEMORY", "STORAGE ENGINE"),
+                ("mysql_native_password", "AUTHENTICATION"),
+            ]
+            .iter()
+            .map(|(n, t)| vec![s(n), s("ACTIVE"), s(t), Value::Null, s("GPL")])
+            .collect();
+            result(cols, rows)
+        }
+        Show::MasterStatus => {
+            let cols = ["File", "Position", "Binlog_Do_DB", "Binlog_Ignore_DB"]
+                .iter()
+                .map(|n| text_col(n, 64))
+                .collect();
+            result(cols, Vec::new())
+        }
+        Show::SlaveStatus => {
+            let cols = [
+                "Slave_IO_State",
+                "Master_Host",
+                "Master_User",
+                "Master_Port",
+            ]
+            .iter()
+            .map(|n| text_col(n, 64))
+            .collect();
+            result(cols, Vec::new())
+        }
+        Show::BinaryLogs => Err(MySqlError::new(
+            1381,
+            "HY000",
+            "You are not using binary logging",
+        )),
+        Show::Privileges
+        | Show::OpenTables
+        | Show::Triggers
+        | Show::Events
+        | Show::ProcedureStatus
+        | Show::FunctionStatus => result(vec![text_col("Name", 64)], Vec::new()),
+    }
+}
+
+fn show_create_database(session: &mut Session, name: &str) -> R<QueryResult> {
+    let coll = session
+        .cx
+        .engine
+        .storage
+        .database_collation(name)
+        .ok_or_else(|| MySqlError::bad_db(name))?;
+    let text = format!(
+        "CREATE DATABASE `{name}` /*!40100 DEFAULT CHARACTER SET {} COLLATE {} */",
+        coll.charset().name(),
+        coll.name()
+    );
+    result(
+        vec![
+            text_col_nn("Database", 64),
+            text_col_nn("Create Database", 1024),
+        ],
+        vec![vec![s(name), s(text)]],
+    )
+}
+
+/// A variable's value as SHOW VARIABLES prints it.
+fn var_text(kind: Kind, v: &Value) -> String {
+    match (kind, v) {
+        (_, Value::Null) => String::new(),
+        (Kind::Bool, Value::Int(i)) => if *i != 0 { "ON" } else { "OFF" }.into(),
+        (Kind::Double, Value::Double(d)) => format!("{d:.6}"),
+        (_, other) => other.display_lossy(),
+    }
+}
+
+fn show_variables(session: &mut Session, global: bool, f: ShowFilter) -> R<QueryResult> {
+    let mut rows = Vec::new();
+    for def in sysvars::all() {
+        if global && def.scope == sysvars::Scope::Session {
+            continue;
+        }
+        let v = session.cx.sysvar(def, global);
+        rows.push(vec![s(def.name), s(var_text(def.kind, &v))]);
+    }
+    let rows = filter(session, rows, &["Variable_name", "Value"], &f)?;
+    result(
+        vec![text_col_nn("Variable_name", 64), text_col_nn("Value", 2048)],
+        rows,
+    )
+}
+
+fn show_status(session: &mut Session, _global: bool, f: ShowFilter) -> R<QueryResult> {
+    let engine = session.cx.engine.clone();
+    let mut pairs: Vec<(String, String)> = engine
+        .hooks()
+        .global_status()
+        .into_iter()
+        .map(|(k, v)| (k, v.display_lossy()))
+        .collect();
+    for (k, v) in engine.storage.status() {
+        pairs.push((k.to_string(), v.to_string()));
+    }
+    if !pairs.iter().any(|(k, _)| k == "Uptime") {
+        pairs.push((
+            "Uptime".into(),
+            engine.started.elapsed().as_secs().to_string(),
+        ));
+    }
+    pairs.push((
+        "Prepared_stmt_count".into(),
+        session.prepared_count().to_string(),
+    ));
+    pairs.push((
+        "Plan_cache_entries".into(),
+        engine.plan_cache.len().to_string(),
+    ));
+    pairs.sort_by_key(|a| a.0.to_ascii_lowercase());
+    pairs.dedup_by(|a, b| a.0 == b.0);
+    let rows = pairs.into_iter().map(|(k, v)| vec![s(k), s(v)]).collect();
+    let rows = filter(session, rows, &["Variable_name", "Value"], &f)?;
+    result(
+        vec![text_col_nn("Variable_name", 64), text_col_nn("Value", 2048)],
+        rows,
+    )
+}
+
+fn show_warnings(
+    session: &mut Session,
+    errors_only: bool,
+    count_only: bool,
+    limit: Option<(u64, u64)>,
+) -> R<QueryResult> {
+    use crate::session::ctx::Level;
+    if count_only {
+        let n = if errors_only {
+            session.cx.error_total
+        } else {
+            session.cx.warning_total
+        };
+        let name = if errors_only {
+            "@@session.error_count"
+        } else {
+            "@@session.warning_count"
+        };
+        return result(
+            vec![int_col(name, 21, true)],
+            vec![vec![Value::UInt(n as u64)]],
+        );
+    }
+    let (skip, take) = limit.unwrap_or((0, u64::MAX));
+    let rows: Vec<Row> = session
+        .cx
+        .warnings
+        .iter()
+        .filter(|w| !errors_only || w.level == Level::Error)
+        .skip(skip as usize)
+        .take(take.min(usize::MAX as u64) as usize)
+        .map(|w| vec![s(w.level.name()), Value::UInt(w.code as u64), s(&w.message)])
+        .collect();
+    let mut code = int_col("Code", 4, true);
+    code.column_type = basalt_common::ColumnType::Long;
+    code.flags |= basalt_common::column::flags::NOT_NULL;
+    result(
+        vec![text_col_nn("Level", 7), code, text_col_nn("Message", 512)],
+        rows,
+    )
+}
+
+fn show_engines() -> R<QueryResult> {
+    let cols = vec![
+        text_col_nn("Engine", 64),
+        text_col_nn("Support", 8),
+        text_col_nn("Comment", 160),
+        text_col("Transactions", 3),
+        text_col("XA", 3),
+        text_col("Savepoints", 3),
+    ];
+    let rows = vec![
+        vec![
+            s("MEMORY"),
+            s("YES"),
+            s("Hash based, stored in memory, useful for temporary tables"),
+            s("NO"),
+            s("NO"),
+            s("NO"),
+        ],
+        vec![
+            s("InnoDB"),
+            s("DEFAULT"),
+            s("Supports transactions, row-level locking, foreign keys and encryption for tables"),
+            s("YES"),
+            s("YES"),
+            s("YES"),
+        ],
+    ];
+    result(cols, rows)
+}
+
+fn show_collation(session: &mut Session, f: ShowFilter) -> R<QueryResult> {
+    let mut rows: Vec<Row> = Collation::all()
+        .iter()
+        .map(|c| {
+            let default = c.charset().default_collation() == *c;
+            vec![
+                s(c.name()),
+                s(c.charset().name()),
+                Value::Int(c.id() as i64),
+                s(if default { "Yes" } else { "" }),
+                s("Yes"),
+                Value::Int(1),
+            ]
+        })
+        .collect();
+    rows.sort_by(|a, b| a[0].display_lossy().cmp(&b[0].display_lossy()));
+    let names = [
+        "Collation",
+        "Charset",
+        "Id",
+        "Default",
+        "Compiled",
+        "Sortlen",
+    ];
+    let rows = filter(session, rows, &names, &f)?;
+    let cols = vec![
+        text_col_nn("Collation", 64),
+        text_col("Charset", 32),
+        int_col("Id", 11, false),
+        text_col("Default", 3),
+        text_col_nn("Compiled", 3),
+        int_col("Sortlen", 3, false),
+    ];
+    result(cols, rows)
+}
+
+fn show_charset(session: &mut Session, f: ShowFilter) -> R<QueryResult> {
+    let sets = [
+        (Charset::Ascii, "US ASCII"),
+        (Charset::Binary, "Binary pseudo charset"),
+        (Charset::Latin1, "cp1252 West European"),
+        (Charset::Utf8mb3, "UTF-8 Unicode"),
+        (Charset::Utf8mb4, "UTF-8 Unicode"),
+    ];
+    let rows = sets
+        .iter()
+        .map(|(c, d)| {
+            vec![
+                s(c.name()),
+                s(d),
+                s(c.default_collation().name()),
+                Value::Int(c.max_len() as i64),
+            ]
+        })
+        .collect();
+    let names = ["Charset", "Description", "Default collation", "Maxlen"];
+    let rows = filter(session, rows, &names, &f)?;
+    let cols = vec![
+        text_col_nn("Charset", 32),
+        text_col_nn("Description", 60),
+        text_col_nn("Default collation", 64),
+        int_col("Maxlen", 3, false),
+    ];
+    result(cols, rows)
+}
+
+fn show_processlist(session: &mut Session, full: bool) -> R<QueryResult> {
+    let list = session.cx.engine.hooks().processlist();
+    let rows = list
+        .into_iter()
+        .map(|p| {
+            let info = p.info.map(|i| {
+                if full {
+                    i
+                } else {
+                    i.chars().take(100).collect()
+                }
+            });
+            vec![
+                Value::Int(p.id as i64),
+                s(p.user),
+                s(p.host),
+                opt_s(p.db),
+                s(p.command),
+                Value::Int(p.time as i64),
+                s(p.state),
+                opt_s(info),
+                s("0.000"),
+            ]
+        })
+        .collect();
+    let cols = vec![
+        int_col("Id", 21, false),
+        text_col_nn("User", 128),
+        text_col_nn("Host", 64),
+        text_col("db", 64),
+        text_col_nn("Command", 16),
+        int_col("Time", 7, false),
+        text_col("State", 30),
+        text_col("Info", 100),
+        text_col_nn("Progress", 7),
+    ];
+    result(cols, rows)
+}

@@ -1,0 +1,441 @@
+//! SHOW TABLES / COLUMNS / INDEX / CREATE TABLE / TABLE STATUS.
+
+use super::{filter, result, R};
+use crate::front::native::ShowFilter;
+use crate::result::{int_col, opt_s, s, text_col, text_col_nn, QueryResult};
+use crate::session::Session;
+use basalt_common::{ColumnDef, DataType, DefaultValue, IndexKind, MySqlError, TableDef, Value};
+use basalt_storage::Table;
+use std::sync::Arc;
+
+fn db_or_current(session: &Session, db: Option<String>) -> R<String> {
+    match db {
+        Some(d) => Ok(d),
+        None => session.cx.db.clone().ok_or_else(MySqlError::no_db),
+    }
+}
+
+fn open(session: &Session, db: &str, table: &str) -> R<Arc<dyn Table>> {
+    if !session.cx.engine.storage.database_exists(db) {
+        return Err(MySqlError::bad_db(db));
+    }
+    session
+        .cx
+        .engine
+        .storage
+        .table(db, table)
+        .ok_or_else(|| MySqlError::no_such_table(db, table))
+}
+
+pub fn show_tables(
+    session: &mut Session,
+    full: bool,
+    db: Option<String>,
+    f: ShowFilter,
+) -> R<QueryResult> {
+    let db = db_or_current(session, db)?;
+    let names = session
+        .cx
+        .engine
+        .storage
+        .tables(&db)
+        .map_err(MySqlError::from)?;
+    let col = format!("Tables_in_{db}");
+    let rows = names
+        .into_iter()
+        .map(|n| {
+            if full {
+                vec![s(n), s("BASE TABLE")]
+            } else {
+                vec![s(n)]
+            }
+        })
+        .collect();
+    let mut cols = vec![text_col_nn(&col, 64)];
+    let mut names = vec![col.as_str()];
+    if full {
+        cols.push(text_col_nn("Table_type", 64));
+        names.push("Table_type");
+    }
+    let rows = filter(session, rows, &names, &f)?;
+    result(cols, rows)
+}
+
+/// PRI / UNI / MUL as SHOW COLUMNS prints them.
+fn key_flag(def: &TableDef, ci: usize) -> &'static str {
+    if def.indexes[0].columns.iter().any(|c| c.column == ci) {
+        return "PRI";
+    }
+    let first = |k: IndexKind, single: bool| {
+        def.indexes.iter().any(|i| {
+            i.kind == k
+                && i.columns.first().is_some_and(|c| c.column == ci)
+                && (!single || i.columns.len() == 1)
+        })
+    };
+    if first(IndexKind::Unique, true) {
+        "UNI"
+    } else if first(IndexKind::NonUnique, false) || first(IndexKind::Unique, false) {
+        "MUL"
+    } else {
+        ""
+    }
+}
+
+/// A default value as SHOW COLUMNS prints it (None: NULL).
+fn default_text(c: &ColumnDef) -> Option<String> {
+    match &c.default {
+        Some(DefaultValue::CurrentTimestamp) => Some("current_timestamp()".into()),
+        Some(DefaultValue::Literal(Value::Null)) | None => None,
+        Some(DefaultValue::Literal(v)) => Some(literal_text(v, &c.data_type)),
+    }
+}
+
+fn literal_text(v: &Value, dt: &DataType) -> String {
+    match v {
+        Value::DateTime(d) => d.display(dt.fsp()).to_string(),
+        Value::Time(t) => t.display(dt.fsp()).to_string(),
+        other => other.display_lossy(),
+    }
+}
+
+fn extra(c: &ColumnDef) -> String {
+    let mut parts = Vec::new();
+    if c.auto_increment {
+        parts.push("auto_increment");
+    }
+    if c.on_update_current_timestamp {
+        parts.push("on update current_timestamp()");
+    }
+    parts.join(" ")
+}
+
+pub fn column_rows(def: &TableDef, full: bool) -> Vec<Vec<Value>> {
+    def.columns
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let mut row = vec![s(&c.name), s(c.data_type.sql_name())];
+            if full {
+                row.push(opt_s(
+                    c.data_type
+                        .collation()
+                        .filter(|x| !x.is_binary())
+                        .map(|x| x.name()),
+                ));
+            }
+            row.push(s(if c.nullable { "YES" } else { "NO" }));
+            row.push(s(key_flag(def, i)));
+            row.push(opt_s(default_text(c)));
+            row.push(s(extra(c)));
+            if full {
+                row.push(s("select,insert,update,references"));
+                row.push(s(&c.comment));
+            }
+            row
+        })
+        .collect()
+}
+
+pub fn column_cols(full: bool) -> (Vec<basalt_common::ColumnMeta>, Vec<&'static str>) {
+    let mut names = vec!["Field", "Type"];
+    let mut cols = vec![text_col_nn("Field", 64), text_col_nn("Type", 196_605)];
+    if full {
+        names.push("Collation");
+        cols.push(text_col("Collation", 64));
+    }
+    names.extend(["Null", "Key", "Default", "Extra"]);
+    cols.extend([
+        text_col_nn("Null", 3),
+        text_col_nn("Key", 3),
+        text_col("Default", 196_596),
+        text_col_nn("Extra", 80),
+    ]);
+    if full {
+        names.extend(["Privileges", "Comment"]);
+        cols.extend([text_col_nn("Privileges", 80), text_col_nn("Comment", 1024)]);
+    }
+    for c in cols.iter_mut() {
+        if c.length > 65_535 {
+            c.column_type = basalt_common::ColumnType::Blob;
+        }
+    }
+    (cols, names)
+}
+
+pub fn show_columns(
+    session: &mut Session,
+    full: bool,
+    table: &str,
+    db: Option<String>,
+    f: ShowFilter,
+) -> R<QueryResult> {
+    let db = db_or_current(session, db)?;
+    let def = open(session, &db, table)?.def();
+    let rows = column_rows(&def, full);
+    let (cols, names) = column_cols(full);
+    let rows = filter(session, rows, &names, &f)?;
+    result(cols, rows)
+}
+
+pub fn show_index(
+    session: &mut Session,
+    table: &str,
+    db: Option<String>,
+    f: ShowFilter,
+) -> R<QueryResult> {
+    let db = db_or_current(session, db)?;
+    let t = open(session, &db, table)?;
+    let def = t.def();
+    let stats = t.stats();
+    let mut rows = Vec::new();
+    for idx in def.indexes.iter().filter(|i| !i.columns.is_empty()) {
+        let distinct = stats
+            .indexes
+            .iter()
+            .find(|x| x.index_id == idx.id)
+            .map(|x| x.distinct.clone())
+            .unwrap_or_default();
+        for (seq, kc) in idx.columns.iter().enumerate() {
+            let col = &def.columns[kc.column];
+            rows.push(vec![
+                s(&def.name),
+                Value::Int(!idx.is_unique() as i64),
+                s(&idx.name),
+                Value::Int(seq as i64 + 1),
+                s(&col.name),
+                s(if kc.descending { "D" } else { "A" }),
+                Value::Int(distinct.get(seq).copied().unwrap_or(0) as i64),
+                kc.prefix_len.map_or(Value::Null, |p| Value::Int(p as i64)),
+                Value::Null,
+                s(if col.nullable { "YES" } else { "" }),
+                s("BTREE"),
+                s(""),
+                s(&idx.comment),
+                s("NO"),
+            ]);
+        }
+    }
+    let names = [
+        "Table",
+        "Non_unique",
+        "Key_name",
+        "Seq_in_index",
+        "Column_name",
+        "Collation",
+        "Cardinality",
+        "Sub_part",
+        "Packed",
+        "Null",
+        "Index_type",
+        "Comment",
+        "Index_comment",
+        "Ignored",
+    ];
+    let rows = filter(session, rows, &names, &f)?;
+    let cols = vec![
+        text_col_nn("Table", 64),
+        int_col("Non_unique", 1, false),
+        text_col_nn("Key_name", 64),
+        int_col("Seq_in_index", 2, true),
+        text_col_nn("Column_name", 64),
+        text_col("Collation", 1),
+        int_col("Cardinality", 21, false),
+        int_col("Sub_part", 3, false),
+        text_col("Packed", 10),
+        text_col_nn("Null", 3),
+        text_col_nn("Index_type", 16),
+        text_col("Comment", 16),
+        text_col_nn("Index_comment", 1024),
+        text_col_nn("Ignored", 3),
+    ];
+    result(cols, rows)
+}
+
+fn quote_ident(n: &str) -> String {
+    format!("`{}`", n.replace('`', "``"))
+}
+
+fn quote_str(v: &str) -> String {
+    format!("'{}'", v.replace('\\', "\\\\").replace('\'', "''"))
+}
+
+fn column_line(c: &ColumnDef, def: &TableDef) -> String {
+    let mut line = format!("  {} {}", quote_ident(&c.name), c.data_type.sql_name());
+    if let Some(coll) = c.data_type.collation().filter(|x| !x.is_binary()) {
+        if coll != def.collation {
+            if coll.charset() != def.charset {
+                line.push_str(&format!(" CHARACTER SET {}", coll.charset().name()));
+            }
+            line.push_str(&format!(" COLLATE {}", coll.name()));
+        }
+    }
+    if !c.nullable {
+        line.push_str(" NOT NULL");
+    }
+    match &c.default {
+        Some(DefaultValue::CurrentTimestamp) => line.push_str(" DEFAULT current_timestamp()"),
+        Some(DefaultValue::Literal(Value::Null)) => line.push_str(" DEFAULT NULL"),
+        Some(DefaultValue::Literal(v)) => {
+            let text = literal_text(v, &c.data_type);
+            let numeric = matches!(
+                v,
+                Value::Int(_) | Value::UInt(_) | Value::Decimal(_) | Value::Double(_)
+            );
+            line.push_str(" DEFAULT ");
+            line.push_str(&if numeric { text } else { quote_str(&text) });
+        }
+        None if c.nullable && !c.auto_increment => line.push_str(" DEFAULT NULL"),
+        None => {}
+    }
+    if c.auto_increment {
+        line.push_str(" AUTO_INCREMENT");
+    }
+    if c.on_update_current_timestamp {
+        line.push_str(" ON UPDATE current_timestamp()");
+    }
+    if !c.comment.is_empty() {
+        line.push_str(&format!(" COMMENT {}", quote_str(&c.comment)));
+    }
+    line
+}
+
+/// The CREATE TABLE statement MariaDB prints for a table.
+pub fn create_table_text(t: &dyn Table) -> String {
+    let def = t.def();
+    let mut lines: Vec<String> = def.columns.iter().map(|c| column_line(c, &def)).collect();
+    for idx in def.indexes.iter().filter(|i| !i.columns.is_empty()) {
+        let cols: Vec<String> = idx
+            .columns
+            .iter()
+            .map(|kc| {
+                let mut x = quote_ident(&def.columns[kc.column].name);
+                if let Some(p) = kc.prefix_len {
+                    x.push_str(&format!("({p})"));
+                }
+                if kc.descending {
+                    x.push_str(" DESC");
+                }
+                x
+            })
+            .collect();
+        let head = match idx.kind {
+            IndexKind::Primary => "PRIMARY KEY".to_string(),
+            IndexKind::Unique => format!("UNIQUE KEY {}", quote_ident(&idx.name)),
+            IndexKind::NonUnique => format!("KEY {}", quote_ident(&idx.name)),
+        };
+        lines.push(format!("  {head} ({})", cols.join(",")));
+    }
+    let mut text = format!(
+        "CREATE TABLE {} (\n{}\n) ENGINE={}",
+        quote_ident(&def.name),
+        lines.join(",\n"),
+        def.engine.name()
+    );
+    if def.auto_increment_column().is_some() {
+        let next = t.peek_auto_increment();
+        if next > 1 {
+            text.push_str(&format!(" AUTO_INCREMENT={next}"));
+        }
+    }
+    text.push_str(&format!(
+        " DEFAULT CHARSET={} COLLATE={}",
+        def.charset.name(),
+        def.collation.name()
+    ));
+    if !def.comment.is_empty() {
+        text.push_str(&format!(" COMMENT={}", quote_str(&def.comment)));
+    }
+    text
+}
+
+pub fn show_create_table(session: &mut Session, db: Option<String>, table: &str) -> R<QueryResult> {
+    let db = db_or_current(session, db)?;
+    let t = open(session, &db, table)?;
+    let text = create_table_text(t.as_ref());
+    result(
+        vec![text_col_nn("Table", 64), text_col_nn("Create Table", 1024)],
+        vec![vec![s(table), s(text)]],
+    )
+}
+
+pub fn show_table_status(
+    session: &mut Session,
+    db: Option<String>,
+    f: ShowFilter,
+) -> R<QueryResult> {
+    let db = db_or_current(session, db)?;
+    let storage = session.cx.engine.storage.clone();
+    let names = storage.tables(&db).map_err(MySqlError::from)?;
+    let mut rows = Vec::new();
+    for n in names {
+        let Some(t) = storage.table(&db, &n) else {
+            continue;
+        };
+        let def = t.def();
+        let st = t.stats();
+        let avg = st.data_bytes.checked_div(st.rows).unwrap_or(0);
+        let ai = def
+            .auto_increment_column()
+            .map_or(Value::Null, |_| Value::UInt(t.peek_auto_increment()));
+        rows.push(vec![
+            s(&def.name),
+            s(def.engine.name()),
+            Value::Int(10),
+            s("Dynamic"),
+            Value::UInt(st.rows),
+            Value::UInt(avg),
+            Value::UInt(st.data_bytes),
+            Value::UInt(0),
+            Value::UInt(0),
+            Value::UInt(0),
+            ai,
+            Value::Null,
+            Value::Null,
+            Value::Null,
+            s(def.collation.name()),
+            Value::Null,
+            s(""),
+            s(&def.comment),
+            Value::UInt(0),
+            s("N"),
+        ]);
+    }
+    let names = [
+        "Name",
+        "Engine",
+        "Version",
+        "Row_format",
+        "Rows",
+        "Avg_row_length",
+        "Data_length",
+        "Max_data_length",
+        "Index_length",
+        "Data_free",
+        "Auto_increment",
+        "Create_time",
+        "Update_time",
+        "Check_time",
+        "Collation",
+        "Checksum",
+        "Create_options",
+        "Comment",
+        "Max_index_length",
+        "Temporary",
+    ];
+    let rows = filter(session, rows, &names, &f)?;
+    let cols = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| match i {
+            2 | 4..=10 | 15 | 18 => int_col(n, 21, true),
+            11..=13 => {
+                let mut m = text_col(n, 19);
+                m.column_type = basalt_common::ColumnType::DateTime;
+                m
+            }
+            _ => text_col(n, 64),
+        })
+        .collect();
+    result(cols, rows)
+}

@@ -1,0 +1,343 @@
+//! Static types of expressions: what a result column's metadata says, and which
+//! comparison and arithmetic rules apply.
+//!
+//! Evaluation is dynamic (on [`basalt_common::Value`] variants); the static type only
+//! decides result metadata (MariaDB's rules: an integer expression is LONG when it
+//! needs fewer than 11 characters, LONGLONG otherwise; strings report `chars *
+//! mbmaxlen` bytes) and the collation string comparisons use.
+
+use basalt_common::column::{describe_type, flags};
+use basalt_common::{Charset, Collation, ColumnDef, ColumnMeta, ColumnType, DataType};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Class {
+    Null,
+    Int,
+    Decimal,
+    Double,
+    String,
+    Date,
+    DateTime,
+    Time,
+}
+
+impl Class {
+    pub fn is_numeric(self) -> bool {
+        matches!(self, Class::Int | Class::Decimal | Class::Double)
+    }
+
+    pub fn is_temporal(self) -> bool {
+        matches!(self, Class::Date | Class::DateTime | Class::Time)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExprType {
+    pub class: Class,
+    /// Display length in characters.
+    pub len: u32,
+    /// Scale (DECIMAL), fractional digits (temporal), 31 (floating point, unknown),
+    /// 39 (strings from functions, MariaDB's NOT_FIXED_DEC).
+    pub decimals: u8,
+    pub nullable: bool,
+    pub unsigned: bool,
+    pub collation: Collation,
+    /// The exact protocol type when known (table columns), otherwise derived.
+    pub column_type: Option<ColumnType>,
+    /// The column this expression reads directly, for result metadata.
+    pub origin: Option<Origin>,
+    /// Extra column flags (key flags, AUTO_INCREMENT, ...) of a direct column reference.
+    pub col_flags: u16,
+}
+
+/// Where a result column comes from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Origin {
+    pub schema: String,
+    pub table: String,
+    pub org_table: String,
+    pub org_name: String,
+}
+
+impl ExprType {
+    fn base(class: Class, len: u32) -> Self {
+        ExprType {
+            class,
+            len,
+            decimals: 0,
+            nullable: false,
+            unsigned: false,
+            collation: Collation::Binary,
+            column_type: None,
+            origin: None,
+            col_flags: 0,
+        }
+    }
+
+    pub fn null() -> Self {
+        let mut t = Self::base(Class::Null, 0);
+        t.nullable = true;
+        t
+    }
+
+    pub fn int(len: u32) -> Self {
+        Self::base(Class::Int, len)
+    }
+
+    pub fn bigint() -> Self {
+        Self::base(Class::Int, 21)
+    }
+
+    pub fn unsigned(mut self) -> Self {
+        self.unsigned = true;
+        self
+    }
+
+    pub fn nullable(mut self, n: bool) -> Self {
+        self.nullable = n;
+        self
+    }
+
+    pub fn decimal(precision: u32, scale: u8) -> Self {
+        let mut t = Self::base(Class::Decimal, precision + u32::from(scale > 0) + 1);
+        t.decimals = scale;
+        t
+    }
+
+    pub fn double() -> Self {
+        let mut t = Self::base(Class::Double, 22);
+        t.decimals = 31;
+        t
+    }
+
+    pub fn string(len: u32, collation: Collation) -> Self {
+        let mut t = Self::base(Class::String, len);
+        t.collation = collation;
+        t.decimals = 39;
+        t
+    }
+
+    pub fn date() -> Self {
+        Self::base(Class::Date, 10)
+    }
+
+    pub fn datetime(fsp: u8) -> Self {
+        let mut t = Self::base(
+            Class::DateTime,
+            19 + if fsp > 0 { fsp as u32 + 1 } else { 0 },
+        );
+        t.decimals = fsp;
+        t
+    }
+
+    pub fn time(fsp: u8) -> Self {
+        let mut t = Self::base(Class::Time, 10 + if fsp > 0 { fsp as u32 + 1 } else { 0 });
+        t.decimals = fsp;
+        t
+    }
+
+    /// Decimal precision implied by `len` (inverse of [`ExprType::decimal`]).
+    pub fn precision(&self) -> u32 {
+        match self.class {
+            Class::Decimal => self.len.saturating_sub(1 + u32::from(self.decimals > 0)),
+            Class::Int => self.len.saturating_sub(u32::from(!self.unsigned)).max(1),
+            _ => self.len,
+        }
+    }
+
+    pub fn is_binary_string(&self) -> bool {
+        self.class == Class::String && self.collation.is_binary()
+    }
+
+    /// The static type of a table column.
+    pub fn of_column(col: &ColumnDef) -> Self {
+        let dt = &col.data_type;
+        let (ct, _, decimals) = describe_type(dt);
+        let mut t = match dt {
+            DataType::Int { unsigned, .. } => {
+                let mut t = Self::base(Class::Int, 0);
+                t.unsigned = *unsigned;
+                t
+            }
+            DataType::Year => Self::base(Class::Int, 4),
+            DataType::Float | DataType::Double => Self::double(),
+            DataType::Decimal { precision, scale } => Self::decimal(*precision as u32, *scale),
+            DataType::Char { collation, .. }
+            | DataType::VarChar { collation, .. }
+            | DataType::Text { collation, .. } => {
+                let mut t = Self::string(0, *collation);
+                t.decimals = 0;
+                t
+            }
+            DataType::Date => Self::date(),
+            DataType::DateTime { fsp } | DataType::Timestamp { fsp } => Self::datetime(*fsp),
+            DataType::Time { fsp } => Self::time(*fsp),
+        };
+        t.len = column_chars(dt);
+        t.decimals = decimals;
+        t.column_type = Some(ct);
+        t.nullable = col.nullable;
+        t
+    }
+
+    /// Result-set metadata for a column labelled `name`. `results` is the session's
+    /// `character_set_results` (None when NULL).
+    pub fn meta(&self, name: &str, results: Option<Charset>) -> ColumnMeta {
+        let ct = self.protocol_type();
+        let string_like = self.class == Class::String && !self.collation.is_binary();
+        let (charset, mbmax) = if string_like {
+            let target = results.unwrap_or(self.collation.charset());
+            let coll = if self.collation.charset() == target {
+                self.collation
+            } else {
+                target.default_collation()
+            };
+            (coll.id(), target.max_len())
+        } else {
+            (Collation::Binary.id(), 1)
+        };
+        let mut m = ColumnMeta::expr(name, ct, self.len.saturating_mul(mbmax));
+        m.charset = charset;
+        m.decimals = self.decimals;
+        m.flags = self.col_flags;
+        let table_number = self.origin.is_some() && self.class.is_numeric();
+        if !string_like && !table_number {
+            m.flags |= flags::BINARY;
+        }
+        if !self.nullable {
+            m.flags |= flags::NOT_NULL;
+        }
+        if self.unsigned {
+            m.flags |= flags::UNSIGNED;
+        }
+        if self.class.is_numeric() || self.class == Class::Null {
+            m.flags |= flags::NUM;
+        }
+        if matches!(ct, ColumnType::Blob) {
+            m.flags |= flags::BLOB;
+        }
+        if let Some(o) = &self.origin {
+            m.schema = o.schema.clone();
+            m.table = o.table.clone();
+            m.org_table = o.org_table.clone();
+            m.org_name = o.org_name.clone();
+        }
+        m
+    }
+
+    pub fn protocol_type(&self) -> ColumnType {
+        if let Some(ct) = self.column_type {
+            return ct;
+        }
+        match self.class {
+            Class::Null => ColumnType::Null,
+            Class::Int if self.len < 11 => ColumnType::Long,
+            Class::Int => ColumnType::LongLong,
+            Class::Decimal => ColumnType::NewDecimal,
+            Class::Double => ColumnType::Double,
+            Class::String if self.len > 65_535 => ColumnType::Blob,
+            Class::String => ColumnType::VarString,
+            Class::Date => ColumnType::Date,
+            Class::DateTime => ColumnType::DateTime,
+            Class::Time => ColumnType::Time,
+        }
+    }
+}
+
+/// Display length in characters of a column type.
+fn column_chars(dt: &DataType) -> u32 {
+    match dt {
+        DataType::Char { len, .. } | DataType::VarChar { len, .. } => *len,
+        DataType::Text { kind, collation } => {
+            (kind.max_len() / collation.charset().max_len() as u64).min(u32::MAX as u64) as u32
+        }
+        other => describe_type(other).1,
+    }
+}
+
+/// The type of `a op b` for two branches that must agree (IF, CASE, COALESCE,
+/// UNION): MariaDB's type aggregation, simplified.
+pub fn aggregate(a: &ExprType, b: &ExprType) -> ExprType {
+    use Class::*;
+    let nullable = a.nullable || b.nullable;
+    let mut t = match (a.class, b.class) {
+        (Null, _) => b.clone(),
+        (_, Null) => a.clone(),
+        (x, y) if x == y && x != Decimal => {
+            let mut t = a.clone();
+            t.len = a.len.max(b.len);
+            t.decimals = a.decimals.max(b.decimals);
+            t.unsigned = a.unsigned && b.unsigned;
+            t
+        }
+        (Int | Decimal, Int | Decimal) => {
+            let scale = a.decimals.max(b.decimals);
+            let ints = int_digits(a).max(int_digits(b));
+            ExprType::decimal(ints + scale as u32, scale)
+        }
+        (x, y) if x.is_numeric() && y.is_numeric() => ExprType::double(),
+        (x, y) if x.is_temporal() && y.is_temporal() => {
+            ExprType::datetime(a.decimals.max(b.decimals))
+        }
+        _ => {
+            let coll = if a.class == String {
+                a.collation
+            } else {
+                b.collation
+            };
+            let coll = if a.is_binary_string() || b.is_binary_string() {
+                Collation::Binary
+            } else if a.class == String || b.class == String {
+                coll
+            } else {
+                Collation::Utf8mb4GeneralCi
+            };
+            ExprType::string(a.len.max(b.len), coll)
+        }
+    };
+    t.origin = None;
+    t.column_type = None;
+    t.col_flags = 0;
+    t.nullable = nullable;
+    t
+}
+
+fn int_digits(t: &ExprType) -> u32 {
+    match t.class {
+        Class::Decimal => t.precision().saturating_sub(t.decimals as u32),
+        _ => t.precision(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn int_literal_is_long_until_eleven_chars() {
+        assert_eq!(ExprType::int(1).protocol_type(), ColumnType::Long);
+        assert_eq!(ExprType::int(10).protocol_type(), ColumnType::Long);
+        assert_eq!(ExprType::int(11).protocol_type(), ColumnType::LongLong);
+    }
+
+    #[test]
+    fn decimal_length() {
+        let t = ExprType::decimal(2, 1);
+        assert_eq!(t.len, 4);
+        assert_eq!(t.precision(), 2);
+        let m = t.meta("1.5", Some(Charset::Utf8mb4));
+        assert_eq!(m.column_type, ColumnType::NewDecimal);
+        assert_eq!(m.flags & flags::NOT_NULL, flags::NOT_NULL);
+    }
+
+    #[test]
+    fn string_meta_uses_result_charset() {
+        let t = ExprType::string(3, Collation::Utf8mb4GeneralCi);
+        let m = t.meta("x", Some(Charset::Utf8mb3));
+        assert_eq!(m.charset, 33);
+        assert_eq!(m.length, 9);
+        let m = t.meta("x", Some(Charset::Utf8mb4));
+        assert_eq!(m.charset, 45);
+        assert_eq!(m.length, 12);
+    }
+}

@@ -215,6 +215,8 @@ pub(crate) struct Inner {
     /// Mirror of `FlushState::durable`, stamped into frames without a lock.
     durable_mirror: AtomicU64,
     halted: AtomicBool,
+    /// The dedicated writer thread is running (committers hand flushes to it).
+    writer_running: AtomicBool,
     control: Mutex<ControlFile>,
     checkpoint: AtomicU64,
     bg: Mutex<BgState>,

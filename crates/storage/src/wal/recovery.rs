@@ -96,6 +96,7 @@ pub(super) fn open(
         io: Mutex::new(IoState::default()),
         durable_mirror: AtomicU64::new(stop.lsn),
         halted: AtomicBool::new(false),
+        writer_running: AtomicBool::new(false),
         control: Mutex::new(control),
         checkpoint: AtomicU64::new(checkpoint),
         bg: Mutex::new(BgState::default()),

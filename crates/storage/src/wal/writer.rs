@@ -61,7 +61,7 @@ impl Inner {
             if (if sync { st.durable } else { st.written }) >= lsn {
                 return Ok(());
             }
-            if self.cfg.writer_thread && sync {
+            if sync && self.writer_running.load(Relaxed) {
                 if st.requested < lsn {
                     st.requested = lsn;
                     self.writer_cv.notify_one();
@@ -189,6 +189,9 @@ impl Inner {
         let mut st = self.flush.lock();
         loop {
             if st.stop {
+                self.writer_running.store(false, Relaxed);
+                // Waiters that asked the writer fall back to leading themselves.
+                self.flush_cv.notify_all();
                 return;
             }
             if st.halted.is_none() && st.requested > st.durable && !st.in_progress {
@@ -287,6 +290,7 @@ pub(crate) fn spawn_threads(inner: &Arc<Inner>) -> Result<Vec<std::thread::JoinH
             .spawn(move || bg.background_loop())?,
     );
     if inner.cfg.writer_thread {
+        inner.writer_running.store(true, Relaxed);
         let w = inner.clone();
         handles.push(
             std::thread::Builder::new()

@@ -130,8 +130,10 @@ pub struct Binder<'a> {
     pub storage: &'a Arc<Storage>,
     pub cx: &'a SessionCtx,
     pub params: Params<'a>,
-    /// The text being bound (select-item names are cut from it).
+    /// The text being parsed and bound.
     pub text: &'a str,
+    /// The statement as the client wrote it: select-item names are cut from it.
+    pub raw: &'a str,
     pub clause: Clause,
     /// The plan does not depend on the values of stripped literals.
     pub reusable: bool,
@@ -154,10 +156,17 @@ impl<'a> Binder<'a> {
                 stripped,
             },
             text,
+            raw: text,
             clause: Clause::FieldList,
             reusable: true,
             in_projection: false,
         }
+    }
+
+    /// Names select items from `raw` (the unrewritten statement text).
+    pub fn with_raw(mut self, raw: &'a str) -> Self {
+        self.raw = raw;
+        self
     }
 
     /// The current database, or 1046.

@@ -102,7 +102,7 @@ impl Binder<'_> {
         aggs: &mut AggCollector,
     ) -> R<Vec<Item>> {
         self.clause = Clause::FieldList;
-        let texts = select_item_texts(self.text);
+        let texts = select_item_texts(self.raw);
         let mut items = Vec::new();
         for (i, si) in s.projection.iter().enumerate() {
             match si {
@@ -133,6 +133,8 @@ impl Binder<'_> {
                         (None, ast::Expr::CompoundIdentifier(ids), _) if ty.origin.is_some() => {
                             ids.last().map(|x| x.value.clone()).unwrap_or_default()
                         }
+                        (None, ast::Expr::Value(v), _) => literal_name(&v.value)
+                            .unwrap_or_else(|| texts.get(i).cloned().unwrap_or_default()),
                         (None, _, Some(t)) => t.clone(),
                         (None, other, None) => other.to_string(),
                     };
@@ -445,6 +447,15 @@ struct Parts {
     is_agg: bool,
     distinct: bool,
     limit_hint: Option<u64>,
+}
+
+/// MariaDB names a bare string literal column by its value, NULL as `NULL`.
+fn literal_name(v: &ast::Value) -> Option<String> {
+    match v {
+        ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => Some(s.clone()),
+        ast::Value::Null => Some("NULL".into()),
+        _ => None,
+    }
 }
 
 fn alias_scope(base: &Scope, items: &[Item], first: bool) -> Scope {

@@ -28,6 +28,37 @@ pub struct InsertOutcome {
 /// A row position: a value given by the statement, or DEFAULT.
 type SourceRow = Vec<Option<Value>>;
 
+/// AUTO_INCREMENT values reserved for one statement, as InnoDB's "consecutive"
+/// lock mode hands them out: a statement whose row count is known reserves that
+/// many at once; INSERT ... SELECT reserves 1, 2, 4, ... values at a time. Values
+/// reserved but not used are lost, as in MariaDB (which is why ids after an
+/// INSERT ... SELECT have gaps).
+struct AutoIncRange {
+    next: u64,
+    end: u64,
+    batches: u32,
+    estimate: u64,
+}
+
+impl AutoIncRange {
+    fn take(&mut self, t: &TableRef) -> R<u64> {
+        if self.next >= self.end {
+            let count = if self.batches == 0 && self.estimate > 0 {
+                self.estimate
+            } else {
+                (1u64 << self.batches.min(16)).min(65_535)
+            };
+            self.batches += 1;
+            let first = t.table.reserve_auto_increment(count).map_err(storage_err)?;
+            self.next = first;
+            self.end = first.saturating_add(count);
+        }
+        let id = self.next;
+        self.next += 1;
+        Ok(id)
+    }
+}
+
 pub fn run(plan: &InsertPlan, ex: &mut Exec) -> R<InsertOutcome> {
     let source = source_rows(plan, ex)?;
     let multi = source.len() > 1 || matches!(plan.source, InsertSource::Select(_));
@@ -36,6 +67,16 @@ pub fn run(plan: &InsertPlan, ex: &mut Exec) -> R<InsertOutcome> {
         last_insert_id: 0,
         records: 0,
         duplicates: 0,
+    };
+    let estimate = match plan.source {
+        InsertSource::Values(_) => source.len() as u64,
+        InsertSource::Select(_) => 0,
+    };
+    let mut auto = AutoIncRange {
+        next: 0,
+        end: 0,
+        batches: 0,
+        estimate,
     };
     for (i, src) in source.into_iter().enumerate() {
         ex.check_interrupt()?;
@@ -49,7 +90,7 @@ pub fn run(plan: &InsertPlan, ex: &mut Exec) -> R<InsertOutcome> {
             Err(e) => return Err(e),
         };
         out.records += 1;
-        insert_one(plan, row, &mut out, ex)?;
+        insert_one(plan, row, &mut out, &mut auto, ex)?;
     }
     Ok(out)
 }
@@ -173,13 +214,14 @@ fn assign_auto_increment(
     t: &TableRef,
     row: &mut Row,
     out: &mut InsertOutcome,
+    auto: &mut AutoIncRange,
     ex: &mut Exec,
 ) -> R<()> {
     let Some(ai) = t.def.auto_increment_column() else {
         return Ok(());
     };
     if is_auto_zero(&row[ai], ex.ctx.cx.mode.no_auto_value_on_zero) {
-        let id = t.table.reserve_auto_increment(1).map_err(storage_err)?;
+        let id = auto.take(t)?;
         let (lo, hi) = match &t.def.columns[ai].data_type {
             DataType::Int { kind, unsigned } => kind.range(*unsigned),
             _ => (i64::MIN as i128, u64::MAX as i128),
@@ -208,9 +250,15 @@ fn assign_auto_increment(
     Ok(())
 }
 
-fn insert_one(plan: &InsertPlan, mut row: Row, out: &mut InsertOutcome, ex: &mut Exec) -> R<()> {
+fn insert_one(
+    plan: &InsertPlan,
+    mut row: Row,
+    out: &mut InsertOutcome,
+    auto: &mut AutoIncRange,
+    ex: &mut Exec,
+) -> R<()> {
     let t = &plan.table;
-    assign_auto_increment(t, &mut row, out, ex)?;
+    assign_auto_increment(t, &mut row, out, auto, ex)?;
     for _attempt in 0..=t.def.indexes.len() {
         let res = t.table.insert(ex.txn()?, row.clone());
         let (entry, key) = match res {

@@ -48,6 +48,8 @@ pub struct Session {
     interrupt: Arc<AtomicBool>,
     /// NO_INDEX_USED / NO_GOOD_INDEX_USED of the last statement.
     extra_status: u16,
+    /// The running statement's text as the client sent it.
+    raw: String,
 }
 
 impl Session {
@@ -65,6 +67,7 @@ impl Session {
             multi_statements: false,
             interrupt: Arc::new(AtomicBool::new(false)),
             extra_status: 0,
+            raw: String::new(),
         }
     }
 

@@ -73,6 +73,7 @@ impl Session {
     }
 
     fn plan_prepared(&mut self, text: &str) -> R<(Option<Arc<Plan>>, Vec<ColumnMeta>)> {
+        self.raw = text.to_string();
         let rewritten = match crate::front::analyze(text, !self.cx.mode.no_backslash_escapes)? {
             Front::Native(_) => return Ok((None, Vec::new())),
             Front::Cached(s) => s.original,

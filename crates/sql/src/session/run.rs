@@ -21,6 +21,8 @@ impl Session {
     pub(super) fn run_statement(&mut self, text: &str) -> R<QueryResult> {
         self.clear_interrupt();
         self.extra_status = 0;
+        self.raw.clear();
+        self.raw.push_str(text);
         let front = crate::front::analyze(text, !self.cx.mode.no_backslash_escapes);
         let keeps_diagnostics = matches!(
             &front,
@@ -167,7 +169,8 @@ impl Session {
     fn build_stripped(&mut self, s: &Stripped) -> R<Option<Plan>> {
         let stmt = crate::front::parse::parse_statement(&s.parse_text)?;
         let storage = self.cx.engine.storage.clone();
-        let mut b = Binder::new(&storage, &self.cx, &s.parse_text, Some(&s.params));
+        let raw = self.raw.clone();
+        let mut b = Binder::new(&storage, &self.cx, &s.parse_text, Some(&s.params)).with_raw(&raw);
         let plan = match &stmt {
             Statement::Query(q) => Plan::Select(b.select(q)?),
             Statement::Insert(i) => Plan::Insert(b.insert(i)?),
@@ -189,7 +192,12 @@ impl Session {
     /// Binds a DML statement to a plan (`None` for other statements).
     pub(super) fn plan_statement(&mut self, stmt: &Statement, text: &str) -> R<Option<Plan>> {
         let storage = self.cx.engine.storage.clone();
-        let mut b = Binder::new(&storage, &self.cx, text, None);
+        let raw = if self.raw.is_empty() {
+            text.to_string()
+        } else {
+            self.raw.clone()
+        };
+        let mut b = Binder::new(&storage, &self.cx, text, None).with_raw(&raw);
         Ok(Some(match stmt {
             Statement::Query(q) => Plan::Select(b.select(q)?),
             Statement::Insert(i) => Plan::Insert(b.insert(i)?),

@@ -87,7 +87,7 @@ impl Decimal {
         let mut round_up = false;
         if scale > MAX_SCALE as i32 {
             let drop = (scale - MAX_SCALE as i32) as usize;
-            if drop >= digits.len() + 1 {
+            if drop > digits.len() {
                 digits.clear();
             } else {
                 let keep = digits.len().saturating_sub(drop);
@@ -219,6 +219,8 @@ impl Decimal {
         Some(Decimal::new(q, scale as u8))
     }
 
+
+    #[allow(clippy::should_implement_trait)]
     pub fn neg(self) -> Decimal {
         Decimal::new(-self.mantissa, self.scale)
     }

@@ -219,9 +219,11 @@ impl Decimal {
         Some(Decimal::new(q, scale as u8))
     }
 
+}
 
-    #[allow(clippy::should_implement_trait)]
-    pub fn neg(self) -> Decimal {
+impl std::ops::Neg for Decimal {
+    type Output = Decimal;
+    fn neg(self) -> Decimal {
         Decimal::new(-self.mantissa, self.scale)
     }
 }

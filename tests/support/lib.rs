@@ -1,1 +1,247 @@
-//! test support
+//! Test support: start `basaltd` (and, for differential tests, a real MariaDB) on
+//! loopback with a temporary data directory and an ephemeral port, and stop it when
+//! the handle drops.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex, Once};
+use std::time::{Duration, Instant};
+
+/// The workspace root (this crate lives in `<root>/tests`).
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ has a parent")
+        .to_path_buf()
+}
+
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("target"))
+}
+
+fn profile() -> &'static str {
+    if cfg!(debug_assertions) {
+        "debug"
+    } else {
+        "release"
+    }
+}
+
+static BUILD: Once = Once::new();
+
+/// Path of the `basaltd` binary, built with this test's profile on first use.
+pub fn basaltd_path() -> PathBuf {
+    BUILD.call_once(|| {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let mut cmd = Command::new(cargo);
+        cmd.current_dir(workspace_root())
+            .args(["build", "-q", "-p", "basalt-server", "--bin", "basaltd"]);
+        if profile() == "release" {
+            cmd.arg("--release");
+        }
+        let status = cmd.status().expect("run cargo build");
+        assert!(status.success(), "building basaltd failed");
+    });
+    target_dir().join(profile()).join("basaltd")
+}
+
+/// A running `basaltd`, stopped (SIGTERM, then SIGKILL) when dropped.
+pub struct Basalt {
+    pub port: u16,
+    pub datadir: PathBuf,
+    _tmp: Option<tempfile::TempDir>,
+    child: Option<Child>,
+    log: Arc<Mutex<String>>,
+    extra_args: Vec<String>,
+}
+
+impl Basalt {
+    /// Starts a server on a fresh temporary data directory.
+    pub fn start() -> Basalt {
+        Basalt::start_with(&[])
+    }
+
+    pub fn start_with(args: &[&str]) -> Basalt {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let datadir = tmp.path().join("data");
+        let mut b = Basalt::launch(&datadir, args);
+        b._tmp = Some(tmp);
+        b
+    }
+
+    /// Starts a server on an existing data directory (restart after a crash).
+    pub fn launch(datadir: &Path, args: &[&str]) -> Basalt {
+        let mut cmd = Command::new(basaltd_path());
+        cmd.arg("--port")
+            .arg("0")
+            .arg("--bind-address")
+            .arg("127.0.0.1")
+            .arg("--datadir")
+            .arg(datadir)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        let mut child = cmd.spawn().expect("spawn basaltd");
+        let stderr = child.stderr.take().expect("piped stderr");
+        let log = Arc::new(Mutex::new(String::new()));
+        let port = wait_ready(stderr, log.clone(), &mut child);
+        Basalt {
+            port,
+            datadir: datadir.to_path_buf(),
+            _tmp: None,
+            child: Some(child),
+            log,
+            extra_args: args.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    pub fn url(&self) -> String {
+        format!("mysql://root@127.0.0.1:{}/", self.port)
+    }
+
+    pub fn url_db(&self, db: &str) -> String {
+        format!("mysql://root@127.0.0.1:{}/{db}", self.port)
+    }
+
+    /// Everything the server logged so far.
+    pub fn log(&self) -> String {
+        self.log.lock().expect("log lock").clone()
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.as_ref().expect("running").id()
+    }
+
+    /// SIGKILL: the process dies at once, with whatever it had in flight.
+    pub fn kill9(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+
+    /// SIGTERM and wait for a clean exit; returns the exit status code.
+    pub fn stop(&mut self) -> Option<i32> {
+        let mut c = self.child.take()?;
+        // SAFETY: kill(2) on our own child's pid.
+        unsafe {
+            libc::kill(c.id() as i32, libc::SIGTERM);
+        }
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Ok(Some(st)) = c.try_wait() {
+                return st.code();
+            }
+            if Instant::now() > deadline {
+                let _ = c.kill();
+                let _ = c.wait();
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Stops (or kills) and starts again on the same data directory.
+    pub fn restart(&mut self, kill: bool) {
+        if kill {
+            self.kill9();
+        } else {
+            self.stop();
+        }
+        let args: Vec<&str> = self.extra_args.iter().map(|s| s.as_str()).collect();
+        let fresh = Basalt::launch(&self.datadir.clone(), &args);
+        self.port = fresh.port;
+        self.log = fresh.log.clone();
+        let mut fresh = fresh;
+        self.child = fresh.child.take();
+    }
+}
+
+impl Drop for Basalt {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+fn wait_ready(stderr: impl Read + Send + 'static, log: Arc<Mutex<String>>, child: &mut Child) -> u16 {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut sent = false;
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            log.lock().expect("log lock").push_str(&line);
+            log.lock().expect("log lock").push('\n');
+            if !sent {
+                if let Some(port) = parse_ready(&line) {
+                    let _ = tx.send(port);
+                    sent = true;
+                }
+            }
+        }
+    });
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        if let Ok(port) = rx.recv_timeout(Duration::from_millis(50)) {
+            return port;
+        }
+        if let Ok(Some(st)) = child.try_wait() {
+            panic!("basaltd exited during start-up: {st}");
+        }
+        assert!(Instant::now() < deadline, "basaltd did not become ready");
+    }
+}
+
+fn parse_ready(line: &str) -> Option<u16> {
+    let rest = line.split("ready for connections on ").nth(1)?;
+    let addr = rest.split_whitespace().next()?;
+    addr.rsplit(':').next()?.parse().ok()
+}
+
+/// A free loopback port (for servers that cannot pick one themselves).
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("bind an ephemeral port")
+}
+
+pub fn which(bin: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH")?
+        .to_str()?
+        .split(':')
+        .map(|d| Path::new(d).join(bin))
+        .find(|p| p.is_file())
+}
+
+/// Runs the `mariadb` command-line client against `port` with `args`, feeding
+/// `stdin`; returns (exit code, stdout, stderr).
+pub fn mariadb_cli(port: u16, args: &[&str], stdin: &str) -> (i32, String, String) {
+    let mut child = Command::new("mariadb")
+        .args(["-h127.0.0.1", "-uroot", "--skip-ssl"])
+        .arg(format!("-P{port}"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn mariadb client");
+    let mut input = child.stdin.take().expect("stdin");
+    let data = stdin.to_string();
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(data.as_bytes());
+    });
+    let out = child.wait_with_output().expect("mariadb client output");
+    let _ = writer.join();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+pub mod mariadb;

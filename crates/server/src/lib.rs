@@ -1,1 +1,148 @@
-//! server
+//! basaltd: the server process around the SQL engine.
+//!
+//! Threading model: one thread per connection, as MySQL/MariaDB do by default. A
+//! statement may block for a long time (row-lock waits up to
+//! `innodb_lock_wait_timeout`, group-commit fsync waits, page reads), so it runs on a
+//! thread of its own rather than on a shared async executor where it would stall
+//! other sessions. The accept loop only accepts and hands the socket to a cached
+//! thread ([`listener::ThreadCache`]); the handshake, authentication and session set-up
+//! all happen on the connection's own thread.
+
+mod blocking;
+pub mod config;
+mod connection;
+mod hooks;
+mod listener;
+mod registry;
+mod signals;
+mod statements;
+
+use basalt_sql::{Engine, GlobalConfig};
+use basalt_storage::{Storage, StorageConfig, StorageError};
+use config::Config;
+use registry::Registry;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The server version string clients see. MariaDB's clients and connectors recognise
+/// a MariaDB server by the `-MariaDB` suffix; Basalt reports MariaDB 10.11
+/// compatibility and names itself in `@@version_comment`.
+pub const SERVER_VERSION: &str = "10.11.99-MariaDB-Basalt";
+
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    #[error("storage: {0}")]
+    Storage(#[from] StorageError),
+    #[error("cannot listen on {addr}: {source}")]
+    Listen {
+        addr: String,
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// State shared by every connection of a running server.
+pub struct Server {
+    pub config: Config,
+    pub engine: Arc<Engine>,
+    pub storage: Arc<Storage>,
+    pub registry: Registry,
+    pub stats: ServerStats,
+    pub shutting_down: AtomicBool,
+    pub started: Instant,
+}
+
+#[derive(Default)]
+pub struct ServerStats {
+    pub connections: AtomicU64,
+    pub aborted_connects: AtomicU64,
+    pub aborted_clients: AtomicU64,
+    pub questions: AtomicU64,
+    pub bytes_received: AtomicU64,
+    pub bytes_sent: AtomicU64,
+    pub max_used_connections: AtomicU64,
+}
+
+/// Opens storage, listens and serves until SIGTERM/SIGINT, then stops cleanly.
+pub fn run(config: Config) -> Result<(), ServerError> {
+    signals::block_termination_signals();
+    let server = start(config)?;
+    let listener = listener::bind(&server)?;
+    let addr = listener.local_addr()?;
+    tracing::info!(
+        "basaltd {SERVER_VERSION} ready for connections on {addr} (datadir {})",
+        server.config.datadir.display()
+    );
+    let stop = listener::StopHandle::new(&listener)?;
+    let s2 = server.clone();
+    std::thread::Builder::new()
+        .name("basalt-signals".into())
+        .spawn(move || {
+            let sig = signals::wait_for_termination();
+            tracing::info!("received {sig}, shutting down");
+            s2.shutting_down.store(true, Ordering::SeqCst);
+            stop.stop();
+        })?;
+    listener::accept_loop(&server, listener);
+    shutdown(&server)
+}
+
+/// Opens storage and the SQL engine.
+pub fn start(config: Config) -> Result<Arc<Server>, ServerError> {
+    let mut sc = StorageConfig::new(&config.datadir);
+    sc.buffer_pool_size = config.buffer_pool_size;
+    sc.flush_log_at_trx_commit = config.flush_log_at_trx_commit;
+    let storage = Storage::open(sc)?;
+    let engine = Engine::new(storage.clone(), global_config(&config));
+    let server = Arc::new(Server {
+        config,
+        engine: engine.clone(),
+        storage,
+        registry: Registry::new(),
+        stats: ServerStats::default(),
+        shutting_down: AtomicBool::new(false),
+        started: Instant::now(),
+    });
+    engine.set_hooks(Arc::new(hooks::Hooks::new(&server)));
+    Ok(server)
+}
+
+fn global_config(c: &Config) -> GlobalConfig {
+    let datadir = std::fs::canonicalize(&c.datadir).unwrap_or_else(|_| c.datadir.clone());
+    GlobalConfig {
+        port: c.port,
+        bind_address: c.bind_address.clone(),
+        datadir: format!("{}/", datadir.display()),
+        version: SERVER_VERSION.into(),
+        version_comment: "Basalt".into(),
+        max_allowed_packet: c.max_allowed_packet,
+        buffer_pool_size: c.buffer_pool_size,
+        flush_log_at_trx_commit: c.flush_log_at_trx_commit as u64,
+        max_connections: c.max_connections as u64,
+        hostname: hostname(),
+        ..GlobalConfig::default()
+    }
+}
+
+fn hostname() -> String {
+    std::fs::read_to_string("/etc/hostname")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| "localhost".into())
+}
+
+/// Ends every connection, waits briefly for their statements to finish, and shuts
+/// the storage down (making everything durable).
+fn shutdown(server: &Arc<Server>) -> Result<(), ServerError> {
+    for c in server.registry.all() {
+        c.kill();
+    }
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while server.registry.count() > 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    server.storage.shutdown()?;
+    tracing::info!("basaltd stopped");
+    Ok(())
+}

@@ -1,1 +1,35 @@
-fn main() {}
+//! basaltd: parses configuration, opens storage and serves MySQL clients until
+//! SIGTERM or SIGINT.
+
+use basalt_server::config::{Args, Config};
+use clap::Parser;
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+fn main() {
+    let args = Args::parse();
+    let config = match Config::resolve(args) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("basaltd: {e}");
+            std::process::exit(2);
+        }
+    };
+    init_logging(&config.log_level);
+    if let Err(e) = basalt_server::run(config) {
+        tracing::error!(error = %e, "basaltd stopped");
+        std::process::exit(1);
+    }
+}
+
+fn init_logging(level: &str) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_target(false)
+        .init();
+}

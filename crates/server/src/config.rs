@@ -1,0 +1,312 @@
+//! Configuration: command-line flags named as mysqld's, and an optional my.cnf-style
+//! file (`--defaults-file`) whose `[mysqld]` and `[basaltd]` sections take the same
+//! option names (dashes or underscores). Precedence: command line, then the file
+//! (`[basaltd]` over `[mysqld]`), then built-in defaults.
+
+use clap::Parser;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// basaltd: a MySQL-compatible OLTP database server.
+#[derive(Parser, Debug, Default, Clone)]
+#[command(name = "basaltd", version, about)]
+pub struct Args {
+    /// TCP port to listen on (default 3306; 0 picks a free port and logs it).
+    #[arg(long, short = 'P')]
+    pub port: Option<u16>,
+    /// Address to listen on (default 127.0.0.1).
+    #[arg(long = "bind-address")]
+    pub bind_address: Option<String>,
+    /// Data directory (default ./basalt-data).
+    #[arg(long)]
+    pub datadir: Option<PathBuf>,
+    /// Page cache size for durable tables, e.g. 16M, 2G (default 128M).
+    #[arg(long = "buffer-pool-size", alias = "innodb-buffer-pool-size")]
+    pub buffer_pool_size: Option<String>,
+    /// 1: fsync the log at every commit (default); 2: write at commit, fsync once a
+    /// second; 0: write and fsync once a second.
+    #[arg(
+        long = "flush-log-at-trx-commit",
+        alias = "innodb-flush-log-at-trx-commit"
+    )]
+    pub flush_log_at_trx_commit: Option<u8>,
+    /// Maximum simultaneous client connections (default 1000).
+    #[arg(long = "max-connections")]
+    pub max_connections: Option<u32>,
+    /// Largest packet a client may send, e.g. 16M (default 16M).
+    #[arg(long = "max-allowed-packet")]
+    pub max_allowed_packet: Option<String>,
+    /// Read options from this file first ([mysqld] and [basaltd] sections).
+    #[arg(long = "defaults-file")]
+    pub defaults_file: Option<PathBuf>,
+    /// Log filter (error, warn, info, debug, trace; default info).
+    #[arg(long = "log-level")]
+    pub log_level: Option<String>,
+}
+
+/// The resolved configuration.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub port: u16,
+    pub bind_address: String,
+    pub datadir: PathBuf,
+    pub buffer_pool_size: u64,
+    pub flush_log_at_trx_commit: u8,
+    pub max_connections: u32,
+    pub max_allowed_packet: u64,
+    pub log_level: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}:{line}: {msg}")]
+    Syntax {
+        path: PathBuf,
+        line: usize,
+        msg: String,
+    },
+    #[error("invalid value '{value}' for {option}: {msg}")]
+    Value {
+        option: String,
+        value: String,
+        msg: String,
+    },
+    #[error("unknown option '{0}' in the defaults file")]
+    Unknown(String),
+}
+
+impl Config {
+    /// Resolves flags, the defaults file and built-in defaults.
+    pub fn resolve(args: Args) -> Result<Config, ConfigError> {
+        let file = match &args.defaults_file {
+            Some(p) => read_defaults_file(p)?,
+            None => HashMap::new(),
+        };
+        let get = |name: &str| file.get(name).cloned();
+        let port = match args.port {
+            Some(p) => p,
+            None => parse_num("port", get("port"))?.unwrap_or(3306) as u16,
+        };
+        let size = |flag: Option<String>, name: &str, default: u64| -> Result<u64, ConfigError> {
+            match flag.or_else(|| get(name)) {
+                Some(v) => parse_size(name, &v),
+                None => Ok(default),
+            }
+        };
+        Ok(Config {
+            port,
+            bind_address: args
+                .bind_address
+                .or_else(|| get("bind_address"))
+                .unwrap_or_else(|| "127.0.0.1".into()),
+            datadir: args
+                .datadir
+                .or_else(|| get("datadir").map(PathBuf::from))
+                .unwrap_or_else(|| PathBuf::from("basalt-data")),
+            buffer_pool_size: size(args.buffer_pool_size, "buffer_pool_size", 128 << 20)?,
+            flush_log_at_trx_commit: match args.flush_log_at_trx_commit {
+                Some(v) => check_flush(v)?,
+                None => check_flush(
+                    parse_num("flush_log_at_trx_commit", get("flush_log_at_trx_commit"))?
+                        .unwrap_or(1) as u8,
+                )?,
+            },
+            max_connections: match args.max_connections {
+                Some(v) => v,
+                None => {
+                    parse_num("max_connections", get("max_connections"))?.unwrap_or(1000) as u32
+                }
+            },
+            max_allowed_packet: size(args.max_allowed_packet, "max_allowed_packet", 16 << 20)?
+                .clamp(1024, 1 << 30),
+            log_level: args
+                .log_level
+                .or_else(|| get("log_level"))
+                .unwrap_or_else(|| "info".into()),
+        })
+    }
+}
+
+fn check_flush(v: u8) -> Result<u8, ConfigError> {
+    if v <= 2 {
+        Ok(v)
+    } else {
+        Err(ConfigError::Value {
+            option: "flush-log-at-trx-commit".into(),
+            value: v.to_string(),
+            msg: "must be 0, 1 or 2".into(),
+        })
+    }
+}
+
+fn parse_num(option: &str, v: Option<String>) -> Result<Option<u64>, ConfigError> {
+    v.map(|s| {
+        s.trim().parse::<u64>().map_err(|e| ConfigError::Value {
+            option: option.into(),
+            value: s.clone(),
+            msg: e.to_string(),
+        })
+    })
+    .transpose()
+}
+
+/// Parses `1024`, `16K`, `16M`, `2G`, `1T` (binary multiples, as mysqld does).
+pub fn parse_size(option: &str, v: &str) -> Result<u64, ConfigError> {
+    let s = v.trim();
+    let err = |msg: &str| ConfigError::Value {
+        option: option.into(),
+        value: v.into(),
+        msg: msg.into(),
+    };
+    let (num, mult) = match s.chars().last() {
+        Some(c) if c.is_ascii_alphabetic() => {
+            let mult: u64 = match c.to_ascii_uppercase() {
+                'K' => 1 << 10,
+                'M' => 1 << 20,
+                'G' => 1 << 30,
+                'T' => 1 << 40,
+                _ => return Err(err("unknown size suffix (use K, M, G or T)")),
+            };
+            (&s[..s.len() - 1], mult)
+        }
+        _ => (s, 1),
+    };
+    let n: u64 = num.trim().parse().map_err(|_| err("not a number"))?;
+    n.checked_mul(mult).ok_or_else(|| err("too large"))
+}
+
+const KNOWN: &[&str] = &[
+    "port",
+    "bind_address",
+    "datadir",
+    "buffer_pool_size",
+    "innodb_buffer_pool_size",
+    "flush_log_at_trx_commit",
+    "innodb_flush_log_at_trx_commit",
+    "max_connections",
+    "max_allowed_packet",
+    "log_level",
+];
+
+/// Options MySQL configuration files commonly carry that Basalt accepts and ignores.
+const IGNORED: &[&str] = &[
+    "user",
+    "socket",
+    "pid_file",
+    "skip_log_bin",
+    "skip_name_resolve",
+    "performance_schema",
+    "innodb_doublewrite",
+    "innodb_flush_method",
+    "query_cache_size",
+    "query_cache_type",
+    "character_set_server",
+    "collation_server",
+    "log_error",
+    "basedir",
+    "tmpdir",
+    "lc_messages_dir",
+    "lc_messages",
+    "expire_logs_days",
+    "key_buffer_size",
+    "innodb_log_file_size",
+];
+
+/// Reads `[mysqld]` then `[basaltd]` sections (later wins); names normalised to
+/// underscores, `innodb_` aliases folded onto Basalt's names.
+pub fn read_defaults_file(path: &Path) -> Result<HashMap<String, String>, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let mut mysqld = HashMap::new();
+    let mut basaltd = HashMap::new();
+    let mut section = String::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') || line.starts_with(';') {
+            continue;
+        }
+        if let Some(name) = line.strip_prefix('[') {
+            let name = name.strip_suffix(']').ok_or_else(|| ConfigError::Syntax {
+                path: path.to_path_buf(),
+                line: i + 1,
+                msg: "unterminated section header".into(),
+            })?;
+            section = name.trim().to_ascii_lowercase();
+            continue;
+        }
+        let target = match section.as_str() {
+            "mysqld" | "server" | "mariadb" => &mut mysqld,
+            "basaltd" => &mut basaltd,
+            _ => continue,
+        };
+        let (key, value) = match line.split_once('=') {
+            Some((k, v)) => (k.trim(), v.trim().trim_matches(['"', '\''])),
+            None => (line, "1"),
+        };
+        let key = key.replace('-', "_").to_ascii_lowercase();
+        if IGNORED.contains(&key.as_str()) {
+            continue;
+        }
+        if !KNOWN.contains(&key.as_str()) {
+            return Err(ConfigError::Unknown(key));
+        }
+        let key = key.strip_prefix("innodb_").unwrap_or(&key).to_string();
+        target.insert(key, value.to_string());
+    }
+    mysqld.extend(basaltd);
+    Ok(mysqld)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("x", "16M").ok(), Some(16 << 20));
+        assert_eq!(parse_size("x", "2g").ok(), Some(2 << 30));
+        assert_eq!(parse_size("x", "1024").ok(), Some(1024));
+        assert!(parse_size("x", "12Q").is_err());
+        assert!(parse_size("x", "lots").is_err());
+    }
+
+    #[test]
+    fn defaults_file_sections_and_precedence() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("my.cnf");
+        std::fs::write(
+            &path,
+            "[client]\nport=1\n[mysqld]\nport = 3307\ninnodb-buffer-pool-size=64M\nskip-log-bin\n[basaltd]\nport=3308\n",
+        )
+        .expect("write");
+        let cfg = Config::resolve(Args {
+            defaults_file: Some(path.clone()),
+            ..Default::default()
+        })
+        .expect("resolve");
+        assert_eq!(cfg.port, 3308);
+        assert_eq!(cfg.buffer_pool_size, 64 << 20);
+        let cfg = Config::resolve(Args {
+            defaults_file: Some(path),
+            port: Some(4000),
+            ..Default::default()
+        })
+        .expect("resolve");
+        assert_eq!(cfg.port, 4000);
+    }
+
+    #[test]
+    fn unknown_option_is_an_error() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("my.cnf");
+        std::fs::write(&path, "[mysqld]\nfrobnicate=1\n").expect("write");
+        assert!(read_defaults_file(&path).is_err());
+    }
+}

@@ -1,0 +1,329 @@
+//! One client connection: handshake, then the command loop, on the connection's own
+//! thread.
+//!
+//! A client can only hurt its own connection: a malformed or oversized packet, or a
+//! client that vanishes mid-result, ends this loop and nothing else. Every response
+//! is staged in the packet buffer and written with one syscall.
+
+use crate::blocking::{self, Blocking};
+use crate::registry::ConnState;
+use crate::statements::Statements;
+use crate::Server;
+use basalt_common::MySqlError;
+use basalt_protocol::{
+    capability, parse_command, server_handshake, status, Account, AccountStore, AuthPlugin,
+    Command, ConnInfo, HandshakeConfig, OkPacket, PacketConn, ProtoError, Response, ResultSet,
+    RowFormat,
+};
+use basalt_sql::{QueryResult, Session};
+use std::net::TcpStream;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+pub(crate) type Conn = PacketConn<Blocking<TcpStream>>;
+
+/// Accounts: `root` with no password, as `mysqld --initialize-insecure` creates.
+/// More users come with the security work; until then root is the only account.
+pub(crate) struct Accounts;
+
+impl AccountStore for Accounts {
+    fn lookup(&self, user: &str, _host: &str) -> Option<Account> {
+        (user == "root").then(|| Account {
+            plugin: AuthPlugin::MysqlNativePassword,
+            auth_string: Vec::new(),
+        })
+    }
+}
+
+pub(crate) fn handshake_config() -> HandshakeConfig {
+    HandshakeConfig::default()
+}
+
+/// Serves one client until it quits, is killed, or breaks the protocol.
+pub fn serve(server: &Arc<Server>, stream: TcpStream) {
+    let _ = stream.set_nodelay(true);
+    let host = stream
+        .peer_addr()
+        .map(|a| a.ip().to_string())
+        .unwrap_or_else(|_| "unknown".into());
+    let id = server.registry.next_id();
+    let state = ConnState::new(id, host.clone(), stream.try_clone().ok());
+    let mut conn = PacketConn::new(Blocking(stream));
+    conn.set_max_allowed_packet(server.config.max_allowed_packet as usize);
+    if server.registry.count() >= server.config.max_connections as usize {
+        conn.write_err(&MySqlError::too_many_connections());
+        let _ = blocking::run(conn.flush());
+        return;
+    }
+    server.registry.add(state.clone());
+    let connected = server.registry.count() as u64;
+    server.stats.connections.fetch_add(1, Ordering::Relaxed);
+    server
+        .stats
+        .max_used_connections
+        .fetch_max(connected, Ordering::Relaxed);
+    if let Some(mut session) = login(server, &mut conn, &state) {
+        state.set_command("Sleep", None);
+        command_loop(server, &mut conn, &state, &mut session);
+        session.close();
+    }
+    server.registry.remove(id);
+}
+
+fn login(server: &Arc<Server>, conn: &mut Conn, state: &Arc<ConnState>) -> Option<Session> {
+    let info = ConnInfo {
+        connection_id: state.id as u32,
+        client_host: &state.host,
+        secure_transport: false,
+        status: status::SERVER_STATUS_AUTOCOMMIT,
+    };
+    let login = match blocking::run(server_handshake(
+        conn,
+        &handshake_config(),
+        &info,
+        &Accounts,
+    )) {
+        Ok(l) => l,
+        Err(e) => {
+            server
+                .stats
+                .aborted_connects
+                .fetch_add(1, Ordering::Relaxed);
+            send_fatal(conn, &e);
+            return None;
+        }
+    };
+    *state.scramble.lock() = login.scramble;
+    let mut session = server
+        .engine
+        .new_session(state.id, &login.user, &state.host);
+    adopt_interrupt(state, &session);
+    session.set_multi_statements(login.capabilities & capability::CLIENT_MULTI_STATEMENTS != 0);
+    if let Some(db) = login.database.as_deref().filter(|d| !d.is_empty()) {
+        if let Err(e) = session.use_database(db) {
+            conn.write_err(&e);
+            let _ = blocking::run(conn.flush());
+            return None;
+        }
+    }
+    {
+        let mut i = state.info.lock();
+        i.user = login.user.clone();
+        i.db = session.current_database().map(str::to_string);
+    }
+    conn.write_ok(&OkPacket::with_status(session.status_flags()));
+    blocking::run(conn.flush()).ok()?;
+    Some(session)
+}
+
+/// Sends the ERR for a fatal protocol error if it has one.
+fn send_fatal(conn: &mut Conn, e: &ProtoError) {
+    if let Some(err) = e.client_error() {
+        conn.discard_output();
+        conn.write_err(&err);
+        let _ = blocking::run(conn.flush());
+    }
+}
+
+fn command_loop(
+    server: &Arc<Server>,
+    conn: &mut Conn,
+    state: &Arc<ConnState>,
+    session: &mut Session,
+) {
+    let mut buf = Vec::with_capacity(256);
+    let mut stmts = Statements::default();
+    loop {
+        if let Err(e) = blocking::run(conn.read_command(&mut buf)) {
+            if e.client_error().is_some() && !is_disconnect(&e) {
+                send_fatal(conn, &e);
+            }
+            if !state.killed.load(Ordering::SeqCst) {
+                server.stats.aborted_clients.fetch_add(1, Ordering::Relaxed);
+            }
+            return;
+        }
+        server
+            .stats
+            .bytes_received
+            .fetch_add(buf.len() as u64 + 4, Ordering::Relaxed);
+        state.clear_interrupt();
+        let keep_going = match parse_command(&buf, conn.capabilities()) {
+            Ok(cmd) => dispatch(server, conn, state, session, &mut stmts, cmd),
+            Err(e) => {
+                match e.client_error() {
+                    Some(err) => conn.write_err(&err),
+                    None => conn.write_err(&MySqlError::unknown_command()),
+                }
+                !e.is_fatal()
+            }
+        };
+        state.set_command("Sleep", None);
+        server
+            .stats
+            .bytes_sent
+            .fetch_add(conn.pending_output() as u64, Ordering::Relaxed);
+        if blocking::run(conn.flush()).is_err()
+            || !keep_going
+            || state.killed.load(Ordering::SeqCst)
+        {
+            return;
+        }
+    }
+}
+
+fn is_disconnect(e: &ProtoError) -> bool {
+    matches!(
+        e,
+        ProtoError::Io(_) | ProtoError::Closed | ProtoError::UnexpectedEof
+    )
+}
+
+/// Runs one command; returns false when the connection must close.
+fn dispatch(
+    server: &Arc<Server>,
+    conn: &mut Conn,
+    state: &Arc<ConnState>,
+    session: &mut Session,
+    stmts: &mut Statements,
+    cmd: Command<'_>,
+) -> bool {
+    match cmd {
+        Command::Quit => return false,
+        Command::Query(sql) => {
+            server.stats.questions.fetch_add(1, Ordering::Relaxed);
+            let text = String::from_utf8_lossy(sql);
+            state.set_command("Query", Some(&text));
+            let results = session.execute(&text);
+            write_results(conn, session, &results);
+            update_db(state, session);
+        }
+        Command::InitDb(db) => {
+            state.set_command("Init DB", None);
+            match session.use_database(&String::from_utf8_lossy(db)) {
+                Ok(()) => write_ok(conn, session, 0, 0, ""),
+                Err(e) => conn.write_err(&e),
+            }
+            update_db(state, session);
+        }
+        Command::Ping => write_ok(conn, session, 0, 0, ""),
+        Command::Statistics => conn.write_statistics(&statistics(server)),
+        Command::FieldList { table, wildcard } => {
+            state.set_command("Field List", None);
+            let table = String::from_utf8_lossy(table);
+            let wildcard = String::from_utf8_lossy(wildcard);
+            let wildcard = (!wildcard.is_empty()).then_some(&*wildcard);
+            match session.field_list(&table, wildcard) {
+                Ok(cols) => conn.write_field_list(&cols, &[], session.status_flags()),
+                Err(e) => conn.write_err(&e),
+            }
+        }
+        Command::ResetConnection => {
+            session.reset();
+            stmts.clear();
+            write_ok(conn, session, 0, 0, "");
+        }
+        Command::ChangeUser(req) => {
+            return crate::statements::change_user(server, conn, state, session, stmts, req)
+        }
+        Command::ProcessKill(id) => {
+            let hooks = crate::hooks::Hooks::new(server);
+            match basalt_sql::ServerHooks::kill(&hooks, id as u64, false) {
+                Ok(()) => write_ok(conn, session, 0, 0, ""),
+                Err(e) => conn.write_err(&e),
+            }
+        }
+        Command::SetOption { multi_statements } => {
+            session.set_multi_statements(multi_statements);
+            conn.write_end_marker(0, session.status_flags());
+        }
+        Command::Debug => conn.write_end_marker(0, session.status_flags()),
+        Command::StmtPrepare(_)
+        | Command::StmtExecute { .. }
+        | Command::StmtSendLongData { .. }
+        | Command::StmtClose(_)
+        | Command::StmtReset(_)
+        | Command::StmtFetch { .. } => {
+            server.stats.questions.fetch_add(1, Ordering::Relaxed);
+            stmts.dispatch(conn, state, session, cmd);
+        }
+        Command::Unknown(_) => conn.write_err(&MySqlError::unknown_command()),
+    }
+    true
+}
+
+/// Lets KILL QUERY reach the session's running statement.
+pub(crate) fn adopt_interrupt(state: &ConnState, session: &Session) {
+    state.set_interrupt(session.interrupt_flag());
+}
+
+fn update_db(state: &ConnState, session: &Session) {
+    let db = session.current_database();
+    let mut info = state.info.lock();
+    if info.db.as_deref() != db {
+        info.db = db.map(str::to_string);
+    }
+}
+
+pub(crate) fn write_ok(
+    conn: &mut Conn,
+    session: &Session,
+    affected: u64,
+    last_id: u64,
+    info: &str,
+) {
+    conn.write_ok(&OkPacket {
+        affected_rows: affected,
+        last_insert_id: last_id,
+        status: session.status_flags(),
+        warnings: session.warning_count(),
+        info,
+        ..OkPacket::with_status(0)
+    });
+}
+
+/// Writes the results of one COM_QUERY (several with multi-statements).
+pub(crate) fn write_results(
+    conn: &mut Conn,
+    session: &Session,
+    results: &[Result<QueryResult, MySqlError>],
+) {
+    let status = session.status_flags();
+    let warnings = session.warning_count();
+    let responses: Vec<Response<'_>> = results
+        .iter()
+        .map(|r| match r {
+            Ok(QueryResult::Rows { columns, rows }) => Response::ResultSet(ResultSet {
+                columns,
+                rows,
+                status,
+                warnings,
+            }),
+            Ok(QueryResult::Ok {
+                affected_rows,
+                last_insert_id,
+                info,
+                warnings,
+            }) => Response::Ok(OkPacket {
+                affected_rows: *affected_rows,
+                last_insert_id: *last_insert_id,
+                status,
+                warnings: *warnings,
+                info,
+                ..OkPacket::with_status(0)
+            }),
+            Err(e) => Response::Err(e),
+        })
+        .collect();
+    conn.write_responses(&responses, RowFormat::Text);
+}
+
+fn statistics(server: &Server) -> String {
+    let uptime = server.started.elapsed().as_secs().max(1);
+    let questions = server.stats.questions.load(Ordering::Relaxed);
+    format!(
+        "Uptime: {uptime}  Threads: {}  Questions: {questions}  Slow queries: 0  Opens: 0  Open tables: 0  Queries per second avg: {:.3}",
+        server.registry.count(),
+        questions as f64 / uptime as f64
+    )
+}

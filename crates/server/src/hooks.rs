@@ -1,0 +1,97 @@
+//! What the SQL layer asks of the server: the process list, KILL, server counters.
+
+use crate::Server;
+use basalt_common::{MySqlError, Value};
+use basalt_sql::{ProcessInfo, ServerHooks};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Weak};
+
+pub struct Hooks {
+    server: Weak<Server>,
+}
+
+impl Hooks {
+    pub fn new(server: &Arc<Server>) -> Self {
+        Hooks {
+            server: Arc::downgrade(server),
+        }
+    }
+}
+
+impl ServerHooks for Hooks {
+    fn processlist(&self) -> Vec<ProcessInfo> {
+        let Some(server) = self.server.upgrade() else {
+            return Vec::new();
+        };
+        server
+            .registry
+            .all()
+            .iter()
+            .map(|c| {
+                let info = c.info.lock();
+                ProcessInfo {
+                    id: c.id,
+                    user: info.user.clone(),
+                    host: c.host.clone(),
+                    db: info.db.clone(),
+                    command: info.command.to_string(),
+                    time: info.since.elapsed().as_secs(),
+                    state: info.state.to_string(),
+                    info: info.query.clone(),
+                }
+            })
+            .collect()
+    }
+
+    fn kill(&self, id: u64, query_only: bool) -> Result<(), MySqlError> {
+        let server = self
+            .server
+            .upgrade()
+            .ok_or_else(|| MySqlError::unknown_thread(id))?;
+        let conn = server
+            .registry
+            .get(id)
+            .ok_or_else(|| MySqlError::unknown_thread(id))?;
+        if query_only {
+            conn.interrupt_query();
+        } else {
+            conn.kill();
+        }
+        Ok(())
+    }
+
+    fn global_status(&self) -> Vec<(String, Value)> {
+        let Some(s) = self.server.upgrade() else {
+            return Vec::new();
+        };
+        let st = &s.stats;
+        let n = |v: &std::sync::atomic::AtomicU64| Value::UInt(v.load(Ordering::Relaxed));
+        let mut out = vec![
+            ("Aborted_clients".to_string(), n(&st.aborted_clients)),
+            ("Aborted_connects".to_string(), n(&st.aborted_connects)),
+            ("Bytes_received".to_string(), n(&st.bytes_received)),
+            ("Bytes_sent".to_string(), n(&st.bytes_sent)),
+            ("Connections".to_string(), n(&st.connections)),
+            (
+                "Max_used_connections".to_string(),
+                n(&st.max_used_connections),
+            ),
+            ("Questions".to_string(), n(&st.questions)),
+            (
+                "Threads_connected".to_string(),
+                Value::UInt(s.registry.count() as u64),
+            ),
+            (
+                "Uptime".to_string(),
+                Value::UInt(s.started.elapsed().as_secs()),
+            ),
+        ];
+        out.extend(
+            s.storage
+                .status()
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), Value::UInt(v))),
+        );
+        out
+    }
+}

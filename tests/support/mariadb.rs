@@ -1,0 +1,136 @@
+//! A real MariaDB server (Debian's `mariadb-server`) for differential tests: its own
+//! data directory, an ephemeral loopback port, no grant tables beyond root without a
+//! password, stopped when dropped.
+
+use super::{free_port, which};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub struct MariaDb {
+    pub port: u16,
+    _dir: tempfile::TempDir,
+    child: Option<Child>,
+}
+
+/// True when `mariadbd` and `mariadb-install-db` are installed.
+pub fn available() -> bool {
+    find_mariadbd().is_some() && which("mariadb-install-db").is_some()
+}
+
+fn find_mariadbd() -> Option<PathBuf> {
+    which("mariadbd").or_else(|| {
+        let p = PathBuf::from("/usr/sbin/mariadbd");
+        p.is_file().then_some(p)
+    })
+}
+
+impl MariaDb {
+    /// Installs a fresh data directory and starts MariaDB with the seed benchmark's
+    /// settings (`shared/bench/README.md`), plus `extra` options.
+    pub fn start(extra: &[&str]) -> MariaDb {
+        for _ in 0..3 {
+            if let Some(m) = MariaDb::try_start(extra) {
+                return m;
+            }
+        }
+        panic!("MariaDB did not start");
+    }
+
+    fn try_start(extra: &[&str]) -> Option<MariaDb> {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let data = dir.path().join("data");
+        let out = Command::new("mariadb-install-db")
+            .arg("--no-defaults")
+            .arg(format!("--datadir={}", data.display()))
+            .arg("--auth-root-authentication-method=normal")
+            .arg("--skip-test-db")
+            .arg("--user=root")
+            .output()
+            .expect("run mariadb-install-db");
+        assert!(out.status.success(), "mariadb-install-db failed: {}", String::from_utf8_lossy(&out.stderr));
+        let mariadbd = find_mariadbd().expect("mariadbd installed");
+        {
+            let port = free_port();
+            let child = Command::new(&mariadbd)
+                .arg("--no-defaults")
+                .arg(format!("--datadir={}", data.display()))
+                .arg(format!("--port={port}"))
+                .arg("--bind-address=127.0.0.1")
+                .arg(format!("--socket={}", dir.path().join("mysqld.sock").display()))
+                .arg(format!("--pid-file={}", dir.path().join("mysqld.pid").display()))
+                .arg("--user=root")
+                .args([
+                    "--performance-schema=0",
+                    "--skip-log-bin",
+                    "--innodb-doublewrite=0",
+                    "--query-cache-size=0",
+                    "--max-connections=2000",
+                ])
+                .args(extra)
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("spawn mariadbd");
+            let mut m = MariaDb {
+                port,
+                _dir: dir,
+                child: Some(child),
+            };
+            if m.wait_ready() {
+                return Some(m);
+            }
+            m.stop();
+            None
+        }
+    }
+
+    fn wait_ready(&mut self) -> bool {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while Instant::now() < deadline {
+            if let Some(c) = self.child.as_mut() {
+                if let Ok(Some(_)) = c.try_wait() {
+                    return false;
+                }
+            }
+            if std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
+                // Wait until it answers queries, not just accepts.
+                let (code, _, _) = super::mariadb_cli(self.port, &["-e", "select 1"], "");
+                if code == 0 {
+                    return true;
+                }
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        false
+    }
+
+    pub fn url(&self) -> String {
+        format!("mysql://root@127.0.0.1:{}/", self.port)
+    }
+
+    pub fn stop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            // SAFETY: kill(2) on our own child's pid.
+            unsafe {
+                libc::kill(c.id() as i32, libc::SIGTERM);
+            }
+            let deadline = Instant::now() + Duration::from_secs(30);
+            while Instant::now() < deadline {
+                if let Ok(Some(_)) = c.try_wait() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+impl Drop for MariaDb {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}

@@ -41,6 +41,9 @@ pub struct ExprType {
     pub decimals: u8,
     pub nullable: bool,
     pub unsigned: bool,
+    /// `len` counts a position for the sign (false for unsigned types and
+    /// positive integer literals, which MariaDB sizes by their digits alone).
+    pub sign_char: bool,
     pub collation: Collation,
     /// The exact protocol type when known (table columns), otherwise derived.
     pub column_type: Option<ColumnType>,
@@ -67,6 +70,7 @@ impl ExprType {
             decimals: 0,
             nullable: false,
             unsigned: false,
+            sign_char: matches!(class, Class::Int | Class::Decimal),
             collation: Collation::Binary,
             column_type: None,
             origin: None,
@@ -90,7 +94,18 @@ impl ExprType {
 
     pub fn unsigned(mut self) -> Self {
         self.unsigned = true;
+        self.sign_char = false;
         self
+    }
+
+    /// A signed integer of `precision` digits (plus the sign position).
+    pub fn int_p(precision: u32) -> Self {
+        Self::int(precision.max(1) + 1)
+    }
+
+    /// An unsigned integer of `precision` digits.
+    pub fn uint_p(precision: u32) -> Self {
+        Self::int(precision.max(1)).unsigned()
     }
 
     pub fn nullable(mut self, n: bool) -> Self {
@@ -140,7 +155,7 @@ impl ExprType {
     pub fn precision(&self) -> u32 {
         match self.class {
             Class::Decimal => self.len.saturating_sub(1 + u32::from(self.decimals > 0)),
-            Class::Int => self.len.saturating_sub(u32::from(!self.unsigned)).max(1),
+            Class::Int => self.len.saturating_sub(u32::from(self.sign_char)).max(1),
             _ => self.len,
         }
     }
@@ -155,9 +170,12 @@ impl ExprType {
         let (ct, _, decimals) = describe_type(dt);
         let mut t = match dt {
             DataType::Int { unsigned, .. } => {
-                let mut t = Self::base(Class::Int, 0);
-                t.unsigned = *unsigned;
-                t
+                let t = Self::base(Class::Int, 0);
+                if *unsigned {
+                    t.unsigned()
+                } else {
+                    t
+                }
             }
             DataType::Year => Self::base(Class::Int, 4),
             DataType::Float | DataType::Double => Self::double(),
@@ -199,7 +217,7 @@ impl ExprType {
         let mut m = ColumnMeta::expr(name, ct, self.len.saturating_mul(mbmax));
         m.charset = charset;
         m.decimals = self.decimals;
-        m.flags = self.col_flags;
+        m.flags = self.col_flags & !flags::NOT_NULL;
         let table_number = self.origin.is_some() && self.class.is_numeric();
         if !string_like && !table_number {
             m.flags |= flags::BINARY;
@@ -248,9 +266,7 @@ impl ExprType {
 fn column_chars(dt: &DataType) -> u32 {
     match dt {
         DataType::Char { len, .. } | DataType::VarChar { len, .. } => *len,
-        DataType::Text { kind, collation } => {
-            (kind.max_len() / collation.charset().max_len() as u64).min(u32::MAX as u64) as u32
-        }
+        DataType::Text { kind, .. } => kind.max_len().min(u32::MAX as u64 / 4) as u32,
         other => describe_type(other).1,
     }
 }
@@ -263,6 +279,14 @@ pub fn aggregate(a: &ExprType, b: &ExprType) -> ExprType {
     let mut t = match (a.class, b.class) {
         (Null, _) => b.clone(),
         (_, Null) => a.clone(),
+        (Int, Int) => {
+            let p = a.precision().max(b.precision());
+            if a.unsigned && b.unsigned {
+                ExprType::uint_p(p)
+            } else {
+                ExprType::int_p(p)
+            }
+        }
         (x, y) if x == y && x != Decimal => {
             let mut t = a.clone();
             t.len = a.len.max(b.len);

@@ -32,7 +32,14 @@ fn syntax(text: &str) -> MySqlError {
 pub fn literal_type(v: &Value, coll: Collation) -> ExprType {
     match v {
         Value::Null => ExprType::null(),
-        Value::Int(i) => ExprType::int(i.to_string().len() as u32),
+        Value::Int(i) => {
+            let mut t = ExprType::int(i.to_string().len() as u32);
+            t.sign_char = *i < 0;
+            if t.len >= 10 {
+                t.column_type = Some(basalt_common::ColumnType::LongLong);
+            }
+            t
+        }
         Value::UInt(_) => ExprType::int(20).unsigned(),
         Value::Decimal(d) => {
             let digits = d.mantissa.unsigned_abs().to_string().len() as u32;
@@ -286,6 +293,9 @@ impl Binder<'_> {
             other => return Err(MySqlError::not_supported(&format!("literal {other}"))),
         };
         let mut t = literal_type(&val, coll);
+        if let (V::Number(text, _), Value::Double(_)) = (&v.value, &val) {
+            t.len = text.len() as u32;
+        }
         if matches!(
             &v.value,
             V::HexStringLiteral(_) | V::SingleQuotedByteStringLiteral(_)
@@ -408,7 +418,7 @@ impl Binder<'_> {
             (Kind::Double, _) => ExprType::double(),
             _ => literal_type(&v, Collation::Utf8mb3GeneralCi),
         };
-        let mut t = t.nullable(v.is_null());
+        let mut t = t.nullable(true);
         if def.kind == Kind::Bool {
             t.len = 1;
             t.column_type = Some(basalt_common::ColumnType::LongLong);
@@ -1024,8 +1034,8 @@ pub fn agg_type(f: AggFunc, arg: &ExprType) -> ExprType {
             if f != AggFunc::First {
                 t.origin = None;
                 t.col_flags = 0;
-                if t.class == Class::Int {
-                    t.column_type = None;
+                if t.class == Class::String {
+                    t.decimals = 39;
                 }
             }
             t
@@ -1116,7 +1126,10 @@ fn arith_bound(op: ArithOp, x: Expr, y: Expr, tx: &ExprType, ty: &ExprType) -> B
         if op == ArithOp::IntDiv {
             ExprType::int(21)
         } else {
-            ExprType::double()
+            let mut d = ExprType::double();
+            d.len = tx.len.max(ty.len) + 1;
+            d.len = d.len.clamp(22, 23);
+            d
         }
     } else if op == ArithOp::IntDiv {
         ExprType::int(tx.len.max(1))
@@ -1151,9 +1164,19 @@ fn arith_bound(op: ArithOp, x: Expr, y: Expr, tx: &ExprType, ty: &ExprType) -> B
             ArithOp::Mod => tx.len.max(ty.len),
             _ => tx.len.max(ty.len) + 1,
         };
-        let mut t = ExprType::int(len.min(21));
-        t.unsigned = tx.unsigned || ty.unsigned;
-        t
+        let (p1, p2) = (tx.precision(), ty.precision());
+        let p = match op {
+            ArithOp::Mul => p1 + p2,
+            ArithOp::Mod => p1.max(p2),
+            _ => p1.max(p2) + 1,
+        }
+        .min(20);
+        let _ = len;
+        if tx.unsigned || ty.unsigned {
+            ExprType::uint_p(p)
+        } else {
+            ExprType::int_p(p)
+        }
     };
     (Expr::Arith(op, x.boxed(), y.boxed()), t.nullable(nullable))
 }

@@ -66,6 +66,16 @@ impl Binder<'_> {
         let (limit, offset, limit_hint) = self.limit(q.limit_clause.as_ref())?;
         let (lock, wait) = locks(&q.locks);
         let is_agg = !group.is_empty() || !aggs.calls.is_empty();
+        let mut items = items;
+        if is_agg && group.is_empty() {
+            // Implicit grouping: a bare column is NULL when there are no rows.
+            for it in items.iter_mut() {
+                let mut bare = false;
+                it.expr
+                    .walk(&mut |e| bare |= matches!(e, Expr::Column(c) if *c < AGG_BASE));
+                it.ty.nullable |= bare;
+            }
+        }
         let distinct = matches!(s.distinct, Some(ast::Distinct::Distinct));
         if matches!(s.distinct, Some(ast::Distinct::On(_))) {
             return Err(MySqlError::not_supported("DISTINCT ON"));
@@ -454,6 +464,7 @@ fn literal_name(v: &ast::Value) -> Option<String> {
     match v {
         ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => Some(s.clone()),
         ast::Value::Null => Some("NULL".into()),
+        ast::Value::Boolean(b) => Some(if *b { "TRUE" } else { "FALSE" }.into()),
         _ => None,
     }
 }

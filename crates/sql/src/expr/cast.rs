@@ -25,8 +25,8 @@ impl CastTarget {
     /// Result type of `CAST(x AS target)` given the argument's type.
     pub fn result_type(&self, arg: &ExprType) -> ExprType {
         let t = match self {
-            CastTarget::Signed => ExprType::int(arg.len.clamp(1, 21)),
-            CastTarget::Unsigned => ExprType::int(arg.len.clamp(1, 20)).unsigned(),
+            CastTarget::Signed => ExprType::int_p(arg.precision().clamp(1, 20)),
+            CastTarget::Unsigned => ExprType::uint_p(arg.precision().clamp(1, 20)),
             CastTarget::Char(n, coll) => {
                 let mut t = ExprType::string(n.unwrap_or(arg.len.max(1)), *coll);
                 t.decimals = 0;
@@ -42,7 +42,10 @@ impl CastTarget {
             arg.nullable
                 || matches!(
                     self,
-                    CastTarget::Date | CastTarget::DateTime(_) | CastTarget::Time(_)
+                    CastTarget::Date
+                        | CastTarget::DateTime(_)
+                        | CastTarget::Time(_)
+                        | CastTarget::Char(..)
                 ),
         )
     }

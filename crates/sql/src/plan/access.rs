@@ -123,8 +123,47 @@ pub fn choose(inp: &Input) -> Choice {
     let scan = full_scan(inp, rows);
     match best {
         Some(c) if c.cost <= scan.cost || forced => finish(inp, c),
-        _ => finish(inp, scan),
+        _ => match covering_scan(inp, rows) {
+            Some(c) if scan.order.is_none() => finish(inp, c),
+            _ => finish(inp, scan),
+        },
     }
+}
+
+/// A full scan of the shortest secondary index that covers the query, which is
+/// what MariaDB reads instead of the table when it can (and so the order rows
+/// come out in when there is no ORDER BY).
+fn covering_scan(inp: &Input, rows: f64) -> Option<Candidate> {
+    if inp.order.is_some() {
+        return None;
+    }
+    let best = inp
+        .def
+        .indexes
+        .iter()
+        .enumerate()
+        .skip(1)
+        .filter(|(_, ix)| !ix.columns.is_empty() && inp.hints.allows(ix))
+        .filter(|(i, ix)| {
+            ix.columns.iter().all(|c| c.prefix_len.is_none())
+                && inp
+                    .needed
+                    .iter()
+                    .all(|c| extended_key(inp.def, *i).iter().any(|(k, _)| k == c))
+        })
+        .min_by_key(|(_, ix)| key_len(inp.def, ix, 0))?;
+    Some(Candidate {
+        idx: best.0,
+        range: RangeSpec::All,
+        consumed: Vec::new(),
+        eq_len: 0,
+        points: 0,
+        has_range: false,
+        order: None,
+        covering: true,
+        est: rows,
+        cost: rows,
+    })
 }
 
 fn full_scan(inp: &Input, rows: f64) -> Candidate {

@@ -204,7 +204,7 @@ pub fn negate(v: &Value) -> Result<Value, ArithError> {
         Value::Null => Value::Null,
         Value::Int(i) => match i.checked_neg() {
             Some(n) => Value::Int(n),
-            None => Value::Decimal(Decimal::from_i64(*i).neg()),
+            None => Value::Decimal(-Decimal::from_i64(*i)),
         },
         Value::UInt(u) => {
             let n = -(*u as i128);
@@ -213,7 +213,7 @@ pub fn negate(v: &Value) -> Result<Value, ArithError> {
                 Err(_) => Value::Decimal(Decimal::new(n, 0)),
             }
         }
-        Value::Decimal(d) => Value::Decimal(d.neg()),
+        Value::Decimal(d) => Value::Decimal(-*d),
         Value::Double(d) => Value::Double(-d),
         Value::Bytes(_) => Value::Double(-to_num(v).0.to_f64()),
         other => num_arith(ArithOp::Sub, Num::Int(0), to_num(other).0, 4)?.into_value(),

@@ -231,17 +231,15 @@ pub fn result_type(f: Func, args: &[ExprType]) -> ExprType {
         DateDiff => ExprType::int(10).nullable(true),
         DateAdd(_) | DateSub(_) => ExprType::datetime(0).nullable(true),
         DateFormat => ExprType::string(64, utf).nullable(true),
-        Concat => ExprType::string(args.iter().map(|a| a.len).sum(), str_coll).nullable(any_null),
+        Concat => ExprType::string(args.iter().map(|a| a.len).sum(), str_coll).nullable(true),
         ConcatWs => {
             ExprType::string(args.iter().map(|a| a.len).sum(), str_coll).nullable(args[0].nullable)
         }
         Length | CharLength | Ascii | Locate | Instr | Strcmp | Field | Crc32 => {
             ExprType::int(10).nullable(any_null)
         }
-        Upper | Lower | Reverse | Trim(_) => {
-            ExprType::string(arg_len(0), str_coll).nullable(any_null)
-        }
-        Substring | Left | Right => ExprType::string(arg_len(0), str_coll).nullable(any_null),
+        Upper | Lower | Reverse | Trim(_) => ExprType::string(arg_len(0), str_coll).nullable(true),
+        Substring | Left | Right => ExprType::string(arg_len(0), str_coll).nullable(true),
         Replace | Repeat | Lpad | Rpad | Space => {
             ExprType::string(arg_len(0).max(1) * 4, str_coll).nullable(true)
         }

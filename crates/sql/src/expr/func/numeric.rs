@@ -19,9 +19,9 @@ pub fn eval(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
         Abs => Ok(match to_num(&vals[0]).0 {
             Num::Int(i) => i
                 .checked_abs()
-                .map_or(Value::Decimal(Decimal::from_i64(i).neg()), Value::Int),
+                .map_or(Value::Decimal(-Decimal::from_i64(i)), Value::Int),
             Num::UInt(u) => Value::UInt(u),
-            Num::Dec(d) => Value::Decimal(if d.mantissa < 0 { d.neg() } else { d }),
+            Num::Dec(d) => Value::Decimal(if d.mantissa < 0 { -d } else { d }),
             Num::Dbl(d) => Value::Double(d.abs()),
         }),
         Sign => {

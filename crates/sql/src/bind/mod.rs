@@ -130,8 +130,6 @@ pub struct Binder<'a> {
     pub storage: &'a Arc<Storage>,
     pub cx: &'a SessionCtx,
     pub params: Params<'a>,
-    /// The text being parsed and bound.
-    pub text: &'a str,
     /// The statement as the client wrote it: select-item names are cut from it.
     pub raw: &'a str,
     pub clause: Clause,
@@ -155,7 +153,6 @@ impl<'a> Binder<'a> {
                 map: ParamMap::new(text),
                 stripped,
             },
-            text,
             raw: text,
             clause: Clause::FieldList,
             reusable: true,

@@ -11,8 +11,8 @@ use basalt_sql::{Engine, GlobalConfig, QueryResult};
 use basalt_storage::{Storage, StorageConfig};
 use std::io::{BufRead, Write};
 
-fn cell(v: &basalt_common::Value) -> String {
-    match v.to_text(6) {
+fn cell(v: &basalt_common::Value, decimals: u8) -> String {
+    match v.to_text(if decimals <= 6 { decimals } else { 0 }) {
         None => "NULL".into(),
         Some(b) => String::from_utf8_lossy(&b)
             .replace('\\', "\\\\")
@@ -57,7 +57,11 @@ fn main() {
                     let header: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
                     let _ = writeln!(out, "{}", header.join("\t"));
                     for r in rows {
-                        let cells: Vec<String> = r.iter().map(cell).collect();
+                        let cells: Vec<String> = r
+                            .iter()
+                            .zip(columns.iter())
+                            .map(|(v, c)| cell(v, c.decimals))
+                            .collect();
                         let _ = writeln!(out, "{}", cells.join("\t"));
                     }
                 }

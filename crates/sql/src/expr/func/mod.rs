@@ -229,7 +229,11 @@ pub fn result_type(f: Func, args: &[ExprType]) -> ExprType {
             ExprType::int(if f == Year { 4 } else { 3 }).nullable(true)
         }
         DateDiff => ExprType::int(10).nullable(true),
-        DateAdd(_) | DateSub(_) => ExprType::datetime(0).nullable(true),
+        DateAdd(_) | DateSub(_) => match args.first().map(|a| a.class) {
+            Some(Class::Date) => ExprType::date().nullable(true),
+            Some(Class::String) => ExprType::string(29, utf).nullable(true),
+            _ => ExprType::datetime(args.first().map_or(0, |a| a.decimals.min(6))).nullable(true),
+        },
         DateFormat => ExprType::string(64, utf).nullable(true),
         Concat => ExprType::string(args.iter().map(|a| a.len).sum(), str_coll).nullable(true),
         ConcatWs => {

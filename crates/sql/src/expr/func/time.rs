@@ -66,7 +66,12 @@ pub fn eval(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
             };
             let n = to_num(&vals[1]).0.to_i64().unwrap_or(0);
             let n = if matches!(f, DateSub(_)) { -n } else { n };
-            let was_date = matches!(vals[0], Value::Date(_))
+            let date_only = match &vals[0] {
+                Value::Date(_) => true,
+                Value::Bytes(b) => crate::value::parse_datetime(b).is_some() && !b.contains(&b':'),
+                _ => false,
+            };
+            let was_date = date_only
                 && !matches!(
                     unit,
                     crate::value::temporal::Unit::Hour
@@ -74,8 +79,13 @@ pub fn eval(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
                         | crate::value::temporal::Unit::Second
                         | crate::value::temporal::Unit::Microsecond
                 );
+            let as_text = matches!(vals[0], Value::Bytes(_));
             Ok(match add_interval(dt, n, unit) {
+                Some(r) if was_date && as_text => Value::str(&r.date.to_string()),
                 Some(r) if was_date => Value::Date(r.date),
+                Some(r) if as_text => {
+                    Value::str(&r.display(if r.micro > 0 { 6 } else { 0 }).to_string())
+                }
                 Some(r) => Value::DateTime(r),
                 None => Value::Null,
             })

@@ -577,3 +577,217 @@ pub fn sarg(
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use basalt_common::{ColumnDef, DataType, IndexColumn, IntKind, Value};
+    use basalt_storage::IndexStats;
+
+    fn int() -> DataType {
+        DataType::Int {
+            kind: IntKind::Int,
+            unsigned: false,
+        }
+    }
+
+    fn index(id: u32, name: &str, kind: IndexKind, cols: &[usize]) -> IndexDef {
+        IndexDef {
+            id,
+            name: name.into(),
+            kind,
+            columns: cols
+                .iter()
+                .map(|c| IndexColumn {
+                    column: *c,
+                    prefix_len: None,
+                    descending: false,
+                })
+                .collect(),
+            comment: String::new(),
+        }
+    }
+
+    /// The seed benchmark's `foo (i pk, j, k, l)` with indexes xj(j), xjk(j,k).
+    fn foo() -> (TableDef, TableStats) {
+        let def = TableDef {
+            id: 1,
+            schema: "test".into(),
+            name: "foo".into(),
+            columns: ["i", "j", "k", "l"]
+                .iter()
+                .map(|n| ColumnDef::new(*n, int()))
+                .collect(),
+            indexes: vec![
+                index(0, "PRIMARY", IndexKind::Primary, &[0]),
+                index(1, "xj", IndexKind::NonUnique, &[1]),
+                index(2, "xjk", IndexKind::NonUnique, &[1, 2]),
+            ],
+            engine: basalt_common::EngineKind::Basalt,
+            charset: basalt_common::Charset::Utf8mb4,
+            collation: Collation::Utf8mb4GeneralCi,
+            comment: String::new(),
+            auto_increment_start: 1,
+            next_index_id: 3,
+        };
+        let stats = TableStats {
+            rows: 64_000,
+            indexes: vec![
+                IndexStats {
+                    index_id: 0,
+                    distinct: vec![64_000],
+                },
+                IndexStats {
+                    index_id: 1,
+                    distinct: vec![64_000],
+                },
+                IndexStats {
+                    index_id: 2,
+                    distinct: vec![64_000, 64_000],
+                },
+            ],
+            data_bytes: 0,
+        };
+        (def, stats)
+    }
+
+    fn eq(col: usize, v: i64) -> Sarg {
+        Sarg {
+            conjunct: 0,
+            column: col,
+            kind: SargKind::Eq(Expr::Const(Value::Int(v))),
+        }
+    }
+
+    fn ge(col: usize, v: i64) -> Sarg {
+        Sarg {
+            conjunct: 0,
+            column: col,
+            kind: SargKind::Lower(Expr::Const(Value::Int(v)), true),
+        }
+    }
+
+    fn pick(
+        sargs: &[Sarg],
+        needed: &[usize],
+        order: Option<&[(usize, bool)]>,
+        limit: Option<u64>,
+        hints: &Hints,
+    ) -> Choice {
+        let (def, stats) = foo();
+        choose(&Input {
+            def: &def,
+            stats: &stats,
+            sargs,
+            needed,
+            order,
+            limit,
+            hints,
+        })
+    }
+
+    fn index_of(c: &Choice) -> Option<u32> {
+        match &c.access {
+            Access::Index { index_id, .. } => Some(*index_id),
+            Access::PkGet { .. } => None,
+        }
+    }
+
+    #[test]
+    fn pk_equality_is_a_point_get() {
+        let c = pick(&[eq(0, 100)], &[1], None, None, &Hints::default());
+        assert!(matches!(c.access, Access::PkGet { .. }));
+        assert_eq!(c.consumed, vec![0]);
+        let forced = Hints {
+            force: vec!["PRIMARY".into()],
+            ..Hints::default()
+        };
+        let c = pick(&[eq(0, 100)], &[1], None, None, &forced);
+        assert!(matches!(c.access, Access::PkGet { .. }));
+    }
+
+    #[test]
+    fn covering_index_preferred_without_hints() {
+        let c = pick(&[eq(1, 100)], &[2], None, None, &Hints::default());
+        assert_eq!(index_of(&c), Some(2));
+        assert!(matches!(c.access, Access::Index { covering: true, .. }));
+    }
+
+    #[test]
+    fn force_index_is_honoured() {
+        let forced = Hints {
+            force: vec!["xj".into()],
+            ..Hints::default()
+        };
+        let c = pick(&[eq(1, 100)], &[2], None, None, &forced);
+        assert_eq!(index_of(&c), Some(1));
+        assert!(matches!(
+            c.access,
+            Access::Index {
+                covering: false,
+                ..
+            }
+        ));
+        let c = pick(&[], &[2], None, None, &forced);
+        assert_eq!(index_of(&c), Some(1));
+    }
+
+    #[test]
+    fn ignore_and_use_index_restrict_candidates() {
+        let ignore = Hints {
+            ignore: vec!["xjk".into()],
+            ..Hints::default()
+        };
+        assert_eq!(
+            index_of(&pick(&[eq(1, 100)], &[2], None, None, &ignore)),
+            Some(1)
+        );
+        let use_only = Hints {
+            use_only: Some(vec![]),
+            ..Hints::default()
+        };
+        let c = pick(&[eq(1, 100)], &[2], None, None, &use_only);
+        assert_eq!(index_of(&c), Some(0));
+        assert_eq!(c.explain.access_type, "ALL");
+    }
+
+    #[test]
+    fn order_by_limit_reads_the_index_in_order() {
+        let order = [(0usize, false)];
+        let c = pick(
+            &[ge(0, 100)],
+            &[1],
+            Some(&order),
+            Some(10),
+            &Hints::default(),
+        );
+        assert_eq!(index_of(&c), Some(0));
+        assert!(c.order_satisfied);
+        assert!(matches!(c.access, Access::Index { reverse: false, .. }));
+        let desc = [(0usize, true)];
+        let c = pick(
+            &[ge(0, 100)],
+            &[1],
+            Some(&desc),
+            Some(10),
+            &Hints::default(),
+        );
+        assert!(c.order_satisfied);
+        assert!(matches!(c.access, Access::Index { reverse: true, .. }));
+        let by_j = [(1usize, false)];
+        let forced = Hints {
+            force: vec!["xjk".into()],
+            ..Hints::default()
+        };
+        let c = pick(&[ge(1, 100)], &[2], Some(&by_j), Some(10), &forced);
+        assert_eq!(index_of(&c), Some(2));
+        assert!(c.order_satisfied);
+    }
+
+    #[test]
+    fn unrestricted_query_scans_the_table() {
+        let c = pick(&[], &[0, 1, 2, 3], None, None, &Hints::default());
+        assert_eq!(index_of(&c), Some(0));
+        assert_eq!(c.explain.access_type, "ALL");
+    }
+}

@@ -170,7 +170,7 @@ fn plan_one(
         .map(|(_, c)| c.clone())
         .collect();
     let mut explain = choice.explain;
-    explain.using_where = !residual.is_empty();
+    explain.using_where = !residual.is_empty() || explain.access_type == "range";
     let level = Level {
         table: spec.table,
         access: choice.access,

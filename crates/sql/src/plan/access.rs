@@ -242,7 +242,7 @@ fn candidate(inp: &Input, i: usize, rows: f64) -> Candidate {
         est = est.min(rows);
     }
     if has_range {
-        est = (est * 0.3).max(1.0);
+        est = (est * 0.5).max(1.0);
     }
     let order = if points > 1 {
         None
@@ -425,7 +425,7 @@ fn finish(inp: &Input, c: Candidate) -> Choice {
         .def
         .indexes
         .iter()
-        .filter(|ix| !ix.columns.is_empty())
+        .filter(|ix| !ix.columns.is_empty() && inp.hints.allows(ix))
         .filter(|ix| {
             ix.columns
                 .first()

@@ -44,7 +44,10 @@ fn plan_rows(p: &SelectPlan, select_type: &str) -> Vec<Vec<Value>> {
             let t = &p.tables[l.table];
             let e = &l.explain;
             let mut extra = Vec::new();
-            if e.using_where || l.post_filter.is_some() {
+            let secondary_lookup = matches!(&l.access, Access::Index { covering: false, index_id, .. } if *index_id != t.def.indexes[0].id);
+            if e.access_type == "range" && secondary_lookup {
+                extra.push("Using index condition");
+            } else if e.using_where || l.post_filter.is_some() {
                 extra.push("Using where");
             }
             if let Access::Index {

@@ -292,3 +292,26 @@ fn buffered_fallback_when_direct_is_refused() {
     let (wal, _) = open(&fs, cfg(64 * 1024));
     assert_eq!(read_all(&wal, 0), vec![b"buffered".to_vec()]);
 }
+
+#[test]
+fn checkpoints_must_start_at_a_record_and_lsns_must_exist() {
+    let fs = SimFileSystem::new(8);
+    let (wal, _) = open(&fs, cfg(64 * 1024));
+    let first = wal.append(1, b"first record").unwrap();
+    let second = wal.append(1, b"second record").unwrap();
+    wal.flush().unwrap();
+    assert!(
+        wal.checkpoint_done(first + 8).is_err(),
+        "not a record boundary"
+    );
+    assert!(
+        wal.wait_durable(second + 4096).is_err(),
+        "past the end of the log"
+    );
+    wal.checkpoint_done(first).unwrap();
+    wal.checkpoint_done(second).unwrap();
+    assert_eq!(wal.checkpoint_lsn(), second);
+    wal.shutdown().unwrap();
+    let (_, rec) = open(&fs, cfg(64 * 1024));
+    assert_eq!((rec.checkpoint_lsn, rec.records), (second, 0));
+}

@@ -167,7 +167,7 @@ pub struct Recovery {
 /// Counters for `SHOW GLOBAL STATUS`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct WalStats {
-    /// Every fsync of a log file (data, segment headers, control file).
+    /// Every fsync of a log file or directory (data, segment headers, control).
     pub fsyncs: u64,
     /// Fsyncs of log data by flushes.
     pub flush_fsyncs: u64,
@@ -372,6 +372,7 @@ impl Wal {
             )));
         }
         self.inner.wait_for(lsn, true)?;
+        self.check_boundary(lsn)?;
         let mut ctl = self.inner.control.lock();
         if lsn <= ctl.current.checkpoint {
             return Ok(());
@@ -387,6 +388,20 @@ impl Wal {
         drop(ctl);
         self.inner.segs.recycle_below(self.inner.geo.seq(lsn));
         Ok(())
+    }
+
+    /// Recovery will start reading at a checkpoint LSN: a frame must start there
+    /// (or the log must end there).
+    fn check_boundary(&self, lsn: Lsn) -> Result<()> {
+        if lsn == self.inner.flush.lock().written {
+            return Ok(());
+        }
+        if self.read_from(lsn).frame_starts_at(lsn)? {
+            return Ok(());
+        }
+        Err(StorageError::Invalid(format!(
+            "checkpoint LSN {lsn} is not the start of a log record"
+        )))
     }
 
     /// Where the next record goes.
@@ -432,7 +447,7 @@ impl Wal {
         let s = &self.inner.stats;
         let (in_use, free) = self.inner.segs.counts();
         WalStats {
-            fsyncs: s.fsyncs.load(Relaxed),
+            fsyncs: s.fsyncs.load(Relaxed) + self.inner.segs.syncs.load(Relaxed),
             flush_fsyncs: s.flush_fsyncs.load(Relaxed),
             batches: s.batches.load(Relaxed),
             commits: s.commits.load(Relaxed),

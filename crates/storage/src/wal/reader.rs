@@ -197,6 +197,15 @@ impl WalReader {
         }
     }
 
+    /// Whether a valid frame starts at `lsn`.
+    pub(crate) fn frame_starts_at(&mut self, lsn: Lsn) -> std::io::Result<bool> {
+        let seq = self.geo.seq(lsn);
+        if !self.files.contains_key(&seq) {
+            return Ok(false);
+        }
+        Ok(self.frame_at(seq, lsn)?.is_ok())
+    }
+
     /// Looks for valid frames after `from` (the end of the log): in the rest of its
     /// segment and in every existing segment with a higher sequence number.
     pub(crate) fn scan_beyond(&mut self, from: Lsn) -> std::io::Result<Beyond> {

@@ -53,6 +53,12 @@ struct RoundError(String);
 impl Inner {
     /// Returns once the log below `lsn` is durable (`sync`) or written.
     pub(crate) fn wait_for(&self, lsn: Lsn, sync: bool) -> Result<()> {
+        let end = self.buf.lock().next;
+        if lsn > end {
+            return Err(StorageError::Invalid(format!(
+                "LSN {lsn} is past the end of the log ({end})"
+            )));
+        }
         let mut st = self.flush.lock();
         loop {
             if let Some(msg) = &st.halted {

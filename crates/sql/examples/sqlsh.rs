@@ -55,7 +55,9 @@ fn main() {
                         }
                     }
                     let header: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
-                    let _ = writeln!(out, "{}", header.join("\t"));
+                    if !rows.is_empty() {
+                        let _ = writeln!(out, "{}", header.join("\t"));
+                    }
                     for r in rows {
                         let cells: Vec<String> = r
                             .iter()

@@ -90,6 +90,7 @@ impl Binder<'_> {
             on_dup,
             ignore: ins.ignore,
             replace: ins.replace_into,
+            subs: Vec::new(),
         })
     }
 
@@ -204,6 +205,7 @@ impl Binder<'_> {
             scan,
             set,
             delete: false,
+            subs: Vec::new(),
         })
     }
 
@@ -227,6 +229,7 @@ impl Binder<'_> {
             scan,
             set: Vec::new(),
             delete: true,
+            subs: Vec::new(),
         })
     }
 
@@ -293,6 +296,8 @@ impl Binder<'_> {
         };
         Ok(SelectPlan {
             reads_tables: true,
+            types: Vec::new(),
+            subs: Vec::new(),
             tables: from.tables,
             levels: planned.levels,
             row_width: width,

@@ -3,7 +3,7 @@
 
 use super::{object_parts, Binder, Clause, Scope};
 use crate::expr::{BitOp, CastTarget, CmpOp, Expr, Func};
-use crate::plan::{AggCall, AggFunc};
+use crate::plan::{AggCall, AggFunc, SubKind};
 use crate::sysvars::{self, Kind, Scope as VarScope};
 use crate::ty::{aggregate, Class, ExprType, Origin};
 use crate::value::arith::ArithOp;
@@ -259,8 +259,18 @@ impl Binder<'_> {
             }
             A::Tuple(_) => return Err(MySqlError::operand_columns(1)),
             A::Interval(_) => return Err(syntax("INTERVAL")),
-            A::Subquery(_) | A::Exists { .. } => {
-                return Err(MySqlError::not_supported("subqueries"))
+            A::Subquery(q) => {
+                let (i, t) = self.subquery(q, SubKind::Scalar)?;
+                (Expr::Sub(i), t)
+            }
+            A::Exists { subquery, negated } => {
+                let (i, _) = self.subquery(subquery, SubKind::Exists)?;
+                let e = if *negated {
+                    Expr::Not(Expr::Sub(i).boxed())
+                } else {
+                    Expr::Sub(i)
+                };
+                (e, bool_type(false))
             }
             other => return Err(MySqlError::not_supported(&format!("expression '{other}'"))),
         })
@@ -644,11 +654,22 @@ impl Binder<'_> {
         scope: &Scope,
         mut aggs: Option<&mut AggCollector>,
     ) -> R<Bound> {
+        let (arg, ta) = self.expr(x, scope, aggs.as_deref_mut())?;
         let list = match target {
             ast::InTarget::List(l) => l,
-            _ => return Err(MySqlError::not_supported("subqueries")),
+            ast::InTarget::Subquery(q) => {
+                let (i, t) = self.subquery(q, SubKind::In)?;
+                let coll = cmp_collation(&ta, &t);
+                let e = Expr::InSub {
+                    arg: arg.boxed(),
+                    sub: i,
+                    negated,
+                    coll,
+                };
+                return Ok((e, bool_type(true)));
+            }
+            _ => return Err(MySqlError::not_supported("this IN form")),
         };
-        let (arg, ta) = self.expr(x, scope, aggs.as_deref_mut())?;
         let mut items = Vec::with_capacity(list.len());
         let mut nullable = ta.nullable;
         let mut coll = None;

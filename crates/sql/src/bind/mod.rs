@@ -137,6 +137,8 @@ pub struct Binder<'a> {
     pub reusable: bool,
     /// Binding a select-list item (literals there name the column).
     pub in_projection: bool,
+    /// Uncorrelated subqueries bound so far (inner ones before outer ones).
+    pub subplans: Vec<crate::plan::SubPlan>,
 }
 
 impl<'a> Binder<'a> {
@@ -157,6 +159,7 @@ impl<'a> Binder<'a> {
             clause: Clause::FieldList,
             reusable: true,
             in_projection: false,
+            subplans: Vec::new(),
         }
     }
 
@@ -164,6 +167,49 @@ impl<'a> Binder<'a> {
     pub fn with_raw(mut self, raw: &'a str) -> Self {
         self.raw = raw;
         self
+    }
+
+    /// Binds a subquery as an independent SELECT and registers it; returns its
+    /// index and the type of its first column.
+    pub fn subquery(
+        &mut self,
+        q: &sqlparser::ast::Query,
+        kind: crate::plan::SubKind,
+    ) -> Result<(usize, ExprType), MySqlError> {
+        let (clause, proj) = (self.clause, self.in_projection);
+        self.in_projection = false;
+        let plan = self.select(q);
+        self.clause = clause;
+        self.in_projection = proj;
+        let plan = plan?;
+        if kind != crate::plan::SubKind::Exists && plan.visible != 1 {
+            return Err(MySqlError::operand_columns(1));
+        }
+        let ty = plan
+            .types
+            .first()
+            .cloned()
+            .unwrap_or_else(ExprType::null)
+            .nullable(true);
+        self.subplans.push(crate::plan::SubPlan { plan, kind });
+        Ok((self.subplans.len() - 1, ty))
+    }
+
+    /// Moves the bound subqueries into the top-level plan.
+    pub fn attach_subqueries(&mut self, plan: &mut crate::plan::Plan) {
+        let subs = std::mem::take(&mut self.subplans);
+        if subs.is_empty() {
+            return;
+        }
+        let reads = subs.iter().any(|s| s.plan.reads_tables);
+        match plan {
+            crate::plan::Plan::Select(p) => {
+                p.reads_tables |= reads;
+                p.subs = subs;
+            }
+            crate::plan::Plan::Insert(p) => p.subs = subs,
+            crate::plan::Plan::Modify(p) => p.subs = subs,
+        }
     }
 
     /// The current database, or 1046.

@@ -424,6 +424,8 @@ impl Binder<'_> {
             .collect();
         Ok(SelectPlan {
             reads_tables: !from.tables.is_empty(),
+            types: items.iter().map(|i| i.ty.clone()).collect(),
+            subs: Vec::new(),
             tables: from.tables,
             levels: planned.levels,
             row_width: from.width,

@@ -60,6 +60,9 @@ impl AutoIncRange {
 }
 
 pub fn run(plan: &InsertPlan, ex: &mut Exec) -> R<InsertOutcome> {
+    if !plan.subs.is_empty() {
+        super::sub::materialize(&plan.subs, ex)?;
+    }
     let source = source_rows(plan, ex)?;
     let multi = source.len() > 1 || matches!(plan.source, InsertSource::Select(_));
     let mut out = InsertOutcome {

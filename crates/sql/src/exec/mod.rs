@@ -17,6 +17,7 @@ pub mod modify;
 pub mod scan;
 pub mod select;
 pub mod store;
+pub mod sub;
 
 use crate::expr::EvalCtx;
 use basalt_common::MySqlError;

@@ -85,6 +85,9 @@ fn collect(plan: &ModifyPlan, ex: &mut Exec) -> R<Vec<Found>> {
 }
 
 pub fn run(plan: &ModifyPlan, ex: &mut Exec, ignore: bool) -> R<ModifyOutcome> {
+    if !plan.subs.is_empty() {
+        super::sub::materialize(&plan.subs, ex)?;
+    }
     let rows = collect(plan, ex)?;
     let mut out = ModifyOutcome {
         matched: rows.len() as u64,

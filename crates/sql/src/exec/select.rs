@@ -37,6 +37,9 @@ fn eval_count(e: Option<&Expr>, ctx: &mut EvalCtx) -> R<Option<u64>> {
 }
 
 pub fn run(plan: &SelectPlan, ex: &mut Exec) -> R<Output> {
+    if !plan.subs.is_empty() {
+        super::sub::materialize(&plan.subs, ex)?;
+    }
     let limit = eval_count(plan.limit.as_ref(), ex.ctx)?;
     let offset = eval_count(plan.offset.as_ref(), ex.ctx)?.unwrap_or(0);
     if plan.agg.is_some() {

@@ -123,6 +123,25 @@ pub enum Expr {
     },
     Func(Func, Vec<Expr>),
     Cast(Box<Expr>, CastTarget),
+    /// The result of uncorrelated subquery `i` (scalar value, or EXISTS truth).
+    Sub(usize),
+    /// `arg [NOT] IN (subquery i)`.
+    InSub {
+        arg: Box<Expr>,
+        sub: usize,
+        negated: bool,
+        coll: Collation,
+    },
+}
+
+/// The materialized result of an uncorrelated subquery, computed once per
+/// statement before the main query runs.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SubResult {
+    Scalar(Value),
+    Exists(bool),
+    /// IN: the values (NULLs removed) and whether there was a NULL.
+    Set(Vec<Value>, bool),
 }
 
 /// What evaluation needs besides the row.
@@ -132,6 +151,8 @@ pub struct EvalCtx<'a> {
     /// Statement is a data change under a strict sql_mode (division by zero and bad
     /// conversions are errors rather than warnings).
     pub strict_dml: bool,
+    /// Results of the statement's subqueries, by index.
+    pub subs: Vec<SubResult>,
 }
 
 pub type R = Result<Value, MySqlError>;
@@ -142,6 +163,7 @@ impl<'a> EvalCtx<'a> {
             params,
             cx,
             strict_dml: false,
+            subs: Vec::new(),
         }
     }
 
@@ -202,14 +224,15 @@ impl Expr {
     fn children(&self) -> Vec<&Expr> {
         use Expr::*;
         match self {
-            Const(_) | Param(_) | Column(_) | UserVar(_) | SysVar { .. } => vec![],
+            Const(_) | Param(_) | Column(_) | UserVar(_) | SysVar { .. } | Sub(_) => vec![],
             SetUserVar(_, e)
             | Neg(e)
             | Not(e)
             | BitNot(e)
             | IsNull(e, _)
             | IsBool(e, _, _)
-            | Cast(e, _) => {
+            | Cast(e, _)
+            | InSub { arg: e, .. } => {
                 vec![e]
             }
             Arith(_, a, b) | Bit(_, a, b) | Cmp(_, a, b, _) | NullSafeEq(a, b, _) | Xor(a, b) => {
@@ -248,14 +271,15 @@ impl Expr {
     fn children_mut(&mut self) -> Vec<&mut Expr> {
         use Expr::*;
         match self {
-            Const(_) | Param(_) | Column(_) | UserVar(_) | SysVar { .. } => vec![],
+            Const(_) | Param(_) | Column(_) | UserVar(_) | SysVar { .. } | Sub(_) => vec![],
             SetUserVar(_, e)
             | Neg(e)
             | Not(e)
             | BitNot(e)
             | IsNull(e, _)
             | IsBool(e, _, _)
-            | Cast(e, _) => {
+            | Cast(e, _)
+            | InSub { arg: e, .. } => {
                 vec![e]
             }
             Arith(_, a, b) | Bit(_, a, b) | Cmp(_, a, b, _) | NullSafeEq(a, b, _) | Xor(a, b) => {
@@ -450,6 +474,33 @@ impl Expr {
             Expr::Cast(e, target) => {
                 let v = e.eval(row, ctx)?;
                 cast::cast(v, target, ctx)
+            }
+            Expr::Sub(i) => Ok(match ctx.subs.get(*i) {
+                Some(SubResult::Scalar(v)) => v.clone(),
+                Some(SubResult::Exists(b)) => Value::Int(*b as i64),
+                _ => Value::Null,
+            }),
+            Expr::InSub {
+                arg,
+                sub,
+                negated,
+                coll,
+            } => {
+                let v = arg.eval(row, ctx)?;
+                if v.is_null() {
+                    return Ok(Value::Null);
+                }
+                let Some(SubResult::Set(vals, has_null)) = ctx.subs.get(*sub) else {
+                    return Ok(Value::Null);
+                };
+                if vals.iter().any(|x| equal(&v, x, *coll) == Some(true)) {
+                    return Ok(Value::Int(!negated as i64));
+                }
+                Ok(if *has_null {
+                    Value::Null
+                } else {
+                    Value::Int(*negated as i64)
+                })
             }
         }
     }

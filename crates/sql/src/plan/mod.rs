@@ -15,6 +15,7 @@ pub mod cache;
 pub mod range;
 
 use crate::expr::Expr;
+use crate::ty::ExprType;
 use basalt_common::{Collation, ColumnMeta, TableDef};
 use basalt_storage::{LockMode, Table, WaitPolicy};
 use std::sync::Arc;
@@ -176,6 +177,24 @@ pub struct SelectPlan {
     pub calc_found_rows: bool,
     /// A SELECT with a FROM clause (needs a transaction).
     pub reads_tables: bool,
+    /// Static types of the visible columns.
+    pub types: Vec<ExprType>,
+    /// Uncorrelated subqueries, in evaluation order (top-level plans only).
+    pub subs: Vec<SubPlan>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SubKind {
+    Scalar,
+    Exists,
+    In,
+}
+
+/// An uncorrelated subquery, run once before the statement that contains it.
+#[derive(Clone, Debug)]
+pub struct SubPlan {
+    pub plan: SelectPlan,
+    pub kind: SubKind,
 }
 
 #[derive(Clone, Debug)]
@@ -195,6 +214,7 @@ pub struct InsertPlan {
     pub on_dup: Vec<(usize, Expr)>,
     pub ignore: bool,
     pub replace: bool,
+    pub subs: Vec<SubPlan>,
 }
 
 #[derive(Clone, Debug)]
@@ -204,6 +224,7 @@ pub struct ModifyPlan {
     /// UPDATE assignments (column, expr over the table's row); empty for DELETE.
     pub set: Vec<(usize, Expr)>,
     pub delete: bool,
+    pub subs: Vec<SubPlan>,
 }
 
 #[derive(Clone, Debug)]

@@ -178,6 +178,8 @@ impl Session {
             Statement::Delete(d) => Plan::Modify(b.delete(d)?),
             _ => return Ok(None),
         };
+        let mut plan = plan;
+        b.attach_subqueries(&mut plan);
         Ok(b.reusable.then_some(plan))
     }
 
@@ -198,13 +200,15 @@ impl Session {
             self.raw.clone()
         };
         let mut b = Binder::new(&storage, &self.cx, text, None).with_raw(&raw);
-        Ok(Some(match stmt {
+        let mut plan = match stmt {
             Statement::Query(q) => Plan::Select(b.select(q)?),
             Statement::Insert(i) => Plan::Insert(b.insert(i)?),
             Statement::Update(u) => Plan::Modify(b.update(u)?),
             Statement::Delete(d) => Plan::Modify(b.delete(d)?),
             _ => return Ok(None),
-        }))
+        };
+        b.attach_subqueries(&mut plan);
+        Ok(Some(plan))
     }
 
     /// Runs a plan with parameter values.

@@ -510,19 +510,14 @@ impl SimFile {
     fn lock(&self) -> io::Result<parking_lot::MutexGuard<'_, State>> {
         let st = self.state.lock();
         if st.generation != self.generation {
-            return Err(io::Error::new(
-                io::ErrorKind::Other,
-                "handle opened before a simulated crash",
-            ));
+            return Err(io::Error::other("handle opened before a simulated crash"));
         }
         Ok(st)
     }
 
     fn check_align(&self, ptr: *const u8, len: usize, offset: u64) -> io::Result<()> {
-        let align = IO_ALIGN as u64;
-        if self.direct
-            && (ptr as usize % IO_ALIGN != 0 || len % IO_ALIGN != 0 || offset % align != 0)
-        {
+        let misaligned = (ptr as usize | len | offset as usize) & (IO_ALIGN - 1) != 0;
+        if self.direct && misaligned {
             return Err(io::Error::from_raw_os_error(libc::EINVAL));
         }
         Ok(())

@@ -245,7 +245,7 @@ pub struct Wal {
 
 fn check_config(cfg: &WalConfig) -> Result<()> {
     let block = format::BLOCK as u64;
-    if cfg.segment_size < 4 * block || cfg.segment_size % block != 0 {
+    if cfg.segment_size < 4 * block || cfg.segment_size & (block - 1) != 0 {
         return Err(StorageError::Invalid(format!(
             "log segment size {} must be a multiple of 4096 and at least 16 KiB",
             cfg.segment_size

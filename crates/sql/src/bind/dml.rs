@@ -298,6 +298,7 @@ impl Binder<'_> {
             reads_tables: true,
             types: Vec::new(),
             subs: Vec::new(),
+            union: Vec::new(),
             tables: from.tables,
             levels: planned.levels,
             row_width: width,

@@ -19,6 +19,7 @@ pub mod from;
 pub mod levels;
 pub mod names;
 pub mod select;
+pub mod union;
 
 use crate::front::lexer::{lex, TokKind};
 use crate::session::ctx::SessionCtx;

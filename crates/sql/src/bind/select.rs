@@ -34,14 +34,26 @@ impl Binder<'_> {
         if q.with.is_some() {
             return Err(MySqlError::not_supported("WITH"));
         }
-        let s = match q.body.as_ref() {
-            SetExpr::Select(s) => s,
-            SetExpr::Query(inner) if q.order_by.is_none() && q.limit_clause.is_none() => {
-                return self.select(inner)
+        match q.body.as_ref() {
+            SetExpr::Select(s) => {
+                self.select_core(s, q.order_by.as_ref(), q.limit_clause.as_ref(), &q.locks)
             }
-            SetExpr::SetOperation { .. } => return Err(MySqlError::not_supported("UNION")),
-            _ => return Err(MySqlError::not_supported("this query form")),
-        };
+            SetExpr::Query(inner) if q.order_by.is_none() && q.limit_clause.is_none() => {
+                self.select(inner)
+            }
+            SetExpr::SetOperation { .. } => self.union(q),
+            _ => Err(MySqlError::not_supported("this query form")),
+        }
+    }
+
+    /// One SELECT with the query-level ORDER BY / LIMIT / locking clause.
+    pub fn select_core(
+        &mut self,
+        s: &ast::Select,
+        order_by: Option<&ast::OrderBy>,
+        limit_clause: Option<&ast::LimitClause>,
+        lock_clauses: &[ast::LockClause],
+    ) -> R<SelectPlan> {
         if s.into.is_some() {
             return Err(MySqlError::not_supported("SELECT INTO"));
         }
@@ -61,10 +73,9 @@ impl Binder<'_> {
             Some(h) => Some(self.expr(h, &having_scope, Some(&mut aggs))?.0),
             None => None,
         };
-        let (order, hidden) =
-            self.order_by(q.order_by.as_ref(), &having_scope, &items, &mut aggs)?;
-        let (limit, offset, limit_hint) = self.limit(q.limit_clause.as_ref())?;
-        let (lock, wait) = locks(&q.locks);
+        let (order, hidden) = self.order_by(order_by, &having_scope, &items, &mut aggs)?;
+        let (limit, offset, limit_hint) = self.limit(limit_clause)?;
+        let (lock, wait) = locks(lock_clauses);
         let is_agg = !group.is_empty() || !aggs.calls.is_empty();
         let mut items = items;
         if is_agg && group.is_empty() {
@@ -290,7 +301,7 @@ impl Binder<'_> {
     }
 
     #[allow(clippy::type_complexity)]
-    fn limit(
+    pub fn limit(
         &mut self,
         lc: Option<&ast::LimitClause>,
     ) -> R<(Option<Expr>, Option<Expr>, Option<u64>)> {
@@ -426,6 +437,7 @@ impl Binder<'_> {
             reads_tables: !from.tables.is_empty(),
             types: items.iter().map(|i| i.ty.clone()).collect(),
             subs: Vec::new(),
+            union: Vec::new(),
             tables: from.tables,
             levels: planned.levels,
             row_width: from.width,

@@ -42,6 +42,9 @@ pub fn run(plan: &SelectPlan, ex: &mut Exec) -> R<Output> {
     }
     let limit = eval_count(plan.limit.as_ref(), ex.ctx)?;
     let offset = eval_count(plan.offset.as_ref(), ex.ctx)?.unwrap_or(0);
+    if !plan.union.is_empty() {
+        return run_union(plan, ex, limit, offset);
+    }
     if plan.agg.is_some() {
         return run_agg(plan, ex, limit, offset);
     }
@@ -162,4 +165,57 @@ fn run_agg(plan: &SelectPlan, ex: &mut Exec, limit: Option<u64>, offset: u64) ->
         rows.len() as u64
     };
     Ok(Output { rows, found })
+}
+
+fn run_union(plan: &SelectPlan, ex: &mut Exec, limit: Option<u64>, offset: u64) -> R<Output> {
+    let mut rows: Vec<Row> = Vec::new();
+    for (i, (branch, all)) in plan.union.iter().enumerate() {
+        let mut out = run(branch, ex)?.rows;
+        for r in out.iter_mut() {
+            for (v, t) in r.iter_mut().zip(&plan.types) {
+                coerce(v, t);
+            }
+        }
+        rows.extend(out);
+        if i > 0 && !all {
+            let mut seen: HashSet<Vec<u8>> = HashSet::new();
+            rows.retain(|r| seen.insert(row_key(r)));
+        }
+    }
+    sort_rows(&mut rows, &plan.order);
+    let found = rows.len() as u64;
+    let rows = window(rows, offset, limit);
+    let found = if plan.calc_found_rows {
+        found
+    } else {
+        rows.len() as u64
+    };
+    Ok(Output { rows, found })
+}
+
+/// Converts a branch value to the union's column type (strings stay strings,
+/// numbers to the common numeric kind), as MariaDB does for UNION results.
+fn coerce(v: &mut Value, t: &crate::ty::ExprType) {
+    use crate::ty::Class;
+    if v.is_null() {
+        return;
+    }
+    match t.class {
+        Class::String if !matches!(v, Value::Bytes(_)) => {
+            *v = Value::Bytes(crate::value::to_bytes(v))
+        }
+        Class::Decimal if !matches!(v, Value::Decimal(_)) => {
+            let d = crate::value::to_num(v).0.to_decimal();
+            *v = Value::Decimal(d.rescale(t.decimals).unwrap_or(d));
+        }
+        Class::Decimal => {
+            if let Value::Decimal(d) = v {
+                *d = d.rescale(t.decimals).unwrap_or(*d);
+            }
+        }
+        Class::Double if !matches!(v, Value::Double(_)) => {
+            *v = Value::Double(crate::value::to_f64(v))
+        }
+        _ => {}
+    }
 }

@@ -181,6 +181,10 @@ pub struct SelectPlan {
     pub types: Vec<ExprType>,
     /// Uncorrelated subqueries, in evaluation order (top-level plans only).
     pub subs: Vec<SubPlan>,
+    /// A UNION: the branches (each with whether it joins the previous ones with
+    /// UNION ALL). This plan's own levels are then empty; its ORDER BY / LIMIT
+    /// apply to the combined rows.
+    pub union: Vec<(SelectPlan, bool)>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -244,4 +244,49 @@ pub fn mariadb_cli(port: u16, args: &[&str], stdin: &str) -> (i32, String, Strin
     )
 }
 
+/// Sends one protocol packet with sequence id `seq`.
+pub fn send_packet(s: &mut std::net::TcpStream, seq: u8, payload: &[u8]) {
+    let len = payload.len() as u32;
+    let mut p = vec![len as u8, (len >> 8) as u8, (len >> 16) as u8, seq];
+    p.extend_from_slice(payload);
+    s.write_all(&p).expect("send packet");
+}
+
+/// Reads one protocol packet's payload.
+pub fn read_packet(s: &mut std::net::TcpStream) -> std::io::Result<Vec<u8>> {
+    let mut h = [0u8; 4];
+    s.read_exact(&mut h)?;
+    let len = h[0] as usize | (h[1] as usize) << 8 | (h[2] as usize) << 16;
+    let mut body = vec![0u8; len];
+    s.read_exact(&mut body)?;
+    Ok(body)
+}
+
+/// A raw socket logged in as root (no password), for tests that misbehave on
+/// purpose (vanishing mid-result, malformed commands).
+pub fn raw_login(port: u16) -> std::net::TcpStream {
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(10))).expect("timeout");
+    let _greeting = read_packet(&mut s).expect("greeting");
+    // PROTOCOL_41 | LONG_PASSWORD | SECURE_CONNECTION | PLUGIN_AUTH
+    let caps: u32 = 0x200 | 0x1 | 0x8000 | 0x80000;
+    let mut p = Vec::new();
+    p.extend_from_slice(&caps.to_le_bytes());
+    p.extend_from_slice(&(16u32 << 20).to_le_bytes());
+    p.push(45);
+    p.extend_from_slice(&[0u8; 23]);
+    p.extend_from_slice(b"root\0");
+    p.push(0);
+    p.extend_from_slice(b"mysql_native_password\0");
+    send_packet(&mut s, 1, &p);
+    let ok = read_packet(&mut s).expect("login reply");
+    assert_eq!(ok.first(), Some(&0u8), "login OK");
+    s
+}
+
+/// The seed benchmark's set-up (a copy of shared/bench/seed-ddl.sql).
+pub fn seed_ddl() -> String {
+    std::fs::read_to_string(workspace_root().join("tests/data/seed-ddl.sql")).expect("seed DDL")
+}
+
 pub mod mariadb;

@@ -315,3 +315,40 @@ fn checkpoints_must_start_at_a_record_and_lsns_must_exist() {
     let (_, rec) = open(&fs, cfg(64 * 1024));
     assert_eq!((rec.checkpoint_lsn, rec.records), (second, 0));
 }
+
+#[test]
+fn free_segments_beyond_the_limit_are_deleted() {
+    let fs = SimFileSystem::new(9);
+    let config = WalConfig {
+        max_free_segments: 2,
+        ..cfg(16 * 1024)
+    };
+    let (wal, _) = open(&fs, config.clone());
+    // A burst without checkpoints: the log grows to many segment files.
+    for i in 0..150 {
+        wal.append(1, &payload(i)).unwrap();
+    }
+    wal.flush().unwrap();
+    let segments = |fs: &SimFileSystem| {
+        let files = fs.list_dir(Path::new(DIR)).unwrap();
+        files
+            .iter()
+            .filter(|p| p.to_string_lossy().ends_with(".seg"))
+            .count()
+    };
+    let burst = segments(&fs);
+    assert!(burst > 15, "{burst}");
+    let tail = b"after the checkpoint".to_vec();
+    let cp = wal.end_lsn();
+    wal.checkpoint_done(cp).unwrap();
+    let s = wal.stats();
+    assert_eq!(s.segments_free, 2);
+    assert_eq!(segments(&fs), s.segments_in_use + 2);
+    let lsn = wal.append(1, &tail).unwrap();
+    wal.commit_durable(lsn).unwrap();
+    drop(wal);
+    fs.crash();
+    let (wal, rec) = open(&fs, config);
+    assert_eq!(rec.checkpoint_lsn, cp);
+    assert_eq!(read_all(&wal, cp), vec![tail]);
+}

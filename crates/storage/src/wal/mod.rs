@@ -105,6 +105,8 @@ pub struct WalConfig {
     pub writer_thread: bool,
     /// With policy 0, buffered bytes that wake the background writer early.
     pub write_threshold: u64,
+    /// Free segment files kept for reuse after a checkpoint; more are deleted.
+    pub max_free_segments: usize,
     /// Open even when durable log was found damaged ([`LogEnd::Corrupt`]): the log
     /// is cut at the damage, losing what follows. Off by default: `open` fails with
     /// `StorageError::Corrupt` and changes nothing, so an operator can look first.
@@ -121,6 +123,7 @@ impl Default for WalConfig {
             direct_io: true,
             writer_thread: false,
             write_threshold: 1 << 20,
+            max_free_segments: 8,
             allow_corrupt_tail: false,
         }
     }
@@ -387,6 +390,7 @@ impl Wal {
         self.inner.checkpoint.store(lsn, Relaxed);
         drop(ctl);
         self.inner.segs.recycle_below(self.inner.geo.seq(lsn));
+        self.inner.segs.trim_free(self.inner.cfg.max_free_segments);
         Ok(())
     }
 

@@ -54,6 +54,7 @@ impl Geometry {
 
 /// One segment file.
 pub struct Slot {
+    pub path: PathBuf,
     pub file: Arc<dyn File>,
 }
 
@@ -142,7 +143,7 @@ impl Segments {
                     direct,
                 },
             )?;
-            let slot = Arc::new(Slot { file });
+            let slot = Arc::new(Slot { path, file });
             match read_header(&slot.file)? {
                 Some((seq, size)) if size == geo.segment_size && !map.by_seq.contains_key(&seq) => {
                     map.max_seq = map.max_seq.max(Some(seq));
@@ -208,6 +209,28 @@ impl Segments {
             map.free.push(slot);
         }
         n
+    }
+
+    /// Deletes free slots beyond `keep` (a burst without checkpoints created many).
+    /// Free slots hold nothing needed, so a crash half-way through is harmless.
+    pub fn trim_free(&self, keep: usize) {
+        let extra: Vec<Arc<Slot>> = {
+            let mut map = self.map.lock();
+            let n = map.free.len().saturating_sub(keep);
+            map.free.drain(..n).collect()
+        };
+        if extra.is_empty() {
+            return;
+        }
+        for slot in &extra {
+            if let Err(e) = self.fs.remove(&slot.path) {
+                tracing::warn!(path = %slot.path.display(), error = %e, "could not remove a log segment");
+            }
+        }
+        if let Err(e) = self.fs.sync_dir(&self.dir) {
+            tracing::warn!(error = %e, "could not sync the log directory");
+        }
+        self.syncs.fetch_add(1, Relaxed);
     }
 
     /// Gives `seq` a slot and makes its header durable. Must not already exist.
@@ -281,7 +304,7 @@ impl Segments {
         file.sync_data().map_err(PrepareError::Fatal)?;
         self.fs.sync_dir(&self.dir).map_err(PrepareError::Fatal)?;
         self.syncs.fetch_add(2, Relaxed);
-        Ok(Arc::new(Slot { file }))
+        Ok(Arc::new(Slot { path, file }))
     }
 
     /// Slots in use and free (for stats and tests).

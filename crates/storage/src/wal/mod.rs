@@ -105,6 +105,9 @@ pub struct WalConfig {
     pub writer_thread: bool,
     /// With policy 0, buffered bytes that wake the background writer early.
     pub write_threshold: u64,
+    /// Write zeros over each new segment file, so that first writes into it are
+    /// overwrites (see `segments::zero_fill`). Tests may turn it off to save I/O.
+    pub zero_fill_segments: bool,
     /// Free segment files kept for reuse after a checkpoint; more are deleted.
     pub max_free_segments: usize,
     /// Open even when durable log was found damaged ([`LogEnd::Corrupt`]): the log
@@ -123,6 +126,7 @@ impl Default for WalConfig {
             direct_io: true,
             writer_thread: false,
             write_threshold: 1 << 20,
+            zero_fill_segments: true,
             max_free_segments: 8,
             allow_corrupt_tail: false,
         }
@@ -271,6 +275,8 @@ impl Wal {
         let (inner, recovery) = recovery::open(fs, dir, config)?;
         let inner = Arc::new(inner);
         let threads = writer::spawn_threads(&inner)?;
+        // Prepare the next segment now rather than at the first segment switch.
+        inner.kick_background();
         let wal = Wal {
             inner,
             threads: Mutex::new(threads),

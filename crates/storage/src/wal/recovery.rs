@@ -42,7 +42,7 @@ pub(super) fn open(
         );
     }
     let geo = Geometry::new(control.current.segment_size);
-    let segs = Segments::open(fs.clone(), dir, geo, cfg.direct_io)?;
+    let segs = Segments::open(fs.clone(), dir, geo, cfg.direct_io, cfg.zero_fill_segments)?;
     let checkpoint = control.current.checkpoint;
 
     let mut reader = WalReader::new(geo, segs.snapshot(), checkpoint, u64::MAX);

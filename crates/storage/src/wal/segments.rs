@@ -96,6 +96,7 @@ pub struct Segments {
     dir: PathBuf,
     pub geo: Geometry,
     direct: bool,
+    zero_fill: bool,
     pub map: Mutex<SlotMap>,
     /// Fsyncs issued preparing segments.
     pub syncs: AtomicU64,
@@ -126,6 +127,7 @@ impl Segments {
         dir: &Path,
         geo: Geometry,
         direct: bool,
+        zero_fill: bool,
     ) -> io::Result<Self> {
         let mut map = SlotMap::default();
         let mut paths: Vec<(u32, PathBuf)> = fs
@@ -157,6 +159,7 @@ impl Segments {
             dir: dir.to_path_buf(),
             geo,
             direct,
+            zero_fill,
             map: Mutex::new(map),
             syncs: AtomicU64::new(0),
             prepare_lock: Mutex::new(()),
@@ -272,7 +275,9 @@ impl Segments {
                 PrepareError::Other(e)
             }
         })?;
-        zero_fill(&slot.file, self.geo.segment_size)?;
+        if self.zero_fill {
+            zero_fill(&slot.file, self.geo.segment_size)?;
+        }
         slot.file.sync_data().map_err(PrepareError::Fatal)?;
         self.syncs.fetch_add(1, Relaxed);
         Ok(())
@@ -300,7 +305,9 @@ impl Segments {
                 PrepareError::Other(e)
             });
         }
-        zero_fill(&file, self.geo.segment_size)?;
+        if self.zero_fill {
+            zero_fill(&file, self.geo.segment_size)?;
+        }
         file.sync_data().map_err(PrepareError::Fatal)?;
         self.fs.sync_dir(&self.dir).map_err(PrepareError::Fatal)?;
         self.syncs.fetch_add(2, Relaxed);

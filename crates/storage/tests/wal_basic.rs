@@ -352,3 +352,33 @@ fn free_segments_beyond_the_limit_are_deleted() {
     assert_eq!(rec.checkpoint_lsn, cp);
     assert_eq!(read_all(&wal, cp), vec![tail]);
 }
+
+#[test]
+fn a_zeroed_sector_in_durable_log_is_reported_as_corruption() {
+    let fs = SimFileSystem::new(10);
+    let (wal, _) = open(&fs, cfg(1 << 20));
+    let mut starts = Vec::new();
+    for i in 0..40 {
+        starts.push(wal.end_lsn());
+        let lsn = wal.append(1, &payload(i)).unwrap();
+        wal.commit_durable(lsn).unwrap();
+    }
+    drop(wal);
+    fs.crash();
+    // Zero the 512-byte sector holding the header of record 10.
+    let sector = (4096 + starts[10]) / 512 * 512;
+    let file = Path::new(DIR).join("wal-000000.seg");
+    fs.zero_range(&file, sector, 512).unwrap();
+    let config = WalConfig {
+        allow_corrupt_tail: true,
+        ..cfg(1 << 20)
+    };
+    let (wal, rec) = open(&fs, config);
+    assert!(
+        rec.end_lsn <= starts[10] && rec.end_lsn >= starts[9],
+        "{rec:?}"
+    );
+    assert!(matches!(rec.end, LogEnd::Corrupt { .. }), "{rec:?}");
+    let got = read_all(&wal, 0);
+    assert_eq!(got, (0..got.len()).map(payload).collect::<Vec<_>>());
+}

@@ -11,18 +11,21 @@
 //! An LSN is a byte position in the log stream. The stream is cut into segments of
 //! `D = segment_size - 4096` bytes: segment number `seq` holds LSNs
 //! `[seq * D, (seq + 1) * D)`, stored at file offset `4096 + (lsn - seq * D)` of the
-//! segment file holding that `seq`. Segment files (`log/wal-NNNNNN.seg`) are
-//! preallocated to `segment_size` and recycled once a checkpoint has passed them, so
-//! a commit's fsync overwrites allocated blocks instead of growing a file.
+//! segment file holding that `seq`. Segment files (`wal-NNNNNN.seg` in the log
+//! directory, by convention `datadir/log/`) are preallocated to `segment_size`,
+//! zero-filled once, and recycled once a checkpoint has passed them, so a commit's
+//! fsync overwrites written blocks instead of growing a file or converting
+//! unwritten extents. Blocks are 4 KiB; files use O_DIRECT where the filesystem
+//! allows it, otherwise buffered I/O with finished segments dropped from the cache.
 //!
-//! # On-disk format (version [`format::FORMAT_VERSION`], little-endian)
+//! # On-disk format (version [`FORMAT_VERSION`], little-endian)
 //! - Segment file: block 0 is the header (magic `BSLTWALS`, version, seq, size,
 //!   crc32c; see `format.rs` for offsets); the rest is log data.
 //! - Frame (one record), 8-byte aligned: `crc32c u32 | len u32 | lsn u64 |
 //!   synced u64 | kind u8 | 7 zero bytes | payload | zero padding to 8`. `lsn` is the
 //!   frame's own position; `synced` is how far the log was durable when the frame
 //!   was appended. Kind `0xFF` is a *jump*: "the log continues at LSN <payload>".
-//! - `log/control`: two copies (blocks 0 and 1) of `magic BSLTWALC | version |
+//! - `control` (in the log directory): two copies (blocks 0 and 1) of `magic BSLTWALC | version |
 //!   generation | segment size | checkpoint LSN | crc32c`; the valid copy with the
 //!   higher generation wins, and updates write the other copy.
 //!

@@ -96,8 +96,7 @@ impl Inner {
                 }
             }
             Err(RoundError(msg)) => {
-                st.halted = Some(msg.clone());
-                self.halted.store(true, SeqCst);
+                st.halted.get_or_insert_with(|| msg.clone());
                 MutexGuard::unlocked(st, || self.run_fatal_hook(&msg));
             }
         }
@@ -168,7 +167,11 @@ impl Inner {
         Ok(())
     }
 
+    /// Marks the log halted; the first caller logs and runs the fatal hook.
     pub(crate) fn run_fatal_hook(&self, msg: &str) {
+        if self.halted.swap(true, SeqCst) {
+            return;
+        }
         tracing::error!(error = msg, "write-ahead log halted");
         let hook = self.fatal_hook.lock().clone();
         if let Some(hook) = hook {
@@ -180,10 +183,7 @@ impl Inner {
     pub(crate) fn poison(&self, msg: String) -> StorageError {
         {
             let mut st = self.flush.lock();
-            if st.halted.is_none() {
-                st.halted = Some(msg.clone());
-            }
-            self.halted.store(true, SeqCst);
+            st.halted.get_or_insert_with(|| msg.clone());
             self.flush_cv.notify_all();
         }
         self.run_fatal_hook(&msg);

@@ -21,8 +21,14 @@ fn key(i: u32) -> Vec<u8> {
 
 fn all(tree: &Tree, reverse: bool) -> Vec<(Vec<u8>, Vec<u8>)> {
     let mut out = Vec::new();
-    tree.scan(Bound::Unbounded, Bound::Unbounded, reverse, usize::MAX, &mut out)
-        .unwrap();
+    tree.scan(
+        Bound::Unbounded,
+        Bound::Unbounded,
+        reverse,
+        usize::MAX,
+        &mut out,
+    )
+    .unwrap();
     out
 }
 
@@ -67,7 +73,9 @@ fn modify_reports_changes_and_runs_closure_once() {
         )
         .unwrap();
     assert_eq!((a, calls), (Action::Inserted, 1));
-    let a = t.modify(b"k", |_| Modify::Keep, |_| panic!("nothing to log")).unwrap();
+    let a = t
+        .modify(b"k", |_| Modify::Keep, |_| panic!("nothing to log"))
+        .unwrap();
     assert_eq!(a, Action::Kept);
     // A failing log callback leaves the tree unchanged.
     let err = t.modify(
@@ -115,15 +123,36 @@ fn splits_scans_and_merges() {
     let mut out = Vec::new();
     let lo = key(100);
     let hi = key(200);
-    t.scan(Bound::Excluded(&lo), Bound::Included(&hi), false, 30, &mut out).unwrap();
+    t.scan(
+        Bound::Excluded(&lo),
+        Bound::Included(&hi),
+        false,
+        30,
+        &mut out,
+    )
+    .unwrap();
     assert_eq!(out.len(), 30);
     assert_eq!(out[0].0, key(101));
     let last = out.last().unwrap().0.clone();
-    t.scan(Bound::Excluded(&last), Bound::Included(&hi), false, 1000, &mut out).unwrap();
+    t.scan(
+        Bound::Excluded(&last),
+        Bound::Included(&hi),
+        false,
+        1000,
+        &mut out,
+    )
+    .unwrap();
     assert_eq!(out.len(), 100);
     assert_eq!(out.last().unwrap().0, key(200));
     let mut out = Vec::new();
-    t.scan(Bound::Included(&lo), Bound::Excluded(&hi), true, 1000, &mut out).unwrap();
+    t.scan(
+        Bound::Included(&lo),
+        Bound::Excluded(&hi),
+        true,
+        1000,
+        &mut out,
+    )
+    .unwrap();
     assert_eq!(out.len(), 100);
     assert_eq!(out[0].0, key(199));
     // Deleting everything shrinks the tree back to one leaf.
@@ -153,7 +182,9 @@ fn ascending_inserts_fill_leaves() {
 fn overflow_values() {
     let (_d, _p, file) = setup(64);
     let t = file.create_tree(1).unwrap();
-    let big: Vec<u8> = (0..16 * 1024 * 1024 + 123).map(|i| (i * 31 % 251) as u8).collect();
+    let big: Vec<u8> = (0..16 * 1024 * 1024 + 123)
+        .map(|i| (i * 31 % 251) as u8)
+        .collect();
     t.put(b"big", &big).unwrap();
     t.put(b"mid", &vec![5u8; 5000]).unwrap();
     assert_eq!(t.get(b"big").unwrap().unwrap(), big);
@@ -161,7 +192,8 @@ fn overflow_values() {
     let c = t.check().unwrap();
     assert_eq!(c.overflow_pages, 1028 + 1);
     let mut out = Vec::new();
-    t.scan(Bound::Unbounded, Bound::Unbounded, false, 10, &mut out).unwrap();
+    t.scan(Bound::Unbounded, Bound::Unbounded, false, 10, &mut out)
+        .unwrap();
     assert_eq!(out[0].1, big);
     // Replacing and deleting give the pages back.
     let (_, free_before) = file.pages().free_counts();

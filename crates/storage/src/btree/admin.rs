@@ -8,7 +8,7 @@
 //! (the table's DDL lock), because they detach pages without bumping the versions of
 //! every node a concurrent writer might have latched.
 
-use super::{Tree, TableFile};
+use super::{TableFile, Tree};
 use crate::api::Result;
 use crate::error::StorageError;
 use crate::page::node::{LeafVal, Node, NodeMut, OverflowRef};
@@ -21,7 +21,10 @@ use std::sync::Arc;
 pub(super) fn create(file: &Arc<PageFile>, id: TreeId) -> Result<Tree> {
     let _gate = file.gate().enter();
     if file.tree(id).is_some() {
-        return Err(StorageError::Invalid(format!("tree {id} exists in {}", file.name())));
+        return Err(StorageError::Invalid(format!(
+            "tree {id} exists in {}",
+            file.name()
+        )));
     }
     let mut root = file.pool().alloc_page(file)?;
     NodeMut::new(root.bytes_mut()).init(id, 0, NO_PAGE, NO_PAGE);
@@ -42,7 +45,10 @@ pub(super) fn create(file: &Arc<PageFile>, id: TreeId) -> Result<Tree> {
 pub(super) fn drop(file: &Arc<PageFile>, id: TreeId) -> Result<()> {
     let _gate = file.gate().enter();
     let Some(info) = file.remove_tree(id) else {
-        return Err(StorageError::Invalid(format!("no tree {id} in {}", file.name())));
+        return Err(StorageError::Invalid(format!(
+            "no tree {id} in {}",
+            file.name()
+        )));
     };
     let tree = Tree {
         file: file.clone(),
@@ -56,7 +62,10 @@ pub(super) fn clear(tree: &Tree) -> Result<()> {
     let mut root = tree
         .pool()
         .lock_page(&tree.file, tree.root())?
-        .ok_or_else(|| tree.file.corrupt(tree.root() as u64, "tree root is a free page".into()))?;
+        .ok_or_else(|| {
+            tree.file
+                .corrupt(tree.root() as u64, "tree root is a free page".into())
+        })?;
     let image = tree.copy_node(&root.view(), root.lpn())?;
     NodeMut::new(root.bytes_mut()).init(tree.id(), 0, NO_PAGE, NO_PAGE);
     std::mem::drop(root);
@@ -78,10 +87,15 @@ impl TableFile {
 impl Tree {
     /// A stable copy of a node, checked to belong to this tree.
     fn copy_node(&self, view: &PageView<'_>, lpn: PageNo) -> Result<Vec<u8>> {
-        let image = view.bytes(0, PAGE_SIZE).expect("a page is PAGE_SIZE bytes").to_vec();
+        let image = view
+            .bytes(0, PAGE_SIZE)
+            .expect("a page is PAGE_SIZE bytes")
+            .to_vec();
         let node = Node::new(PageView::of(&image));
         if !node.is_node() || node.tree() != self.id() {
-            return Err(self.file.corrupt(lpn as u64, format!("not a node of tree {}", self.id())));
+            return Err(self
+                .file
+                .corrupt(lpn as u64, format!("not a node of tree {}", self.id())));
         }
         Ok(image)
     }
@@ -90,7 +104,10 @@ impl Tree {
     fn contents(&self, image: &[u8]) -> Result<(Vec<PageNo>, Vec<OverflowRef>)> {
         let node = Node::new(PageView::of(image));
         if !node.is_leaf() {
-            return Ok(((0..=node.count()).map(|i| node.child(i)).collect(), Vec::new()));
+            return Ok((
+                (0..=node.count()).map(|i| node.child(i)).collect(),
+                Vec::new(),
+            ));
         }
         let mut chains = Vec::new();
         for i in 0..node.count() {
@@ -104,10 +121,10 @@ impl Tree {
     /// Frees the subtrees rooted at `roots` and their overflow chains.
     fn free_subtrees(&self, mut stack: Vec<PageNo>) -> Result<()> {
         while let Some(lpn) = stack.pop() {
-            let g = self
-                .pool()
-                .lock_page(&self.file, lpn)?
-                .ok_or_else(|| self.file.corrupt(lpn as u64, "tree points to a free page".into()))?;
+            let g = self.pool().lock_page(&self.file, lpn)?.ok_or_else(|| {
+                self.file
+                    .corrupt(lpn as u64, "tree points to a free page".into())
+            })?;
             let image = self.copy_node(&g.view(), lpn)?;
             g.free();
             let (children, chains) = self.contents(&image)?;
@@ -127,7 +144,12 @@ impl Tree {
             let image = self.snapshot(lpn)?;
             let h = overflow::header(&PageView::of(&image))
                 .filter(|h| h.chain == r.chain)
-                .ok_or_else(|| self.file.corrupt(lpn as u64, format!("not a page of overflow chain {}", r.chain)))?;
+                .ok_or_else(|| {
+                    self.file.corrupt(
+                        lpn as u64,
+                        format!("not a page of overflow chain {}", r.chain),
+                    )
+                })?;
             pages.push(lpn);
             lpn = h.next;
         }
@@ -138,7 +160,12 @@ impl Tree {
     fn snapshot(&self, lpn: PageNo) -> Result<Vec<u8>> {
         super::retry(|| {
             let (f, v) = self.fix(lpn)?;
-            let image = self.pool().view(f).bytes(0, PAGE_SIZE).expect("whole page").to_vec();
+            let image = self
+                .pool()
+                .view(f)
+                .bytes(0, PAGE_SIZE)
+                .expect("whole page")
+                .to_vec();
             if self.pool().validate(f, v) {
                 Ok(image)
             } else {
@@ -174,15 +201,25 @@ pub(super) fn check(tree: &Tree) -> Result<TreeCheck> {
     let root = tree.snapshot(tree.root())?;
     let height = Node::new(PageView::of(&root)).level() as u32 + 1;
     out.height = height;
-    tree.check_node(tree.root(), None, None, height as u8 - 1, &mut out, &mut leaves)?;
+    tree.check_node(
+        tree.root(),
+        None,
+        None,
+        height as u8 - 1,
+        &mut out,
+        &mut leaves,
+    )?;
     for (i, l) in leaves.iter().enumerate() {
         let left = if i == 0 { NO_PAGE } else { leaves[i - 1].lpn };
         let right = leaves.get(i + 1).map_or(NO_PAGE, |n| n.lpn);
         if l.left != left || l.right != right {
-            return Err(tree.bad(l.lpn, format!(
-                "sibling links ({}, {}) but neighbours are ({left}, {right})",
-                l.left, l.right
-            )));
+            return Err(tree.bad(
+                l.lpn,
+                format!(
+                    "sibling links ({}, {}) but neighbours are ({left}, {right})",
+                    l.left, l.right
+                ),
+            ));
         }
     }
     Ok(out)
@@ -190,7 +227,8 @@ pub(super) fn check(tree: &Tree) -> Result<TreeCheck> {
 
 impl Tree {
     fn bad(&self, lpn: PageNo, detail: String) -> StorageError {
-        self.file.corrupt(lpn as u64, format!("tree {} check: {detail}", self.id()))
+        self.file
+            .corrupt(lpn as u64, format!("tree {} check: {detail}", self.id()))
     }
 
     fn check_node(
@@ -206,10 +244,16 @@ impl Tree {
         let image = self.copy_node(&PageView::of(&image), lpn)?;
         let node = Node::new(PageView::of(&image));
         if node.level() != level || node.is_leaf() != (level == 0) {
-            return Err(self.bad(lpn, format!("level {} where {level} expected", node.level())));
+            return Err(self.bad(
+                lpn,
+                format!("level {} where {level} expected", node.level()),
+            ));
         }
         let keys: Vec<&[u8]> = (0..node.count())
-            .map(|i| node.key(i).ok_or_else(|| self.bad(lpn, format!("cell {i} unreadable"))))
+            .map(|i| {
+                node.key(i)
+                    .ok_or_else(|| self.bad(lpn, format!("cell {i} unreadable")))
+            })
             .collect::<Result<_>>()?;
         for (i, k) in keys.iter().enumerate() {
             let ordered = i == 0 || keys[i - 1] < *k;
@@ -230,7 +274,11 @@ impl Tree {
         out.inner_nodes += 1;
         for i in 0..=node.count() {
             let lo = if i == 0 { low } else { Some(keys[i - 1]) };
-            let hi = if i == node.count() { high } else { Some(keys[i]) };
+            let hi = if i == node.count() {
+                high
+            } else {
+                Some(keys[i])
+            };
             self.check_node(node.child(i), lo, hi, level - 1, out, leaves)?;
         }
         Ok(())
@@ -249,7 +297,10 @@ impl Tree {
                 LeafVal::Overflow(r) => {
                     let pages = self.chain_pages(r)?;
                     if pages.len() != overflow::pages_for(r.len as usize) {
-                        return Err(self.bad(lpn, format!("overflow chain of cell {i} has {} pages", pages.len())));
+                        return Err(self.bad(
+                            lpn,
+                            format!("overflow chain of cell {i} has {} pages", pages.len()),
+                        ));
                     }
                     let value = super::retry(|| self.read_chain(r, None))?;
                     if value.len() != r.len as usize {

@@ -28,7 +28,11 @@ impl Tree {
     /// Rebalances after a delete left `node` (latched) possibly underfull.
     pub(crate) fn after_delete<'a>(&'a self, node: XGuard<'a>, path: &[Step]) {
         if let Err(e) = self.rebalance(node, path) {
-            tracing::debug!(file = self.file.name(), tree = self.id(), "merge skipped: {e}");
+            tracing::debug!(
+                file = self.file.name(),
+                tree = self.id(),
+                "merge skipped: {e}"
+            );
         }
     }
 
@@ -42,7 +46,8 @@ impl Tree {
             let Some(s) = recorded else {
                 return Ok(());
             };
-            let Some(mut parent) = self.pool().upgrade(&self.file, s.lpn, s.frame, s.version) else {
+            let Some(mut parent) = self.pool().upgrade(&self.file, s.lpn, s.frame, s.version)
+            else {
                 return Ok(());
             };
             if !self.merge_child(&mut parent, node, level > 0)? {
@@ -58,7 +63,12 @@ impl Tree {
 
     /// Merges latched `node` with a sibling under latched `parent`; false when the
     /// merge is not possible or not worth it right now.
-    fn merge_child<'a>(&'a self, parent: &mut XGuard<'a>, node: XGuard<'a>, inner: bool) -> Result<bool> {
+    fn merge_child<'a>(
+        &'a self,
+        parent: &mut XGuard<'a>,
+        node: XGuard<'a>,
+        inner: bool,
+    ) -> Result<bool> {
         let pn = parent.node();
         let Some(idx) = pn.child_index(node.lpn()) else {
             return Ok(false);
@@ -79,7 +89,11 @@ impl Tree {
         };
         let (an, bn) = (a.node(), b.node());
         let sep = pn.key(cell).expect("a latched node is consistent");
-        let down = if inner { inner_cell(sep, bn.leftmost()) } else { Vec::new() };
+        let down = if inner {
+            inner_cell(sep, bn.leftmost())
+        } else {
+            Vec::new()
+        };
         let combined = an.used() + bn.used() + down.len() + if inner { 2 } else { 0 };
         let empty = an.count() == 0 || bn.count() == 0;
         if combined > USABLE || (!empty && combined > USABLE * 3 / 4) {

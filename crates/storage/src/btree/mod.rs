@@ -126,7 +126,9 @@ fn retry<T>(mut op: impl FnMut() -> Olc<T>) -> Result<T> {
             Err(Fail::Restart) => backoff.snooze(),
         }
     }
-    Err(StorageError::Invalid("B+tree operation restarted too often".into()))
+    Err(StorageError::Invalid(
+        "B+tree operation restarted too often".into(),
+    ))
 }
 
 impl TableFile {

@@ -63,7 +63,12 @@ impl Tree {
     /// Descends to the node at `level` (0: leaf) on the way to `target`, recording
     /// the inner nodes passed in `path` (root first). The returned node is not yet
     /// validated.
-    pub(crate) fn descend(&self, target: Target<'_>, level: u8, mut path: Option<&mut Vec<Step>>) -> Olc<Step> {
+    pub(crate) fn descend(
+        &self,
+        target: Target<'_>,
+        level: u8,
+        mut path: Option<&mut Vec<Step>>,
+    ) -> Olc<Step> {
         let pool = self.pool();
         let root = self.root();
         let (f, v) = self.fix(root)?;
@@ -131,7 +136,11 @@ impl Tree {
     /// Reads an overflow chain optimistically. A page of another chain (the value was
     /// replaced and its pages reused since the leaf was read) restarts the caller.
     /// With `pages`, also collects the chain's page numbers.
-    pub(crate) fn read_chain(&self, r: OverflowRef, mut pages: Option<&mut Vec<PageNo>>) -> Olc<Vec<u8>> {
+    pub(crate) fn read_chain(
+        &self,
+        r: OverflowRef,
+        mut pages: Option<&mut Vec<PageNo>>,
+    ) -> Olc<Vec<u8>> {
         let len = r.len as usize;
         let mut out = Vec::with_capacity(len);
         let mut lpn = r.first;
@@ -297,7 +306,13 @@ fn scan_from(
 }
 
 /// Reads up to `room` qualifying entries of a leaf, validated.
-fn read_leaf(tree: &Tree, at: Step, range: &Range<'_>, from: &Bound<Vec<u8>>, room: usize) -> Olc<Batch> {
+fn read_leaf(
+    tree: &Tree,
+    at: Step,
+    range: &Range<'_>,
+    from: &Bound<Vec<u8>>,
+    room: usize,
+) -> Olc<Batch> {
     let node = tree.node_at(at)?;
     if !node.is_leaf() {
         return Err(tree.inconsistent(at, "scan reached an inner node"));
@@ -327,7 +342,11 @@ fn read_leaf(tree: &Tree, at: Step, range: &Range<'_>, from: &Bound<Vec<u8>>, ro
         };
         entries.push((key.to_vec(), val));
     }
-    let next = if range.reverse { node.left() } else { node.right() };
+    let next = if range.reverse {
+        node.left()
+    } else {
+        node.right()
+    };
     if !tree.pool().validate(at.frame, at.version) {
         return Err(Fail::Restart);
     }

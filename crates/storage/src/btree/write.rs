@@ -19,7 +19,8 @@ use super::{Action, Change, Olc, Tree, MAX_VALUE};
 use crate::api::Result;
 use crate::error::StorageError;
 use crate::page::node::{
-    cell_child, cell_key, fits_inline, inner_cell, leaf_cell, separator, split_point, LeafVal, NodeMut,
+    cell_child, cell_key, fits_inline, inner_cell, leaf_cell, separator, split_point, LeafVal,
+    NodeMut,
 };
 use crate::page::overflow::{self, OVERFLOW_DATA};
 use crate::page::{PageNo, NO_PAGE};
@@ -86,7 +87,14 @@ impl Tree {
         Ok(self.modify_leaf(leaf, &path, key, f, log)?)
     }
 
-    fn modify_leaf<'a, F, L>(&'a self, mut leaf: XGuard<'a>, path: &[Step], key: &[u8], f: &mut F, log: L) -> Result<Action>
+    fn modify_leaf<'a, F, L>(
+        &'a self,
+        mut leaf: XGuard<'a>,
+        path: &[Step],
+        key: &[u8],
+        f: &mut F,
+        log: L,
+    ) -> Result<Action>
     where
         F: FnMut(Option<&[u8]>) -> Modify,
         L: FnOnce(&Change<'_>) -> Result<()>,
@@ -132,7 +140,8 @@ impl Tree {
                 self.put_in_leaf(&mut leaf, path, key, pos, v, || log(&change))?;
                 self.free_chain(&old_pages);
                 let grow = if pos.is_ok() { 0 } else { 1 };
-                let bytes = v.len() as i64 - old_len as i64 + if pos.is_ok() { 0 } else { key.len() as i64 };
+                let bytes = v.len() as i64 - old_len as i64
+                    + if pos.is_ok() { 0 } else { key.len() as i64 };
                 self.info.account(grow, bytes);
             }
         }
@@ -165,7 +174,12 @@ impl Tree {
         };
         let node = leaf.node();
         let freed = match pos {
-            Ok(i) => node.raw_cell(i).expect("a latched leaf is consistent").len() + 2,
+            Ok(i) => {
+                node.raw_cell(i)
+                    .expect("a latched leaf is consistent")
+                    .len()
+                    + 2
+            }
             Err(_) => 0,
         };
         let split = if node.gap() + node.frag() + freed >= cell.len() + 2 {
@@ -180,7 +194,9 @@ impl Tree {
             }
         };
         if let Err(e) = log() {
-            split.map(Split::abort);
+            if let Some(s) = split {
+                s.abort();
+            }
             self.free_chain(&chain);
             return Err(e);
         }
@@ -202,7 +218,11 @@ impl Tree {
     }
 
     /// Reads an overflow chain that cannot change (its leaf is latched).
-    fn read_stable_chain(&self, r: crate::page::node::OverflowRef, pages: &mut Vec<PageNo>) -> Result<Vec<u8>> {
+    fn read_stable_chain(
+        &self,
+        r: crate::page::node::OverflowRef,
+        pages: &mut Vec<PageNo>,
+    ) -> Result<Vec<u8>> {
         super::retry(|| {
             pages.clear();
             self.read_chain(r, Some(pages))
@@ -210,7 +230,11 @@ impl Tree {
     }
 
     /// Writes `value` into a new overflow chain; `pages` receives its pages.
-    fn write_chain(&self, value: &[u8], pages: &mut Vec<PageNo>) -> Result<crate::page::node::OverflowRef> {
+    fn write_chain(
+        &self,
+        value: &[u8],
+        pages: &mut Vec<PageNo>,
+    ) -> Result<crate::page::node::OverflowRef> {
         let n = overflow::pages_for(value.len());
         pages.extend((0..n).map(|_| self.file.alloc_lpn()));
         let chain = self.file.next_chain_id();
@@ -240,7 +264,11 @@ impl Tree {
     pub(crate) fn free_chain(&self, pages: &[PageNo]) {
         for &p in pages {
             if let Err(e) = self.pool().free_page(&self.file, p) {
-                tracing::warn!(file = self.file.name(), page = p, "overflow page leaked: {e}");
+                tracing::warn!(
+                    file = self.file.name(),
+                    page = p,
+                    "overflow page leaked: {e}"
+                );
             }
         }
     }
@@ -248,8 +276,17 @@ impl Tree {
     /// Latches the parent (at `level`) of the latched node `child` on the way to
     /// `key`: the node recorded in `path` if its version has not moved, otherwise the
     /// parent found by a new descent, verified after latching.
-    fn lock_parent(&self, path: &[Step], child: PageNo, level: u8, key: &[u8]) -> Result<XGuard<'_>> {
-        let recorded = path.len().checked_sub(level as usize).and_then(|i| path.get(i));
+    fn lock_parent(
+        &self,
+        path: &[Step],
+        child: PageNo,
+        level: u8,
+        key: &[u8],
+    ) -> Result<XGuard<'_>> {
+        let recorded = path
+            .len()
+            .checked_sub(level as usize)
+            .and_then(|i| path.get(i));
         if let Some(s) = recorded {
             if let Some(g) = self.pool().upgrade(&self.file, s.lpn, s.frame, s.version) {
                 return Ok(g);
@@ -293,7 +330,15 @@ impl Tree {
             levels: Vec::new(),
             parent: None,
         };
-        let res = self.plan_levels(&mut split, leaf.lpn(), node.right(), cells, append, path, key);
+        let res = self.plan_levels(
+            &mut split,
+            leaf.lpn(),
+            node.right(),
+            cells,
+            append,
+            path,
+            key,
+        );
         match res {
             Ok(()) => Ok(split),
             Err(e) => {
@@ -349,7 +394,10 @@ impl Tree {
             let new_lpn = lv.pages[0].lpn();
             if level == 0 && right_link != NO_PAGE {
                 let nb = self.pool().lock_page(&self.file, right_link)?;
-                lv.neighbor = Some(nb.ok_or_else(|| self.file.corrupt(right_link as u64, "leaf sibling link to a free page".into()))?);
+                lv.neighbor = Some(nb.ok_or_else(|| {
+                    self.file
+                        .corrupt(right_link as u64, "leaf sibling link to a free page".into())
+                })?);
             }
             let parent = self.lock_parent(path, lpn, level + 1, key)?;
             let pn = parent.node();
@@ -390,7 +438,10 @@ impl Tree {
             }
         }
         if let Some((mut p, idx, cell)) = split.parent {
-            assert!(NodeMut::new(p.bytes_mut()).insert(idx, &cell), "room was checked");
+            assert!(
+                NodeMut::new(p.bytes_mut()).insert(idx, &cell),
+                "room was checked"
+            );
         }
     }
 
@@ -424,7 +475,15 @@ impl Tree {
     }
 
     /// Splits the root in place: its halves move to two new children.
-    fn split_root(&self, root: &mut XGuard<'_>, cells: &[Vec<u8>], m: usize, level: u8, leftmost: PageNo, pages: &mut [XGuard<'_>]) {
+    fn split_root(
+        &self,
+        root: &mut XGuard<'_>,
+        cells: &[Vec<u8>],
+        m: usize,
+        level: u8,
+        leftmost: PageNo,
+        pages: &mut [XGuard<'_>],
+    ) {
         let [a, b] = pages else {
             unreachable!("a root split allocates two pages")
         };

@@ -113,7 +113,8 @@ pub fn inner_cell(key: &[u8], child: PageNo) -> Vec<u8> {
     c
 }
 
-/// The key of an encoded (leaf or inner) cell.
+/// The key of an encoded (leaf or inner) cell. For stable cells only (copies, or
+/// nodes under an exclusive latch): it trusts the length fields.
 pub fn cell_key(cell: &[u8]) -> &[u8] {
     let klen = get_u16(cell, 0) as usize;
     &cell[CELL_HEADER..CELL_HEADER + klen]
@@ -242,10 +243,20 @@ impl<'a> Node<'a> {
         self.v.bytes(off, CELL_HEADER + klen + body)
     }
 
-    /// Key and value of leaf cell `i`.
+    /// Key and value of leaf cell `i`. Each field is read once through the view, so
+    /// a racy read yields wrong but in-bounds results.
     pub fn leaf_entry(&self, i: usize) -> Option<(&'a [u8], LeafVal<'a>)> {
-        let cell = self.raw_cell(i)?;
-        Some((cell_key(cell), cell_value(cell)))
+        let off = self.slot(i);
+        let klen = self.v.u16(off) as usize;
+        let vraw = self.v.u32(off + 2);
+        let key = self.v.bytes(off + CELL_HEADER, klen)?;
+        let body = off + CELL_HEADER + klen;
+        let val = if vraw & OVERFLOW_FLAG != 0 {
+            LeafVal::Overflow(OverflowRef::decode(self.v.bytes(body, OVERFLOW_REF_LEN)?))
+        } else {
+            LeafVal::Inline(self.v.bytes(body, vraw as usize)?)
+        };
+        Some((key, val))
     }
 
     /// Child `i` of an inner node: 0 is the leftmost child, i > 0 the child of cell

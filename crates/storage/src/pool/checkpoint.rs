@@ -147,10 +147,34 @@ impl PageFile {
         res
     }
 
-    /// A whole checkpoint at once: `begin_cut` then `flush_cut`.
+    /// When most of the file is free, marks the pages stored in its tail dirty, so
+    /// that they are written to low slots and a later checkpoint can truncate the file
+    /// (shadow paging makes moving a page just another write). The checkpoint driver
+    /// calls it after `flush_cut`; it holds the gate shared. Returns how many pages.
+    pub fn relocate_tail(&self) -> Result<usize> {
+        const BATCH: usize = 1024;
+        let lpns = {
+            let sp = self.space.lock();
+            match sp.tail_limit() {
+                Some(limit) => sp.lpns_above(limit, BATCH),
+                None => return Ok(0),
+            }
+        };
+        let _gate = self.gate.enter();
+        for &lpn in &lpns {
+            if let Some(mut g) = self.pool.lock_page(self, lpn)? {
+                g.bytes_mut();
+            }
+        }
+        Ok(lpns.len())
+    }
+
+    /// A whole checkpoint at once: `begin_cut`, `flush_cut`, then `relocate_tail`.
     pub fn checkpoint(&self, lsn_at_cut: impl FnOnce() -> u64) -> Result<CutStats> {
         let cut = self.begin_cut(lsn_at_cut)?;
-        self.flush_cut(cut)
+        let stats = self.flush_cut(cut)?;
+        self.relocate_tail()?;
+        Ok(stats)
     }
 
     fn flush(&self, meta: &CutMeta) -> Result<CutStats> {
@@ -164,7 +188,12 @@ impl PageFile {
                 .map(|(l, _)| *l)
                 .collect()
         };
-        let pending_at_start = self.space.lock().cut.as_ref().map_or(0, |c| c.pending.len());
+        let pending_at_start = self
+            .space
+            .lock()
+            .cut
+            .as_ref()
+            .map_or(0, |c| c.pending.len());
         lpns.sort_unstable();
         for lpn in lpns {
             self.write_cut_page(lpn, meta.seq, &mut stats)?;
@@ -265,9 +294,9 @@ impl PageFile {
         let sp = self.space.lock();
         fr.page.load(Ordering::Acquire) == self.pid(lpn)
             && fr.flags.load(Ordering::Acquire) & PENDING != 0
-            && sp.cut.as_ref().is_some_and(|c| {
-                matches!(c.pending.get(&lpn), Some(Pending::InFrame(g)) if *g == f)
-            })
+            && sp.cut.as_ref().is_some_and(
+                |c| matches!(c.pending.get(&lpn), Some(Pending::InFrame(g)) if *g == f),
+            )
     }
 
     /// Writes the changed map pages and all directory pages of the cut.
@@ -295,7 +324,11 @@ impl PageFile {
         }
         for (j, c) in chunks.iter().enumerate() {
             buf.fill(0);
-            encode_list(&mut buf, c, dir_slots.get(j + 1).copied().unwrap_or(NO_PAGE));
+            encode_list(
+                &mut buf,
+                c,
+                dir_slots.get(j + 1).copied().unwrap_or(NO_PAGE),
+            );
             seal(&mut buf, PageType::MapDir, seq, j as u32);
             self.write_slot(&buf, dir_slots[j])?;
             stats.dir_pages += 1;
@@ -306,13 +339,14 @@ impl PageFile {
     /// Which map pages of the cut equal the durable image's (and can be shared).
     fn plan_map(&self) -> Vec<MapPlan> {
         let mut sp = self.space.lock();
+        let limit = sp.tail_limit().unwrap_or(u32::MAX);
         let cut = sp.cut.as_ref().expect("begin_cut set the cut");
         let mut plan = Vec::new();
         let mut reuse = Vec::new();
         for (k, chunk) in cut.map.chunks(LIST_ENTRIES).enumerate() {
             let old = sp.durable.chunks(LIST_ENTRIES).nth(k);
             match (old, sp.durable_map_slots.get(k)) {
-                (Some(o), Some(&slot)) if o == chunk => {
+                (Some(o), Some(&slot)) if o == chunk && slot < limit => {
                     plan.push(MapPlan::Reuse(slot));
                     reuse.push(slot);
                 }
@@ -342,10 +376,9 @@ impl PageFile {
 
     /// Gives back a free tail of the file to the filesystem.
     fn maybe_shrink(&self, sp: &mut super::space::Space) -> Result<()> {
-        const SLACK: u32 = 64;
         let used = sp.used_len();
-        if sp.n_slots > used + SLACK.max(sp.n_slots / 4) {
-            let len = used + SLACK;
+        if sp.n_slots > used + (sp.n_slots / 4).max(16) {
+            let len = used + (used / 16).max(8);
             self.file.set_len(len as u64 * PAGE_SIZE as u64)?;
             sp.shrink(len);
         }

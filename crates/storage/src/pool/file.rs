@@ -120,12 +120,25 @@ fn file_name(path: &Path) -> String {
 
 impl PageFile {
     /// Creates a new, empty table file (failing if it exists) and makes it durable.
-    pub fn create(pool: &Arc<BufferPool>, fs: &dyn FileSystem, path: &Path) -> Result<Arc<PageFile>> {
+    pub fn create(
+        pool: &Arc<BufferPool>,
+        fs: &dyn FileSystem,
+        path: &Path,
+    ) -> Result<Arc<PageFile>> {
         if fs.exists(path) {
-            return Err(StorageError::Invalid(format!("{} already exists", path.display())));
+            return Err(StorageError::Invalid(format!(
+                "{} already exists",
+                path.display()
+            )));
         }
-        let file = fs.open(path, OpenOptions { create: true, direct: true })?;
-        let initial = FIRST_SLOT + 62;
+        let file = fs.open(
+            path,
+            OpenOptions {
+                create: true,
+                direct: true,
+            },
+        )?;
+        let initial = FIRST_SLOT + 6;
         file.set_len(initial as u64 * PAGE_SIZE as u64)?;
         let meta = Meta {
             seq: 1,
@@ -150,7 +163,13 @@ impl PageFile {
     /// Opens a table file at its last complete checkpoint.
     pub fn open(pool: &Arc<BufferPool>, fs: &dyn FileSystem, path: &Path) -> Result<Arc<PageFile>> {
         let name = file_name(path);
-        let file = fs.open(path, OpenOptions { create: false, direct: true })?;
+        let file = fs.open(
+            path,
+            OpenOptions {
+                create: false,
+                direct: true,
+            },
+        )?;
         let meta = read_best_meta(file.as_ref(), &name)?;
         let (map, map_slots, dir_slots) = read_map(file.as_ref(), &name, &meta)?;
         let n_slots = (file.len()? / PAGE_SIZE as u64) as u32;
@@ -158,7 +177,13 @@ impl PageFile {
         Ok(Self::build(pool, file, name, space, &meta))
     }
 
-    fn build(pool: &Arc<BufferPool>, file: Arc<dyn File>, name: String, space: Space, meta: &Meta) -> Arc<PageFile> {
+    fn build(
+        pool: &Arc<BufferPool>,
+        file: Arc<dyn File>,
+        name: String,
+        space: Space,
+        meta: &Meta,
+    ) -> Arc<PageFile> {
         let trees = meta
             .trees
             .iter()
@@ -224,12 +249,23 @@ impl PageFile {
     pub(crate) fn add_tree(&self, id: u32, root: PageNo) -> Result<Arc<TreeInfo>> {
         let mut trees = self.trees.lock();
         if trees.contains_key(&id) {
-            return Err(StorageError::Invalid(format!("tree {id} exists in {}", self.name)));
+            return Err(StorageError::Invalid(format!(
+                "tree {id} exists in {}",
+                self.name
+            )));
         }
         if trees.len() >= MAX_TREES {
-            return Err(StorageError::Invalid(format!("{} holds {MAX_TREES} trees already", self.name)));
+            return Err(StorageError::Invalid(format!(
+                "{} holds {MAX_TREES} trees already",
+                self.name
+            )));
         }
-        let info = Arc::new(TreeInfo::new(TreeRoot { id, root, entries: 0, bytes: 0 }));
+        let info = Arc::new(TreeInfo::new(TreeRoot {
+            id,
+            root,
+            entries: 0,
+            bytes: 0,
+        }));
         trees.insert(id, info.clone());
         Ok(info)
     }
@@ -271,7 +307,8 @@ impl PageFile {
         let Some(slot) = self.space.lock().slot_of(lpn) else {
             return Ok(false);
         };
-        self.file.read_at(&mut buf[..PAGE_SIZE], slot as u64 * PAGE_SIZE as u64)?;
+        self.file
+            .read_at(&mut buf[..PAGE_SIZE], slot as u64 * PAGE_SIZE as u64)?;
         let expect = [PageType::Leaf, PageType::Inner, PageType::Overflow];
         check(buf, &expect, lpn)
             .map_err(|d| self.corrupt(slot as u64, format!("logical page {lpn}: {d}")))?;
@@ -283,14 +320,16 @@ impl PageFile {
         if let Some(s) = sp.take_slot(for_cut) {
             return Ok(s);
         }
-        let new_len = sp.n_slots + (sp.n_slots / 8).max(64);
+        let new_len = sp.n_slots + (sp.n_slots / 8).max(8);
         self.file.set_len(new_len as u64 * PAGE_SIZE as u64)?;
         sp.grow(new_len);
         Ok(sp.take_slot(for_cut).expect("the file just grew"))
     }
 
     pub(super) fn write_slot(&self, buf: &[u8], slot: u32) -> Result<()> {
-        Ok(self.file.write_at(&buf[..PAGE_SIZE], slot as u64 * PAGE_SIZE as u64)?)
+        Ok(self
+            .file
+            .write_at(&buf[..PAGE_SIZE], slot as u64 * PAGE_SIZE as u64)?)
     }
 
     /// Writes `buf` (sealed) to a fresh slot taken for the current image or the cut;
@@ -355,7 +394,8 @@ impl PageFile {
         let mut checked = 0;
         for (lpn, &slot) in map.iter().enumerate() {
             if super::space::is_slot(slot) {
-                self.file.read_at(&mut buf, slot as u64 * PAGE_SIZE as u64)?;
+                self.file
+                    .read_at(&mut buf, slot as u64 * PAGE_SIZE as u64)?;
                 let expect = [PageType::Leaf, PageType::Inner, PageType::Overflow];
                 check(&buf, &expect, lpn as u32)
                     .map_err(|d| self.corrupt(slot as u64, format!("logical page {lpn}: {d}")))?;
@@ -433,7 +473,13 @@ fn read_map(file: &dyn File, name: &str, meta: &Meta) -> Result<(Vec<u32>, Vec<u
         file.read_at(&mut buf, slot as u64 * PAGE_SIZE as u64)?;
         check(&buf, &[ty], index)
             .and_then(|_| decode_list(&buf))
-            .map_err(|d| corrupt(name, slot as u64, format!("{} page {index}: {d}", describe(ty))))
+            .map_err(|d| {
+                corrupt(
+                    name,
+                    slot as u64,
+                    format!("{} page {index}: {d}", describe(ty)),
+                )
+            })
     };
     let mut dir_slots = Vec::new();
     let mut map_slots = Vec::new();
@@ -445,23 +491,33 @@ fn read_map(file: &dyn File, name: &str, meta: &Meta) -> Result<(Vec<u32>, Vec<u
         next = n;
     }
     if map_slots.len() != meta.map_pages as usize {
-        return Err(corrupt(name, (meta.seq % 2) as u64, format!(
-            "meta lists {} map pages, directory holds {}",
-            meta.map_pages,
-            map_slots.len()
-        )));
+        return Err(corrupt(
+            name,
+            meta.seq % 2,
+            format!(
+                "meta lists {} map pages, directory holds {}",
+                meta.map_pages,
+                map_slots.len()
+            ),
+        ));
     }
     let mut map = Vec::with_capacity(meta.logical_pages as usize);
     for (k, &slot) in map_slots.iter().enumerate() {
         let (entries, _) = read_list(slot, PageType::Map, k as u32)?;
         map.extend(entries);
     }
-    if map.len() != meta.logical_pages as usize || map_slots.len() != (map.len()).div_ceil(LIST_ENTRIES) {
-        return Err(corrupt(name, (meta.seq % 2) as u64, format!(
-            "meta lists {} logical pages, map holds {}",
-            meta.logical_pages,
-            map.len()
-        )));
+    if map.len() != meta.logical_pages as usize
+        || map_slots.len() != (map.len()).div_ceil(LIST_ENTRIES)
+    {
+        return Err(corrupt(
+            name,
+            meta.seq % 2,
+            format!(
+                "meta lists {} logical pages, map holds {}",
+                meta.logical_pages,
+                map.len()
+            ),
+        ));
     }
     Ok((map, map_slots, dir_slots))
 }

@@ -37,7 +37,9 @@ pub struct GateGuard<'a> {
 
 impl Drop for GateGuard<'_> {
     fn drop(&mut self) {
-        self.gate.counts[self.shard].0.fetch_sub(1, Ordering::SeqCst);
+        self.gate.counts[self.shard]
+            .0
+            .fetch_sub(1, Ordering::SeqCst);
     }
 }
 
@@ -97,11 +99,7 @@ impl Gate {
         let _one = self.exclusive.lock();
         self.closing.store(true, Ordering::SeqCst);
         let mut backoff = Backoff::new();
-        while self
-            .counts
-            .iter()
-            .any(|c| c.0.load(Ordering::SeqCst) != 0)
-        {
+        while self.counts.iter().any(|c| c.0.load(Ordering::SeqCst) != 0) {
             backoff.snooze();
         }
         let r = f();

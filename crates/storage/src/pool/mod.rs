@@ -163,9 +163,10 @@ impl BufferPool {
             .iter()
             .filter(|f| f.flags.load(Ordering::Relaxed) & DIRTY != 0)
             .count();
+        let free_frames = self.free.lock().len();
         PoolStats {
             frames: self.frames.len(),
-            free_frames: self.free.lock().len(),
+            free_frames,
             dirty_frames: dirty,
             reads: self.stats.reads.load(Ordering::Relaxed),
             writes: self.stats.writes.load(Ordering::Relaxed),
@@ -287,7 +288,9 @@ impl BufferPool {
             }
             self.frames[f as usize].page.store(pid, Ordering::Release);
             if !t.insert(f) {
-                self.frames[f as usize].page.store(NO_PID, Ordering::Release);
+                self.frames[f as usize]
+                    .page
+                    .store(NO_PID, Ordering::Release);
                 drop(t);
                 self.release_frame(f);
                 return Err(StorageError::Invalid("buffer pool page table full".into()));
@@ -433,17 +436,30 @@ impl BufferPool {
 
     /// Exclusive access to a page, waiting for other holders. None when the page is
     /// not allocated.
-    pub(crate) fn lock_page<'a>(&'a self, file: &'a PageFile, lpn: PageNo) -> Result<Option<XGuard<'a>>> {
+    pub(crate) fn lock_page<'a>(
+        &'a self,
+        file: &'a PageFile,
+        lpn: PageNo,
+    ) -> Result<Option<XGuard<'a>>> {
         self.latch_page(file, lpn, true)
     }
 
     /// Exclusive access to a page if no one else holds it; None when busy or not
     /// allocated.
-    pub(crate) fn try_lock_page<'a>(&'a self, file: &'a PageFile, lpn: PageNo) -> Result<Option<XGuard<'a>>> {
+    pub(crate) fn try_lock_page<'a>(
+        &'a self,
+        file: &'a PageFile,
+        lpn: PageNo,
+    ) -> Result<Option<XGuard<'a>>> {
         self.latch_page(file, lpn, false)
     }
 
-    fn latch_page<'a>(&'a self, file: &'a PageFile, lpn: PageNo, wait: bool) -> Result<Option<XGuard<'a>>> {
+    fn latch_page<'a>(
+        &'a self,
+        file: &'a PageFile,
+        lpn: PageNo,
+        wait: bool,
+    ) -> Result<Option<XGuard<'a>>> {
         let pid = file.pid(lpn);
         loop {
             let Some((f, _)) = self.fix(file, lpn)? else {
@@ -466,7 +482,8 @@ impl BufferPool {
     pub(crate) fn alloc_page<'a>(&'a self, file: &'a PageFile) -> Result<XGuard<'a>> {
         let f = self.get_frame()?;
         let lpn = file.alloc_lpn();
-        self.install_new(file, lpn, f).inspect_err(|_| file.free_lpn(lpn))
+        self.install_new(file, lpn, f)
+            .inspect_err(|_| file.free_lpn(lpn))
     }
 
     /// A zeroed frame for logical page `lpn`, which the caller allocated with
@@ -486,7 +503,9 @@ impl BufferPool {
             if t.get(pid, |f| self.page_of(f)).is_none() {
                 self.frames[f as usize].page.store(pid, Ordering::Release);
                 if !t.insert(f) {
-                    self.frames[f as usize].page.store(NO_PID, Ordering::Release);
+                    self.frames[f as usize]
+                        .page
+                        .store(NO_PID, Ordering::Release);
                     drop(t);
                     self.release_frame(f);
                     return Err(StorageError::Invalid("buffer pool page table full".into()));

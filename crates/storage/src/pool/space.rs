@@ -93,7 +93,12 @@ pub struct Space {
 impl Space {
     /// The space of a file opened at a checkpoint with map `durable`, whose map and
     /// directory pages are at the given slots, `n_slots` physical pages long.
-    pub fn open(durable: Vec<u32>, map_slots: Vec<u32>, dir_slots: Vec<u32>, n_slots: u32) -> Space {
+    pub fn open(
+        durable: Vec<u32>,
+        map_slots: Vec<u32>,
+        dir_slots: Vec<u32>,
+        n_slots: u32,
+    ) -> Space {
         let mut s = Space {
             cur: durable.clone(),
             durable,
@@ -265,7 +270,8 @@ impl Space {
     /// durable image referred to become free.
     pub fn complete_cut(&mut self, map_slots: Vec<u32>, dir_slots: Vec<u32>) {
         let cut = self.cut.take().expect("a cut is in progress");
-        let old_bits = std::mem::replace(&mut self.durable_bits, std::mem::take(&mut self.cut_bits));
+        let old_bits =
+            std::mem::replace(&mut self.durable_bits, std::mem::take(&mut self.cut_bits));
         self.durable = cut.map;
         self.durable_map_slots = map_slots;
         self.durable_dir_slots = dir_slots;
@@ -292,6 +298,35 @@ impl Space {
         debug_assert!(len >= self.used_len());
         let _ = self.free_slots.split_off(&len);
         self.n_slots = len;
+    }
+
+    /// When the file is mostly free: the slot above which live images should move so
+    /// the file can shrink (see `PageFile::relocate_tail`).
+    pub fn tail_limit(&self) -> Option<u32> {
+        let words = self
+            .cur_bits
+            .words()
+            .max(self.durable_bits.words())
+            .max(self.cut_bits.words());
+        let used: u32 = (0..words)
+            .map(|w| {
+                (self.cur_bits.word(w) | self.durable_bits.word(w) | self.cut_bits.word(w))
+                    .count_ones()
+            })
+            .sum();
+        let limit = FIRST_SLOT + used + (used / 8).max(8);
+        (self.n_slots > limit + (used / 4).max(16)).then_some(limit)
+    }
+
+    /// Logical pages whose current image lies at or above `limit` (at most `max`).
+    pub fn lpns_above(&self, limit: u32, max: usize) -> Vec<PageNo> {
+        self.cur
+            .iter()
+            .enumerate()
+            .filter(|(_, &e)| is_slot(e) && e >= limit)
+            .map(|(l, _)| l as PageNo)
+            .take(max)
+            .collect()
     }
 
     pub fn free_slot_count(&self) -> usize {

@@ -172,7 +172,9 @@ mod tests {
         let n = 3000usize;
         let t = PageTable::new(n);
         // Frame f holds page pages[f].
-        let pages: Vec<u64> = (0..n as u64).map(|i| (7 << 32) | (i * 7919 % 100_003)).collect();
+        let pages: Vec<u64> = (0..n as u64)
+            .map(|i| (7 << 32) | (i * 7919 % 100_003))
+            .collect();
         let page_of = |f: u32| pages[f as usize];
         for f in 0..n as u32 {
             let pid = pages[f as usize];

@@ -7,6 +7,24 @@
 //! fsynced by a background thread once a second; 0: both once a second). Recovery
 //! reads records back with [`Wal::read_from`] from the last checkpoint.
 //!
+//! ```
+//! # use basalt_storage::io::{sim::SimFileSystem, FileSystem};
+//! # use basalt_storage::wal::{Wal, WalConfig};
+//! # use std::{path::Path, sync::Arc};
+//! # let fs: Arc<dyn FileSystem> = Arc::new(SimFileSystem::new(1));
+//! let config = WalConfig { segment_size: 1 << 20, ..WalConfig::default() };
+//! let (wal, recovery) = Wal::open(fs.clone(), Path::new("/data/log"), config.clone())?;
+//! for record in wal.read_from(recovery.checkpoint_lsn) {
+//!     let record = record?; // redo `record.payload` (kind `record.kind`)
+//! }
+//! wal.append(1, b"change: table 7, key, before, after")?;
+//! let end = wal.append(2, b"commit txn 42")?;
+//! wal.commit_durable(end)?; // acknowledged: survives a crash from here on
+//! wal.checkpoint_done(end)?; // once data pages up to `end` are on disk
+//! wal.shutdown()?;
+//! # Ok::<(), basalt_storage::StorageError>(())
+//! ```
+//!
 //! # LSNs and segments
 //! An LSN is a byte position in the log stream. The stream is cut into segments of
 //! `D = segment_size - 4096` bytes: segment number `seq` holds LSNs

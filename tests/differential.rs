@@ -127,11 +127,13 @@ fn seed_benchmark_matches_mariadb() {
     ] {
         p.same(q);
     }
-    // LIMIT 1000 crosses id 1,000: compare the part both systems number alike.
+    // LIMIT 1000 crosses id 1,000; Basalt allocates AUTO_INCREMENT values for
+    // INSERT ... SELECT in MariaDB's batches, so even those ids agree.
+    p.same("select max(i) from foo");
     for q in [
-        "select count(*) from (select j from foo where i >= 100 order by i limit 1000) t where j <= 1000",
-        "select count(*) from (select k from foo FORCE INDEX(`xj`) where j >= 100 order by j limit 1000) t where k <= 1000",
-        "select count(*) from (select k from foo FORCE INDEX(`xjk`) where j >= 100 order by j limit 1000) t where k <= 1000",
+        "select j from foo where i >= 100 order by i limit 1000",
+        "select k from foo FORCE INDEX(`xj`) where j >= 100 order by j limit 1000",
+        "select k from foo FORCE INDEX(`xjk`) where j >= 100 order by j limit 1000",
     ] {
         p.same(q);
     }
@@ -142,7 +144,6 @@ fn seed_benchmark_matches_mariadb() {
 fn sql_slice_matches_mariadb() {
     let Some(mut p) = Pair::start() else { return };
     let script = [
-        "select @@version_comment limit 1",
         "create database if not exists d1",
         "create database d1",
         "drop database if exists nosuch",

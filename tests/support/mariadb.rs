@@ -66,6 +66,8 @@ impl MariaDb {
                     "--innodb-doublewrite=0",
                     "--query-cache-size=0",
                     "--max-connections=2000",
+                    "--character-set-server=utf8mb4",
+                    "--collation-server=utf8mb4_general_ci",
                 ])
                 .args(extra)
                 .stdin(Stdio::null())

@@ -45,7 +45,11 @@ fn main() {
         "select j from foo where i >= 100 order by i limit 100",
         "select j from foo where i >= 100 order by i limit 1000",
     ];
+    let only = std::env::var("POINTBENCH_ONLY").ok();
     for q in queries {
+        if only.as_ref().is_some_and(|o| !q.contains(o.as_str())) {
+            continue;
+        }
         let n = if q.contains("limit 1000") {
             iters / 20
         } else {

@@ -150,6 +150,11 @@ impl Engine {
         &self.config
     }
 
+    /// Plan cache (hits, misses) since start.
+    pub fn plan_cache_stats(&self) -> (u64, u64) {
+        self.plan_cache.stats()
+    }
+
     /// The current global value of a system variable (`None` if unknown), as
     /// `SELECT @@global.name` shows it.
     pub fn global_variable(&self, name: &str) -> Option<Value> {

@@ -84,3 +84,33 @@ fn show_statements() {
     exec(&mut s, "create table t (a int)");
     assert_eq!(rows(&mut s, "show tables"), vec![vec!["t"]]);
 }
+
+#[test]
+fn benchmark_queries_use_the_plan_cache() {
+    let db = Db::new();
+    let mut s = db.session();
+    exec(
+        &mut s,
+        "create table foo (i int primary key auto_increment, j int, k int, l int)",
+    );
+    exec(
+        &mut s,
+        "insert into foo values (null,1,1,1),(null,2,2,2),(null,3,3,3)",
+    );
+    exec(&mut s, "create index xj on foo(j)");
+    let queries = [
+        "select j from foo where i = 1",
+        "select j from foo FORCE INDEX(`PRIMARY`) where i = 1",
+        "select k from foo where j = 1",
+        "select k from foo FORCE INDEX(`xj`) where j = 1",
+        "select j from foo where i >= 1 order by i limit 10",
+        "select k from foo FORCE INDEX(`xj`) where j >= 1 order by j limit 10",
+    ];
+    for q in queries {
+        rows(&mut s, q);
+        let before = db.engine.plan_cache_stats();
+        rows(&mut s, q);
+        let after = db.engine.plan_cache_stats();
+        assert_eq!(after.0, before.0 + 1, "{q} should hit the plan cache");
+    }
+}

@@ -305,6 +305,7 @@ impl Binder<'_> {
         &mut self,
         lc: Option<&ast::LimitClause>,
     ) -> R<(Option<Expr>, Option<Expr>, Option<u64>)> {
+        self.clause = Clause::Where;
         let (limit, offset) = match lc {
             None => return Ok((None, None, None)),
             Some(ast::LimitClause::LimitOffset { limit, offset, .. }) => {

@@ -11,6 +11,7 @@ use parking_lot::RwLock;
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 const SHARDS: usize = 16;
@@ -23,6 +24,8 @@ pub struct CacheEntry {
 
 pub struct PlanCache {
     shards: Vec<RwLock<HashMap<String, Arc<CacheEntry>>>>,
+    hits: AtomicU64,
+    misses: AtomicU64,
 }
 
 impl Default for PlanCache {
@@ -44,6 +47,8 @@ impl PlanCache {
     pub fn new() -> Self {
         PlanCache {
             shards: (0..SHARDS).map(|_| RwLock::new(HashMap::new())).collect(),
+            hits: AtomicU64::new(0),
+            misses: AtomicU64::new(0),
         }
     }
 
@@ -56,8 +61,19 @@ impl PlanCache {
     /// The entry for `key`, if it was planned against `schema_version`.
     pub fn get(&self, db: Option<&str>, key: &str, schema_version: u64) -> Option<Arc<CacheEntry>> {
         let k = full_key(db, key);
-        let e = self.shard(&k).read().get(&k).cloned()?;
-        (e.schema_version == schema_version).then_some(e)
+        let e = self.shard(&k).read().get(&k).cloned();
+        match e {
+            Some(e) if e.schema_version == schema_version => {
+                if e.plan.is_some() {
+                    self.hits.fetch_add(1, Ordering::Relaxed);
+                }
+                Some(e)
+            }
+            _ => {
+                self.misses.fetch_add(1, Ordering::Relaxed);
+                None
+            }
+        }
     }
 
     pub fn insert(&self, db: Option<&str>, key: &str, entry: CacheEntry) {
@@ -73,6 +89,14 @@ impl PlanCache {
         for s in &self.shards {
             s.write().clear();
         }
+    }
+
+    /// (lookups that found a reusable plan, lookups that missed).
+    pub fn stats(&self) -> (u64, u64) {
+        (
+            self.hits.load(Ordering::Relaxed),
+            self.misses.load(Ordering::Relaxed),
+        )
     }
 
     pub fn len(&self) -> usize {

@@ -241,6 +241,9 @@ fn show_status(session: &mut Session, _global: bool, f: ShowFilter) -> R<QueryRe
         "Plan_cache_entries".into(),
         engine.plan_cache.len().to_string(),
     ));
+    let (hits, misses) = engine.plan_cache.stats();
+    pairs.push(("Plan_cache_hits".into(), hits.to_string()));
+    pairs.push(("Plan_cache_misses".into(), misses.to_string()));
     pairs.sort_by_key(|a| a.0.to_ascii_lowercase());
     pairs.dedup_by(|a, b| a.0 == b.0);
     let rows = pairs.into_iter().map(|(k, v)| vec![s(k), s(v)]).collect();

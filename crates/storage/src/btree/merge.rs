@@ -17,7 +17,7 @@
 use super::read::Step;
 use super::Tree;
 use crate::api::Result;
-use crate::page::node::{inner_cell, NodeMut, USABLE};
+use crate::page::node::{inner_cell, NodeMut, SLOT, USABLE};
 use crate::page::{NO_PAGE, PAGE_SIZE};
 use crate::pool::XGuard;
 
@@ -94,7 +94,7 @@ impl Tree {
         } else {
             Vec::new()
         };
-        let combined = an.used() + bn.used() + down.len() + if inner { 2 } else { 0 };
+        let combined = an.used() + bn.used() + down.len() + if inner { SLOT } else { 0 };
         let empty = an.count() == 0 || bn.count() == 0;
         if combined > USABLE || (!empty && combined > USABLE * 3 / 4) {
             return Ok(false);

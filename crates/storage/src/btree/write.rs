@@ -20,7 +20,7 @@ use crate::api::Result;
 use crate::error::StorageError;
 use crate::page::node::{
     cell_child, cell_key, fits_inline, inner_cell, leaf_cell, separator, split_point, LeafVal,
-    NodeMut,
+    NodeMut, SLOT,
 };
 use crate::page::overflow::{self, OVERFLOW_DATA};
 use crate::page::{PageNo, NO_PAGE};
@@ -178,11 +178,11 @@ impl Tree {
                 node.raw_cell(i)
                     .expect("a latched leaf is consistent")
                     .len()
-                    + 2
+                    + SLOT
             }
             Err(_) => 0,
         };
-        let split = if node.gap() + node.frag() + freed >= cell.len() + 2 {
+        let split = if node.gap() + node.frag() + freed >= cell.len() + SLOT {
             None
         } else {
             match self.plan_split(leaf, path, key, pos, &cell) {
@@ -403,7 +403,7 @@ impl Tree {
             let pn = parent.node();
             let idx = pn.child_index(lpn).expect("the parent was verified");
             let pcell = inner_cell(&sep, new_lpn);
-            if pn.gap() + pn.frag() >= pcell.len() + 2 {
+            if pn.gap() + pn.frag() >= pcell.len() + SLOT {
                 split.parent = Some((parent, idx, pcell));
                 return Ok(());
             }

@@ -214,6 +214,10 @@ impl<'a> PageView<'a> {
         u32::from_le_bytes(self.load::<4>(off))
     }
 
+    pub fn u32_be(&self, off: usize) -> u32 {
+        u32::from_be_bytes(self.load::<4>(off))
+    }
+
     pub fn u64(&self, off: usize) -> u64 {
         u64::from_le_bytes(self.load::<8>(off))
     }

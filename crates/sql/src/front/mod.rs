@@ -59,27 +59,50 @@ pub fn split(sql: &str) -> Vec<Piece<'_>> {
 
 /// Literal-stripped form of a DML statement.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Stripped {
+pub struct Stripped<'a> {
     /// Plan cache key: the text with each literal replaced by `?` and a kind letter.
     pub key: String,
-    /// The text sqlparser parses on a cache miss: literals replaced by `?`.
-    pub parse_text: String,
     /// The literal values, in order.
     pub params: Vec<Value>,
+    text: &'a str,
+    /// Byte ranges of the stripped literals.
+    holes: Vec<(usize, usize)>,
+    edits: Vec<Edit>,
+}
+
+impl Stripped<'_> {
+    /// The text sqlparser parses on a cache miss: literals replaced by `?`.
+    pub fn parse_text(&self) -> String {
+        let mut all: Vec<Edit> = self
+            .holes
+            .iter()
+            .map(|&(start, end)| Edit {
+                start,
+                end,
+                with: "?",
+            })
+            .collect();
+        all.extend(self.edits.iter().cloned());
+        all.sort_by_key(|e| e.start);
+        apply(self.text, &all)
+    }
+
     /// The text with only the rewrites applied (used when the stripped form cannot
     /// be planned generically).
-    pub original: String,
+    pub fn original(&self) -> String {
+        apply(self.text, &self.edits)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub enum Front {
+pub enum Front<'a> {
     Native(Native),
-    Cached(Stripped),
+    Cached(Stripped<'a>),
     Parse(String),
 }
 
 /// Classifies one statement text (see the module docs).
-pub fn analyze(text: &str, backslash_escapes: bool) -> Result<Front, MySqlError> {
+pub fn analyze(text: &str, backslash_escapes: bool) -> Result<Front<'_>, MySqlError> {
     let lexed = lexer::lex(text);
     let toks = &lexed.tokens;
     let Some(first) = toks.first() else {
@@ -93,7 +116,7 @@ pub fn analyze(text: &str, backslash_escapes: bool) -> Result<Front, MySqlError>
         .iter()
         .any(|k| first.is_kw(text, k));
     if dml && cacheable(&lexed) {
-        if let Some(s) = strip(text, toks, &edits, backslash_escapes) {
+        if let Some(s) = strip(text, toks, edits.clone(), backslash_escapes) {
             return Ok(Front::Cached(s));
         }
     }
@@ -101,7 +124,7 @@ pub fn analyze(text: &str, backslash_escapes: bool) -> Result<Front, MySqlError>
 }
 
 /// A replacement of `text[start..end]`.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 struct Edit {
     start: usize,
     end: usize,
@@ -171,10 +194,15 @@ fn cacheable(l: &Lexed) -> bool {
 
 /// Builds the stripped form; `None` when a literal sits where stripping would
 /// change the meaning (a string after a charset introducer, adjacent strings).
-fn strip(text: &str, toks: &[Token], edits: &[Edit], backslash: bool) -> Option<Stripped> {
+fn strip<'a>(
+    text: &'a str,
+    toks: &[Token],
+    edits: Vec<Edit>,
+    backslash: bool,
+) -> Option<Stripped<'a>> {
     let mut key = String::with_capacity(text.len() + 8);
-    let mut parse_text = String::with_capacity(text.len());
     let mut params = Vec::new();
+    let mut holes = Vec::new();
     let mut pos = 0;
     let mut edit_iter = edits.iter().peekable();
     for (i, t) in toks.iter().enumerate() {
@@ -185,9 +213,7 @@ fn strip(text: &str, toks: &[Token], edits: &[Edit], backslash: bool) -> Option<
             if t.start >= e.start {
                 if t.start == e.start {
                     key.push_str(&text[pos..e.start]);
-                    parse_text.push_str(&text[pos..e.start]);
                     key.push_str(e.with);
-                    parse_text.push_str(e.with);
                     pos = e.end;
                 }
                 continue;
@@ -197,20 +223,19 @@ fn strip(text: &str, toks: &[Token], edits: &[Edit], backslash: bool) -> Option<
             continue;
         };
         key.push_str(&text[pos..t.start]);
-        parse_text.push_str(&text[pos..t.start]);
         key.push('?');
         key.push(marker);
-        parse_text.push('?');
         params.push(value);
+        holes.push((t.start, t.end));
         pos = t.end;
     }
     key.push_str(&text[pos..]);
-    parse_text.push_str(&text[pos..]);
     Some(Stripped {
         key,
-        parse_text,
         params,
-        original: apply(text, edits),
+        text,
+        holes,
+        edits,
     })
 }
 
@@ -283,7 +308,7 @@ mod tests {
             panic!("cached expected");
         };
         assert_eq!(s.key, "select j from foo where i = ?i");
-        assert_eq!(s.parse_text, "select j from foo where i = ?");
+        assert_eq!(s.parse_text(), "select j from foo where i = ?");
         assert_eq!(s.params, vec![Value::Int(100)]);
         let Front::Cached(s2) = analyze("select j from foo where i = 7", true).expect("ok") else {
             panic!("cached expected");
@@ -314,10 +339,10 @@ mod tests {
         else {
             panic!("cached expected");
         };
-        assert_eq!(s.parse_text, "select a from t where a = ? FOR SHARE");
+        assert_eq!(s.parse_text(), "select a from t where a = ? FOR SHARE");
         let f = analyze("select a mod 2 from t", true).expect("ok");
         let Front::Cached(s) = f else { panic!() };
-        assert_eq!(s.parse_text, "select a % ? from t");
+        assert_eq!(s.parse_text(), "select a % ? from t");
     }
 
     #[test]

@@ -8,9 +8,8 @@
 
 use super::Plan;
 use parking_lot::RwLock;
-use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -22,8 +21,33 @@ pub struct CacheEntry {
     pub schema_version: u64,
 }
 
+/// FxHash: plenty for keys that come from our own sessions, and much cheaper than
+/// SipHash on the hot path.
+#[derive(Default, Clone, Copy)]
+pub struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..chunk.len()].copy_from_slice(chunk);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(w))
+                .wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type Fx = BuildHasherDefault<FxHasher>;
+type Entries = HashMap<String, Arc<CacheEntry>, Fx>;
+/// scope → key → entry.
+type Shard = HashMap<String, Entries, Fx>;
+
 pub struct PlanCache {
-    shards: Vec<RwLock<HashMap<String, Arc<CacheEntry>>>>,
+    shards: Vec<RwLock<Shard>>,
     hits: AtomicU64,
     misses: AtomicU64,
 }
@@ -34,34 +58,31 @@ impl Default for PlanCache {
     }
 }
 
-fn full_key(db: Option<&str>, key: &str) -> String {
-    let db = db.unwrap_or("");
-    let mut k = String::with_capacity(db.len() + key.len() + 1);
-    k.push_str(db);
-    k.push('\0');
-    k.push_str(key);
-    k
-}
-
 impl PlanCache {
     pub fn new() -> Self {
         PlanCache {
-            shards: (0..SHARDS).map(|_| RwLock::new(HashMap::new())).collect(),
+            shards: (0..SHARDS)
+                .map(|_| RwLock::new(HashMap::default()))
+                .collect(),
             hits: AtomicU64::new(0),
             misses: AtomicU64::new(0),
         }
     }
 
-    fn shard(&self, key: &str) -> &RwLock<HashMap<String, Arc<CacheEntry>>> {
-        let mut h = DefaultHasher::new();
-        key.hash(&mut h);
+    fn shard(&self, key: &str) -> &RwLock<Shard> {
+        let mut h = FxHasher::default();
+        h.write(key.as_bytes());
         &self.shards[(h.finish() as usize) % SHARDS]
     }
 
-    /// The entry for `key`, if it was planned against `schema_version`.
-    pub fn get(&self, db: Option<&str>, key: &str, schema_version: u64) -> Option<Arc<CacheEntry>> {
-        let k = full_key(db, key);
-        let e = self.shard(&k).read().get(&k).cloned();
+    /// The entry for `key` in `scope`, if it was planned against `schema_version`.
+    pub fn get(&self, scope: &str, key: &str, schema_version: u64) -> Option<Arc<CacheEntry>> {
+        let e = self
+            .shard(key)
+            .read()
+            .get(scope)
+            .and_then(|m| m.get(key))
+            .cloned();
         match e {
             Some(e) if e.schema_version == schema_version => {
                 if e.plan.is_some() {
@@ -76,13 +97,15 @@ impl PlanCache {
         }
     }
 
-    pub fn insert(&self, db: Option<&str>, key: &str, entry: CacheEntry) {
-        let k = full_key(db, key);
-        let mut shard = self.shard(&k).write();
-        if shard.len() >= MAX_PER_SHARD {
+    pub fn insert(&self, scope: &str, key: &str, entry: CacheEntry) {
+        let mut shard = self.shard(key).write();
+        if shard.values().map(HashMap::len).sum::<usize>() >= MAX_PER_SHARD {
             shard.clear();
         }
-        shard.insert(k, Arc::new(entry));
+        shard
+            .entry(scope.to_string())
+            .or_default()
+            .insert(key.to_string(), Arc::new(entry));
     }
 
     pub fn clear(&self) {
@@ -100,7 +123,10 @@ impl PlanCache {
     }
 
     pub fn len(&self) -> usize {
-        self.shards.iter().map(|s| s.read().len()).sum()
+        self.shards
+            .iter()
+            .map(|s| s.read().values().map(HashMap::len).sum::<usize>())
+            .sum()
     }
 }
 
@@ -112,16 +138,16 @@ mod tests {
     fn version_mismatch_is_a_miss() {
         let c = PlanCache::new();
         c.insert(
-            Some("db"),
+            "db",
             "select ?i",
             CacheEntry {
                 plan: None,
                 schema_version: 3,
             },
         );
-        assert!(c.get(Some("db"), "select ?i", 3).is_some());
-        assert!(c.get(Some("db"), "select ?i", 4).is_none());
-        assert!(c.get(Some("other"), "select ?i", 3).is_none());
+        assert!(c.get("db", "select ?i", 3).is_some());
+        assert!(c.get("db", "select ?i", 4).is_none());
+        assert!(c.get("other", "select ?i", 3).is_none());
         assert_eq!(c.len(), 1);
     }
 }

@@ -52,6 +52,11 @@ pub struct SessionCtx {
     /// `collation_connection`: the collation of string literals.
     pub connection_collation: Collation,
     pub div_precision_increment: u8,
+    /// Transaction characteristics from the session variables.
+    pub isolation: basalt_storage::IsolationLevel,
+    pub tx_read_only: bool,
+    pub snapshot_isolation: bool,
+    pub lock_wait_timeout: u64,
     pub user_vars: HashMap<String, Value>,
     /// Diagnostics of the last statement (capped at [`MAX_WARNINGS`]).
     pub warnings: Vec<Warning>,
@@ -85,6 +90,10 @@ impl SessionCtx {
             results_charset: Some(Charset::Utf8mb4),
             connection_collation: Collation::Utf8mb4GeneralCi,
             div_precision_increment: 4,
+            isolation: basalt_storage::IsolationLevel::RepeatableRead,
+            tx_read_only: false,
+            snapshot_isolation: true,
+            lock_wait_timeout: 50,
             user_vars: HashMap::new(),
             warnings: Vec::new(),
             warning_total: 0,
@@ -119,6 +128,12 @@ impl SessionCtx {
             Some(Value::UInt(u)) => (*u).min(30) as u8,
             _ => 4,
         };
+        self.isolation = text(self, "transaction_isolation")
+            .and_then(|n| basalt_storage::IsolationLevel::from_name(&n))
+            .unwrap_or_default();
+        self.tx_read_only = self.var_bool("transaction_read_only");
+        self.snapshot_isolation = self.var_bool("innodb_snapshot_isolation");
+        self.lock_wait_timeout = self.var_u64("innodb_lock_wait_timeout").max(1);
     }
 
     pub fn var_u64(&self, name: &str) -> u64 {

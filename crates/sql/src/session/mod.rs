@@ -50,6 +50,8 @@ pub struct Session {
     extra_status: u16,
     /// The running statement's text as the client sent it.
     raw: String,
+    /// (database, result charset) the plan-cache scope string was made for.
+    scope_cache: (Option<String>, Option<basalt_common::Charset>, String),
 }
 
 impl Session {
@@ -68,6 +70,7 @@ impl Session {
             interrupt: Arc::new(AtomicBool::new(false)),
             extra_status: 0,
             raw: String::new(),
+            scope_cache: (None, None, String::new()),
         }
     }
 
@@ -75,6 +78,13 @@ impl Session {
     /// multi-statements are on. Results come in order; execution stops after the
     /// first error (which is the last element).
     pub fn execute(&mut self, sql: &str) -> Vec<Result<QueryResult, MySqlError>> {
+        if !sql.as_bytes().contains(&b';') {
+            let text = sql.trim();
+            if text.is_empty() {
+                return vec![Err(MySqlError::empty_query())];
+            }
+            return vec![self.run_statement(text)];
+        }
         let pieces = crate::front::split(sql);
         if pieces.is_empty() {
             return vec![Err(MySqlError::empty_query())];

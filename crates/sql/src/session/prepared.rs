@@ -76,7 +76,7 @@ impl Session {
         self.raw = text.to_string();
         let rewritten = match crate::front::analyze(text, !self.cx.mode.no_backslash_escapes)? {
             Front::Native(_) => return Ok((None, Vec::new())),
-            Front::Cached(s) => s.original,
+            Front::Cached(s) => s.original(),
             Front::Parse(t) => t,
         };
         let stmt = crate::front::parse::parse_statement(&rewritten)?;

@@ -119,28 +119,34 @@ impl Session {
         }
     }
 
-    /// Plan-cache key (with the current database and result character set, which
-    /// plans depend on).
-    fn cache_scope(&self) -> String {
+    /// Brings the plan-cache scope (current database and result character set,
+    /// which plans depend on) up to date.
+    fn refresh_scope(&mut self) {
+        let (db, cs, _) = &self.scope_cache;
+        if db.as_deref() == self.cx.db.as_deref() && *cs == self.cx.results_charset {
+            return;
+        }
         let cs = self.cx.results_charset.map_or("", |c| c.name());
-        format!("{}\u{1}{}", self.cx.db.as_deref().unwrap_or(""), cs)
+        let scope = format!("{}\u{1}{}", self.cx.db.as_deref().unwrap_or(""), cs);
+        self.scope_cache = (self.cx.db.clone(), self.cx.results_charset, scope);
     }
 
-    fn cached(&mut self, s: Stripped) -> R<QueryResult> {
+    fn cached(&mut self, s: Stripped<'_>) -> R<QueryResult> {
         let engine = self.cx.engine.clone();
         let version = engine.storage.schema_version();
-        let scope = self.cache_scope();
-        if let Some(entry) = engine.plan_cache.get(Some(&scope), &s.key, version) {
+        self.refresh_scope();
+        if let Some(entry) = engine.plan_cache.get(&self.scope_cache.2, &s.key, version) {
             return match &entry.plan {
                 Some(p) => self.run_plan(p, &s.params),
-                None => self.parse_run(&s.original),
+                None => self.parse_run(&s.original()),
             };
         }
+        let scope = self.scope_cache.2.clone();
         match self.build_stripped(&s) {
             Ok(Some(plan)) => {
                 let plan = Arc::new(plan);
                 engine.plan_cache.insert(
-                    Some(&scope),
+                    &scope,
                     &s.key,
                     CacheEntry {
                         plan: Some(plan.clone()),
@@ -151,26 +157,27 @@ impl Session {
             }
             Ok(None) => {
                 engine.plan_cache.insert(
-                    Some(&scope),
+                    &scope,
                     &s.key,
                     CacheEntry {
                         plan: None,
                         schema_version: version,
                     },
                 );
-                self.parse_run(&s.original)
+                self.parse_run(&s.original())
             }
-            Err(_) => self.parse_run(&s.original),
+            Err(_) => self.parse_run(&s.original()),
         }
     }
 
     /// Plans the literal-stripped text; `Ok(None)` when the plan would depend on the
     /// literal values.
-    fn build_stripped(&mut self, s: &Stripped) -> R<Option<Plan>> {
-        let stmt = crate::front::parse::parse_statement(&s.parse_text)?;
+    fn build_stripped(&mut self, s: &Stripped<'_>) -> R<Option<Plan>> {
+        let parse_text = s.parse_text();
+        let stmt = crate::front::parse::parse_statement(&parse_text)?;
         let storage = self.cx.engine.storage.clone();
         let raw = self.raw.clone();
-        let mut b = Binder::new(&storage, &self.cx, &s.parse_text, Some(&s.params)).with_raw(&raw);
+        let mut b = Binder::new(&storage, &self.cx, &parse_text, Some(&s.params)).with_raw(&raw);
         let plan = match &stmt {
             Statement::Query(q) => Plan::Select(b.select(q)?),
             Statement::Insert(i) => Plan::Insert(b.insert(i)?),

@@ -22,21 +22,14 @@ type R<T> = Result<T, MySqlError>;
 impl Session {
     fn txn_options(&mut self, read_only_hint: bool, consistent_snapshot: bool) -> TxnOptions {
         let next = std::mem::take(&mut self.next_txn);
-        let isolation = next.isolation.unwrap_or_else(|| {
-            let name = self.cx.var_text("transaction_isolation");
-            IsolationLevel::from_name(&name).unwrap_or_default()
-        });
-        let read_only = next
-            .read_only
-            .unwrap_or_else(|| self.cx.var_bool("transaction_read_only"));
+        let isolation = next.isolation.unwrap_or(self.cx.isolation);
+        let read_only = next.read_only.unwrap_or(self.cx.tx_read_only);
         self.txn_read_only = read_only;
         TxnOptions {
             isolation,
             read_only: read_only || read_only_hint,
-            snapshot_isolation: self.cx.var_bool("innodb_snapshot_isolation"),
-            lock_wait_timeout: Duration::from_secs(
-                self.cx.var_u64("innodb_lock_wait_timeout").max(1),
-            ),
+            snapshot_isolation: self.cx.snapshot_isolation,
+            lock_wait_timeout: Duration::from_secs(self.cx.lock_wait_timeout),
             consistent_snapshot,
         }
     }

@@ -382,7 +382,8 @@ fn expand_mode(bits: u64) -> u64 {
             | b("NO_ZERO_IN_DATE")
             | b("NO_ZERO_DATE")
             | b("ERROR_FOR_DIVISION_BY_ZERO")
-            | b("NO_AUTO_CREATE_USER");
+            | b("NO_AUTO_CREATE_USER")
+            | b("NO_ENGINE_SUBSTITUTION");
     }
     out
 }

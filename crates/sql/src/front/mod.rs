@@ -23,6 +23,57 @@ use basalt_common::{Decimal, MySqlError, Value};
 use lexer::{Lexed, NumKind, TokKind, Token};
 pub use native::Native;
 
+/// The version MySQL-style executable comments (`/*!50003 ... */`) are compared
+/// with: their content runs when its version is at most this (MariaDB 10.11).
+const EXEC_COMMENT_VERSION: u32 = 101199;
+
+/// Replaces executable comments by their content (or nothing, when the content
+/// needs a newer server), as MariaDB does before parsing. Text without them is
+/// returned as is.
+pub fn unwrap_exec_comments(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains("/*!") && !text.contains("/*M!") {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    let mut quote: Option<u8> = None;
+    while i < b.len() {
+        let c = b[i];
+        if let Some(q) = quote {
+            if c == b'\\' && i + 1 < b.len() {
+                out.push_str(&text[i..i + 2]);
+                i += 2;
+                continue;
+            }
+            if c == q {
+                quote = None;
+            }
+        } else if c == b'\'' || c == b'"' || c == b'`' {
+            quote = Some(c);
+        } else if text[i..].starts_with("/*!") || text[i..].starts_with("/*M!") {
+            let start = i + if b[i + 2] == b'M' { 4 } else { 3 };
+            let digits = text[start..].bytes().take_while(u8::is_ascii_digit).count();
+            let version: u32 = text[start..start + digits].parse().unwrap_or(0);
+            let body_start = start + digits;
+            let end = text[body_start..]
+                .find("*/")
+                .map_or(text.len(), |p| body_start + p);
+            out.push(' ');
+            if version <= EXEC_COMMENT_VERSION {
+                out.push_str(&text[body_start..end]);
+                out.push(' ');
+            }
+            i = (end + 2).min(text.len());
+            continue;
+        }
+        let ch_len = text[i..].chars().next().map_or(1, char::len_utf8);
+        out.push_str(&text[i..i + ch_len]);
+        i += ch_len;
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// One statement of a (possibly multi-statement) query text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Piece<'a> {
@@ -293,6 +344,23 @@ fn decimal_or_double(s: &str) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn executable_comments() {
+        assert_eq!(unwrap_exec_comments("select 1"), "select 1");
+        assert_eq!(
+            unwrap_exec_comments("/*!40101 SET @a = 1 */").trim(),
+            "SET @a = 1"
+        );
+        assert_eq!(
+            unwrap_exec_comments("select /*!99999 nope */ 1").trim(),
+            "select   1"
+        );
+        assert_eq!(
+            unwrap_exec_comments("select '/*!1 x */'"),
+            "select '/*!1 x */'"
+        );
+    }
 
     #[test]
     fn split_statements() {

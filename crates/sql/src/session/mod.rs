@@ -78,6 +78,8 @@ impl Session {
     /// multi-statements are on. Results come in order; execution stops after the
     /// first error (which is the last element).
     pub fn execute(&mut self, sql: &str) -> Vec<Result<QueryResult, MySqlError>> {
+        let unwrapped = crate::front::unwrap_exec_comments(sql);
+        let sql: &str = &unwrapped;
         if !sql.as_bytes().contains(&b';') {
             let text = sql.trim();
             if text.is_empty() {

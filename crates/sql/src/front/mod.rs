@@ -353,7 +353,7 @@ mod tests {
             "SET @a = 1"
         );
         assert_eq!(
-            unwrap_exec_comments("select /*!99999 nope */ 1").trim(),
+            unwrap_exec_comments("select /*!999999 nope */ 1").trim(),
             "select   1"
         );
         assert_eq!(

@@ -272,3 +272,41 @@ fn checkpoint_then_reopen() {
     assert_eq!(t.check().unwrap().entries, 3001);
     assert!(file.verify().unwrap() > 10);
 }
+
+#[test]
+fn files_share_one_pool() {
+    let dir = tempfile::tempdir().unwrap();
+    let pool = BufferPool::with_frames(32);
+    let paths: Vec<_> = (0..3)
+        .map(|i| dir.path().join(format!("f{i}.bdb")))
+        .collect();
+    let files: Vec<TableFile> = paths
+        .iter()
+        .map(|p| TableFile::create(&pool, &OsFileSystem, p).unwrap())
+        .collect();
+    let trees: Vec<Tree> = files.iter().map(|f| f.create_tree(1).unwrap()).collect();
+    for i in 0..3000u32 {
+        for (n, t) in trees.iter().enumerate() {
+            let mut v = format!("file{n}-{i}").into_bytes();
+            v.resize(300, b' ');
+            t.put(&key(i), &v).unwrap();
+        }
+    }
+    for f in &files {
+        f.checkpoint(|| 5).unwrap();
+    }
+    // Closing one file drops its frames; the others keep working.
+    drop(trees);
+    let mut files = files;
+    files.remove(1);
+    for (n, f) in [(0, &files[0]), (2, &files[1])] {
+        let t = f.tree(1).unwrap();
+        let v = t.get(&key(2999)).unwrap().unwrap();
+        assert!(v.starts_with(format!("file{n}-2999 ").as_bytes()));
+    }
+    let reopened = TableFile::open(&pool, &OsFileSystem, &paths[1]).unwrap();
+    let t = reopened.tree(1).unwrap();
+    assert_eq!(t.check().unwrap().entries, 3000);
+    assert!(t.get(&key(7)).unwrap().unwrap().starts_with(b"file1-7 "));
+    assert!(pool.stats().evictions > 100);
+}

@@ -232,3 +232,85 @@ fn no_lost_updates() {
     assert_eq!(total, 8000);
     assert_eq!(tree.check().unwrap().entries, 4 + 8000);
 }
+
+/// Scans never skip or repeat a key that exists for the whole scan, while other
+/// threads churn the keys around it (splitting and merging the same leaves).
+#[test]
+fn scans_see_every_stable_key_during_churn() {
+    let dir = tempfile::tempdir().unwrap();
+    let pool = BufferPool::with_frames(128);
+    let file = TableFile::create(&pool, &OsFileSystem, &dir.path().join("s.bdb")).unwrap();
+    let tree = file.create_tree(1).unwrap();
+    let stable: Vec<Vec<u8>> = (0..200u32)
+        .map(|i| format!("k{:05}", i * 50).into_bytes())
+        .collect();
+    for k in &stable {
+        tree.put(k, &value(k, 10)).unwrap();
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    let churners: Vec<_> = (0..3u64)
+        .map(|t| {
+            let (tree, stop) = (tree.clone(), stop.clone());
+            thread::spawn(move || {
+                let mut rng = rand::rngs::StdRng::seed_from_u64(t);
+                while !stop.load(Ordering::Relaxed) {
+                    // Churn keys between the stable ones, in bursts that fill and
+                    // empty whole leaves.
+                    let base = rng.gen_range(0..200u32) * 50;
+                    let keys: Vec<Vec<u8>> = (1..50)
+                        .map(|j| format!("k{:05}", base + j).into_bytes())
+                        .collect();
+                    for k in &keys {
+                        tree.put(k, &value(k, rng.gen_range(100..900))).unwrap();
+                    }
+                    for k in &keys {
+                        tree.delete(k).unwrap();
+                    }
+                }
+            })
+        })
+        .collect();
+    let mut scans = 0;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3);
+    while std::time::Instant::now() < deadline {
+        let reverse = scans % 2 == 1;
+        let mut out = Vec::new();
+        tree.scan(
+            Bound::Unbounded,
+            Bound::Unbounded,
+            reverse,
+            usize::MAX,
+            &mut out,
+        )
+        .unwrap();
+        for w in out.windows(2) {
+            assert!(if reverse {
+                w[0].0 > w[1].0
+            } else {
+                w[0].0 < w[1].0
+            });
+        }
+        let seen: Vec<&Vec<u8>> = out
+            .iter()
+            .map(|(k, _)| k)
+            .filter(|k| stable.contains(k))
+            .collect();
+        assert_eq!(
+            seen.len(),
+            stable.len(),
+            "scan {scans} (reverse {reverse}) missed stable keys"
+        );
+        for (k, v) in &out {
+            check_value(k, v);
+        }
+        scans += 1;
+    }
+    stop.store(true, Ordering::Relaxed);
+    for h in churners {
+        h.join().unwrap();
+    }
+    let c = tree.check().unwrap();
+    eprintln!("{scans} full scans during churn; final {c:?}");
+    assert!(scans > 5);
+    assert_eq!(c.entries, stable.len() as u64);
+}

@@ -16,10 +16,18 @@
 //! - A split latches exactly the nodes it changes: the leaf, its right neighbour
 //!   (whose left link now points to the new node), the parent, and further ancestors
 //!   only while they must split too. It never reads a sibling it does not change, and
-//!   it takes no tree-wide lock. Latches are taken in a fixed order (lower level first,
-//!   left before right within a level), blocking only in that order, so splits do not
-//!   deadlock; a parent whose version moved since the descent is found again from the
-//!   root while the child stays latched (the child still covers the key).
+//!   it takes no tree-wide lock. A parent whose version moved since the descent is
+//!   found again from the root while the child stays latched (the child still covers
+//!   the key).
+//!
+//! # Why there is no deadlock
+//! Readers hold nothing. A thread holding latches waits (blocking latch, or a descent
+//! spinning on a latched node) only in this order: the leaf's right neighbour while it
+//! holds nothing above level 0, then ancestors strictly above every node it holds.
+//! Merges and root collapses never wait for a latch (try-latches; they give up), and
+//! eviction only try-latches its victims. So every wait goes to a node above, or to
+//! the right at level 0 of, everything the waiter holds, and a holder never waits for
+//! a lower node: no cycle.
 //! - The root's logical page never changes: a root split moves the root's contents into
 //!   two new children and turns the root into their parent, in place.
 //! - `modify` calls its closure exactly once, under the leaf's exclusive latch, and the

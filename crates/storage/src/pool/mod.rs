@@ -441,36 +441,48 @@ impl BufferPool {
         file: &'a PageFile,
         lpn: PageNo,
     ) -> Result<Option<XGuard<'a>>> {
-        self.latch_page(file, lpn, true)
+        self.latch_page(file, lpn)
     }
 
-    /// Exclusive access to a page if no one else holds it; None when busy or not
-    /// allocated.
+    /// Exclusive access to a page if no one else holds it; None when it is latched
+    /// (or being loaded) by another thread, or not allocated. Never waits for another
+    /// thread's latch, so a thread holding latches out of order may use it.
     pub(crate) fn try_lock_page<'a>(
         &'a self,
         file: &'a PageFile,
         lpn: PageNo,
     ) -> Result<Option<XGuard<'a>>> {
-        self.latch_page(file, lpn, false)
+        let pid = file.pid(lpn);
+        for _ in 0..2 {
+            if let Some(f) = self.table.get(pid, |f| self.page_of(f)) {
+                let fr = &self.frames[f as usize];
+                if fr.latch.try_lock_x().is_none() {
+                    return Ok(None);
+                }
+                if fr.page.load(Ordering::Acquire) == pid {
+                    fr.flags.fetch_or(REF, Ordering::Relaxed);
+                    return Ok(Some(XGuard::new(self, file, f, lpn)));
+                }
+                fr.latch.unlock_x(false);
+                return Ok(None);
+            }
+            if !self.load(file, lpn, pid)? {
+                return Ok(None);
+            }
+        }
+        Ok(None)
     }
 
-    fn latch_page<'a>(
-        &'a self,
-        file: &'a PageFile,
-        lpn: PageNo,
-        wait: bool,
-    ) -> Result<Option<XGuard<'a>>> {
+    /// Exclusive access to a page, waiting for other holders. None when the page is
+    /// not allocated.
+    fn latch_page<'a>(&'a self, file: &'a PageFile, lpn: PageNo) -> Result<Option<XGuard<'a>>> {
         let pid = file.pid(lpn);
         loop {
             let Some((f, _)) = self.fix(file, lpn)? else {
                 return Ok(None);
             };
             let fr = &self.frames[f as usize];
-            if wait {
-                fr.latch.lock_x();
-            } else if fr.latch.try_lock_x().is_none() {
-                return Ok(None);
-            }
+            fr.latch.lock_x();
             if fr.page.load(Ordering::Acquire) == pid {
                 return Ok(Some(XGuard::new(self, file, f, lpn)));
             }

@@ -229,6 +229,7 @@ fn trees_drop_and_clear_reuse_space() {
     let (_, free0) = file.pages().free_counts();
     file.drop_tree(2).unwrap();
     assert!(file.tree(2).is_none());
+    assert!(b.get(&key(1)).is_err() && b.put(b"x", b"y").is_err());
     let (_, free1) = file.pages().free_counts();
     assert!(free1 > free0 + 60, "{free0} -> {free1}");
     // The freed logical pages are used again.

@@ -229,6 +229,7 @@ impl Tree {
 
     pub fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>> {
         check_key(key)?;
+        self.live()?;
         retry(|| self.try_get(key))
     }
 
@@ -242,6 +243,7 @@ impl Tree {
         L: FnOnce(&Change<'_>) -> Result<()>,
     {
         check_key(key)?;
+        self.live()?;
         let _gate = self.file.gate().enter();
         let mut log = Some(log);
         let mut called = false;
@@ -281,6 +283,7 @@ impl Tree {
         max: usize,
         out: &mut Vec<Entry>,
     ) -> Result<()> {
+        self.live()?;
         read::scan(self, lower, upper, reverse, max, out)
     }
 
@@ -293,6 +296,13 @@ impl Tree {
     /// and CHECK TABLE; results are exact only while no writer runs.
     pub fn check(&self) -> Result<TreeCheck> {
         admin::check(self)
+    }
+
+    fn live(&self) -> Result<()> {
+        match self.dropped() {
+            Some(Fail::Err(e)) => Err(e),
+            _ => Ok(()),
+        }
     }
 
     fn pool(&self) -> &BufferPool {

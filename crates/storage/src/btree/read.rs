@@ -35,12 +35,29 @@ pub(crate) enum Target<'k> {
 impl Tree {
     /// Optimistic access to a page of this tree: a stale pointer restarts.
     pub(crate) fn fix(&self, lpn: PageNo) -> Olc<(u32, u64)> {
-        self.pool().fix(&self.file, lpn)?.ok_or(Fail::Restart)
+        match self.pool().fix(&self.file, lpn)? {
+            Some(x) => Ok(x),
+            None => Err(self.dropped().unwrap_or(Fail::Restart)),
+        }
+    }
+
+    /// The error for using a handle of a dropped tree.
+    pub(crate) fn dropped(&self) -> Option<Fail> {
+        self.info.is_dropped().then(|| {
+            Fail::Err(crate::error::StorageError::Invalid(format!(
+                "tree {} of {} was dropped",
+                self.id(),
+                self.file.name()
+            )))
+        })
     }
 
     /// What to do when a node read optimistically makes no sense: restart if the read
     /// was racy, otherwise the page is corrupt in memory.
     pub(crate) fn inconsistent(&self, step: Step, what: &str) -> Fail {
+        if let Some(f) = self.dropped() {
+            return f;
+        }
         if self.pool().validate(step.frame, step.version) {
             Fail::Err(self.file.corrupt(
                 step.lpn as u64,

@@ -36,6 +36,7 @@ pub struct TreeInfo {
     pub root: PageNo,
     entries: AtomicI64,
     bytes: AtomicI64,
+    dropped: AtomicBool,
 }
 
 impl TreeInfo {
@@ -45,7 +46,13 @@ impl TreeInfo {
             root: r.root,
             entries: AtomicI64::new(r.entries as i64),
             bytes: AtomicI64::new(r.bytes as i64),
+            dropped: AtomicBool::new(false),
         }
+    }
+
+    /// True once the tree was dropped; its handles then fail.
+    pub fn is_dropped(&self) -> bool {
+        self.dropped.load(Ordering::Acquire)
     }
 
     /// Estimated number of entries.
@@ -271,7 +278,9 @@ impl PageFile {
     }
 
     pub(crate) fn remove_tree(&self, id: u32) -> Option<Arc<TreeInfo>> {
-        self.trees.lock().remove(&id)
+        let info = self.trees.lock().remove(&id)?;
+        info.dropped.store(true, Ordering::Release);
+        Some(info)
     }
 
     pub(crate) fn next_chain_id(&self) -> u64 {

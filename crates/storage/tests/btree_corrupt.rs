@@ -174,3 +174,17 @@ fn torn_newest_meta_falls_back_to_previous_checkpoint() {
         matches!(err, StorageError::Corrupt { ref file, .. } if *file == path.display().to_string())
     );
 }
+
+#[test]
+fn truncated_file_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let pool = BufferPool::with_frames(64);
+    let path = build(dir.path(), &pool);
+    let len = std::fs::metadata(&path).unwrap().len();
+    let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+    f.set_len(len / 2).unwrap();
+    let err = TableFile::open(&pool, &OsFileSystem, &path)
+        .err()
+        .expect("must fail");
+    assert!(matches!(err, StorageError::Corrupt { .. }), "{err:?}");
+}

@@ -167,7 +167,8 @@ impl PageFile {
         Ok(Self::build(pool, file, file_name(path), space, &meta))
     }
 
-    /// Opens a table file at its last complete checkpoint.
+    /// Opens a table file at its last complete checkpoint. A file must be open at most
+    /// once at a time.
     pub fn open(pool: &Arc<BufferPool>, fs: &dyn FileSystem, path: &Path) -> Result<Arc<PageFile>> {
         let name = file_name(path);
         let file = fs.open(
@@ -180,6 +181,19 @@ impl PageFile {
         let meta = read_best_meta(file.as_ref(), &name)?;
         let (map, map_slots, dir_slots) = read_map(file.as_ref(), &name, &meta)?;
         let n_slots = (file.len()? / PAGE_SIZE as u64) as u32;
+        let beyond = map
+            .iter()
+            .copied()
+            .filter(|&e| super::space::is_slot(e))
+            .chain(map_slots.iter().copied())
+            .find(|&s| s >= n_slots);
+        if let Some(slot) = beyond {
+            return Err(corrupt(
+                &name,
+                slot as u64,
+                format!("the checkpoint refers to page {slot} but the file has {n_slots} pages"),
+            ));
+        }
         let space = Space::open(map, map_slots, dir_slots, n_slots);
         Ok(Self::build(pool, file, name, space, &meta))
     }
@@ -479,7 +493,18 @@ fn read_best_meta(file: &dyn File, name: &str) -> Result<Meta> {
 fn read_map(file: &dyn File, name: &str, meta: &Meta) -> Result<(Vec<u32>, Vec<u32>, Vec<u32>)> {
     let mut buf = AlignedBuf::zeroed(PAGE_SIZE);
     let mut read_list = |slot: u32, ty: PageType, index: u32| -> Result<(Vec<u32>, PageNo)> {
-        file.read_at(&mut buf, slot as u64 * PAGE_SIZE as u64)?;
+        file.read_at(&mut buf, slot as u64 * PAGE_SIZE as u64)
+            .map_err(|e| match e.kind() {
+                std::io::ErrorKind::UnexpectedEof => corrupt(
+                    name,
+                    slot as u64,
+                    format!(
+                        "{} page {index} lies beyond the end of the file",
+                        describe(ty)
+                    ),
+                ),
+                _ => StorageError::Io(e),
+            })?;
         check(&buf, &[ty], index)
             .and_then(|_| decode_list(&buf))
             .map_err(|d| {

@@ -643,6 +643,7 @@ mod tests {
         let pool = BufferPool::with_frames(65536);
         let per = pool.overhead_bytes() as f64 / pool.frames() as f64;
         assert_eq!(std::mem::size_of::<Frame>(), 24);
-        assert!(per < 64.0, "{per} bytes per frame");
+        // 24 (frame) + 8 (page table) + 4 (free list), plus a constant.
+        assert!(per < 40.0, "{per} bytes per frame");
     }
 }

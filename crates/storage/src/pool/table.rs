@@ -46,7 +46,9 @@ impl PageTable {
         let shard_bits = (frames / 1024).next_power_of_two().trailing_zeros().min(6);
         let shards = 1usize << shard_bits;
         let per = frames.div_ceil(shards);
-        let cap = (2 * per + 16).next_power_of_two();
+        // At least twice the expected entries: a shard refuses inserts at 7/8 full,
+        // far beyond the statistical spread of a hash over >= 1024 frames per shard.
+        let cap = (2 * per).next_power_of_two().max(32);
         PageTable {
             shards: (0..shards)
                 .map(|_| Shard {

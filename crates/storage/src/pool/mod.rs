@@ -2,13 +2,20 @@
 //! table files themselves ([`PageFile`]: page map, shadow paging, checkpoints).
 //!
 //! # Frames
-//! All frames are allocated at start in one aligned block (usable for O_DIRECT). Each
+//! All frames are allocated at start in one aligned block (table files are opened with
+//! O_DIRECT, which [`crate::io`] falls back from when the filesystem refuses it). Each
 //! frame has 24 bytes of metadata: an 8-byte version latch ([`latch`]), the page id it
 //! holds (`file id << 32 | logical page`, or none) and flag bits (dirty, pending for a
 //! checkpoint cut, CLOCK reference). The page table ([`table`]) maps page ids to frames
 //! with lock-free lookups. There is no pin count: readers are optimistic and validate
 //! the frame version after reading, so a frame reused under a reader (evicted and
 //! loaded with another page, which bumps the version) is detected, never served.
+//!
+//! Memory besides the frames ([`BufferPool::overhead_bytes`]): 24 bytes of frame
+//! metadata, 8 of page table and 4 of free list per 16 KiB frame, 36 bytes (0.22%;
+//! 36 MiB for a 16 GiB pool, where InnoDB spends about 625 MB). Each open table file
+//! adds its page maps: 8 bytes per logical page of the file (current and durable map),
+//! 12 while a checkpoint runs ([`PageFile::map_memory_bytes`]).
 //!
 //! # Access protocol
 //! - `fix` returns a frame and version for an optimistic read, loading the page on a

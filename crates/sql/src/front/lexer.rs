@@ -75,13 +75,15 @@ pub fn lex(src: &str) -> Lexed {
     let mut i = 0;
     while i < b.len() {
         let c = b[i];
-        if c.is_ascii_whitespace() {
+        if is_space(c) {
             i += 1;
             continue;
         }
-        if let Some(next) = skip_comment(b, i, &mut out) {
-            i = next;
-            continue;
+        if matches!(c, b'#' | b'-' | b'/') {
+            if let Some(next) = skip_comment(b, i, &mut out) {
+                i = next;
+                continue;
+            }
         }
         let (kind, end) = next_token(b, i, &mut out);
         out.tokens.push(Token {
@@ -129,8 +131,44 @@ fn find(b: &[u8], from: usize, pat: &[u8]) -> Option<usize> {
         .map(|p| from + p)
 }
 
+const IDENT: u8 = 1;
+const DIGIT: u8 = 2;
+const SPACE: u8 = 4;
+
+/// Character classes of every byte value (one table lookup per byte on the hot
+/// path instead of a chain of comparisons).
+static CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        let c = i as u8;
+        if c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c >= 0x80 {
+            t[i] |= IDENT;
+        }
+        if c.is_ascii_digit() {
+            t[i] |= DIGIT;
+        }
+        if c == b' ' || c == b'\t' || c == b'\n' || c == b'\r' || c == 0x0b || c == 0x0c {
+            t[i] |= SPACE;
+        }
+        i += 1;
+    }
+    t
+};
+
+#[inline]
 fn is_ident_byte(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c >= 0x80
+    CLASS[c as usize] & IDENT != 0
+}
+
+#[inline]
+fn is_space(c: u8) -> bool {
+    CLASS[c as usize] & SPACE != 0
+}
+
+#[inline]
+fn is_digit(c: u8) -> bool {
+    CLASS[c as usize] & DIGIT != 0
 }
 
 fn next_token(b: &[u8], i: usize, out: &mut Lexed) -> (TokKind, usize) {
@@ -208,7 +246,7 @@ fn number_or_word(b: &[u8], i: usize) -> (TokKind, usize) {
     let mut exp = false;
     while j < b.len() {
         let c = b[j];
-        if c.is_ascii_digit() {
+        if is_digit(c) {
             j += 1;
         } else if c == b'.' && !dot && !exp {
             dot = true;
@@ -234,6 +272,8 @@ fn number_or_word(b: &[u8], i: usize) -> (TokKind, usize) {
         NumKind::Float
     } else if dot {
         NumKind::Decimal
+    } else if j - i <= 18 {
+        NumKind::Int
     } else {
         let digits = &b[i..j];
         let s = std::str::from_utf8(digits).unwrap_or("");
@@ -260,9 +300,11 @@ fn end_of_punct(b: &[u8], i: usize) -> usize {
     const OPS: [&[u8]; 12] = [
         b"<=>", b"->>", b"<=", b">=", b"<>", b"!=", b":=", b"<<", b">>", b"&&", b"||", b"->",
     ];
-    for op in OPS {
-        if b[i..].starts_with(op) {
-            return i + op.len();
+    if matches!(b[i], b'<' | b'>' | b'!' | b':' | b'&' | b'|' | b'-') {
+        for op in OPS {
+            if b[i..].starts_with(op) {
+                return i + op.len();
+            }
         }
     }
     // One whole UTF-8 character.

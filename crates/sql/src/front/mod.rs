@@ -122,6 +122,11 @@ pub struct Stripped<'a> {
 }
 
 impl Stripped<'_> {
+    /// The statement text as received.
+    pub fn text(&self) -> &str {
+        self.text
+    }
+
     /// The text sqlparser parses on a cache miss: literals replaced by `?`.
     pub fn parse_text(&self) -> String {
         let mut all: Vec<Edit> = self
@@ -423,5 +428,29 @@ mod tests {
             analyze("select 'a' 'b'", true).expect("ok"),
             Front::Parse(_)
         ));
+    }
+}
+
+#[cfg(test)]
+mod speed {
+    /// `cargo test --release -p basalt-sql --lib front_speed -- --ignored --nocapture`
+    #[test]
+    #[ignore]
+    fn front_speed() {
+        let q = "select j from foo where i = 100";
+        let n: u32 = std::env::var("FRONT_N")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(1_000_000);
+        let t = std::time::Instant::now();
+        for _ in 0..n {
+            std::hint::black_box(super::lexer::lex(std::hint::black_box(q)));
+        }
+        println!("lex: {:?}/op", t.elapsed() / n);
+        let t = std::time::Instant::now();
+        for _ in 0..n {
+            std::hint::black_box(super::analyze(std::hint::black_box(q), true).ok());
+        }
+        println!("analyze: {:?}/op", t.elapsed() / n);
     }
 }

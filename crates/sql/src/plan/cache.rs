@@ -41,7 +41,7 @@ impl Hasher for FxHasher {
     }
 }
 
-type Fx = BuildHasherDefault<FxHasher>;
+pub type Fx = BuildHasherDefault<FxHasher>;
 type Entries = HashMap<String, Arc<CacheEntry>, Fx>;
 /// scope → key → entry.
 type Shard = HashMap<String, Entries, Fx>;

@@ -52,7 +52,20 @@ pub struct Session {
     raw: String,
     /// (database, result charset) the plan-cache scope string was made for.
     scope_cache: (Option<String>, Option<basalt_common::Charset>, String),
+    /// Exact statement texts seen recently with their plan and literal values: a
+    /// repeated identical text skips even the literal-stripping scan.
+    memo: HashMap<String, Memo, crate::plan::cache::Fx>,
 }
+
+/// A memoized statement text (see [`Session`]'s `memo`).
+pub(crate) struct Memo {
+    pub plan: Arc<crate::plan::Plan>,
+    pub params: Arc<[basalt_common::Value]>,
+    pub schema_version: u64,
+}
+
+/// Most statement texts a session memoizes.
+pub(crate) const MEMO_CAP: usize = 256;
 
 impl Session {
     pub(crate) fn new(engine: Arc<Engine>, connection_id: u64, user: &str, host: &str) -> Self {
@@ -71,6 +84,7 @@ impl Session {
             extra_status: 0,
             raw: String::new(),
             scope_cache: (None, None, String::new()),
+            memo: HashMap::default(),
         }
     }
 
@@ -182,6 +196,7 @@ impl Session {
         let engine = self.cx.engine.clone();
         self.cx.vars = engine.globals.session_defaults(&engine.config);
         self.cx.refresh_derived();
+        self.memo.clear();
         self.cx.user_vars.clear();
         self.cx.clear_warnings();
         self.cx.last_insert_id = 0;

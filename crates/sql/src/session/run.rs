@@ -21,6 +21,9 @@ impl Session {
     pub(super) fn run_statement(&mut self, text: &str) -> R<QueryResult> {
         self.clear_interrupt();
         self.extra_status = 0;
+        if let Some(r) = self.run_memoized(text) {
+            return r;
+        }
         self.raw.clear();
         self.raw.push_str(text);
         let front = crate::front::analyze(text, !self.cx.mode.no_backslash_escapes);
@@ -42,6 +45,36 @@ impl Session {
             self.cx.warn(Level::Error, e.code, e.message.clone());
         }
         r
+    }
+
+    /// Runs a statement whose exact text was planned before, if it is memoized
+    /// and its plan is current.
+    fn run_memoized(&mut self, text: &str) -> Option<R<QueryResult>> {
+        self.refresh_scope();
+        let version = self.cx.engine.storage.schema_version();
+        let (plan, params) = match self.memo.get(text) {
+            Some(m) if m.schema_version == version => (m.plan.clone(), m.params.clone()),
+            _ => return None,
+        };
+        self.cx.clear_warnings();
+        self.cx.stmt_time = crate::value::temporal::now();
+        let r = self.run_plan(&plan, &params);
+        if let Err(e) = &r {
+            self.cx.warn(Level::Error, e.code, e.message.clone());
+        }
+        Some(r)
+    }
+
+    fn memoize(&mut self, text: &str, plan: &Arc<Plan>, params: &[Value], version: u64) {
+        if self.memo.len() >= super::MEMO_CAP {
+            self.memo.clear();
+        }
+        let m = super::Memo {
+            plan: plan.clone(),
+            params: params.into(),
+            schema_version: version,
+        };
+        self.memo.insert(text.to_string(), m);
     }
 
     fn native(&mut self, n: Native) -> R<QueryResult> {
@@ -126,6 +159,7 @@ impl Session {
         if db.as_deref() == self.cx.db.as_deref() && *cs == self.cx.results_charset {
             return;
         }
+        self.memo.clear();
         let cs = self.cx.results_charset.map_or("", |c| c.name());
         let scope = format!("{}\u{1}{}", self.cx.db.as_deref().unwrap_or(""), cs);
         self.scope_cache = (self.cx.db.clone(), self.cx.results_charset, scope);
@@ -137,7 +171,10 @@ impl Session {
         self.refresh_scope();
         if let Some(entry) = engine.plan_cache.get(&self.scope_cache.2, &s.key, version) {
             return match &entry.plan {
-                Some(p) => self.run_plan(p, &s.params),
+                Some(p) => {
+                    self.memoize(s.text(), p, &s.params, version);
+                    self.run_plan(p, &s.params)
+                }
                 None => self.parse_run(&s.original()),
             };
         }
@@ -153,6 +190,7 @@ impl Session {
                         schema_version: version,
                     },
                 );
+                self.memoize(s.text(), &plan, &s.params, version);
                 self.run_plan(&plan, &s.params)
             }
             Ok(None) => {

@@ -115,6 +115,7 @@ impl Session {
             self.cx.vars.insert(alias, v.clone());
         }
         self.cx.vars.insert(def.name, v.clone());
+        self.memo.clear();
         self.sync_charsets(def.name, &v);
         self.cx.refresh_derived();
         Ok(())

@@ -44,6 +44,7 @@ mod engine;
 mod exec;
 mod expr;
 mod front;
+mod infoschema;
 mod plan;
 mod result;
 mod session;

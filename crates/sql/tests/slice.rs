@@ -110,7 +110,11 @@ fn benchmark_queries_use_the_plan_cache() {
         rows(&mut s, q);
         let before = db.engine.plan_cache_stats();
         rows(&mut s, q);
-        assert_eq!(db.engine.plan_cache_stats(), before, "{q}: a repeated text is memoized");
+        assert_eq!(
+            db.engine.plan_cache_stats(),
+            before,
+            "{q}: a repeated text is memoized"
+        );
         let other = q.replace("= 1", "= 2").replace(">= 1", ">= 2");
         rows(&mut s, &other);
         let after = db.engine.plan_cache_stats();

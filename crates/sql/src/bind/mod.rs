@@ -229,12 +229,13 @@ impl<'a> Binder<'a> {
     }
 
     /// Opens a table, or 1146 (1049 when the database itself is missing).
-    pub fn open_table(&self, db: &str, name: &str) -> Result<Arc<dyn Table>, MySqlError> {
+    pub fn open_table(&mut self, db: &str, name: &str) -> Result<Arc<dyn Table>, MySqlError> {
+        if crate::infoschema::is_schema(db) {
+            self.reusable = false;
+            return crate::infoschema::open(name, self.cx);
+        }
         match self.storage.table(db, name) {
             Some(t) => Ok(t),
-            None if db == "information_schema" || db == "performance_schema" || db == "mysql" => {
-                Err(MySqlError::not_supported(&format!("{db} tables")))
-            }
             None => Err(MySqlError::no_such_table(db, name)),
         }
     }

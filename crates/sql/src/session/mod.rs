@@ -133,6 +133,10 @@ impl Session {
 
     /// COM_INIT_DB.
     pub fn use_database(&mut self, db: &str) -> Result<(), MySqlError> {
+        if crate::infoschema::is_schema(db) {
+            self.cx.db = Some(crate::infoschema::SCHEMA.to_string());
+            return Ok(());
+        }
         if !self.cx.engine.storage.database_exists(db) {
             return Err(MySqlError::bad_db(db));
         }

@@ -72,14 +72,10 @@ fn result(cols: Vec<ColumnMeta>, rows: Vec<Row>) -> R<QueryResult> {
 pub fn run(session: &mut Session, show: Show) -> R<QueryResult> {
     match show {
         Show::Databases { filter: f } => {
-            let rows: Vec<Row> = session
-                .cx
-                .engine
-                .storage
-                .databases()
-                .into_iter()
-                .map(|d| vec![s(d)])
-                .collect();
+            let mut names = session.cx.engine.storage.databases();
+            names.push(crate::infoschema::SCHEMA.to_string());
+            names.sort();
+            let rows: Vec<Row> = names.into_iter().map(|d| vec![s(d)]).collect();
             let rows = filter(session, rows, &["Database"], &f)?;
             result(vec![text_col_nn("Database", 64)], rows)
         }

@@ -34,12 +34,16 @@ pub fn show_tables(
     f: ShowFilter,
 ) -> R<QueryResult> {
     let db = db_or_current(session, db)?;
-    let names = session
-        .cx
-        .engine
-        .storage
-        .tables(&db)
-        .map_err(MySqlError::from)?;
+    let names = if crate::infoschema::is_schema(&db) {
+        crate::infoschema::table_names()
+    } else {
+        session
+            .cx
+            .engine
+            .storage
+            .tables(&db)
+            .map_err(MySqlError::from)?
+    };
     let col = format!("Tables_in_{db}");
     let rows = names
         .into_iter()

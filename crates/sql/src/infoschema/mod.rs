@@ -1,0 +1,238 @@
+//! `information_schema`: read-only virtual tables built from the catalog when a
+//! query opens them.
+//!
+//! Each table is a [`VirtualTable`] implementing the storage `Table` trait over
+//! rows materialized at bind time, so the binder, planner and executor treat it
+//! like any other table (it has no index: every read is a full scan). Plans that
+//! read one are never cached: their rows are a snapshot.
+
+mod tables;
+
+use crate::session::ctx::SessionCtx;
+use basalt_common::{
+    Charset, Collation, ColumnDef, DataType, EngineKind, IndexDef, IndexKind, IntKind, LobKind,
+    MySqlError, Row, TableDef, Value,
+};
+use basalt_storage::{
+    Cursor, Fetched, LockMode, RowHandle, ScanRequest, StorageError, Table, TableStats, Txn,
+    WaitPolicy,
+};
+use std::sync::Arc;
+
+pub const SCHEMA: &str = "information_schema";
+
+/// True for the name of the `information_schema` database.
+pub fn is_schema(db: &str) -> bool {
+    db.eq_ignore_ascii_case(SCHEMA)
+}
+
+/// Column kinds of virtual tables.
+#[derive(Clone, Copy)]
+pub enum Col {
+    /// VARCHAR(n) utf8mb3, NOT NULL.
+    Str(u32),
+    /// VARCHAR(n) utf8mb3, nullable.
+    OptStr(u32),
+    /// BIGINT UNSIGNED, nullable.
+    UInt,
+    /// BIGINT, nullable.
+    Int,
+    DateTime,
+    LongText,
+}
+
+fn column(name: &str, c: Col) -> ColumnDef {
+    let coll = Collation::Utf8mb3GeneralCi;
+    let (dt, nullable) = match c {
+        Col::Str(n) => (
+            DataType::VarChar {
+                len: n,
+                collation: coll,
+            },
+            false,
+        ),
+        Col::OptStr(n) => (
+            DataType::VarChar {
+                len: n,
+                collation: coll,
+            },
+            true,
+        ),
+        Col::UInt => (
+            DataType::Int {
+                kind: IntKind::Big,
+                unsigned: true,
+            },
+            true,
+        ),
+        Col::Int => (
+            DataType::Int {
+                kind: IntKind::Big,
+                unsigned: false,
+            },
+            true,
+        ),
+        Col::DateTime => (DataType::DateTime { fsp: 0 }, true),
+        Col::LongText => (
+            DataType::Text {
+                kind: LobKind::Long,
+                collation: coll,
+            },
+            true,
+        ),
+    };
+    let mut d = ColumnDef::new(name, dt);
+    d.nullable = nullable;
+    d
+}
+
+/// Builds the definition of a virtual table.
+pub fn table_def(name: &str, cols: &[(&str, Col)]) -> TableDef {
+    TableDef {
+        id: 0,
+        schema: SCHEMA.into(),
+        name: name.into(),
+        columns: cols.iter().map(|(n, c)| column(n, *c)).collect(),
+        indexes: vec![IndexDef {
+            id: 0,
+            name: "PRIMARY".into(),
+            kind: IndexKind::Primary,
+            columns: Vec::new(),
+            comment: String::new(),
+        }],
+        engine: EngineKind::Memory,
+        charset: Charset::Utf8mb3,
+        collation: Collation::Utf8mb3GeneralCi,
+        comment: String::new(),
+        auto_increment_start: 1,
+        next_index_id: 1,
+    }
+}
+
+/// A read-only table over materialized rows.
+pub struct VirtualTable {
+    def: Arc<TableDef>,
+    rows: Arc<Vec<Row>>,
+}
+
+impl VirtualTable {
+    pub fn new(def: TableDef, rows: Vec<Row>) -> Self {
+        VirtualTable {
+            def: Arc::new(def),
+            rows: Arc::new(rows),
+        }
+    }
+}
+
+fn read_only() -> StorageError {
+    StorageError::Invalid("information_schema tables are read-only".into())
+}
+
+struct VirtualCursor {
+    rows: Arc<Vec<Row>>,
+    next: usize,
+    reverse: bool,
+}
+
+impl Cursor for VirtualCursor {
+    fn next(&mut self, _txn: &mut Txn) -> basalt_storage::Result<Option<Fetched>> {
+        if self.next >= self.rows.len() {
+            return Ok(None);
+        }
+        let i = if self.reverse {
+            self.rows.len() - 1 - self.next
+        } else {
+            self.next
+        };
+        self.next += 1;
+        Ok(Some(Fetched {
+            handle: RowHandle((i as u64).to_be_bytes().to_vec()),
+            row: self.rows[i].clone(),
+        }))
+    }
+}
+
+impl Table for VirtualTable {
+    fn def(&self) -> Arc<TableDef> {
+        self.def.clone()
+    }
+
+    fn stats(&self) -> TableStats {
+        TableStats {
+            rows: self.rows.len() as u64,
+            indexes: Vec::new(),
+            data_bytes: 0,
+        }
+    }
+
+    fn insert(&self, _txn: &mut Txn, _row: Row) -> basalt_storage::Result<RowHandle> {
+        Err(read_only())
+    }
+
+    fn get(
+        &self,
+        _txn: &mut Txn,
+        _pk: &[Value],
+        _lock: LockMode,
+        _wait: WaitPolicy,
+    ) -> basalt_storage::Result<Option<Fetched>> {
+        Ok(None)
+    }
+
+    fn get_columns(
+        &self,
+        _txn: &mut Txn,
+        _pk: &[Value],
+        _columns: &[usize],
+    ) -> basalt_storage::Result<Option<Fetched>> {
+        Ok(None)
+    }
+
+    fn scan(&self, _txn: &mut Txn, req: ScanRequest) -> basalt_storage::Result<Box<dyn Cursor>> {
+        Ok(Box::new(VirtualCursor {
+            rows: self.rows.clone(),
+            next: 0,
+            reverse: req.reverse,
+        }))
+    }
+
+    fn update(
+        &self,
+        _txn: &mut Txn,
+        _h: &RowHandle,
+        _old: &Row,
+        _new: Row,
+    ) -> basalt_storage::Result<RowHandle> {
+        Err(read_only())
+    }
+
+    fn delete(&self, _txn: &mut Txn, _h: &RowHandle, _old: &Row) -> basalt_storage::Result<()> {
+        Err(read_only())
+    }
+
+    fn reserve_auto_increment(&self, _count: u64) -> basalt_storage::Result<u64> {
+        Err(read_only())
+    }
+
+    fn observe_auto_increment(&self, _value: u64) {}
+
+    fn peek_auto_increment(&self) -> u64 {
+        1
+    }
+}
+
+/// Opens `information_schema.name` for a query in session `cx`.
+pub fn open(name: &str, cx: &SessionCtx) -> Result<Arc<dyn Table>, MySqlError> {
+    let upper = name.to_ascii_uppercase();
+    match tables::build(&upper, cx) {
+        Some((def, rows)) => Ok(Arc::new(VirtualTable::new(def, rows))),
+        None => Err(MySqlError::no_such_table(SCHEMA, name)),
+    }
+}
+
+/// The names of the virtual tables, sorted.
+pub fn table_names() -> Vec<String> {
+    let mut v: Vec<String> = tables::NAMES.iter().map(|s| s.to_string()).collect();
+    v.sort();
+    v
+}

@@ -324,8 +324,13 @@ pub fn run_instructions(
     }
     results.cases.push(case);
     results.info.notes.push(format!(
-        "Instructions per point select counted with {}; {n} queries, minus an idle interval of equal length.",
-        counter.describe()
+        "Instructions per point select counted with {}; {n} queries, minus an idle interval of equal length{}.",
+        counter.describe(),
+        if counter == Counter::Callgrind {
+            "; user-space instructions only (callgrind does not see the kernel)"
+        } else {
+            ""
+        }
     ));
 }
 

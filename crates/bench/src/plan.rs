@@ -48,7 +48,7 @@ pub struct Args {
     /// sysbench scripts run with --db-ps-mode=auto (default all five).
     #[arg(long, value_delimiter = ',')]
     pub sysbench_scripts: Vec<String>,
-    /// sysbench thread counts for --db-ps-mode=auto (default 1,4,8,16,64).
+    /// sysbench thread counts for --db-ps-mode=auto (default 1,4,8,16,32,64).
     #[arg(long, value_delimiter = ',')]
     pub sysbench_threads: Vec<u32>,
     /// sysbench scripts also run with --db-ps-mode=disable (default
@@ -224,7 +224,7 @@ fn sysbench_plan(a: &Args) -> SysbenchPlan {
     };
     let threads = or(
         &a.sysbench_threads,
-        if q { &[1, 8] } else { &[1, 4, 8, 16, 64] },
+        if q { &[1, 8] } else { &[1, 4, 8, 16, 32, 64] },
     );
     let text_threads = or(&a.sysbench_text_threads, &[1, 8, 32]);
     let mut cases = Vec::new();
@@ -309,8 +309,8 @@ mod tests {
         assert_eq!(p.workloads.len(), 5);
         assert_eq!(p.seed.clients, [1, 4, 32]);
         assert_eq!(p.seed.queries, 20000);
-        // 5 scripts x 5 thread counts with ps, 3 x 3 without.
-        assert_eq!(p.sysbench.cases.len(), 25 + 9);
+        // 5 scripts x 6 thread counts with ps, 3 x 3 without.
+        assert_eq!(p.sysbench.cases.len(), 30 + 9);
         assert_eq!(p.commit.clients, [1, 16, 64]);
     }
 

@@ -41,7 +41,7 @@ pub fn create_table_def(
 ) -> R<TableDef> {
     let (db, name) = qualified(&ct.name, cx)?;
     check_ident(&name, false)?;
-    let opts = table_options(&ct.table_options, ct.comment.as_ref(), cx)?;
+    let opts = table_options(&ct.table_options, ct.comment.as_ref(), &name, cx)?;
     let db_coll = storage
         .database_collation(&db)
         .unwrap_or(Collation::Utf8mb4GeneralCi);
@@ -51,7 +51,7 @@ pub fn create_table_def(
         (None, None) => db_coll,
     };
     if ct.columns.is_empty() {
-        return Err(MySqlError::table_must_have_columns());
+        return Err(MySqlError::parse_error(")", 1));
     }
     let mut columns: Vec<ColumnDef> = Vec::new();
     let mut indexes: Vec<IndexDef> = Vec::new();
@@ -128,7 +128,7 @@ pub fn index_def(
     {
         return Err(MySqlError::dup_keyname(&name));
     }
-    let idx = IndexDef {
+    let mut idx = IndexDef {
         id: 0,
         name,
         kind: if unique {
@@ -139,6 +139,7 @@ pub fn index_def(
         columns,
         comment: String::new(),
     };
+    implicit_prefixes(&mut idx, &def.columns);
     check_key(&idx, &def.columns)?;
     Ok(idx)
 }
@@ -161,7 +162,8 @@ pub fn check_ident(name: &str, is_db: bool) -> R<()> {
 fn table_options(
     opts: &ast::CreateTableOptions,
     comment: Option<&ast::CommentDef>,
-    cx: &SessionCtx,
+    table: &str,
+    cx: &mut SessionCtx,
 ) -> R<TableOptions> {
     let mut out = TableOptions {
         engine: EngineKind::Basalt,
@@ -186,13 +188,13 @@ fn table_options(
                 if n.key.value.eq_ignore_ascii_case("engine") =>
             {
                 let e = n.name.as_ref().map(|i| i.value.clone()).unwrap_or_default();
-                out.engine = engine_kind(&e, cx)?;
+                out.engine = engine_kind(&e, table, cx)?;
             }
             ast::SqlOption::KeyValue { key, value } => {
                 let k = super::object_parts(key).join(" ").to_ascii_uppercase();
                 let v = option_text(value);
                 match k.as_str() {
-                    "ENGINE" => out.engine = engine_kind(&v, cx)?,
+                    "ENGINE" => out.engine = engine_kind(&v, table, cx)?,
                     "DEFAULT CHARSET" | "CHARSET" | "CHARACTER SET" | "DEFAULT CHARACTER SET" => {
                         out.charset = Some(
                             Charset::from_name(&v)
@@ -237,11 +239,25 @@ fn option_text(e: &ast::Expr) -> String {
 
 /// Maps an ENGINE= name. Engines MariaDB has but Basalt does not (MyISAM, Aria)
 /// become the transactional engine; unknown names fail with 1286.
-pub fn engine_kind(name: &str, _cx: &SessionCtx) -> R<EngineKind> {
+/// Maps an ENGINE= name. Engines MariaDB has but Basalt does not (MyISAM, Aria)
+/// become the transactional engine. An unknown name fails with 1286 under
+/// NO_ENGINE_SUBSTITUTION; otherwise it is replaced by the default engine with
+/// MariaDB's two warnings.
+pub fn engine_kind(name: &str, table: &str, cx: &mut SessionCtx) -> R<EngineKind> {
     match name.to_ascii_lowercase().as_str() {
         "innodb" | "basalt" | "myisam" | "aria" | "xtradb" => Ok(EngineKind::Basalt),
         "memory" | "heap" => Ok(EngineKind::Memory),
-        _ => Err(MySqlError::unknown_storage_engine(name)),
+        _ if cx.mode.no_engine_substitution => Err(MySqlError::unknown_storage_engine(name)),
+        _ => {
+            let e = MySqlError::unknown_storage_engine(name);
+            cx.warn(crate::session::ctx::Level::Warning, e.code, e.message);
+            cx.warn(
+                crate::session::ctx::Level::Warning,
+                1266,
+                format!("Using storage engine InnoDB for table '{table}'"),
+            );
+            Ok(EngineKind::Basalt)
+        }
     }
 }
 
@@ -541,10 +557,13 @@ fn decimal(i: &ast::ExactNumberInfo, col: &str) -> R<DataType> {
         ast::ExactNumberInfo::PrecisionAndScale(p, s) => (*p, (*s).max(0) as u64),
     };
     if p > basalt_common::decimal::MAX_PRECISION as u64 {
-        return Err(MySqlError::too_big_precision(
-            p as u32,
-            col,
-            basalt_common::decimal::MAX_PRECISION,
+        return Err(MySqlError::new(
+            1426,
+            "42000",
+            format!(
+                "Too big precision specified for '{col}'. Maximum is {}",
+                basalt_common::decimal::MAX_PRECISION
+            ),
         ));
     }
     if s > basalt_common::decimal::MAX_SCALE as u64 {
@@ -697,10 +716,23 @@ fn finish_indexes(list: Vec<IndexDef>, columns: &mut [ColumnDef]) -> R<Vec<Index
     for (i, idx) in out.iter_mut().enumerate() {
         idx.id = i as u32;
         if !idx.columns.is_empty() {
+            implicit_prefixes(idx, columns);
             check_key(idx, columns)?;
         }
     }
     Ok(out)
+}
+
+/// Gives TEXT / BLOB key parts without a length the longest prefix a key allows,
+/// as MariaDB does.
+fn implicit_prefixes(idx: &mut IndexDef, columns: &[ColumnDef]) {
+    for kc in idx.columns.iter_mut() {
+        let dt = &columns[kc.column].data_type;
+        if dt.is_lob() && kc.prefix_len.is_none() {
+            let mb = dt.collation().map_or(1, |c| c.charset().max_len());
+            kc.prefix_len = Some(MAX_KEY_BYTES / mb);
+        }
+    }
 }
 
 fn check_key(idx: &IndexDef, columns: &[ColumnDef]) -> R<()> {

@@ -2,7 +2,7 @@
 //! parser: DDL, savepoints, KILL, DESCRIBE / EXPLAIN, and accepted no-ops.
 
 use super::Session;
-use crate::bind::ddl::{create_table_def, engine_kind, index_def, qualified};
+use crate::bind::ddl::{create_table_def, index_def, qualified};
 use crate::exec::ddl;
 use crate::result::QueryResult;
 use basalt_common::{Charset, Collation, MySqlError};
@@ -248,7 +248,6 @@ impl Session {
                 _ => return Err(MySqlError::not_supported("this ALTER TABLE operation")),
             }
         }
-        let _ = engine_kind;
         let mut r = QueryResult::ok(0);
         if let QueryResult::Ok { info, .. } = &mut r {
             *info = "Records: 0  Duplicates: 0  Warnings: 0".into();

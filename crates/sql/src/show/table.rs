@@ -276,6 +276,8 @@ fn column_line(c: &ColumnDef, def: &TableDef) -> String {
     }
     if !c.nullable {
         line.push_str(" NOT NULL");
+    } else if matches!(c.data_type, DataType::Timestamp { .. }) {
+        line.push_str(" NULL");
     }
     match &c.default {
         Some(DefaultValue::CurrentTimestamp) => line.push_str(" DEFAULT current_timestamp()"),

@@ -45,6 +45,8 @@ pub struct Session {
     sql_prepared: HashMap<String, u32>,
     next_stmt_id: u32,
     multi_statements: bool,
+    /// CLIENT_FOUND_ROWS: UPDATE reports matched rather than changed rows.
+    found_rows: bool,
     interrupt: Arc<AtomicBool>,
     /// NO_INDEX_USED / NO_GOOD_INDEX_USED of the last statement.
     extra_status: u16,
@@ -80,6 +82,7 @@ impl Session {
             sql_prepared: HashMap::new(),
             next_stmt_id: 1,
             multi_statements: false,
+            found_rows: false,
             interrupt: Arc::new(AtomicBool::new(false)),
             extra_status: 0,
             raw: String::new(),
@@ -129,6 +132,12 @@ impl Session {
 
     pub fn set_multi_statements(&mut self, on: bool) {
         self.multi_statements = on;
+    }
+
+    /// The client's CLIENT_FOUND_ROWS capability: UPDATE's affected-row count is
+    /// then the number of rows matched, not changed.
+    pub fn set_client_found_rows(&mut self, on: bool) {
+        self.found_rows = on;
     }
 
     /// COM_INIT_DB.

@@ -302,7 +302,11 @@ impl Session {
             }
             Plan::Modify(p) => {
                 let o = self.in_statement(params, false, |ex| modify::run(p, ex, false))?;
-                let affected = o.changed;
+                let affected = if self.found_rows && !p.delete {
+                    o.matched
+                } else {
+                    o.changed
+                };
                 self.cx.row_count = affected as i64;
                 let info = if p.delete {
                     String::new()

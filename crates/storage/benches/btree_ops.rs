@@ -7,7 +7,8 @@
 //! threads (throughput is reported per lookup, so 2 threads on 2 free cores show about
 //! half the time per lookup). Inserts go in ascending and in random key order.
 //! The pool's memory overhead per frame is printed first. `BTREE_BENCH_POOL=in_memory`
-//! (or `pool_1_8th`) runs only that lookup group.
+//! (or `pool_1_8th`) runs only that lookup group; `BTREE_BENCH_CPU_TIME=1` measures
+//! lookups in thread CPU time instead of wall time (for a machine busy with other work).
 
 use basalt_storage::btree::{TableFile, Tree};
 use basalt_storage::io::os::OsFileSystem;
@@ -53,22 +54,48 @@ impl Rng {
     }
 }
 
-/// Runs `iters` lookups split over `threads` threads; returns the wall time.
+/// CPU time the calling thread has used.
+fn thread_cpu_time() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes into the timespec we pass.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
+/// Runs `iters` lookups split over `threads` threads. Returns the wall time, or with
+/// `BTREE_BENCH_CPU_TIME` set the threads' mean CPU time (what the run would take with
+/// a core per thread: meaningful on a machine busy with other work).
 fn lookups(tree: &Tree, threads: u64, iters: u64) -> Duration {
+    let cpu_mode = std::env::var_os("BTREE_BENCH_CPU_TIME").is_some();
     let start = Instant::now();
-    std::thread::scope(|s| {
-        for t in 0..threads {
-            let tree = tree.clone();
-            s.spawn(move || {
-                let mut rng = Rng::new(t + 1);
-                for _ in 0..iters / threads {
-                    let k = key(rng.next() % ENTRIES);
-                    assert!(tree.get(&k).expect("get").is_some());
-                }
-            });
-        }
+    let cpu: Duration = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let tree = tree.clone();
+                s.spawn(move || {
+                    let t0 = thread_cpu_time();
+                    let mut rng = Rng::new(t + 1);
+                    for _ in 0..iters / threads {
+                        let k = key(rng.next() % ENTRIES);
+                        assert!(tree.get(&k).expect("get").is_some());
+                    }
+                    thread_cpu_time() - t0
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("lookup thread"))
+            .sum()
     });
-    start.elapsed()
+    if cpu_mode {
+        cpu / threads as u32
+    } else {
+        start.elapsed()
+    }
 }
 
 fn bench_lookups(c: &mut Criterion) {

@@ -89,9 +89,9 @@ fn run(ops: Vec<Op>) {
                 }
             }
             Op::CreateTree(t) => {
-                if !model.contains_key(&t) {
+                if let std::collections::btree_map::Entry::Vacant(e) = model.entry(t) {
                     file.create_tree(t as u32).unwrap();
-                    model.insert(t, BTreeMap::new());
+                    e.insert(BTreeMap::new());
                 }
             }
             Op::DropTree(t) => {

@@ -841,6 +841,12 @@ impl Binder<'_> {
                 );
             }
         }
+        if name == "timestampdiff" || name == "timestampadd" {
+            if let Some(ast::Expr::Identifier(unit)) = args.first() {
+                let v = ast::Value::SingleQuotedString(unit.value.clone()).with_empty_span();
+                args[0] = ast::Expr::Value(v);
+            }
+        }
         if name == "values" {
             return self.values_ref(&args, scope);
         }

@@ -21,6 +21,17 @@ pub enum TrimSide {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Trig {
+    Sin,
+    Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Cot,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Func {
     // session information
     Database,
@@ -81,6 +92,26 @@ pub enum Func {
     Crc32,
     Strcmp,
     Field,
+    SubstringIndex,
+    FindInSet,
+    Elt,
+    Uuid,
+    Format,
+    Quote,
+    Bin,
+    Oct,
+    ToDays,
+    FromDays,
+    Weekday,
+    DayName,
+    MonthName,
+    LastDay,
+    TimestampDiff,
+    Trig(Trig),
+    Log,
+    Log2,
+    Degrees,
+    Radians,
     // control
     Coalesce,
     IfNull,
@@ -167,6 +198,32 @@ pub fn lookup(name: &str) -> Option<(Func, usize, usize)> {
         "crc32" => (Crc32, 1, 1),
         "strcmp" => (Strcmp, 2, 2),
         "field" => (Field, 2, many),
+        "substring_index" => (SubstringIndex, 3, 3),
+        "find_in_set" => (FindInSet, 2, 2),
+        "elt" => (Elt, 2, many),
+        "uuid" => (Uuid, 0, 0),
+        "format" => (Format, 2, 3),
+        "quote" => (Quote, 1, 1),
+        "bin" => (Bin, 1, 1),
+        "oct" => (Oct, 1, 1),
+        "to_days" => (ToDays, 1, 1),
+        "from_days" => (FromDays, 1, 1),
+        "weekday" => (Weekday, 1, 1),
+        "dayname" => (DayName, 1, 1),
+        "monthname" => (MonthName, 1, 1),
+        "last_day" => (LastDay, 1, 1),
+        "timestampdiff" => (TimestampDiff, 3, 3),
+        "sin" => (Trig(self::Trig::Sin), 1, 1),
+        "cos" => (Trig(self::Trig::Cos), 1, 1),
+        "tan" => (Trig(self::Trig::Tan), 1, 1),
+        "asin" => (Trig(self::Trig::Asin), 1, 1),
+        "acos" => (Trig(self::Trig::Acos), 1, 1),
+        "atan" => (Trig(self::Trig::Atan), 1, 1),
+        "cot" => (Trig(self::Trig::Cot), 1, 1),
+        "log" => (Log, 1, 2),
+        "log2" => (Log2, 1, 1),
+        "degrees" => (Degrees, 1, 1),
+        "radians" => (Radians, 1, 1),
         "coalesce" => (Coalesce, 1, many),
         "ifnull" | "nvl" => (IfNull, 2, 2),
         "nullif" => (NullIf, 2, 2),
@@ -196,7 +253,10 @@ impl Func {
     /// False for functions whose value changes between calls in one statement (so a
     /// plan must not treat them as constants).
     pub fn is_deterministic_per_statement(self) -> bool {
-        !matches!(self, Func::Rand | Func::SysDate | Func::LastInsertId)
+        !matches!(
+            self,
+            Func::Rand | Func::SysDate | Func::LastInsertId | Func::Uuid
+        )
     }
 }
 
@@ -239,6 +299,20 @@ pub fn result_type(f: Func, args: &[ExprType]) -> ExprType {
         ConcatWs => {
             ExprType::string(args.iter().map(|a| a.len).sum(), str_coll).nullable(args[0].nullable)
         }
+        SubstringIndex => ExprType::string(arg_len(0), str_coll).nullable(true),
+        Elt => ExprType::string(
+            args.iter().skip(1).map(|a| a.len).max().unwrap_or(0),
+            str_coll,
+        )
+        .nullable(true),
+        Uuid => ExprType::string(36, utf),
+        Format => ExprType::string(arg_len(0) + 20, utf).nullable(true),
+        Quote => ExprType::string(arg_len(0) * 2 + 2, str_coll).nullable(true),
+        Bin | Oct => ExprType::string(64, utf).nullable(true),
+        DayName | MonthName => ExprType::string(9, utf).nullable(true),
+        FromDays | LastDay => ExprType::date().nullable(true),
+        ToDays | Weekday | TimestampDiff | FindInSet => ExprType::bigint().nullable(true),
+        Trig(_) | Log | Log2 | Degrees | Radians => ExprType::double().nullable(true),
         Length | CharLength | Ascii | Locate | Instr | Strcmp | Field | Crc32 => {
             ExprType::int(10).nullable(any_null)
         }
@@ -379,6 +453,10 @@ fn eval_values(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
         }
         IsNullFn => Ok(Value::Int(vals[0].is_null() as i64)),
         Greatest | Least => Ok(extreme(f == Greatest, vals)),
+        ToDays | FromDays | Weekday | DayName | MonthName | LastDay | TimestampDiff => {
+            time::eval(f, vals, ctx)
+        }
+        Trig(_) | Log | Log2 | Degrees | Radians => numeric::eval(f, vals, ctx),
         Now | SysDate | CurDate | CurTime | UtcTimestamp | UtcDate | UnixTimestamp
         | FromUnixtime | DateOf | TimeOf | Year | Month | DayOfMonth | Hour | Minute | Second
         | DayOfWeek | DayOfYear | DateDiff | DateAdd(_) | DateSub(_) | DateFormat => {

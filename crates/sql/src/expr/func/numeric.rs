@@ -48,6 +48,31 @@ pub fn eval(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
             }
         }
         Sqrt => Ok(real(to_f64(&vals[0]).sqrt())),
+        Trig(t) => {
+            use super::Trig as T;
+            let x = to_f64(&vals[0]);
+            Ok(real(match t {
+                T::Sin => x.sin(),
+                T::Cos => x.cos(),
+                T::Tan => x.tan(),
+                T::Asin => x.asin(),
+                T::Acos => x.acos(),
+                T::Atan => x.atan(),
+                T::Cot => 1.0 / x.tan(),
+            }))
+        }
+        Log if vals.len() == 2 => {
+            let (b, x) = (to_f64(&vals[0]), to_f64(&vals[1]));
+            Ok(if b <= 0.0 || b == 1.0 || x <= 0.0 {
+                Value::Null
+            } else {
+                Value::Double(x.ln() / b.ln())
+            })
+        }
+        Log => Ok(positive_log(to_f64(&vals[0]), f64::ln)),
+        Log2 => Ok(positive_log(to_f64(&vals[0]), f64::log2)),
+        Degrees => Ok(Value::Double(to_f64(&vals[0]).to_degrees())),
+        Radians => Ok(Value::Double(to_f64(&vals[0]).to_radians())),
         Pow => Ok(real(to_f64(&vals[0]).powf(to_f64(&vals[1])))),
         Exp => Ok(real(to_f64(&vals[0]).exp())),
         Ln => Ok(positive_log(to_f64(&vals[0]), f64::ln)),

@@ -14,9 +14,10 @@ fn int_arg(v: &Value) -> i64 {
     to_num(v).0.to_i64().unwrap_or(i64::MAX)
 }
 
-pub fn eval(f: Func, vals: Vec<Value>, _ctx: &mut EvalCtx) -> R {
+pub fn eval(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
     use Func::*;
     match f {
+        Uuid => Ok(Value::str(&uuid(ctx))),
         Concat => {
             if vals.iter().any(Value::is_null) {
                 return Ok(Value::Null);
@@ -111,6 +112,39 @@ pub fn eval(f: Func, vals: Vec<Value>, _ctx: &mut EvalCtx) -> R {
             let o = Collation::Utf8mb4GeneralCi.compare(&to_bytes(&vals[0]), &to_bytes(&vals[1]));
             Ok(Value::Int(o as i64))
         }
+        SubstringIndex => Ok(Value::str(&substring_index(
+            &text(&vals[0]),
+            &text(&vals[1]),
+            int_arg(&vals[2]),
+        ))),
+        FindInSet => {
+            let needle = text(&vals[0]);
+            let pos = text(&vals[1])
+                .split(',')
+                .position(|x| x.eq_ignore_ascii_case(&needle));
+            Ok(Value::Int(pos.map_or(0, |p| p as i64 + 1)))
+        }
+        Elt => {
+            let n = int_arg(&vals[0]);
+            Ok(if n >= 1 && (n as usize) < vals.len() {
+                Value::Bytes(to_bytes(&vals[n as usize]))
+            } else {
+                Value::Null
+            })
+        }
+        Format => {
+            let d = int_arg(&vals[1]).clamp(0, 30) as usize;
+            Ok(Value::str(&format_number(
+                crate::value::to_f64(&vals[0]),
+                d,
+            )))
+        }
+        Quote => Ok(Value::str(&format!(
+            "'{}'",
+            text(&vals[0]).replace('\\', "\\\\").replace('\'', "\\'")
+        ))),
+        Bin => Ok(Value::str(&format!("{:b}", int_arg(&vals[0]) as u64))),
+        Oct => Ok(Value::str(&format!("{:o}", int_arg(&vals[0]) as u64))),
         Field => {
             let pos = vals[1..].iter().position(|v| {
                 crate::value::compare::equal(&vals[0], v, Collation::Utf8mb4GeneralCi) == Some(true)
@@ -119,6 +153,65 @@ pub fn eval(f: Func, vals: Vec<Value>, _ctx: &mut EvalCtx) -> R {
         }
         _ => Ok(Value::Null),
     }
+}
+
+/// SUBSTRING_INDEX(s, delim, count).
+fn substring_index(s: &str, delim: &str, count: i64) -> String {
+    if delim.is_empty() || count == 0 {
+        return String::new();
+    }
+    let parts: Vec<&str> = s.split(delim).collect();
+    let n = count.unsigned_abs() as usize;
+    if n >= parts.len() {
+        return s.to_string();
+    }
+    if count > 0 {
+        parts[..n].join(delim)
+    } else {
+        parts[parts.len() - n..].join(delim)
+    }
+}
+
+/// FORMAT(x, d): rounded to `d` decimals with thousands separators.
+fn format_number(x: f64, d: usize) -> String {
+    let text = format!("{:.*}", d, x.abs());
+    let (int, frac) = match text.split_once('.') {
+        Some((i, f)) => (i.to_string(), Some(f.to_string())),
+        None => (text.clone(), None),
+    };
+    let mut grouped = String::new();
+    for (i, c) in int.chars().enumerate() {
+        if i > 0 && (int.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(c);
+    }
+    let sign = if x < 0.0 && text.chars().any(|c| c.is_ascii_digit() && c != '0') {
+        "-"
+    } else {
+        ""
+    };
+    match frac {
+        Some(f) => format!("{sign}{grouped}.{f}"),
+        None => format!("{sign}{grouped}"),
+    }
+}
+
+/// A version-1-style UUID from the clock and the session's random state.
+fn uuid(ctx: &mut EvalCtx) -> String {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    let t = now.as_nanos() as u64 / 100 + 0x01B2_1DD2_1381_4000;
+    let r = (ctx.cx.next_rand() * u64::MAX as f64) as u64;
+    format!(
+        "{:08x}-{:04x}-1{:03x}-{:04x}-{:012x}",
+        t as u32,
+        (t >> 32) as u16,
+        (t >> 48) as u16 & 0xfff,
+        (r >> 48) as u16 & 0x3fff | 0x8000,
+        r & 0xffff_ffff_ffff
+    )
 }
 
 /// SUBSTRING(s, pos[, len]) with MySQL's 1-based and negative positions.
@@ -293,6 +386,10 @@ mod tests {
         assert_eq!(substring("hello", -3, Some(2)), "ll");
         assert_eq!(substring("hello", 0, None), "");
         assert_eq!(substring("hello", 2, Some(100)), "ello");
+        assert_eq!(substring_index("a.b.c", ".", 2), "a.b");
+        assert_eq!(substring_index("a.b.c", ".", -2), "b.c");
+        assert_eq!(format_number(1234567.891, 2), "1,234,567.89");
+        assert_eq!(format_number(-1234.5, 0), "-1,235");
     }
 
     #[test]

@@ -90,6 +90,44 @@ pub fn eval(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
                 None => Value::Null,
             })
         }
+        ToDays => {
+            Ok(to_datetime(&vals[0], ctx).map_or(Value::Null, |d| Value::Int(d.date.to_days())))
+        }
+        FromDays => {
+            let n = to_num(&vals[0]).0.to_i64().unwrap_or(0);
+            let dt = DateTime::from_unix_seconds((n - 719_528) * 86_400, 0);
+            Ok(if n < 366 {
+                Value::Date(Default::default())
+            } else {
+                Value::Date(dt.date)
+            })
+        }
+        Weekday => Ok(to_datetime(&vals[0], ctx).map_or(Value::Null, |d| {
+            Value::Int((d.date.to_days() + 5).rem_euclid(7))
+        })),
+        DayName => Ok(to_datetime(&vals[0], ctx).map_or(Value::Null, |d| {
+            Value::str(DAYS[(d.date.to_days() + 5).rem_euclid(7) as usize])
+        })),
+        MonthName => Ok(to_datetime(&vals[0], ctx)
+            .and_then(|d| MONTHS.get((d.date.month as usize).wrapping_sub(1)).copied())
+            .map_or(Value::Null, Value::str)),
+        LastDay => Ok(to_datetime(&vals[0], ctx).map_or(Value::Null, |d| {
+            let first = DateTime::from_date(basalt_common::Date::new(d.date.year, d.date.month, 1));
+            add_interval(first, 1, crate::value::temporal::Unit::Month)
+                .and_then(|n| add_interval(n, -1, crate::value::temporal::Unit::Day))
+                .map_or(Value::Null, |l| Value::Date(l.date))
+        })),
+        TimestampDiff => {
+            let unit = crate::value::temporal::Unit::from_name(&String::from_utf8_lossy(
+                &to_bytes(&vals[0]),
+            ));
+            let (Some(unit), Some(a), Some(b)) =
+                (unit, to_datetime(&vals[1], ctx), to_datetime(&vals[2], ctx))
+            else {
+                return Ok(Value::Null);
+            };
+            Ok(Value::Int(timestamp_diff(unit, a, b)))
+        }
         DateFormat => {
             let Some(dt) = to_datetime(&vals[0], ctx) else {
                 return Ok(Value::Null);
@@ -124,6 +162,49 @@ fn time_part(f: Func, v: &Value, ctx: &mut EvalCtx) -> Value {
         Func::Minute => t.minute as i64,
         _ => t.second as i64,
     })
+}
+
+/// TIMESTAMPDIFF(unit, a, b): whole units from `a` to `b`.
+fn timestamp_diff(unit: crate::value::temporal::Unit, a: DateTime, b: DateTime) -> i64 {
+    use crate::value::temporal::Unit as U;
+    let micros = |d: DateTime| d.unix_seconds() as i128 * 1_000_000 + d.micro as i128;
+    let diff = micros(b) - micros(a);
+    let months = || {
+        let m = (b.date.year as i64 * 12 + b.date.month as i64)
+            - (a.date.year as i64 * 12 + a.date.month as i64);
+        let rest_a = (
+            a.date.day as i64,
+            a.hour as i64,
+            a.minute as i64,
+            a.second as i64,
+            a.micro as i64,
+        );
+        let rest_b = (
+            b.date.day as i64,
+            b.hour as i64,
+            b.minute as i64,
+            b.second as i64,
+            b.micro as i64,
+        );
+        if m > 0 && rest_b < rest_a {
+            m - 1
+        } else if m < 0 && rest_b > rest_a {
+            m + 1
+        } else {
+            m
+        }
+    };
+    (match unit {
+        U::Microsecond => diff,
+        U::Second => diff / 1_000_000,
+        U::Minute => diff / 60_000_000,
+        U::Hour => diff / 3_600_000_000,
+        U::Day => diff / 86_400_000_000,
+        U::Week => diff / 604_800_000_000,
+        U::Month => months() as i128,
+        U::Quarter => (months() / 3) as i128,
+        U::Year => (months() / 12) as i128,
+    }) as i64
 }
 
 const MONTHS: [&str; 12] = [

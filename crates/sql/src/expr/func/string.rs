@@ -174,7 +174,9 @@ fn substring_index(s: &str, delim: &str, count: i64) -> String {
 
 /// FORMAT(x, d): rounded to `d` decimals with thousands separators.
 fn format_number(x: f64, d: usize) -> String {
-    let text = format!("{:.*}", d, x.abs());
+    let text = basalt_common::Decimal::from_f64(x.abs())
+        .and_then(|v| v.rescale(d as u8))
+        .map_or_else(|| format!("{:.*}", d, x.abs()), |v| v.to_string());
     let (int, frac) = match text.split_once('.') {
         Some((i, f)) => (i.to_string(), Some(f.to_string())),
         None => (text.clone(), None),

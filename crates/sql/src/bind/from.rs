@@ -8,9 +8,12 @@
 use super::{Binder, Clause, Scope, ScopeTable};
 use crate::expr::{CmpOp, Expr};
 use crate::plan::access::Hints;
-use crate::plan::TableRef;
+use crate::plan::{SubKind, SubPlan, TableRef};
+use crate::ty::{Class, ExprType};
 use basalt_common::{Collation, MySqlError};
+use basalt_common::{ColumnDef, DataType, IntKind, LobKind};
 use sqlparser::ast::{self, JoinConstraint, JoinOperator, TableFactor};
+use std::sync::Arc;
 
 type R<T> = Result<T, MySqlError>;
 
@@ -212,8 +215,81 @@ impl Binder<'_> {
         Ok(conds)
     }
 
+    /// Adds a derived table (a subquery in FROM): a virtual table whose rows the
+    /// subquery provides when the statement runs.
+    fn derived(
+        &mut self,
+        q: &ast::Query,
+        alias: Option<&ast::TableAlias>,
+        out: &mut From,
+    ) -> R<usize> {
+        let Some(alias) = alias else {
+            return Err(MySqlError::parse_error("", 1));
+        };
+        let plan = self.nested_select(q)?;
+        let names: Vec<String> = if alias.columns.is_empty() {
+            plan.columns.iter().map(|c| c.name.clone()).collect()
+        } else {
+            alias.columns.iter().map(|c| c.name.value.clone()).collect()
+        };
+        if names.len() != plan.visible {
+            return Err(MySqlError::new(1353, "HY000", "In definition of view, derived table or common table expression, SELECT list and column names list have different column counts"));
+        }
+        for (i, n) in names.iter().enumerate() {
+            if names[..i].iter().any(|m| m.eq_ignore_ascii_case(n)) {
+                return Err(MySqlError::dup_fieldname(n));
+            }
+        }
+        let cols = names
+            .iter()
+            .zip(&plan.types)
+            .map(|(n, t)| derived_column(n, t))
+            .collect();
+        let name = alias.name.value.clone();
+        if out.tables.iter().any(|t| t.alias == name) {
+            return Err(MySqlError::nonunique_table(&name));
+        }
+        let def = crate::infoschema::columns_def("", &name, cols);
+        let vt = Arc::new(crate::infoschema::VirtualTable::new(def, Vec::new()));
+        self.subplans.push(SubPlan {
+            plan,
+            kind: SubKind::Scalar,
+            target: Some(vt.clone()),
+        });
+        self.reusable = false;
+        let table: Arc<dyn basalt_storage::Table> = vt;
+        let def = table.def();
+        let offset = out.width;
+        out.width += def.columns.len();
+        out.scope.tables.push(ScopeTable {
+            alias: name.clone(),
+            db: String::new(),
+            def: def.clone(),
+            offset,
+            nullable: false,
+        });
+        out.tables.push(TableRef {
+            table,
+            def,
+            db: String::new(),
+            alias: name,
+            offset,
+        });
+        out.hints.push(Hints::default());
+        Ok(out.tables.len() - 1)
+    }
+
     /// Adds a table reference; `None` for `DUAL`.
     fn table_factor(&mut self, tf: &TableFactor, out: &mut From) -> R<Option<usize>> {
+        if let TableFactor::Derived {
+            lateral: false,
+            subquery,
+            alias,
+            ..
+        } = tf
+        {
+            return self.derived(subquery, alias.as_ref(), out).map(Some);
+        }
         let TableFactor::Table {
             name,
             alias,
@@ -288,4 +364,46 @@ pub fn split_and(e: Expr) -> Vec<Expr> {
         Expr::And(v) => v.into_iter().flat_map(split_and).collect(),
         other => vec![other],
     }
+}
+
+/// The column of a derived table that holds values of static type `t`.
+fn derived_column(name: &str, t: &ExprType) -> ColumnDef {
+    let coll = t.collation;
+    let dt = match t.class {
+        Class::Int => DataType::Int {
+            kind: if t.len <= 11 {
+                IntKind::Int
+            } else {
+                IntKind::Big
+            },
+            unsigned: t.unsigned,
+        },
+        Class::Decimal => DataType::Decimal {
+            precision: t.precision().clamp(1, 38) as u8,
+            scale: t.decimals.min(30),
+        },
+        Class::Double => DataType::Double,
+        Class::String if t.len > 16_383 => DataType::Text {
+            kind: LobKind::Long,
+            collation: coll,
+        },
+        Class::String => DataType::VarChar {
+            len: t.len.max(1),
+            collation: coll,
+        },
+        Class::Date => DataType::Date,
+        Class::DateTime => DataType::DateTime {
+            fsp: t.decimals.min(6),
+        },
+        Class::Time => DataType::Time {
+            fsp: t.decimals.min(6),
+        },
+        Class::Null => DataType::VarChar {
+            len: 1,
+            collation: basalt_common::Collation::Binary,
+        },
+    };
+    let mut c = ColumnDef::new(name, dt);
+    c.nullable = t.nullable;
+    c
 }

@@ -140,6 +140,8 @@ pub struct Binder<'a> {
     pub in_projection: bool,
     /// Uncorrelated subqueries bound so far (inner ones before outer ones).
     pub subplans: Vec<crate::plan::SubPlan>,
+    /// Subquery nesting depth (select-item names come from `raw` only at depth 0).
+    pub depth: u32,
 }
 
 impl<'a> Binder<'a> {
@@ -161,6 +163,7 @@ impl<'a> Binder<'a> {
             reusable: true,
             in_projection: false,
             subplans: Vec::new(),
+            depth: 0,
         }
     }
 
@@ -177,12 +180,7 @@ impl<'a> Binder<'a> {
         q: &sqlparser::ast::Query,
         kind: crate::plan::SubKind,
     ) -> Result<(usize, ExprType), MySqlError> {
-        let (clause, proj) = (self.clause, self.in_projection);
-        self.in_projection = false;
-        let plan = self.select(q);
-        self.clause = clause;
-        self.in_projection = proj;
-        let plan = plan?;
+        let plan = self.nested_select(q)?;
         if kind != crate::plan::SubKind::Exists && plan.visible != 1 {
             return Err(MySqlError::operand_columns(1));
         }
@@ -192,8 +190,27 @@ impl<'a> Binder<'a> {
             .cloned()
             .unwrap_or_else(ExprType::null)
             .nullable(true);
-        self.subplans.push(crate::plan::SubPlan { plan, kind });
+        self.subplans.push(crate::plan::SubPlan {
+            plan,
+            kind,
+            target: None,
+        });
         Ok((self.subplans.len() - 1, ty))
+    }
+
+    /// Binds a SELECT nested in the statement (subquery, derived table).
+    pub fn nested_select(
+        &mut self,
+        q: &sqlparser::ast::Query,
+    ) -> Result<crate::plan::SelectPlan, MySqlError> {
+        let (clause, proj) = (self.clause, self.in_projection);
+        self.in_projection = false;
+        self.depth += 1;
+        let plan = self.select(q);
+        self.depth -= 1;
+        self.clause = clause;
+        self.in_projection = proj;
+        plan
     }
 
     /// Moves the bound subqueries into the top-level plan.

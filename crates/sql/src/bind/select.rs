@@ -123,7 +123,11 @@ impl Binder<'_> {
         aggs: &mut AggCollector,
     ) -> R<Vec<Item>> {
         self.clause = Clause::FieldList;
-        let texts = select_item_texts(self.raw);
+        let texts = if self.depth == 0 {
+            select_item_texts(self.raw)
+        } else {
+            Vec::new()
+        };
         let mut items = Vec::new();
         for (i, si) in s.projection.iter().enumerate() {
             match si {

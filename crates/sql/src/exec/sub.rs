@@ -13,6 +13,13 @@ pub fn materialize(subs: &[SubPlan], ex: &mut Exec) -> R<()> {
     ex.ctx.subs.clear();
     for sp in subs {
         let out = select::run(&sp.plan, ex)?;
+        if let Some(t) = &sp.target {
+            t.fill(out.rows);
+            ex.ctx
+                .subs
+                .push(SubResult::Scalar(basalt_common::Value::Null));
+            continue;
+        }
         let r = match sp.kind {
             SubKind::Exists => SubResult::Exists(!out.rows.is_empty()),
             SubKind::Scalar => match out.rows.len() {

@@ -88,11 +88,20 @@ fn column(name: &str, c: Col) -> ColumnDef {
 
 /// Builds the definition of a virtual table.
 pub fn table_def(name: &str, cols: &[(&str, Col)]) -> TableDef {
+    columns_def(
+        SCHEMA,
+        name,
+        cols.iter().map(|(n, c)| column(n, *c)).collect(),
+    )
+}
+
+/// A table definition with the given columns and no index.
+pub fn columns_def(schema: &str, name: &str, columns: Vec<ColumnDef>) -> TableDef {
     TableDef {
         id: 0,
-        schema: SCHEMA.into(),
+        schema: schema.into(),
         name: name.into(),
-        columns: cols.iter().map(|(n, c)| column(n, *c)).collect(),
+        columns,
         indexes: vec![IndexDef {
             id: 0,
             name: "PRIMARY".into(),
@@ -109,18 +118,31 @@ pub fn table_def(name: &str, cols: &[(&str, Col)]) -> TableDef {
     }
 }
 
-/// A read-only table over materialized rows.
+/// A read-only table over materialized rows: `information_schema` tables, and
+/// derived tables (subqueries in FROM), whose rows are filled when the statement
+/// runs.
 pub struct VirtualTable {
     def: Arc<TableDef>,
-    rows: Arc<Vec<Row>>,
+    rows: parking_lot::RwLock<Arc<Vec<Row>>>,
 }
 
 impl VirtualTable {
     pub fn new(def: TableDef, rows: Vec<Row>) -> Self {
         VirtualTable {
             def: Arc::new(def),
-            rows: Arc::new(rows),
+            rows: parking_lot::RwLock::new(Arc::new(rows)),
         }
+    }
+
+    /// Replaces the rows (a derived table, before each execution).
+    pub fn fill(&self, rows: Vec<Row>) {
+        *self.rows.write() = Arc::new(rows);
+    }
+}
+
+impl std::fmt::Debug for VirtualTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "VirtualTable({})", self.def.name)
     }
 }
 
@@ -159,7 +181,7 @@ impl Table for VirtualTable {
 
     fn stats(&self) -> TableStats {
         TableStats {
-            rows: self.rows.len() as u64,
+            rows: self.rows.read().len() as u64,
             indexes: Vec::new(),
             data_bytes: 0,
         }
@@ -190,7 +212,7 @@ impl Table for VirtualTable {
 
     fn scan(&self, _txn: &mut Txn, req: ScanRequest) -> basalt_storage::Result<Box<dyn Cursor>> {
         Ok(Box::new(VirtualCursor {
-            rows: self.rows.clone(),
+            rows: self.rows.read().clone(),
             next: 0,
             reverse: req.reverse,
         }))

@@ -199,6 +199,8 @@ pub enum SubKind {
 pub struct SubPlan {
     pub plan: SelectPlan,
     pub kind: SubKind,
+    /// A derived table (subquery in FROM) whose rows this subquery provides.
+    pub target: Option<std::sync::Arc<crate::infoschema::VirtualTable>>,
 }
 
 #[derive(Clone, Debug)]

@@ -251,7 +251,10 @@ mod tests {
             assert_eq!(Collation::from_id(c.id()), Some(*c));
             assert_eq!(Collation::from_name(c.name()), Some(*c));
         }
-        assert_eq!(Collation::from_name("utf8_general_ci"), Some(Collation::Utf8mb3GeneralCi));
+        assert_eq!(
+            Collation::from_name("utf8_general_ci"),
+            Some(Collation::Utf8mb3GeneralCi)
+        );
     }
 
     proptest::proptest! {

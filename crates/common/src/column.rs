@@ -175,9 +175,11 @@ pub fn describe_type(dt: &DataType) -> (ColumnType, u32, u8) {
         DataType::Char { len, collation } => {
             (ColumnType::String, len * collation.charset().max_len(), 0)
         }
-        DataType::VarChar { len, collation } => {
-            (ColumnType::VarString, len * collation.charset().max_len(), 0)
-        }
+        DataType::VarChar { len, collation } => (
+            ColumnType::VarString,
+            len * collation.charset().max_len(),
+            0,
+        ),
         DataType::Text { kind, .. } => {
             let len = kind.max_len().min(u32::MAX as u64) as u32;
             let _ = LobKind::Normal;

@@ -6,7 +6,9 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default,
+)]
 pub struct Date {
     pub year: u16,
     pub month: u8,
@@ -15,7 +17,9 @@ pub struct Date {
 
 /// DATETIME and TIMESTAMP (TIMESTAMP is stored in the session time zone, which is
 /// always UTC/SYSTEM in Basalt today).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default,
+)]
 pub struct DateTime {
     pub date: Date,
     pub hour: u8,
@@ -38,7 +42,9 @@ fn days_in_month(year: u16, month: u8) -> u8 {
     match month {
         1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
         4 | 6 | 9 | 11 => 30,
-        2 if (year.is_multiple_of(4) && !year.is_multiple_of(100)) || year.is_multiple_of(400) => 29,
+        2 if (year.is_multiple_of(4) && !year.is_multiple_of(100)) || year.is_multiple_of(400) => {
+            29
+        }
         2 => 28,
         _ => 0,
     }
@@ -346,7 +352,10 @@ mod tests {
         assert!(DateTime::parse("2024-01-02 25:00:00").is_none());
         let back = DateTime::from_unix_seconds(dt.unix_seconds(), 0);
         assert_eq!(back.display(0).to_string(), "2024-01-02 03:04:05");
-        assert_eq!(DateTime::from_unix_seconds(0, 0).display(0).to_string(), "1970-01-01 00:00:00");
+        assert_eq!(
+            DateTime::from_unix_seconds(0, 0).display(0).to_string(),
+            "1970-01-01 00:00:00"
+        );
     }
 
     #[test]
@@ -354,7 +363,12 @@ mod tests {
         let t = Time::parse("-12:34:56.1").expect("time");
         assert_eq!(t.display(1).to_string(), "-12:34:56.1");
         assert_eq!(Time::parse("1 01:00:00").map(|t| t.hours), Some(25));
-        assert_eq!(Time::parse("900:00:00").map(|t| t.display(0).to_string()).as_deref(), Some("838:59:59"));
+        assert_eq!(
+            Time::parse("900:00:00")
+                .map(|t| t.display(0).to_string())
+                .as_deref(),
+            Some("838:59:59")
+        );
         assert!(Time::parse("12:61:00").is_none());
     }
 }

@@ -206,7 +206,10 @@ impl Decimal {
         let (num, den) = if shift >= 0 {
             (self.mantissa.checked_mul(pow10(shift as u32))?, o.mantissa)
         } else {
-            (self.mantissa, o.mantissa.checked_mul(pow10((-shift) as u32))?)
+            (
+                self.mantissa,
+                o.mantissa.checked_mul(pow10((-shift) as u32))?,
+            )
         };
         let q = num / den;
         let r = q % 10;
@@ -218,7 +221,6 @@ impl Decimal {
         };
         Some(Decimal::new(q, scale as u8))
     }
-
 }
 
 impl std::ops::Neg for Decimal {
@@ -299,18 +301,54 @@ mod tests {
 
     #[test]
     fn rescale_rounds_half_away_from_zero() {
-        assert_eq!(d("2.345").rescale(2).map(|x| x.to_string()).as_deref(), Some("2.35"));
-        assert_eq!(d("-2.345").rescale(2).map(|x| x.to_string()).as_deref(), Some("-2.35"));
-        assert_eq!(d("2.344").rescale(2).map(|x| x.to_string()).as_deref(), Some("2.34"));
-        assert_eq!(d("7").rescale(2).map(|x| x.to_string()).as_deref(), Some("7.00"));
+        assert_eq!(
+            d("2.345").rescale(2).map(|x| x.to_string()).as_deref(),
+            Some("2.35")
+        );
+        assert_eq!(
+            d("-2.345").rescale(2).map(|x| x.to_string()).as_deref(),
+            Some("-2.35")
+        );
+        assert_eq!(
+            d("2.344").rescale(2).map(|x| x.to_string()).as_deref(),
+            Some("2.34")
+        );
+        assert_eq!(
+            d("7").rescale(2).map(|x| x.to_string()).as_deref(),
+            Some("7.00")
+        );
     }
 
     #[test]
     fn arithmetic() {
-        assert_eq!(d("1.10").checked_add(d("2.2")).map(|x| x.to_string()).as_deref(), Some("3.30"));
-        assert_eq!(d("1.5").checked_mul(d("2.25")).map(|x| x.to_string()).as_deref(), Some("3.375"));
-        assert_eq!(d("1").checked_div(d("3"), 4).map(|x| x.to_string()).as_deref(), Some("0.3333"));
-        assert_eq!(d("2").checked_div(d("3"), 4).map(|x| x.to_string()).as_deref(), Some("0.6667"));
+        assert_eq!(
+            d("1.10")
+                .checked_add(d("2.2"))
+                .map(|x| x.to_string())
+                .as_deref(),
+            Some("3.30")
+        );
+        assert_eq!(
+            d("1.5")
+                .checked_mul(d("2.25"))
+                .map(|x| x.to_string())
+                .as_deref(),
+            Some("3.375")
+        );
+        assert_eq!(
+            d("1")
+                .checked_div(d("3"), 4)
+                .map(|x| x.to_string())
+                .as_deref(),
+            Some("0.3333")
+        );
+        assert_eq!(
+            d("2")
+                .checked_div(d("3"), 4)
+                .map(|x| x.to_string())
+                .as_deref(),
+            Some("0.6667")
+        );
         assert!(d("1").checked_div(d("0"), 4).is_none());
         assert_eq!(d("1.0"), d("1.00"));
         assert!(d("1.01") > d("1.001"));

@@ -163,7 +163,11 @@ impl MySqlError {
         Self::new(code::ER_NO_DB_ERROR, "3D000", "No database selected")
     }
     pub fn bad_db(db: &str) -> Self {
-        Self::new(code::ER_BAD_DB_ERROR, "42000", format!("Unknown database '{db}'"))
+        Self::new(
+            code::ER_BAD_DB_ERROR,
+            "42000",
+            format!("Unknown database '{db}'"),
+        )
     }
     pub fn db_create_exists(db: &str) -> Self {
         Self::new(
@@ -688,7 +692,11 @@ impl MySqlError {
         )
     }
     pub fn internal(detail: impl fmt::Display) -> Self {
-        Self::new(code::ER_UNKNOWN_ERROR, "HY000", format!("Unknown error: {detail}"))
+        Self::new(
+            code::ER_UNKNOWN_ERROR,
+            "HY000",
+            format!("Unknown error: {detail}"),
+        )
     }
 }
 
@@ -710,6 +718,9 @@ mod tests {
     #[test]
     fn display_has_code_and_state() {
         let e = MySqlError::no_such_table("test", "t");
-        assert_eq!(e.to_string(), "ERROR 1146 (42S02): Table 'test.t' doesn't exist");
+        assert_eq!(
+            e.to_string(),
+            "ERROR 1146 (42S02): Table 'test.t' doesn't exist"
+        );
     }
 }

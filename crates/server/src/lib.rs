@@ -94,6 +94,15 @@ pub fn start(config: Config) -> Result<Arc<Server>, ServerError> {
     let mut sc = StorageConfig::new(&config.datadir);
     sc.buffer_pool_size = config.buffer_pool_size;
     sc.flush_log_at_trx_commit = config.flush_log_at_trx_commit;
+    // A failed log write or fsync: Linux may have dropped the dirty pages and will
+    // not report it again, so carrying on could acknowledge lost commits. Stop, and
+    // let the restart recover from the log (as PostgreSQL does).
+    sc.on_fatal = Some(Arc::new(|msg: &str| {
+        tracing::error!(
+            "fatal storage error: {msg}; aborting so that restart recovers from the log"
+        );
+        std::process::abort();
+    }));
     let storage = Storage::open(sc)?;
     let engine = Engine::new(storage.clone(), global_config(&config));
     let server = Arc::new(Server {

@@ -2,14 +2,14 @@
 //! layer on top (MVCC, locks, indexes) is shared.
 //!
 //! - MEMORY: [`MemStore`] per table; contents vanish at restart.
-//! - Basalt (durable, `ENGINE=InnoDB`): tables are kept by [`MemStore`] as well until
-//!   the durable B+tree store is wired in; the README says so plainly.
+//! - Basalt (durable, `ENGINE=InnoDB`): [`crate::durable::DurableStore`], B+trees in
+//!   table files with every change in the WAL.
 
 use crate::api::Result;
+use crate::durable::DurableEngine;
 use crate::memstore::MemStore;
 use crate::mvcc::TxnManager;
 use crate::store::Store;
-use crate::table::TableCore;
 use crate::txn::CommitLog;
 use crate::StorageConfig;
 use basalt_common::{EngineKind, TableDef};
@@ -53,43 +53,48 @@ impl TableEngine for MemoryEngine {
 
 pub(crate) struct EngineSet {
     memory: MemoryEngine,
+    durable: DurableEngine,
 }
 
 impl EngineSet {
-    /// Opens the engines; returns them and the first transaction id to use.
-    pub fn open(_config: &StorageConfig, _tables: &[TableDef]) -> Result<(EngineSet, u64)> {
+    /// Opens the engines (recovering the durable one); returns them and the first
+    /// transaction id to use.
+    pub fn open(config: &StorageConfig, tables: &[TableDef]) -> Result<(EngineSet, u64)> {
+        let (durable, first) = DurableEngine::open(config, tables)?;
         Ok((
             EngineSet {
                 memory: MemoryEngine,
+                durable,
             },
-            1,
+            first,
         ))
+    }
+
+    /// Starts background work (checkpoints) once the transaction manager exists.
+    pub fn start(&self, mgr: &Arc<TxnManager>) -> Result<()> {
+        self.durable.start(mgr)
     }
 
     pub fn get(&self, kind: EngineKind) -> &dyn TableEngine {
         match kind {
-            EngineKind::Memory | EngineKind::Basalt => &self.memory,
+            EngineKind::Memory => &self.memory,
+            EngineKind::Basalt => &self.durable,
         }
     }
 
     pub fn commit_log(&self) -> Option<Arc<dyn CommitLog>> {
-        None
+        Some(self.durable.commit_log())
     }
 
-    /// Replays the log into the opened tables (durable engine).
-    pub fn recover(
-        &self,
-        _mgr: &Arc<TxnManager>,
-        _lookup: &dyn Fn(u64) -> Option<Arc<TableCore>>,
-    ) -> Result<()> {
-        Ok(())
+    pub fn checkpoint(&self) -> Result<()> {
+        self.durable.checkpoint()
     }
 
     pub fn status(&self) -> Vec<(&'static str, u64)> {
-        Vec::new()
+        self.durable.status()
     }
 
     pub fn shutdown(&self) -> Result<()> {
-        Ok(())
+        self.durable.shutdown()
     }
 }

@@ -30,6 +30,12 @@ pub struct StorageConfig {
     /// 1: fsync at commit; 2: write at commit, fsync each second; 0: both each second.
     pub flush_log_at_trx_commit: u8,
     pub fs: Arc<dyn FileSystem>,
+    /// Size of each preallocated log segment.
+    pub log_segment_size: u64,
+    /// Called when the log hits an unrecoverable I/O error (a failed fsync): the
+    /// server logs it and aborts, so that restart recovers from the log. `None`
+    /// keeps the WAL's default (the engine halts: every later commit fails).
+    pub on_fatal: Option<crate::wal::FatalHook>,
 }
 
 impl StorageConfig {
@@ -40,6 +46,8 @@ impl StorageConfig {
             buffer_pool_size: 128 << 20,
             flush_log_at_trx_commit: 1,
             fs: Arc::new(crate::io::os::OsFileSystem),
+            log_segment_size: 64 << 20,
+            on_fatal: None,
         }
     }
 }
@@ -106,7 +114,7 @@ impl Storage {
         if fresh {
             storage.bootstrap()?;
         }
-        storage.engines.recover(&storage.mgr, &|id| storage.core_by_id(id))?;
+        storage.engines.start(&storage.mgr)?;
         let handle = std::thread::Builder::new()
             .name("basalt-purge".into())
             .spawn(move || mgr.purge_loop())?;
@@ -121,15 +129,6 @@ impl Storage {
             self.create_database(db, Collation::Utf8mb4GeneralCi)?;
         }
         Ok(())
-    }
-
-    fn core_by_id(&self, id: u64) -> Option<Arc<TableCore>> {
-        let cat = self.catalog.read();
-        cat.tables
-            .values()
-            .flat_map(|m| m.values())
-            .find(|e| e.core.def().id == id)
-            .map(|e| e.core.clone())
     }
 
     pub fn begin(self: &Arc<Self>, opts: TxnOptions) -> Txn {
@@ -169,11 +168,15 @@ impl Storage {
             return Err(StorageError::NoSuchDatabase(name.to_string()));
         }
         let names: Vec<String> = self.tables(name)?;
+        let mut dropped = Vec::new();
         for t in &names {
-            self.drop_table_locked(name, t)?;
+            dropped.push(self.unlink_table(name, t)?);
         }
         self.catalog.write().databases.remove(name);
         self.persist()?;
+        for def in dropped {
+            self.engines.get(def.engine).drop_store(&def)?;
+        }
         Ok(names.len())
     }
 
@@ -217,7 +220,11 @@ impl Storage {
             if !cat.databases.contains_key(&def.schema) {
                 return Err(StorageError::NoSuchDatabase(def.schema.clone()));
             }
-            if cat.tables.get(&def.schema).is_some_and(|m| m.contains_key(&def.name)) {
+            if cat
+                .tables
+                .get(&def.schema)
+                .is_some_and(|m| m.contains_key(&def.name))
+            {
                 return Err(StorageError::TableExists(def.name.clone()));
             }
             def.id = cat.next_table_id;
@@ -235,13 +242,17 @@ impl Storage {
         Ok(handle)
     }
 
+    /// Drops a table: it leaves the catalog (durably) before its data file goes, so a
+    /// crash in between leaves an orphan file that the next start removes.
     pub fn drop_table(&self, db: &str, name: &str) -> Result<()> {
         let _ddl = self.ddl.lock();
-        self.drop_table_locked(db, name)?;
-        self.persist()
+        let def = self.unlink_table(db, name)?;
+        self.persist()?;
+        self.engines.get(def.engine).drop_store(&def)
     }
 
-    fn drop_table_locked(&self, db: &str, name: &str) -> Result<()> {
+    /// Removes a table from the name map once no transaction holds it.
+    fn unlink_table(&self, db: &str, name: &str) -> Result<Arc<TableDef>> {
         let core = self.core(db, name)?;
         core.with_exclusive(DDL_WAIT, || {
             if let Some(m) = self.catalog.write().tables.get_mut(db) {
@@ -251,8 +262,7 @@ impl Storage {
             Ok(())
         })?;
         self.bump();
-        let def = core.def();
-        self.engines.get(def.engine).drop_store(&def)
+        Ok(core.def())
     }
 
     /// Empties a table and resets its AUTO_INCREMENT counter.
@@ -261,7 +271,9 @@ impl Storage {
         let core = self.core(db, name)?;
         let def = core.def();
         core.with_exclusive(DDL_WAIT, || {
-            self.engines.get(def.engine).truncate_store(&def, core.store())?;
+            self.engines
+                .get(def.engine)
+                .truncate_store(&def, core.store())?;
             core.reset_after_truncate();
             Ok(())
         })?;
@@ -287,23 +299,29 @@ impl Storage {
         self.persist()
     }
 
+    /// Drops an index: the catalog forgets it (durably) before its tree is freed, so a
+    /// crash in between leaves an unknown tree that the next start drops.
     pub fn drop_index(&self, db: &str, table: &str, index: &str) -> Result<()> {
         let _ddl = self.ddl.lock();
         let core = self.core(db, table)?;
-        core.with_exclusive(DDL_WAIT, || {
+        let id = core.with_exclusive(DDL_WAIT, || {
             let mut def = (*core.def()).clone();
-            let Some(pos) = def.indexes.iter().position(|i| i.name.eq_ignore_ascii_case(index))
+            let Some(pos) = def
+                .indexes
+                .iter()
+                .position(|i| i.name.eq_ignore_ascii_case(index))
             else {
                 return Err(StorageError::Invalid(format!("no index {index}")));
             };
             let id = def.indexes.remove(pos).id;
             core.set_def(Arc::new(def));
-            core.store().drop_tree(id)
+            Ok(id)
         })?;
-        let def = core.def();
-        self.engines.get(def.engine).after_ddl(&def, core.store())?;
         self.bump();
-        self.persist()
+        self.persist()?;
+        core.store().drop_tree(id)?;
+        let def = core.def();
+        self.engines.get(def.engine).after_ddl(&def, core.store())
     }
 
     /// Bumped by every DDL; plan caches compare it to know their plans are current.
@@ -320,13 +338,25 @@ impl Storage {
         let s = &self.mgr.stats;
         let (versions, version_bytes) = self.mgr.versions.usage();
         let mut out = vec![
-            ("Innodb_row_lock_waits", s.lock_waits.load(Ordering::Relaxed)),
+            (
+                "Innodb_row_lock_waits",
+                s.lock_waits.load(Ordering::Relaxed),
+            ),
             ("Innodb_deadlocks", s.deadlocks.load(Ordering::Relaxed)),
-            ("Innodb_row_lock_timeouts", s.lock_timeouts.load(Ordering::Relaxed)),
-            ("Innodb_history_list_length", self.mgr.history_length() as u64),
+            (
+                "Innodb_row_lock_timeouts",
+                s.lock_timeouts.load(Ordering::Relaxed),
+            ),
+            (
+                "Innodb_history_list_length",
+                self.mgr.history_length() as u64,
+            ),
             ("Basalt_undo_versions", versions as u64),
             ("Basalt_undo_bytes", version_bytes as u64),
-            ("Basalt_purged_versions", s.purged_versions.load(Ordering::Relaxed)),
+            (
+                "Basalt_purged_versions",
+                s.purged_versions.load(Ordering::Relaxed),
+            ),
             ("Basalt_locked_rows", self.mgr.locks.locked_rows() as u64),
             ("Basalt_active_transactions", self.mgr.active_count() as u64),
         ];
@@ -374,6 +404,11 @@ impl Storage {
         self.engines.shutdown()
     }
 
+    /// Checkpoints every durable table now (tests, and SHUTDOWN paths).
+    pub fn checkpoint(&self) -> Result<()> {
+        self.engines.checkpoint()
+    }
+
     /// Runs purge now (tests use this to observe purged state).
     pub fn purge_now(&self) -> usize {
         self.mgr.purge_step()
@@ -402,5 +437,9 @@ impl Catalog {
 impl Drop for Storage {
     fn drop(&mut self) {
         self.mgr.stop_purge();
+        if let Some(h) = self.purge.lock().take() {
+            let _ = h.join();
+        }
+        self.mgr.discard_queues();
     }
 }

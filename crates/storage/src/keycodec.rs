@@ -73,7 +73,13 @@ pub fn encode_part(out: &mut Vec<u8>, v: &Value, ty: &DataType, prefix_len: Opti
 /// Encodes the key parts of `index` taken from a full table row.
 pub fn encode_index_key(out: &mut Vec<u8>, index: &IndexDef, columns: &[ColumnDef], row: &[Value]) {
     for part in &index.columns {
-        encode_key_value(out, index, columns, part_pos(index, part.column), &row[part.column]);
+        encode_key_value(
+            out,
+            index,
+            columns,
+            part_pos(index, part.column),
+            &row[part.column],
+        );
     }
 }
 
@@ -130,7 +136,11 @@ pub fn prefix_successor(prefix: &[u8]) -> Option<Vec<u8>> {
 pub fn parts_len(key: &[u8], index: &IndexDef, columns: &[ColumnDef], parts: usize) -> usize {
     let mut pos = 0;
     for part in index.columns.iter().take(parts) {
-        pos += part_len(&key[pos..], &columns[part.column].data_type, part.descending);
+        pos += part_len(
+            &key[pos..],
+            &columns[part.column].data_type,
+            part.descending,
+        );
     }
     pos
 }
@@ -191,7 +201,11 @@ fn char_prefix(s: &[u8], n: usize) -> &[u8] {
 fn encode_f64(out: &mut Vec<u8>, f: f64) {
     let f = if f == 0.0 { 0.0 } else { f };
     let bits = f.to_bits();
-    let bits = if bits >> 63 == 1 { !bits } else { bits ^ (1 << 63) };
+    let bits = if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits ^ (1 << 63)
+    };
     out.extend_from_slice(&bits.to_be_bytes());
 }
 
@@ -200,7 +214,9 @@ fn encode_decimal(out: &mut Vec<u8>, v: &Value, scale: u8) {
         Value::Decimal(d) => *d,
         Value::Int(i) => basalt_common::Decimal::from_i64(*i),
         Value::UInt(u) => basalt_common::Decimal::from_u64(*u),
-        other => basalt_common::Decimal::from_f64(as_f64(other)).unwrap_or(basalt_common::Decimal::ZERO),
+        other => {
+            basalt_common::Decimal::from_f64(as_f64(other)).unwrap_or(basalt_common::Decimal::ZERO)
+        }
     };
     let m = d.rescale(scale).map_or(d.mantissa, |d| d.mantissa);
     out.extend_from_slice(&((m as u128) ^ (1 << 127)).to_be_bytes());
@@ -224,7 +240,10 @@ fn as_i64(v: &Value) -> i64 {
         Value::UInt(u) => (*u).min(i64::MAX as u64) as i64,
         Value::Double(f) => *f as i64,
         Value::Decimal(d) => d.round_i64().unwrap_or(0),
-        Value::Bytes(b) => std::str::from_utf8(b).ok().and_then(|s| s.trim().parse().ok()).unwrap_or(0),
+        Value::Bytes(b) => std::str::from_utf8(b)
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+            .unwrap_or(0),
         _ => 0,
     }
 }
@@ -243,7 +262,10 @@ fn as_f64(v: &Value) -> f64 {
         Value::Int(i) => *i as f64,
         Value::UInt(u) => *u as f64,
         Value::Decimal(d) => d.to_f64(),
-        Value::Bytes(b) => std::str::from_utf8(b).ok().and_then(|s| s.trim().parse().ok()).unwrap_or(0.0),
+        Value::Bytes(b) => std::str::from_utf8(b)
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+            .unwrap_or(0.0),
         _ => 0.0,
     }
 }

@@ -11,6 +11,7 @@ pub mod store;
 pub mod wal;
 
 mod catalog;
+pub mod durable;
 mod engine;
 mod facade;
 pub mod keycodec;

@@ -92,7 +92,11 @@ impl Store for MemStore {
         if let (Bound::Included(l) | Bound::Excluded(l), Bound::Included(u) | Bound::Excluded(u)) =
             (lower, upper)
         {
-            if l > u || (l == u && !(matches!(lower, Bound::Included(_)) && matches!(upper, Bound::Included(_)))) {
+            if l > u
+                || (l == u
+                    && !(matches!(lower, Bound::Included(_))
+                        && matches!(upper, Bound::Included(_))))
+            {
                 return Ok(());
             }
         }

@@ -275,14 +275,44 @@ mod tests {
 
     fn cols() -> Vec<ColumnDef> {
         vec![
-            ColumnDef::new("a", DataType::Int { kind: IntKind::Int, unsigned: false }),
-            ColumnDef::new("b", DataType::Int { kind: IntKind::Big, unsigned: true }),
-            ColumnDef::new("c", DataType::VarChar { len: 10, collation: Collation::Utf8mb4GeneralCi }),
-            ColumnDef::new("d", DataType::Decimal { precision: 10, scale: 2 }),
+            ColumnDef::new(
+                "a",
+                DataType::Int {
+                    kind: IntKind::Int,
+                    unsigned: false,
+                },
+            ),
+            ColumnDef::new(
+                "b",
+                DataType::Int {
+                    kind: IntKind::Big,
+                    unsigned: true,
+                },
+            ),
+            ColumnDef::new(
+                "c",
+                DataType::VarChar {
+                    len: 10,
+                    collation: Collation::Utf8mb4GeneralCi,
+                },
+            ),
+            ColumnDef::new(
+                "d",
+                DataType::Decimal {
+                    precision: 10,
+                    scale: 2,
+                },
+            ),
             ColumnDef::new("e", DataType::Double),
             ColumnDef::new("f", DataType::DateTime { fsp: 6 }),
             ColumnDef::new("g", DataType::Time { fsp: 0 }),
-            ColumnDef::new("h", DataType::Text { kind: LobKind::Normal, collation: Collation::Binary }),
+            ColumnDef::new(
+                "h",
+                DataType::Text {
+                    kind: LobKind::Normal,
+                    collation: Collation::Binary,
+                },
+            ),
             ColumnDef::new("i", DataType::Date),
         ]
     }

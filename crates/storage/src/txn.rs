@@ -144,12 +144,17 @@ impl Txn {
         };
         rec.table.add_rows(-rec.rows_delta);
         let mut prev = Some(prev);
-        rec.table.store().modify(&mut self.ctx, rec.tree, &rec.key, &mut |_| {
-            match prev.take().flatten() {
-                Some(bytes) => Modify::Put(bytes),
-                None => Modify::Delete,
-            }
-        })
+        rec.table
+            .store()
+            .modify(
+                &mut self.ctx,
+                rec.tree,
+                &rec.key,
+                &mut |_| match prev.take().flatten() {
+                    Some(bytes) => Modify::Put(bytes),
+                    None => Modify::Delete,
+                },
+            )
     }
 
     pub fn commit(mut self) -> Result<()> {

@@ -64,7 +64,9 @@ fn table_def(engine: EngineKind) -> TableDef {
 fn setup() -> (tempfile::TempDir, Arc<Storage>, Arc<dyn Table>) {
     let dir = tempfile::tempdir().expect("tempdir");
     let storage = Storage::open(StorageConfig::new(dir.path())).expect("open");
-    let t = storage.create_table(table_def(EngineKind::Memory)).expect("create");
+    let t = storage
+        .create_table(table_def(EngineKind::Memory))
+        .expect("create");
     (dir, storage, t)
 }
 
@@ -79,7 +81,13 @@ fn opts() -> TxnOptions {
     }
 }
 
-fn scan_all(t: &Arc<dyn Table>, txn: &mut Txn, index_id: u32, range: KeyRange, reverse: bool) -> Vec<Row> {
+fn scan_all(
+    t: &Arc<dyn Table>,
+    txn: &mut Txn,
+    index_id: u32,
+    range: KeyRange,
+    reverse: bool,
+) -> Vec<Row> {
     let mut c = t
         .scan(
             txn,
@@ -105,17 +113,31 @@ fn insert_get_scan_update_delete() {
     let (_d, s, t) = setup();
     let mut txn = s.begin(opts());
     for i in 1..=100 {
-        t.insert(&mut txn, row(i, 1000 - i, &format!("n{i}"))).expect("insert");
+        t.insert(&mut txn, row(i, 1000 - i, &format!("n{i}")))
+            .expect("insert");
     }
     txn.commit().expect("commit");
 
     let mut txn = s.begin(opts());
-    let got = t.get(&mut txn, &[Value::Int(7)], LockMode::Consistent, WaitPolicy::Wait).expect("get");
+    let got = t
+        .get(
+            &mut txn,
+            &[Value::Int(7)],
+            LockMode::Consistent,
+            WaitPolicy::Wait,
+        )
+        .expect("get");
     assert_eq!(got.expect("row 7").row, row(7, 993, "n7"));
-    let rows = scan_all(&t, &mut txn, 2, KeyRange {
-        lower: Bound::Included(vec![Value::Int(990)]),
-        upper: Bound::Unbounded,
-    }, false);
+    let rows = scan_all(
+        &t,
+        &mut txn,
+        2,
+        KeyRange {
+            lower: Bound::Included(vec![Value::Int(990)]),
+            upper: Bound::Unbounded,
+        },
+        false,
+    );
     assert_eq!(rows.len(), 10);
     assert_eq!(rows[0][1], Value::Int(990));
     let rev = scan_all(&t, &mut txn, 1, KeyRange::all(), true);
@@ -123,13 +145,30 @@ fn insert_get_scan_update_delete() {
     assert_eq!(rev.len(), 100);
 
     // Update through a locking read, then delete.
-    let f = t.get(&mut txn, &[Value::Int(7)], LockMode::Exclusive, WaitPolicy::Wait).expect("get").expect("row");
-    t.update(&mut txn, &f.handle, &f.row, row(7, 5, "seven")).expect("update");
+    let f = t
+        .get(
+            &mut txn,
+            &[Value::Int(7)],
+            LockMode::Exclusive,
+            WaitPolicy::Wait,
+        )
+        .expect("get")
+        .expect("row");
+    t.update(&mut txn, &f.handle, &f.row, row(7, 5, "seven"))
+        .expect("update");
     let rows = scan_all(&t, &mut txn, 2, KeyRange::eq(vec![Value::Int(5)]), false);
     assert_eq!(rows, vec![row(7, 5, "seven")]);
     let rows = scan_all(&t, &mut txn, 2, KeyRange::eq(vec![Value::Int(993)]), false);
     assert!(rows.is_empty(), "old secondary entry no longer matches");
-    let f = t.get(&mut txn, &[Value::Int(8)], LockMode::Exclusive, WaitPolicy::Wait).expect("get").expect("row");
+    let f = t
+        .get(
+            &mut txn,
+            &[Value::Int(8)],
+            LockMode::Exclusive,
+            WaitPolicy::Wait,
+        )
+        .expect("get")
+        .expect("row");
     t.delete(&mut txn, &f.handle, &f.row).expect("delete");
     txn.commit().expect("commit");
 
@@ -147,18 +186,27 @@ fn duplicates_are_refused_and_statement_rolls_back() {
     let sp = txn.savepoint();
     t.insert(&mut txn, row(2, 2, "b")).expect("insert");
     let e = t.insert(&mut txn, row(1, 3, "c")).expect_err("dup pk");
-    assert!(matches!(e, StorageError::DuplicateKey { ref key, ref entry } if key == "PRIMARY" && entry == "1"));
-    let e = t.insert(&mut txn, row(3, 3, "A")).expect_err("dup unique, case-insensitive");
+    assert!(
+        matches!(e, StorageError::DuplicateKey { ref key, ref entry } if key == "PRIMARY" && entry == "1")
+    );
+    let e = t
+        .insert(&mut txn, row(3, 3, "A"))
+        .expect_err("dup unique, case-insensitive");
     assert!(matches!(e, StorageError::DuplicateKey { ref key, .. } if key == "uname"));
     // Row 3 left nothing behind in any index.
     assert!(scan_all(&t, &mut txn, 2, KeyRange::eq(vec![Value::Int(3)]), false).is_empty());
     txn.rollback_to(&sp).expect("rollback to");
     txn.commit().expect("commit");
     let mut txn = s.begin(opts());
-    assert_eq!(scan_all(&t, &mut txn, 1, KeyRange::all(), false), vec![row(1, 1, "a")]);
+    assert_eq!(
+        scan_all(&t, &mut txn, 1, KeyRange::all(), false),
+        vec![row(1, 1, "a")]
+    );
     // NULLs never clash in a unique index.
-    t.insert(&mut txn, vec![Value::Int(5), Value::Int(0), Value::Null]).expect("null 1");
-    t.insert(&mut txn, vec![Value::Int(6), Value::Int(0), Value::Null]).expect("null 2");
+    t.insert(&mut txn, vec![Value::Int(5), Value::Int(0), Value::Null])
+        .expect("null 1");
+    t.insert(&mut txn, vec![Value::Int(6), Value::Int(0), Value::Null])
+        .expect("null 2");
 }
 
 #[test]
@@ -169,21 +217,49 @@ fn snapshot_isolation_and_visibility() {
     w.commit().expect("commit");
 
     let mut reader = s.begin(opts());
-    assert_eq!(scan_all(&t, &mut reader, 1, KeyRange::all(), false).len(), 1);
+    assert_eq!(
+        scan_all(&t, &mut reader, 1, KeyRange::all(), false).len(),
+        1
+    );
 
     let mut w = s.begin(opts());
     t.insert(&mut w, row(2, 20, "b")).expect("insert");
-    let f = t.get(&mut w, &[Value::Int(1)], LockMode::Exclusive, WaitPolicy::Wait).expect("get").expect("row");
-    t.update(&mut w, &f.handle, &f.row, row(1, 11, "a")).expect("update");
+    let f = t
+        .get(
+            &mut w,
+            &[Value::Int(1)],
+            LockMode::Exclusive,
+            WaitPolicy::Wait,
+        )
+        .expect("get")
+        .expect("row");
+    t.update(&mut w, &f.handle, &f.row, row(1, 11, "a"))
+        .expect("update");
     // Uncommitted changes are invisible, and reads do not wait.
-    assert_eq!(scan_all(&t, &mut reader, 1, KeyRange::all(), false), vec![row(1, 10, "a")]);
+    assert_eq!(
+        scan_all(&t, &mut reader, 1, KeyRange::all(), false),
+        vec![row(1, 10, "a")]
+    );
     w.commit().expect("commit");
     // Still the old snapshot under REPEATABLE READ: no phantom, no changed row,
     // through the primary and through the secondary index (covering).
-    assert_eq!(scan_all(&t, &mut reader, 1, KeyRange::all(), false), vec![row(1, 10, "a")]);
-    assert_eq!(scan_all(&t, &mut reader, 2, KeyRange::all(), false), vec![row(1, 10, "a")]);
+    assert_eq!(
+        scan_all(&t, &mut reader, 1, KeyRange::all(), false),
+        vec![row(1, 10, "a")]
+    );
+    assert_eq!(
+        scan_all(&t, &mut reader, 2, KeyRange::all(), false),
+        vec![row(1, 10, "a")]
+    );
     // Writing a row changed after the snapshot: errno 1020.
-    let e = t.get(&mut reader, &[Value::Int(1)], LockMode::Exclusive, WaitPolicy::Wait).expect_err("checkread");
+    let e = t
+        .get(
+            &mut reader,
+            &[Value::Int(1)],
+            LockMode::Exclusive,
+            WaitPolicy::Wait,
+        )
+        .expect_err("checkread");
     assert!(matches!(e, StorageError::SnapshotConflict { .. }));
     reader.rollback().expect("rollback");
 
@@ -201,28 +277,85 @@ fn lock_waits_timeouts_and_deadlocks() {
 
     let mut a = s.begin(opts());
     let mut b = s.begin(opts());
-    let fa = t.get(&mut a, &[Value::Int(1)], LockMode::Exclusive, WaitPolicy::Wait).expect("a locks 1");
+    let fa = t
+        .get(
+            &mut a,
+            &[Value::Int(1)],
+            LockMode::Exclusive,
+            WaitPolicy::Wait,
+        )
+        .expect("a locks 1");
     assert!(fa.is_some());
-    let e = t.get(&mut b, &[Value::Int(1)], LockMode::Exclusive, WaitPolicy::Wait).expect_err("timeout");
+    let e = t
+        .get(
+            &mut b,
+            &[Value::Int(1)],
+            LockMode::Exclusive,
+            WaitPolicy::Wait,
+        )
+        .expect_err("timeout");
     assert!(matches!(e, StorageError::LockWaitTimeout));
-    let e = t.get(&mut b, &[Value::Int(1)], LockMode::Shared, WaitPolicy::NoWait).expect_err("nowait");
+    let e = t
+        .get(
+            &mut b,
+            &[Value::Int(1)],
+            LockMode::Shared,
+            WaitPolicy::NoWait,
+        )
+        .expect_err("nowait");
     assert!(matches!(e, StorageError::LockNowait));
-    assert!(t.get(&mut b, &[Value::Int(1)], LockMode::Exclusive, WaitPolicy::SkipLocked).expect("skip").is_none());
+    assert!(t
+        .get(
+            &mut b,
+            &[Value::Int(1)],
+            LockMode::Exclusive,
+            WaitPolicy::SkipLocked
+        )
+        .expect("skip")
+        .is_none());
     // Consistent reads never wait.
-    assert!(t.get(&mut b, &[Value::Int(1)], LockMode::Consistent, WaitPolicy::Wait).expect("read").is_some());
+    assert!(t
+        .get(
+            &mut b,
+            &[Value::Int(1)],
+            LockMode::Consistent,
+            WaitPolicy::Wait
+        )
+        .expect("read")
+        .is_some());
 
     // Deadlock: b holds 2, a waits for 2 in a thread, b asks for 1.
-    t.get(&mut b, &[Value::Int(2)], LockMode::Exclusive, WaitPolicy::Wait).expect("b locks 2");
+    t.get(
+        &mut b,
+        &[Value::Int(2)],
+        LockMode::Exclusive,
+        WaitPolicy::Wait,
+    )
+    .expect("b locks 2");
     let t2 = t.clone();
-    let long = TxnOptions { lock_wait_timeout: Duration::from_secs(10), ..Default::default() };
+    let long = TxnOptions {
+        lock_wait_timeout: Duration::from_secs(10),
+        ..Default::default()
+    };
     let mut a = {
         drop(a);
         let mut a = s.begin(long.clone());
-        t.get(&mut a, &[Value::Int(1)], LockMode::Exclusive, WaitPolicy::Wait).expect("a relocks 1");
+        t.get(
+            &mut a,
+            &[Value::Int(1)],
+            LockMode::Exclusive,
+            WaitPolicy::Wait,
+        )
+        .expect("a relocks 1");
         a
     };
     let handle = std::thread::spawn(move || {
-        let r = t2.get(&mut a, &[Value::Int(2)], LockMode::Exclusive, WaitPolicy::Wait);
+        let r = t2.get(
+            &mut a,
+            &[Value::Int(2)],
+            LockMode::Exclusive,
+            WaitPolicy::Wait,
+        );
         (r.map(|f| f.is_some()), a)
     });
     std::thread::sleep(Duration::from_millis(100));
@@ -230,7 +363,14 @@ fn lock_waits_timeouts_and_deadlocks() {
         // b must be able to wait long enough to be the one detecting the cycle.
         b
     };
-    let e = t.get(&mut b, &[Value::Int(1)], LockMode::Exclusive, WaitPolicy::Wait).expect_err("deadlock");
+    let e = t
+        .get(
+            &mut b,
+            &[Value::Int(1)],
+            LockMode::Exclusive,
+            WaitPolicy::Wait,
+        )
+        .expect_err("deadlock");
     assert!(matches!(e, StorageError::Deadlock));
     b.rollback().expect("victim rolls back");
     let (r, a) = handle.join().expect("thread");
@@ -248,12 +388,26 @@ fn concurrent_increments_lose_nothing() {
         .map(|_| {
             let (s, t) = (s.clone(), t.clone());
             std::thread::spawn(move || {
-                let long = TxnOptions { lock_wait_timeout: Duration::from_secs(20), ..Default::default() };
+                let long = TxnOptions {
+                    lock_wait_timeout: Duration::from_secs(20),
+                    ..Default::default()
+                };
                 for _ in 0..200 {
                     let mut txn = s.begin(long.clone());
-                    let f = t.get(&mut txn, &[Value::Int(1)], LockMode::Exclusive, WaitPolicy::Wait).expect("lock").expect("row");
-                    let Value::Int(n) = f.row[1] else { panic!("int") };
-                    t.update(&mut txn, &f.handle, &f.row, row(1, n + 1, "counter")).expect("update");
+                    let f = t
+                        .get(
+                            &mut txn,
+                            &[Value::Int(1)],
+                            LockMode::Exclusive,
+                            WaitPolicy::Wait,
+                        )
+                        .expect("lock")
+                        .expect("row");
+                    let Value::Int(n) = f.row[1] else {
+                        panic!("int")
+                    };
+                    t.update(&mut txn, &f.handle, &f.row, row(1, n + 1, "counter"))
+                        .expect("update");
                     txn.commit().expect("commit");
                 }
             })
@@ -263,12 +417,24 @@ fn concurrent_increments_lose_nothing() {
         th.join().expect("thread");
     }
     let mut txn = s.begin(opts());
-    let f = t.get(&mut txn, &[Value::Int(1)], LockMode::Consistent, WaitPolicy::Wait).expect("get").expect("row");
+    let f = t
+        .get(
+            &mut txn,
+            &[Value::Int(1)],
+            LockMode::Consistent,
+            WaitPolicy::Wait,
+        )
+        .expect("get")
+        .expect("row");
     assert_eq!(f.row[1], Value::Int(800));
     drop(txn);
     // Once no view needs them, the versions are purged.
     while s.purge_now() > 0 {}
-    let undo = s.status().iter().find(|(n, _)| *n == "Basalt_undo_versions").map(|(_, v)| *v);
+    let undo = s
+        .status()
+        .iter()
+        .find(|(n, _)| *n == "Basalt_undo_versions")
+        .map(|(_, v)| *v);
     assert_eq!(undo, Some(0));
 }
 
@@ -282,16 +448,23 @@ fn create_index_on_existing_rows_and_catalog_persists() {
         let t = s.create_table(def).expect("create");
         let mut txn = s.begin(opts());
         for i in 0..50 {
-            t.insert(&mut txn, row(i, i % 5, &format!("x{i}"))).expect("insert");
+            t.insert(&mut txn, row(i, i % 5, &format!("x{i}")))
+                .expect("insert");
         }
         txn.commit().expect("commit");
-        s.create_index("test", "t", index("xj", IndexKind::NonUnique, &[1])).expect("index");
-        let e = s.create_index("test", "t", index("uj", IndexKind::Unique, &[1])).expect_err("dup");
+        s.create_index("test", "t", index("xj", IndexKind::NonUnique, &[1]))
+            .expect("index");
+        let e = s
+            .create_index("test", "t", index("uj", IndexKind::Unique, &[1]))
+            .expect_err("dup");
         assert!(matches!(e, StorageError::DuplicateKey { .. }));
         let t = s.table("test", "t").expect("table");
         let id = t.def().index_by_name("xj").expect("xj").id;
         let mut txn = s.begin(opts());
-        assert_eq!(scan_all(&t, &mut txn, id, KeyRange::eq(vec![Value::Int(3)]), false).len(), 10);
+        assert_eq!(
+            scan_all(&t, &mut txn, id, KeyRange::eq(vec![Value::Int(3)]), false).len(),
+            10
+        );
         let st = t.stats();
         let xs = st.indexes.iter().find(|i| i.index_id == id).expect("stats");
         assert_eq!(xs.distinct, vec![5]);
@@ -299,6 +472,11 @@ fn create_index_on_existing_rows_and_catalog_persists() {
     }
     let s = Storage::open(StorageConfig::new(dir.path())).expect("reopen");
     assert_eq!(s.tables("test").expect("tables"), vec!["t".to_string()]);
-    assert!(s.table("test", "t").expect("t").def().index_by_name("xj").is_some());
+    assert!(s
+        .table("test", "t")
+        .expect("t")
+        .def()
+        .index_by_name("xj")
+        .is_some());
     assert!(s.database_exists("mysql"));
 }

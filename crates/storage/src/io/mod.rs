@@ -79,7 +79,8 @@ impl AlignedBuf {
             .expect("IO_ALIGN is a power of two and len is small");
         // SAFETY: layout has non-zero size.
         let raw = unsafe { std::alloc::alloc_zeroed(layout) };
-        let ptr = std::ptr::NonNull::new(raw).unwrap_or_else(|| std::alloc::handle_alloc_error(layout));
+        let ptr =
+            std::ptr::NonNull::new(raw).unwrap_or_else(|| std::alloc::handle_alloc_error(layout));
         AlignedBuf { ptr, len }
     }
 

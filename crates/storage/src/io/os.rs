@@ -70,9 +70,7 @@ impl FileSystem for OsFileSystem {
     }
 
     fn list_dir(&self, path: &Path) -> io::Result<Vec<PathBuf>> {
-        fs::read_dir(path)?
-            .map(|e| e.map(|e| e.path()))
-            .collect()
+        fs::read_dir(path)?.map(|e| e.map(|e| e.path())).collect()
     }
 
     fn sync_dir(&self, dir: &Path) -> io::Result<()> {

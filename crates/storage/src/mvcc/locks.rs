@@ -128,7 +128,10 @@ mod tests {
     #[test]
     fn shared_and_exclusive() {
         let t = LockTable::default();
-        let k = LockKey { table: 1, key: vec![1] };
+        let k = LockKey {
+            table: 1,
+            key: vec![1],
+        };
         assert_eq!(t.try_lock(&k, 1, false), Acquire::Granted);
         assert_eq!(t.try_lock(&k, 2, false), Acquire::Granted);
         assert_eq!(t.try_lock(&k, 3, true), Acquire::Conflict(1));

@@ -372,6 +372,13 @@ impl TxnManager {
         self.purge_wake.notify_all();
     }
 
+    /// Forgets queued garbage and analyze requests (the storage is going away; the
+    /// queue's table references would otherwise keep it alive).
+    pub fn discard_queues(&self) {
+        self.purge_queue.lock().clear();
+        self.analyze_queue.lock().clear();
+    }
+
     pub fn active_count(&self) -> usize {
         self.active.read().len()
     }

@@ -40,8 +40,14 @@ impl TableCore {
                 Bound::Excluded(v) => Bound::Excluded(&v[..]),
                 _ => Bound::Unbounded,
             };
-            self.store
-                .scan(schema.primary_tree(), lb, Bound::Unbounded, false, 1024, &mut out)?;
+            self.store.scan(
+                schema.primary_tree(),
+                lb,
+                Bound::Unbounded,
+                false,
+                1024,
+                &mut out,
+            )?;
             let done = out.len() < 1024;
             for (pk, rec) in &out {
                 let h = parse_rec(rec).ok_or_else(|| self.corrupt("short record"))?;

@@ -301,8 +301,13 @@ impl Table for TableHandle {
         pk: &[Value],
         columns: &[usize],
     ) -> Result<Option<Fetched>> {
-        self.0
-            .get(txn, pk, LockMode::Consistent, WaitPolicy::Wait, Some(columns))
+        self.0.get(
+            txn,
+            pk,
+            LockMode::Consistent,
+            WaitPolicy::Wait,
+            Some(columns),
+        )
     }
 
     fn scan(&self, txn: &mut Txn, req: ScanRequest) -> Result<Box<dyn Cursor>> {

@@ -54,7 +54,12 @@ impl TableCore {
         }
     }
 
-    pub(crate) fn decode(&self, schema: &Schema, rec: &[u8], wanted: Option<&[bool]>) -> Result<Row> {
+    pub(crate) fn decode(
+        &self,
+        schema: &Schema,
+        rec: &[u8],
+        wanted: Option<&[bool]>,
+    ) -> Result<Row> {
         rowcodec::decode_row(&rec[super::record::HEADER..], &schema.def.columns, wanted)
             .map_err(|_| self.corrupt("undecodable row"))
     }
@@ -307,25 +312,40 @@ impl TableCursor {
         Ok(())
     }
 
-    fn primary_entry(&self, txn: &mut Txn, key: Vec<u8>, value: Vec<u8>) -> Result<Option<Fetched>> {
+    fn primary_entry(
+        &self,
+        txn: &mut Txn,
+        key: Vec<u8>,
+        value: Vec<u8>,
+    ) -> Result<Option<Fetched>> {
         let rec = if self.lock == LockMode::Consistent {
             let view = txn.view();
             self.core.visible_version(value, &view)?
         } else {
-            match self.core.lock_and_read(txn, &self.schema, &key, self.lock, self.wait)? {
+            match self
+                .core
+                .lock_and_read(txn, &self.schema, &key, self.lock, self.wait)?
+            {
                 super::read::Locked::Row(r) => Some(r),
                 _ => None,
             }
         };
         let Some(rec) = rec else { return Ok(None) };
-        let row = self.core.decode(&self.schema, &rec, self.wanted.as_deref())?;
+        let row = self
+            .core
+            .decode(&self.schema, &rec, self.wanted.as_deref())?;
         Ok(Some(Fetched {
             handle: RowHandle(key),
             row,
         }))
     }
 
-    fn secondary_entry(&self, txn: &mut Txn, key: Vec<u8>, value: Vec<u8>) -> Result<Option<Fetched>> {
+    fn secondary_entry(
+        &self,
+        txn: &mut Txn,
+        key: Vec<u8>,
+        value: Vec<u8>,
+    ) -> Result<Option<Fetched>> {
         let layout = &self.schema.indexes[self.index_pos];
         let columns = &self.schema.def.columns;
         let sk_len = keycodec::parts_len(&key, &layout.def, columns, layout.def.columns.len());
@@ -348,7 +368,10 @@ impl TableCursor {
             let view = txn.view();
             self.core.visible_version(rec, &view)?
         } else {
-            match self.core.lock_and_read(txn, &self.schema, &pk, self.lock, self.wait)? {
+            match self
+                .core
+                .lock_and_read(txn, &self.schema, &pk, self.lock, self.wait)?
+            {
                 super::read::Locked::Row(r) => Some(r),
                 _ => None,
             }
@@ -369,8 +392,9 @@ impl TableCursor {
 
     fn covered_row(&self, pk: Vec<u8>, value: &[u8]) -> Result<Fetched> {
         let layout = &self.schema.indexes[self.index_pos];
-        let vals = rowcodec::decode_row(&value[super::record::HEADER..], &layout.covered_cols, None)
-            .map_err(|_| self.core.corrupt("undecodable index entry"))?;
+        let vals =
+            rowcodec::decode_row(&value[super::record::HEADER..], &layout.covered_cols, None)
+                .map_err(|_| self.core.corrupt("undecodable index entry"))?;
         let mut row = vec![Value::Null; self.schema.def.columns.len()];
         for (&ord, v) in layout.covered.iter().zip(vals) {
             row[ord] = v;

@@ -71,7 +71,10 @@ impl TableCore {
             };
             all.push(IndexStats {
                 index_id: layout.def.id,
-                distinct: distinct.iter().map(|&d| ((d as f64) * scale) as u64).collect(),
+                distinct: distinct
+                    .iter()
+                    .map(|&d| ((d as f64) * scale) as u64)
+                    .collect(),
             });
         }
         *self.stats.write() = all;
@@ -96,7 +99,8 @@ impl TableCore {
                 Bound::Excluded(v) => Bound::Excluded(&v[..]),
                 _ => Bound::Unbounded,
             };
-            self.store.scan(tree, lb, Bound::Unbounded, false, 1024, &mut out)?;
+            self.store
+                .scan(tree, lb, Bound::Unbounded, false, 1024, &mut out)?;
             let done = out.len() < 1024;
             for (k, v) in &out {
                 let live = if primary {
@@ -147,7 +151,8 @@ impl TableCore {
                 Bound::Excluded(v) => Bound::Excluded(&v[..]),
                 _ => Bound::Unbounded,
             };
-            self.store.scan(tree, lb, Bound::Unbounded, false, 4096, &mut out)?;
+            self.store
+                .scan(tree, lb, Bound::Unbounded, false, 4096, &mut out)?;
             let done = out.len() < 4096;
             for (k, v) in &out {
                 let Some(h) = parse_rec(v) else { continue };

@@ -49,7 +49,13 @@ impl TableCore {
         r
     }
 
-    fn insert_row(self: &Arc<Self>, txn: &mut Txn, me: u64, schema: &Schema, row: &Row) -> Result<RowHandle> {
+    fn insert_row(
+        self: &Arc<Self>,
+        txn: &mut Txn,
+        me: u64,
+        schema: &Schema,
+        row: &Row,
+    ) -> Result<RowHandle> {
         let key = if schema.def.has_hidden_pk() {
             let mut k = Vec::with_capacity(9);
             let id = Value::UInt(self.next_row_id());
@@ -105,7 +111,12 @@ impl TableCore {
     ) -> Result<RowHandle> {
         if !schema.def.has_hidden_pk() {
             let mut new_key = Vec::with_capacity(handle.0.len());
-            keycodec::encode_index_key(&mut new_key, &schema.def.indexes[0], &schema.def.columns, &new);
+            keycodec::encode_index_key(
+                &mut new_key,
+                &schema.def.indexes[0],
+                &schema.def.columns,
+                &new,
+            );
             if new_key != handle.0 {
                 self.delete_row(txn, me, schema, handle, old)?;
                 return self.insert_row(txn, me, schema, &new);
@@ -126,7 +137,12 @@ impl TableCore {
         Ok(handle.clone())
     }
 
-    pub(crate) fn delete(self: &Arc<Self>, txn: &mut Txn, handle: &RowHandle, old: &Row) -> Result<()> {
+    pub(crate) fn delete(
+        self: &Arc<Self>,
+        txn: &mut Txn,
+        handle: &RowHandle,
+        old: &Row,
+    ) -> Result<()> {
         let me = txn.begin_write(self)?;
         let schema = self.schema();
         let sp = txn.savepoint();
@@ -182,7 +198,13 @@ impl TableCore {
             };
             let mut outcome = Outcome::Missing;
             let mut f = |cur: Option<&[u8]>| -> Modify {
-                let (m, o) = self.decide(me, &lock_key, cur, &op, view.as_deref().filter(|_| snapshot));
+                let (m, o) = self.decide(
+                    me,
+                    &lock_key,
+                    cur,
+                    &op,
+                    view.as_deref().filter(|_| snapshot),
+                );
                 outcome = o;
                 m
             };
@@ -254,10 +276,16 @@ impl TableCore {
             ptr
         };
         match (op, header, cur) {
-            (Op::Insert(p), None, _) => (Modify::Put(build_rec(me, 0, false, p)), Outcome::Done(UndoPrev::Absent)),
+            (Op::Insert(p), None, _) => (
+                Modify::Put(build_rec(me, 0, false, p)),
+                Outcome::Done(UndoPrev::Absent),
+            ),
             (Op::Insert(p), Some(h), Some(c)) if h.deleted => {
                 let ptr = keep_version(c);
-                (Modify::Put(build_rec(me, ptr, false, p)), Outcome::Done(UndoPrev::Version(ptr)))
+                (
+                    Modify::Put(build_rec(me, ptr, false, p)),
+                    Outcome::Done(UndoPrev::Version(ptr)),
+                )
             }
             (Op::Insert(_), _, _) => (Modify::Keep, Outcome::Duplicate),
             (_, Some(h), Some(c)) if !h.deleted => {
@@ -287,7 +315,8 @@ impl TableCore {
     ) -> Result<()> {
         let (key, payload) = sec_entry(schema, layout, row, pk);
         let sk_len = key.len() - pk.len();
-        let check = layout.def.is_unique() && layout.def.columns.iter().all(|c| !row[c.column].is_null());
+        let check =
+            layout.def.is_unique() && layout.def.columns.iter().all(|c| !row[c.column].is_null());
         loop {
             let _stripe = check.then(|| self.unique_stripe(layout.def.id, &key[..sk_len]).lock());
             if check {
@@ -314,7 +343,8 @@ impl TableCore {
                 };
                 Modify::Put(build_sec(h, &payload))
             };
-            self.store.modify(&mut txn.ctx, layout.def.id, &key, &mut f)?;
+            self.store
+                .modify(&mut txn.ctx, layout.def.id, &key, &mut f)?;
             txn.push_undo(UndoRec {
                 table: self.clone(),
                 tree: layout.def.id,
@@ -327,7 +357,13 @@ impl TableCore {
     }
 
     /// Looks for another row's live entry with the same unique key.
-    fn unique_conflict(&self, me: u64, tree: u32, sk: &[u8], pk: &[u8]) -> Result<Option<Conflict>> {
+    fn unique_conflict(
+        &self,
+        me: u64,
+        tree: u32,
+        sk: &[u8],
+        pk: &[u8],
+    ) -> Result<Option<Conflict>> {
         let upper = keycodec::prefix_successor(sk);
         let upper = upper.as_deref().map_or(Bound::Unbounded, Bound::Excluded);
         let mut lower = Bound::Included(sk.to_vec());
@@ -363,7 +399,13 @@ impl TableCore {
     }
 
     /// Delete-marks a secondary entry (purge removes it later).
-    fn delete_sec(self: &Arc<Self>, txn: &mut Txn, me: u64, layout: &IndexLayout, key: Vec<u8>) -> Result<()> {
+    fn delete_sec(
+        self: &Arc<Self>,
+        txn: &mut Txn,
+        me: u64,
+        layout: &IndexLayout,
+        key: Vec<u8>,
+    ) -> Result<()> {
         let mut prev = None;
         let mut f = |cur: Option<&[u8]>| match cur.and_then(|c| parse_sec(c).map(|h| (c, h))) {
             Some((c, h)) => {
@@ -373,7 +415,8 @@ impl TableCore {
             }
             None => Modify::Keep,
         };
-        self.store.modify(&mut txn.ctx, layout.def.id, &key, &mut f)?;
+        self.store
+            .modify(&mut txn.ctx, layout.def.id, &key, &mut f)?;
         let Some(prev) = prev else {
             return Err(self.corrupt("secondary index entry missing"));
         };

@@ -225,6 +225,8 @@ impl Inner {
                 bg.kicked = false;
             }
             if self.halted.load(SeqCst) {
+                // Nothing to do until shutdown; don't spin on an elapsed interval.
+                last_sync = Instant::now();
                 continue;
             }
             if last_sync.elapsed() >= self.cfg.flush_interval {

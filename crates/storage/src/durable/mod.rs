@@ -1,0 +1,368 @@
+//! The durable engine: table files of B+trees in a shared buffer pool, one WAL for
+//! every change, checkpoints and crash recovery.
+//!
+//! # Logging and recovery (ARIES-lite, logical records)
+//! Every change to a tree made by a transaction is logged as a CHANGE record with its
+//! before- and after-image (`record`); a transaction's COMMIT record is made durable
+//! (group commit) before the commit is acknowledged or becomes visible. Table files
+//! are shadow-paged (`pool`): a checkpoint of a file writes its dirty pages to fresh
+//! slots and then its meta page, so the file on disk is always exactly its image at
+//! its last checkpoint cut LSN, and a torn page write can only hit a slot that no
+//! checkpoint refers to (torn-page protection by construction: no doublewrite buffer
+//! and no full-page images).
+//!
+//! Recovery: open every table file at its last checkpoint; read the log from the
+//! retention point; redo each CHANGE whose record starts at or after its file's cut;
+//! then undo, newest first, every change of transactions that have neither COMMIT nor
+//! ABORT (their before-images), whatever file cut they fall on; checkpoint everything.
+//!
+//! # Checkpoints and log retention
+//! The checkpointer (a background thread) writes a CHECKPOINT record (the next
+//! transaction id), checkpoints each table file, and lets the log recycle everything
+//! before the oldest of: that record, and the first record of every transaction still
+//! active (their changes may have to be undone by a later recovery). It runs every
+//! few seconds, and as soon as enough log has accumulated since the last one, which
+//! bounds recovery time.
+
+pub mod record;
+mod recovery;
+mod store;
+
+use crate::api::Result;
+use crate::btree::TableFile;
+use crate::engine::TableEngine;
+use crate::error::StorageError;
+use crate::io::FileSystem;
+use crate::mvcc::TxnManager;
+use crate::pool::BufferPool;
+use crate::store::Store;
+use crate::txn::CommitLog;
+use crate::wal::{Wal, WalConfig};
+use crate::StorageConfig;
+use basalt_common::TableDef;
+use parking_lot::{Condvar, Mutex, RwLock};
+use record::{KIND_ABORT, KIND_CHECKPOINT, KIND_COMMIT};
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
+use std::time::{Duration, Instant};
+pub use store::DurableStore;
+
+/// Checkpoint at least this often...
+const CHECKPOINT_INTERVAL: Duration = Duration::from_secs(30);
+/// ...and as soon as this much log accumulated since the last one.
+const CHECKPOINT_LOG_BYTES: u64 = 128 << 20;
+
+/// State shared by the engine, its stores and its background thread.
+pub struct Shared {
+    pub(crate) wal: Wal,
+    pool: Arc<BufferPool>,
+    fs: Arc<dyn FileSystem>,
+    tables_dir: PathBuf,
+    files: RwLock<HashMap<u64, TableFile>>,
+    /// First-record LSN (at most) of every transaction with logged changes.
+    active: Mutex<BTreeMap<u64, u64>>,
+    mgr: Mutex<Weak<TxnManager>>,
+    stop: AtomicBool,
+    wake: Condvar,
+    wake_lock: Mutex<()>,
+    checkpoints: AtomicU64,
+    last_recovery_ms: AtomicU64,
+    /// Serialises checkpoints (the background one and those DDL asks for).
+    ckpt_lock: Mutex<()>,
+}
+
+impl Shared {
+    /// Notes that `txn` is about to log its first change.
+    pub(crate) fn txn_started(&self, txn: u64) {
+        let lsn = self.wal.end_lsn();
+        self.active.lock().entry(txn).or_insert(lsn);
+    }
+
+    fn txn_ended(&self, txn: u64) {
+        self.active.lock().remove(&txn);
+    }
+
+    fn path(&self, table: u64) -> PathBuf {
+        self.tables_dir.join(format!("{table}.bdt"))
+    }
+}
+
+/// The durable engine.
+pub struct DurableEngine {
+    shared: Arc<Shared>,
+    thread: Mutex<Option<std::thread::JoinHandle<()>>>,
+}
+
+impl DurableEngine {
+    /// Opens the log and the table files of `tables` (durable ones), recovers, and
+    /// returns the engine and the first transaction id to hand out.
+    pub fn open(config: &StorageConfig, tables: &[TableDef]) -> Result<(DurableEngine, u64)> {
+        let fs = config.fs.clone();
+        let tables_dir = config.datadir.join("tables");
+        fs.create_dir_all(&tables_dir)?;
+        let wal_config = WalConfig {
+            flush_log_at_trx_commit: config.flush_log_at_trx_commit,
+            segment_size: config.log_segment_size,
+            ..WalConfig::default()
+        };
+        let (wal, info) = Wal::open(fs.clone(), &config.datadir.join("log"), wal_config)?;
+        if let Some(hook) = &config.on_fatal {
+            wal.set_fatal_hook(hook.clone());
+        }
+        let shared = Arc::new(Shared {
+            wal,
+            pool: BufferPool::new(config.buffer_pool_size),
+            fs,
+            tables_dir,
+            files: RwLock::new(HashMap::new()),
+            active: Mutex::new(BTreeMap::new()),
+            mgr: Mutex::new(Weak::new()),
+            stop: AtomicBool::new(false),
+            wake: Condvar::new(),
+            wake_lock: Mutex::new(()),
+            checkpoints: AtomicU64::new(0),
+            last_recovery_ms: AtomicU64::new(0),
+            ckpt_lock: Mutex::new(()),
+        });
+        let started = Instant::now();
+        let first_trx = recovery::recover(&shared, tables, info.checkpoint_lsn)?;
+        let ms = started.elapsed().as_millis() as u64;
+        shared.last_recovery_ms.store(ms, Ordering::Relaxed);
+        tracing::info!(recovery_ms = ms, "durable engine opened");
+        Ok((
+            DurableEngine {
+                shared,
+                thread: Mutex::new(None),
+            },
+            first_trx,
+        ))
+    }
+
+    /// Starts the checkpointer (it reads the next transaction id from `mgr`).
+    pub fn start(&self, mgr: &Arc<TxnManager>) -> Result<()> {
+        *self.shared.mgr.lock() = Arc::downgrade(mgr);
+        let shared = self.shared.clone();
+        let h = std::thread::Builder::new()
+            .name("basalt-checkpoint".into())
+            .spawn(move || checkpoint_loop(&shared))?;
+        *self.thread.lock() = Some(h);
+        Ok(())
+    }
+
+    pub fn commit_log(&self) -> Arc<dyn CommitLog> {
+        Arc::new(Committer(self.shared.clone()))
+    }
+
+    /// Runs a checkpoint of every table file now.
+    pub fn checkpoint(&self) -> Result<()> {
+        checkpoint(&self.shared)
+    }
+
+    pub fn status(&self) -> Vec<(&'static str, u64)> {
+        let w = self.shared.wal.stats();
+        let p = self.shared.pool.stats();
+        vec![
+            ("Innodb_os_log_fsyncs", w.fsyncs),
+            ("Innodb_log_writes", w.writes),
+            ("Innodb_os_log_written", w.bytes_written),
+            ("Basalt_log_commits", w.commits),
+            ("Basalt_group_commit_batches", w.batches),
+            ("Innodb_buffer_pool_pages_total", p.frames as u64),
+            ("Innodb_buffer_pool_pages_free", p.free_frames as u64),
+            ("Innodb_buffer_pool_pages_dirty", p.dirty_frames as u64),
+            ("Innodb_buffer_pool_reads", p.reads),
+            ("Innodb_buffer_pool_pages_flushed", p.writes),
+            ("Basalt_buffer_pool_evictions", p.evictions),
+            ("Basalt_buffer_pool_overhead_bytes", p.overhead_bytes as u64),
+            (
+                "Basalt_checkpoints",
+                self.shared.checkpoints.load(Ordering::Relaxed),
+            ),
+            (
+                "Basalt_last_recovery_ms",
+                self.shared.last_recovery_ms.load(Ordering::Relaxed),
+            ),
+            (
+                "Basalt_log_bytes_since_checkpoint",
+                self.shared.wal.bytes_since_checkpoint(),
+            ),
+        ]
+    }
+
+    /// Final checkpoint and log shutdown.
+    pub fn shutdown(&self) -> Result<()> {
+        self.shared.stop.store(true, Ordering::SeqCst);
+        self.shared.wake.notify_all();
+        if let Some(h) = self.thread.lock().take() {
+            let _ = h.join();
+        }
+        checkpoint(&self.shared)?;
+        self.shared.wal.shutdown()
+    }
+}
+
+impl TableEngine for DurableEngine {
+    fn create_store(&self, def: &TableDef) -> Result<Arc<dyn Store>> {
+        let path = self.shared.path(def.id);
+        if self.shared.fs.exists(&path) {
+            self.shared.fs.remove(&path)?;
+        }
+        let file = TableFile::create(&self.shared.pool, &*self.shared.fs, &path)?;
+        for ix in &def.indexes {
+            file.create_tree(ix.id)?;
+        }
+        {
+            let _one = self.shared.ckpt_lock.lock();
+            checkpoint_file(&self.shared, &file)?;
+        }
+        self.shared.fs.sync_dir(&self.shared.tables_dir)?;
+        self.shared.files.write().insert(def.id, file.clone());
+        Ok(Arc::new(DurableStore::new(
+            def.id,
+            file,
+            self.shared.clone(),
+        )))
+    }
+
+    fn open_store(&self, def: &TableDef) -> Result<Arc<dyn Store>> {
+        let file = self
+            .shared
+            .files
+            .read()
+            .get(&def.id)
+            .cloned()
+            .ok_or_else(|| StorageError::Invalid(format!("table file {} not open", def.id)))?;
+        Ok(Arc::new(DurableStore::new(
+            def.id,
+            file,
+            self.shared.clone(),
+        )))
+    }
+
+    fn drop_store(&self, def: &TableDef) -> Result<()> {
+        self.shared.files.write().remove(&def.id);
+        let path = self.shared.path(def.id);
+        if self.shared.fs.exists(&path) {
+            self.shared.fs.remove(&path)?;
+            self.shared.fs.sync_dir(&self.shared.tables_dir)?;
+        }
+        Ok(())
+    }
+
+    fn truncate_store(&self, def: &TableDef, store: &Arc<dyn Store>) -> Result<()> {
+        store.clear()?;
+        self.after_ddl(def, store)
+    }
+
+    fn after_ddl(&self, def: &TableDef, _store: &Arc<dyn Store>) -> Result<()> {
+        let file = self.shared.files.read().get(&def.id).cloned();
+        if let Some(file) = file {
+            let _one = self.shared.ckpt_lock.lock();
+            checkpoint_file(&self.shared, &file)?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for DurableEngine {
+    /// Stops the checkpointer without a final checkpoint (a clean stop goes through
+    /// [`DurableEngine::shutdown`] first).
+    fn drop(&mut self) {
+        self.shared.stop.store(true, Ordering::SeqCst);
+        self.shared.wake.notify_all();
+        if let Some(h) = self.thread.lock().take() {
+            let _ = h.join();
+        }
+    }
+}
+
+struct Committer(Arc<Shared>);
+
+impl CommitLog for Committer {
+    fn commit(&self, txn_id: u64) -> Result<()> {
+        let lsn = self.0.wal.append(KIND_COMMIT, &txn_id.to_le_bytes());
+        let r = lsn.and_then(|lsn| self.0.wal.commit_durable(lsn));
+        self.0.txn_ended(txn_id);
+        r
+    }
+
+    fn abort(&self, txn_id: u64) -> Result<()> {
+        let r = self
+            .0
+            .wal
+            .append(KIND_ABORT, &txn_id.to_le_bytes())
+            .map(|_| ());
+        self.0.txn_ended(txn_id);
+        r
+    }
+}
+
+/// Checkpoints every table file and releases the log before the retention point.
+fn checkpoint(shared: &Shared) -> Result<()> {
+    let _one = shared.ckpt_lock.lock();
+    let start = shared.wal.end_lsn();
+    let next_id = shared.mgr.lock().upgrade().map_or(0, |m| m.next_id());
+    shared.wal.append(KIND_CHECKPOINT, &next_id.to_le_bytes())?;
+    let files: Vec<TableFile> = shared.files.read().values().cloned().collect();
+    for f in files {
+        checkpoint_file(shared, &f)?;
+    }
+    let oldest_active = shared.active.lock().values().copied().min();
+    let retain = oldest_active.map_or(start, |a| a.min(start));
+    shared.wal.checkpoint_done(retain)?;
+    shared.checkpoints.fetch_add(1, Ordering::Relaxed);
+    Ok(())
+}
+
+/// Checkpoints one file. The log up to the cut is made durable before the file's new
+/// image can become current (write-ahead rule: no durable page may hold a change whose
+/// record could still be lost).
+pub(crate) fn checkpoint_file(shared: &Shared, file: &TableFile) -> Result<()> {
+    let cut = file.begin_cut(|| shared.wal.end_lsn())?;
+    shared.wal.wait_durable(cut.lsn())?;
+    file.flush_cut(cut)?;
+    file.pages().relocate_tail()?;
+    Ok(())
+}
+
+fn checkpoint_loop(shared: &Shared) {
+    let mut last = Instant::now();
+    while !shared.stop.load(Ordering::SeqCst) {
+        {
+            let mut g = shared.wake_lock.lock();
+            shared.wake.wait_for(&mut g, Duration::from_millis(200));
+        }
+        if shared.stop.load(Ordering::SeqCst) {
+            return;
+        }
+        let st = shared.pool.stats();
+        if st.dirty_frames * 4 > st.frames {
+            if let Err(e) = shared.pool.flush_dirty(256) {
+                tracing::warn!(error = %e, "background page flush failed");
+            }
+        }
+        let due = last.elapsed() >= CHECKPOINT_INTERVAL
+            || shared.wal.bytes_since_checkpoint() >= CHECKPOINT_LOG_BYTES;
+        if due {
+            match checkpoint(shared) {
+                Ok(()) => last = Instant::now(),
+                Err(e) => tracing::warn!(error = %e, "checkpoint failed; will retry"),
+            }
+        }
+    }
+}
+
+/// Table ids of the table files present in `dir`.
+fn table_files(fs: &dyn FileSystem, dir: &Path) -> Result<Vec<(u64, PathBuf)>> {
+    Ok(fs
+        .list_dir(dir)?
+        .into_iter()
+        .filter_map(|p| {
+            let name = p.file_name()?.to_str()?;
+            let id = name.strip_suffix(".bdt")?.parse().ok()?;
+            Some((id, p))
+        })
+        .collect())
+}

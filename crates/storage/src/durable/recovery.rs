@@ -1,0 +1,173 @@
+//! Crash recovery: redo from each file's checkpoint cut, undo transactions that never
+//! ended, then checkpoint so the log can start afresh.
+
+use super::record::{self, ChangeRec, KIND_ABORT, KIND_CHANGE, KIND_CHECKPOINT, KIND_COMMIT};
+use super::{checkpoint_file, table_files, Shared};
+use crate::api::Result;
+use crate::btree::TableFile;
+use crate::error::StorageError;
+use crate::store::Modify;
+use basalt_common::{EngineKind, TableDef};
+use std::collections::{HashMap, HashSet};
+
+/// Opens the table files of `tables`, replays the log from `from`, and returns the
+/// first transaction id to hand out (above every id the log and files have seen).
+pub(super) fn recover(shared: &Shared, tables: &[TableDef], from: u64) -> Result<u64> {
+    open_files(shared, tables)?;
+    let scan = first_pass(shared, from)?;
+    let losers = redo(shared, from, &scan.ended)?;
+    let undone = losers.len();
+    undo(shared, losers)?;
+    let files: Vec<TableFile> = shared.files.read().values().cloned().collect();
+    for f in &files {
+        checkpoint_file(shared, f)?;
+    }
+    shared.wal.checkpoint_done(shared.wal.end_lsn())?;
+    if scan.records > 0 {
+        tracing::info!(
+            records = scan.records,
+            loser_changes = undone,
+            "recovered from the log"
+        );
+    }
+    Ok(scan.max_txn.saturating_add(1).max(scan.next_id).max(1))
+}
+
+/// Opens every durable table's file; removes files of tables the catalog does not
+/// know (a CREATE TABLE that crashed before the catalog was written, or a DROP whose
+/// file removal did not happen) and trees of indexes it does not know.
+fn open_files(shared: &Shared, tables: &[TableDef]) -> Result<()> {
+    let wanted: HashMap<u64, &TableDef> = tables
+        .iter()
+        .filter(|t| t.engine == EngineKind::Basalt)
+        .map(|t| (t.id, t))
+        .collect();
+    for (id, path) in table_files(&*shared.fs, &shared.tables_dir)? {
+        if !wanted.contains_key(&id) {
+            tracing::info!(path = %path.display(), "removing the file of a dropped table");
+            shared.fs.remove(&path)?;
+        }
+    }
+    for (id, def) in wanted {
+        let path = shared.path(id);
+        let file = if shared.fs.exists(&path) {
+            TableFile::open(&shared.pool, &*shared.fs, &path)?
+        } else {
+            return Err(StorageError::Corrupt {
+                file: path.display().to_string(),
+                page: 0,
+                detail: format!("data file of table {} is missing", def.qualified_name()),
+            });
+        };
+        let known: HashSet<u32> = def.indexes.iter().map(|i| i.id).collect();
+        for tree in file.tree_ids() {
+            if !known.contains(&tree) {
+                file.drop_tree(tree)?;
+            }
+        }
+        for ix in &def.indexes {
+            if file.tree(ix.id).is_none() {
+                file.create_tree(ix.id)?;
+            }
+        }
+        shared.files.write().insert(id, file);
+    }
+    Ok(())
+}
+
+struct Scan {
+    ended: HashSet<u64>,
+    max_txn: u64,
+    next_id: u64,
+    records: u64,
+}
+
+/// Which transactions ended (COMMIT or ABORT), and the highest ids seen.
+fn first_pass(shared: &Shared, from: u64) -> Result<Scan> {
+    let mut scan = Scan {
+        ended: HashSet::new(),
+        max_txn: 0,
+        next_id: 0,
+        records: 0,
+    };
+    for rec in shared.wal.read_from(from) {
+        let rec = rec?;
+        scan.records += 1;
+        match rec.kind {
+            KIND_COMMIT | KIND_ABORT => {
+                let txn = record::decode_u64(&rec.payload).ok_or_else(|| bad(rec.lsn))?;
+                scan.ended.insert(txn);
+                scan.max_txn = scan.max_txn.max(txn);
+            }
+            KIND_CHECKPOINT => {
+                let next = record::decode_u64(&rec.payload).ok_or_else(|| bad(rec.lsn))?;
+                scan.next_id = scan.next_id.max(next);
+            }
+            KIND_CHANGE => {
+                let c = record::decode_change(&rec.payload).ok_or_else(|| bad(rec.lsn))?;
+                scan.max_txn = scan.max_txn.max(c.txn);
+            }
+            _ => {}
+        }
+    }
+    Ok(scan)
+}
+
+fn bad(lsn: u64) -> StorageError {
+    StorageError::Corrupt {
+        file: "log".into(),
+        page: lsn,
+        detail: "undecodable log record".into(),
+    }
+}
+
+/// Redoes changes at or after their file's cut; returns the changes of transactions
+/// that never ended, in log order.
+fn redo(shared: &Shared, from: u64, ended: &HashSet<u64>) -> Result<Vec<ChangeRec>> {
+    let mut losers = Vec::new();
+    for rec in shared.wal.read_from(from) {
+        let rec = rec?;
+        if rec.kind != KIND_CHANGE {
+            continue;
+        }
+        let c = record::decode_change(&rec.payload).ok_or_else(|| bad(rec.lsn))?;
+        let file = shared.files.read().get(&c.table).cloned();
+        if let Some(file) = file {
+            if rec.lsn >= file.checkpoint_lsn() {
+                apply(&file, c.tree, &c.key, c.new.clone())?;
+            }
+        }
+        if !ended.contains(&c.txn) {
+            losers.push(c);
+        }
+    }
+    Ok(losers)
+}
+
+/// Restores the before-images of unfinished transactions, newest change first.
+fn undo(shared: &Shared, losers: Vec<ChangeRec>) -> Result<()> {
+    for c in losers.into_iter().rev() {
+        let file = shared.files.read().get(&c.table).cloned();
+        if let Some(file) = file {
+            apply(&file, c.tree, &c.key, c.old)?;
+        }
+    }
+    Ok(())
+}
+
+/// Sets `key` of `tree` to `value` (absent = delete), unlogged.
+fn apply(file: &TableFile, tree: u32, key: &[u8], value: Option<Vec<u8>>) -> Result<()> {
+    let Some(t) = file.tree(tree) else {
+        return Ok(());
+    };
+    let mut value = Some(value);
+    t.modify(
+        key,
+        |_| match value.take().flatten() {
+            Some(v) => Modify::Put(v),
+            None => Modify::Delete,
+        },
+        |_| Ok(()),
+    )?;
+    Ok(())
+}

@@ -105,7 +105,10 @@ fn seed_benchmark_matches_mariadb() {
     let Some(mut p) = Pair::start() else { return };
     p.both("create database test1");
     p.both("use test1");
-    for stmt in basalt_tests::seed_ddl().lines().filter(|l| !l.trim().is_empty()) {
+    for stmt in basalt_tests::seed_ddl()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+    {
         p.same(stmt);
     }
     p.same("select count(*), min(i), sum(j = i), sum(k = i) from foo");

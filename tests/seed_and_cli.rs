@@ -21,17 +21,38 @@ fn seed_ddl() -> String {
 /// The seed queries (shared/bench/README.md) with the values they must return.
 pub fn seed_queries() -> Vec<(String, String)> {
     let mut q = vec![
-        ("select j from foo where i = 100".to_string(), "100".to_string()),
-        ("select j from foo FORCE INDEX(`PRIMARY`) where i = 100".into(), "100".into()),
+        (
+            "select j from foo where i = 100".to_string(),
+            "100".to_string(),
+        ),
+        (
+            "select j from foo FORCE INDEX(`PRIMARY`) where i = 100".into(),
+            "100".into(),
+        ),
         ("select k from foo where j = 100".into(), "100".into()),
-        ("select k from foo FORCE INDEX(`xj`) where j = 100".into(), "100".into()),
-        ("select k from foo FORCE INDEX(`xjk`) where j = 100".into(), "100".into()),
+        (
+            "select k from foo FORCE INDEX(`xj`) where j = 100".into(),
+            "100".into(),
+        ),
+        (
+            "select k from foo FORCE INDEX(`xjk`) where j = 100".into(),
+            "100".into(),
+        ),
     ];
     for n in [10, 100, 1000] {
         for (sql, _) in [
-            (format!("select j from foo where i >= 100 order by i limit {n}"), ()),
-            (format!("select k from foo FORCE INDEX(`xj`) where j >= 100 order by j limit {n}"), ()),
-            (format!("select k from foo FORCE INDEX(`xjk`) where j >= 100 order by j limit {n}"), ()),
+            (
+                format!("select j from foo where i >= 100 order by i limit {n}"),
+                (),
+            ),
+            (
+                format!("select k from foo FORCE INDEX(`xj`) where j >= 100 order by j limit {n}"),
+                (),
+            ),
+            (
+                format!("select k from foo FORCE INDEX(`xjk`) where j >= 100 order by j limit {n}"),
+                (),
+            ),
         ] {
             q.push((sql, String::new()));
         }
@@ -47,7 +68,10 @@ fn client_start_up_and_batch_mode() {
     let b = Basalt::start();
     let (code, out, err) = mariadb_cli(
         b.port,
-        &["-e", "select @@version_comment limit 1; SELECT DATABASE(); show databases"],
+        &[
+            "-e",
+            "select @@version_comment limit 1; SELECT DATABASE(); show databases",
+        ],
         "",
     );
     assert_eq!(code, 0, "stderr: {err}");
@@ -70,7 +94,10 @@ fn interactive_client_status_use_and_completion() {
     let b = Basalt::start();
     let (code, _, err) = mariadb_cli(
         b.port,
-        &["-e", "create database shop; create table shop.items (id int primary key, name varchar(10))"],
+        &[
+            "-e",
+            "create database shop; create table shop.items (id int primary key, name varchar(10))",
+        ],
         "",
     );
     assert_eq!(code, 0, "{err}");
@@ -78,7 +105,11 @@ fn interactive_client_status_use_and_completion() {
     // table names for completion (COM_FIELD_LIST) on `use`.
     let input = "use shop\n\\s\nselect count(*) from items;\nexit\n";
     let out = Command::new("script")
-        .args(["-qc", &format!("mariadb -h127.0.0.1 -P{} -uroot --skip-ssl", b.port), "/dev/null"])
+        .args([
+            "-qc",
+            &format!("mariadb -h127.0.0.1 -P{} -uroot --skip-ssl", b.port),
+            "/dev/null",
+        ])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -92,7 +123,10 @@ fn interactive_client_status_use_and_completion() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("Database changed"), "{text}");
     assert!(text.contains("Current database:\tshop"), "{text}");
-    assert!(text.contains("Server version:\t\t10.11.99-MariaDB-Basalt"), "{text}");
+    assert!(
+        text.contains("Server version:\t\t10.11.99-MariaDB-Basalt"),
+        "{text}"
+    );
     assert!(text.contains("| count(*) |"), "{text}");
     assert!(!text.contains("ERROR"), "{text}");
 }
@@ -107,7 +141,16 @@ fn seed_ddl_and_queries_through_the_client() {
     assert_eq!(code, 0, "{err}");
     let (code, _, err) = mariadb_cli(b.port, &["test1"], &seed_ddl());
     assert_eq!(code, 0, "seed DDL failed: {err}");
-    let (_, out, _) = mariadb_cli(b.port, &["test1", "-N", "-e", "select count(*), min(i), sum(j = i), sum(k = i) from foo"], "");
+    let (_, out, _) = mariadb_cli(
+        b.port,
+        &[
+            "test1",
+            "-N",
+            "-e",
+            "select count(*), min(i), sum(j = i), sum(k = i) from foo",
+        ],
+        "",
+    );
     assert_eq!(out.trim(), "64000\t1\t64000\t64000");
     for (sql, expect) in seed_queries() {
         let (code, out, err) = mariadb_cli(b.port, &["test1", "-N", "-e", &sql], "");
@@ -117,7 +160,11 @@ fn seed_ddl_and_queries_through_the_client() {
             assert_eq!(lines, vec![expect.as_str()], "{sql}");
             continue;
         }
-        let limit: usize = sql.rsplit(' ').next().and_then(|n| n.parse().ok()).expect("limit");
+        let limit: usize = sql
+            .rsplit(' ')
+            .next()
+            .and_then(|n| n.parse().ok())
+            .expect("limit");
         assert_eq!(lines.len(), limit, "{sql}");
         // Ids up to 1,000 are dense on every system; the first rows start at 100.
         assert_eq!(lines[0], "100", "{sql}");
@@ -150,15 +197,30 @@ fn seed_post_mysqlslap_command() {
     for (c, q) in &runs {
         let out = Command::new("mariadb-slap")
             .arg(format!("--concurrency={c}"))
-            .args(["-h127.0.0.1", "-uroot", "--create-schema=test1", "--number-of-queries=320"])
+            .args([
+                "-h127.0.0.1",
+                "-uroot",
+                "--create-schema=test1",
+                "--number-of-queries=320",
+            ])
             .arg(format!("-P{}", b.port))
             .arg(format!("--create={}", ddl.display()))
             .arg(format!("--query={q}"))
             .output()
             .expect("run mariadb-slap");
         let text = String::from_utf8_lossy(&out.stdout);
-        assert!(out.status.success(), "{q} at {c}: {}", String::from_utf8_lossy(&out.stderr));
-        assert!(text.contains("Average number of seconds to run all queries"), "{text}");
-        assert!(text.contains(&format!("Number of clients running queries: {c}")), "{text}");
+        assert!(
+            out.status.success(),
+            "{q} at {c}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            text.contains("Average number of seconds to run all queries"),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!("Number of clients running queries: {c}")),
+            "{text}"
+        );
     }
 }

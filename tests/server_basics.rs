@@ -23,22 +23,31 @@ fn err_code(e: mysql::Error) -> u16 {
 fn connect_create_insert_select() {
     let b = Basalt::start();
     let mut c = connect(&b);
-    let comment: String = c.query_first("select @@version_comment limit 1").expect("q").expect("row");
+    let comment: String = c
+        .query_first("select @@version_comment limit 1")
+        .expect("q")
+        .expect("row");
     assert_eq!(comment, "Basalt");
     c.query_drop("create database d1").expect("create db");
     c.query_drop("use d1").expect("use");
     let db: Option<String> = c.query_first("select database()").expect("q").expect("row");
     assert_eq!(db.as_deref(), Some("d1"));
-    c.query_drop("create table t (id int primary key auto_increment, name varchar(20), n int, key(n))")
-        .expect("create table");
-    c.query_drop("insert into t (name, n) values ('a', 1), ('b', 2), (null, 3)").expect("insert");
+    c.query_drop(
+        "create table t (id int primary key auto_increment, name varchar(20), n int, key(n))",
+    )
+    .expect("create table");
+    c.query_drop("insert into t (name, n) values ('a', 1), ('b', 2), (null, 3)")
+        .expect("insert");
     assert_eq!(c.affected_rows(), 3);
     assert_eq!(c.last_insert_id(), 1);
     let rows: Vec<(i64, Option<String>, i64)> = c
         .query("select id, name, n from t where n >= 2 order by n desc")
         .expect("select");
     assert_eq!(rows, vec![(3, None, 3), (2, Some("b".into()), 2)]);
-    let count: i64 = c.query_first("select count(*) from t").expect("q").expect("row");
+    let count: i64 = c
+        .query_first("select count(*) from t")
+        .expect("q")
+        .expect("row");
     assert_eq!(count, 3);
     let tables: Vec<String> = c.query("show tables").expect("show");
     assert_eq!(tables, vec!["t".to_string()]);
@@ -49,16 +58,38 @@ fn errors_keep_the_session_usable() {
     let b = Basalt::start();
     let mut c = connect(&b);
     assert_eq!(err_code(c.query_drop("selec 1").expect_err("syntax")), 1064);
-    assert_eq!(err_code(c.query_drop("select * from nosuch").expect_err("no db")), 1046);
-    assert_eq!(err_code(c.query_drop("use nosuchdb").expect_err("bad db")), 1049);
+    assert_eq!(
+        err_code(c.query_drop("select * from nosuch").expect_err("no db")),
+        1046
+    );
+    assert_eq!(
+        err_code(c.query_drop("use nosuchdb").expect_err("bad db")),
+        1049
+    );
     c.query_drop("use test").expect("use test");
-    assert_eq!(err_code(c.query_drop("select * from nosuch").expect_err("no table")), 1146);
-    c.query_drop("create table t (a int primary key, b int)").expect("create");
-    assert_eq!(err_code(c.query_drop("select nope from t").expect_err("no column")), 1054);
+    assert_eq!(
+        err_code(c.query_drop("select * from nosuch").expect_err("no table")),
+        1146
+    );
+    c.query_drop("create table t (a int primary key, b int)")
+        .expect("create");
+    assert_eq!(
+        err_code(c.query_drop("select nope from t").expect_err("no column")),
+        1054
+    );
     c.query_drop("insert into t values (1, 1)").expect("insert");
-    assert_eq!(err_code(c.query_drop("insert into t values (2, 2), (1, 3)").expect_err("dup")), 1062);
+    assert_eq!(
+        err_code(
+            c.query_drop("insert into t values (2, 2), (1, 3)")
+                .expect_err("dup")
+        ),
+        1062
+    );
     // The failed multi-row insert left none of its rows.
-    let n: i64 = c.query_first("select count(*) from t").expect("q").expect("row");
+    let n: i64 = c
+        .query_first("select count(*) from t")
+        .expect("q")
+        .expect("row");
     assert_eq!(n, 1);
     let one: i64 = c.query_first("select 1").expect("q").expect("row");
     assert_eq!(one, 1);
@@ -68,12 +99,14 @@ fn errors_keep_the_session_usable() {
 fn prepared_statements_round_trip() {
     let b = Basalt::start();
     let mut c = Conn::new(Opts::from_url(&b.url_db("test")).expect("url")).expect("connect");
-    c.query_drop("create table p (id int primary key, s varchar(10), d double)").expect("create");
+    c.query_drop("create table p (id int primary key, s varchar(10), d double)")
+        .expect("create");
     let stmt = c.prep("insert into p values (?, ?, ?)").expect("prepare");
     c.exec_drop(&stmt, (1, "x", 1.5)).expect("exec");
     c.exec_drop(&stmt, (2, Value::NULL, 2.5)).expect("exec");
-    let rows: Vec<(i32, Option<String>, f64)> =
-        c.exec("select id, s, d from p where id >= ? order by id", (1,)).expect("select");
+    let rows: Vec<(i32, Option<String>, f64)> = c
+        .exec("select id, s, d from p where id >= ? order by id", (1,))
+        .expect("select");
     assert_eq!(rows, vec![(1, Some("x".into()), 1.5), (2, None, 2.5)]);
 }
 
@@ -88,7 +121,8 @@ fn bad_packets_close_only_their_connection() {
         b"GET / HTTP/1.1\r\n\r\n".to_vec(),
     ] {
         let mut s = TcpStream::connect(("127.0.0.1", b.port)).expect("connect");
-        s.set_read_timeout(Some(Duration::from_secs(5))).expect("timeout");
+        s.set_read_timeout(Some(Duration::from_secs(5)))
+            .expect("timeout");
         let mut greeting = [0u8; 256];
         let _ = s.read(&mut greeting).expect("greeting");
         let _ = s.write_all(&garbage);
@@ -110,12 +144,14 @@ fn client_vanishing_mid_result_does_not_hurt_others() {
     let b = Basalt::start();
     let mut c = connect(&b);
     c.query_drop("use test").expect("use");
-    c.query_drop("create table big (id int primary key, pad varchar(200))").expect("create");
+    c.query_drop("create table big (id int primary key, pad varchar(200))")
+        .expect("create");
     for chunk in 0..20 {
         let values: Vec<String> = (0..500)
             .map(|i| format!("({}, '{}')", chunk * 500 + i, "p".repeat(150)))
             .collect();
-        c.query_drop(format!("insert into big values {}", values.join(","))).expect("insert");
+        c.query_drop(format!("insert into big values {}", values.join(",")))
+            .expect("insert");
     }
     // Ask for everything, read a little, and vanish. Several times, to be sure.
     for _ in 0..5 {
@@ -125,7 +161,10 @@ fn client_vanishing_mid_result_does_not_hurt_others() {
         let _ = s.read(&mut some);
         drop(s);
     }
-    let n: i64 = c.query_first("select count(*) from big").expect("q").expect("row");
+    let n: i64 = c
+        .query_first("select count(*) from big")
+        .expect("q")
+        .expect("row");
     assert_eq!(n, 10_000);
 }
 

@@ -39,8 +39,14 @@ pub fn basaltd_path() -> PathBuf {
     BUILD.call_once(|| {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let mut cmd = Command::new(cargo);
-        cmd.current_dir(workspace_root())
-            .args(["build", "-q", "-p", "basalt-server", "--bin", "basaltd"]);
+        cmd.current_dir(workspace_root()).args([
+            "build",
+            "-q",
+            "-p",
+            "basalt-server",
+            "--bin",
+            "basaltd",
+        ]);
         if profile() == "release" {
             cmd.arg("--release");
         }
@@ -169,7 +175,11 @@ impl Drop for Basalt {
     }
 }
 
-fn wait_ready(stderr: impl Read + Send + 'static, log: Arc<Mutex<String>>, child: &mut Child) -> u16 {
+fn wait_ready(
+    stderr: impl Read + Send + 'static,
+    log: Arc<Mutex<String>>,
+    child: &mut Child,
+) -> u16 {
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
         let mut sent = false;
@@ -266,7 +276,8 @@ pub fn read_packet(s: &mut std::net::TcpStream) -> std::io::Result<Vec<u8>> {
 /// purpose (vanishing mid-result, malformed commands).
 pub fn raw_login(port: u16) -> std::net::TcpStream {
     let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
-    s.set_read_timeout(Some(Duration::from_secs(10))).expect("timeout");
+    s.set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("timeout");
     let _greeting = read_packet(&mut s).expect("greeting");
     // PROTOCOL_41 | LONG_PASSWORD | SECURE_CONNECTION | PLUGIN_AUTH
     let caps: u32 = 0x200 | 0x1 | 0x8000 | 0x80000;

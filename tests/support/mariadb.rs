@@ -48,7 +48,11 @@ impl MariaDb {
             .arg("--user=root")
             .output()
             .expect("run mariadb-install-db");
-        assert!(out.status.success(), "mariadb-install-db failed: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "mariadb-install-db failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let mariadbd = find_mariadbd().expect("mariadbd installed");
         {
             let port = free_port();
@@ -57,8 +61,14 @@ impl MariaDb {
                 .arg(format!("--datadir={}", data.display()))
                 .arg(format!("--port={port}"))
                 .arg("--bind-address=127.0.0.1")
-                .arg(format!("--socket={}", dir.path().join("mysqld.sock").display()))
-                .arg(format!("--pid-file={}", dir.path().join("mysqld.pid").display()))
+                .arg(format!(
+                    "--socket={}",
+                    dir.path().join("mysqld.sock").display()
+                ))
+                .arg(format!(
+                    "--pid-file={}",
+                    dir.path().join("mysqld.pid").display()
+                ))
                 .arg("--user=root")
                 .args([
                     "--performance-schema=0",

@@ -12,6 +12,7 @@
 //! plan (a select-list item, whose text is its column name; ORDER BY / GROUP BY
 //! positions) makes the plan single-use.
 
+pub mod call;
 pub mod ddl;
 pub mod dml;
 pub mod expr;
@@ -19,6 +20,7 @@ pub mod from;
 pub mod levels;
 pub mod names;
 pub mod select;
+pub mod typing;
 pub mod union;
 
 use crate::front::lexer::{lex, TokKind};

@@ -196,7 +196,7 @@ impl Session {
                 org_table: def.name.clone(),
                 org_name: c.name.clone(),
             });
-            ty.col_flags = crate::bind::expr::column_flags(&def, i);
+            ty.col_flags = crate::bind::typing::column_flags(&def, i);
             out.push(ty.meta(&c.name, self.cx.results_charset));
         }
         Ok(out)

@@ -1,0 +1,306 @@
+//! Binding of function calls: scalar functions, aggregates, CAST targets.
+
+use super::expr::{AggCollector, AGG_BASE};
+use super::{object_parts, Binder, Scope};
+use crate::expr::{CastTarget, Expr, Func};
+use crate::plan::{AggCall, AggFunc};
+use crate::ty::{Class, ExprType};
+use basalt_common::{Collation, MySqlError, Value};
+use sqlparser::ast;
+
+type Bound = (Expr, ExprType);
+type R<T> = Result<T, MySqlError>;
+
+fn syntax(text: &str) -> MySqlError {
+    MySqlError::parse_error(text, 1)
+}
+
+impl Binder<'_> {
+    /// Binds a call of `f` on AST arguments.
+    pub fn call(
+        &mut self,
+        f: Func,
+        args: &[ast::Expr],
+        scope: &Scope,
+        mut aggs: Option<&mut AggCollector>,
+    ) -> R<Bound> {
+        let mut bound = Vec::with_capacity(args.len());
+        let mut types = Vec::with_capacity(args.len());
+        for a in args {
+            let (b, t) = self.expr(a, scope, aggs.as_deref_mut())?;
+            bound.push(b);
+            types.push(t);
+        }
+        let t = crate::expr::func::result_type(f, &types);
+        Ok((Expr::Func(f, bound), t))
+    }
+
+    pub(super) fn function(
+        &mut self,
+        f: &ast::Function,
+        scope: &Scope,
+        aggs: Option<&mut AggCollector>,
+    ) -> R<Bound> {
+        let name = object_parts(&f.name)
+            .last()
+            .cloned()
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        let (list, distinct, clauses) = match &f.args {
+            ast::FunctionArguments::None => (Vec::new(), false, Vec::new()),
+            ast::FunctionArguments::List(l) => (
+                l.args.clone(),
+                matches!(
+                    l.duplicate_treatment,
+                    Some(ast::DuplicateTreatment::Distinct)
+                ),
+                l.clauses.clone(),
+            ),
+            ast::FunctionArguments::Subquery(_) => {
+                return Err(MySqlError::not_supported("subqueries"))
+            }
+        };
+        if let Some(agg) = agg_func(&name) {
+            return self.aggregate_call(agg, &name, &list, distinct, &clauses, scope, aggs);
+        }
+        let mut args = Vec::with_capacity(list.len());
+        for a in &list {
+            match a {
+                ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => args.push(e.clone()),
+                _ => return Err(syntax(&f.to_string())),
+            }
+        }
+        if name == "date_add" || name == "date_sub" || name == "adddate" || name == "subdate" {
+            if let [base, ast::Expr::Interval(iv)] = args.as_slice() {
+                return self.date_add(
+                    base,
+                    iv,
+                    name.starts_with("date_sub") || name == "subdate",
+                    scope,
+                    aggs,
+                );
+            }
+        }
+        if name == "timestampdiff" || name == "timestampadd" {
+            if let Some(ast::Expr::Identifier(unit)) = args.first() {
+                let v = ast::Value::SingleQuotedString(unit.value.clone()).with_empty_span();
+                args[0] = ast::Expr::Value(v);
+            }
+        }
+        if name == "values" {
+            return self.values_ref(&args, scope);
+        }
+        let (func, min, max) = crate::expr::func::lookup(&name).ok_or_else(|| {
+            MySqlError::function_not_defined(&self.cx.db.clone().unwrap_or_default(), &name)
+        })?;
+        crate::expr::func::check_arity(&name, args.len(), min, max)?;
+        self.call(func, &args, scope, aggs)
+    }
+
+    /// `VALUES(col)` in ON DUPLICATE KEY UPDATE: the named scope holds `values.col`.
+    fn values_ref(&mut self, args: &[ast::Expr], scope: &Scope) -> R<Bound> {
+        let col = match args {
+            [ast::Expr::Identifier(i)] => i.value.clone(),
+            [ast::Expr::CompoundIdentifier(ids)] => {
+                ids.last().map(|i| i.value.clone()).unwrap_or_default()
+            }
+            _ => return Err(syntax("VALUES")),
+        };
+        let key = format!("values.{}", col.to_ascii_lowercase());
+        match scope.named.iter().find(|(n, _, _)| *n == key) {
+            Some((_, pos, t)) => Ok((Expr::Column(*pos), t.clone())),
+            None => Ok((Expr::Const(Value::Null), ExprType::null())),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn aggregate_call(
+        &mut self,
+        func: AggFunc,
+        name: &str,
+        list: &[ast::FunctionArg],
+        distinct: bool,
+        clauses: &[ast::FunctionArgumentClause],
+        scope: &Scope,
+        aggs: Option<&mut AggCollector>,
+    ) -> R<Bound> {
+        let Some(aggs) = aggs else {
+            return Err(MySqlError::invalid_group_func_use());
+        };
+        let star = matches!(
+            list,
+            [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Wildcard)]
+        );
+        let func = if func == AggFunc::Count && star {
+            AggFunc::CountStar
+        } else {
+            func
+        };
+        let mut args = Vec::new();
+        if !star {
+            for a in list {
+                match a {
+                    ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => {
+                        args.push(e.clone())
+                    }
+                    _ => return Err(syntax(name)),
+                }
+            }
+        }
+        let (arg, targ) = match (func, args.as_slice()) {
+            (AggFunc::CountStar, []) => (None, ExprType::null()),
+            (AggFunc::GroupConcat, [..]) if !args.is_empty() => {
+                let ast_concat = args.clone();
+                let (e, t) = self.call(Func::Concat, &ast_concat, scope, None)?;
+                let e = if ast_concat.len() == 1 {
+                    if let Expr::Func(_, mut v) = e {
+                        v.remove(0)
+                    } else {
+                        e
+                    }
+                } else {
+                    e
+                };
+                (Some(e), t)
+            }
+            (_, [one]) => {
+                let (e, t) = self.expr(one, scope, None)?;
+                (Some(e), t)
+            }
+            (AggFunc::Count, [_, ..]) if distinct => {
+                let (e, t) = self.call(Func::Concat, &args, scope, None)?;
+                (Some(e), t)
+            }
+            _ => return Err(MySqlError::wrong_paramcount_to_native_fct(name)),
+        };
+        let separator = clauses
+            .iter()
+            .find_map(|c| match c {
+                ast::FunctionArgumentClause::Separator(v) => match &v.value {
+                    ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => {
+                        Some(s.as_bytes().to_vec())
+                    }
+                    _ => None,
+                },
+                _ => None,
+            })
+            .unwrap_or_else(|| b",".to_vec());
+        let ty = agg_type(func, &targ);
+        let coll = if targ.class == Class::String {
+            targ.collation
+        } else {
+            Collation::Binary
+        };
+        aggs.calls.push(AggCall {
+            func,
+            arg,
+            distinct,
+            coll,
+            separator,
+        });
+        Ok((Expr::Column(AGG_BASE + aggs.calls.len() - 1), ty))
+    }
+
+    pub(super) fn cast_target(&self, dt: &ast::DataType) -> R<CastTarget> {
+        use ast::DataType as D;
+        let conn = self.cx.connection_collation;
+        Ok(match dt {
+            D::Signed | D::SignedInteger | D::Int(_) | D::Integer(_) | D::BigInt(_) => {
+                CastTarget::Signed
+            }
+            D::Unsigned | D::UnsignedInteger | D::IntUnsigned(_) | D::BigIntUnsigned(_) => {
+                CastTarget::Unsigned
+            }
+            D::Char(n) | D::Character(n) | D::Varchar(n) | D::Nvarchar(n) => {
+                CastTarget::Char(char_len(n), conn)
+            }
+            D::Text | D::String(_) | D::JSON => CastTarget::Char(None, conn),
+            D::Binary(n) => CastTarget::Char(n.map(|x| x as u32), Collation::Binary),
+            D::Varbinary(_) | D::Blob(_) => CastTarget::Char(None, Collation::Binary),
+            D::Decimal(i) | D::Numeric(i) | D::Dec(i) => {
+                let (p, s) = match i {
+                    ast::ExactNumberInfo::None => (10, 0),
+                    ast::ExactNumberInfo::Precision(p) => (*p, 0),
+                    ast::ExactNumberInfo::PrecisionAndScale(p, s) => (*p, (*s).max(0) as u64),
+                };
+                if p > 65 {
+                    return Err(MySqlError::too_big_precision(p as u32, "CAST", 65));
+                }
+                CastTarget::Decimal(p.min(38) as u8, s.min(30) as u8)
+            }
+            D::Double(_) | D::DoublePrecision | D::Float(_) | D::Real | D::Float8 | D::Float64 => {
+                CastTarget::Double
+            }
+            D::Date => CastTarget::Date,
+            D::Datetime(p) => CastTarget::DateTime(p.unwrap_or(0).min(6) as u8),
+            D::Timestamp(p, _) => CastTarget::DateTime(p.unwrap_or(0).min(6) as u8),
+            D::Time(p, _) => CastTarget::Time(p.unwrap_or(0).min(6) as u8),
+            other => return Err(MySqlError::parse_error(&other.to_string(), 1)),
+        })
+    }
+}
+
+fn char_len(n: &Option<ast::CharacterLength>) -> Option<u32> {
+    match n {
+        Some(ast::CharacterLength::IntegerLength { length, .. }) => Some(*length as u32),
+        _ => None,
+    }
+}
+
+pub fn agg_func(name: &str) -> Option<AggFunc> {
+    Some(match name {
+        "count" => AggFunc::Count,
+        "sum" => AggFunc::Sum,
+        "avg" => AggFunc::Avg,
+        "min" => AggFunc::Min,
+        "max" => AggFunc::Max,
+        "group_concat" => AggFunc::GroupConcat,
+        "bit_and" => AggFunc::BitAnd,
+        "bit_or" => AggFunc::BitOr,
+        "bit_xor" => AggFunc::BitXor,
+        "std" | "stddev" | "stddev_pop" => AggFunc::StdDev,
+        "variance" | "var_pop" => AggFunc::Variance,
+        _ => return None,
+    })
+}
+
+/// Result type of an aggregate, as MariaDB reports it.
+pub fn agg_type(f: AggFunc, arg: &ExprType) -> ExprType {
+    match f {
+        AggFunc::CountStar | AggFunc::Count => ExprType::bigint(),
+        AggFunc::Sum => match arg.class {
+            Class::Int | Class::Decimal => {
+                ExprType::decimal(arg.precision() + 22, arg.decimals).nullable(true)
+            }
+            _ => {
+                let mut t = ExprType::double().nullable(true);
+                t.len = 23;
+                t
+            }
+        },
+        AggFunc::Avg => match arg.class {
+            Class::Int | Class::Decimal => {
+                ExprType::decimal(arg.precision() + 4, (arg.decimals + 4).min(30)).nullable(true)
+            }
+            _ => ExprType::double().nullable(true),
+        },
+        AggFunc::Min | AggFunc::Max | AggFunc::First => {
+            let mut t = arg.clone().nullable(true);
+            if f != AggFunc::First {
+                t.origin = None;
+                t.col_flags = 0;
+                if t.class == Class::String {
+                    t.decimals = 39;
+                }
+            }
+            t
+        }
+        AggFunc::GroupConcat => {
+            let mut t = ExprType::string(1_048_576, arg.collation).nullable(true);
+            t.decimals = 0;
+            t
+        }
+        AggFunc::BitAnd | AggFunc::BitOr | AggFunc::BitXor => ExprType::bigint().unsigned(),
+        AggFunc::StdDev | AggFunc::Variance => ExprType::double().nullable(true),
+    }
+}

@@ -1,0 +1,160 @@
+//! Static typing helpers of the binder: result types of arithmetic, column flags
+//! for result metadata, literal decoding.
+
+use crate::expr::{BitOp, Expr};
+use crate::ty::{Class, ExprType};
+use crate::value::arith::ArithOp;
+
+type Bound = (Expr, ExprType);
+
+pub fn column_flags(def: &basalt_common::TableDef, ci: usize) -> u16 {
+    use basalt_common::column::flags;
+    use basalt_common::IndexKind;
+    let col = &def.columns[ci];
+    let mut f = 0;
+    if !col.nullable {
+        f |= flags::NOT_NULL;
+    }
+    if col.auto_increment {
+        f |= flags::AUTO_INCREMENT;
+    }
+    if col.data_type.is_unsigned() {
+        f |= flags::UNSIGNED;
+    }
+    if col.data_type.is_lob() {
+        f |= flags::BLOB;
+    }
+    if col.data_type.collation().is_some_and(|c| c.is_binary()) {
+        f |= flags::BINARY;
+    }
+    if col.default.is_none() && !col.nullable && !col.auto_increment {
+        f |= flags::NO_DEFAULT_VALUE;
+    }
+    for idx in def.indexes.iter().filter(|i| !i.columns.is_empty()) {
+        let pos = idx.columns.iter().position(|c| c.column == ci);
+        let Some(pos) = pos else { continue };
+        f |= 16384; // PART_KEY
+        match idx.kind {
+            IndexKind::Primary => f |= flags::PRI_KEY,
+            IndexKind::Unique if idx.columns.len() == 1 => f |= flags::UNIQUE_KEY,
+            _ if pos == 0 => f |= flags::MULTIPLE_KEY,
+            _ => {}
+        }
+    }
+    f
+}
+
+pub fn flatten_and(x: Expr, y: Expr) -> Expr {
+    let mut v = Vec::new();
+    for e in [x, y] {
+        match e {
+            Expr::And(inner) => v.extend(inner),
+            other => v.push(other),
+        }
+    }
+    Expr::And(v)
+}
+
+pub fn flatten_or(x: Expr, y: Expr) -> Expr {
+    let mut v = Vec::new();
+    for e in [x, y] {
+        match e {
+            Expr::Or(inner) => v.extend(inner),
+            other => v.push(other),
+        }
+    }
+    Expr::Or(v)
+}
+
+pub fn bit(op: BitOp, x: Expr, y: Expr, nullable: bool) -> Bound {
+    (
+        Expr::Bit(op, x.boxed(), y.boxed()),
+        ExprType::int(20).unsigned().nullable(nullable),
+    )
+}
+
+/// Result type of arithmetic, MariaDB's rules.
+pub fn arith_bound(op: ArithOp, x: Expr, y: Expr, tx: &ExprType, ty: &ExprType) -> Bound {
+    let nullable =
+        tx.nullable || ty.nullable || matches!(op, ArithOp::Div | ArithOp::Mod | ArithOp::IntDiv);
+    let exact = |t: &ExprType| matches!(t.class, Class::Int | Class::Decimal | Class::Null);
+    let t = if !exact(tx) || !exact(ty) {
+        if op == ArithOp::IntDiv {
+            ExprType::int(21)
+        } else {
+            let mut d = ExprType::double();
+            d.len = tx.len.max(ty.len) + 1;
+            d.len = d.len.clamp(22, 23);
+            d
+        }
+    } else if op == ArithOp::IntDiv {
+        ExprType::int(tx.len.max(1))
+    } else if tx.class == Class::Decimal || ty.class == Class::Decimal || op == ArithOp::Div {
+        let s1 = if tx.class == Class::Decimal {
+            tx.decimals
+        } else {
+            0
+        };
+        let s2 = if ty.class == Class::Decimal {
+            ty.decimals
+        } else {
+            0
+        };
+        let i1 = tx.precision().saturating_sub(s1 as u32);
+        let i2 = ty.precision().saturating_sub(s2 as u32);
+        match op {
+            ArithOp::Mul => ExprType::decimal(i1 + i2 + (s1 + s2) as u32, (s1 + s2).min(30)),
+            ArithOp::Div => {
+                let s = (s1 + 4).min(30);
+                ExprType::decimal(i1 + s2 as u32 + s as u32, s)
+            }
+            ArithOp::Mod => ExprType::decimal(i1.max(i2) + s1.max(s2) as u32, s1.max(s2)),
+            _ => {
+                let s = s1.max(s2);
+                ExprType::decimal(i1.max(i2) + 1 + s as u32, s)
+            }
+        }
+    } else {
+        let len = match op {
+            ArithOp::Mul => tx.len + ty.len,
+            ArithOp::Mod => tx.len.max(ty.len),
+            _ => tx.len.max(ty.len) + 1,
+        };
+        let (p1, p2) = (tx.precision(), ty.precision());
+        let p = match op {
+            ArithOp::Mul => p1 + p2,
+            ArithOp::Mod => p1.max(p2),
+            _ => p1.max(p2) + 1,
+        }
+        .min(20);
+        let _ = len;
+        if tx.unsigned || ty.unsigned {
+            ExprType::uint_p(p)
+        } else {
+            ExprType::int_p(p)
+        }
+    };
+    (Expr::Arith(op, x.boxed(), y.boxed()), t.nullable(nullable))
+}
+
+pub fn decode_hex(h: &str) -> Option<Vec<u8>> {
+    let h = if h.len() % 2 == 1 {
+        format!("0{h}")
+    } else {
+        h.to_string()
+    };
+    (0..h.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&h[i..i + 2], 16).ok())
+        .collect()
+}
+
+pub fn decode_bits(b: &str) -> Option<Vec<u8>> {
+    if !b.bytes().all(|c| c == b'0' || c == b'1') {
+        return None;
+    }
+    let n = u128::from_str_radix(if b.is_empty() { "0" } else { b }, 2).ok()?;
+    let bytes = n.to_be_bytes();
+    let len = b.len().div_ceil(8).max(1);
+    Some(bytes[16 - len..].to_vec())
+}

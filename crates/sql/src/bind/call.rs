@@ -173,18 +173,30 @@ impl Binder<'_> {
             }
             _ => return Err(MySqlError::wrong_paramcount_to_native_fct(name)),
         };
-        let separator = clauses
-            .iter()
-            .find_map(|c| match c {
-                ast::FunctionArgumentClause::Separator(v) => match &v.value {
-                    ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => {
-                        Some(s.as_bytes().to_vec())
-                    }
-                    _ => None,
-                },
-                _ => None,
-            })
-            .unwrap_or_else(|| b",".to_vec());
+        let mut separator = b",".to_vec();
+        for c in clauses {
+            if let ast::FunctionArgumentClause::Separator(v) = c {
+                separator = match self.value_of(v)? {
+                    Value::Bytes(b) => b,
+                    other => crate::value::to_bytes(&other),
+                };
+            }
+        }
+        let mut order = Vec::new();
+        for c in clauses {
+            if let ast::FunctionArgumentClause::OrderBy(list) = c {
+                for o in list {
+                    let (e, t) = self.expr(&o.expr, scope, None)?;
+                    let desc = matches!(o.options.sort, Some(ast::OrderBySort::Desc));
+                    let c = if t.class == Class::String {
+                        t.collation
+                    } else {
+                        Collation::Binary
+                    };
+                    order.push((e, desc, c));
+                }
+            }
+        }
         let ty = agg_type(func, &targ);
         let coll = if targ.class == Class::String {
             targ.collation
@@ -197,8 +209,28 @@ impl Binder<'_> {
             distinct,
             coll,
             separator,
+            order,
         });
         Ok((Expr::Column(AGG_BASE + aggs.calls.len() - 1), ty))
+    }
+
+    /// The value of a literal that shapes the plan (a GROUP_CONCAT separator): a
+    /// stripped literal's value makes the plan single-use.
+    fn value_of(&mut self, v: &ast::ValueWithSpan) -> R<Value> {
+        let (e, _) = self.expr(&ast::Expr::Value(v.clone()), &Scope::default(), None)?;
+        match e {
+            Expr::Const(c) => Ok(c),
+            Expr::Param(i) => match self.params.stripped.and_then(|p| p.get(i)) {
+                Some(val) => {
+                    self.reusable = false;
+                    Ok(val.clone())
+                }
+                None => Err(MySqlError::not_supported(
+                    "a parameter as GROUP_CONCAT separator",
+                )),
+            },
+            _ => Err(syntax("SEPARATOR")),
+        }
     }
 
     pub(super) fn cast_target(&self, dt: &ast::DataType) -> R<CastTarget> {

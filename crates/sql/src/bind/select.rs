@@ -575,6 +575,7 @@ fn needed_columns(
     }
     for c in &aggs.calls {
         c.arg.iter().for_each(&mut add);
+        c.order.iter().for_each(|(e, _, _)| add(e));
     }
     needed
 }
@@ -600,6 +601,7 @@ fn rewrite_agg(e: &mut Expr, group: &[Expr], ngroups: usize, aggs: &mut AggColle
                     distinct: false,
                     coll: Collation::Binary,
                     separator: Vec::new(),
+                    order: Vec::new(),
                 });
                 aggs.calls.len() - 1
             });

@@ -16,13 +16,24 @@ use std::collections::{HashMap, HashSet};
 #[derive(Clone, Debug)]
 enum State {
     Count(i64),
-    Sum { acc: Option<Num> },
-    Avg { acc: Option<Num>, n: i64 },
+    Sum {
+        acc: Option<Num>,
+    },
+    Avg {
+        acc: Option<Num>,
+        n: i64,
+    },
     Extreme(Option<Value>),
     First(Option<Value>, bool),
     Concat(Option<Vec<u8>>),
+    /// GROUP_CONCAT with ORDER BY: (sort keys, text) per row.
+    OrderedConcat(Vec<(Vec<Value>, Vec<u8>)>),
     Bits(u64),
-    Moments { n: f64, mean: f64, m2: f64 },
+    Moments {
+        n: f64,
+        mean: f64,
+        m2: f64,
+    },
 }
 
 struct Group {
@@ -44,6 +55,7 @@ fn initial(c: &AggCall) -> State {
         AggFunc::Avg => State::Avg { acc: None, n: 0 },
         AggFunc::Min | AggFunc::Max => State::Extreme(None),
         AggFunc::First => State::First(None, false),
+        AggFunc::GroupConcat if !c.order.is_empty() => State::OrderedConcat(Vec::new()),
         AggFunc::GroupConcat => State::Concat(None),
         AggFunc::BitAnd => State::Bits(u64::MAX),
         AggFunc::BitOr | AggFunc::BitXor => State::Bits(0),
@@ -101,6 +113,17 @@ impl<'p> Aggregator<'p> {
                 if !g.distinct[ci].insert(k) {
                     continue;
                 }
+            }
+            if let State::OrderedConcat(list) = &mut g.states[ci] {
+                if !v.is_null() {
+                    let keys = call
+                        .order
+                        .iter()
+                        .map(|(e, _, _)| e.eval(row, ctx))
+                        .collect::<R<Vec<_>>>()?;
+                    list.push((keys, to_bytes(&v)));
+                }
+                continue;
             }
             update(&mut g.states[ci], call, v);
         }
@@ -186,6 +209,7 @@ fn update(s: &mut State, call: &AggCall, v: Value) {
                 *set = true;
             }
         }
+        State::OrderedConcat(_) => {}
         State::Concat(acc) => {
             let b = to_bytes(&v);
             match acc {
@@ -227,6 +251,30 @@ fn result(s: State, call: &AggCall, incr: u8, max_concat: usize) -> Value {
         },
         State::Extreme(v) => v.unwrap_or(Value::Null),
         State::First(v, _) => v.unwrap_or(Value::Null),
+        State::OrderedConcat(mut list) => {
+            if list.is_empty() {
+                return Value::Null;
+            }
+            list.sort_by(|a, b| {
+                for ((x, y), (_, desc, coll)) in a.0.iter().zip(&b.0).zip(&call.order) {
+                    let o = sort_cmp(x, y, *coll);
+                    let o = if *desc { o.reverse() } else { o };
+                    if o != Ordering::Equal {
+                        return o;
+                    }
+                }
+                Ordering::Equal
+            });
+            let mut out = Vec::new();
+            for (i, (_, b)) in list.into_iter().enumerate() {
+                if i > 0 {
+                    out.extend_from_slice(&call.separator);
+                }
+                out.extend_from_slice(&b);
+            }
+            out.truncate(max_concat.max(1));
+            Value::Bytes(out)
+        }
         State::Concat(v) => v.map_or(Value::Null, |mut b| {
             b.truncate(max_concat.max(1));
             Value::Bytes(b)

@@ -136,6 +136,8 @@ pub struct AggCall {
     pub coll: Collation,
     /// GROUP_CONCAT separator.
     pub separator: Vec<u8>,
+    /// GROUP_CONCAT ... ORDER BY keys (expression, descending, collation).
+    pub order: Vec<(Expr, bool, Collation)>,
 }
 
 #[derive(Clone, Debug)]

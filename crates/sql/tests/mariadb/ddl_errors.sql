@@ -1,0 +1,15 @@
+create table w (a text, key (a));
+drop table w;
+create table w (a text, unique key (a));
+drop table if exists w;
+create table w (a int, a int);
+create table w (a int primary key, b int primary key);
+create table w (a int auto_increment);
+create table w (a decimal(5,6));
+create table w (a varchar(70000));
+create table w (a varchar(20000));
+drop table if exists w;
+create table w (a int, key k (a), key k (a));
+create table w (a int, key (b));
+create table w (a varchar(10) default 5, b int default 'x');
+create table w (a int not null default null);

@@ -1,0 +1,11 @@
+create table a (id int primary key, name varchar(20), grp int);
+insert into a values (1, 'one', 1), (2, 'two', 1), (3, 'three', 2), (4, 'four', null);
+select * from (select id, name from a where id > 1) t order by id;
+select t.g, t.c from (select grp g, count(*) c from a group by grp) t where t.c > 1;
+select max(c) from (select count(*) c from a group by grp) x;
+select x.id, a.name from (select id from a where grp = 1) x join a on a.id = x.id order by x.id;
+select * from (select 1 as a, 'b' as b) d;
+select * from (select id from a) as t1, (select id from a) as t2 where t1.id = t2.id + 2 order by t1.id;
+select * from (select id from a);
+select count(*) from (select distinct grp from a) q;
+select d.k, d.v from (select grp as k, group_concat(name order by name) as v from a group by grp) d order by d.k;

@@ -1,0 +1,13 @@
+create table a (id int primary key, name varchar(20), grp int);
+insert into a values (1, 'one', 1), (2, 'two', 1), (3, 'three', 2), (4, 'four', null);
+select 1 union select 2;
+select 1 union select 1;
+select 1 union all select 1;
+select id, name from a where id < 3 union select id, name from a where id > 2 order by id desc;
+select grp from a union select grp from a order by grp;
+select grp from a union all select grp from a order by 1 limit 3;
+select name from a union select 'x' order by name;
+select 1, 2 union select 3;
+select id from a union select name from a order by id limit 2, 3;
+(select id from a order by id desc limit 1) union (select id from a order by id limit 1);
+select 1 as x union select 2.5 union select 'abc';

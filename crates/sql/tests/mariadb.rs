@@ -121,6 +121,7 @@ scripts!(
     information_schema,
     joins_functions,
     seed_benchmark,
+    sql_mode,
     subqueries,
     union,
     variables,

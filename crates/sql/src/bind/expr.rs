@@ -602,6 +602,10 @@ impl Binder<'_> {
                 bool_type(false),
             ),
             B::And => (flatten_and(x, y), bool_type(nullable)),
+            B::StringConcat if self.cx.mode.pipes_as_concat => {
+                let t = crate::expr::func::result_type(Func::Concat, &[tx.clone(), ty.clone()]);
+                (Expr::Func(Func::Concat, vec![x, y]), t)
+            }
             B::Or | B::StringConcat => (flatten_or(x, y), bool_type(nullable)),
             B::Xor => (Expr::Xor(x.boxed(), y.boxed()), bool_type(nullable)),
             B::Plus => arith_bound(ArithOp::Add, x, y, &tx, &ty),

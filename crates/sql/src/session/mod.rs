@@ -53,7 +53,7 @@ pub struct Session {
     /// The running statement's text as the client sent it.
     raw: String,
     /// (database, result charset) the plan-cache scope string was made for.
-    scope_cache: (Option<String>, Option<basalt_common::Charset>, String),
+    scope_cache: (Option<String>, Option<basalt_common::Charset>, bool, String),
     /// Exact statement texts seen recently with their plan and literal values: a
     /// repeated identical text skips even the literal-stripping scan.
     memo: HashMap<String, Memo, crate::plan::cache::Fx>,
@@ -86,7 +86,7 @@ impl Session {
             interrupt: Arc::new(AtomicBool::new(false)),
             extra_status: 0,
             raw: String::new(),
-            scope_cache: (None, None, String::new()),
+            scope_cache: (None, None, false, String::new()),
             memo: HashMap::default(),
         }
     }

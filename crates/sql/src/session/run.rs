@@ -152,24 +152,34 @@ impl Session {
         }
     }
 
-    /// Brings the plan-cache scope (current database and result character set,
-    /// which plans depend on) up to date.
+    /// Brings the plan-cache scope (current database, result character set and
+    /// the sql_mode flags that change how statements bind, all of which plans
+    /// depend on) up to date.
     fn refresh_scope(&mut self) {
-        let (db, cs, _) = &self.scope_cache;
-        if db.as_deref() == self.cx.db.as_deref() && *cs == self.cx.results_charset {
+        let (db, cs, pipes, _) = &self.scope_cache;
+        if db.as_deref() == self.cx.db.as_deref()
+            && *cs == self.cx.results_charset
+            && *pipes == self.cx.mode.pipes_as_concat
+        {
             return;
         }
         self.memo.clear();
         let cs = self.cx.results_charset.map_or("", |c| c.name());
-        let scope = format!("{}\u{1}{}", self.cx.db.as_deref().unwrap_or(""), cs);
-        self.scope_cache = (self.cx.db.clone(), self.cx.results_charset, scope);
+        let pipes = self.cx.mode.pipes_as_concat;
+        let scope = format!(
+            "{}\u{1}{}\u{1}{}",
+            self.cx.db.as_deref().unwrap_or(""),
+            cs,
+            pipes as u8
+        );
+        self.scope_cache = (self.cx.db.clone(), self.cx.results_charset, pipes, scope);
     }
 
     fn cached(&mut self, s: Stripped<'_>) -> R<QueryResult> {
         let engine = self.cx.engine.clone();
         let version = engine.storage.schema_version();
         self.refresh_scope();
-        if let Some(entry) = engine.plan_cache.get(&self.scope_cache.2, &s.key, version) {
+        if let Some(entry) = engine.plan_cache.get(&self.scope_cache.3, &s.key, version) {
             return match &entry.plan {
                 Some(p) => {
                     self.memoize(s.text(), p, &s.params, version);
@@ -178,7 +188,7 @@ impl Session {
                 None => self.parse_run(&s.original()),
             };
         }
-        let scope = self.scope_cache.2.clone();
+        let scope = self.scope_cache.3.clone();
         match self.build_stripped(&s) {
             Ok(Some(plan)) => {
                 let plan = Arc::new(plan);

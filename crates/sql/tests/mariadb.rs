@@ -120,6 +120,7 @@ scripts!(
     group_concat,
     information_schema,
     joins_functions,
+    like_ranges,
     seed_benchmark,
     sql_mode,
     subqueries,

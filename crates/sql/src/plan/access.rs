@@ -15,7 +15,7 @@
 //! the last resort; USE INDEX restricts candidates; IGNORE INDEX removes them.
 
 use super::{Access, ExplainInfo, RangeSpec};
-use crate::expr::{CmpOp, Expr};
+use crate::expr::{CmpOp, Expr, Func};
 use basalt_common::{Collation, IndexDef, IndexKind, TableDef};
 use basalt_storage::TableStats;
 
@@ -62,6 +62,9 @@ pub enum SargKind {
     Lower(Expr, bool),
     Upper(Expr, bool),
     Between(Expr, Expr),
+    /// `col LIKE pattern`: a range over the pattern's literal prefix; the LIKE
+    /// itself always stays in the residual filter.
+    LikePrefix(Expr, Option<Expr>),
 }
 
 pub struct Input<'a> {
@@ -366,6 +369,12 @@ fn bounds(here: &[&Sarg]) -> BoundsOut {
                 upper = Some((b.clone(), true));
                 used.push(s.conjunct);
             }
+            SargKind::LikePrefix(p, esc) if lower.is_none() && upper.is_none() => {
+                let mut args = vec![p.clone()];
+                args.extend(esc.clone());
+                lower = Some((Expr::Func(Func::LikeLow, args.clone()), true));
+                upper = Some((Expr::Func(Func::LikeHigh, args), true));
+            }
             _ => {}
         }
     }
@@ -559,6 +568,25 @@ pub fn sarg(
             let col = col_of(arg)?;
             (compatible(col, *coll) && list.iter().all(available)).then_some(())?;
             mk(col, SargKind::In(list.clone()))
+        }
+        Expr::Like {
+            arg,
+            pattern,
+            escape,
+            negated: false,
+            coll,
+        } => {
+            let col = col_of(arg)?;
+            let esc_ok = escape.as_deref().is_none_or(available);
+            (compatible(col, *coll) && available(pattern) && esc_ok).then_some(())?;
+            def.columns[col]
+                .data_type
+                .collation()
+                .filter(|c| !c.is_binary())?;
+            mk(
+                col,
+                SargKind::LikePrefix(pattern.as_ref().clone(), escape.as_deref().cloned()),
+            )
         }
         Expr::Between {
             arg,

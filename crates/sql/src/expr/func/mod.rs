@@ -92,6 +92,9 @@ pub enum Func {
     Crc32,
     Strcmp,
     Field,
+    /// Lower / upper key bound of `LIKE pattern` (internal: index ranges).
+    LikeLow,
+    LikeHigh,
     SubstringIndex,
     FindInSet,
     Elt,
@@ -299,6 +302,7 @@ pub fn result_type(f: Func, args: &[ExprType]) -> ExprType {
         ConcatWs => {
             ExprType::string(args.iter().map(|a| a.len).sum(), str_coll).nullable(args[0].nullable)
         }
+        LikeLow | LikeHigh => ExprType::string(arg_len(0) + 4, str_coll),
         SubstringIndex => ExprType::string(arg_len(0), str_coll).nullable(true),
         Elt => ExprType::string(
             args.iter().skip(1).map(|a| a.len).max().unwrap_or(0),

@@ -112,6 +112,7 @@ pub fn eval(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
             let o = Collation::Utf8mb4GeneralCi.compare(&to_bytes(&vals[0]), &to_bytes(&vals[1]));
             Ok(Value::Int(o as i64))
         }
+        LikeLow | LikeHigh => Ok(like_bound(&vals, f == LikeHigh)),
         SubstringIndex => Ok(Value::str(&substring_index(
             &text(&vals[0]),
             &text(&vals[1]),
@@ -153,6 +154,36 @@ pub fn eval(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
         }
         _ => Ok(Value::Null),
     }
+}
+
+/// The key range of `LIKE pattern`: strings from the pattern's literal prefix up
+/// to that prefix followed by the highest characters.
+fn like_bound(vals: &[Value], high: bool) -> Value {
+    let pattern = to_bytes(&vals[0]);
+    let esc = vals
+        .get(1)
+        .map_or(Some(b'\\'), |e| to_bytes(e).first().copied());
+    let mut prefix = Vec::new();
+    let mut i = 0;
+    while i < pattern.len() {
+        let c = pattern[i];
+        if Some(c) == esc && i + 1 < pattern.len() {
+            prefix.push(pattern[i + 1]);
+            i += 2;
+            continue;
+        }
+        if c == b'%' || c == b'_' {
+            break;
+        }
+        prefix.push(c);
+        i += 1;
+    }
+    if high {
+        for _ in 0..4 {
+            prefix.extend_from_slice("\u{FFFF}".as_bytes());
+        }
+    }
+    Value::Bytes(prefix)
 }
 
 /// SUBSTRING_INDEX(s, delim, count).

@@ -24,11 +24,13 @@ fn client(port: u16, id: u64, stop: Arc<AtomicBool>, acked: Arc<Mutex<BTreeSet<u
     while !stop.load(Ordering::Relaxed) && n < 100_000 {
         n += 1;
         let txn = id * 1_000_000 + n;
-        let rows = if n % 2 == 0 { 1 } else { 3 };
+        let rows = if n.is_multiple_of(2) { 1 } else { 3 };
         let ok = (|| -> Result<(), mysql::Error> {
             c.query_drop("begin")?;
             for r in 0..rows {
-                c.query_drop(format!("insert into t (txn, part, parts) values ({txn}, {r}, {rows})"))?;
+                c.query_drop(format!(
+                    "insert into t (txn, part, parts) values ({txn}, {r}, {rows})"
+                ))?;
             }
             c.query_drop("commit")
         })();
@@ -85,13 +87,20 @@ fn sigkill_loses_no_acknowledged_commit() {
             assert_eq!(count, parts, "round {round}: transaction {txn} is partial");
         }
         let lost: Vec<&u64> = all_acked.difference(&present).collect();
-        assert!(lost.is_empty(), "round {round}: acknowledged commits lost: {lost:?}\n{}", b.log());
+        assert!(
+            lost.is_empty(),
+            "round {round}: acknowledged commits lost: {lost:?}\n{}",
+            b.log()
+        );
         // The secondary index agrees with the table.
         let via_index: i64 = c
             .query_first("select count(*) from t force index (txn) where txn > 0")
             .expect("q")
             .expect("row");
-        let total: i64 = c.query_first("select count(*) from t").expect("q").expect("row");
+        let total: i64 = c
+            .query_first("select count(*) from t")
+            .expect("q")
+            .expect("row");
         assert_eq!(via_index, total, "round {round}");
         assert!(!all_acked.is_empty() || round == 0);
     }
@@ -100,7 +109,11 @@ fn sigkill_loses_no_acknowledged_commit() {
 #[test]
 fn table_many_times_the_buffer_pool_survives_restart() {
     // 16M pool with ~130 MB of rows in optimised builds; a smaller multiple in debug.
-    let (pool, rows) = if cfg!(debug_assertions) { ("4M", 60_000) } else { ("16M", 400_000) };
+    let (pool, rows) = if cfg!(debug_assertions) {
+        ("4M", 60_000)
+    } else {
+        ("16M", 400_000)
+    };
     let mut b = Basalt::start_with(&["--buffer-pool-size", pool]);
     let mut c = Conn::new(Opts::from_url(&b.url()).expect("url")).expect("connect");
     c.query_drop("create database big").expect("db");
@@ -113,11 +126,15 @@ fn table_many_times_the_buffer_pool_survives_restart() {
         let values: Vec<String> = (start..start + batch)
             .map(|i| format!("({i}, {}, '{}')", i % 1000, "x".repeat(300)))
             .collect();
-        c.query_drop(format!("insert into t values {}", values.join(","))).expect("insert");
+        c.query_drop(format!("insert into t values {}", values.join(",")))
+            .expect("insert");
     }
     eprintln!("loaded {rows} rows in {:?}", started.elapsed());
     let check = |c: &mut Conn| {
-        let k: i64 = c.query_first("select k from t where id = 12345").expect("q").expect("row");
+        let k: i64 = c
+            .query_first("select k from t where id = 12345")
+            .expect("q")
+            .expect("row");
         assert_eq!(k, 345);
         let n: i64 = c
             .query_first("select count(*) from t where id between 1000 and 1999")
@@ -128,7 +145,10 @@ fn table_many_times_the_buffer_pool_survives_restart() {
             .query("select id from t force index (k) where k = 7 order by id limit 3")
             .expect("q");
         assert_eq!(ids, vec![7, 1007, 2007]);
-        let total: i64 = c.query_first("select count(*) from t").expect("q").expect("row");
+        let total: i64 = c
+            .query_first("select count(*) from t")
+            .expect("q")
+            .expect("row");
         assert_eq!(total, rows as i64);
     };
     check(&mut c);

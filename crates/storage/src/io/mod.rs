@@ -29,6 +29,7 @@ pub struct OpenOptions {
     pub direct: bool,
 }
 
+#[allow(clippy::len_without_is_empty)]
 pub trait File: Send + Sync {
     /// Reads exactly `buf.len()` bytes at `offset`; reading past the end is an
     /// `UnexpectedEof` error. With O_DIRECT, `buf`, `offset` and the length must be

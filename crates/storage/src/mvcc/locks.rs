@@ -11,7 +11,7 @@
 
 use parking_lot::Mutex;
 use std::collections::HashMap;
-use std::hash::{BuildHasher, Hash, Hasher};
+use std::hash::{BuildHasher, Hash};
 
 const SHARDS: usize = 64;
 
@@ -54,9 +54,7 @@ impl Default for LockTable {
 
 impl LockTable {
     fn shard(&self, key: &LockKey) -> &Mutex<HashMap<LockKey, Entry>> {
-        let mut h = self.hasher.build_hasher();
-        key.hash(&mut h);
-        &self.shards[(h.finish() as usize) % SHARDS]
+        &self.shards[(self.hasher.hash_one(key) as usize) % SHARDS]
     }
 
     pub fn try_lock(&self, key: &LockKey, trx: u64, exclusive: bool) -> Acquire {

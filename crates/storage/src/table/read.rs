@@ -222,11 +222,10 @@ pub struct TableCursor {
     exhausted: bool,
 }
 
-fn encode_bounds(
-    schema: &Schema,
-    layout: &IndexLayout,
-    range: &KeyRange,
-) -> Option<(Bound<Vec<u8>>, Bound<Vec<u8>>)> {
+/// Encoded (lower, upper) bounds of a scan.
+type ByteBounds = (Bound<Vec<u8>>, Bound<Vec<u8>>);
+
+fn encode_bounds(schema: &Schema, layout: &IndexLayout, range: &KeyRange) -> Option<ByteBounds> {
     let enc = |vals: &Vec<Value>| keycodec::encode_prefix(&layout.def, &schema.def.columns, vals);
     let lower = match &range.lower {
         Bound::Unbounded => Bound::Unbounded,

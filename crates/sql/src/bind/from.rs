@@ -367,7 +367,7 @@ pub fn split_and(e: Expr) -> Vec<Expr> {
 }
 
 /// The column of a derived table that holds values of static type `t`.
-fn derived_column(name: &str, t: &ExprType) -> ColumnDef {
+pub(crate) fn derived_column(name: &str, t: &ExprType) -> ColumnDef {
     let coll = t.collation;
     let dt = match t.class {
         Class::Int => DataType::Int {

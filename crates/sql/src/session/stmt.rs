@@ -53,8 +53,8 @@ impl Session {
             } => self.drop(object_type, if_exists, &names, table.as_ref()),
             Statement::CreateTable(ct) => {
                 self.implicit_commit()?;
-                if ct.query.is_some() {
-                    return Err(MySqlError::not_supported("CREATE TABLE ... SELECT"));
+                if let Some(q) = &ct.query {
+                    return self.create_table_as(&ct, q, text);
                 }
                 let def = match &ct.like {
                     Some(like) => self.table_like(&ct, like)?,
@@ -186,6 +186,84 @@ impl Session {
                 ok(0)
             }
             other => Err(MySqlError::not_supported(&format!("DROP {other}"))),
+        }
+    }
+
+    /// CREATE TABLE ... SELECT: a table with the query's columns, filled with its
+    /// rows; dropped again if filling fails.
+    fn create_table_as(
+        &mut self,
+        ct: &ast::CreateTable,
+        q: &ast::Query,
+        text: &str,
+    ) -> R<QueryResult> {
+        if !ct.columns.is_empty() || !ct.constraints.is_empty() {
+            return Err(MySqlError::not_supported(
+                "CREATE TABLE (columns) ... SELECT",
+            ));
+        }
+        let storage = self.cx.engine.storage.clone();
+        let (db, name) = qualified(&ct.name, &self.cx)?;
+        if storage.table(&db, &name).is_some() {
+            if ct.if_not_exists {
+                self.cx.note(1050, format!("Table '{name}' already exists"));
+                return ok(0);
+            }
+            return Err(MySqlError::table_exists(&name));
+        }
+        let select = match self.plan_statement(&Statement::Query(Box::new(q.clone())), text)? {
+            Some(crate::plan::Plan::Select(p)) => p,
+            _ => return Err(MySqlError::not_supported("this CREATE TABLE ... SELECT")),
+        };
+        let cols: Vec<basalt_common::ColumnDef> = select
+            .columns
+            .iter()
+            .zip(&select.types)
+            .map(|(c, t)| crate::bind::from::derived_column(&c.name, t))
+            .collect();
+        for (i, c) in cols.iter().enumerate() {
+            if cols[..i]
+                .iter()
+                .any(|d| d.name.eq_ignore_ascii_case(&c.name))
+            {
+                return Err(MySqlError::dup_fieldname(&c.name));
+            }
+        }
+        let mut shell = ct.clone();
+        shell.query = None;
+        shell.columns = vec![ast::ColumnDef {
+            name: ast::Ident::new("ctas_placeholder"),
+            data_type: ast::DataType::Int(None),
+            options: Vec::new(),
+        }];
+        let mut def = create_table_def(&storage, &shell, &mut self.cx)?;
+        def.columns = cols;
+        ddl::create_table(&storage, &mut self.cx, def, false)?;
+        let table = storage
+            .table(&db, &name)
+            .ok_or_else(|| MySqlError::no_such_table(&db, &name))?;
+        let tdef = table.def();
+        let plan = crate::plan::Plan::Insert(crate::plan::InsertPlan {
+            table: crate::plan::TableRef {
+                table,
+                def: tdef.clone(),
+                db: db.clone(),
+                alias: name.clone(),
+                offset: 0,
+            },
+            columns: (0..tdef.columns.len()).collect(),
+            subs: Vec::new(),
+            source: crate::plan::InsertSource::Select(Box::new(select)),
+            on_dup: Vec::new(),
+            ignore: false,
+            replace: false,
+        });
+        match self.run_plan(&plan, &[]) {
+            Ok(r) => Ok(r),
+            Err(e) => {
+                let _ = storage.drop_table(&db, &name);
+                Err(e)
+            }
         }
     }
 

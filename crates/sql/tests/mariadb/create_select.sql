@@ -1,0 +1,11 @@
+create table a (id int primary key, name varchar(20), grp int, d decimal(6,2));
+insert into a values (1, 'one', 1, 1.5), (2, 'two', 1, null), (3, 'three', 2, 2.25);
+create table b as select id, name, d * 2 as dd from a where id > 1;
+select * from b order by id;
+show create table b;
+create table c select grp, count(*) n, sum(d) s from a group by grp;
+select * from c order by grp;
+create table b as select 1;
+create table if not exists b as select 1;
+create table e engine=memory as select name from a;
+select * from e order by name;

@@ -99,7 +99,9 @@ impl Storage {
             let engine = engines.get(def.engine);
             let store = engine.open_store(&def)?;
             let core = TableCore::new(Arc::new(def.clone()), store, mgr.clone());
-            core.init_counters()?;
+            if let Err(e) = core.init_counters() {
+                tracing::error!(table = %def.qualified_name(), error = %e, "cannot read table at start-up");
+            }
             cat.insert(core);
         }
         let storage = Arc::new(Storage {

@@ -290,3 +290,105 @@ fn data_many_times_the_pool() {
     assert_eq!(p.len() as i64, rows);
     assert_eq!(p, sec);
 }
+
+#[test]
+fn disk_full_fails_the_statement_keeps_commits_and_recovers() {
+    let fs = SimFileSystem::new(7);
+    let s = setup(&fs);
+    let t = s.table("test", "t").expect("table");
+    let mut txn = s.begin(TxnOptions::default());
+    t.insert(&mut txn, row(1, 1, 10)).expect("insert");
+    txn.commit().expect("commit");
+    // No more room: the log cannot grow into a new segment.
+    fs.set_space_limit(Some(fs.used_bytes()));
+    let mut failed = false;
+    for i in 2..3000 {
+        let mut txn = s.begin(TxnOptions::default());
+        match t.insert(&mut txn, row(i, i, 1000)).and_then(|_| txn.commit()) {
+            Ok(()) => {}
+            Err(e) => {
+                let m: MySqlError = e.into();
+                assert_eq!(m.code, 1021, "disk full is errno 1021: {m}");
+                failed = true;
+                break;
+            }
+        }
+    }
+    assert!(failed, "the space limit was never hit");
+    // Space comes back: the engine carries on, and nothing committed was lost.
+    fs.set_space_limit(None);
+    let mut txn = s.begin(TxnOptions::default());
+    t.insert(&mut txn, row(100_000, 5, 10)).expect("insert after space returns");
+    txn.commit().expect("commit after space returns");
+    fs.crash();
+    drop(t);
+    drop(s);
+    let s = Storage::open(config(Arc::new(fs.clone()), 1 << 20)).expect("recover");
+    let (p, sec) = contents(&s);
+    assert_eq!(p, sec);
+    assert!(p.contains_key(&1) && p.contains_key(&100_000));
+}
+
+#[test]
+fn failed_fsync_is_fatal_and_acknowledges_nothing() {
+    let fs = SimFileSystem::new(9);
+    let fatal = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let f2 = fatal.clone();
+    let mut cfg = config(Arc::new(fs.clone()), 1 << 20);
+    cfg.on_fatal = Some(Arc::new(move |_msg: &str| f2.store(true, std::sync::atomic::Ordering::SeqCst)));
+    let s = Storage::open(cfg).expect("open");
+    let t = s.create_table(def()).expect("create");
+    fs.fail_nth_sync(1);
+    let mut txn = s.begin(TxnOptions::default());
+    t.insert(&mut txn, row(1, 1, 10)).expect("insert");
+    assert!(txn.commit().is_err(), "a commit whose fsync failed is not acknowledged");
+    assert!(fatal.load(std::sync::atomic::Ordering::SeqCst), "fatal hook ran");
+    // Everything after is refused until restart.
+    let mut txn = s.begin(TxnOptions::default());
+    let r = t.insert(&mut txn, row(2, 2, 10)).and_then(|_| txn.commit());
+    assert!(r.is_err());
+    fs.crash();
+    drop(t);
+    drop(s);
+    let s = Storage::open(config(Arc::new(fs.clone()), 1 << 20)).expect("recover");
+    let (p, _) = contents(&s);
+    assert!(p.is_empty(), "nothing was acknowledged: {p:?}");
+}
+
+#[test]
+fn a_corrupt_table_file_fails_only_that_table() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    {
+        let s = Storage::open(StorageConfig::new(dir.path())).expect("open");
+        let t = s.create_table(def()).expect("create");
+        let mut other = def();
+        other.name = "u".into();
+        let u = s.create_table(other).expect("create u");
+        let mut txn = s.begin(TxnOptions::default());
+        for i in 0..100 {
+            t.insert(&mut txn, row(i, i, 100)).expect("insert");
+            u.insert(&mut txn, row(i, i, 100)).expect("insert");
+        }
+        txn.commit().expect("commit");
+        s.shutdown().expect("shutdown");
+    }
+    // Scribble over the whole of t's file (id 1) past its first page.
+    let path = dir.path().join("tables/1.bdt");
+    let mut bytes = std::fs::read(&path).expect("read");
+    for b in bytes.iter_mut().skip(16384) {
+        *b ^= 0x5a;
+    }
+    std::fs::write(&path, bytes).expect("write");
+    let s = Storage::open(StorageConfig::new(dir.path())).expect("server still starts");
+    let t = s.table("test", "t").expect("t still listed");
+    let mut txn = s.begin(TxnOptions::default());
+    let e = t.get(&mut txn, &[Value::Int(1)], LockMode::Consistent, WaitPolicy::Wait).expect_err("corrupt");
+    let m: MySqlError = e.into();
+    assert_eq!(m.code, 1877);
+    assert!(m.message.contains("1.bdt") && m.message.contains("page"), "{}", m.message);
+    let u = s.table("test", "u").expect("u");
+    let got = u.get(&mut txn, &[Value::Int(1)], LockMode::Consistent, WaitPolicy::Wait).expect("u works");
+    assert!(got.is_some());
+    drop(txn);
+    s.drop_table("test", "t").expect("a broken table can be dropped");
+}

@@ -47,7 +47,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
-pub use store::DurableStore;
+pub use store::{BrokenStore, DurableStore};
 
 /// Checkpoint at least this often...
 const CHECKPOINT_INTERVAL: Duration = Duration::from_secs(30);
@@ -71,6 +71,8 @@ pub struct Shared {
     last_recovery_ms: AtomicU64,
     /// Serialises checkpoints (the background one and those DDL asks for).
     ckpt_lock: Mutex<()>,
+    /// Tables whose file could not be opened, and why (they answer with the error).
+    broken: Mutex<HashMap<u64, StorageError>>,
 }
 
 impl Shared {
@@ -125,6 +127,7 @@ impl DurableEngine {
             checkpoints: AtomicU64::new(0),
             last_recovery_ms: AtomicU64::new(0),
             ckpt_lock: Mutex::new(()),
+            broken: Mutex::new(HashMap::new()),
         });
         let started = Instant::now();
         let first_trx = recovery::recover(&shared, tables, info.checkpoint_lsn)?;
@@ -227,6 +230,9 @@ impl TableEngine for DurableEngine {
     }
 
     fn open_store(&self, def: &TableDef) -> Result<Arc<dyn Store>> {
+        if let Some(e) = self.shared.broken.lock().get(&def.id) {
+            return Ok(Arc::new(store::BrokenStore::new(e)));
+        }
         let file = self
             .shared
             .files
@@ -243,6 +249,7 @@ impl TableEngine for DurableEngine {
 
     fn drop_store(&self, def: &TableDef) -> Result<()> {
         self.shared.files.write().remove(&def.id);
+        self.shared.broken.lock().remove(&def.id);
         let path = self.shared.path(def.id);
         if self.shared.fs.exists(&path) {
             self.shared.fs.remove(&path)?;

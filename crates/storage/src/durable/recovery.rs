@@ -50,14 +50,24 @@ fn open_files(shared: &Shared, tables: &[TableDef]) -> Result<()> {
     }
     for (id, def) in wanted {
         let path = shared.path(id);
-        let file = if shared.fs.exists(&path) {
-            TableFile::open(&shared.pool, &*shared.fs, &path)?
+        let opened = if shared.fs.exists(&path) {
+            TableFile::open(&shared.pool, &*shared.fs, &path)
         } else {
-            return Err(StorageError::Corrupt {
+            Err(StorageError::Corrupt {
                 file: path.display().to_string(),
                 page: 0,
                 detail: format!("data file of table {} is missing", def.qualified_name()),
-            });
+            })
+        };
+        let file = match opened {
+            Ok(f) => f,
+            Err(e) => {
+                // One damaged table must not keep the others from serving: it stays
+                // in the catalog and answers every access with this error.
+                tracing::error!(table = %def.qualified_name(), error = %e, "table unavailable");
+                shared.broken.lock().insert(id, broken_error(&path, e));
+                continue;
+            }
         };
         let known: HashSet<u32> = def.indexes.iter().map(|i| i.id).collect();
         for tree in file.tree_ids() {
@@ -111,6 +121,18 @@ fn first_pass(shared: &Shared, from: u64) -> Result<Scan> {
         }
     }
     Ok(scan)
+}
+
+/// The error a broken table answers with: always naming file and page.
+fn broken_error(path: &std::path::Path, e: StorageError) -> StorageError {
+    match e {
+        StorageError::Corrupt { .. } => e,
+        other => StorageError::Corrupt {
+            file: path.display().to_string(),
+            page: 0,
+            detail: other.to_string(),
+        },
+    }
 }
 
 fn bad(lsn: u64) -> StorageError {

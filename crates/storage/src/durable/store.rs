@@ -137,3 +137,74 @@ impl Store for DurableStore {
         self.file.size_bytes()
     }
 }
+
+/// The store of a table whose file failed its checks at start-up: every access fails
+/// with the error that names the file and page, instead of serving wrong rows.
+pub struct BrokenStore {
+    file: String,
+    page: u64,
+    detail: String,
+}
+
+impl BrokenStore {
+    pub fn new(e: &StorageError) -> Self {
+        match e {
+            StorageError::Corrupt { file, page, detail } => BrokenStore {
+                file: file.clone(),
+                page: *page,
+                detail: detail.clone(),
+            },
+            other => BrokenStore {
+                file: String::new(),
+                page: 0,
+                detail: other.to_string(),
+            },
+        }
+    }
+
+    fn err<T>(&self) -> Result<T> {
+        Err(StorageError::Corrupt {
+            file: self.file.clone(),
+            page: self.page,
+            detail: self.detail.clone(),
+        })
+    }
+}
+
+impl Store for BrokenStore {
+    fn create_tree(&self, _tree: TreeId) -> Result<()> {
+        self.err()
+    }
+    fn drop_tree(&self, _tree: TreeId) -> Result<()> {
+        self.err()
+    }
+    fn clear(&self) -> Result<()> {
+        self.err()
+    }
+    fn get(&self, _tree: TreeId, _key: &[u8]) -> Result<Option<Vec<u8>>> {
+        self.err()
+    }
+    fn modify(
+        &self,
+        _ctx: &mut WriteCtx,
+        _tree: TreeId,
+        _key: &[u8],
+        _f: &mut dyn FnMut(Option<&[u8]>) -> Modify,
+    ) -> Result<()> {
+        self.err()
+    }
+    fn scan(
+        &self,
+        _tree: TreeId,
+        _lower: Bound<&[u8]>,
+        _upper: Bound<&[u8]>,
+        _reverse: bool,
+        _max: usize,
+        _out: &mut Vec<Entry>,
+    ) -> Result<()> {
+        self.err()
+    }
+    fn size_bytes(&self) -> u64 {
+        0
+    }
+}

@@ -123,6 +123,7 @@ scripts!(
     joins_functions,
     like_ranges,
     seed_benchmark,
+    show,
     sql_mode,
     subqueries,
     union,

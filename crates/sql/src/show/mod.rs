@@ -77,7 +77,11 @@ pub fn run(session: &mut Session, show: Show) -> R<QueryResult> {
             names.sort();
             let rows: Vec<Row> = names.into_iter().map(|d| vec![s(d)]).collect();
             let rows = filter(session, rows, &["Database"], &f)?;
-            result(vec![text_col_nn("Database", 64)], rows)
+            let name = match &f {
+                ShowFilter::Like(p) => format!("Database ({p})"),
+                _ => "Database".to_string(),
+            };
+            result(vec![text_col_nn(&name, 64)], rows)
         }
         Show::Tables {
             full,

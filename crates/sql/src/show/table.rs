@@ -44,7 +44,11 @@ pub fn show_tables(
             .tables(&db)
             .map_err(MySqlError::from)?
     };
-    let col = format!("Tables_in_{db}");
+    let base = format!("Tables_in_{db}");
+    let col = match &f {
+        ShowFilter::Like(p) => format!("{base} ({p})"),
+        _ => base.clone(),
+    };
     let rows = names
         .into_iter()
         .map(|n| {
@@ -56,7 +60,7 @@ pub fn show_tables(
         })
         .collect();
     let mut cols = vec![text_col_nn(&col, 64)];
-    let mut names = vec![col.as_str()];
+    let mut names = vec![base.as_str()];
     if full {
         cols.push(text_col_nn("Table_type", 64));
         names.push("Table_type");
@@ -209,7 +213,7 @@ pub fn show_index(
                 Value::Int(seq as i64 + 1),
                 s(&col.name),
                 s(if kc.descending { "D" } else { "A" }),
-                Value::Int(distinct.get(seq).copied().unwrap_or(0) as i64),
+                Value::Int(distinct.get(seq).copied().unwrap_or(0).min(stats.rows) as i64),
                 kc.prefix_len.map_or(Value::Null, |p| Value::Int(p as i64)),
                 Value::Null,
                 s(if col.nullable { "YES" } else { "" }),

@@ -112,6 +112,7 @@ macro_rules! scripts {
 scripts!(
     app_queries,
     basics,
+    correlated,
     create_select,
     ddl_dml,
     ddl_errors,

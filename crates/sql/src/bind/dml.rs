@@ -90,7 +90,7 @@ impl Binder<'_> {
             on_dup,
             ignore: ins.ignore,
             replace: ins.replace_into,
-            subs: Vec::new(),
+            subs: Default::default(),
         })
     }
 
@@ -205,7 +205,7 @@ impl Binder<'_> {
             scan,
             set,
             delete: false,
-            subs: Vec::new(),
+            subs: Default::default(),
         })
     }
 
@@ -229,7 +229,7 @@ impl Binder<'_> {
             scan,
             set: Vec::new(),
             delete: true,
-            subs: Vec::new(),
+            subs: Default::default(),
         })
     }
 
@@ -297,7 +297,7 @@ impl Binder<'_> {
         Ok(SelectPlan {
             reads_tables: true,
             types: Vec::new(),
-            subs: Vec::new(),
+            subs: Default::default(),
             union: Vec::new(),
             tables: from.tables,
             levels: planned.levels,

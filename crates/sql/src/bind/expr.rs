@@ -263,15 +263,16 @@ impl Binder<'_> {
             A::Tuple(_) => return Err(MySqlError::operand_columns(1)),
             A::Interval(_) => return Err(syntax("INTERVAL")),
             A::Subquery(q) => {
-                let (i, t) = self.subquery(q, SubKind::Scalar)?;
-                (Expr::Sub(i), t)
+                let (id, outer, t) = self.subquery(q, SubKind::Scalar, scope)?;
+                (Expr::Sub { id, outer }, t)
             }
             A::Exists { subquery, negated } => {
-                let (i, _) = self.subquery(subquery, SubKind::Exists)?;
+                let (id, outer, _) = self.subquery(subquery, SubKind::Exists, scope)?;
+                let sub = Expr::Sub { id, outer };
                 let e = if *negated {
-                    Expr::Not(Expr::Sub(i).boxed())
+                    Expr::Not(sub.boxed())
                 } else {
-                    Expr::Sub(i)
+                    sub
                 };
                 (e, bool_type(false))
             }
@@ -479,6 +480,9 @@ impl Binder<'_> {
             }
         }
         let Some((st, ci)) = found else {
+            if let Some(r) = self.outer_column(qual, name)? {
+                return Ok(r);
+            }
             if qual.is_none() {
                 if let Some((_, e, t)) = scope
                     .aliases
@@ -505,6 +509,30 @@ impl Binder<'_> {
         });
         t.col_flags = column_flags(&st.def, ci);
         Ok((Expr::Column(st.offset + ci), t))
+    }
+
+    /// Resolves a column of the enclosing query (a correlated reference): the
+    /// outer expression is recorded and `Expr::OuterRef` stands for its value.
+    fn outer_column(&mut self, qual: Option<&[String]>, name: &str) -> R<Option<Bound>> {
+        let Some(outer) = self.outer_scopes.pop() else {
+            return Ok(None);
+        };
+        let refs = self.outer_refs.pop();
+        let r = self.column(qual, name, &outer);
+        self.outer_scopes.push(outer);
+        let mut refs = refs.unwrap_or_default();
+        let r = match r {
+            Ok((e, t)) => {
+                let k = refs.iter().position(|x| *x == e).unwrap_or_else(|| {
+                    refs.push(e);
+                    refs.len() - 1
+                });
+                Some((Expr::OuterRef(k), t))
+            }
+            Err(_) => None,
+        };
+        self.outer_refs.push(refs);
+        Ok(r)
     }
 
     fn unary(
@@ -665,11 +693,12 @@ impl Binder<'_> {
         let list = match target {
             ast::InTarget::List(l) => l,
             ast::InTarget::Subquery(q) => {
-                let (i, t) = self.subquery(q, SubKind::In)?;
+                let (i, outer, t) = self.subquery(q, SubKind::In, scope)?;
                 let coll = cmp_collation(&ta, &t);
                 let e = Expr::InSub {
                     arg: arg.boxed(),
                     sub: i,
+                    outer,
                     negated,
                     coll,
                 };

@@ -226,7 +226,10 @@ impl Binder<'_> {
         let Some(alias) = alias else {
             return Err(MySqlError::parse_error("", 1));
         };
-        let plan = self.nested_select(q)?;
+        let saved = std::mem::take(&mut self.outer_scopes);
+        let plan = self.nested_select(q);
+        self.outer_scopes = saved;
+        let plan = plan?;
         let names: Vec<String> = if alias.columns.is_empty() {
             plan.columns.iter().map(|c| c.name.clone()).collect()
         } else {
@@ -255,6 +258,7 @@ impl Binder<'_> {
             plan,
             kind: SubKind::Scalar,
             target: Some(vt.clone()),
+            outer: Vec::new(),
         });
         self.reusable = false;
         let table: Arc<dyn basalt_storage::Table> = vt;

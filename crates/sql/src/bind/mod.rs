@@ -144,6 +144,10 @@ pub struct Binder<'a> {
     pub subplans: Vec<crate::plan::SubPlan>,
     /// Subquery nesting depth (select-item names come from `raw` only at depth 0).
     pub depth: u32,
+    /// Scopes of the expressions enclosing the subqueries being bound.
+    pub outer_scopes: Vec<Scope>,
+    /// Outer-row expressions referenced by each subquery being bound.
+    pub outer_refs: Vec<Vec<crate::expr::Expr>>,
 }
 
 impl<'a> Binder<'a> {
@@ -166,6 +170,8 @@ impl<'a> Binder<'a> {
             in_projection: false,
             subplans: Vec::new(),
             depth: 0,
+            outer_scopes: Vec::new(),
+            outer_refs: Vec::new(),
         }
     }
 
@@ -175,14 +181,22 @@ impl<'a> Binder<'a> {
         self
     }
 
-    /// Binds a subquery as an independent SELECT and registers it; returns its
-    /// index and the type of its first column.
+    /// Binds a subquery and registers it; returns its index and the type of its
+    /// first column. Columns the subquery does not find in its own FROM clause are
+    /// looked up in `outer` (the scope of the expression containing it): such
+    /// references make it correlated.
     pub fn subquery(
         &mut self,
         q: &sqlparser::ast::Query,
         kind: crate::plan::SubKind,
-    ) -> Result<(usize, ExprType), MySqlError> {
-        let plan = self.nested_select(q)?;
+        outer: &Scope,
+    ) -> Result<(usize, Vec<crate::expr::Expr>, ExprType), MySqlError> {
+        self.outer_scopes.push(outer.clone());
+        self.outer_refs.push(Vec::new());
+        let plan = self.nested_select(q);
+        self.outer_scopes.pop();
+        let refs = self.outer_refs.pop().unwrap_or_default();
+        let plan = plan?;
         if kind != crate::plan::SubKind::Exists && plan.visible != 1 {
             return Err(MySqlError::operand_columns(1));
         }
@@ -196,8 +210,9 @@ impl<'a> Binder<'a> {
             plan,
             kind,
             target: None,
+            outer: refs.clone(),
         });
-        Ok((self.subplans.len() - 1, ty))
+        Ok((self.subplans.len() - 1, refs, ty))
     }
 
     /// Binds a SELECT nested in the statement (subquery, derived table).
@@ -225,10 +240,10 @@ impl<'a> Binder<'a> {
         match plan {
             crate::plan::Plan::Select(p) => {
                 p.reads_tables |= reads;
-                p.subs = subs;
+                p.subs = std::sync::Arc::new(subs);
             }
-            crate::plan::Plan::Insert(p) => p.subs = subs,
-            crate::plan::Plan::Modify(p) => p.subs = subs,
+            crate::plan::Plan::Insert(p) => p.subs = std::sync::Arc::new(subs),
+            crate::plan::Plan::Modify(p) => p.subs = std::sync::Arc::new(subs),
         }
     }
 

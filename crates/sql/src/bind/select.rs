@@ -441,7 +441,7 @@ impl Binder<'_> {
         Ok(SelectPlan {
             reads_tables: !from.tables.is_empty(),
             types: items.iter().map(|i| i.ty.clone()).collect(),
-            subs: Vec::new(),
+            subs: Default::default(),
             union: Vec::new(),
             tables: from.tables,
             levels: planned.levels,

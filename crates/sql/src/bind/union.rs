@@ -92,7 +92,7 @@ impl Binder<'_> {
             calc_found_rows: false,
             reads_tables,
             types,
-            subs: Vec::new(),
+            subs: Default::default(),
             union: branches,
         })
     }

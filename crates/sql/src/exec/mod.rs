@@ -22,29 +22,25 @@ pub mod sub;
 use crate::expr::EvalCtx;
 use basalt_common::MySqlError;
 use basalt_storage::Txn;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 
-/// What executors share: the transaction (None for statements that read no table),
-/// the evaluation context and the KILL QUERY flag.
+/// What executors work with: the evaluation context, which also holds the
+/// transaction (None for statements that read no table) and the KILL QUERY flag.
 pub struct Exec<'a, 'b> {
-    pub txn: Option<&'a mut Txn>,
     pub ctx: &'a mut EvalCtx<'b>,
-    pub interrupt: &'a AtomicBool,
 }
 
 impl Exec<'_, '_> {
     pub fn txn(&mut self) -> Result<&mut Txn, MySqlError> {
-        self.txn
-            .as_deref_mut()
-            .ok_or_else(|| MySqlError::internal("statement needs a transaction"))
+        self.ctx.txn()
     }
 
     /// 1317 once KILL QUERY set the flag.
     pub fn check_interrupt(&self) -> Result<(), MySqlError> {
-        if self.interrupt.load(Ordering::Relaxed) {
-            return Err(MySqlError::query_interrupted());
+        match self.ctx.interrupt {
+            Some(f) if f.load(Ordering::Relaxed) => Err(MySqlError::query_interrupted()),
+            _ => Ok(()),
         }
-        Ok(())
     }
 }
 

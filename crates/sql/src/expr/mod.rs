@@ -123,12 +123,21 @@ pub enum Expr {
     },
     Func(Func, Vec<Expr>),
     Cast(Box<Expr>, CastTarget),
-    /// The result of uncorrelated subquery `i` (scalar value, or EXISTS truth).
-    Sub(usize),
+    /// The result of subquery `id` (scalar value, or EXISTS truth). `outer` are
+    /// the enclosing-row expressions a correlated subquery depends on (empty for
+    /// an uncorrelated one); they are children, so the planner sees which tables
+    /// the subquery's value depends on.
+    Sub {
+        id: usize,
+        outer: Vec<Expr>,
+    },
+    /// Value `k` of the enclosing row, inside a correlated subquery.
+    OuterRef(usize),
     /// `arg [NOT] IN (subquery i)`.
     InSub {
         arg: Box<Expr>,
         sub: usize,
+        outer: Vec<Expr>,
         negated: bool,
         coll: Collation,
     },
@@ -142,6 +151,8 @@ pub enum SubResult {
     Exists(bool),
     /// IN: the values (NULLs removed) and whether there was a NULL.
     Set(Vec<Value>, bool),
+    /// A correlated subquery: computed per outer row (see `EvalCtx::sub_result`).
+    Correlated,
 }
 
 /// What evaluation needs besides the row.
@@ -153,6 +164,16 @@ pub struct EvalCtx<'a> {
     pub strict_dml: bool,
     /// Results of the statement's subqueries, by index.
     pub subs: Vec<SubResult>,
+    /// The statement's subqueries (correlated ones run from expressions).
+    pub sub_plans: Option<std::sync::Arc<Vec<crate::plan::SubPlan>>>,
+    /// Results of correlated subqueries by (index, outer values).
+    pub sub_cache: std::collections::HashMap<(usize, Vec<u8>), SubResult>,
+    /// Outer-row values of the correlated subqueries being run (innermost last).
+    pub outer: Vec<Vec<Value>>,
+    /// The transaction (None for statements that read no table).
+    pub txn: Option<&'a mut basalt_storage::Txn>,
+    /// KILL QUERY flag.
+    pub interrupt: Option<&'a std::sync::atomic::AtomicBool>,
 }
 
 pub type R = Result<Value, MySqlError>;
@@ -164,7 +185,55 @@ impl<'a> EvalCtx<'a> {
             cx,
             strict_dml: false,
             subs: Vec::new(),
+            sub_plans: None,
+            sub_cache: std::collections::HashMap::new(),
+            outer: Vec::new(),
+            txn: None,
+            interrupt: None,
         }
+    }
+
+    /// The result of subquery `i` for the current row: the materialized result of
+    /// an uncorrelated subquery, or a correlated one run for the outer values of
+    /// `row` (cached per distinct outer values, as MariaDB's subquery cache).
+    pub fn sub_result(
+        &mut self,
+        i: usize,
+        outer: &[Expr],
+        row: &[Value],
+    ) -> Result<SubResult, MySqlError> {
+        match self.subs.get(i) {
+            Some(SubResult::Correlated) => {}
+            Some(r) => return Ok(r.clone()),
+            None => return Ok(SubResult::Scalar(Value::Null)),
+        }
+        let Some(plans) = self.sub_plans.clone() else {
+            return Ok(SubResult::Scalar(Value::Null));
+        };
+        let sp = &plans[i];
+        let args = outer
+            .iter()
+            .map(|e| e.eval(row, self))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut key = Vec::new();
+        for a in &args {
+            crate::value::compare::group_key(a, Collation::Binary, &mut key);
+        }
+        if let Some(r) = self.sub_cache.get(&(i, key.clone())) {
+            return Ok(r.clone());
+        }
+        self.outer.push(args);
+        let r = crate::exec::sub::run_one(sp, &mut crate::exec::Exec { ctx: self });
+        self.outer.pop();
+        let r = r?;
+        self.sub_cache.insert((i, key), r.clone());
+        Ok(r)
+    }
+
+    pub fn txn(&mut self) -> Result<&mut basalt_storage::Txn, MySqlError> {
+        self.txn
+            .as_deref_mut()
+            .ok_or_else(|| MySqlError::internal("statement needs a transaction"))
     }
 
     pub fn warn(&mut self, code: u16, message: impl Into<String>) {
@@ -224,17 +293,20 @@ impl Expr {
     fn children(&self) -> Vec<&Expr> {
         use Expr::*;
         match self {
-            Const(_) | Param(_) | Column(_) | UserVar(_) | SysVar { .. } | Sub(_) => vec![],
+            Const(_) | Param(_) | Column(_) | UserVar(_) | SysVar { .. } | OuterRef(_) => {
+                vec![]
+            }
             SetUserVar(_, e)
             | Neg(e)
             | Not(e)
             | BitNot(e)
             | IsNull(e, _)
             | IsBool(e, _, _)
-            | Cast(e, _)
-            | InSub { arg: e, .. } => {
+            | Cast(e, _) => {
                 vec![e]
             }
+            Sub { outer, .. } => outer.iter().collect(),
+            InSub { arg, outer, .. } => std::iter::once(arg.as_ref()).chain(outer.iter()).collect(),
             Arith(_, a, b) | Bit(_, a, b) | Cmp(_, a, b, _) | NullSafeEq(a, b, _) | Xor(a, b) => {
                 vec![a, b]
             }
@@ -271,17 +343,22 @@ impl Expr {
     fn children_mut(&mut self) -> Vec<&mut Expr> {
         use Expr::*;
         match self {
-            Const(_) | Param(_) | Column(_) | UserVar(_) | SysVar { .. } | Sub(_) => vec![],
+            Const(_) | Param(_) | Column(_) | UserVar(_) | SysVar { .. } | OuterRef(_) => {
+                vec![]
+            }
             SetUserVar(_, e)
             | Neg(e)
             | Not(e)
             | BitNot(e)
             | IsNull(e, _)
             | IsBool(e, _, _)
-            | Cast(e, _)
-            | InSub { arg: e, .. } => {
+            | Cast(e, _) => {
                 vec![e]
             }
+            Sub { outer, .. } => outer.iter_mut().collect(),
+            InSub { arg, outer, .. } => std::iter::once(arg.as_mut())
+                .chain(outer.iter_mut())
+                .collect(),
             Arith(_, a, b) | Bit(_, a, b) | Cmp(_, a, b, _) | NullSafeEq(a, b, _) | Xor(a, b) => {
                 vec![a, b]
             }
@@ -475,14 +552,21 @@ impl Expr {
                 let v = e.eval(row, ctx)?;
                 cast::cast(v, target, ctx)
             }
-            Expr::Sub(i) => Ok(match ctx.subs.get(*i) {
-                Some(SubResult::Scalar(v)) => v.clone(),
-                Some(SubResult::Exists(b)) => Value::Int(*b as i64),
+            Expr::OuterRef(k) => Ok(ctx
+                .outer
+                .last()
+                .and_then(|o| o.get(*k))
+                .cloned()
+                .unwrap_or(Value::Null)),
+            Expr::Sub { id, outer } => Ok(match ctx.sub_result(*id, outer, row)? {
+                SubResult::Scalar(v) => v,
+                SubResult::Exists(b) => Value::Int(b as i64),
                 _ => Value::Null,
             }),
             Expr::InSub {
                 arg,
                 sub,
+                outer,
                 negated,
                 coll,
             } => {
@@ -490,13 +574,13 @@ impl Expr {
                 if v.is_null() {
                     return Ok(Value::Null);
                 }
-                let Some(SubResult::Set(vals, has_null)) = ctx.subs.get(*sub) else {
+                let SubResult::Set(vals, has_null) = ctx.sub_result(*sub, outer, row)? else {
                     return Ok(Value::Null);
                 };
                 if vals.iter().any(|x| equal(&v, x, *coll) == Some(true)) {
                     return Ok(Value::Int(!negated as i64));
                 }
-                Ok(if *has_null {
+                Ok(if has_null {
                     Value::Null
                 } else {
                     Value::Int(*negated as i64)

@@ -182,7 +182,7 @@ pub struct SelectPlan {
     /// Static types of the visible columns.
     pub types: Vec<ExprType>,
     /// Uncorrelated subqueries, in evaluation order (top-level plans only).
-    pub subs: Vec<SubPlan>,
+    pub subs: std::sync::Arc<Vec<SubPlan>>,
     /// A UNION: the branches (each with whether it joins the previous ones with
     /// UNION ALL). This plan's own levels are then empty; its ORDER BY / LIMIT
     /// apply to the combined rows.
@@ -203,6 +203,9 @@ pub struct SubPlan {
     pub kind: SubKind,
     /// A derived table (subquery in FROM) whose rows this subquery provides.
     pub target: Option<std::sync::Arc<crate::infoschema::VirtualTable>>,
+    /// For a correlated subquery, the outer-row expressions its `Expr::OuterRef`s
+    /// stand for; it then runs per distinct outer value instead of once.
+    pub outer: Vec<Expr>,
 }
 
 #[derive(Clone, Debug)]
@@ -222,7 +225,7 @@ pub struct InsertPlan {
     pub on_dup: Vec<(usize, Expr)>,
     pub ignore: bool,
     pub replace: bool,
-    pub subs: Vec<SubPlan>,
+    pub subs: std::sync::Arc<Vec<SubPlan>>,
 }
 
 #[derive(Clone, Debug)]
@@ -232,7 +235,7 @@ pub struct ModifyPlan {
     /// UPDATE assignments (column, expr over the table's row); empty for DELETE.
     pub set: Vec<(usize, Expr)>,
     pub delete: bool,
-    pub subs: Vec<SubPlan>,
+    pub subs: std::sync::Arc<Vec<SubPlan>>,
 }
 
 #[derive(Clone, Debug)]

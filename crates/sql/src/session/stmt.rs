@@ -252,7 +252,7 @@ impl Session {
                 offset: 0,
             },
             columns: (0..tdef.columns.len()).collect(),
-            subs: Vec::new(),
+            subs: Default::default(),
             source: crate::plan::InsertSource::Select(Box::new(select)),
             on_dup: Vec::new(),
             ignore: false,

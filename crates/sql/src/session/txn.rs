@@ -136,11 +136,9 @@ impl Session {
         let sp = (!read_only).then(|| txn.savepoint());
         let mut ctx = EvalCtx::new(params, &mut self.cx);
         ctx.strict_dml = !read_only;
-        let mut ex = Exec {
-            txn: Some(txn),
-            ctx: &mut ctx,
-            interrupt: &self.interrupt,
-        };
+        ctx.txn = Some(txn);
+        ctx.interrupt = Some(&self.interrupt);
+        let mut ex = Exec { ctx: &mut ctx };
         let r = f(&mut ex);
         let end_now = own && self.cx.autocommit && !self.explicit;
         match r {
@@ -171,11 +169,8 @@ impl Session {
         f: impl FnOnce(&mut Exec) -> R<T>,
     ) -> R<T> {
         let mut ctx = EvalCtx::new(params, &mut self.cx);
-        let mut ex = Exec {
-            txn: None,
-            ctx: &mut ctx,
-            interrupt: &self.interrupt,
-        };
+        ctx.interrupt = Some(&self.interrupt);
+        let mut ex = Exec { ctx: &mut ctx };
         f(&mut ex)
     }
 

@@ -1,0 +1,16 @@
+create table a (id int primary key, name varchar(20), grp int);
+create table b (id int primary key auto_increment, a_id int, val decimal(8,2), key (a_id));
+insert into a values (1, 'one', 1), (2, 'two', 1), (3, 'three', 2), (4, 'four', null);
+insert into b (a_id, val) values (1, 10.5), (1, 20), (2, 5.25), (5, 1), (null, 3);
+select id, name from a where exists (select 1 from b where b.a_id = a.id) order by id;
+select id, name from a where not exists (select 1 from b where b.a_id = a.id) order by id;
+select id, (select count(*) from b where b.a_id = a.id) as n from a order by id;
+select id, (select sum(val) from b where a_id = a.id) s from a order by s desc, id;
+select id from a where id in (select a_id from b where b.val > a.id * 5) order by id;
+select id from a where (select max(val) from b where a_id = a.id) > 10 order by id;
+select grp, (select count(*) from b where b.a_id in (select id from a a2 where a2.grp = a.grp)) from a where grp is not null group by grp order by grp;
+select a.id, x.id from a, (select id from a where id > 2) x where x.id = a.id + 1 order by a.id;
+update a set grp = (select count(*) from b where b.a_id = a.id);
+select * from a order by id;
+delete from b where not exists (select 1 from a where a.id = b.a_id);
+select * from b order by id;

@@ -46,6 +46,9 @@ impl Binder<'_> {
             .cloned()
             .unwrap_or_default()
             .to_ascii_lowercase();
+        if f.over.is_some() {
+            return Err(MySqlError::not_supported("window functions"));
+        }
         let (list, distinct, clauses) = match &f.args {
             ast::FunctionArguments::None => (Vec::new(), false, Vec::new()),
             ast::FunctionArguments::List(l) => (

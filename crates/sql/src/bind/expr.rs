@@ -307,7 +307,14 @@ impl Binder<'_> {
             other => return Err(MySqlError::not_supported(&format!("literal {other}"))),
         };
         let mut t = literal_type(&val, coll);
-        if let (V::Number(text, _), Value::Double(_)) = (&v.value, &val) {
+        if let (V::Number(text, _), Value::Double(d)) = (&v.value, &val) {
+            if !d.is_finite() {
+                return Err(MySqlError::new(
+                    1367,
+                    "22007",
+                    format!("Illegal double '{text}' value found during parsing"),
+                ));
+            }
             t.len = text.len() as u32;
         }
         if matches!(
@@ -336,7 +343,10 @@ impl Binder<'_> {
                     self.cx.connection_collation,
                 )
             }
-            None => ExprType::string(0, self.cx.connection_collation).nullable(true),
+            None if self.params.prepared => {
+                ExprType::string(0, self.cx.connection_collation).nullable(true)
+            }
+            None => return Err(MySqlError::parse_error("?", 1)),
         };
         Ok((Expr::Param(idx), t))
     }

@@ -70,6 +70,8 @@ pub struct Params<'a> {
     pub map: ParamMap,
     /// Values of literal-stripped parameters (None for a prepared statement).
     pub stripped: Option<&'a [Value]>,
+    /// `?` is allowed (a prepared statement); otherwise it is a syntax error.
+    pub prepared: bool,
 }
 
 /// The clause being bound, for MariaDB 10.11's `Unknown column 'x' in 'WHERE'`
@@ -163,6 +165,7 @@ impl<'a> Binder<'a> {
             params: Params {
                 map: ParamMap::new(text),
                 stripped,
+                prepared: false,
             },
             raw: text,
             clause: Clause::FieldList,
@@ -173,6 +176,12 @@ impl<'a> Binder<'a> {
             outer_scopes: Vec::new(),
             outer_refs: Vec::new(),
         }
+    }
+
+    /// Accepts `?` parameters (PREPARE / COM_STMT_PREPARE).
+    pub fn prepared(mut self) -> Self {
+        self.params.prepared = true;
+        self
     }
 
     /// Names select items from `raw` (the unrewritten statement text).

@@ -270,7 +270,7 @@ impl Session {
         stmt: &sqlparser::ast::Statement,
         text: &str,
     ) -> Result<Option<crate::plan::Plan>, MySqlError> {
-        self.plan_statement(stmt, text)
+        self.plan_statement(stmt, text, false)
     }
 
     pub(crate) fn prepared_count(&self) -> usize {

@@ -80,7 +80,7 @@ impl Session {
             Front::Parse(t) => t,
         };
         let stmt = crate::front::parse::parse_statement(&rewritten)?;
-        match self.plan_statement(&stmt, &rewritten)? {
+        match self.plan_statement(&stmt, &rewritten, true)? {
             Some(plan) => {
                 let cols = match &plan {
                     Plan::Select(s) => s.columns.to_vec(),

@@ -240,14 +240,19 @@ impl Session {
 
     pub(super) fn parse_run(&mut self, text: &str) -> R<QueryResult> {
         let stmt = crate::front::parse::parse_statement(text)?;
-        match self.plan_statement(&stmt, text)? {
+        match self.plan_statement(&stmt, text, false)? {
             Some(plan) => self.run_plan(&plan, &[]),
             None => self.utility(stmt, text),
         }
     }
 
     /// Binds a DML statement to a plan (`None` for other statements).
-    pub(super) fn plan_statement(&mut self, stmt: &Statement, text: &str) -> R<Option<Plan>> {
+    pub(super) fn plan_statement(
+        &mut self,
+        stmt: &Statement,
+        text: &str,
+        prepared: bool,
+    ) -> R<Option<Plan>> {
         let storage = self.cx.engine.storage.clone();
         let raw = if self.raw.is_empty() {
             text.to_string()
@@ -255,6 +260,9 @@ impl Session {
             self.raw.clone()
         };
         let mut b = Binder::new(&storage, &self.cx, text, None).with_raw(&raw);
+        if prepared {
+            b = b.prepared();
+        }
         let mut plan = match stmt {
             Statement::Query(q) => Plan::Select(b.select(q)?),
             Statement::Insert(i) => Plan::Insert(b.insert(i)?),

@@ -211,10 +211,11 @@ impl Session {
             }
             return Err(MySqlError::table_exists(&name));
         }
-        let select = match self.plan_statement(&Statement::Query(Box::new(q.clone())), text)? {
-            Some(crate::plan::Plan::Select(p)) => p,
-            _ => return Err(MySqlError::not_supported("this CREATE TABLE ... SELECT")),
-        };
+        let select =
+            match self.plan_statement(&Statement::Query(Box::new(q.clone())), text, false)? {
+                Some(crate::plan::Plan::Select(p)) => p,
+                _ => return Err(MySqlError::not_supported("this CREATE TABLE ... SELECT")),
+            };
         let cols: Vec<basalt_common::ColumnDef> = select
             .columns
             .iter()

@@ -75,8 +75,12 @@ pub fn eval(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
             Ok(Value::str(&s[s.len() - n..].iter().collect::<String>()))
         }
         Repeat => {
-            let n = int_arg(&vals[1]).clamp(0, 1 << 20) as usize;
-            Ok(Value::str(&text(&vals[0]).repeat(n)))
+            let s = text(&vals[0]);
+            let n = int_arg(&vals[1]).max(0) as u64;
+            if n.saturating_mul(s.len() as u64) > MAX_RESULT {
+                return Ok(Value::Null);
+            }
+            Ok(Value::str(&s.repeat(n as usize)))
         }
         Reverse => Ok(Value::str(
             &text(&vals[0]).chars().rev().collect::<String>(),
@@ -92,9 +96,14 @@ pub fn eval(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
             Ok(Value::Int(locate(&text(&vals[0]), &text(&vals[1]), start)))
         }
         Instr => Ok(Value::Int(locate(&text(&vals[1]), &text(&vals[0]), 1))),
-        Space => Ok(Value::str(
-            &" ".repeat(int_arg(&vals[0]).clamp(0, 1 << 20) as usize),
-        )),
+        Space => {
+            let n = int_arg(&vals[0]).max(0) as u64;
+            Ok(if n > MAX_RESULT {
+                Value::Null
+            } else {
+                Value::str(&" ".repeat(n as usize))
+            })
+        }
         Ascii => Ok(Value::Int(
             to_bytes(&vals[0]).first().copied().unwrap_or(0) as i64
         )),
@@ -287,8 +296,11 @@ fn trim(s: &str, pad: &str, side: TrimSide) -> String {
     t.to_string()
 }
 
+/// Longest string result (MariaDB returns NULL beyond max_allowed_packet).
+const MAX_RESULT: u64 = 16 << 20;
+
 fn pad(s: &str, len: i64, padding: &str, left: bool) -> Value {
-    if len < 0 {
+    if len < 0 || len as u64 > MAX_RESULT {
         return Value::Null;
     }
     let len = len as usize;

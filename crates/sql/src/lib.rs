@@ -10,34 +10,46 @@
 //! - [`Session`] is one connection's state: current database, session variables, user
 //!   variables, the open transaction, warnings, prepared statements.
 //!   [`Session::execute`] runs a COM_QUERY text; [`Session::prepare`] /
-//!   [`Session::execute_prepared`] serve COM_STMT_*.
+//!   [`Session::execute_prepared`] serve COM_STMT_*; [`Session::field_list`],
+//!   [`Session::use_database`], [`Session::reset`] serve the other commands.
 //! - [`QueryResult`] is what a statement produces: a result set or an OK.
 //!
 //! # Pipeline
 //!
 //! ```text
-//! text ──front──▶ native statement (SHOW, PREPARE .. FROM, SET TRANSACTION, BEGIN, ..)
+//! text ──memo (exact text seen before)──────────────────────▶ execute(plan, literals)
+//!   │
+//!   └─front──▶ native statement (SHOW, SET, PREPARE .. FROM, BEGIN, USE, ..)
 //!        │
-//!        ├──▶ cache key + literals ──plan cache hit──▶ execute(plan, literals)
+//!        ├──▶ cache key + literals ──plan cache hit──────────▶ execute(plan, literals)
 //!        │
 //!        └──▶ sqlparser AST ──bind──▶ plan (access paths chosen) ──▶ execute
 //! ```
 //!
 //! `front` is the one place that knows where sqlparser 0.64 and MySQL disagree: it
-//! lexes the text once, splits multi-statements, rewrites the few constructs sqlparser
-//! lacks (`LOCK IN SHARE MODE`, infix `MOD`), parses a handful of statements itself
-//! (SHOW, `PREPARE .. FROM`, `SET [GLOBAL] TRANSACTION`, `START TRANSACTION WITH
-//! CONSISTENT SNAPSHOT`, ...) and, for DML, produces the plan-cache key: the text with
-//! literals replaced by typed markers, plus the literal values.
+//! lexes the text once, splits multi-statements, unwraps executable comments,
+//! rewrites the few constructs sqlparser lacks (`LOCK IN SHARE MODE`, infix `MOD`,
+//! `CREATE SCHEMA`, `DROP KEY`), parses a handful of statements itself (SHOW, SET,
+//! `PREPARE .. FROM`, `EXECUTE`, `SET [GLOBAL] TRANSACTION`, `START TRANSACTION WITH
+//! CONSISTENT SNAPSHOT`, ...) and, for DML, produces the plan-cache key: the text
+//! with literals replaced by typed markers, plus the literal values.
 //!
 //! Plans never embed the stripped literals: they refer to them as parameters
 //! (`Expr::Param`), exactly as prepared statements refer to `?`. So a cached plan,
 //! a prepared statement and a one-off query all run through the same executor, and
 //! a repeated query skips parsing and planning. Plans are invalidated by
-//! [`basalt_storage::Storage::schema_version`].
+//! [`basalt_storage::Storage::schema_version`]; a literal whose value shapes the plan
+//! (a select-list item names its column, `ORDER BY 2`) makes the plan single-use.
 //!
-//! Every client-visible error is a [`basalt_common::MySqlError`] with MariaDB's errno,
-//! SQLSTATE and message text.
+//! Access paths come from in-memory statistics (`Table::stats`): primary-key
+//! equality becomes a point get, leftmost-prefix equalities / ranges / IN lists /
+//! `LIKE 'prefix%'` become index ranges, ORDER BY is served by index order with LIMIT
+//! stopping the scan, covering indexes avoid the clustered lookup, and FORCE / USE /
+//! IGNORE INDEX restrict the candidates (see `plan::access`).
+//!
+//! Every client-visible error is a [`basalt_common::MySqlError`] with MariaDB 10.11's
+//! errno, SQLSTATE and message text; `tests/mariadb/*.expected` hold MariaDB's own
+//! output for the differential tests.
 
 mod bind;
 mod engine;
@@ -70,4 +82,18 @@ pub mod status {
     pub const NO_BACKSLASH_ESCAPES: u16 = 512;
     pub const IN_TRANS_READONLY: u16 = 8192;
     pub const SESSION_STATE_CHANGED: u16 = 16384;
+}
+
+#[cfg(test)]
+mod thread_safety {
+    /// The server moves sessions between threads and shares the engine.
+    #[test]
+    fn public_types_are_send_and_sync() {
+        fn send<T: Send>() {}
+        fn sync<T: Sync>() {}
+        send::<super::Session>();
+        send::<super::Engine>();
+        sync::<super::Engine>();
+        send::<super::QueryResult>();
+    }
 }

@@ -36,6 +36,11 @@ pub struct StorageConfig {
     /// server logs it and aborts, so that restart recovers from the log. `None`
     /// keeps the WAL's default (the engine halts: every later commit fails).
     pub on_fatal: Option<crate::wal::FatalHook>,
+    /// Checkpoint at least this often...
+    pub checkpoint_interval: Duration,
+    /// ...and whenever this much log accumulated since the last checkpoint (this
+    /// bounds recovery time).
+    pub checkpoint_log_bytes: u64,
 }
 
 impl StorageConfig {
@@ -48,6 +53,8 @@ impl StorageConfig {
             fs: Arc::new(crate::io::os::OsFileSystem),
             log_segment_size: 64 << 20,
             on_fatal: None,
+            checkpoint_interval: Duration::from_secs(30),
+            checkpoint_log_bytes: 128 << 20,
         }
     }
 }

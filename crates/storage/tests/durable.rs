@@ -71,6 +71,7 @@ fn config(fs: Arc<dyn io::FileSystem>, pool: u64) -> StorageConfig {
         fs,
         log_segment_size: 1 << 20,
         on_fatal: None,
+        ..StorageConfig::new("/data")
     }
 }
 

@@ -49,11 +49,6 @@ use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 pub use store::{BrokenStore, DurableStore};
 
-/// Checkpoint at least this often...
-const CHECKPOINT_INTERVAL: Duration = Duration::from_secs(30);
-/// ...and as soon as this much log accumulated since the last one.
-const CHECKPOINT_LOG_BYTES: u64 = 128 << 20;
-
 /// State shared by the engine, its stores and its background thread.
 pub struct Shared {
     pub(crate) wal: Wal,
@@ -71,6 +66,8 @@ pub struct Shared {
     last_recovery_ms: AtomicU64,
     /// Serialises checkpoints (the background one and those DDL asks for).
     ckpt_lock: Mutex<()>,
+    checkpoint_interval: Duration,
+    checkpoint_log_bytes: u64,
     /// Tables whose file could not be opened, and why (they answer with the error).
     broken: Mutex<HashMap<u64, StorageError>>,
 }
@@ -128,6 +125,8 @@ impl DurableEngine {
             last_recovery_ms: AtomicU64::new(0),
             ckpt_lock: Mutex::new(()),
             broken: Mutex::new(HashMap::new()),
+            checkpoint_interval: config.checkpoint_interval,
+            checkpoint_log_bytes: config.checkpoint_log_bytes,
         });
         let started = Instant::now();
         let first_trx = recovery::recover(&shared, tables, info.checkpoint_lsn)?;
@@ -350,8 +349,8 @@ fn checkpoint_loop(shared: &Shared) {
                 tracing::warn!(error = %e, "background page flush failed");
             }
         }
-        let due = last.elapsed() >= CHECKPOINT_INTERVAL
-            || shared.wal.bytes_since_checkpoint() >= CHECKPOINT_LOG_BYTES;
+        let due = last.elapsed() >= shared.checkpoint_interval
+            || shared.wal.bytes_since_checkpoint() >= shared.checkpoint_log_bytes;
         if due {
             match checkpoint(shared) {
                 Ok(()) => last = Instant::now(),

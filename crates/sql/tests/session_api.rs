@@ -159,3 +159,34 @@ fn kill_and_processlist_through_hooks() {
         "each statement starts uninterrupted"
     );
 }
+
+#[test]
+fn ok_packet_insert_id() {
+    let db = Db::new();
+    let mut s = db.session();
+    exec(
+        &mut s,
+        "create table t (id int auto_increment primary key, v int)",
+    );
+    let ok_id = |s: &mut basalt_sql::Session, sql: &str| match exec(s, sql) {
+        QueryResult::Ok { last_insert_id, .. } => last_insert_id,
+        other => panic!("{sql}: {other:?}"),
+    };
+    // Values checked against MariaDB 10.11's mysql_insert_id().
+    assert_eq!(ok_id(&mut s, "insert into t(id,v) values (10,1)"), 10);
+    assert_eq!(ok_id(&mut s, "insert into t(v) values (2)"), 11);
+    assert_eq!(
+        ok_id(&mut s, "insert into t(id,v) values (20,1),(null,2)"),
+        21
+    );
+    assert_eq!(
+        ok_id(&mut s, "insert into t(id,v) values (30,1),(31,2)"),
+        31
+    );
+    assert_eq!(ok_id(&mut s, "update t set v=5 where id=10"), 0);
+    assert_eq!(ok_id(&mut s, "insert into t(v) values (1),(2)"), 32);
+    // LAST_INSERT_ID() follows generated values only.
+    assert_eq!(rows(&mut s, "select last_insert_id()"), [["32"]]);
+    exec(&mut s, "insert into t(id,v) values (40,1)");
+    assert_eq!(rows(&mut s, "select last_insert_id()"), [["32"]]);
+}

@@ -20,7 +20,11 @@ use basalt_storage::{KeyRange, LockMode, RowHandle, ScanRequest, StorageError, W
 
 pub struct InsertOutcome {
     pub affected: u64,
+    /// First AUTO_INCREMENT value generated (what LAST_INSERT_ID() becomes).
     pub last_insert_id: u64,
+    /// Last explicit positive value stored into the AUTO_INCREMENT column; the
+    /// OK packet reports it when no value was generated (as MariaDB does).
+    pub explicit_id: u64,
     pub records: u64,
     pub duplicates: u64,
 }
@@ -68,6 +72,7 @@ pub fn run(plan: &InsertPlan, ex: &mut Exec) -> R<InsertOutcome> {
     let mut out = InsertOutcome {
         affected: 0,
         last_insert_id: 0,
+        explicit_id: 0,
         records: 0,
         duplicates: 0,
     };
@@ -248,6 +253,7 @@ fn assign_auto_increment(
         let n = crate::value::to_num(&row[ai]).0.to_i128().unwrap_or(0);
         if n > 0 {
             t.table.observe_auto_increment(n as u64);
+            out.explicit_id = u64::try_from(n).unwrap_or(u64::MAX);
         }
     }
     Ok(())

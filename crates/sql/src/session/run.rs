@@ -313,7 +313,11 @@ impl Session {
                 };
                 Ok(QueryResult::Ok {
                     affected_rows: o.affected,
-                    last_insert_id: o.last_insert_id,
+                    last_insert_id: if o.last_insert_id != 0 {
+                        o.last_insert_id
+                    } else {
+                        o.explicit_id
+                    },
                     info,
                     warnings: self.warning_count(),
                 })

@@ -255,6 +255,8 @@ fn grouped(
             chart.series.push((g, Vec::new()));
         }
     }
+    // Legends like "4 threads" in numeric order.
+    chart.series.sort_by_key(|(g, _)| leading_number(g));
     for (g, values) in &mut chart.series {
         for cat in &chart.categories {
             let v = cases
@@ -271,6 +273,12 @@ fn grouped(
         }
     }
     (!chart.categories.is_empty()).then_some(chart)
+}
+
+/// The number a label starts with (`"16 threads"` → 16); 0 when none.
+fn leading_number(s: &str) -> u64 {
+    let digits: String = s.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().unwrap_or(0)
 }
 
 #[cfg(test)]
@@ -303,6 +311,20 @@ mod tests {
         assert_eq!(c.series[1].1, [Some(3.0), None]);
         let (lo, hi) = x_range(&c);
         assert!(lo <= 0.5 / 1.5 && hi >= 3.0 * 1.5);
+    }
+
+    #[test]
+    fn legends_sort_numerically() {
+        let mut r = results();
+        let mut c = Case::new(Workload::Seed, "PK", "point", 32);
+        c.record(Kind::Basalt, &[(SECONDS, 1.0)]);
+        c.record(Kind::MariaDb, &[(SECONDS, 1.0)]);
+        r.cases.insert(0, c);
+        let chart = seed_chart(&r).expect("chart");
+        let names: Vec<&str> = chart.series.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["1 client(s)", "4 client(s)", "32 client(s)"]);
+        assert_eq!(leading_number("16 threads"), 16);
+        assert_eq!(leading_number("x"), 0);
     }
 
     #[test]

@@ -45,10 +45,14 @@ pub enum StorageError {
 }
 
 impl StorageError {
-    /// True for errors after which the whole transaction was rolled back
-    /// (deadlock victims), rather than only the statement.
+    /// True for errors after which the whole transaction must be rolled back
+    /// rather than only the statement: deadlock victims, and snapshot isolation
+    /// conflicts (errno 1020; MariaDB rolls the transaction back, MDEV-35235).
     pub fn rolls_back_transaction(&self) -> bool {
-        matches!(self, StorageError::Deadlock)
+        matches!(
+            self,
+            StorageError::Deadlock | StorageError::SnapshotConflict { .. }
+        )
     }
 }
 

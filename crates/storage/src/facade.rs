@@ -367,6 +367,14 @@ impl Storage {
                 s.purged_versions.load(Ordering::Relaxed),
             ),
             ("Basalt_locked_rows", self.mgr.locks.locked_rows() as u64),
+            (
+                "Basalt_lock_memory_bytes",
+                self.mgr.locks.memory_bytes() as u64,
+            ),
+            (
+                "Innodb_row_lock_current_waits",
+                self.mgr.lock_waits().len() as u64,
+            ),
             ("Basalt_active_transactions", self.mgr.active_count() as u64),
         ];
         out.extend(self.engines.status());
@@ -418,9 +426,19 @@ impl Storage {
         self.engines.checkpoint()
     }
 
+    /// The row lock wait of the session whose transaction uses `interrupt` (see
+    /// [`crate::Txn::set_interrupt`]), for the process list: (its transaction id,
+    /// the id of the transaction it waits for, how long it has waited).
+    pub fn lock_wait_of(
+        &self,
+        interrupt: &Arc<std::sync::atomic::AtomicBool>,
+    ) -> Option<(u64, u64, Duration)> {
+        self.mgr.lock_wait_of(interrupt)
+    }
+
     /// Runs purge now (tests use this to observe purged state).
     pub fn purge_now(&self) -> usize {
-        self.mgr.purge_step()
+        self.mgr.retry_deferred() + self.mgr.purge_step()
     }
 
     pub fn engine_kind_name(kind: EngineKind) -> &'static str {

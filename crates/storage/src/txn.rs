@@ -10,7 +10,7 @@
 
 use crate::api::{Result, TxnOptions};
 use crate::error::StorageError;
-use crate::mvcc::locks::LockKey;
+use crate::mvcc::locks::{LockKey, LockKind};
 use crate::mvcc::{DeadEntry, Garbage, ReadView, TxnManager, TxnSlot};
 use crate::store::{Modify, WriteCtx};
 use crate::table::TableCore;
@@ -54,7 +54,7 @@ pub struct Txn {
     slot: Option<Arc<TxnSlot>>,
     view: Option<Arc<ReadView>>,
     undo: Vec<UndoRec>,
-    locks: Vec<(Arc<TableCore>, LockKey)>,
+    locks: Vec<(Arc<TableCore>, LockKey, LockKind)>,
     mdl: Vec<Arc<TableCore>>,
     versions: Vec<u64>,
     dead: Vec<DeadEntry>,
@@ -130,6 +130,22 @@ impl Txn {
     }
 
     fn apply_undo(&mut self, rec: UndoRec) -> Result<()> {
+        if let UndoPrev::Absent = rec.prev {
+            rec.table.add_rows(-rec.rows_delta);
+            let me = self.id();
+            if rec
+                .table
+                .undo_insert(&mut self.ctx, rec.tree, &rec.key, me)?
+            {
+                self.dead.push(DeadEntry {
+                    table: rec.table.clone(),
+                    tree: rec.tree,
+                    key: rec.key,
+                    trx: me,
+                });
+            }
+            return Ok(());
+        }
         let prev = match rec.prev {
             UndoPrev::Absent => None,
             UndoPrev::Version(ptr) => match self.mgr.versions.get(ptr) {
@@ -197,9 +213,9 @@ impl Txn {
             None => return,
         };
         let me = self.id();
-        for (table, key) in self.locks.drain(..) {
-            self.mgr.locks.release(&key, me);
-            table.explicit_lock_released();
+        for (table, key, kind) in self.locks.drain(..) {
+            self.mgr.locks.release(&key, me, kind);
+            table.explicit_lock_released(kind);
         }
         for table in self.mdl.drain(..) {
             table.mdl_release();
@@ -278,11 +294,17 @@ impl Txn {
 
     /// Waits for transaction `holder` to end, honouring the wait timeout and KILL.
     pub(crate) fn wait_for(&self, holder: u64) -> Result<()> {
+        self.wait_for_any(&[holder])
+    }
+
+    /// Waits for the first of `holders` to end (all of them enter the waits-for
+    /// graph, so a deadlock through any of them is found at once).
+    pub(crate) fn wait_for_any(&self, holders: &[u64]) -> Result<()> {
         self.mgr.wait_for(
             self.id(),
-            holder,
+            holders,
             self.opts.lock_wait_timeout,
-            self.interrupt.as_deref(),
+            self.interrupt.as_ref(),
         )
     }
 
@@ -297,8 +319,23 @@ impl Txn {
         self.dead.push(dead);
     }
 
-    pub(crate) fn push_lock(&mut self, table: Arc<TableCore>, key: LockKey) {
-        self.locks.push((table, key));
+    pub(crate) fn push_lock(&mut self, table: Arc<TableCore>, key: LockKey, kind: LockKind) {
+        self.locks.push((table, key, kind));
+    }
+
+    /// Gives back a record lock this transaction just took on `key` (a locking
+    /// read that found no row keeps a gap lock instead, as InnoDB does).
+    pub(crate) fn unlock_record(&mut self, key: &LockKey) {
+        let me = self.id();
+        if let Some(pos) = self
+            .locks
+            .iter()
+            .rposition(|(_, k, kind)| *kind == LockKind::Record && k == key)
+        {
+            let (table, key, kind) = self.locks.swap_remove(pos);
+            self.mgr.locks.release(&key, me, kind);
+            table.explicit_lock_released(kind);
+        }
     }
 }
 

@@ -89,7 +89,9 @@ pub struct DeadEntry {
 
 /// A table that purge can clean.
 pub trait PurgeTarget: Send + Sync {
-    fn purge_entry(&self, tree: u32, key: &[u8], trx: u64);
+    /// Removes the entry if it is still delete-marked by `trx`; false if it must
+    /// stay for now (a gap lock is anchored on it) and purge should retry later.
+    fn purge_entry(&self, tree: u32, key: &[u8], trx: u64) -> bool;
     /// False once the table was dropped (its garbage is skipped).
     fn alive(&self) -> bool;
     /// Recomputes statistics if enough rows changed.
@@ -103,18 +105,33 @@ pub struct TxnManager {
     min_active: AtomicU64,
     end_seq: AtomicU64,
     views: Mutex<BTreeMap<u64, usize>>,
-    waits: Mutex<HashMap<u64, u64>>,
+    waits: Mutex<HashMap<u64, WaitInfo>>,
     pub versions: versions::VersionStore,
     pub locks: locks::LockTable,
     purge_queue: Mutex<Vec<Garbage>>,
+    /// Entries whose removal had to wait for gap locks anchored on them.
+    deferred: Mutex<Vec<DeadEntry>>,
     analyze_queue: Mutex<Vec<std::sync::Weak<dyn PurgeTarget>>>,
     purge_wake: Condvar,
     shutdown: AtomicBool,
     pub stats: MvccStats,
 }
 
+/// One waiting transaction, in the waits-for graph.
+struct WaitInfo {
+    /// Every transaction whose lock it needs.
+    holders: Vec<u64>,
+    /// The one it sleeps on.
+    on: u64,
+    since: Instant,
+    /// Address of its interrupt flag (identifies the session for the process list).
+    flag: usize,
+}
+
 #[derive(Default)]
 pub struct MvccStats {
+    /// Total time spent in waits-for searches that found a deadlock.
+    pub deadlock_check_ns: AtomicU64,
     pub lock_waits: AtomicU64,
     pub deadlocks: AtomicU64,
     pub lock_timeouts: AtomicU64,
@@ -135,6 +152,7 @@ impl TxnManager {
             versions: Default::default(),
             locks: Default::default(),
             purge_queue: Mutex::new(Vec::new()),
+            deferred: Mutex::new(Vec::new()),
             analyze_queue: Mutex::new(Vec::new()),
             purge_wake: Condvar::new(),
             shutdown: AtomicBool::new(false),
@@ -230,46 +248,86 @@ impl TxnManager {
         }
     }
 
-    /// Waits until transaction `holder` ends. Fails with `Deadlock` if `holder`
-    /// (transitively) waits for `waiter`, `LockWaitTimeout` after `timeout`, or
-    /// `Interrupted` when `interrupt` is set.
+    /// Waits until transaction `holders[0]` ends (the caller then retries and may
+    /// meet the others). Fails with `Deadlock` if any holder (transitively) waits
+    /// for `waiter`, `LockWaitTimeout` after `timeout`, or `Interrupted` when
+    /// `interrupt` is set. While it waits, [`TxnManager::lock_wait_of`] reports it.
     pub fn wait_for(
         &self,
         waiter: u64,
-        holder: u64,
+        holders: &[u64],
         timeout: Duration,
-        interrupt: Option<&AtomicBool>,
+        interrupt: Option<&Arc<AtomicBool>>,
     ) -> Result<()> {
-        let Some(slot) = self.active.read().get(&holder).cloned() else {
+        let slot = {
+            let active = self.active.read();
+            holders.iter().find_map(|h| active.get(h).cloned())
+        };
+        let Some(slot) = slot else {
             return Ok(());
         };
         self.stats.lock_waits.fetch_add(1, Ordering::Relaxed);
-        self.add_wait_edge(waiter, holder)?;
-        let result = self.block_on(&slot, timeout, interrupt);
+        let flag = interrupt.map_or(0, |f| Arc::as_ptr(f) as usize);
+        self.add_wait_edges(waiter, holders, slot.id, flag)?;
+        let result = self.block_on(&slot, timeout, interrupt.map(|f| &**f));
         self.waits.lock().remove(&waiter);
         result
     }
 
-    fn add_wait_edge(&self, waiter: u64, holder: u64) -> Result<()> {
+    /// Records that `waiter` waits for `holders`, unless that closes a cycle in the
+    /// waits-for graph (a depth-first search from the holders, under the graph's
+    /// mutex, so two transactions closing the same cycle cannot both miss it).
+    fn add_wait_edges(&self, waiter: u64, holders: &[u64], on: u64, flag: usize) -> Result<()> {
+        let started = Instant::now();
         let mut waits = self.waits.lock();
-        let mut cur = holder;
-        let mut steps = 0;
-        while let Some(&next) = waits.get(&cur) {
-            if next == waiter {
+        let mut stack: Vec<u64> = holders.to_vec();
+        let mut seen: std::collections::HashSet<u64> = Default::default();
+        while let Some(cur) = stack.pop() {
+            if cur == waiter {
                 self.stats.deadlocks.fetch_add(1, Ordering::Relaxed);
+                let us = started.elapsed().as_nanos() as u64;
+                self.stats
+                    .deadlock_check_ns
+                    .fetch_add(us, Ordering::Relaxed);
                 return Err(StorageError::Deadlock);
             }
-            cur = next;
-            steps += 1;
-            if steps > 10_000 {
-                break;
+            if !seen.insert(cur) {
+                continue;
+            }
+            if let Some(w) = waits.get(&cur) {
+                stack.extend(w.holders.iter().copied());
             }
         }
-        if holder == waiter {
-            return Err(StorageError::Deadlock);
-        }
-        waits.insert(waiter, holder);
+        waits.insert(
+            waiter,
+            WaitInfo {
+                holders: holders.to_vec(),
+                on,
+                since: Instant::now(),
+                flag,
+            },
+        );
         Ok(())
+    }
+
+    /// The lock wait of the transaction whose interrupt flag is `flag`, if it is
+    /// waiting: (waiter id, id of the transaction it waits for, time waited).
+    pub fn lock_wait_of(&self, flag: &Arc<AtomicBool>) -> Option<(u64, u64, Duration)> {
+        let ptr = Arc::as_ptr(flag) as usize;
+        let waits = self.waits.lock();
+        waits
+            .iter()
+            .find(|(_, w)| w.flag == ptr)
+            .map(|(&id, w)| (id, w.on, w.since.elapsed()))
+    }
+
+    /// Every current wait: (waiter, the holder it sleeps on).
+    pub fn lock_waits(&self) -> Vec<(u64, u64)> {
+        self.waits
+            .lock()
+            .iter()
+            .map(|(&id, w)| (id, w.on))
+            .collect()
     }
 
     fn block_on(
@@ -289,7 +347,7 @@ impl TxnManager {
                 self.stats.lock_timeouts.fetch_add(1, Ordering::Relaxed);
                 return Err(StorageError::LockWaitTimeout);
             }
-            let step = (deadline - now).min(Duration::from_millis(100));
+            let step = (deadline - now).min(Duration::from_millis(50));
             slot.cond.wait_for(&mut done, step);
         }
         Ok(())
@@ -321,18 +379,35 @@ impl TxnManager {
             ready
         };
         let n = ready.len();
+        let mut deferred = Vec::new();
         for g in ready {
             for ptr in g.versions {
                 self.versions.remove(ptr);
                 self.stats.purged_versions.fetch_add(1, Ordering::Relaxed);
             }
             for d in g.dead {
-                if d.table.alive() {
-                    d.table.purge_entry(d.tree, &d.key, d.trx);
+                if d.table.alive() && !d.table.purge_entry(d.tree, &d.key, d.trx) {
+                    deferred.push(d);
                 }
             }
         }
+        if !deferred.is_empty() {
+            self.deferred.lock().extend(deferred);
+        }
         n
+    }
+
+    /// Retries entries whose removal waited for gap locks; returns how many went.
+    pub fn retry_deferred(&self) -> usize {
+        let items: Vec<DeadEntry> = std::mem::take(&mut *self.deferred.lock());
+        let before = items.len();
+        let keep: Vec<DeadEntry> = items
+            .into_iter()
+            .filter(|d| d.table.alive() && !d.table.purge_entry(d.tree, &d.key, d.trx))
+            .collect();
+        let done = before - keep.len();
+        self.deferred.lock().extend(keep);
+        done
     }
 
     /// Asks the background thread to refresh a table's statistics.
@@ -352,14 +427,16 @@ impl TxnManager {
         n
     }
 
-    /// Number of finished transactions whose garbage awaits purge (history length).
+    /// Number of finished transactions whose garbage awaits purge, plus entries
+    /// kept for gap locks (history length).
     pub fn history_length(&self) -> usize {
-        self.purge_queue.lock().len()
+        self.purge_queue.lock().len() + self.deferred.lock().len()
     }
 
     /// Runs purge until [`TxnManager::stop_purge`]; meant for a background thread.
     pub fn purge_loop(&self) {
         while !self.shutdown.load(Ordering::Relaxed) {
+            self.retry_deferred();
             if self.purge_step() + self.analyze_step() == 0 {
                 let mut q = self.purge_queue.lock();
                 self.purge_wake.wait_for(&mut q, Duration::from_millis(50));
@@ -376,6 +453,7 @@ impl TxnManager {
     /// queue's table references would otherwise keep it alive).
     pub fn discard_queues(&self) {
         self.purge_queue.lock().clear();
+        self.deferred.lock().clear();
         self.analyze_queue.lock().clear();
     }
 
@@ -411,12 +489,12 @@ mod tests {
         let b = m.begin();
         let m2 = m.clone();
         let (aid, bid) = (a.id, b.id);
-        let t = std::thread::spawn(move || m2.wait_for(aid, bid, Duration::from_secs(5), None));
+        let t = std::thread::spawn(move || m2.wait_for(aid, &[bid], Duration::from_secs(5), None));
         // Let the first wait register.
         while m.waits.lock().is_empty() {
             std::thread::yield_now();
         }
-        let r = m.wait_for(bid, aid, Duration::from_secs(5), None);
+        let r = m.wait_for(bid, &[aid], Duration::from_secs(5), None);
         assert!(matches!(r, Err(StorageError::Deadlock)));
         m.end(&b);
         assert!(t.join().expect("thread").is_ok());
@@ -427,7 +505,7 @@ mod tests {
         let m = TxnManager::new(1);
         let a = m.begin();
         let b = m.begin();
-        let r = m.wait_for(b.id, a.id, Duration::from_millis(50), None);
+        let r = m.wait_for(b.id, &[a.id], Duration::from_millis(50), None);
         assert!(matches!(r, Err(StorageError::LockWaitTimeout)));
     }
 }

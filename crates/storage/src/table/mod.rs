@@ -17,7 +17,9 @@
 //! - Schema changes (CREATE/DROP INDEX, TRUNCATE) take the table's metadata lock
 //!   exclusively; transactions that wrote the table hold it shared until they end.
 
+mod cursor;
 mod ddl;
+mod gap;
 mod read;
 pub mod record;
 mod stats;
@@ -25,6 +27,7 @@ mod write;
 
 use crate::api::*;
 use crate::error::StorageError;
+use crate::mvcc::locks::LockKind;
 use crate::mvcc::{PurgeTarget, TxnManager};
 use crate::store::Store;
 use crate::txn::Txn;
@@ -34,7 +37,7 @@ use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering}
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-pub use read::TableCursor;
+pub use cursor::TableCursor;
 
 /// Derived layout of one index.
 pub(crate) struct IndexLayout {
@@ -104,6 +107,7 @@ pub struct TableCore {
     changes: AtomicU64,
     stats: RwLock<Vec<IndexStats>>,
     explicit_locks: AtomicUsize,
+    gap_gate: gap::GapGate,
     mdl: Mutex<MdlState>,
     mdl_cond: Condvar,
     unique_stripes: Vec<Mutex<()>>,
@@ -125,6 +129,7 @@ impl TableCore {
             changes: AtomicU64::new(0),
             stats: RwLock::new(Vec::new()),
             explicit_locks: AtomicUsize::new(0),
+            gap_gate: Default::default(),
             mdl: Mutex::new(MdlState::default()),
             mdl_cond: Condvar::new(),
             unique_stripes: (0..256).map(|_| Mutex::new(())).collect(),
@@ -157,8 +162,14 @@ impl TableCore {
         self.explicit_locks.fetch_add(1, Ordering::SeqCst);
     }
 
-    pub(crate) fn explicit_lock_released(&self) {
-        self.explicit_locks.fetch_sub(1, Ordering::SeqCst);
+    /// A transaction gave back a lock it took on this table.
+    pub(crate) fn explicit_lock_released(&self, kind: LockKind) {
+        match kind {
+            LockKind::Record => {
+                self.explicit_locks.fetch_sub(1, Ordering::SeqCst);
+            }
+            LockKind::Gap => self.gap_gate.released(),
+        }
     }
 
     pub(crate) fn has_explicit_locks(&self) -> bool {
@@ -253,8 +264,8 @@ impl TableCore {
 }
 
 impl PurgeTarget for TableCore {
-    fn purge_entry(&self, tree: u32, key: &[u8], trx: u64) {
-        self.purge(tree, key, trx);
+    fn purge_entry(&self, tree: u32, key: &[u8], trx: u64) -> bool {
+        self.purge(tree, key, trx)
     }
 
     fn alive(&self) -> bool {

@@ -1,18 +1,18 @@
-//! Reads: version visibility, point reads, locking reads and index cursors.
+//! Reads: version visibility, point reads and locking reads of one row (index
+//! cursors are in `cursor`).
 
-use super::record::{parse_rec, parse_sec};
-use super::{IndexLayout, Schema, TableCore};
+use super::gap::Anchor;
+use super::record::parse_rec;
+use super::{Schema, TableCore};
 use crate::api::*;
 use crate::error::StorageError;
 use crate::keycodec;
-use crate::mvcc::locks::{Acquire, LockKey};
+use crate::mvcc::locks::{Acquire, LockKey, LockKind};
 use crate::mvcc::ReadView;
 use crate::rowcodec;
-use crate::store::Entry;
 use crate::txn::Txn;
 use crate::IsolationLevel;
 use basalt_common::{Row, Value};
-use std::collections::VecDeque;
 use std::ops::Bound;
 use std::sync::Arc;
 
@@ -20,8 +20,11 @@ use std::sync::Arc;
 pub(crate) enum Locked {
     /// The latest committed record bytes (not delete-marked).
     Row(Vec<u8>),
-    /// The row does not exist (or is delete-marked).
+    /// The row is delete-marked.
     Missing,
+    /// The clustered index has no entry for the key; `newly`: the record lock on
+    /// the key was granted by this call.
+    Absent { newly: bool },
     /// Locked by someone else and the wait policy is SKIP LOCKED.
     Skipped,
 }
@@ -78,10 +81,17 @@ impl TableCore {
             return Err(StorageError::Invalid("table has no primary key".into()));
         }
         let key = keycodec::encode_prefix(&schema.def.indexes[0], &schema.def.columns, pk);
-        let rec = match self.read_row(txn, &schema, &key, effective_lock(txn, lock), wait)? {
-            Some(rec) => rec,
-            None => return Ok(None),
+        let lock = effective_lock(txn, lock);
+        let rec = if lock == LockMode::Consistent {
+            let Some(rec) = self.store.get(schema.primary_tree(), &key)? else {
+                return Ok(None);
+            };
+            let view = txn.view();
+            self.visible_version(rec, &view)?
+        } else {
+            self.locking_get(txn, &schema, &key, lock, wait)?
         };
+        let Some(rec) = rec else { return Ok(None) };
         let wanted = columns.map(|cols| wanted_mask(schema.def.columns.len(), cols));
         let row = self.decode(&schema, &rec, wanted.as_deref())?;
         Ok(Some(Fetched {
@@ -90,8 +100,10 @@ impl TableCore {
         }))
     }
 
-    /// Reads the record `key` of the clustered index as `lock` requires.
-    fn read_row(
+    /// A locking read of one primary key. A row that is not there leaves, under
+    /// REPEATABLE READ, a gap lock where it would be instead of a record lock on a
+    /// key without an entry (see `gap`).
+    fn locking_get(
         self: &Arc<Self>,
         txn: &mut Txn,
         schema: &Schema,
@@ -99,17 +111,39 @@ impl TableCore {
         lock: LockMode,
         wait: WaitPolicy,
     ) -> Result<Option<Vec<u8>>> {
-        if lock == LockMode::Consistent {
-            let Some(rec) = self.store.get(schema.primary_tree(), key)? else {
-                return Ok(None);
-            };
-            let view = txn.view();
-            return self.visible_version(rec, &view);
+        let tree = schema.primary_tree();
+        let gaps = Self::uses_gap_locks(txn);
+        loop {
+            match self.lock_and_read(txn, schema, key, lock, wait)? {
+                Locked::Row(rec) => return Ok(Some(rec)),
+                Locked::Skipped => return Ok(None),
+                Locked::Missing => {
+                    if gaps {
+                        // Delete-marked: a next-key lock on it.
+                        self.lock_gap(txn, tree, Anchor::Before(key), None)?;
+                    }
+                    return Ok(None);
+                }
+                Locked::Absent { newly } => {
+                    if newly {
+                        txn.unlock_record(&LockKey::new(schema.def.id, tree, key));
+                    }
+                    if !gaps || self.gap_for_missing(txn, tree, key)? {
+                        return Ok(None);
+                    }
+                    // An entry for the key appeared meanwhile: read again.
+                }
+            }
         }
-        match self.lock_and_read(txn, schema, key, lock, wait)? {
-            Locked::Row(rec) => Ok(Some(rec)),
-            Locked::Missing | Locked::Skipped => Ok(None),
-        }
+    }
+
+    /// Locks the gap where the missing `key` would be; false if `key` has an
+    /// entry by the time the lock is held.
+    fn gap_for_missing(self: &Arc<Self>, txn: &mut Txn, tree: u32, key: &[u8]) -> Result<bool> {
+        let next = self.successor(tree, Bound::Excluded(key))?;
+        let anchor = next.as_deref().map_or(Anchor::Supremum, Anchor::Before);
+        let upper = next.as_deref().map_or(Bound::Unbounded, Bound::Excluded);
+        self.lock_gap(txn, tree, anchor, Some((Bound::Included(key), upper)))
     }
 
     /// Locks the row `key` (explicitly) and reads its latest committed version.
@@ -122,32 +156,36 @@ impl TableCore {
         wait: WaitPolicy,
     ) -> Result<Locked> {
         let me = txn.ensure_id()?;
-        let lk = LockKey {
-            table: schema.def.id,
-            key: key.to_vec(),
-        };
+        let tree = schema.primary_tree();
+        let lk = LockKey::new(schema.def.id, tree, key);
         let exclusive = lock == LockMode::Exclusive;
+        let early_snapshot = wait == WaitPolicy::Wait && self.snapshot_applies(txn);
+        let mut newly = false;
         loop {
             txn.check_interrupt()?;
+            if early_snapshot {
+                self.snapshot_before_wait(txn, me, tree, key)?;
+            }
             match self.mgr.locks.try_lock(&lk, me, exclusive) {
                 Acquire::Granted => {
+                    newly = true;
                     self.explicit_lock_taken();
-                    txn.push_lock(self.clone(), lk.clone());
+                    txn.push_lock(self.clone(), lk.clone(), LockKind::Record);
                 }
                 Acquire::AlreadyHeld => {}
-                Acquire::Conflict(holder) => {
-                    if self.on_conflict(txn, holder, wait)? {
+                Acquire::Conflict(holders) => {
+                    if self.on_conflict(txn, &holders, wait)? {
                         return Ok(Locked::Skipped);
                     }
                     continue;
                 }
             }
-            let Some(rec) = self.store.get(schema.primary_tree(), key)? else {
-                return Ok(Locked::Missing);
+            let Some(rec) = self.store.get(tree, key)? else {
+                return Ok(Locked::Absent { newly });
             };
             let h = parse_rec(&rec).ok_or_else(|| self.corrupt("short record"))?;
             if h.trx != me && self.mgr.is_active(h.trx) {
-                if self.on_conflict(txn, h.trx, wait)? {
+                if self.on_conflict(txn, &[h.trx], wait)? {
                     return Ok(Locked::Skipped);
                 }
                 continue;
@@ -161,20 +199,39 @@ impl TableCore {
         }
     }
 
-    /// Handles a lock held by `holder`: waits (false), or reports skip (true) / error.
-    pub(crate) fn on_conflict(&self, txn: &Txn, holder: u64, wait: WaitPolicy) -> Result<bool> {
+    /// Snapshot isolation fails before any wait, even while the writer of the
+    /// latest version is active (MariaDB does not wait to see whether it commits).
+    fn snapshot_before_wait(&self, txn: &Txn, me: u64, tree: u32, key: &[u8]) -> Result<()> {
+        if let Some(rec) = self.store.get(tree, key)? {
+            let h = parse_rec(&rec).ok_or_else(|| self.corrupt("short record"))?;
+            if h.trx != me {
+                self.check_snapshot(txn, h.trx)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Handles a lock held by `holders`: waits (false), or reports skip (true) / error.
+    pub(crate) fn on_conflict(&self, txn: &Txn, holders: &[u64], wait: WaitPolicy) -> Result<bool> {
         match wait {
-            WaitPolicy::Wait => txn.wait_for(holder).map(|_| false),
+            WaitPolicy::Wait => txn.wait_for_any(holders).map(|_| false),
             WaitPolicy::NoWait => Err(StorageError::LockNowait),
             WaitPolicy::SkipLocked => Ok(true),
         }
     }
 
+    /// Snapshot isolation is on for this transaction and it has a read view.
+    pub(crate) fn snapshot_applies(&self, txn: &Txn) -> bool {
+        let opts = txn.options();
+        opts.snapshot_isolation
+            && opts.isolation == IsolationLevel::RepeatableRead
+            && txn.current_view().is_some()
+    }
+
     /// Snapshot isolation: under REPEATABLE READ a locking read or write of a version
     /// the transaction's view does not see fails (errno 1020).
     pub(crate) fn check_snapshot(&self, txn: &Txn, trx: u64) -> Result<()> {
-        let opts = txn.options();
-        if !opts.snapshot_isolation || opts.isolation != IsolationLevel::RepeatableRead {
+        if !self.snapshot_applies(txn) {
             return Ok(());
         }
         match txn.current_view() {
@@ -187,7 +244,7 @@ impl TableCore {
 }
 
 /// SERIALIZABLE turns plain reads inside a transaction into shared locking reads.
-fn effective_lock(txn: &Txn, lock: LockMode) -> LockMode {
+pub(crate) fn effective_lock(txn: &Txn, lock: LockMode) -> LockMode {
     if lock == LockMode::Consistent && txn.options().isolation == IsolationLevel::Serializable {
         LockMode::Shared
     } else {
@@ -203,227 +260,4 @@ pub(crate) fn wanted_mask(width: usize, columns: &[usize]) -> Vec<bool> {
         }
     }
     mask
-}
-
-/// A cursor over one index range, reading the store in growing batches.
-pub struct TableCursor {
-    core: Arc<TableCore>,
-    schema: Arc<Schema>,
-    index_pos: usize,
-    lower: Bound<Vec<u8>>,
-    upper: Bound<Vec<u8>>,
-    reverse: bool,
-    covering: bool,
-    wanted: Option<Vec<bool>>,
-    lock: LockMode,
-    wait: WaitPolicy,
-    batch: VecDeque<Entry>,
-    batch_size: usize,
-    exhausted: bool,
-}
-
-/// Encoded (lower, upper) bounds of a scan.
-type ByteBounds = (Bound<Vec<u8>>, Bound<Vec<u8>>);
-
-fn encode_bounds(schema: &Schema, layout: &IndexLayout, range: &KeyRange) -> Option<ByteBounds> {
-    let enc = |vals: &Vec<Value>| keycodec::encode_prefix(&layout.def, &schema.def.columns, vals);
-    let lower = match &range.lower {
-        Bound::Unbounded => Bound::Unbounded,
-        Bound::Included(v) => Bound::Included(enc(v)),
-        Bound::Excluded(v) => Bound::Included(keycodec::prefix_successor(&enc(v))?),
-    };
-    let upper = match &range.upper {
-        Bound::Unbounded => Bound::Unbounded,
-        Bound::Excluded(v) => Bound::Excluded(enc(v)),
-        Bound::Included(v) => match keycodec::prefix_successor(&enc(v)) {
-            Some(s) => Bound::Excluded(s),
-            None => Bound::Unbounded,
-        },
-    };
-    Some((lower, upper))
-}
-
-fn as_ref(b: &Bound<Vec<u8>>) -> Bound<&[u8]> {
-    match b {
-        Bound::Unbounded => Bound::Unbounded,
-        Bound::Included(v) => Bound::Included(v),
-        Bound::Excluded(v) => Bound::Excluded(v),
-    }
-}
-
-impl TableCursor {
-    pub(crate) fn open(core: Arc<TableCore>, txn: &mut Txn, req: ScanRequest) -> Result<Self> {
-        let schema = core.schema();
-        let (index_pos, layout) = schema
-            .layout(req.index_id)
-            .ok_or_else(|| StorageError::Invalid(format!("no index with id {}", req.index_id)))?;
-        let (lower, upper, exhausted) = match encode_bounds(&schema, layout, &req.range) {
-            Some((l, u)) => (l, u, false),
-            None => (Bound::Unbounded, Bound::Unbounded, true),
-        };
-        let covering = index_pos > 0 && req.columns.iter().all(|c| layout.covered.contains(c));
-        let wanted = Some(wanted_mask(schema.def.columns.len(), &req.columns));
-        let lock = effective_lock(txn, req.lock);
-        if lock == LockMode::Consistent {
-            txn.view();
-        }
-        Ok(TableCursor {
-            index_pos,
-            lower,
-            upper,
-            reverse: req.reverse,
-            covering,
-            wanted,
-            lock,
-            wait: req.wait,
-            batch: VecDeque::new(),
-            batch_size: 8,
-            exhausted,
-            schema,
-            core,
-        })
-    }
-
-    fn refill(&mut self) -> Result<()> {
-        let tree = self.schema.indexes[self.index_pos].def.id;
-        let mut out = Vec::with_capacity(self.batch_size);
-        self.core.store.scan(
-            tree,
-            as_ref(&self.lower),
-            as_ref(&self.upper),
-            self.reverse,
-            self.batch_size,
-            &mut out,
-        )?;
-        if out.len() < self.batch_size {
-            self.exhausted = true;
-        }
-        if let Some((last, _)) = out.last() {
-            let resume = Bound::Excluded(last.clone());
-            if self.reverse {
-                self.upper = resume;
-            } else {
-                self.lower = resume;
-            }
-        }
-        self.batch_size = (self.batch_size * 4).min(1024);
-        self.batch.extend(out);
-        Ok(())
-    }
-
-    fn primary_entry(
-        &self,
-        txn: &mut Txn,
-        key: Vec<u8>,
-        value: Vec<u8>,
-    ) -> Result<Option<Fetched>> {
-        let rec = if self.lock == LockMode::Consistent {
-            let view = txn.view();
-            self.core.visible_version(value, &view)?
-        } else {
-            match self
-                .core
-                .lock_and_read(txn, &self.schema, &key, self.lock, self.wait)?
-            {
-                super::read::Locked::Row(r) => Some(r),
-                _ => None,
-            }
-        };
-        let Some(rec) = rec else { return Ok(None) };
-        let row = self
-            .core
-            .decode(&self.schema, &rec, self.wanted.as_deref())?;
-        Ok(Some(Fetched {
-            handle: RowHandle(key),
-            row,
-        }))
-    }
-
-    fn secondary_entry(
-        &self,
-        txn: &mut Txn,
-        key: Vec<u8>,
-        value: Vec<u8>,
-    ) -> Result<Option<Fetched>> {
-        let layout = &self.schema.indexes[self.index_pos];
-        let columns = &self.schema.def.columns;
-        let sk_len = keycodec::parts_len(&key, &layout.def, columns, layout.def.columns.len());
-        let h = parse_sec(&value).ok_or_else(|| self.core.corrupt("short index entry"))?;
-        let pk = key[sk_len..].to_vec();
-        if self.lock == LockMode::Consistent && !h.multi {
-            let view = txn.view();
-            let live = view.sees(h.created) && (h.deleted == 0 || !view.sees(h.deleted));
-            if !live {
-                return Ok(None);
-            }
-            if self.covering {
-                return self.covered_row(pk, &value).map(Some);
-            }
-        }
-        let rec = if self.lock == LockMode::Consistent {
-            let Some(rec) = self.core.store.get(self.schema.primary_tree(), &pk)? else {
-                return Ok(None);
-            };
-            let view = txn.view();
-            self.core.visible_version(rec, &view)?
-        } else {
-            match self
-                .core
-                .lock_and_read(txn, &self.schema, &pk, self.lock, self.wait)?
-            {
-                super::read::Locked::Row(r) => Some(r),
-                _ => None,
-            }
-        };
-        let Some(rec) = rec else { return Ok(None) };
-        let row = self.core.decode(&self.schema, &rec, None)?;
-        // The version read must still carry this entry's key.
-        let mut sk = Vec::with_capacity(sk_len);
-        keycodec::encode_index_key(&mut sk, &layout.def, columns, &row);
-        if sk != key[..sk_len] {
-            return Ok(None);
-        }
-        Ok(Some(Fetched {
-            handle: RowHandle(pk),
-            row,
-        }))
-    }
-
-    fn covered_row(&self, pk: Vec<u8>, value: &[u8]) -> Result<Fetched> {
-        let layout = &self.schema.indexes[self.index_pos];
-        let vals =
-            rowcodec::decode_row(&value[super::record::HEADER..], &layout.covered_cols, None)
-                .map_err(|_| self.core.corrupt("undecodable index entry"))?;
-        let mut row = vec![Value::Null; self.schema.def.columns.len()];
-        for (&ord, v) in layout.covered.iter().zip(vals) {
-            row[ord] = v;
-        }
-        Ok(Fetched {
-            handle: RowHandle(pk),
-            row,
-        })
-    }
-}
-
-impl Cursor for TableCursor {
-    fn next(&mut self, txn: &mut Txn) -> Result<Option<Fetched>> {
-        loop {
-            let Some((key, value)) = self.batch.pop_front() else {
-                if self.exhausted {
-                    return Ok(None);
-                }
-                txn.check_interrupt()?;
-                self.refill()?;
-                continue;
-            };
-            let got = if self.index_pos == 0 {
-                self.primary_entry(txn, key, value)?
-            } else {
-                self.secondary_entry(txn, key, value)?
-            };
-            if got.is_some() {
-                return Ok(got);
-            }
-        }
-    }
 }

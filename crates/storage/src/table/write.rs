@@ -11,10 +11,10 @@ use super::{IndexLayout, Schema, TableCore};
 use crate::api::*;
 use crate::error::StorageError;
 use crate::keycodec;
-use crate::mvcc::locks::LockKey;
+use crate::mvcc::locks::{Acquire, LockKey, LockKind};
 use crate::mvcc::DeadEntry;
 use crate::rowcodec;
-use crate::store::{Modify, WriteCtx};
+use crate::store::Modify;
 use crate::txn::{Txn, UndoPrev, UndoRec};
 use basalt_common::{Row, Value};
 use std::ops::Bound;
@@ -186,10 +186,7 @@ impl TableCore {
         row: &Row,
     ) -> Result<()> {
         let tree = schema.primary_tree();
-        let lock_key = LockKey {
-            table: schema.def.id,
-            key: key.to_vec(),
-        };
+        let lock_key = LockKey::new(schema.def.id, tree, key);
         loop {
             let view = txn.current_view().cloned();
             let snapshot = {
@@ -208,7 +205,13 @@ impl TableCore {
                 outcome = o;
                 m
             };
-            self.store.modify(&mut txn.ctx, tree, key, &mut f)?;
+            let pass = match op {
+                Op::Insert(_) => Some(self.insert_pass(txn, tree, key)?),
+                _ => None,
+            };
+            let r = self.store.modify(&mut txn.ctx, tree, key, &mut f);
+            drop(pass);
+            r?;
             match outcome {
                 Outcome::Done(prev) => {
                     let rows_delta = match op {
@@ -231,6 +234,7 @@ impl TableCore {
                 }
                 Outcome::Wait(holder) => txn.wait_for(holder)?,
                 Outcome::Duplicate => {
+                    self.lock_duplicate(txn, me, &lock_key);
                     return Err(dup_error(schema, &schema.indexes[0], row));
                 }
                 Outcome::Missing => {
@@ -243,6 +247,15 @@ impl TableCore {
                 }
                 Outcome::Corrupt => return Err(self.corrupt("short record")),
             }
+        }
+    }
+
+    /// A duplicate primary key leaves a shared lock on the existing row, as InnoDB
+    /// does, so it cannot vanish under the failed insert; best effort (no wait).
+    fn lock_duplicate(self: &Arc<Self>, txn: &mut Txn, me: u64, key: &LockKey) {
+        if self.mgr.locks.try_lock(key, me, false) == Acquire::Granted {
+            self.explicit_lock_taken();
+            txn.push_lock(self.clone(), key.clone(), LockKind::Record);
         }
     }
 
@@ -261,6 +274,12 @@ impl TableCore {
             None => None,
         };
         if let Some(h) = header {
+            // Snapshot isolation fails at once, even while the writer is active
+            // (MariaDB does not wait to see whether it commits).
+            let changes = !matches!(op, Op::Insert(_)) && !h.deleted;
+            if changes && h.trx != me && view.is_some_and(|v| !v.sees(h.trx)) {
+                return (Modify::Keep, Outcome::Snapshot);
+            }
             if h.trx != me && self.mgr.is_active(h.trx) {
                 return (Modify::Keep, Outcome::Wait(h.trx));
             }
@@ -318,11 +337,11 @@ impl TableCore {
         let check =
             layout.def.is_unique() && layout.def.columns.iter().all(|c| !row[c.column].is_null());
         loop {
-            let _stripe = check.then(|| self.unique_stripe(layout.def.id, &key[..sk_len]).lock());
+            let stripe = check.then(|| self.unique_stripe(layout.def.id, &key[..sk_len]).lock());
             if check {
                 match self.unique_conflict(me, layout.def.id, &key[..sk_len], pk)? {
                     Some(Conflict::Wait(holder)) => {
-                        drop(_stripe);
+                        drop(stripe);
                         txn.wait_for(holder)?;
                         continue;
                     }
@@ -343,8 +362,18 @@ impl TableCore {
                 };
                 Modify::Put(build_sec(h, &payload))
             };
-            self.store
-                .modify(&mut txn.ctx, layout.def.id, &key, &mut f)?;
+            let pass = match self.try_insert_pass(me, layout.def.id, &key)? {
+                Ok(pass) => pass,
+                Err(holder) => {
+                    drop(stripe);
+                    txn.wait_for(holder)?;
+                    continue;
+                }
+            };
+            let r = self.store.modify(&mut txn.ctx, layout.def.id, &key, &mut f);
+            drop(pass);
+            drop(stripe);
+            r?;
             txn.push_undo(UndoRec {
                 table: self.clone(),
                 tree: layout.def.id,
@@ -434,28 +463,6 @@ impl TableCore {
             trx: me,
         });
         Ok(())
-    }
-
-    /// Removes an entry still delete-marked by `trx` (called by purge once every view
-    /// sees `trx`'s outcome). Not logged: a purge lost in a crash is redone later.
-    pub(crate) fn purge(&self, tree: u32, key: &[u8], trx: u64) {
-        let primary = tree == self.schema().primary_tree();
-        let mut ctx = WriteCtx::default();
-        let mut f = |cur: Option<&[u8]>| {
-            let dead = match cur {
-                Some(c) if primary => parse_rec(c).is_some_and(|h| h.deleted && h.trx == trx),
-                Some(c) => parse_sec(c).is_some_and(|h| h.deleted == trx),
-                None => false,
-            };
-            if dead {
-                Modify::Delete
-            } else {
-                Modify::Keep
-            }
-        };
-        if let Err(e) = self.store.modify(&mut ctx, tree, key, &mut f) {
-            tracing::warn!(error = %e, "purge of a delete-marked entry failed");
-        }
     }
 }
 

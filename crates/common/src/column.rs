@@ -135,7 +135,12 @@ impl ColumnMeta {
             length,
             column_type,
             flags: if binary { flags::BINARY } else { 0 },
-            decimals: 0,
+            // 31: floating point without a declared scale (printed shortest).
+            decimals: if matches!(column_type, ColumnType::Float | ColumnType::Double) {
+                31
+            } else {
+                0
+            },
         }
     }
 

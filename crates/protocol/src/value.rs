@@ -35,6 +35,11 @@ pub(crate) fn write_text_value(out: &mut Vec<u8>, v: &Value, col: &ColumnMeta) {
         Value::Bytes(b) => out.extend_from_slice(b),
         Value::Int(i) => push_int(out, *i),
         Value::UInt(u) => out.extend_from_slice(itoa::Buffer::new().format(*u).as_bytes()),
+        // A declared scale (FLOAT(M,D), DOUBLE(M,D), ROUND(x, D)) prints fixed digits;
+        // 31 means "no scale": the shortest text that reads back the same value.
+        Value::Double(d) if col.decimals < 31 && d.is_finite() => {
+            let _ = write!(out, "{:.*}", col.decimals as usize, d);
+        }
         Value::Double(d) if ct == ColumnType::Float => {
             out.extend_from_slice(format_float(*d as f32).as_bytes())
         }

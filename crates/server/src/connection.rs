@@ -11,8 +11,8 @@ use crate::statements::Statements;
 use crate::Server;
 use basalt_common::MySqlError;
 use basalt_protocol::{
-    capability, parse_command, server_handshake, status, Account, AccountStore, AuthPlugin,
-    Command, ConnInfo, HandshakeConfig, OkPacket, PacketConn, ProtoError, Response, ResultSet,
+    capability, com, parse_command, server_handshake, status, Account, AccountStore, AuthPlugin,
+    Command, ConnInfo, OkPacket, PacketConn, ProtoError, Response, ResultSet,
     RowFormat,
 };
 use basalt_sql::{QueryResult, Session};
@@ -33,10 +33,6 @@ impl AccountStore for Accounts {
             auth_string: Vec::new(),
         })
     }
-}
-
-pub(crate) fn handshake_config() -> HandshakeConfig {
-    HandshakeConfig::default()
 }
 
 /// Serves one client until it quits, is killed, or breaks the protocol.
@@ -79,7 +75,7 @@ fn login(server: &Arc<Server>, conn: &mut Conn, state: &Arc<ConnState>) -> Optio
     };
     let login = match blocking::run(server_handshake(
         conn,
-        &handshake_config(),
+        &server.handshake,
         &info,
         &Accounts,
     )) {
@@ -99,6 +95,7 @@ fn login(server: &Arc<Server>, conn: &mut Conn, state: &Arc<ConnState>) -> Optio
         .new_session(state.id, &login.user, &state.host);
     adopt_interrupt(state, &session);
     session.set_multi_statements(login.capabilities & capability::CLIENT_MULTI_STATEMENTS != 0);
+    session.set_client_found_rows(login.capabilities & capability::CLIENT_FOUND_ROWS != 0);
     if let Some(db) = login.database.as_deref().filter(|d| !d.is_empty()) {
         if let Err(e) = session.use_database(db) {
             conn.write_err(&e);
@@ -150,6 +147,7 @@ fn command_loop(
         state.clear_interrupt();
         let keep_going = match parse_command(&buf, conn.capabilities()) {
             Ok(cmd) => dispatch(server, conn, state, session, &mut stmts, cmd),
+            Err(e) if expects_no_reply(&buf) => !e.is_fatal(),
             Err(e) => {
                 match e.client_error() {
                     Some(err) => conn.write_err(&err),
@@ -170,6 +168,15 @@ fn command_loop(
             return;
         }
     }
+}
+
+/// COM_STMT_CLOSE and COM_STMT_SEND_LONG_DATA get no response, even when malformed:
+/// the client is not reading one.
+fn expects_no_reply(payload: &[u8]) -> bool {
+    matches!(
+        payload.first(),
+        Some(&com::COM_STMT_CLOSE | &com::COM_STMT_SEND_LONG_DATA)
+    )
 }
 
 fn is_disconnect(e: &ProtoError) -> bool {
@@ -245,7 +252,8 @@ fn dispatch(
         | Command::StmtReset(_)
         | Command::StmtFetch { .. } => {
             server.stats.questions.fetch_add(1, Ordering::Relaxed);
-            stmts.dispatch(conn, state, session, cmd);
+            let limits = crate::statements::Limits::of(server);
+            stmts.dispatch(conn, state, session, &limits, cmd);
         }
         Command::Unknown(_) => conn.write_err(&MySqlError::unknown_command()),
     }

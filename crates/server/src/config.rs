@@ -42,6 +42,10 @@ pub struct Args {
     /// Log filter (error, warn, info, debug, trace; default info).
     #[arg(long = "log-level")]
     pub log_level: Option<String>,
+    /// A lock wait timeout (errno 1205) rolls back the whole transaction, not only
+    /// the statement (`innodb_rollback_on_timeout`).
+    #[arg(long = "innodb-rollback-on-timeout")]
+    pub rollback_on_timeout: bool,
 }
 
 /// The resolved configuration.
@@ -55,6 +59,7 @@ pub struct Config {
     pub max_connections: u32,
     pub max_allowed_packet: u64,
     pub log_level: String,
+    pub rollback_on_timeout: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -128,6 +133,9 @@ impl Config {
                 .log_level
                 .or_else(|| get("log_level"))
                 .unwrap_or_else(|| "info".into()),
+            rollback_on_timeout: args.rollback_on_timeout
+                || get("rollback_on_timeout")
+                    .is_some_and(|v| v == "1" || v.eq_ignore_ascii_case("on")),
         })
     }
 }
@@ -191,6 +199,7 @@ const KNOWN: &[&str] = &[
     "max_connections",
     "max_allowed_packet",
     "log_level",
+    "innodb_rollback_on_timeout",
 ];
 
 /// Options MySQL configuration files commonly carry that Basalt accepts and ignores.

@@ -12,8 +12,7 @@ use crate::Server;
 use basalt_common::MySqlError;
 use basalt_protocol::{
     capability, com, parse_command, server_handshake, status, Account, AccountStore, AuthPlugin,
-    Command, ConnInfo, OkPacket, PacketConn, ProtoError, Response, ResultSet,
-    RowFormat,
+    Command, ConnInfo, OkPacket, PacketConn, ProtoError, Response, ResultSet, RowFormat,
 };
 use basalt_sql::{QueryResult, Session};
 use std::net::TcpStream;
@@ -73,12 +72,7 @@ fn login(server: &Arc<Server>, conn: &mut Conn, state: &Arc<ConnState>) -> Optio
         secure_transport: false,
         status: status::SERVER_STATUS_AUTOCOMMIT,
     };
-    let login = match blocking::run(server_handshake(
-        conn,
-        &server.handshake,
-        &info,
-        &Accounts,
-    )) {
+    let login = match blocking::run(server_handshake(conn, &server.handshake, &info, &Accounts)) {
         Ok(l) => l,
         Err(e) => {
             server

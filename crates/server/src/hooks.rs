@@ -6,6 +6,9 @@ use basalt_sql::{ProcessInfo, ServerHooks};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
 
+/// The process list state of a statement waiting for a row lock.
+pub const LOCK_WAIT_STATE: &str = "Waiting for row lock";
+
 pub struct Hooks {
     server: Weak<Server>,
 }
@@ -28,7 +31,13 @@ impl ServerHooks for Hooks {
             .all()
             .iter()
             .map(|c| {
+                let waiting = server.storage.lock_wait_of(&c.interrupt_flag()).is_some();
                 let info = c.info.lock();
+                let state = if waiting {
+                    LOCK_WAIT_STATE.to_string()
+                } else {
+                    info.state.to_string()
+                };
                 ProcessInfo {
                     id: c.id,
                     user: info.user.clone(),
@@ -36,7 +45,7 @@ impl ServerHooks for Hooks {
                     db: info.db.clone(),
                     command: info.command.to_string(),
                     time: info.since.elapsed().as_secs(),
-                    state: info.state.to_string(),
+                    state,
                     info: info.query.clone(),
                 }
             })

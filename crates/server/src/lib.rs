@@ -17,6 +17,7 @@ mod registry;
 mod signals;
 mod statements;
 
+use basalt_protocol::{HandshakeConfig, ProtoError, RsaKeyPair};
 use basalt_sql::{Engine, GlobalConfig};
 use basalt_storage::{Storage, StorageConfig, StorageError};
 use config::Config;
@@ -41,6 +42,8 @@ pub enum ServerError {
     },
     #[error("{0}")]
     Io(#[from] std::io::Error),
+    #[error("RSA key for caching_sha2_password: {0}")]
+    RsaKey(#[from] ProtoError),
 }
 
 /// State shared by every connection of a running server.
@@ -49,6 +52,10 @@ pub struct Server {
     pub engine: Arc<Engine>,
     pub storage: Arc<Storage>,
     pub registry: Registry,
+    /// Greeting and authentication settings, with the RSA key pair from the data
+    /// directory (`private_key.pem`, generated on first start) that
+    /// `caching_sha2_password` full authentication uses without TLS.
+    pub handshake: HandshakeConfig,
     pub stats: ServerStats,
     pub shutting_down: AtomicBool,
     pub started: Instant,
@@ -104,18 +111,30 @@ pub fn start(config: Config) -> Result<Arc<Server>, ServerError> {
         std::process::abort();
     }));
     let storage = Storage::open(sc)?;
+    let handshake = handshake_config(&config)?;
     let engine = Engine::new(storage.clone(), global_config(&config));
     let server = Arc::new(Server {
         config,
         engine: engine.clone(),
         storage,
         registry: Registry::new(),
+        handshake,
         stats: ServerStats::default(),
         shutting_down: AtomicBool::new(false),
         started: Instant::now(),
     });
     engine.set_hooks(Arc::new(hooks::Hooks::new(&server)));
     Ok(server)
+}
+
+/// MariaDB's greeting: `mysql_native_password` first; clients that prefer
+/// `caching_sha2_password` (MySQL 8's default) get it through the auth-switch exchange.
+fn handshake_config(c: &Config) -> Result<HandshakeConfig, ServerError> {
+    let key = RsaKeyPair::load_or_generate(&c.datadir, basalt_protocol::rsa_key::DEFAULT_RSA_BITS)?;
+    Ok(HandshakeConfig {
+        rsa_key: Some(Arc::new(key)),
+        ..HandshakeConfig::default()
+    })
 }
 
 fn global_config(c: &Config) -> GlobalConfig {
@@ -131,6 +150,7 @@ fn global_config(c: &Config) -> GlobalConfig {
         flush_log_at_trx_commit: c.flush_log_at_trx_commit as u64,
         max_connections: c.max_connections as u64,
         hostname: hostname(),
+        rollback_on_timeout: c.rollback_on_timeout,
         ..GlobalConfig::default()
     }
 }

@@ -69,6 +69,12 @@ impl ConnState {
         *self.interrupt.lock() = flag;
     }
 
+    /// The session's interrupt flag (its transaction's too: storage reports row
+    /// lock waits by it).
+    pub fn interrupt_flag(&self) -> Arc<AtomicBool> {
+        self.interrupt.lock().clone()
+    }
+
     /// `KILL QUERY`: the running statement stops with errno 1317.
     pub fn interrupt_query(&self) {
         self.interrupt.lock().store(true, Ordering::SeqCst);

@@ -1,17 +1,44 @@
 //! The binary protocol's statement commands (COM_STMT_*) and COM_CHANGE_USER.
 //!
-//! The SQL session owns prepared statements (their plans); this side keeps what the
-//! wire needs per statement: the parameter count, the types the client bound last,
-//! and data sent ahead with COM_STMT_SEND_LONG_DATA. A malformed COM_STMT_EXECUTE is an
-//! error for that statement only.
+//! The SQL session owns prepared statements (their plans, re-planned when the schema
+//! changed); this side keeps what the wire needs per statement: the parameter count,
+//! the types the client bound last, data sent ahead with COM_STMT_SEND_LONG_DATA, and
+//! an open cursor.
+//!
+//! # Cursors
+//!
+//! A COM_STMT_EXECUTE with `CURSOR_TYPE_READ_ONLY` whose statement returns rows keeps
+//! the (already materialised) rows on the server: the response is the column count,
+//! the column definitions and an end marker with `SERVER_STATUS_CURSOR_EXISTS`, and no
+//! rows. Each COM_STMT_FETCH sends up to the requested number of rows followed by an
+//! end marker: `SERVER_STATUS_CURSOR_EXISTS` while rows remain, or
+//! `SERVER_STATUS_LAST_ROW_SENT` once the last row has gone, which also closes the
+//! cursor (a later fetch is errno 1421, as MariaDB answers). Executing the statement
+//! again, COM_STMT_RESET and COM_STMT_CLOSE close its cursor; cursors of different
+//! statements are independent.
+//!
+//! # Limits and bad input
+//!
+//! - At most `max_prepared_stmt_count` statements per connection (errno 1461); the
+//!   variable is read at each prepare, so `SET GLOBAL` takes effect at once.
+//! - Long data per parameter is bounded by `max_allowed_packet`; data for a parameter
+//!   the statement does not have, or too much of it, makes the next execute fail
+//!   (COM_STMT_SEND_LONG_DATA itself has no response), as in MariaDB.
+//! - An unknown statement id is errno 1243; a truncated COM_STMT_EXECUTE, an unknown
+//!   parameter type or missing parameter types is errno 1210. Each is an error for that
+//!   command only: the connection keeps working.
+//! - Statement id `0xFFFFFFFF` means "the statement prepared last" (MariaDB's
+//!   `mariadb_stmt_execute_direct`).
 
 use crate::blocking;
 use crate::connection::{write_ok, Accounts, Conn};
 use crate::registry::ConnState;
 use crate::Server;
-use basalt_common::MySqlError;
+use basalt_common::{ColumnMeta, MySqlError, Row, Value};
+use basalt_protocol::consts::cursor::CURSOR_TYPE_READ_ONLY;
 use basalt_protocol::{
-    decode_stmt_execute, ChangeUser, Command, ConnInfo, OkPacket, ParamType, ResultSet, RowFormat,
+    decode_stmt_execute, status, ChangeUser, Command, ConnInfo, OkPacket, ParamType, ResultSet,
+    RowFormat,
 };
 use basalt_sql::{QueryResult, Session};
 use std::collections::HashMap;
@@ -20,12 +47,68 @@ use std::sync::Arc;
 /// Statement id MariaDB clients use for "the statement prepared last".
 const LAST_STATEMENT: u32 = u32::MAX;
 
+/// errno of "The statement (%lu) has no open cursor".
+const ER_STMT_HAS_NO_OPEN_CURSOR: u16 = 1421;
+
+/// The default of `max_prepared_stmt_count`, used if the variable cannot be read.
+const DEFAULT_MAX_PREPARED: u64 = 16382;
+
+/// Wire-side state of one prepared statement.
 struct Wire {
     params: usize,
     bound: Vec<ParamType>,
     long_data: Vec<Option<Vec<u8>>>,
+    /// An error from COM_STMT_SEND_LONG_DATA, reported by the next execute.
+    long_data_error: Option<MySqlError>,
+    cursor: Option<Cursor>,
 }
 
+impl Wire {
+    fn new(params: usize) -> Wire {
+        Wire {
+            params,
+            bound: Vec::new(),
+            long_data: vec![None; params],
+            long_data_error: None,
+            cursor: None,
+        }
+    }
+
+    /// What COM_STMT_RESET forgets: long data, its error, the cursor.
+    fn reset(&mut self) {
+        self.long_data.iter_mut().for_each(|d| *d = None);
+        self.long_data_error = None;
+        self.cursor = None;
+    }
+}
+
+/// An open read-only cursor: the rows not sent yet.
+struct Cursor {
+    columns: Arc<[ColumnMeta]>,
+    rows: std::vec::IntoIter<Row>,
+}
+
+/// Limits read from the server's configuration for one command.
+pub struct Limits {
+    pub max_prepared: u64,
+    pub max_long_data: usize,
+}
+
+impl Limits {
+    pub fn of(server: &Server) -> Limits {
+        let max_prepared = match server.engine.global_variable("max_prepared_stmt_count") {
+            Some(Value::UInt(n)) => n,
+            Some(Value::Int(n)) => n.max(0) as u64,
+            _ => DEFAULT_MAX_PREPARED,
+        };
+        Limits {
+            max_prepared,
+            max_long_data: server.config.max_allowed_packet as usize,
+        }
+    }
+}
+
+/// The connection's prepared statements, as the wire sees them.
 #[derive(Default)]
 pub struct Statements {
     wire: HashMap<u32, Wire>,
@@ -33,6 +116,8 @@ pub struct Statements {
 }
 
 impl Statements {
+    /// Forgets every statement (COM_RESET_CONNECTION, COM_CHANGE_USER); the session
+    /// drops its own side.
     pub fn clear(&mut self) {
         self.wire.clear();
         self.last = None;
@@ -51,13 +136,14 @@ impl Statements {
         conn: &mut Conn,
         state: &ConnState,
         session: &mut Session,
+        limits: &Limits,
         cmd: Command<'_>,
     ) {
         match cmd {
             Command::StmtPrepare(sql) => {
                 let text = String::from_utf8_lossy(sql);
                 state.set_command("Prepare", Some(&text));
-                self.prepare(conn, session, &text);
+                self.prepare(conn, session, &text, limits);
             }
             Command::StmtExecute { stmt_id, payload } => {
                 state.set_command("Execute", None);
@@ -67,53 +153,31 @@ impl Statements {
                 stmt_id,
                 param,
                 data,
-            } => {
-                let id = self.resolve(stmt_id);
-                if let Some(w) = self.wire.get_mut(&id) {
-                    if let Some(slot) = w.long_data.get_mut(param as usize) {
-                        slot.get_or_insert_with(Vec::new).extend_from_slice(data);
-                    }
-                }
-            }
+            } => self.long_data(self.resolve(stmt_id), param as usize, data, limits),
             Command::StmtClose(id) => {
                 let id = self.resolve(id);
                 self.wire.remove(&id);
                 session.close_prepared(id);
             }
-            Command::StmtReset(id) => {
-                let id = self.resolve(id);
-                match self.wire.get_mut(&id) {
-                    Some(w) => {
-                        w.long_data.iter_mut().for_each(|d| *d = None);
-                        write_ok(conn, session, 0, 0, "");
-                    }
-                    None => conn.write_err(&MySqlError::unknown_stmt_handler(
-                        &id.to_string(),
-                        "mysqld_stmt_reset",
-                    )),
-                }
-            }
-            Command::StmtFetch { stmt_id, .. } => {
-                conn.write_err(&MySqlError::unknown_stmt_handler(
-                    &self.resolve(stmt_id).to_string(),
-                    "mysqld_stmt_fetch",
-                ));
+            Command::StmtReset(id) => self.reset(conn, session, self.resolve(id)),
+            Command::StmtFetch { stmt_id, rows } => {
+                state.set_command("Fetch", None);
+                self.fetch(conn, session, self.resolve(stmt_id), rows as usize);
             }
             _ => conn.write_err(&MySqlError::unknown_command()),
         }
     }
 
-    fn prepare(&mut self, conn: &mut Conn, session: &mut Session, sql: &str) {
+    fn prepare(&mut self, conn: &mut Conn, session: &mut Session, sql: &str, limits: &Limits) {
+        if self.wire.len() as u64 >= limits.max_prepared {
+            conn.write_err(&MySqlError::max_prepared_stmt_count_reached(
+                limits.max_prepared,
+            ));
+            return;
+        }
         match session.prepare(sql) {
             Ok(info) => {
-                self.wire.insert(
-                    info.id,
-                    Wire {
-                        params: info.params.len(),
-                        bound: Vec::new(),
-                        long_data: vec![None; info.params.len()],
-                    },
-                );
+                self.wire.insert(info.id, Wire::new(info.params.len()));
                 self.last = Some(info.id);
                 conn.write_prepare_ok(
                     info.id,
@@ -129,15 +193,19 @@ impl Statements {
 
     fn execute(&mut self, conn: &mut Conn, session: &mut Session, id: u32, payload: &[u8]) {
         let Some(w) = self.wire.get_mut(&id) else {
-            conn.write_err(&MySqlError::unknown_stmt_handler(
-                &id.to_string(),
-                "mysqld_stmt_execute",
-            ));
+            conn.write_err(&unknown(id, "mysqld_stmt_execute"));
             return;
         };
+        w.cursor = None;
+        if let Some(e) = w.long_data_error.take() {
+            w.reset();
+            conn.write_err(&e);
+            return;
+        }
         let exec = match decode_stmt_execute(payload, w.params, &mut w.bound, &mut w.long_data) {
             Ok(e) => e,
             Err(e) => {
+                w.reset();
                 let err = e
                     .client_error()
                     .unwrap_or_else(|| MySqlError::wrong_arguments("mysqld_stmt_execute"));
@@ -145,7 +213,15 @@ impl Statements {
                 return;
             }
         };
+        let want_cursor = exec.flags & CURSOR_TYPE_READ_ONLY != 0;
         match session.execute_prepared(id, &exec.params) {
+            Ok(QueryResult::Rows { columns, rows }) if want_cursor => {
+                open_cursor(conn, session, &columns);
+                w.cursor = Some(Cursor {
+                    columns,
+                    rows: rows.into_iter(),
+                });
+            }
             Ok(QueryResult::Rows { columns, rows }) => {
                 let rs = ResultSet {
                     columns: &columns,
@@ -164,6 +240,86 @@ impl Statements {
             Err(e) => conn.write_err(&e),
         }
     }
+
+    fn fetch(&mut self, conn: &mut Conn, session: &Session, id: u32, count: usize) {
+        let Some(w) = self.wire.get_mut(&id) else {
+            conn.write_err(&unknown(id, "mysqld_stmt_fetch"));
+            return;
+        };
+        let Some(c) = w.cursor.as_mut() else {
+            conn.write_err(&MySqlError::new(
+                ER_STMT_HAS_NO_OPEN_CURSOR,
+                "HY000",
+                format!("The statement ({id}) has no open cursor"),
+            ));
+            return;
+        };
+        for row in c.rows.by_ref().take(count) {
+            conn.write_binary_row(&c.columns, &row);
+        }
+        let flag = if c.rows.len() == 0 {
+            w.cursor = None;
+            status::SERVER_STATUS_LAST_ROW_SENT
+        } else {
+            status::SERVER_STATUS_CURSOR_EXISTS
+        };
+        conn.write_end_marker(session.warning_count(), session.status_flags() | flag);
+    }
+
+    fn long_data(&mut self, id: u32, param: usize, data: &[u8], limits: &Limits) {
+        // No response either way; an unknown statement is silently ignored.
+        let Some(w) = self.wire.get_mut(&id) else {
+            return;
+        };
+        if w.long_data_error.is_some() {
+            return;
+        }
+        let Some(slot) = w.long_data.get_mut(param) else {
+            w.long_data_error = Some(MySqlError::wrong_arguments("mysqld_stmt_send_long_data"));
+            return;
+        };
+        let buf = slot.get_or_insert_with(Vec::new);
+        if buf.len() + data.len() > limits.max_long_data {
+            *slot = None;
+            w.long_data_error = Some(long_data_too_large());
+            return;
+        }
+        buf.extend_from_slice(data);
+    }
+
+    fn reset(&mut self, conn: &mut Conn, session: &Session, id: u32) {
+        match self.wire.get_mut(&id) {
+            Some(w) => {
+                w.reset();
+                write_ok(conn, session, 0, 0, "");
+            }
+            None => conn.write_err(&unknown(id, "mysqld_stmt_reset")),
+        }
+    }
+}
+
+fn unknown(id: u32, command: &str) -> MySqlError {
+    MySqlError::unknown_stmt_handler(&id.to_string(), command)
+}
+
+fn long_data_too_large() -> MySqlError {
+    MySqlError::new(
+        basalt_common::error::code::ER_UNKNOWN_ERROR,
+        "HY000",
+        "Parameter of prepared statement which is set through mysql_send_long_data() is \
+         longer than 'max_allowed_packet' bytes",
+    )
+}
+
+/// The response to an execute that opened a cursor: metadata only, then the end
+/// marker with SERVER_STATUS_CURSOR_EXISTS (an EOF, or an OK under DEPRECATE_EOF).
+fn open_cursor(conn: &mut Conn, session: &Session, columns: &[ColumnMeta]) {
+    conn.push_packet(|out| basalt_protocol::codec::put_lenenc_int(out, columns.len() as u64));
+    for col in columns {
+        conn.write_column_definition(col);
+    }
+    let status = session.status_flags() | status::SERVER_STATUS_CURSOR_EXISTS;
+    conn.write_end_marker(session.warning_count(), status);
 }
 
 /// COM_CHANGE_USER: re-authenticates and starts a fresh session. Returns false (close)
@@ -183,9 +339,13 @@ pub fn change_user(
         status: session.status_flags(),
     };
     let scramble = *state.scramble.lock();
-    let cfg = crate::connection::handshake_config();
     if let Err(e) = blocking::run(basalt_protocol::change_user(
-        conn, &cfg, &info, &Accounts, &req, &scramble,
+        conn,
+        &server.handshake,
+        &info,
+        &Accounts,
+        &req,
+        &scramble,
     )) {
         if let Some(err) = e.client_error() {
             conn.write_err(&err);

@@ -36,6 +36,8 @@ pub struct GlobalConfig {
     pub query_cache_size: u64,
     pub basedir: String,
     pub pid_file: String,
+    /// `innodb_rollback_on_timeout` (a start-up option).
+    pub rollback_on_timeout: bool,
 }
 
 impl Default for GlobalConfig {
@@ -62,6 +64,7 @@ impl Default for GlobalConfig {
             query_cache_size: 0,
             basedir: String::new(),
             pid_file: String::new(),
+            rollback_on_timeout: false,
         }
     }
 }

@@ -152,7 +152,7 @@ static DEFS: &[VarDef] = &[
     var!("innodb_flush_log_at_trx_commit", Global, UInt, false, Config(|c| Value::UInt(c.flush_log_at_trx_commit))),
     var!("innodb_lock_wait_timeout", Both, UInt, false, U(50)),
     var!("innodb_page_size", Global, UInt, true, U(16384)),
-    var!("innodb_rollback_on_timeout", Global, Bool, true, B(false)),
+    var!("innodb_rollback_on_timeout", Global, Bool, true, Config(|c| Value::Int(c.rollback_on_timeout as i64))),
     var!("innodb_snapshot_isolation", Both, Bool, false, B(true)),
     var!("innodb_strict_mode", Both, Bool, false, B(true)),
     var!("innodb_version", Global, Str, true, S("10.11.0")),

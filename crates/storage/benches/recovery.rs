@@ -9,16 +9,32 @@ use std::time::{Duration, Instant};
 
 fn def() -> TableDef {
     let int = |n: &str| {
-        let mut c = ColumnDef::new(n, DataType::Int { kind: IntKind::Big, unsigned: false });
+        let mut c = ColumnDef::new(
+            n,
+            DataType::Int {
+                kind: IntKind::Big,
+                unsigned: false,
+            },
+        );
         c.nullable = false;
         c
     };
-    let pad = ColumnDef::new("pad", DataType::VarChar { len: 1000, collation: Collation::Binary });
+    let pad = ColumnDef::new(
+        "pad",
+        DataType::VarChar {
+            len: 1000,
+            collation: Collation::Binary,
+        },
+    );
     let ix = |name: &str, kind, col| IndexDef {
         id: 0,
         name: name.into(),
         kind,
-        columns: vec![IndexColumn { column: col, prefix_len: None, descending: false }],
+        columns: vec![IndexColumn {
+            column: col,
+            prefix_len: None,
+            descending: false,
+        }],
         comment: String::new(),
     };
     TableDef {
@@ -26,7 +42,10 @@ fn def() -> TableDef {
         schema: "test".into(),
         name: "t".into(),
         columns: vec![int("id"), int("k"), pad],
-        indexes: vec![ix("PRIMARY", IndexKind::Primary, 0), ix("k", IndexKind::NonUnique, 1)],
+        indexes: vec![
+            ix("PRIMARY", IndexKind::Primary, 0),
+            ix("k", IndexKind::NonUnique, 1),
+        ],
         engine: EngineKind::Basalt,
         charset: Charset::Utf8mb4,
         collation: Collation::Utf8mb4GeneralCi,
@@ -37,12 +56,20 @@ fn def() -> TableDef {
 }
 
 fn logged(s: &Storage) -> u64 {
-    s.status().iter().find(|(n, _)| *n == "Innodb_os_log_written").map_or(0, |(_, v)| *v)
+    s.status()
+        .iter()
+        .find(|(n, _)| *n == "Innodb_os_log_written")
+        .map_or(0, |(_, v)| *v)
 }
 
 fn main() {
-    let target_mb: u64 = std::env::var("BASALT_RECOVERY_LOG_MB").ok().and_then(|v| v.parse().ok()).unwrap_or(1024);
-    let dir = tempfile::tempdir_in(std::env::var("BASALT_BENCH_DIR").unwrap_or_else(|_| "/tmp".into())).expect("tempdir");
+    let target_mb: u64 = std::env::var("BASALT_RECOVERY_LOG_MB")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1024);
+    let dir =
+        tempfile::tempdir_in(std::env::var("BASALT_BENCH_DIR").unwrap_or_else(|_| "/tmp".into()))
+            .expect("tempdir");
     let mut cfg = StorageConfig::new(dir.path());
     cfg.buffer_pool_size = 256 << 20;
     cfg.flush_log_at_trx_commit = 2;
@@ -59,11 +86,23 @@ fn main() {
             let mut txn = s.begin(TxnOptions::default());
             for _ in 0..rows_per_txn {
                 let key = id % table_rows;
-                let row = vec![Value::Int(key), Value::Int(id), Value::Bytes(vec![b'x'; 400])];
+                let row = vec![
+                    Value::Int(key),
+                    Value::Int(id),
+                    Value::Bytes(vec![b'x'; 400]),
+                ];
                 if id < table_rows {
                     t.insert(&mut txn, row).expect("insert");
                 } else {
-                    let f = t.get(&mut txn, &[Value::Int(key)], LockMode::Exclusive, WaitPolicy::Wait).expect("get").expect("row");
+                    let f = t
+                        .get(
+                            &mut txn,
+                            &[Value::Int(key)],
+                            LockMode::Exclusive,
+                            WaitPolicy::Wait,
+                        )
+                        .expect("get")
+                        .expect("row");
                     t.update(&mut txn, &f.handle, &f.row, row).expect("update");
                 }
                 id += 1;
@@ -72,10 +111,25 @@ fn main() {
         }
         // Make the last commits durable, then "crash": no shutdown, no checkpoint.
         let mut txn = s.begin(TxnOptions::default());
-        let f = t.get(&mut txn, &[Value::Int(0)], LockMode::Exclusive, WaitPolicy::Wait).expect("get").expect("row");
-        t.update(&mut txn, &f.handle, &f.row, f.row.clone()).expect("update");
+        let f = t
+            .get(
+                &mut txn,
+                &[Value::Int(0)],
+                LockMode::Exclusive,
+                WaitPolicy::Wait,
+            )
+            .expect("get")
+            .expect("row");
+        t.update(&mut txn, &f.handle, &f.row, f.row.clone())
+            .expect("update");
         std::thread::sleep(Duration::from_millis(1500));
-        println!("wrote {} MiB of log in {:?} ({} row changes, {:.0} rows/s)", logged(&s) >> 20, load.elapsed(), id, id as f64 / load.elapsed().as_secs_f64());
+        println!(
+            "wrote {} MiB of log in {:?} ({} row changes, {:.0} rows/s)",
+            logged(&s) >> 20,
+            load.elapsed(),
+            id,
+            id as f64 / load.elapsed().as_secs_f64()
+        );
     }
     let start = Instant::now();
     let s = Storage::open(cfg).expect("recover");

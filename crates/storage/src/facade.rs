@@ -353,6 +353,10 @@ impl Storage {
             ),
             ("Innodb_deadlocks", s.deadlocks.load(Ordering::Relaxed)),
             (
+                "Basalt_deadlock_check_ns",
+                s.deadlock_check_ns.load(Ordering::Relaxed),
+            ),
+            (
                 "Innodb_row_lock_timeouts",
                 s.lock_timeouts.load(Ordering::Relaxed),
             ),

@@ -305,7 +305,10 @@ fn disk_full_fails_the_statement_keeps_commits_and_recovers() {
     let mut failed = false;
     for i in 2..3000 {
         let mut txn = s.begin(TxnOptions::default());
-        match t.insert(&mut txn, row(i, i, 1000)).and_then(|_| txn.commit()) {
+        match t
+            .insert(&mut txn, row(i, i, 1000))
+            .and_then(|_| txn.commit())
+        {
             Ok(()) => {}
             Err(e) => {
                 let m: MySqlError = e.into();
@@ -319,7 +322,8 @@ fn disk_full_fails_the_statement_keeps_commits_and_recovers() {
     // Space comes back: the engine carries on, and nothing committed was lost.
     fs.set_space_limit(None);
     let mut txn = s.begin(TxnOptions::default());
-    t.insert(&mut txn, row(100_000, 5, 10)).expect("insert after space returns");
+    t.insert(&mut txn, row(100_000, 5, 10))
+        .expect("insert after space returns");
     txn.commit().expect("commit after space returns");
     fs.crash();
     drop(t);
@@ -336,14 +340,22 @@ fn failed_fsync_is_fatal_and_acknowledges_nothing() {
     let fatal = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let f2 = fatal.clone();
     let mut cfg = config(Arc::new(fs.clone()), 1 << 20);
-    cfg.on_fatal = Some(Arc::new(move |_msg: &str| f2.store(true, std::sync::atomic::Ordering::SeqCst)));
+    cfg.on_fatal = Some(Arc::new(move |_msg: &str| {
+        f2.store(true, std::sync::atomic::Ordering::SeqCst)
+    }));
     let s = Storage::open(cfg).expect("open");
     let t = s.create_table(def()).expect("create");
     fs.fail_nth_sync(1);
     let mut txn = s.begin(TxnOptions::default());
     t.insert(&mut txn, row(1, 1, 10)).expect("insert");
-    assert!(txn.commit().is_err(), "a commit whose fsync failed is not acknowledged");
-    assert!(fatal.load(std::sync::atomic::Ordering::SeqCst), "fatal hook ran");
+    assert!(
+        txn.commit().is_err(),
+        "a commit whose fsync failed is not acknowledged"
+    );
+    assert!(
+        fatal.load(std::sync::atomic::Ordering::SeqCst),
+        "fatal hook ran"
+    );
     // Everything after is refused until restart.
     let mut txn = s.begin(TxnOptions::default());
     let r = t.insert(&mut txn, row(2, 2, 10)).and_then(|_| txn.commit());
@@ -383,13 +395,32 @@ fn a_corrupt_table_file_fails_only_that_table() {
     let s = Storage::open(StorageConfig::new(dir.path())).expect("server still starts");
     let t = s.table("test", "t").expect("t still listed");
     let mut txn = s.begin(TxnOptions::default());
-    let e = t.get(&mut txn, &[Value::Int(1)], LockMode::Consistent, WaitPolicy::Wait).expect_err("corrupt");
+    let e = t
+        .get(
+            &mut txn,
+            &[Value::Int(1)],
+            LockMode::Consistent,
+            WaitPolicy::Wait,
+        )
+        .expect_err("corrupt");
     let m: MySqlError = e.into();
     assert_eq!(m.code, 1877);
-    assert!(m.message.contains("1.bdt") && m.message.contains("page"), "{}", m.message);
+    assert!(
+        m.message.contains("1.bdt") && m.message.contains("page"),
+        "{}",
+        m.message
+    );
     let u = s.table("test", "u").expect("u");
-    let got = u.get(&mut txn, &[Value::Int(1)], LockMode::Consistent, WaitPolicy::Wait).expect("u works");
+    let got = u
+        .get(
+            &mut txn,
+            &[Value::Int(1)],
+            LockMode::Consistent,
+            WaitPolicy::Wait,
+        )
+        .expect("u works");
     assert!(got.is_some());
     drop(txn);
-    s.drop_table("test", "t").expect("a broken table can be dropped");
+    s.drop_table("test", "t")
+        .expect("a broken table can be dropped");
 }

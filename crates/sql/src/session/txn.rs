@@ -7,7 +7,9 @@
 //!   statements until COMMIT / ROLLBACK or an implicit commit (DDL, BEGIN, SET
 //!   autocommit=1, LOCK TABLES).
 //! - Every statement runs under a savepoint: when it fails, its changes alone are
-//!   undone (a deadlock victim loses the whole transaction, as in InnoDB).
+//!   undone (a deadlock victim loses the whole transaction, as in InnoDB; so does a
+//!   snapshot isolation conflict, errno 1020, as in MariaDB, and a lock wait
+//!   timeout when `innodb_rollback_on_timeout` is on).
 
 use super::{NextTxn, Session};
 use crate::exec::Exec;
@@ -149,7 +151,7 @@ impl Session {
                 Ok(v)
             }
             Err(e) => {
-                if e.code == code::ER_LOCK_DEADLOCK || end_now {
+                if end_now || self.loses_transaction(e.code) {
                     self.rollback_quietly();
                 } else if let (Some(t), Some(sp)) = (self.txn.as_mut(), sp) {
                     if let Err(re) = t.rollback_to(&sp) {
@@ -159,6 +161,15 @@ impl Session {
                 }
                 Err(e)
             }
+        }
+    }
+
+    /// Errors after which the whole transaction is rolled back, not the statement.
+    fn loses_transaction(&self, code: u16) -> bool {
+        match code {
+            code::ER_LOCK_DEADLOCK | code::ER_CHECKREAD => true,
+            code::ER_LOCK_WAIT_TIMEOUT => self.cx.engine.config.rollback_on_timeout,
+            _ => false,
         }
     }
 

@@ -57,6 +57,9 @@ use std::ops::Bound;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
+/// A key range read as empty: (lower, upper) bounds.
+pub(crate) type EmptyRange<'a> = (Bound<&'a [u8]>, Bound<&'a [u8]>);
+
 #[derive(Default)]
 pub(crate) struct GapGate {
     /// Gap locks held on this table (plus scans about to register one).
@@ -151,7 +154,7 @@ impl TableCore {
         txn: &mut Txn,
         tree: u32,
         anchor: Anchor<'_>,
-        empty: Option<(Bound<&[u8]>, Bound<&[u8]>)>,
+        empty: Option<EmptyRange<'_>>,
     ) -> Result<bool> {
         let me = txn.ensure_id()?;
         let key = self.anchor_key(tree, &anchor);

@@ -39,6 +39,12 @@ pub const BYTES_PER_COMMIT: Metric = Metric {
     better: Better::Lower,
 };
 
+pub const FSYNCS_PER_COMMIT: Metric = Metric {
+    key: "fsyncs_per_commit",
+    unit: "fsync",
+    better: Better::Lower,
+};
+
 pub const COMMIT_SETUP: &str = "commit table";
 pub const STORM_SETUP: &str = "storm table";
 
@@ -203,11 +209,22 @@ pub fn parse_write_bytes(io: &str) -> Option<u64> {
         .and_then(|v| v.trim().parse().ok())
 }
 
+/// A global status counter (`SHOW GLOBAL STATUS LIKE name`), if the server has it.
+fn global_status(server: &Server, name: &str) -> Option<u64> {
+    let mut conn = mysql::Conn::new(server.opts(None)).ok()?;
+    let row: Option<(String, String)> = conn
+        .query_first(format!("show global status like '{name}'"))
+        .ok()?;
+    row?.1.parse().ok()
+}
+
 /// `clients` connections each inserting one row per autocommit transaction. Also
 /// reports the bytes the server wrote to storage per commit, which shows whether
-/// commits reach the disk at all.
+/// commits reach the disk at all, and log fsyncs per commit (`Innodb_os_log_fsyncs`,
+/// which both servers count): below 1 means group commit shares fsyncs.
 pub fn commit_once(server: &Server, clients: u32, secs: u64) -> Result<Sample, String> {
     let opts = server.opts(Some("benchc"));
+    let fsyncs_before = global_status(server, "Innodb_os_log_fsyncs");
     let before = storage_write_bytes(server.pid());
     let totals = drive(
         clients,
@@ -225,6 +242,11 @@ pub fn commit_once(server: &Server, clients: u32, secs: u64) -> Result<Sample, S
     if let (Some(b), Some(a)) = (before, after) {
         let per = a.saturating_sub(b) as f64 / totals.ops.max(1) as f64;
         sample.push((BYTES_PER_COMMIT, per));
+    }
+    let fsyncs_after = global_status(server, "Innodb_os_log_fsyncs");
+    if let (Some(b), Some(a)) = (fsyncs_before, fsyncs_after) {
+        let per = a.saturating_sub(b) as f64 / totals.ops.max(1) as f64;
+        sample.push((FSYNCS_PER_COMMIT, per));
     }
     Ok(sample)
 }

@@ -2,7 +2,7 @@
 //! median(MariaDB); each table says whether lower or higher is better.
 
 use crate::cpu;
-use crate::load::{BYTES_PER_COMMIT, COMMITS, CONNS, LAT_P50, LAT_P99};
+use crate::load::{BYTES_PER_COMMIT, COMMITS, CONNS, FSYNCS_PER_COMMIT, LAT_P50, LAT_P99};
 use crate::results::{Case, Results, Workload};
 use crate::runner::fmt_num;
 use crate::servers::Kind;
@@ -280,8 +280,8 @@ fn simple_table(out: &mut String, r: &Results, w: Workload, title: &str, key: &s
     };
     let (extra_head, extra_rule) = if commit {
         (
-            " Basalt storage B/commit | MariaDB storage B/commit |",
-            "---|---|",
+            " Basalt storage B/commit | MariaDB storage B/commit | Basalt log fsyncs/commit | MariaDB log fsyncs/commit |",
+            "---|---|---|---|",
         )
     } else {
         ("", "")
@@ -308,9 +308,11 @@ fn simple_table(out: &mut String, r: &Results, w: Workload, title: &str, key: &s
         if commit {
             let _ = write!(
                 row,
-                " {} | {} |",
+                " {} | {} | {} | {} |",
                 med(c, BYTES_PER_COMMIT.key, Kind::Basalt),
-                med(c, BYTES_PER_COMMIT.key, Kind::MariaDb)
+                med(c, BYTES_PER_COMMIT.key, Kind::MariaDb),
+                med(c, FSYNCS_PER_COMMIT.key, Kind::Basalt),
+                med(c, FSYNCS_PER_COMMIT.key, Kind::MariaDb)
             );
         }
         let _ = writeln!(out, "{row}");

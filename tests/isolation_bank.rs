@@ -786,3 +786,53 @@ fn list_append_mariadb() {
     }
     ListAppend::new(m.url(), "InnoDB", "READ COMMITTED", 3).run_checked(Level::ReadCommitted);
 }
+
+/// Found by the list-append checker (G-single, a lost append): under REPEATABLE
+/// READ with snapshot isolation, INSERT ... ON DUPLICATE KEY UPDATE that meets a row
+/// committed after the transaction's snapshot must fail with 1020, not update it.
+#[test]
+fn upsert_of_a_row_inserted_after_the_snapshot_conflicts() {
+    let b = Basalt::start();
+    let mut s: Vec<common::Session> = (0..2)
+        .map(|_| common::Session::open(&b.url_db("test"), common::Flavor::Basalt))
+        .collect();
+    for engine in ["InnoDB", "MEMORY"] {
+        s[0].q("DROP TABLE IF EXISTS u");
+        s[0].q(&format!(
+            "CREATE TABLE u (k INT PRIMARY KEY, v TEXT NOT NULL) ENGINE={engine}"
+        ));
+        // The cause: a point read of a missing key did not start the snapshot, so
+        // reading the key again showed a row inserted meanwhile (a phantom).
+        s[0].q("BEGIN");
+        assert!(s[0].q("SELECT v FROM u WHERE k = 9").is_empty());
+        s[1].q("INSERT INTO u VALUES (9, '9')");
+        assert!(
+            s[0].q("SELECT v FROM u WHERE k = 9").is_empty(),
+            "{engine}: phantom"
+        );
+        assert_eq!(s[0].val("SELECT COUNT(*) FROM u"), "0", "{engine}");
+        s[0].q("COMMIT");
+        // The other insert commits while the upsert waits for it.
+        s[0].q("BEGIN");
+        assert!(s[0].q("SELECT v FROM u WHERE k = 1").is_empty());
+        s[1].q("BEGIN");
+        s[1].q("INSERT INTO u VALUES (1, '2')");
+        s[0].send_blocked(
+            "INSERT INTO u VALUES (1, '1') ON DUPLICATE KEY UPDATE v = CONCAT(v, ',1')",
+        );
+        s[1].q("COMMIT");
+        assert_eq!(s[0].wait(), Err(1020), "{engine}: upsert after a wait");
+        s[0].q("ROLLBACK");
+        // The other insert committed before the upsert started.
+        s[0].q("BEGIN");
+        assert!(s[0].q("SELECT v FROM u WHERE k = 3").is_empty());
+        s[1].q("INSERT INTO u VALUES (3, '4')");
+        assert_eq!(
+            s[0].run("INSERT INTO u VALUES (3, '3') ON DUPLICATE KEY UPDATE v = CONCAT(v, ',3')"),
+            Err(1020),
+            "{engine}: upsert of a committed row"
+        );
+        s[0].q("ROLLBACK");
+        assert_eq!(s[1].val("SELECT v FROM u WHERE k = 3"), "4");
+    }
+}

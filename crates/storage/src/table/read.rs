@@ -83,10 +83,12 @@ impl TableCore {
         let key = keycodec::encode_prefix(&schema.def.indexes[0], &schema.def.columns, pk);
         let lock = effective_lock(txn, lock);
         let rec = if lock == LockMode::Consistent {
+            // The snapshot starts at the first consistent read even when the row is
+            // not there, or a later read of the key could see a newer insert.
+            let view = txn.view();
             let Some(rec) = self.store.get(schema.primary_tree(), &key)? else {
                 return Ok(None);
             };
-            let view = txn.view();
             self.visible_version(rec, &view)?
         } else {
             self.locking_get(txn, &schema, &key, lock, wait)?

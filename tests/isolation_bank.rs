@@ -70,6 +70,20 @@ fn global_status(conn: &mut Conn, name: &str) -> u64 {
 // Bank transfers
 // ---------------------------------------------------------------------------
 
+/// How a transfer reads and writes the balances.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    /// `SELECT ... FOR UPDATE` of both, then absolute values: correct at any level,
+    /// since a locking read sees the latest committed version.
+    LockingRead,
+    /// `UPDATE ... SET balance = balance - x`: correct at any level.
+    Relative,
+    /// Consistent reads of both, then absolute values: correct only under snapshot
+    /// isolation (a write of a row changed since the snapshot fails with 1020);
+    /// classic REPEATABLE READ and READ COMMITTED lose updates this way.
+    SnapshotRead,
+}
+
 #[derive(Clone)]
 struct Bank {
     /// Server URL (`mysql://root@host:port/`).
@@ -83,6 +97,8 @@ struct Bank {
     transfers: usize,
     /// Accounts `0..hot` take half the transfers, so lock cycles form.
     hot: u64,
+    /// Include [`Mode::SnapshotRead`] transfers.
+    snapshot_writes: bool,
     seed: u64,
     cap: Duration,
 }
@@ -109,6 +125,7 @@ impl Bank {
             writers: 8,
             transfers: 40,
             hot: 3,
+            snapshot_writes: false,
             seed,
             cap: Duration::from_secs(25),
         }
@@ -127,21 +144,24 @@ impl Bank {
     fn transfer(
         &self,
         c: &mut Conn,
-        locking_read: bool,
+        mode: Mode,
         (from, to): (u64, u64),
         amount: i64,
         id: u64,
     ) -> Result<bool, u16> {
         run(c, "START TRANSACTION")?;
-        if locking_read {
-            // Read both balances under exclusive locks, then write absolute values:
-            // correct only if locking reads see the latest committed version.
+        if mode != Mode::Relative {
+            let lock = if mode == Mode::LockingRead {
+                " FOR UPDATE"
+            } else {
+                ""
+            };
             let balance = |c: &mut Conn, acct: u64| -> Result<i64, u16> {
                 let rows = run(
                     c,
-                    &format!("SELECT balance FROM acct WHERE id = {acct} FOR UPDATE"),
+                    &format!("SELECT balance FROM acct WHERE id = {acct}{lock}"),
                 )?;
-                Ok(int(&rows, "locked balance"))
+                Ok(int(&rows, "balance"))
             };
             let bf = balance(c, from)?;
             let bt = balance(c, to)?;
@@ -210,10 +230,14 @@ impl Bank {
             };
             let accounts = pick(&mut rng);
             let amount = 1 + rng.below(60) as i64;
-            let locking_read = rng.below(2) == 0;
+            let mode = match rng.below(if self.snapshot_writes { 3 } else { 2 }) {
+                0 => Mode::LockingRead,
+                1 => Mode::Relative,
+                _ => Mode::SnapshotRead,
+            };
             let id = (w as u64) * 1_000_000 + i as u64;
             loop {
-                match self.transfer(&mut c, locking_read, accounts, amount, id) {
+                match self.transfer(&mut c, mode, accounts, amount, id) {
                     Ok(true) => {
                         res.committed += 1;
                         break;
@@ -232,12 +256,7 @@ impl Bank {
                     }
                     Err(e) => {
                         return Err(format!(
-                            "writer {w}: transfer {accounts:?} ({}) failed with {e}",
-                            if locking_read {
-                                "locking read"
-                            } else {
-                                "update"
-                            }
+                            "writer {w}: transfer {accounts:?} ({mode:?}) failed with {e}"
                         ))
                     }
                 }
@@ -458,14 +477,26 @@ impl Bank {
 }
 
 /// Runs the bank under both writer isolation levels; deadlocks must have happened.
-fn bank_both_levels(url: &str, engine: &'static str) {
+/// With `snapshot_isolation` (Basalt's default, not MariaDB 10.11's), REPEATABLE READ
+/// writers also transfer from consistent reads, which is safe only because writing a
+/// row changed since the snapshot fails with 1020, and such conflicts must have
+/// happened.
+fn bank_both_levels(url: &str, engine: &'static str, snapshot_isolation: bool) {
     let mut deadlocks = 0;
     for (i, isolation) in ["REPEATABLE READ", "READ COMMITTED"]
         .into_iter()
         .enumerate()
     {
-        let res = Bank::new(url.to_string(), engine, isolation, 11 + i as u64).run();
+        let mut bank = Bank::new(url.to_string(), engine, isolation, 11 + i as u64);
+        bank.snapshot_writes = bank_snapshot_writes(snapshot_isolation, isolation);
+        let res = bank.run();
         deadlocks += res.deadlocks;
+        if bank_snapshot_writes(snapshot_isolation, isolation) {
+            assert!(
+                res.retries.get(&1020).copied().unwrap_or(0) > 0,
+                "{engine}: transfers from stale snapshots never conflicted: {res:?}"
+            );
+        }
     }
     assert!(
         deadlocks > 0,
@@ -473,16 +504,20 @@ fn bank_both_levels(url: &str, engine: &'static str) {
     );
 }
 
+fn bank_snapshot_writes(snapshot_isolation: bool, isolation: &str) -> bool {
+    snapshot_isolation && isolation == "REPEATABLE READ"
+}
+
 #[test]
 fn bank_transfers_durable_engine() {
     let b = Basalt::start();
-    bank_both_levels(&b.url(), "InnoDB");
+    bank_both_levels(&b.url(), "InnoDB", true);
 }
 
 #[test]
 fn bank_transfers_memory_engine() {
     let b = Basalt::start();
-    bank_both_levels(&b.url(), "MEMORY");
+    bank_both_levels(&b.url(), "MEMORY", true);
 }
 
 #[test]
@@ -490,7 +525,7 @@ fn bank_transfers_memory_engine() {
 fn bank_transfers_mariadb() {
     assert!(mariadb::available(), "MariaDB is not installed");
     let m = MariaDb::start(&[]);
-    bank_both_levels(&m.url(), "InnoDB");
+    bank_both_levels(&m.url(), "InnoDB", false);
 }
 
 // ---------------------------------------------------------------------------
@@ -504,6 +539,8 @@ struct ListAppend {
     sessions: usize,
     txns: usize,
     keys: u64,
+    /// `innodb_snapshot_isolation` of the sessions (the server's default if None).
+    snapshot_isolation: Option<bool>,
     seed: u64,
     cap: Duration,
 }
@@ -517,6 +554,7 @@ impl ListAppend {
             sessions: 6,
             txns: 60,
             keys: 8,
+            snapshot_isolation: None,
             seed,
             cap: Duration::from_secs(20),
         }
@@ -543,6 +581,12 @@ impl ListAppend {
             &format!("SET SESSION TRANSACTION ISOLATION LEVEL {}", self.isolation),
         );
         must(&mut c, "SET SESSION innodb_lock_wait_timeout = 2");
+        if let Some(on) = self.snapshot_isolation {
+            must(
+                &mut c,
+                &format!("SET SESSION innodb_snapshot_isolation = {}", u8::from(on)),
+            );
+        }
         let mut rng = Rng(self.seed * 7919 + s as u64);
         let mut history = Vec::new();
         for _ in 0..self.txns {
@@ -762,6 +806,18 @@ fn list_append_read_committed_both_engines() {
     let b = Basalt::start();
     ListAppend::new(b.url(), "InnoDB", "READ COMMITTED", 6).run_checked(Level::ReadCommitted);
     ListAppend::new(b.url(), "MEMORY", "READ COMMITTED", 7).run_checked(Level::ReadCommitted);
+}
+
+/// With `innodb_snapshot_isolation=OFF`, REPEATABLE READ is MySQL's classic one:
+/// writes read the latest version, so lost updates and reads past the snapshot after
+/// a write are allowed (the checker reports them), but everything READ COMMITTED
+/// forbids must still hold.
+#[test]
+fn list_append_classic_repeatable_read() {
+    let b = Basalt::start();
+    let mut w = ListAppend::new(b.url(), "InnoDB", "REPEATABLE READ", 8);
+    w.snapshot_isolation = Some(false);
+    w.run_checked(Level::ReadCommitted);
 }
 
 /// MariaDB 10.11 has no `innodb_snapshot_isolation`: its REPEATABLE READ lets a

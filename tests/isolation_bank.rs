@@ -283,7 +283,7 @@ impl Bank {
             };
             q(
                 &mut c,
-                if round % 2 == 0 {
+                if round.is_multiple_of(2) {
                     "START TRANSACTION WITH CONSISTENT SNAPSHOT"
                 } else {
                     "START TRANSACTION READ ONLY"

@@ -732,6 +732,13 @@ impl ListAppend {
                 .map(|a| format!("  {a}\n{}", show_txns(&h, &a.txns)))
                 .collect::<String>()
         );
+        // Snapshot conflicts exist only under REPEATABLE READ with the check on.
+        if self.isolation != "REPEATABLE READ" || self.snapshot_isolation == Some(false) {
+            assert!(
+                !outcomes.contains_key("Aborted(1020)"),
+                "{label}: 1020 without snapshot isolation: {outcomes:?}"
+            );
+        }
         // Not vacuous: transactions committed, reads saw others' appends, and the
         // graph has all three kinds of edge.
         assert!(

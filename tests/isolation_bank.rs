@@ -532,6 +532,13 @@ fn bank_transfers_mariadb() {
 // List-append histories
 // ---------------------------------------------------------------------------
 
+/// One statement of a list-append transaction.
+enum Step {
+    Append(u64),
+    /// Keys `lo..=hi`; through the secondary index?
+    Read((u64, u64), bool),
+}
+
 struct ListAppend {
     url: String,
     engine: &'static str,
@@ -564,13 +571,39 @@ impl ListAppend {
         format!("la_{}", self.seed)
     }
 
-    fn read(c: &mut Conn, table: &str, key: u64) -> Result<Vec<u64>, u16> {
-        let rows = run(c, &format!("SELECT v FROM {table} WHERE k = {key}"))?;
-        Ok(match rows.len() {
-            0 => Vec::new(),
-            1 => parse_list(&rows[0][0]),
-            _ => panic!("several rows for key {key}: {rows:?}"),
-        })
+    /// Reads keys `lo..=hi` in one statement, through the primary key or the
+    /// secondary index on `s` (which always equals `k`); absent keys read as empty.
+    fn read(
+        c: &mut Conn,
+        table: &str,
+        (lo, hi): (u64, u64),
+        secondary: bool,
+    ) -> Result<Vec<Op>, u16> {
+        let (col, hint) = if secondary {
+            ("s", " FORCE INDEX (s)")
+        } else {
+            ("k", "")
+        };
+        let cond = if lo == hi {
+            format!("{col} = {lo}")
+        } else {
+            format!("{col} BETWEEN {lo} AND {hi}")
+        };
+        let rows = run(c, &format!("SELECT k, v FROM {table}{hint} WHERE {cond}"))?;
+        let mut found: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
+        for r in &rows {
+            let k: u64 = r[0].parse().expect("key");
+            assert!(
+                (lo..=hi).contains(&k) && found.insert(k, parse_list(&r[1])).is_none(),
+                "{cond}: {rows:?}"
+            );
+        }
+        Ok((lo..=hi)
+            .map(|key| Op::Read {
+                key,
+                list: found.remove(&key).unwrap_or_default(),
+            })
+            .collect())
     }
 
     fn session(&self, s: usize, counter: &AtomicU64, deadline: Instant) -> Vec<Txn> {
@@ -600,9 +633,16 @@ impl ListAppend {
                     rng.below(self.keys)
                 }
             };
-            // A quarter are read-only: several distinct keys from one snapshot.
+            // A quarter are read-only: several keys from one snapshot, read by one
+            // statement (a range) or by several.
             let read_only = rng.below(4) == 0;
-            let (begin, plan): (&str, Vec<(u64, bool)>) = if read_only {
+            let one_statement = read_only && rng.below(2) == 0;
+            let (begin, plan): (&str, Vec<Step>) = if one_statement {
+                let lo = pick(&mut rng).min(self.keys - 2);
+                let hi = (lo + 1 + rng.below(3)).min(self.keys - 1);
+                let range = Step::Read((lo, hi), rng.below(2) == 0);
+                ("START TRANSACTION READ ONLY", vec![range])
+            } else if read_only {
                 let n = 2 + rng.below(3) as usize;
                 let mut keys: Vec<u64> = Vec::new();
                 while keys.len() < n {
@@ -616,31 +656,45 @@ impl ListAppend {
                 } else {
                     "START TRANSACTION WITH CONSISTENT SNAPSHOT"
                 };
-                (begin, keys.into_iter().map(|k| (k, false)).collect())
+                let plan = keys
+                    .into_iter()
+                    .map(|k| Step::Read((k, k), rng.below(2) == 0))
+                    .collect();
+                (begin, plan)
             } else {
                 let n = 1 + rng.below(4);
                 let plan = (0..n)
-                    .map(|_| (pick(&mut rng), rng.below(2) == 0))
+                    .map(|_| {
+                        let k = pick(&mut rng);
+                        if rng.below(2) == 0 {
+                            Step::Append(k)
+                        } else {
+                            Step::Read((k, k), rng.below(2) == 0)
+                        }
+                    })
                     .collect();
                 ("START TRANSACTION", plan)
             };
             must(&mut c, begin);
             let mut ops = Vec::new();
             let mut failed = None;
-            for (key, append) in plan {
-                let r = if append {
-                    let value = counter.fetch_add(1, Ordering::SeqCst);
-                    ops.push(Op::Append { key, value });
-                    run(
-                        &mut c,
-                        &format!(
-                            "INSERT INTO {table} (k, v) VALUES ({key}, '{value}') \
-                             ON DUPLICATE KEY UPDATE v = CONCAT(v, ',{value}')"
-                        ),
-                    )
-                    .map(|_| ())
-                } else {
-                    Self::read(&mut c, &table, key).map(|list| ops.push(Op::Read { key, list }))
+            for step in plan {
+                let r = match step {
+                    Step::Append(key) => {
+                        let value = counter.fetch_add(1, Ordering::SeqCst);
+                        ops.push(Op::Append { key, value });
+                        run(
+                            &mut c,
+                            &format!(
+                                "INSERT INTO {table} (k, s, v) VALUES ({key}, {key}, '{value}') \
+                                 ON DUPLICATE KEY UPDATE v = CONCAT(v, ',{value}')"
+                            ),
+                        )
+                        .map(|_| ())
+                    }
+                    Step::Read(keys, secondary) => {
+                        Self::read(&mut c, &table, keys, secondary).map(|reads| ops.extend(reads))
+                    }
                 };
                 if let Err(e) = r {
                     failed = Some(e);
@@ -663,6 +717,7 @@ impl ListAppend {
                 session: s,
                 ops,
                 outcome,
+                one_statement,
             });
         }
         history
@@ -678,7 +733,8 @@ impl ListAppend {
         must(
             &mut admin,
             &format!(
-                "CREATE TABLE {table} (k INT PRIMARY KEY, v TEXT NOT NULL) ENGINE={}",
+                "CREATE TABLE {table} (k INT PRIMARY KEY, s INT NOT NULL, v TEXT NOT NULL, \
+                 KEY (s)) ENGINE={}",
                 self.engine
             ),
         );

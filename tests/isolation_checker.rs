@@ -16,8 +16,10 @@
 //! - a dependency graph over transactions with write-write (version order),
 //!   write-read (the last value a read saw) and read-write (the first value a read did
 //!   not see) edges, searched for cycles: G0 (write-write only), G1c (write-write and
-//!   write-read), G-single (exactly one read-write edge: read skew, lost update) and G2
-//!   (several read-write edges: write skew, allowed under snapshot isolation).
+//!   write-read), G-single (exactly one read-write edge: read skew, lost update; out
+//!   of a transaction that read everything in one statement, a statement that did not
+//!   read one snapshot, which no level allows) and G2 (several read-write edges: write
+//!   skew, allowed under snapshot isolation).
 //!
 //! Which anomalies a level forbids: [`Kind::forbidden_under`].
 
@@ -50,6 +52,8 @@ pub struct Txn {
     pub session: usize,
     pub ops: Vec<Op>,
     pub outcome: Outcome,
+    /// All its reads came from one statement, hence from one snapshot at any level.
+    pub one_statement: bool,
 }
 
 /// A history: transactions (their index is their id) and the final state of every
@@ -87,6 +91,9 @@ pub enum Kind {
     G1c,
     /// A cycle with exactly one read-write edge (read skew, lost update).
     GSingle,
+    /// G-single through a read-write edge out of a transaction whose reads were all
+    /// one statement: that statement did not read from one snapshot.
+    StatementReadSkew,
     /// A cycle with more than one read-write edge (write skew).
     G2,
 }
@@ -505,7 +512,12 @@ pub fn check(h: &History) -> Report {
                 let path = path(&graph, b, a, &[Edge::Ww, Edge::Wr]).expect("reachable");
                 let mut cycle = vec![a];
                 cycle.extend(path);
-                anomaly(Kind::GSingle, cycle.clone(), describe_cycle(&graph, &cycle));
+                let kind = if h.txns[a].one_statement {
+                    Kind::StatementReadSkew
+                } else {
+                    Kind::GSingle
+                };
+                anomaly(kind, cycle.clone(), describe_cycle(&graph, &cycle));
             }
         }
     }
@@ -672,6 +684,7 @@ mod tests {
             session: 0,
             ops,
             outcome: Outcome::Committed,
+            one_statement: false,
         }
     }
 
@@ -680,6 +693,7 @@ mod tests {
             session: 0,
             ops,
             outcome: Outcome::Aborted(1213),
+            one_statement: false,
         }
     }
 
@@ -797,6 +811,14 @@ mod tests {
             &[(0, &[1]), (1, &[2])],
         );
         expect(&h, &[Kind::GSingle]);
+        // Read by one statement: forbidden at every level.
+        let mut h = history(
+            vec![ok(vec![a(0, 1), a(1, 2)]), ok(vec![r(0, &[]), r(1, &[2])])],
+            &[(0, &[1]), (1, &[2])],
+        );
+        h.txns[1].one_statement = true;
+        let rep = expect(&h, &[Kind::StatementReadSkew]);
+        assert_eq!(rep.forbidden(Level::ReadCommitted).len(), 1);
     }
 
     #[test]

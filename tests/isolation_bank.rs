@@ -849,10 +849,20 @@ fn show_txns(h: &History, txns: &[usize]) -> String {
     out
 }
 
+/// `count` seeds from `first`, or `BASALT_LIST_APPEND_SEEDS` of them (for longer
+/// local runs hunting rare anomalies).
+fn seeds(first: u64, count: u64) -> std::ops::Range<u64> {
+    let n = std::env::var("BASALT_LIST_APPEND_SEEDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(count);
+    first * 1000..first * 1000 + n
+}
+
 #[test]
 fn list_append_repeatable_read_durable_engine() {
     let b = Basalt::start();
-    for seed in 1..=3 {
+    for seed in seeds(1, 3) {
         ListAppend::new(b.url(), "InnoDB", "REPEATABLE READ", seed)
             .run_checked(Level::SnapshotRepeatableRead);
     }
@@ -861,7 +871,7 @@ fn list_append_repeatable_read_durable_engine() {
 #[test]
 fn list_append_repeatable_read_memory_engine() {
     let b = Basalt::start();
-    for seed in 4..=5 {
+    for seed in seeds(2, 2) {
         ListAppend::new(b.url(), "MEMORY", "REPEATABLE READ", seed)
             .run_checked(Level::SnapshotRepeatableRead);
     }

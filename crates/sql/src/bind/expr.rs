@@ -344,6 +344,9 @@ impl Binder<'_> {
                 )
             }
             None if self.params.prepared => {
+                if self.in_projection {
+                    self.param_in_projection = true;
+                }
                 ExprType::string(0, self.cx.connection_collation).nullable(true)
             }
             None => return Err(MySqlError::parse_error("?", 1)),

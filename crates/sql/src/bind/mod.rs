@@ -142,6 +142,9 @@ pub struct Binder<'a> {
     pub reusable: bool,
     /// Binding a select-list item (literals there name the column).
     pub in_projection: bool,
+    /// A prepared statement's `?` in the select list: the result's column types
+    /// follow the bound values, so each execution types the statement again.
+    pub param_in_projection: bool,
     /// Uncorrelated subqueries bound so far (inner ones before outer ones).
     pub subplans: Vec<crate::plan::SubPlan>,
     /// Subquery nesting depth (select-item names come from `raw` only at depth 0).
@@ -171,6 +174,7 @@ impl<'a> Binder<'a> {
             clause: Clause::FieldList,
             reusable: true,
             in_projection: false,
+            param_in_projection: false,
             subplans: Vec::new(),
             depth: 0,
             outer_scopes: Vec::new(),

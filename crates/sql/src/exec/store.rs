@@ -179,7 +179,11 @@ fn store_year(v: Value, t: &Target, cx: &mut SessionCtx) -> R {
 }
 
 fn store_decimal(v: Value, p: u8, s: u8, t: &Target, cx: &mut SessionCtx) -> R {
-    let (n, clean) = to_num(&v);
+    let exact = match &v {
+        Value::Bytes(b) => crate::value::str_to_decimal(b),
+        _ => None,
+    };
+    let (n, clean) = exact.unwrap_or_else(|| to_num(&v));
     if !clean {
         let d = n.to_decimal().rescale(s).unwrap_or(Decimal::ZERO);
         if matches!(v, Value::Bytes(ref b) if crate::value::str_to_f64(b).0 == 0.0 && !String::from_utf8_lossy(b).trim().starts_with(['0', '.', '-', '+']))

@@ -4,6 +4,10 @@
 //! the parameter values to the plan's `Expr::Param`s. The plan is rebuilt when the
 //! schema version changed since it was made. Other statements keep their text and,
 //! when they have parameters, are re-run with the values substituted as literals.
+//!
+//! A `?` in the select list takes the type of the value bound to it, as in MariaDB
+//! (`SELECT ? + 1` with an integer is a BIGINT, not a DOUBLE): such a statement is
+//! bound again at each execution with the values typing its `?`s.
 
 use super::Session;
 use crate::front::lexer::{lex, TokKind};
@@ -23,6 +27,8 @@ pub struct Prepared {
     plan: Option<Arc<Plan>>,
     schema_version: u64,
     params: usize,
+    /// A `?` in the select list: each execution types the plan with the values.
+    retype: bool,
 }
 
 fn param_count(text: &str) -> usize {
@@ -51,7 +57,7 @@ impl Session {
             ));
         }
         let params = param_count(&text);
-        let (plan, columns) = self.plan_prepared(&text)?;
+        let (plan, columns, retype) = self.plan_prepared(&text, None)?;
         let id = self.next_stmt_id;
         self.next_stmt_id = self.next_stmt_id.wrapping_add(1).max(1);
         let version = self.cx.engine.storage.schema_version();
@@ -62,6 +68,7 @@ impl Session {
                 plan,
                 schema_version: version,
                 params,
+                retype,
             },
         );
         let param_meta = (0..params).map(|_| ColumnMeta::text("?", 0)).collect();
@@ -72,23 +79,29 @@ impl Session {
         })
     }
 
-    fn plan_prepared(&mut self, text: &str) -> R<(Option<Arc<Plan>>, Vec<ColumnMeta>)> {
+    /// Plans a prepared statement's text (typing its `?`s with `values` when given);
+    /// also tells whether a `?` stands in the select list.
+    fn plan_prepared(
+        &mut self,
+        text: &str,
+        values: Option<&[Value]>,
+    ) -> R<(Option<Arc<Plan>>, Vec<ColumnMeta>, bool)> {
         self.raw = text.to_string();
         let rewritten = match crate::front::analyze(text, !self.cx.mode.no_backslash_escapes)? {
-            Front::Native(_) => return Ok((None, Vec::new())),
+            Front::Native(_) => return Ok((None, Vec::new(), false)),
             Front::Cached(s) => s.original(),
             Front::Parse(t) => t,
         };
         let stmt = crate::front::parse::parse_statement(&rewritten)?;
-        match self.plan_statement(&stmt, &rewritten, true)? {
-            Some(plan) => {
+        match self.plan_statement_with(&stmt, &rewritten, true, values)? {
+            (Some(plan), retype) => {
                 let cols = match &plan {
                     Plan::Select(s) => s.columns.to_vec(),
                     _ => Vec::new(),
                 };
-                Ok((Some(Arc::new(plan)), cols))
+                Ok((Some(Arc::new(plan)), cols, retype))
             }
-            None => Ok((None, Vec::new())),
+            (None, _) => Ok((None, Vec::new(), false)),
         }
     }
 
@@ -103,13 +116,13 @@ impl Session {
         params: &[Value],
         command: &str,
     ) -> R<QueryResult> {
-        let (text, plan, stale, expected) = {
+        let (text, plan, stale, expected, retype) = {
             let p = self
                 .prepared
                 .get(&id)
                 .ok_or_else(|| MySqlError::unknown_stmt_handler(&id.to_string(), command))?;
             let stale = p.schema_version != self.cx.engine.storage.schema_version();
-            (p.text.clone(), p.plan.clone(), stale, p.params)
+            (p.text.clone(), p.plan.clone(), stale, p.params, p.retype)
         };
         if params.len() != expected {
             return Err(MySqlError::wrong_arguments(command));
@@ -117,8 +130,10 @@ impl Session {
         self.clear_interrupt();
         self.cx.clear_warnings();
         self.cx.stmt_time = crate::value::temporal::now();
-        let plan = if stale && plan.is_some() {
-            let (fresh, _) = self.plan_prepared(&text)?;
+        let plan = if retype && plan.is_some() {
+            self.plan_prepared(&text, Some(params))?.0
+        } else if stale && plan.is_some() {
+            let (fresh, _, _) = self.plan_prepared(&text, None)?;
             let version = self.cx.engine.storage.schema_version();
             if let Some(p) = self.prepared.get_mut(&id) {
                 p.plan = fresh.clone();

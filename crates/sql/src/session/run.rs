@@ -253,13 +253,26 @@ impl Session {
         text: &str,
         prepared: bool,
     ) -> R<Option<Plan>> {
+        Ok(self.plan_statement_with(stmt, text, prepared, None)?.0)
+    }
+
+    /// [`Session::plan_statement`], with the values of a prepared statement's
+    /// parameters when they are known (they type the `?`s as literals would); also
+    /// tells whether a `?` stands in the select list.
+    pub(super) fn plan_statement_with(
+        &mut self,
+        stmt: &Statement,
+        text: &str,
+        prepared: bool,
+        values: Option<&[Value]>,
+    ) -> R<(Option<Plan>, bool)> {
         let storage = self.cx.engine.storage.clone();
         let raw = if self.raw.is_empty() {
             text.to_string()
         } else {
             self.raw.clone()
         };
-        let mut b = Binder::new(&storage, &self.cx, text, None).with_raw(&raw);
+        let mut b = Binder::new(&storage, &self.cx, text, values).with_raw(&raw);
         if prepared {
             b = b.prepared();
         }
@@ -268,10 +281,10 @@ impl Session {
             Statement::Insert(i) => Plan::Insert(b.insert(i)?),
             Statement::Update(u) => Plan::Modify(b.update(u)?),
             Statement::Delete(d) => Plan::Modify(b.delete(d)?),
-            _ => return Ok(None),
+            _ => return Ok((None, false)),
         };
         b.attach_subqueries(&mut plan);
-        Ok(Some(plan))
+        Ok((Some(plan), b.param_in_projection))
     }
 
     /// Runs a plan with parameter values.

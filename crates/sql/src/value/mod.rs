@@ -103,6 +103,18 @@ pub fn str_to_num(s: &[u8]) -> (Num, bool) {
     (Num::Dbl(txt.parse().unwrap_or(0.0)), clean)
 }
 
+/// A string's numeric prefix as an exact DECIMAL, as MySQL converts a string for a
+/// DECIMAL column (not through a double, which loses digits past the 15th); `None`
+/// when the prefix is not one a DECIMAL can hold.
+pub fn str_to_decimal(s: &[u8]) -> Option<(Num, bool)> {
+    let (start, end, _) = numeric_prefix(s);
+    if end == start {
+        return None;
+    }
+    let txt = std::str::from_utf8(&s[start..end]).ok()?;
+    Some((Num::Dec(Decimal::parse(txt)?), trailing_clean(s, end)))
+}
+
 /// A temporal value as MySQL's numeric context sees it (`20240102`,
 /// `20240102030405`, `30405`).
 pub fn temporal_to_num(v: &Value) -> Num {

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Installs, when missing, what the driver tests (tests/drivers.rs) need on a fresh
+# Debian machine: MariaDB Connector/J (and a JDK if java/javac are missing), PyMySQL
+# and MySQL Connector/Python, and node's mysql2 under tests/drivers/node.
+# Idempotent: when everything is present it only checks, and returns in a second or two.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+apt_need=()
+ls /usr/share/java/mariadb-java-client*.jar >/dev/null 2>&1 || apt_need+=(libmariadb-java)
+if ! command -v java >/dev/null 2>&1 || ! command -v javac >/dev/null 2>&1; then
+    apt_need+=(default-jdk-headless)
+fi
+if [ ${#apt_need[@]} -gt 0 ]; then
+    echo "install-test-deps: apt-get install ${apt_need[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${apt_need[@]}" >/dev/null
+fi
+
+if command -v python3 >/dev/null 2>&1; then
+    if ! python3 -c 'import pymysql, mysql.connector' >/dev/null 2>&1; then
+        echo "install-test-deps: pip install pymysql mysql-connector-python"
+        pip=(python3 -m pip install -q --disable-pip-version-check)
+        # A Debian system Python refuses plain pip installs (PEP 668).
+        "${pip[@]}" pymysql mysql-connector-python ||
+            "${pip[@]}" --break-system-packages pymysql mysql-connector-python
+    fi
+else
+    echo "install-test-deps: python3 missing; Python driver tests will skip" >&2
+fi
+
+if command -v npm >/dev/null 2>&1; then
+    if [ ! -f tests/drivers/node/node_modules/mysql2/package.json ]; then
+        echo "install-test-deps: npm install (tests/drivers/node)"
+        # package-lock=false (tests/drivers/node/.npmrc): no lock file is written.
+        (cd tests/drivers/node && npm install --no-audit --no-fund --loglevel=error)
+    fi
+else
+    echo "install-test-deps: npm missing; node driver test will skip" >&2
+fi
+echo "install-test-deps: ok"

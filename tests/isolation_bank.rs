@@ -124,7 +124,7 @@ impl Bank {
             engine,
             isolation,
             accounts: 20,
-            initial: 1000,
+            initial: 100,
             writers: 8,
             transfers: 40,
             hot: 3,

@@ -83,14 +83,18 @@ pub fn decode_stmt_execute(
         .take(num_params.div_ceil(8), "")
         .map_err(|_| bad("null bitmap"))?;
     let new_types = r.u8("").map_err(|_| bad("new-params-bound flag"))?;
-    // MySQL reads types whenever the flag is non-zero.
-    if new_types != 0 {
-        *bound_types = read_types(&mut r, num_params)?;
+    // MySQL reads types whenever the flag is non-zero. New types replace the bound
+    // ones only when the whole packet decodes: a malformed execute must not leave
+    // garbage types for the next one that relies on them.
+    let fresh = if new_types != 0 {
+        Some(read_types(&mut r, num_params)?)
     } else if bound_types.len() != num_params {
         return Err(bad("parameter types were never sent"));
-    }
+    } else {
+        None
+    };
     exec.params.reserve(num_params);
-    for (i, ty) in bound_types.iter().enumerate() {
+    for (i, ty) in fresh.as_deref().unwrap_or(bound_types).iter().enumerate() {
         if let Some(data) = long_data.get_mut(i).and_then(Option::take) {
             exec.params.push(Value::Bytes(data));
         } else if bitmap[i / 8] & (1 << (i % 8)) != 0 {
@@ -98,6 +102,9 @@ pub fn decode_stmt_execute(
         } else {
             exec.params.push(decode_param(&mut r, *ty)?);
         }
+    }
+    if let Some(types) = fresh {
+        *bound_types = types;
     }
     Ok(exec)
 }
@@ -404,6 +411,26 @@ mod tests {
         let e = decode_stmt_execute(&[0x17, 1, 0, 0, 0, 1, 1, 0, 0, 0], 0, &mut bound, &mut [])
             .expect("no params");
         assert_eq!((e.stmt_id, e.flags, e.params.len()), (1, 1, 0));
+    }
+
+    #[test]
+    fn failed_execute_keeps_the_bound_types() {
+        let mut bound = Vec::new();
+        // Types LONG, LONG but only one value: an error, and nothing bound.
+        let mut p = header(2, &[], Some(&[(0x03, 0), (0x03, 0)]));
+        p.extend_from_slice(&1i32.to_le_bytes());
+        assert!(decode_stmt_execute(&p, 2, &mut bound, &mut []).is_err());
+        assert!(bound.is_empty());
+        // A good execute binds; a later malformed one with other types keeps them.
+        let mut p = header(2, &[], Some(&[(0x03, 0), (0x03, 0)]));
+        p.extend_from_slice(&1i32.to_le_bytes());
+        p.extend_from_slice(&2i32.to_le_bytes());
+        decode_stmt_execute(&p, 2, &mut bound, &mut []).expect("decode");
+        let mut p = header(2, &[], Some(&[(0x08, 0), (0x08, 0)]));
+        p.extend_from_slice(&1i64.to_le_bytes());
+        assert!(decode_stmt_execute(&p, 2, &mut bound, &mut []).is_err());
+        assert_eq!(bound.len(), 2);
+        assert_eq!(bound[0].column_type, ColumnType::Long);
     }
 
     #[test]

@@ -51,10 +51,15 @@ impl Session {
                 return Err(crate::front::parse::near_offset(sql, off));
             }
         };
-        if self.prepared.len() >= MAX_PREPARED {
-            return Err(MySqlError::max_prepared_stmt_count_reached(
-                MAX_PREPARED as u64,
-            ));
+        // max_prepared_stmt_count bounds this connection's statements, COM_STMT_PREPARE
+        // and SQL PREPARE alike; read at each prepare so SET GLOBAL applies at once.
+        let limit = match self.cx.engine.global_variable("max_prepared_stmt_count") {
+            Some(Value::UInt(n)) => n,
+            Some(Value::Int(n)) => n.max(0) as u64,
+            _ => MAX_PREPARED as u64,
+        };
+        if self.prepared.len() as u64 >= limit {
+            return Err(MySqlError::max_prepared_stmt_count_reached(limit));
         }
         let params = param_count(&text);
         let (plan, columns, retype) = self.plan_prepared(&text, None)?;

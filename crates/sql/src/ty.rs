@@ -225,7 +225,8 @@ impl ExprType {
         if !self.nullable {
             m.flags |= flags::NOT_NULL;
         }
-        if self.unsigned {
+        // MariaDB marks YEAR and TIMESTAMP columns UNSIGNED as well.
+        if self.unsigned || matches!(ct, ColumnType::Year | ColumnType::Timestamp) {
             m.flags |= flags::UNSIGNED;
         }
         if self.class.is_numeric() || self.class == Class::Null {

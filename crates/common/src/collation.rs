@@ -169,6 +169,14 @@ impl Collation {
         if !self.case_insensitive() {
             return trim_pad(a).cmp(trim_pad(b));
         }
+        let (ta, tb) = (trim_pad(a), trim_pad(b));
+        if ta.is_ascii() && tb.is_ascii() {
+            // An ASCII character weighs as its upper case (see `weight`).
+            return ta
+                .iter()
+                .map(u8::to_ascii_uppercase)
+                .cmp(tb.iter().map(u8::to_ascii_uppercase));
+        }
         let mut x = weights(a);
         let mut y = weights(b);
         loop {
@@ -189,6 +197,14 @@ impl Collation {
             out.extend_from_slice(s);
         } else if !self.case_insensitive() {
             out.extend_from_slice(trim_pad(s));
+        } else if s.is_ascii() {
+            // The weight of an ASCII character is its upper case (see `weight`).
+            let t = trim_pad(s);
+            let start = out.len();
+            out.resize(start + 3 * t.len(), 0);
+            for (w, &c) in out[start..].chunks_exact_mut(3).zip(t) {
+                w[2] = c.to_ascii_uppercase();
+            }
         } else {
             for w in weights(s) {
                 out.extend_from_slice(&w.to_be_bytes()[1..]);

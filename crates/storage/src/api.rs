@@ -249,4 +249,9 @@ pub trait Table: Send + Sync {
 /// A position in an index range. Rows come in key order (or reverse).
 pub trait Cursor: Send {
     fn next(&mut self, txn: &mut crate::Txn) -> Result<Option<Fetched>>;
+
+    /// Tells the cursor, before its first `next`, that the caller expects to read
+    /// about `rows` rows (a LIMIT), so it can size its first read from the store.
+    /// Only a hint: the cursor still returns every row of its range when asked.
+    fn expect_rows(&mut self, _rows: usize) {}
 }

@@ -28,6 +28,17 @@ pub type Sink<'s> = dyn FnMut(&[Value], Option<&RowHandle>, &mut EvalCtx) -> R<F
 
 /// Runs the join levels of `plan`, calling `sink` for every joined row that passes.
 pub fn drive(plan: &SelectPlan, ex: &mut Exec, sink: &mut Sink) -> R<()> {
+    drive_expecting(plan, ex, sink, None)
+}
+
+/// [`drive`], telling the index cursor of a single-table plan that the sink
+/// expects to take about `rows` rows (a LIMIT), so storage reads no more up front.
+pub fn drive_expecting(
+    plan: &SelectPlan,
+    ex: &mut Exec,
+    sink: &mut Sink,
+    rows: Option<u64>,
+) -> R<()> {
     if let Some(f) = &plan.const_filter {
         if f.eval_bool(&[], ex.ctx)? != Some(true) {
             return Ok(());
@@ -38,7 +49,10 @@ pub fn drive(plan: &SelectPlan, ex: &mut Exec, sink: &mut Sink) -> R<()> {
         sink(&row, None, ex.ctx)?;
         return Ok(());
     }
-    level(plan, 0, &mut row, ex, sink).map(|_| ())
+    let hint = rows
+        .filter(|_| plan.levels.len() == 1)
+        .map(|n| n.min(usize::MAX as u64) as usize);
+    level(plan, 0, &mut row, ex, sink, hint).map(|_| ())
 }
 
 fn passes(f: Option<&Expr>, row: &[Value], ctx: &mut EvalCtx) -> R<bool> {
@@ -54,12 +68,16 @@ fn level(
     row: &mut Vec<Value>,
     ex: &mut Exec,
     sink: &mut Sink,
+    hint: Option<usize>,
 ) -> R<Flow> {
     let l = &plan.levels[li];
     let t = &plan.tables[l.table];
     let last = li + 1 == plan.levels.len();
     let single = plan.levels.len() == 1 && t.width() == row.len();
-    let source = open(plan, l, row, ex)?;
+    let mut source = open(plan, l, row, ex)?;
+    if let Rows::Ranges { expect, .. } = &mut source.rows {
+        *expect = hint;
+    }
     let filter = if source.exact {
         l.residual.as_ref()
     } else {
@@ -91,7 +109,7 @@ fn level(
         let flow = if last {
             sink(row, Some(&f.handle), ex.ctx)?
         } else {
-            level(plan, li + 1, row, ex, sink)?
+            level(plan, li + 1, row, ex, sink, None)?
         };
         if flow == Flow::Stop {
             return Ok(Flow::Stop);
@@ -105,7 +123,7 @@ fn level(
             return if last {
                 sink(row, None, ex.ctx)
             } else {
-                level(plan, li + 1, row, ex, sink)
+                level(plan, li + 1, row, ex, sink, None)
             };
         }
     }
@@ -127,6 +145,8 @@ enum Rows {
         base: ScanRequest,
         ranges: std::vec::IntoIter<KeyRange>,
         cursor: Option<Box<dyn basalt_storage::Cursor>>,
+        /// Rows the caller expects to take (see [`drive_expecting`]).
+        expect: Option<usize>,
     },
 }
 
@@ -140,6 +160,7 @@ impl Rows {
                 base,
                 ranges,
                 cursor,
+                expect,
             } => loop {
                 if let Some(c) = cursor {
                     match c.next(ex.txn()?).map_err(storage_err)? {
@@ -152,7 +173,11 @@ impl Rows {
                 };
                 let mut req = base.clone();
                 req.range = r;
-                *cursor = Some(table.scan(ex.txn()?, req).map_err(storage_err)?);
+                let mut c = table.scan(ex.txn()?, req).map_err(storage_err)?;
+                if let Some(n) = expect.take() {
+                    c.expect_rows(n);
+                }
+                *cursor = Some(c);
             },
         }
     }
@@ -252,6 +277,7 @@ fn open(plan: &SelectPlan, l: &Level, row: &[Value], ex: &mut Exec) -> R<Source>
                     base,
                     ranges: ranges.into_iter(),
                     cursor: None,
+                    expect: None,
                 },
                 exact,
             })
@@ -275,6 +301,7 @@ fn full_scan(plan: &SelectPlan, l: &Level, _ex: &mut Exec) -> R<Source> {
             base,
             ranges: vec![KeyRange::all()].into_iter(),
             cursor: None,
+            expect: None,
         },
         exact: false,
     })

@@ -5,7 +5,7 @@
 //! as enough rows passed (unless SQL_CALC_FOUND_ROWS needs the full count).
 
 use super::agg::Aggregator;
-use super::scan::{drive, Flow, R};
+use super::scan::{drive, drive_expecting, Flow, R};
 use super::Exec;
 use crate::expr::{EvalCtx, Expr};
 use crate::plan::{SelectPlan, SortKey};
@@ -79,7 +79,8 @@ pub fn run(plan: &SelectPlan, ex: &mut Exec) -> R<Output> {
             }
             Ok(Flow::Continue)
         };
-    drive(plan, ex, &mut sink)?;
+    let expect = stop_at.filter(|_| streaming && !calc && !plan.distinct && plan.having.is_none());
+    drive_expecting(plan, ex, &mut sink, expect)?;
     let found = passed;
     if !streaming {
         sort_rows(&mut rows, &plan.order);
@@ -104,13 +105,29 @@ fn row_key(vals: &[Value]) -> Vec<u8> {
     k
 }
 
-pub fn sort_rows(rows: &mut [Row], keys: &[SortKey]) {
-    if keys.is_empty() {
+/// Sorts rows by `keys` (stable). String columns under a non-binary collation are
+/// compared through sort keys computed once per row: a collation comparison
+/// works out the weights of both strings every time it is called.
+pub fn sort_rows(rows: &mut Vec<Row>, keys: &[SortKey]) {
+    if keys.is_empty() || rows.len() < 2 {
         return;
     }
-    rows.sort_by(|a, b| {
-        for k in keys {
-            let o = sort_cmp(&a[k.column], &b[k.column], k.coll);
+    let keyed: Vec<bool> = keys.iter().map(|k| string_column(rows, k)).collect();
+    if !keyed.contains(&true) {
+        rows.sort_by(|a, b| cmp_rows(a, b, keys));
+        return;
+    }
+    let mut dec: Vec<(Vec<Option<Vec<u8>>>, Row)> = rows
+        .drain(..)
+        .map(|r| (weights_of(&r, keys, &keyed), r))
+        .collect();
+    dec.sort_by(|(wa, a), (wb, b)| {
+        for (i, k) in keys.iter().enumerate() {
+            let o = if keyed[i] {
+                wa[i].cmp(&wb[i])
+            } else {
+                sort_cmp(&a[k.column], &b[k.column], k.coll)
+            };
             let o = if k.desc { o.reverse() } else { o };
             if o != Ordering::Equal {
                 return o;
@@ -118,6 +135,43 @@ pub fn sort_rows(rows: &mut [Row], keys: &[SortKey]) {
         }
         Ordering::Equal
     });
+    rows.extend(dec.into_iter().map(|(_, r)| r));
+}
+
+fn cmp_rows(a: &[Value], b: &[Value], keys: &[SortKey]) -> Ordering {
+    for k in keys {
+        let o = sort_cmp(&a[k.column], &b[k.column], k.coll);
+        let o = if k.desc { o.reverse() } else { o };
+        if o != Ordering::Equal {
+            return o;
+        }
+    }
+    Ordering::Equal
+}
+
+/// A key column holding only strings (and NULLs) under a non-binary collation:
+/// there the order of the collation's sort keys (NULL first) is `sort_cmp`'s.
+fn string_column(rows: &[Row], k: &SortKey) -> bool {
+    !k.coll.is_binary()
+        && rows
+            .iter()
+            .all(|r| matches!(r[k.column], Value::Bytes(_) | Value::Null))
+}
+
+/// The sort keys of the `keyed` columns of one row (`None` for NULL and for
+/// columns compared as values).
+fn weights_of(row: &[Value], keys: &[SortKey], keyed: &[bool]) -> Vec<Option<Vec<u8>>> {
+    keys.iter()
+        .zip(keyed)
+        .map(|(k, &on)| match &row[k.column] {
+            Value::Bytes(b) if on => {
+                let mut w = Vec::with_capacity(3 * b.len());
+                k.coll.sort_key(b, &mut w);
+                Some(w)
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 fn window(rows: Vec<Row>, offset: u64, limit: Option<u64>) -> Vec<Row> {
@@ -217,5 +271,52 @@ fn coerce(v: &mut Value, t: &crate::ty::ExprType) {
             *v = Value::Double(crate::value::to_f64(v))
         }
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(column: usize, desc: bool, coll: Collation) -> SortKey {
+        SortKey { column, desc, coll }
+    }
+
+    #[test]
+    fn sort_keys_agree_with_collation_order() {
+        let ci = Collation::Utf8mb4GeneralCi;
+        let words = ["b", "A", "a ", "Ä", "ab", "", "B"];
+        let mut rows: Vec<Row> = words
+            .iter()
+            .enumerate()
+            .map(|(i, w)| vec![Value::str(w), Value::Int(i as i64)])
+            .collect();
+        rows.push(vec![Value::Null, Value::Int(99)]);
+        let mut expected = rows.clone();
+        let keys = [key(0, false, ci), key(1, true, Collation::Binary)];
+        expected.sort_by(|a, b| cmp_rows(a, b, &keys));
+        sort_rows(&mut rows, &keys);
+        assert_eq!(rows, expected);
+        assert_eq!(rows[0][0], Value::Null);
+        let desc = [key(0, true, ci)];
+        let mut expected = rows.clone();
+        expected.sort_by(|a, b| cmp_rows(a, b, &desc));
+        sort_rows(&mut rows, &desc);
+        assert_eq!(rows, expected);
+    }
+
+    #[test]
+    fn mixed_kinds_keep_value_comparison() {
+        let ci = Collation::Utf8mb4GeneralCi;
+        let mut rows: Vec<Row> = vec![
+            vec![Value::str("10")],
+            vec![Value::Int(9)],
+            vec![Value::str("2")],
+        ];
+        let keys = [key(0, false, ci)];
+        let mut expected = rows.clone();
+        expected.sort_by(|a, b| cmp_rows(a, b, &keys));
+        sort_rows(&mut rows, &keys);
+        assert_eq!(rows, expected);
     }
 }

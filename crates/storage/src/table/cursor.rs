@@ -26,6 +26,9 @@ use std::collections::VecDeque;
 use std::ops::Bound;
 use std::sync::Arc;
 
+/// The most entries one read from the store returns.
+const MAX_BATCH: usize = 1024;
+
 /// Which gap locks a locking cursor takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum GapMode {
@@ -164,7 +167,7 @@ impl TableCursor {
             }
         }
         if !(self.reverse && self.gap != GapMode::Off) {
-            self.batch_size = (self.batch_size * 4).min(1024);
+            self.batch_size = (self.batch_size * 4).min(MAX_BATCH);
         }
         self.batch.extend(out);
         Ok(())
@@ -208,7 +211,6 @@ impl TableCursor {
         let columns = &self.schema.def.columns;
         let sk_len = keycodec::parts_len(&key, &layout.def, columns, layout.def.columns.len());
         let h = parse_sec(&value).ok_or_else(|| self.core.corrupt("short index entry"))?;
-        let pk = key[sk_len..].to_vec();
         if self.lock == LockMode::Consistent && !h.multi {
             let view = txn.view();
             let live = view.sees(h.created) && (h.deleted == 0 || !view.sees(h.deleted));
@@ -216,9 +218,12 @@ impl TableCursor {
                 return Ok(None);
             }
             if self.covering {
+                let mut pk = key;
+                pk.drain(..sk_len);
                 return self.covered_row(pk, &value).map(Some);
             }
         }
+        let pk = key[sk_len..].to_vec();
         let rec = if self.lock == LockMode::Consistent {
             let Some(rec) = self.core.store.get(self.schema.primary_tree(), &pk)? else {
                 return Ok(None);
@@ -387,21 +392,28 @@ impl TableCursor {
                 return Ok(Step::Restart);
             }
         }
+        // Only gap locking needs the entry's key afterwards.
+        let kept = (self.gap != GapMode::Off).then(|| key.clone());
         let got = if self.index_pos == 0 {
-            self.primary_entry(txn, key.clone(), value)?
+            self.primary_entry(txn, key, value)?
         } else {
-            self.secondary_entry(txn, key.clone(), value)?
+            self.secondary_entry(txn, key, value)?
         };
-        if self.gap == GapMode::UniquePoint && got.is_none() && !self.lock_gap_before(txn, &key)? {
-            return Ok(Step::Restart);
+        if let Some(key) = kept {
+            if self.gap == GapMode::UniquePoint
+                && got.is_none()
+                && !self.lock_gap_before(txn, &key)?
+            {
+                return Ok(Step::Restart);
+            }
+            if self.reverse {
+                // Read the next entry below afresh: the gap below `key` is now locked.
+                self.upper = Bound::Excluded(key.clone());
+                self.batch.clear();
+                self.exhausted = false;
+            }
+            self.last = Some(key);
         }
-        if self.reverse && self.gap != GapMode::Off {
-            // Read the next entry below afresh: the gap below `key` is now locked.
-            self.upper = Bound::Excluded(key.clone());
-            self.batch.clear();
-            self.exhausted = false;
-        }
-        self.last = Some(key);
         Ok(match got {
             Some(f) => {
                 self.found_row = true;
@@ -431,6 +443,12 @@ fn unique_point(layout: &IndexLayout, range: &KeyRange) -> bool {
 }
 
 impl Cursor for TableCursor {
+    fn expect_rows(&mut self, rows: usize) {
+        if self.batch.is_empty() && !(self.reverse && self.gap != GapMode::Off) {
+            self.batch_size = rows.clamp(1, MAX_BATCH);
+        }
+    }
+
     fn next(&mut self, txn: &mut Txn) -> Result<Option<Fetched>> {
         loop {
             let Some((key, value)) = self.next_entry(txn)? else {

@@ -40,25 +40,33 @@ impl MariaDb {
     fn try_start(extra: &[&str]) -> Option<MariaDb> {
         let dir = tempfile::tempdir().expect("tempdir");
         let data = dir.path().join("data");
+        // A temporary directory of its own: concurrent installs sharing /tmp trip over
+        // each other's temporary tables.
+        let tmp = dir.path().join("tmp");
+        std::fs::create_dir_all(&tmp).expect("tmpdir");
         let out = Command::new("mariadb-install-db")
             .arg("--no-defaults")
             .arg(format!("--datadir={}", data.display()))
+            .arg(format!("--tmpdir={}", tmp.display()))
             .arg("--auth-root-authentication-method=normal")
             .arg("--skip-test-db")
             .arg("--user=root")
             .output()
             .expect("run mariadb-install-db");
-        assert!(
-            out.status.success(),
-            "mariadb-install-db failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        if !out.status.success() {
+            eprintln!(
+                "mariadb-install-db failed (retrying): {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            return None;
+        }
         let mariadbd = find_mariadbd().expect("mariadbd installed");
         {
             let port = free_port();
             let child = Command::new(&mariadbd)
                 .arg("--no-defaults")
                 .arg(format!("--datadir={}", data.display()))
+                .arg(format!("--tmpdir={}", tmp.display()))
                 .arg(format!("--port={port}"))
                 .arg("--bind-address=127.0.0.1")
                 .arg(format!(

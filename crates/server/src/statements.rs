@@ -19,8 +19,8 @@
 //!
 //! # Limits and bad input
 //!
-//! - At most `max_prepared_stmt_count` statements per connection (errno 1461); the
-//!   variable is read at each prepare, so `SET GLOBAL` takes effect at once.
+//! - At most `max_prepared_stmt_count` statements per connection (errno 1461): the
+//!   session enforces it for COM_STMT_PREPARE and SQL PREPARE alike.
 //! - Long data per parameter is bounded by `max_allowed_packet`; data for a parameter
 //!   the statement does not have, or too much of it, makes the next execute fail
 //!   (COM_STMT_SEND_LONG_DATA itself has no response), as in MariaDB.
@@ -34,7 +34,7 @@ use crate::blocking;
 use crate::connection::{write_ok, Accounts, Conn};
 use crate::registry::ConnState;
 use crate::Server;
-use basalt_common::{ColumnMeta, MySqlError, Row, Value};
+use basalt_common::{ColumnMeta, MySqlError, Row};
 use basalt_protocol::consts::cursor::CURSOR_TYPE_READ_ONLY;
 use basalt_protocol::{
     decode_stmt_execute, status, ChangeUser, Command, ConnInfo, OkPacket, ParamType, ResultSet,
@@ -49,9 +49,6 @@ const LAST_STATEMENT: u32 = u32::MAX;
 
 /// errno of "The statement (%lu) has no open cursor".
 const ER_STMT_HAS_NO_OPEN_CURSOR: u16 = 1421;
-
-/// The default of `max_prepared_stmt_count`, used if the variable cannot be read.
-const DEFAULT_MAX_PREPARED: u64 = 16382;
 
 /// Wire-side state of one prepared statement.
 struct Wire {
@@ -88,21 +85,14 @@ struct Cursor {
     rows: std::vec::IntoIter<Row>,
 }
 
-/// Limits read from the server's configuration for one command.
+/// Limits from the server's configuration.
 pub struct Limits {
-    pub max_prepared: u64,
     pub max_long_data: usize,
 }
 
 impl Limits {
     pub fn of(server: &Server) -> Limits {
-        let max_prepared = match server.engine.global_variable("max_prepared_stmt_count") {
-            Some(Value::UInt(n)) => n,
-            Some(Value::Int(n)) => n.max(0) as u64,
-            _ => DEFAULT_MAX_PREPARED,
-        };
         Limits {
-            max_prepared,
             max_long_data: server.config.max_allowed_packet as usize,
         }
     }
@@ -143,7 +133,7 @@ impl Statements {
             Command::StmtPrepare(sql) => {
                 let text = String::from_utf8_lossy(sql);
                 state.set_command("Prepare", Some(&text));
-                self.prepare(conn, session, &text, limits);
+                self.prepare(conn, session, &text);
             }
             Command::StmtExecute { stmt_id, payload } => {
                 state.set_command("Execute", None);
@@ -168,13 +158,7 @@ impl Statements {
         }
     }
 
-    fn prepare(&mut self, conn: &mut Conn, session: &mut Session, sql: &str, limits: &Limits) {
-        if self.wire.len() as u64 >= limits.max_prepared {
-            conn.write_err(&MySqlError::max_prepared_stmt_count_reached(
-                limits.max_prepared,
-            ));
-            return;
-        }
+    fn prepare(&mut self, conn: &mut Conn, session: &mut Session, sql: &str) {
         match session.prepare(sql) {
             Ok(info) => {
                 self.wire.insert(info.id, Wire::new(info.params.len()));

@@ -312,6 +312,21 @@ mod tests {
     }
 
     #[test]
+    fn rollback_on_timeout_from_the_defaults_file() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("my.cnf");
+        std::fs::write(&path, "[mysqld]\ninnodb-rollback-on-timeout=ON\n").expect("write");
+        let cfg = Config::resolve(Args {
+            defaults_file: Some(path),
+            ..Default::default()
+        })
+        .expect("resolve");
+        assert!(cfg.rollback_on_timeout);
+        let cfg = Config::resolve(Args::default()).expect("resolve");
+        assert!(!cfg.rollback_on_timeout);
+    }
+
+    #[test]
     fn unknown_option_is_an_error() {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("my.cnf");

@@ -111,6 +111,9 @@ pub struct TxnManager {
     purge_queue: Mutex<Vec<Garbage>>,
     /// Entries whose removal had to wait for gap locks anchored on them.
     deferred: Mutex<Vec<DeadEntry>>,
+    /// Held for a whole purge pass, so a pass that returns 0 has seen every item
+    /// another pass had taken off the queue finish.
+    purge_pass: Mutex<()>,
     analyze_queue: Mutex<Vec<std::sync::Weak<dyn PurgeTarget>>>,
     purge_wake: Condvar,
     shutdown: AtomicBool,
@@ -153,6 +156,7 @@ impl TxnManager {
             locks: Default::default(),
             purge_queue: Mutex::new(Vec::new()),
             deferred: Mutex::new(Vec::new()),
+            purge_pass: Mutex::new(()),
             analyze_queue: Mutex::new(Vec::new()),
             purge_wake: Condvar::new(),
             shutdown: AtomicBool::new(false),
@@ -364,6 +368,7 @@ impl TxnManager {
 
     /// Purges every queued item no open view still needs; returns how many.
     pub fn purge_step(&self) -> usize {
+        let _pass = self.purge_pass.lock();
         let oldest = {
             let views = self.views.lock();
             views
@@ -399,6 +404,7 @@ impl TxnManager {
 
     /// Retries entries whose removal waited for gap locks; returns how many went.
     pub fn retry_deferred(&self) -> usize {
+        let _pass = self.purge_pass.lock();
         let items: Vec<DeadEntry> = std::mem::take(&mut *self.deferred.lock());
         let before = items.len();
         let keep: Vec<DeadEntry> = items

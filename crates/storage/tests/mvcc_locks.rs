@@ -136,6 +136,22 @@ fn try_insert(f: &Fixture, id: i64, k: i64) -> std::result::Result<(), StorageEr
     r
 }
 
+/// Waits until `n` transactions are waiting for row locks (the waiting thread has
+/// really started waiting, however loaded the machine is).
+fn await_lock_waits(s: &Storage, n: u64) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while s
+        .status()
+        .iter()
+        .find(|(k, _)| *k == "Innodb_row_lock_current_waits")
+        .map_or(0, |(_, v)| *v)
+        < n
+    {
+        assert!(std::time::Instant::now() < deadline, "no lock wait began");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
 fn blocked(r: std::result::Result<(), StorageError>) -> bool {
     matches!(r, Err(StorageError::LockWaitTimeout))
 }
@@ -253,7 +269,7 @@ fn rolled_back_insert_keeps_an_anchoring_entry_until_purge() {
         let ids = lock_scan(&t, &mut a, 1, range(15, 27), false);
         (ids, a)
     });
-    std::thread::sleep(Duration::from_millis(200));
+    await_lock_waits(&f.s, 1);
     b.rollback().expect("rollback");
     let (ids, a) = scan.join().expect("scan thread");
     assert_eq!(ids, vec![20]);
@@ -297,7 +313,7 @@ fn deadlock_through_shared_holders_is_found_at_once() {
         let r = get(&t, &mut c, 10, LockMode::Exclusive);
         (r, c)
     });
-    std::thread::sleep(Duration::from_millis(200));
+    await_lock_waits(&f.s, 1);
     // b asks for c's row: a cycle through b's share, though c sleeps on a.
     let started = Instant::now();
     let e = get(&f.t, &mut b, 20, LockMode::Exclusive).expect_err("deadlock");

@@ -74,6 +74,22 @@ fn row(id: i64, j: i64, name: &str) -> Row {
     vec![Value::Int(id), Value::Int(j), Value::str(name)]
 }
 
+/// Waits until `n` transactions are waiting for row locks (the waiting thread has
+/// really started waiting, however loaded the machine is).
+fn await_lock_waits(s: &Storage, n: u64) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while s
+        .status()
+        .iter()
+        .find(|(k, _)| *k == "Innodb_row_lock_current_waits")
+        .map_or(0, |(_, v)| *v)
+        < n
+    {
+        assert!(std::time::Instant::now() < deadline, "no lock wait began");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
 fn opts() -> TxnOptions {
     TxnOptions {
         lock_wait_timeout: Duration::from_millis(300),
@@ -358,7 +374,7 @@ fn lock_waits_timeouts_and_deadlocks() {
         );
         (r.map(|f| f.is_some()), a)
     });
-    std::thread::sleep(Duration::from_millis(100));
+    await_lock_waits(&s, 1);
     let mut b = {
         // b must be able to wait long enough to be the one detecting the cycle.
         b

@@ -22,6 +22,18 @@ fn open(fs: &SimFileSystem, config: WalConfig) -> (Wal, Recovery) {
     Wal::open(fs, Path::new(DIR), config).expect("open log")
 }
 
+/// Waits (bounded) for the background flusher to make `lsn` durable.
+fn await_durable(wal: &Wal, lsn: Lsn) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while wal.durable_lsn() < lsn {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the background thread never synced"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
 fn payload(i: usize) -> Vec<u8> {
     let len = (i * 7919) % 3000;
     let mut p = format!("record-{i}:").into_bytes();
@@ -235,11 +247,7 @@ fn flush_policies_two_and_zero() {
         before,
         "policy 2 does not fsync at commit"
     );
-    std::thread::sleep(Duration::from_millis(200));
-    assert!(
-        wal.durable_lsn() >= lsn,
-        "the background thread fsyncs within the interval"
-    );
+    await_durable(&wal, lsn);
 
     wal.set_flush_policy(0).unwrap();
     let writes = wal.stats().writes;
@@ -250,8 +258,7 @@ fn flush_policies_two_and_zero() {
         writes,
         "policy 0 does not even write at commit"
     );
-    std::thread::sleep(Duration::from_millis(200));
-    assert!(wal.durable_lsn() >= lsn);
+    await_durable(&wal, lsn);
     drop(wal);
     fs.crash();
     let (wal, _) = open(&fs, config);

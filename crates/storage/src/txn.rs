@@ -3,10 +3,19 @@
 //! A [`Txn`] is owned by one session. It gets an id at its first write or lock. Every
 //! change it makes to a tree is recorded in its undo log so that a statement
 //! ([`Txn::rollback_to`]) or the whole transaction can be undone; undoing restores the
-//! exact previous entry bytes. Commit order: (1) the commit record is made durable
-//! (durable tables only), (2) the transaction leaves the active set, becoming visible
-//! to new views and waking its waiters, (3) locks are released, (4) its garbage is
-//! queued for purge. So no one can read a change whose commit could still be lost.
+//! exact previous entry bytes. Commit order: (1) the commit record is appended to
+//! the log (durable tables only; a full disk fails here and the transaction rolls
+//! back), (2) the transaction leaves the active set, becoming visible to new views
+//! and waking its waiters, (3) locks are released, (4) its garbage is queued for
+//! purge, (5) the commit waits until its record is durable and only then is it
+//! acknowledged. Releasing locks before the log sync is InnoDB's order too: a hot row
+//! is held for the statement's work, not for an fsync. It is safe for writers: a
+//! transaction that read or overwrote this one's changes commits later in the log, so
+//! it can never be durable without this one. A failed log sync after step 1 poisons
+//! the log (the server stops and recovers), so a commit whose record was appended
+//! never ends in a rollback. As in InnoDB, a plain reader can see a commit in the
+//! instant before its sync; a crash in that instant loses it with its
+//! unacknowledged commit.
 
 use crate::api::{Result, TxnOptions};
 use crate::error::StorageError;
@@ -20,9 +29,12 @@ use std::sync::Arc;
 
 /// Makes commits durable; implemented by the durable engine's log.
 pub trait CommitLog: Send + Sync {
-    /// Appends a commit record for `txn_id` and returns once it is durable at the
-    /// configured level.
-    fn commit(&self, txn_id: u64) -> Result<()>;
+    /// Appends a commit record for `txn_id`; returns the position to wait for. An
+    /// error means nothing was appended (the transaction is rolled back).
+    fn commit(&self, txn_id: u64) -> Result<u64>;
+    /// Returns once the commit record ending at `pos` is durable at the configured
+    /// level. An error means the log is poisoned and the commit is not acknowledged.
+    fn wait_commit(&self, pos: u64) -> Result<()>;
     /// Appends an abort record (after the rollback's own changes were logged).
     fn abort(&self, txn_id: u64) -> Result<()>;
 }
@@ -174,16 +186,22 @@ impl Txn {
     }
 
     pub fn commit(mut self) -> Result<()> {
-        if self.ctx.logged {
-            let log = self.log.clone().expect("logged writes imply a commit log");
-            if let Err(e) = log.commit(self.id()) {
-                // Not durable: undo in memory so no one sees it, then report.
+        if !self.ctx.logged {
+            self.finish();
+            return Ok(());
+        }
+        let log = self.log.clone().expect("logged writes imply a commit log");
+        let pos = match log.commit(self.id()) {
+            Ok(pos) => pos,
+            Err(e) => {
+                // Nothing appended: undo in memory so no one sees it, then report.
                 let _ = self.rollback_inner();
                 return Err(e);
             }
-        }
+        };
+        // Locks go before the sync (see the module docs).
         self.finish();
-        Ok(())
+        log.wait_commit(pos)
     }
 
     pub fn rollback(mut self) -> Result<()> {

@@ -395,6 +395,67 @@ fn failed_fsync_is_fatal_and_acknowledges_nothing() {
 }
 
 #[test]
+fn row_locks_are_released_before_the_log_sync() {
+    let fs = SimFileSystem::new(11);
+    let s = setup(&fs);
+    let t = s.table("test", "t").expect("table");
+    let mut w = s.begin(TxnOptions::default());
+    t.insert(&mut w, row(1, 1, 10)).expect("insert");
+    w.commit().expect("commit");
+    // Every fsync now takes 3 s: a waiter gets the row long before the sync ends.
+    fs.set_sync_latency(std::time::Duration::from_secs(3));
+    let mut a = s.begin(TxnOptions::default());
+    let f = t
+        .get(
+            &mut a,
+            &[Value::Int(1)],
+            LockMode::Exclusive,
+            WaitPolicy::Wait,
+        )
+        .expect("a locks")
+        .expect("row");
+    t.update(&mut a, &f.handle, &f.row, row(1, 2, 10))
+        .expect("update");
+    let acked = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let committer = {
+        let acked = acked.clone();
+        std::thread::spawn(move || {
+            a.commit().expect("a commits");
+            acked.store(true, std::sync::atomic::Ordering::SeqCst);
+        })
+    };
+    let mut b = s.begin(TxnOptions {
+        lock_wait_timeout: std::time::Duration::from_secs(30),
+        ..TxnOptions::default()
+    });
+    let got = t
+        .get(
+            &mut b,
+            &[Value::Int(1)],
+            LockMode::Exclusive,
+            WaitPolicy::Wait,
+        )
+        .expect("b locks")
+        .expect("row");
+    assert_eq!(got.row[1], Value::Int(2), "b reads a's committed change");
+    assert!(
+        !acked.load(std::sync::atomic::Ordering::SeqCst),
+        "b got the lock while a's commit was still syncing"
+    );
+    committer.join().expect("committer");
+    drop(b);
+    fs.set_sync_latency(std::time::Duration::ZERO);
+    // The acknowledged commit survives a crash.
+    fs.crash();
+    drop(t);
+    drop(s);
+    let s = Storage::open(config(Arc::new(fs.clone()), 1 << 20)).expect("recover");
+    let (p, sec) = contents(&s);
+    assert_eq!(p, sec);
+    assert_eq!(p.get(&1), Some(&2));
+}
+
+#[test]
 fn a_corrupt_table_file_fails_only_that_table() {
     let dir = tempfile::tempdir().expect("tempdir");
     {

@@ -287,11 +287,16 @@ impl Drop for DurableEngine {
 struct Committer(Arc<Shared>);
 
 impl CommitLog for Committer {
-    fn commit(&self, txn_id: u64) -> Result<()> {
-        let lsn = self.0.wal.append(KIND_COMMIT, &txn_id.to_le_bytes());
-        let r = lsn.and_then(|lsn| self.0.wal.commit_durable(lsn));
+    fn commit(&self, txn_id: u64) -> Result<u64> {
+        // On failure the transaction rolls back, logging more of its records, and
+        // stays active for the checkpointer until its abort record.
+        let lsn = self.0.wal.append(KIND_COMMIT, &txn_id.to_le_bytes())?;
         self.0.txn_ended(txn_id);
-        r
+        Ok(lsn)
+    }
+
+    fn wait_commit(&self, lsn: u64) -> Result<()> {
+        self.0.wal.commit_durable(lsn)
     }
 
     fn abort(&self, txn_id: u64) -> Result<()> {

@@ -5,9 +5,9 @@
 //! ([`Txn::rollback_to`]) or the whole transaction can be undone; undoing restores the
 //! exact previous entry bytes. Commit order: (1) the commit record is appended to
 //! the log (durable tables only; a full disk fails here and the transaction rolls
-//! back), (2) the transaction leaves the active set, becoming visible to new views
-//! and waking its waiters, (3) locks are released, (4) its garbage is queued for
-//! purge, (5) the commit waits until its record is durable and only then is it
+//! back), (2) its locks are released, (3) the transaction leaves the active set,
+//! becoming visible to new views and waking its waiters, (4) its garbage is queued
+//! for purge, (5) the commit waits until its record is durable and only then is it
 //! acknowledged. Releasing locks before the log sync is InnoDB's order too: a hot row
 //! is held for the statement's work, not for an fsync. It is safe for writers: a
 //! transaction that read or overwrote this one's changes commits later in the log, so
@@ -226,15 +226,19 @@ impl Txn {
         }
         self.finished = true;
         self.drop_view();
-        let end_seq = match &self.slot {
-            Some(slot) => self.mgr.end(slot),
-            None => return,
+        let Some(slot) = self.slot.clone() else {
+            return;
         };
+        // Locks go first: a waiter woken by `end` must find them free, or it would
+        // retry at once against a holder that is no longer active (a busy loop
+        // until this thread runs again). One that takes a lock before `end` finds
+        // this transaction's rows still its own and sleeps until `end`.
         let me = self.id();
         for (table, key, kind) in self.locks.drain(..) {
             self.mgr.locks.release(&key, me, kind);
             table.explicit_lock_released(kind);
         }
+        let end_seq = self.mgr.end(&slot);
         for table in self.mdl.drain(..) {
             table.mdl_release();
         }

@@ -94,17 +94,19 @@ pub enum LockKind {
     Gap,
 }
 
-type Shard = Mutex<HashMap<LockKey, Entry>>;
+type Shard = Mutex<HashMap<LockKey, Entry, foldhash::fast::RandomState>>;
 
 pub struct LockTable {
     shards: Vec<Shard>,
-    hasher: std::collections::hash_map::RandomState,
+    hasher: foldhash::fast::RandomState,
 }
 
 impl Default for LockTable {
     fn default() -> Self {
         LockTable {
-            shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
+            shards: (0..SHARDS)
+                .map(|_| Mutex::new(HashMap::default()))
+                .collect(),
             hasher: Default::default(),
         }
     }

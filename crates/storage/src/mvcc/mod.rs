@@ -105,7 +105,7 @@ pub struct TxnManager {
     min_active: AtomicU64,
     end_seq: AtomicU64,
     views: Mutex<BTreeMap<u64, usize>>,
-    waits: Mutex<HashMap<u64, WaitInfo>>,
+    waits: Mutex<HashMap<u64, WaitInfo, foldhash::fast::RandomState>>,
     pub versions: versions::VersionStore,
     pub locks: locks::LockTable,
     purge_queue: Mutex<Vec<Garbage>>,
@@ -151,7 +151,7 @@ impl TxnManager {
             min_active: AtomicU64::new(first_id),
             end_seq: AtomicU64::new(1),
             views: Mutex::new(BTreeMap::new()),
-            waits: Mutex::new(HashMap::new()),
+            waits: Mutex::new(HashMap::default()),
             versions: Default::default(),
             locks: Default::default(),
             purge_queue: Mutex::new(Vec::new()),
@@ -285,7 +285,8 @@ impl TxnManager {
         let started = Instant::now();
         let mut waits = self.waits.lock();
         let mut stack: Vec<u64> = holders.to_vec();
-        let mut seen: std::collections::HashSet<u64> = Default::default();
+        let mut seen: std::collections::HashSet<u64, foldhash::fast::RandomState> =
+            Default::default();
         while let Some(cur) = stack.pop() {
             if cur == waiter {
                 self.stats.deadlocks.fetch_add(1, Ordering::Relaxed);

@@ -327,10 +327,15 @@ pub fn parse_ready(line: &str) -> Option<u16> {
 }
 
 /// MariaDB's options: the seed post's configuration plus matched buffer pool,
-/// durability and connection limit.
+/// durability, connection limit and isolation semantics: REPEATABLE READ with
+/// `innodb_snapshot_isolation=ON` (Basalt's default and MariaDB's since 11.6; 10.11
+/// defaults to OFF, where writes of rows changed since the snapshot silently
+/// overwrite instead of failing with 1020, so the two would run different
+/// transactions).
 pub fn mariadb_args(settings: &Settings) -> Vec<String> {
     vec![
         "--performance-schema=0".into(),
+        "--loose-innodb-snapshot-isolation=ON".into(),
         format!("--innodb-buffer-pool-size={}", settings.buffer_pool),
         format!("--innodb-flush-log-at-trx-commit={}", settings.flush),
         "--innodb-doublewrite=0".into(),
@@ -466,6 +471,7 @@ mod tests {
         let args = mariadb_args(&s).join(" ");
         for want in [
             "--performance-schema=0",
+            "--loose-innodb-snapshot-isolation=ON",
             "--innodb-buffer-pool-size=512M",
             "--innodb-flush-log-at-trx-commit=2",
             "--innodb-doublewrite=0",

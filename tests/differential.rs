@@ -224,3 +224,53 @@ fn sql_slice_matches_mariadb() {
         p.same(sql);
     }
 }
+
+/// Multi-row INSERT and REPLACE of same-shaped literal rows (planned once per shape)
+/// against MariaDB: values, DEFAULT and NULL, errors and warnings naming the row,
+/// atomicity of a failed statement, IGNORE and REPLACE counts, thousands of rows.
+#[test]
+#[ignore = "needs mariadb-server; run by .ci/run"]
+fn bulk_inserts_match_mariadb() {
+    let Some(mut p) = Pair::start() else { return };
+    p.both("create database bulk");
+    p.both("use bulk");
+    p.both(
+        "create table t (id int primary key auto_increment, a tinyint, s varchar(8) not null default 'd', \
+         d decimal(6,2), f double, u int unsigned, key (a))",
+    );
+    let big: Vec<String> = (0..2500)
+        .map(|i| {
+            format!(
+                "({}, 'r{}', {}.5, {}e-1, {})",
+                i % 100,
+                i % 977,
+                i,
+                i,
+                i * 7
+            )
+        })
+        .collect();
+    let script = [
+        "insert into t (a, s, d, f, u) values (1, 'a', 1.25, 0.5, 1), (2, 'b\\'q', 2.5, 1e3, 2), (3, 'c', 3, 2, 3)".to_string(),
+        "select last_insert_id()".to_string(),
+        "insert into t (a, s) values (4, DEFAULT), (5, DEFAULT)".to_string(),
+        "insert into t (a, s, d) values (NULL, 'n', NULL), (NULL, 'm', NULL)".to_string(),
+        "insert into t (a, s) values (-1, 'neg'), (-2, 'neg2')".to_string(),
+        "insert into t (id, a, s) values (100, 1, 'x'), (2, 1, 'dup'), (101, 1, 'y')".to_string(),
+        "insert into t (a, s) values (1, 'ok'), (300, 'big'), (2, 'ok')".to_string(),
+        "set session sql_mode = ''".to_string(),
+        "insert into t (a, s) values (1, 'ok'), (300, 'toolongvalue'), (2, 'ok')".to_string(),
+        "show warnings".to_string(),
+        "set session sql_mode = 'STRICT_TRANS_TABLES'".to_string(),
+        "insert ignore into t (id, a, s) values (1, 1, 'i1'), (200, 1, 'i2'), (2, 1, 'i3')".to_string(),
+        "show warnings".to_string(),
+        "replace into t (id, a, s) values (1, 9, 'r1'), (300, 9, 'r2'), (3, 9, 'r3')".to_string(),
+        "insert into t (id, a, s) values (400, 1, 'v'), (401, 2, 'w');".to_string(),
+        format!("insert into t (a, s, d, f, u) values {}", big.join(",")),
+        "select count(*), sum(a), sum(d), sum(f), sum(u), count(distinct s) from t".to_string(),
+        "select id, a, s, d, f, u from t where id < 1000 or id > 2900 order by id".to_string(),
+    ];
+    for sql in &script {
+        p.same(sql);
+    }
+}

@@ -174,3 +174,54 @@ fn stops_cleanly_on_sigterm() {
     let _c = connect(&b);
     assert_eq!(b.stop(), Some(0), "log:\n{}", b.log());
 }
+
+/// A multi-row INSERT is planned once per row shape: later INSERTs of that shape,
+/// with any number of rows, reuse the plan; a failing row leaves nothing behind.
+#[test]
+fn bulk_inserts_reuse_one_plan_per_shape() {
+    let b = Basalt::start();
+    let mut c = connect(&b);
+    c.query_drop("create database d").expect("db");
+    c.query_drop("use d").expect("use");
+    c.query_drop("create table t (id int primary key, s varchar(10), n int default 5)")
+        .expect("create");
+    let hits = |c: &mut Conn| -> u64 {
+        let r: Vec<(String, String)> = c
+            .query("show global status like 'Plan_cache_hits'")
+            .expect("status");
+        r[0].1.parse().expect("number")
+    };
+    let rows = |from: usize, n: usize| -> String {
+        (from..from + n)
+            .map(|i| format!("({i}, 'v{i}', DEFAULT)"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    c.query_drop(format!("insert into t (id, s, n) values {}", rows(0, 3)))
+        .expect("first");
+    let before = hits(&mut c);
+    for (from, n) in [(3, 2), (5, 1000), (1005, 7)] {
+        c.query_drop(format!("insert into t (id, s, n) values {}", rows(from, n)))
+            .expect("bulk");
+        assert_eq!(c.affected_rows(), n as u64);
+    }
+    assert!(hits(&mut c) >= before + 3, "the one-row plan was reused");
+    let e = c
+        .query_drop(format!(
+            "insert into t (id, s, n) values {}, (7, 'dup', DEFAULT), {}",
+            rows(2000, 5),
+            rows(3000, 5)
+        ))
+        .expect_err("duplicate");
+    assert_eq!(err_code(e), 1062);
+    let (count, sum, fives): (i64, i64, i64) = c
+        .query_first("select count(*), sum(id), sum(n = 5) from t")
+        .expect("q")
+        .expect("row");
+    assert_eq!((count, sum, fives), (1012, (0..1012).sum::<i64>(), 1012));
+    let s: String = c
+        .query_first("select s from t where id = 1004")
+        .expect("q")
+        .expect("row");
+    assert_eq!(s, "v1004");
+}

@@ -10,17 +10,20 @@
 //!   replaced by `?` in `parse_text` and by a typed marker in `key`; their values
 //!   go to `params`. The session looks `key` up in the plan cache and only parses
 //!   `parse_text` on a miss.
+//! - [`Front::Bulk`]: multi-row INSERT / REPLACE whose rows have one shape, planned
+//!   once per shape whatever the row count (see [`bulk`]).
 //! - [`Front::Parse`]: everything else, parsed from the (rewritten) text.
 //!
 //! Rewrites (the only ones): `LOCK IN SHARE MODE` becomes `FOR SHARE`, infix `MOD`
 //! becomes `%`.
 
+pub mod bulk;
 pub mod lexer;
 pub mod native;
 pub mod parse;
 
 use basalt_common::{Decimal, MySqlError, Value};
-use lexer::{Lexed, NumKind, TokKind, Token};
+use lexer::{NumKind, TokKind, Token};
 pub use native::Native;
 
 /// The version MySQL-style executable comments (`/*!50003 ... */`) are compared
@@ -154,6 +157,7 @@ impl Stripped<'_> {
 pub enum Front<'a> {
     Native(Native),
     Cached(Stripped<'a>),
+    Bulk(bulk::BulkInsert<'a>),
     Parse(String),
 }
 
@@ -167,11 +171,19 @@ pub fn analyze(text: &str, backslash_escapes: bool) -> Result<Front<'_>, MySqlEr
     if let Some(n) = native::parse_native(text, toks)? {
         return Ok(Front::Native(n));
     }
+    let plain = !lexed.has_exec_comment
+        && !lexed.unterminated
+        && !toks.iter().any(|t| t.kind == TokKind::Param);
+    if plain {
+        if let Some(b) = bulk::bulk_insert(text, toks, backslash_escapes) {
+            return Ok(Front::Bulk(b));
+        }
+    }
     let edits = rewrites(text, toks);
     let dml = ["select", "insert", "update", "delete", "replace"]
         .iter()
         .any(|k| first.is_kw(text, k));
-    if dml && cacheable(&lexed) {
+    if dml && plain && toks.len() <= 4096 {
         if let Some(s) = strip(text, toks, edits.clone(), backslash_escapes) {
             return Ok(Front::Cached(s));
         }
@@ -239,13 +251,6 @@ fn apply(text: &str, edits: &[Edit]) -> String {
     }
     out.push_str(&text[pos..]);
     out
-}
-
-fn cacheable(l: &Lexed) -> bool {
-    !l.has_exec_comment
-        && !l.unterminated
-        && l.tokens.len() <= 4096
-        && !l.tokens.iter().any(|t| t.kind == TokKind::Param)
 }
 
 /// Builds the stripped form; `None` when a literal sits where stripping would

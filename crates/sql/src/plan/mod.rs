@@ -244,3 +244,43 @@ pub enum Plan {
     Insert(InsertPlan),
     Modify(ModifyPlan),
 }
+
+/// The plan of a one-row `INSERT ... VALUES` repeated for `rows` rows of `width`
+/// parameters each (row `k` reads parameters `k * width ..`); `None` unless every
+/// value of the row is a parameter of that row, a constant or DEFAULT.
+pub fn repeat_insert_row(plan: &Plan, width: usize, rows: usize) -> Option<Plan> {
+    let Plan::Insert(p) = plan else {
+        return None;
+    };
+    let InsertSource::Values(v) = &p.source else {
+        return None;
+    };
+    let [row] = v.as_slice() else {
+        return None;
+    };
+    if !p.on_dup.is_empty() {
+        return None;
+    }
+    let ok = row.iter().all(|e| match e {
+        None | Some(Expr::Const(_)) => true,
+        Some(Expr::Param(j)) => *j < width,
+        Some(_) => false,
+    });
+    if !ok {
+        return None;
+    }
+    let all = (0..rows)
+        .map(|k| {
+            row.iter()
+                .map(|e| match e {
+                    Some(Expr::Param(j)) => Some(Expr::Param(k * width + j)),
+                    other => other.clone(),
+                })
+                .collect()
+        })
+        .collect();
+    Some(Plan::Insert(InsertPlan {
+        source: InsertSource::Values(all),
+        ..p.clone()
+    }))
+}

@@ -95,6 +95,7 @@ impl Session {
         let rewritten = match crate::front::analyze(text, !self.cx.mode.no_backslash_escapes)? {
             Front::Native(_) => return Ok((None, Vec::new(), false)),
             Front::Cached(s) => s.original(),
+            Front::Bulk(b) => b.original(),
             Front::Parse(t) => t,
         };
         let stmt = crate::front::parse::parse_statement(&rewritten)?;

@@ -5,6 +5,7 @@ use super::ctx::Level;
 use super::Session;
 use crate::bind::Binder;
 use crate::exec::{insert, modify, select};
+use crate::front::bulk::BulkInsert;
 use crate::front::native::{Native, PrepareSource, Show};
 use crate::front::{Front, Stripped};
 use crate::plan::cache::CacheEntry;
@@ -38,6 +39,7 @@ impl Session {
         let r = match front {
             Ok(Front::Native(n)) => self.native(n),
             Ok(Front::Cached(s)) => self.cached(s),
+            Ok(Front::Bulk(b)) => self.bulk(b),
             Ok(Front::Parse(t)) => self.parse_run(&t),
             Err(e) => Err(e),
         };
@@ -215,6 +217,38 @@ impl Session {
                 self.parse_run(&s.original())
             }
             Err(_) => self.parse_run(&s.original()),
+        }
+    }
+
+    /// Runs a bulk insert through the cached plan of its one-row form, repeated
+    /// for every row; the full parse when that plan cannot be repeated.
+    fn bulk(&mut self, b: BulkInsert<'_>) -> R<QueryResult> {
+        let engine = self.cx.engine.clone();
+        let version = engine.storage.schema_version();
+        self.refresh_scope();
+        let plan = match engine.plan_cache.get(&self.scope_cache.3, &b.key, version) {
+            Some(entry) => entry.plan.clone(),
+            None => {
+                let backslash = !self.cx.mode.no_backslash_escapes;
+                let plan = match b.template(backslash) {
+                    Some(t) => self.build_stripped(&t).ok().flatten().map(Arc::new),
+                    None => None,
+                };
+                let scope = self.scope_cache.3.clone();
+                engine.plan_cache.insert(
+                    &scope,
+                    &b.key,
+                    CacheEntry {
+                        plan: plan.clone(),
+                        schema_version: version,
+                    },
+                );
+                plan
+            }
+        };
+        match plan.and_then(|p| crate::plan::repeat_insert_row(&p, b.width, b.rows)) {
+            Some(p) => self.run_plan(&p, &b.params),
+            None => self.parse_run(&b.original()),
         }
     }
 

@@ -94,8 +94,11 @@ pub trait PurgeTarget: Send + Sync {
     fn purge_entry(&self, tree: u32, key: &[u8], trx: u64) -> bool;
     /// False once the table was dropped (its garbage is skipped).
     fn alive(&self) -> bool;
-    /// Recomputes statistics if enough rows changed.
-    fn maybe_analyze(&self) {}
+    /// Recomputes statistics if enough rows changed; false when it is too soon
+    /// after the last time (the request stays queued).
+    fn maybe_analyze(&self) -> bool {
+        true
+    }
 }
 
 pub struct TxnManager {
@@ -423,15 +426,25 @@ impl TxnManager {
         self.purge_wake.notify_one();
     }
 
+    /// Runs the queued statistics refreshes that are due; returns how many ran.
     fn analyze_step(&self) -> usize {
         let queued: Vec<_> = std::mem::take(&mut *self.analyze_queue.lock());
-        let n = queued.len();
-        for t in queued.into_iter().filter_map(|w| w.upgrade()) {
-            if t.alive() {
-                t.maybe_analyze();
+        let mut ran = 0;
+        let mut later = Vec::new();
+        for w in queued {
+            match w.upgrade() {
+                Some(t) if t.alive() => {
+                    if t.maybe_analyze() {
+                        ran += 1;
+                    } else {
+                        later.push(w);
+                    }
+                }
+                _ => {}
             }
         }
-        n
+        self.analyze_queue.lock().extend(later);
+        ran
     }
 
     /// Number of finished transactions whose garbage awaits purge, plus entries

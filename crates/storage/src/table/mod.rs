@@ -113,6 +113,8 @@ pub struct TableCore {
     unique_stripes: Vec<Mutex<()>>,
     dropped: AtomicBool,
     analyze_queued: AtomicBool,
+    /// When statistics were last computed.
+    analyzed_at: Mutex<Option<std::time::Instant>>,
     me: std::sync::Weak<TableCore>,
 }
 
@@ -135,6 +137,7 @@ impl TableCore {
             unique_stripes: (0..256).map(|_| Mutex::new(())).collect(),
             dropped: AtomicBool::new(false),
             analyze_queued: AtomicBool::new(false),
+            analyzed_at: Mutex::new(None),
             me: me.clone(),
         })
     }
@@ -272,11 +275,15 @@ impl PurgeTarget for TableCore {
         !self.dropped.load(Ordering::SeqCst)
     }
 
-    fn maybe_analyze(&self) {
+    fn maybe_analyze(&self) -> bool {
+        if !self.analyze_due() {
+            return false;
+        }
         self.analyze_queued.store(false, Ordering::SeqCst);
         if let Err(e) = self.analyze() {
             tracing::warn!(error = %e, "statistics refresh failed");
         }
+        true
     }
 }
 

@@ -18,6 +18,13 @@ use std::sync::atomic::Ordering;
 /// Entries read per index by one analyze pass before extrapolating.
 const ANALYZE_LIMIT: usize = 200_000;
 
+/// Tables above this many rows are re-analyzed at most once per
+/// [`ANALYZE_INTERVAL`]: a table growing by bulk inserts would otherwise be read
+/// again at every 10% of growth (ten times its size in all); small tables are
+/// cheap to read and keep exact statistics at once.
+const ANALYZE_THROTTLE_ROWS: i64 = 10_000;
+const ANALYZE_INTERVAL: std::time::Duration = std::time::Duration::from_secs(1);
+
 impl TableCore {
     pub(crate) fn note_changes(&self, n: u64) {
         let changed = self.changes.fetch_add(n, Ordering::Relaxed) + n;
@@ -52,9 +59,20 @@ impl TableCore {
         }
     }
 
+    /// Whether a queued background refresh may run now (see
+    /// [`ANALYZE_THROTTLE_ROWS`]).
+    pub(crate) fn analyze_due(&self) -> bool {
+        self.rows.load(Ordering::Relaxed) <= ANALYZE_THROTTLE_ROWS
+            || self
+                .analyzed_at
+                .lock()
+                .is_none_or(|t| t.elapsed() >= ANALYZE_INTERVAL)
+    }
+
     /// Recomputes distinct counts of every index from its entries.
     pub fn analyze(&self) -> Result<()> {
         self.changes.store(0, Ordering::Relaxed);
+        *self.analyzed_at.lock() = Some(std::time::Instant::now());
         let schema = self.schema();
         let mut all = Vec::new();
         for layout in &schema.indexes {

@@ -225,3 +225,42 @@ fn bulk_inserts_reuse_one_plan_per_shape() {
         .expect("row");
     assert_eq!(s, "v1004");
 }
+
+/// `SHUTDOWN` (what `mariadb-admin shutdown` sends today) and COM_SHUTDOWN (what
+/// older clients send) stop the server cleanly, keeping what was committed.
+#[test]
+fn shutdown_statement_and_command_stop_cleanly() {
+    let mut b = Basalt::start();
+    {
+        let mut c = connect(&b);
+        c.query_drop("create database d").expect("db");
+        c.query_drop("create table d.t (a int primary key)")
+            .expect("create");
+        c.query_drop("insert into d.t values (1), (2)")
+            .expect("insert");
+        assert_eq!(
+            err_code(c.query_drop("shutdown now").expect_err("syntax")),
+            1064
+        );
+        c.query_drop("SHUTDOWN").expect("shutdown");
+    }
+    assert_eq!(b.wait_exit(Duration::from_secs(60)), Some(0));
+    assert!(
+        b.log().contains("SHUTDOWN requested by connection"),
+        "{}",
+        b.log()
+    );
+    b.restart(false);
+    let mut c = connect(&b);
+    let n: i64 = c
+        .query_first("select count(*) from d.t")
+        .expect("q")
+        .expect("row");
+    assert_eq!(n, 2);
+    let mut s = basalt_tests::raw_login(b.port);
+    basalt_tests::send_packet(&mut s, 0, &[0x08, 0x00]);
+    let reply = basalt_tests::read_packet(&mut s).expect("reply");
+    assert_eq!(reply[0], 0x00, "OK packet");
+    assert_eq!(b.wait_exit(Duration::from_secs(60)), Some(0));
+    assert!(b.log().contains("COM_SHUTDOWN from connection"));
+}

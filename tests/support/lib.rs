@@ -153,6 +153,24 @@ impl Basalt {
         }
     }
 
+    /// Waits for the server to exit by itself (after `SHUTDOWN`); returns its exit
+    /// code, or `None` if it is still running after `limit` (it is then killed).
+    pub fn wait_exit(&mut self, limit: Duration) -> Option<i32> {
+        let mut c = self.child.take()?;
+        let deadline = Instant::now() + limit;
+        loop {
+            if let Ok(Some(st)) = c.try_wait() {
+                return st.code();
+            }
+            if Instant::now() > deadline {
+                let _ = c.kill();
+                let _ = c.wait();
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// Stops (or kills) and starts again on the same data directory.
     pub fn restart(&mut self, kill: bool) {
         if kill {

@@ -65,6 +65,8 @@ pub enum Command<'a> {
         rows: u32,
     },
     ResetConnection,
+    /// COM_SHUTDOWN (its optional shutdown-level byte is ignored).
+    Shutdown,
     /// Any other command byte (including replication commands, which the server may
     /// still recognise from the raw payload); answered with errno 1047.
     Unknown(u8),
@@ -116,6 +118,7 @@ pub fn parse_command(payload: &[u8], caps: u32) -> Result<Command<'_>, ProtoErro
             rows: r.u32("COM_STMT_FETCH row count")?,
         },
         com::COM_RESET_CONNECTION => Command::ResetConnection,
+        com::COM_SHUTDOWN => Command::Shutdown,
         other => Command::Unknown(other),
     })
 }
@@ -189,6 +192,10 @@ mod tests {
     fn simple_commands() {
         assert_eq!(parse_command(b"\x01", 0).expect("quit"), Command::Quit);
         assert_eq!(parse_command(b"\x0e", 0).expect("ping"), Command::Ping);
+        assert_eq!(
+            parse_command(b"\x08\x00", 0).expect("shutdown"),
+            Command::Shutdown
+        );
         assert_eq!(
             parse_command(b"\x02test", 0).expect("init"),
             Command::InitDb(b"test")

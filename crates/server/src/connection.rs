@@ -208,6 +208,10 @@ fn dispatch(
             update_db(state, session);
         }
         Command::Ping => write_ok(conn, session, 0, 0, ""),
+        Command::Shutdown => {
+            server.request_stop(&format!("COM_SHUTDOWN from connection {}", state.id));
+            write_ok(conn, session, 0, 0, "");
+        }
         Command::Statistics => conn.write_statistics(&statistics(server)),
         Command::FieldList { table, wildcard } => {
             state.set_command("Field List", None);

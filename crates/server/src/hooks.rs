@@ -103,4 +103,11 @@ impl ServerHooks for Hooks {
         );
         out
     }
+
+    fn shutdown(&self, by: u64) -> Result<(), MySqlError> {
+        if let Some(server) = self.server.upgrade() {
+            server.request_stop(&format!("SHUTDOWN requested by connection {by}"));
+        }
+        Ok(())
+    }
 }

@@ -58,7 +58,21 @@ pub struct Server {
     pub handshake: HandshakeConfig,
     pub stats: ServerStats,
     pub shutting_down: AtomicBool,
+    /// Wakes the accept loop; set by [`run`] once the server listens.
+    stopper: std::sync::OnceLock<listener::StopHandle>,
     pub started: Instant,
+}
+
+impl Server {
+    /// Starts the clean stop (SIGTERM, SIGINT, `SHUTDOWN`, COM_SHUTDOWN): no new
+    /// connections; [`run`] then ends the open ones and shuts the storage down.
+    pub fn request_stop(&self, why: &str) {
+        tracing::info!("{why}, shutting down");
+        self.shutting_down.store(true, Ordering::SeqCst);
+        if let Some(stop) = self.stopper.get() {
+            stop.stop();
+        }
+    }
 }
 
 #[derive(Default)]
@@ -82,15 +96,13 @@ pub fn run(config: Config) -> Result<(), ServerError> {
         "basaltd {SERVER_VERSION} ready for connections on {addr} (datadir {})",
         server.config.datadir.display()
     );
-    let stop = listener::StopHandle::new(&listener)?;
+    let _ = server.stopper.set(listener::StopHandle::new(&listener)?);
     let s2 = server.clone();
     std::thread::Builder::new()
         .name("basalt-signals".into())
         .spawn(move || {
             let sig = signals::wait_for_termination();
-            tracing::info!("received {sig}, shutting down");
-            s2.shutting_down.store(true, Ordering::SeqCst);
-            stop.stop();
+            s2.request_stop(&format!("received {sig}"));
         })?;
     listener::accept_loop(&server, listener);
     shutdown(&server)
@@ -121,6 +133,7 @@ pub fn start(config: Config) -> Result<Arc<Server>, ServerError> {
         handshake,
         stats: ServerStats::default(),
         shutting_down: AtomicBool::new(false),
+        stopper: std::sync::OnceLock::new(),
         started: Instant::now(),
     });
     engine.set_hooks(Arc::new(hooks::Hooks::new(&server)));

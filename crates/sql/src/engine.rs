@@ -93,6 +93,9 @@ pub trait ServerHooks: Send + Sync {
     fn kill(&self, id: u64, query_only: bool) -> Result<(), MySqlError>;
     /// Server-level counters for `SHOW GLOBAL STATUS` (Threads_connected, Uptime, ...).
     fn global_status(&self) -> Vec<(String, Value)>;
+    /// `SHUTDOWN` / COM_SHUTDOWN from connection `by`: starts the clean stop that
+    /// SIGTERM starts, and returns (the caller still gets its OK).
+    fn shutdown(&self, by: u64) -> Result<(), MySqlError>;
 }
 
 struct NoHooks;
@@ -106,6 +109,9 @@ impl ServerHooks for NoHooks {
     }
     fn global_status(&self) -> Vec<(String, Value)> {
         Vec::new()
+    }
+    fn shutdown(&self, _by: u64) -> Result<(), MySqlError> {
+        Err(MySqlError::not_supported("SHUTDOWN without a server"))
     }
 }
 

@@ -137,6 +137,8 @@ pub enum Native {
     /// `SET a = x, @b = y, GLOBAL c = z ...`.
     Set(Vec<SetItem>),
     Use(String),
+    /// `SHUTDOWN [WAIT FOR ALL {REPLICAS|SLAVES}]`.
+    Shutdown,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -323,6 +325,16 @@ pub fn parse_native(src: &str, toks: &[Token]) -> R<Option<Native>> {
         let db = p.ident()?;
         p.end()?;
         Native::Use(db)
+    } else if is("shutdown") {
+        if p.kw("wait") {
+            p.expect_kw("for")?;
+            p.expect_kw("all")?;
+            if !p.kw("replicas") {
+                p.expect_kw("slaves")?;
+            }
+        }
+        p.end()?;
+        Native::Shutdown
     } else {
         return Ok(None);
     };

@@ -151,6 +151,10 @@ impl Session {
                 self.use_database(&db)?;
                 Ok(QueryResult::ok(0))
             }
+            Native::Shutdown => {
+                self.cx.engine.hooks().shutdown(self.cx.conn_id)?;
+                Ok(QueryResult::ok(0))
+            }
         }
     }
 

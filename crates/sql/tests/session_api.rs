@@ -103,6 +103,7 @@ fn found_rows_flag() {
 #[derive(Default)]
 struct Hooks {
     killed: Mutex<Vec<(u64, bool)>>,
+    shutdowns: Mutex<Vec<u64>>,
 }
 
 impl ServerHooks for Hooks {
@@ -125,6 +126,10 @@ impl ServerHooks for Hooks {
     fn global_status(&self) -> Vec<(String, Value)> {
         vec![("Threads_connected".into(), Value::Int(1))]
     }
+    fn shutdown(&self, by: u64) -> Result<(), MySqlError> {
+        self.shutdowns.lock().expect("lock").push(by);
+        Ok(())
+    }
 }
 
 #[test]
@@ -140,6 +145,10 @@ fn kill_and_processlist_through_hooks() {
         *hooks.killed.lock().expect("lock"),
         vec![(7, true), (7, false)]
     );
+    exec(&mut s, "shutdown");
+    exec(&mut s, "SHUTDOWN WAIT FOR ALL SLAVES");
+    assert_eq!(err(&mut s, "shutdown wait").code, 1064);
+    assert_eq!(hooks.shutdowns.lock().expect("lock").len(), 2);
     let pl = rows(&mut s, "show processlist");
     assert_eq!(pl[0][0], "7");
     assert_eq!(

@@ -274,3 +274,37 @@ fn bulk_inserts_match_mariadb() {
         p.same(sql);
     }
 }
+
+/// DISTINCT, GROUP BY and UNION compare strings under each column's collation
+/// (case and trailing spaces), numbers by value.
+#[test]
+#[ignore = "needs mariadb-server; run by .ci/run"]
+fn grouping_follows_column_collations() {
+    let Some(mut p) = Pair::start() else { return };
+    p.both("create database coll");
+    p.both("use coll");
+    p.both(
+        "create table t (id int primary key, b varchar(10) collate utf8mb4_bin, \
+         c varchar(10), v varbinary(10), n decimal(5,2))",
+    );
+    p.both(
+        "insert into t values (1, 'a', 'a', 'a', 1), (2, 'A', 'A', 'A', 1.00), \
+         (3, 'a ', 'a ', 'a ', 2.5), (4, 'b', 'B', 'b', 2.50), (5, NULL, NULL, NULL, NULL)",
+    );
+    for q in [
+        "select distinct b from t order by b",
+        "select distinct c from t order by c",
+        "select distinct hex(v) from t order by 1",
+        "select distinct n from t order by n",
+        "select b, count(*) from t group by b order by b",
+        "select c, count(*) from t group by c order by c",
+        "select hex(v), count(*) from t group by v order by 1",
+        "select n, count(*) from t group by n order by n",
+        "select count(distinct b), count(distinct c), count(distinct v), count(distinct n) from t",
+        "select b from t union select c from t order by 1",
+        "select distinct b, c from t order by b, c",
+        "select hex(b), count(*) from t group by 1 order by 1",
+    ] {
+        p.same(q);
+    }
+}

@@ -63,6 +63,16 @@ pub struct Origin {
 }
 
 impl ExprType {
+    /// The collation values of this type are grouped, deduplicated and sorted by:
+    /// its own for strings, bytes (binary) otherwise.
+    pub fn key_collation(&self) -> Collation {
+        if self.class == Class::String {
+            self.collation
+        } else {
+            Collation::Binary
+        }
+    }
+
     fn base(class: Class, len: u32) -> Self {
         ExprType {
             class,

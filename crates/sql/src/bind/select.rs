@@ -66,7 +66,7 @@ impl Binder<'_> {
             None => None,
         };
         let alias_scope = alias_scope(&from.scope, &items, false);
-        let group = self.group_by(&s.group_by, &alias_scope, &items)?;
+        let (group, group_colls) = self.group_by(&s.group_by, &alias_scope, &items)?;
         self.clause = Clause::Having;
         let having_scope = alias_scope_first(&from.scope, &items);
         let having = match &s.having {
@@ -100,6 +100,7 @@ impl Binder<'_> {
             hidden,
             filter,
             group,
+            group_colls,
             having,
             order,
             aggs,
@@ -208,7 +209,13 @@ impl Binder<'_> {
         Ok(())
     }
 
-    fn group_by(&mut self, g: &ast::GroupByExpr, scope: &Scope, items: &[Item]) -> R<Vec<Expr>> {
+    /// The GROUP BY expressions and the collation each groups by.
+    fn group_by(
+        &mut self,
+        g: &ast::GroupByExpr,
+        scope: &Scope,
+        items: &[Item],
+    ) -> R<(Vec<Expr>, Vec<Collation>)> {
         self.clause = Clause::Group;
         let list = match g {
             ast::GroupByExpr::Expressions(list, mods) => {
@@ -220,14 +227,18 @@ impl Binder<'_> {
             ast::GroupByExpr::All(_) => return Err(MySqlError::not_supported("GROUP BY ALL")),
         };
         let mut out = Vec::new();
+        let mut colls = Vec::new();
         for e in list {
             if let Some(pos) = self.ordinal(e, items.len())? {
                 out.push(items[pos].expr.clone());
+                colls.push(items[pos].ty.key_collation());
                 continue;
             }
-            out.push(self.expr(e, scope, None)?.0);
+            let (x, t) = self.expr(e, scope, None)?;
+            out.push(x);
+            colls.push(t.key_collation());
         }
-        Ok(out)
+        Ok((out, colls))
     }
 
     /// `Some(index)` when `e` is a position literal (`ORDER BY 2`).
@@ -363,6 +374,7 @@ impl Binder<'_> {
             hidden,
             filter,
             group,
+            group_colls,
             having,
             order,
             mut aggs,
@@ -410,7 +422,6 @@ impl Binder<'_> {
             if let Some(h) = having.as_mut() {
                 rewrite_agg(h, &group, ngroups, &mut aggs);
             }
-            let group_colls = group.iter().map(|_| Collation::Utf8mb4GeneralCi).collect();
             (
                 Some(AggPlan {
                     group_by: group,
@@ -470,6 +481,8 @@ struct Parts {
     hidden: Vec<(Expr, ExprType)>,
     filter: Option<Expr>,
     group: Vec<Expr>,
+    /// The collation each GROUP BY expression groups by.
+    group_colls: Vec<Collation>,
     having: Option<Expr>,
     order: Vec<(usize, bool)>,
     aggs: AggCollector,
@@ -507,11 +520,7 @@ fn alias_scope_first(base: &Scope, items: &[Item]) -> Scope {
 }
 
 fn sort_coll(t: &ExprType) -> Collation {
-    if t.class == Class::String {
-        t.collation
-    } else {
-        Collation::Binary
-    }
+    t.key_collation()
 }
 
 /// ORDER BY as columns of the first level's table, when every sort key is a plain

@@ -9,6 +9,7 @@ use super::scan::{drive, drive_expecting, Flow, R};
 use super::Exec;
 use crate::expr::{EvalCtx, Expr};
 use crate::plan::{SelectPlan, SortKey};
+use crate::ty::ExprType;
 use crate::value::compare::{group_key, sort_cmp};
 use basalt_common::{Collation, Row, Value};
 use std::cmp::Ordering;
@@ -62,7 +63,7 @@ pub fn run(plan: &SelectPlan, ex: &mut Exec) -> R<Output> {
                 }
             }
             let out = project(&plan.project, row, ctx)?;
-            if plan.distinct && !seen.insert(row_key(&out[..plan.visible])) {
+            if plan.distinct && !seen.insert(row_key(&out[..plan.visible], &plan.types)) {
                 return Ok(Flow::Continue);
             }
             passed += 1;
@@ -97,10 +98,15 @@ fn project(exprs: &[Expr], row: &[Value], ctx: &mut EvalCtx) -> R<Row> {
     exprs.iter().map(|e| e.eval(row, ctx)).collect()
 }
 
-fn row_key(vals: &[Value]) -> Vec<u8> {
+/// The DISTINCT / UNION key of a row: equal for rows equal under each column's
+/// collation (strings) or value (numbers).
+fn row_key(vals: &[Value], types: &[ExprType]) -> Vec<u8> {
     let mut k = Vec::new();
-    for v in vals {
-        group_key(v, Collation::Utf8mb4GeneralCi, &mut k);
+    for (i, v) in vals.iter().enumerate() {
+        let coll = types
+            .get(i)
+            .map_or(Collation::Binary, ExprType::key_collation);
+        group_key(v, coll, &mut k);
     }
     k
 }
@@ -202,7 +208,7 @@ fn run_agg(plan: &SelectPlan, ex: &mut Exec, limit: Option<u64>, offset: u64) ->
             }
         }
         let out = project(&plan.project, &g, ex.ctx)?;
-        if plan.distinct && !seen.insert(row_key(&out[..plan.visible])) {
+        if plan.distinct && !seen.insert(row_key(&out[..plan.visible], &plan.types)) {
             continue;
         }
         rows.push(out);
@@ -233,7 +239,7 @@ fn run_union(plan: &SelectPlan, ex: &mut Exec, limit: Option<u64>, offset: u64) 
         rows.extend(out);
         if i > 0 && !all {
             let mut seen: HashSet<Vec<u8>> = HashSet::new();
-            rows.retain(|r| seen.insert(row_key(r)));
+            rows.retain(|r| seen.insert(row_key(r, &plan.types)));
         }
     }
     sort_rows(&mut rows, &plan.order);

@@ -462,3 +462,38 @@ fn long_snapshot_holds_history_until_it_ends() {
     }
     assert_eq!(status(&mut s[1], "Innodb_history_list_length"), 0);
 }
+
+/// A prepared statement waiting for a lock shows its SQL text in the process list,
+/// as MySQL shows it.
+#[test]
+fn process_list_shows_prepared_statement_text() {
+    use mysql::prelude::Queryable;
+    let b = Basalt::start();
+    let mut s = sessions(&b, 2);
+    setup(&mut s[0], "t");
+    s[0].q("BEGIN");
+    s[0].q("UPDATE t SET v = 11 WHERE id = 1");
+    let url = b.url_db("test");
+    let waiter = std::thread::spawn(move || {
+        let mut c = common::connect(&url);
+        c.exec_drop("UPDATE t SET v = ? WHERE id = ?", (13, 1))
+            .expect("prepared update");
+    });
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let info = loop {
+        let r = s[1].q("SELECT INFO FROM information_schema.PROCESSLIST \
+             WHERE STATE = 'Waiting for row lock'");
+        if let Some(row) = r.first() {
+            break row[0].clone();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the prepared UPDATE never waited"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(info, "UPDATE t SET v = ? WHERE id = ?");
+    s[0].q("COMMIT");
+    waiter.join().expect("waiter");
+    assert_eq!(s[1].val("SELECT v FROM t WHERE id = 1"), "13");
+}

@@ -60,7 +60,13 @@ impl ConnState {
         let mut info = self.info.lock();
         info.command = command;
         info.state = if command == "Sleep" { "" } else { "executing" };
-        info.query = query.map(|q| q.chars().take(1024).collect());
+        info.query = query.map(|q| {
+            if q.len() <= 1024 {
+                q.to_string()
+            } else {
+                q.chars().take(1024).collect()
+            }
+        });
         info.since = Instant::now();
     }
 

@@ -136,8 +136,9 @@ impl Statements {
                 self.prepare(conn, session, &text);
             }
             Command::StmtExecute { stmt_id, payload } => {
-                state.set_command("Execute", None);
-                self.execute(conn, session, self.resolve(stmt_id), payload);
+                let id = self.resolve(stmt_id);
+                state.set_command("Execute", session.prepared_text(id));
+                self.execute(conn, session, id, payload);
             }
             Command::StmtSendLongData {
                 stmt_id,

@@ -13,6 +13,10 @@ use basalt_common::{Decimal, Row, Value};
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
 
+/// Sets and maps keyed by group and DISTINCT keys: foldhash, seeded per process.
+pub(crate) type KeySet = HashSet<Vec<u8>, foldhash::fast::RandomState>;
+type KeyMap<V> = HashMap<Vec<u8>, V, foldhash::fast::RandomState>;
+
 #[derive(Clone, Debug)]
 enum State {
     Count(i64),
@@ -39,13 +43,13 @@ enum State {
 struct Group {
     keys: Vec<Value>,
     states: Vec<State>,
-    distinct: Vec<HashSet<Vec<u8>>>,
+    distinct: Vec<KeySet>,
 }
 
 pub struct Aggregator<'p> {
     plan: &'p AggPlan,
     groups: Vec<Group>,
-    index: HashMap<Vec<u8>, usize>,
+    index: KeyMap<usize>,
 }
 
 fn initial(c: &AggCall) -> State {
@@ -72,7 +76,7 @@ impl<'p> Aggregator<'p> {
         Aggregator {
             plan,
             groups: Vec::new(),
-            index: HashMap::new(),
+            index: KeyMap::default(),
         }
     }
 
@@ -80,7 +84,7 @@ impl<'p> Aggregator<'p> {
         Group {
             keys,
             states: self.plan.calls.iter().map(initial).collect(),
-            distinct: self.plan.calls.iter().map(|_| HashSet::new()).collect(),
+            distinct: self.plan.calls.iter().map(|_| KeySet::default()).collect(),
         }
     }
 

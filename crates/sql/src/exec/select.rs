@@ -5,6 +5,7 @@
 //! as enough rows passed (unless SQL_CALC_FOUND_ROWS needs the full count).
 
 use super::agg::Aggregator;
+use super::agg::KeySet;
 use super::scan::{drive, drive_expecting, Flow, R};
 use super::Exec;
 use crate::expr::{EvalCtx, Expr};
@@ -13,7 +14,6 @@ use crate::ty::ExprType;
 use crate::value::compare::{group_key, sort_cmp};
 use basalt_common::{Collation, Row, Value};
 use std::cmp::Ordering;
-use std::collections::HashSet;
 
 /// The result rows (visible columns only) and the row count FOUND_ROWS() reports.
 pub struct Output {
@@ -51,7 +51,7 @@ pub fn run(plan: &SelectPlan, ex: &mut Exec) -> R<Output> {
     }
     let streaming = plan.order.is_empty();
     let mut rows: Vec<Row> = Vec::new();
-    let mut seen: HashSet<Vec<u8>> = HashSet::new();
+    let mut seen = KeySet::default();
     let mut passed = 0u64;
     let stop_at = limit.map(|l| l.saturating_add(offset));
     let calc = plan.calc_found_rows;
@@ -200,7 +200,7 @@ fn run_agg(plan: &SelectPlan, ex: &mut Exec, limit: Option<u64>, offset: u64) ->
     drive(plan, ex, &mut sink)?;
     let groups = aggregator.finish(ex.ctx)?;
     let mut rows = Vec::with_capacity(groups.len());
-    let mut seen: HashSet<Vec<u8>> = HashSet::new();
+    let mut seen = KeySet::default();
     for g in groups {
         if let Some(h) = &plan.having {
             if h.eval_bool(&g, ex.ctx)? != Some(true) {
@@ -238,7 +238,7 @@ fn run_union(plan: &SelectPlan, ex: &mut Exec, limit: Option<u64>, offset: u64) 
         }
         rows.extend(out);
         if i > 0 && !all {
-            let mut seen: HashSet<Vec<u8>> = HashSet::new();
+            let mut seen = KeySet::default();
             rows.retain(|r| seen.insert(row_key(r, &plan.types)));
         }
     }

@@ -162,6 +162,11 @@ impl Session {
     }
 
     /// COM_STMT_CLOSE / DEALLOCATE PREPARE.
+    /// The SQL text of prepared statement `id` (for the process list).
+    pub fn prepared_text(&self, id: u32) -> Option<&str> {
+        self.prepared.get(&id).map(|p| p.text.as_str())
+    }
+
     pub fn close_prepared(&mut self, id: u32) {
         self.prepared.remove(&id);
     }

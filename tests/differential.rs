@@ -308,3 +308,33 @@ fn grouping_follows_column_collations() {
         p.same(q);
     }
 }
+
+/// SQL `EXECUTE ... USING` with literals (numbers, signed numbers, strings, NULL)
+/// as well as user variables.
+#[test]
+#[ignore = "needs mariadb-server; run by .ci/run"]
+fn execute_using_literals_matches_mariadb() {
+    let Some(mut p) = Pair::start() else { return };
+    for sql in [
+        "create database pe",
+        "use pe",
+        "create table t (id int primary key, s varchar(10), d decimal(5,2))",
+        "prepare ins from 'insert into t values (?, ?, ?)'",
+        "execute ins using 1, 'a', 1.5",
+        "execute ins using 2, 'b\\'c', -2.25",
+        "execute ins using 3, NULL, NULL",
+        "set @x = 4",
+        "execute ins using @x, 'x', 0",
+        "execute ins using 1, 'dup', 0",
+        "execute ins using 5, 'y'",
+        "prepare q from 'select id, s, d from t where id >= ? order by id'",
+        "execute q using 2",
+        "execute q using -1",
+        "execute q using '3'",
+        "select id, s, d from t order by id",
+        "deallocate prepare ins",
+        "execute ins using 1, 'a', 1",
+    ] {
+        p.same(sql);
+    }
+}

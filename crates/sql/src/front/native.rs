@@ -107,7 +107,7 @@ pub enum Native {
     },
     Execute {
         name: String,
-        using: Vec<String>,
+        using: Vec<UsingArg>,
     },
     Deallocate {
         name: String,
@@ -139,6 +139,18 @@ pub enum Native {
     Use(String),
     /// `SHUTDOWN [WAIT FOR ALL {REPLICAS|SLAVES}]`.
     Shutdown,
+}
+
+/// One value of `EXECUTE ... USING`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum UsingArg {
+    /// `@name` (lower-cased).
+    Var(String),
+    /// A number or NULL.
+    Value(basalt_common::Value),
+    /// A string literal as written (quotes included), unquoted by the session
+    /// under its sql_mode.
+    Str(String),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -408,12 +420,7 @@ fn execute(p: &mut P) -> R<Native> {
     let mut using = Vec::new();
     if p.kw("using") {
         loop {
-            let t = p.peek().ok_or_else(|| p.err())?;
-            if t.kind != TokKind::Var || t.text(p.src).starts_with("@@") {
-                return Err(p.err());
-            }
-            using.push(user_var_name(t.text(p.src)));
-            p.pos += 1;
+            using.push(using_arg(p)?);
             if !p.punct(",") {
                 break;
             }
@@ -421,6 +428,42 @@ fn execute(p: &mut P) -> R<Native> {
     }
     p.end()?;
     Ok(Native::Execute { name, using })
+}
+
+/// A user variable, a (signed) number, a string or NULL; MariaDB also takes
+/// expressions here, which stay a syntax error.
+fn using_arg(p: &mut P) -> R<UsingArg> {
+    let negative = p.punct("-");
+    let t = p.peek().ok_or_else(|| p.err())?;
+    let text = t.text(p.src);
+    let arg = match t.kind {
+        TokKind::Num(k) => {
+            let v = super::number(text, k).1;
+            UsingArg::Value(if negative { negate(v) } else { v })
+        }
+        _ if negative => return Err(p.err()),
+        TokKind::Var if !text.starts_with("@@") => UsingArg::Var(user_var_name(text)),
+        TokKind::Str if text.starts_with('\'') => UsingArg::Str(text.to_string()),
+        TokKind::Word if text.eq_ignore_ascii_case("null") => {
+            UsingArg::Value(basalt_common::Value::Null)
+        }
+        _ => return Err(p.err()),
+    };
+    p.pos += 1;
+    Ok(arg)
+}
+
+fn negate(v: basalt_common::Value) -> basalt_common::Value {
+    use basalt_common::Value;
+    match v {
+        Value::Int(i) => Value::Int(-i),
+        Value::UInt(u) if u == 1 << 63 => Value::Int(i64::MIN),
+        Value::UInt(u) => basalt_common::Decimal::parse(&format!("-{u}"))
+            .map_or(Value::Double(-(u as f64)), Value::Decimal),
+        Value::Decimal(d) => Value::Decimal(-d),
+        Value::Double(d) => Value::Double(-d),
+        other => other,
+    }
 }
 
 /// The name of a user variable token (`@x`, `@'x'`, `` @`x` ``), lowercased as MySQL
@@ -936,9 +979,33 @@ mod tests {
             native("execute s1 using @a, @B"),
             Some(Native::Execute {
                 name: "s1".into(),
-                using: vec!["a".into(), "b".into()]
+                using: vec![UsingArg::Var("a".into()), UsingArg::Var("b".into())]
             })
         );
+        assert_eq!(
+            native("execute s1 using 2, -3, 'x', NULL, @v, -1.5"),
+            Some(Native::Execute {
+                name: "s1".into(),
+                using: vec![
+                    UsingArg::Value(basalt_common::Value::Int(2)),
+                    UsingArg::Value(basalt_common::Value::Int(-3)),
+                    UsingArg::Str("'x'".into()),
+                    UsingArg::Value(basalt_common::Value::Null),
+                    UsingArg::Var("v".into()),
+                    UsingArg::Value(basalt_common::Value::Decimal(
+                        basalt_common::Decimal::parse("-1.5").expect("decimal")
+                    )),
+                ]
+            })
+        );
+        for bad in [
+            "execute s1 using 1+1",
+            "execute s1 using @@x",
+            "execute s1 using - 'a'",
+        ] {
+            let l = lex(bad);
+            assert!(parse_native(bad, &l.tokens).is_err(), "{bad}");
+        }
         assert_eq!(
             native("drop prepare s1"),
             Some(Native::Deallocate { name: "s1".into() })

@@ -6,7 +6,7 @@ use super::Session;
 use crate::bind::Binder;
 use crate::exec::{insert, modify, select};
 use crate::front::bulk::BulkInsert;
-use crate::front::native::{Native, PrepareSource, Show};
+use crate::front::native::{Native, PrepareSource, Show, UsingArg};
 use crate::front::{Front, Stripped};
 use crate::plan::cache::CacheEntry;
 use crate::plan::Plan;
@@ -107,9 +107,18 @@ impl Session {
                     .sql_prepared
                     .get(&name)
                     .ok_or_else(|| MySqlError::unknown_stmt_handler(&name, "EXECUTE"))?;
+                let backslash = !self.cx.mode.no_backslash_escapes;
                 let params: Vec<Value> = using
-                    .iter()
-                    .map(|u| self.cx.user_vars.get(u).cloned().unwrap_or(Value::Null))
+                    .into_iter()
+                    .map(|u| match u {
+                        UsingArg::Var(v) => {
+                            self.cx.user_vars.get(&v).cloned().unwrap_or(Value::Null)
+                        }
+                        UsingArg::Value(v) => v,
+                        UsingArg::Str(s) => {
+                            Value::Bytes(crate::front::lexer::unquote(&s, backslash))
+                        }
+                    })
                     .collect();
                 self.execute_prepared_inner(id, &params, "EXECUTE")
             }

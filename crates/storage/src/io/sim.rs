@@ -579,7 +579,8 @@ mod tests {
 
     fn setup() -> (SimFileSystem, Arc<dyn File>, PathBuf) {
         let fs = SimFileSystem::new(7);
-        fs.create_dir_all(Path::new("/d")).unwrap();
+        fs.create_dir_all(Path::new("/d"))
+            .expect("no fault is armed for this call");
         let p = PathBuf::from("/d/f");
         let f = fs
             .open(
@@ -589,27 +590,32 @@ mod tests {
                     direct: false,
                 },
             )
-            .unwrap();
-        fs.sync_dir(Path::new("/d")).unwrap();
+            .expect("no fault is armed for this call");
+        fs.sync_dir(Path::new("/d"))
+            .expect("no fault is armed for this call");
         (fs, f, p)
     }
 
     fn reopen(fs: &SimFileSystem, p: &Path) -> Arc<dyn File> {
-        fs.open(p, OpenOptions::default()).unwrap()
+        fs.open(p, OpenOptions::default())
+            .expect("no fault is armed for this call")
     }
 
     fn read_all(f: &Arc<dyn File>) -> Vec<u8> {
-        let mut v = vec![0; f.len().unwrap() as usize];
-        f.read_at(&mut v, 0).unwrap();
+        let mut v = vec![0; f.len().expect("no fault is armed for this call") as usize];
+        f.read_at(&mut v, 0)
+            .expect("no fault is armed for this call");
         v
     }
 
     #[test]
     fn unsynced_writes_are_lost_synced_ones_kept() {
         let (fs, f, p) = setup();
-        f.write_at(b"hello", 0).unwrap();
-        f.sync_data().unwrap();
-        f.write_at(b"world", 5).unwrap();
+        f.write_at(b"hello", 0)
+            .expect("no fault is armed for this call");
+        f.sync_data().expect("no fault is armed for this call");
+        f.write_at(b"world", 5)
+            .expect("no fault is armed for this call");
         assert_eq!(read_all(&f), b"helloworld");
         fs.crash();
         assert!(f.len().is_err(), "old handles die with the crash");
@@ -619,9 +625,11 @@ mod tests {
     #[test]
     fn torn_crash_keeps_a_subset_of_sectors() {
         let (fs, f, p) = setup();
-        f.write_at(&vec![1u8; 64 * 512], 0).unwrap();
-        f.sync_data().unwrap();
-        f.write_at(&vec![2u8; 64 * 512], 0).unwrap();
+        f.write_at(&vec![1u8; 64 * 512], 0)
+            .expect("no fault is armed for this call");
+        f.sync_data().expect("no fault is armed for this call");
+        f.write_at(&vec![2u8; 64 * 512], 0)
+            .expect("no fault is armed for this call");
         fs.crash_torn();
         let img = read_all(&reopen(&fs, &p));
         let new = img
@@ -640,9 +648,11 @@ mod tests {
     fn tearing_is_deterministic_for_a_seed() {
         let run = || {
             let (fs, f, p) = setup();
-            f.write_at(&vec![9u8; 32 * 512], 0).unwrap();
+            f.write_at(&vec![9u8; 32 * 512], 0)
+                .expect("no fault is armed for this call");
             fs.crash_torn();
-            fs.durable_image(&p).unwrap()
+            fs.durable_image(&p)
+                .expect("no fault is armed for this call")
         };
         assert_eq!(run(), run());
     }
@@ -650,7 +660,8 @@ mod tests {
     #[test]
     fn directory_entries_need_sync_dir() {
         let fs = SimFileSystem::new(1);
-        fs.create_dir_all(Path::new("/d")).unwrap();
+        fs.create_dir_all(Path::new("/d"))
+            .expect("no fault is armed for this call");
         let a = Path::new("/d/a");
         let f = fs
             .open(
@@ -660,9 +671,10 @@ mod tests {
                     direct: false,
                 },
             )
-            .unwrap();
-        f.write_at(b"x", 0).unwrap();
-        f.sync_data().unwrap();
+            .expect("no fault is armed for this call");
+        f.write_at(b"x", 0)
+            .expect("no fault is armed for this call");
+        f.sync_data().expect("no fault is armed for this call");
         fs.crash();
         assert!(!fs.exists(a), "creation was not durable");
 
@@ -674,23 +686,35 @@ mod tests {
                     direct: false,
                 },
             )
-            .unwrap();
-        f.write_at(b"x", 0).unwrap();
-        f.sync_data().unwrap();
-        fs.sync_dir(Path::new("/d")).unwrap();
-        fs.rename(a, Path::new("/d/b")).unwrap();
+            .expect("no fault is armed for this call");
+        f.write_at(b"x", 0)
+            .expect("no fault is armed for this call");
+        f.sync_data().expect("no fault is armed for this call");
+        fs.sync_dir(Path::new("/d"))
+            .expect("no fault is armed for this call");
+        fs.rename(a, Path::new("/d/b"))
+            .expect("no fault is armed for this call");
         fs.crash();
         assert!(
             fs.exists(a) && !fs.exists(Path::new("/d/b")),
             "rename not durable"
         );
-        fs.rename(a, Path::new("/d/b")).unwrap();
-        fs.sync_dir(Path::new("/d")).unwrap();
-        fs.remove(Path::new("/d/b")).unwrap();
-        assert_eq!(fs.list_dir(Path::new("/d")).unwrap().len(), 0);
+        fs.rename(a, Path::new("/d/b"))
+            .expect("no fault is armed for this call");
+        fs.sync_dir(Path::new("/d"))
+            .expect("no fault is armed for this call");
+        fs.remove(Path::new("/d/b"))
+            .expect("no fault is armed for this call");
+        assert_eq!(
+            fs.list_dir(Path::new("/d"))
+                .expect("no fault is armed for this call")
+                .len(),
+            0
+        );
         fs.crash();
         assert_eq!(
-            fs.list_dir(Path::new("/d")).unwrap(),
+            fs.list_dir(Path::new("/d"))
+                .expect("no fault is armed for this call"),
             vec![PathBuf::from("/d/b")]
         );
     }
@@ -699,17 +723,19 @@ mod tests {
     fn nth_write_and_sync_fail_once() {
         let (fs, f, p) = setup();
         fs.fail_nth_write(2);
-        f.write_at(b"a", 0).unwrap();
+        f.write_at(b"a", 0)
+            .expect("no fault is armed for this call");
         assert_eq!(
             f.write_at(b"b", 1).unwrap_err().raw_os_error(),
             Some(libc::EIO)
         );
-        f.write_at(b"c", 1).unwrap();
+        f.write_at(b"c", 1)
+            .expect("no fault is armed for this call");
         fs.fail_nth_sync(1);
         assert!(f.sync_data().is_err());
         // The failed sync forgot the dirty sectors: a later "successful" sync does not
         // make them durable (fsyncgate).
-        f.sync_data().unwrap();
+        f.sync_data().expect("no fault is armed for this call");
         assert_eq!(read_all(&f), b"ac");
         fs.crash();
         // The length reached the disk with the later sync; the data never did.
@@ -720,8 +746,9 @@ mod tests {
     fn space_limit_gives_enospc_until_raised() {
         let (fs, f, _) = setup();
         fs.set_space_limit(Some(8192));
-        f.set_len(8192).unwrap();
-        f.write_at(&[1; 100], 8000).unwrap();
+        f.set_len(8192).expect("no fault is armed for this call");
+        f.write_at(&[1; 100], 8000)
+            .expect("no fault is armed for this call");
         let err = f.write_at(&[1; 100], 8150).unwrap_err();
         assert_eq!(err.raw_os_error(), Some(libc::ENOSPC));
         assert_eq!(
@@ -729,7 +756,7 @@ mod tests {
             Some(libc::ENOSPC)
         );
         fs.set_space_limit(Some(16384));
-        f.set_len(9000).unwrap();
+        f.set_len(9000).expect("no fault is armed for this call");
         assert_eq!(fs.used_bytes(), 9000);
     }
 
@@ -737,8 +764,9 @@ mod tests {
     fn halt_after_ops_stops_every_mutation() {
         let (fs, f, p) = setup();
         fs.halt_after_ops(Some(2));
-        f.write_at(b"ab", 0).unwrap();
-        f.sync_data().unwrap();
+        f.write_at(b"ab", 0)
+            .expect("no fault is armed for this call");
+        f.sync_data().expect("no fault is armed for this call");
         assert!(f.write_at(b"cd", 2).is_err());
         assert!(f.sync_data().is_err());
         assert!(fs
@@ -753,14 +781,16 @@ mod tests {
         assert_eq!(read_all(&f), b"ab");
         fs.crash();
         let f = reopen(&fs, &p);
-        f.write_at(b"cd", 2).unwrap();
+        f.write_at(b"cd", 2)
+            .expect("no fault is armed for this call");
         assert_eq!(read_all(&f), b"abcd");
     }
 
     #[test]
     fn direct_files_check_alignment() {
         let fs = SimFileSystem::new(1);
-        fs.create_dir_all(Path::new("/d")).unwrap();
+        fs.create_dir_all(Path::new("/d"))
+            .expect("no fault is armed for this call");
         let f = fs
             .open(
                 Path::new("/d/f"),
@@ -769,10 +799,11 @@ mod tests {
                     direct: true,
                 },
             )
-            .unwrap();
+            .expect("no fault is armed for this call");
         assert!(f.is_direct());
         let buf = AlignedBuf::zeroed(4096);
-        f.write_at(&buf, 4096).unwrap();
+        f.write_at(&buf, 4096)
+            .expect("no fault is armed for this call");
         assert!(f.write_at(&buf[..512], 0).is_err());
         assert!(f.write_at(&buf, 512).is_err());
         fs.set_direct_supported(false);
@@ -784,19 +815,25 @@ mod tests {
                     direct: true,
                 },
             )
-            .unwrap();
+            .expect("no fault is armed for this call");
         assert!(!g.is_direct());
-        g.write_at(b"unaligned is fine", 3).unwrap();
+        g.write_at(b"unaligned is fine", 3)
+            .expect("no fault is armed for this call");
     }
 
     #[test]
     fn sync_makes_length_durable_and_set_len_shrinks() {
         let (fs, f, p) = setup();
-        f.set_len(4096).unwrap();
-        f.sync_data().unwrap();
-        f.set_len(100).unwrap();
+        f.set_len(4096).expect("no fault is armed for this call");
+        f.sync_data().expect("no fault is armed for this call");
+        f.set_len(100).expect("no fault is armed for this call");
         fs.crash();
-        assert_eq!(reopen(&fs, &p).len().unwrap(), 4096);
+        assert_eq!(
+            reopen(&fs, &p)
+                .len()
+                .expect("no fault is armed for this call"),
+            4096
+        );
         let counters = fs.counters();
         assert!(counters.ops >= 4 && counters.syncs >= 2);
     }

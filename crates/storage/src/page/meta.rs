@@ -192,7 +192,7 @@ mod tests {
         let mut b = vec![0u8; PAGE_SIZE];
         m.encode(&mut b);
         super::super::seal(&mut b, PageType::Meta, 12, 0);
-        let d = Meta::decode(&b).unwrap();
+        let d = Meta::decode(&b).expect("the page was just encoded");
         assert_eq!(d, Meta { seq: 12, ..m });
     }
 
@@ -200,6 +200,9 @@ mod tests {
     fn list_roundtrip() {
         let mut b = vec![0u8; PAGE_SIZE];
         encode_list(&mut b, &[1, 2, NO_PAGE], 8);
-        assert_eq!(decode_list(&b).unwrap(), (vec![1, 2, NO_PAGE], 8));
+        assert_eq!(
+            decode_list(&b).expect("the page was just encoded"),
+            (vec![1, 2, NO_PAGE], 8)
+        );
     }
 }

@@ -511,7 +511,11 @@ mod tests {
         let mut b = leaf();
         let mut n = NodeMut::new(&mut b);
         for (i, k) in [b"b", b"d", b"a"].iter().enumerate() {
-            let idx = n.node().search(*k).unwrap().unwrap_err();
+            let idx = n
+                .node()
+                .search(*k)
+                .expect("the node was built by this test")
+                .unwrap_err();
             let v = [i as u8; 3];
             assert!(n.insert(idx, &leaf_cell(*k, LeafVal::Inline(&v))));
         }
@@ -520,7 +524,12 @@ mod tests {
         assert_eq!(node.key(0), Some(&b"a"[..]));
         assert_eq!(node.search(b"d"), Some(Ok(2)));
         assert_eq!(node.search(b"c"), Some(Err(2)));
-        assert_eq!(node.leaf_entry(1).unwrap().1, LeafVal::Inline(&[0, 0, 0]));
+        assert_eq!(
+            node.leaf_entry(1)
+                .expect("the node was built by this test")
+                .1,
+            LeafVal::Inline(&[0, 0, 0])
+        );
         n.remove(0);
         assert_eq!(n.node().count(), 2);
         assert_eq!(n.node().frag(), CELL_HEADER + 1 + 3);
@@ -555,7 +564,7 @@ mod tests {
         for i in 0u32.. {
             let c = leaf_cell(&i.to_be_bytes(), LeafVal::Inline(&[1; 100]));
             if !n.insert(i as usize, &c) {
-                cells = n.node().cells().unwrap();
+                cells = n.node().cells().expect("the node was built by this test");
                 cells.push(c);
                 break;
             }

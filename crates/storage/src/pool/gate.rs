@@ -127,7 +127,7 @@ mod tests {
         std::thread::sleep(std::time::Duration::from_millis(20));
         inside.store(1, Ordering::SeqCst);
         drop(g);
-        assert_eq!(t.join().unwrap(), 1);
+        assert_eq!(t.join().expect("the thread does not panic"), 1);
         drop(gate.enter());
     }
 }

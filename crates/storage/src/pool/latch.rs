@@ -156,14 +156,14 @@ mod tests {
     #[test]
     fn optimistic_then_upgrade() {
         let l = VersionLatch::default();
-        let v = l.read_begin().unwrap();
+        let v = l.read_begin().expect("no writer holds the latch");
         assert!(l.validate(v));
         assert!(l.try_upgrade(v));
         assert!(l.read_begin().is_none());
         assert!(!l.validate(v));
         l.unlock_x(true);
         assert!(!l.validate(v));
-        let v2 = l.read_begin().unwrap();
+        let v2 = l.read_begin().expect("no writer holds the latch");
         assert!(!l.try_upgrade(v));
         assert!(l.try_upgrade(v2));
         l.unlock_x(false);
@@ -173,7 +173,7 @@ mod tests {
     #[test]
     fn shared_blocks_x_not_readers() {
         let l = VersionLatch::default();
-        let v = l.read_begin().unwrap();
+        let v = l.read_begin().expect("no writer holds the latch");
         l.lock_s();
         assert!(l.validate(v));
         assert!(l.try_lock_x().is_none());

@@ -356,22 +356,22 @@ mod tests {
         assert_eq!(s.take_slot(false), None);
         s.grow(10);
         let a = s.alloc_lpn();
-        let slot = s.take_slot(false).unwrap();
+        let slot = s.take_slot(false).expect("the space has a free slot");
         s.set_current(a, slot);
         s.begin_cut();
         // The page is rewritten after the cut: the cut still refers to the old slot.
-        let slot2 = s.take_slot(false).unwrap();
+        let slot2 = s.take_slot(false).expect("the space has a free slot");
         s.set_current(a, slot2);
         assert_ne!(slot, slot2);
-        let m = s.take_slot(true).unwrap();
-        let d = s.take_slot(true).unwrap();
+        let m = s.take_slot(true).expect("the space has a free slot");
+        let d = s.take_slot(true).expect("the space has a free slot");
         s.complete_cut(vec![m], vec![d]);
         assert!(s.is_durable(slot) && s.is_durable(m) && s.is_durable(d));
         let before = s.free_slot_count();
         // A second checkpoint that no longer refers to `slot`, m and d frees them.
         s.begin_cut();
-        let m2 = s.take_slot(true).unwrap();
-        let d2 = s.take_slot(true).unwrap();
+        let m2 = s.take_slot(true).expect("the space has a free slot");
+        let d2 = s.take_slot(true).expect("the space has a free slot");
         s.complete_cut(vec![m2], vec![d2]);
         assert!(!s.is_durable(slot));
         assert_eq!(s.free_slot_count(), before - 2 + 3);

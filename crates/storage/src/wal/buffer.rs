@@ -297,11 +297,11 @@ mod tests {
                 new_segment: true
             }
         ));
-        let (pieces, end) = b.take().unwrap();
+        let (pieces, end) = b.take().expect("records were appended");
         assert_eq!((pieces.len(), end), (1, 136));
         assert!(b.take().is_none());
         b.append(&geo, 0, &spec(&[p]));
-        let (pieces, end) = b.take().unwrap();
+        let (pieces, end) = b.take().expect("records were appended");
         assert_eq!((pieces[0].base, pieces[0].data.len(), end), (0, 272, 272));
         assert_eq!(&pieces[0].data.as_slice()[32..132], p);
     }
@@ -329,7 +329,7 @@ mod tests {
                 ..
             }
         ));
-        let (pieces, _) = b.take().unwrap();
+        let (pieces, _) = b.take().expect("records were appended");
         assert_eq!(pieces.len(), 2);
         assert_eq!(pieces[1].base, geo.start(1));
         assert!(max_payload(&geo) < geo.data as usize);

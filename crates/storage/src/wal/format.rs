@@ -211,11 +211,11 @@ mod tests {
             &[&payload[..5], &payload[5..]],
             crc32c::crc32c(payload),
         );
-        let fh = decode_header(&buf, 4096, 1 << 20).unwrap();
+        let fh = decode_header(&buf, 4096, 1 << 20).expect("the frame was just encoded");
         assert_eq!((fh.len, fh.synced, fh.kind), (11, 100, 7));
         let body = &buf[FRAME_HEADER..FRAME_HEADER + 11];
         assert_eq!(body, payload);
-        check_crc(&buf, &fh, body).unwrap();
+        check_crc(&buf, &fh, body).expect("the frame was just encoded");
         assert!(
             buf[FRAME_HEADER + 11..].iter().all(|&b| b == 0),
             "padding zeroed"

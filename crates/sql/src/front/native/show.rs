@@ -1,0 +1,304 @@
+//! SHOW statements: their grammar and the [`Show`] they parse to.
+
+use super::{P, R};
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ShowFilter {
+    None,
+    Like(String),
+    /// The text of the WHERE expression, parsed when the statement runs.
+    Where(String),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Show {
+    Databases {
+        filter: ShowFilter,
+    },
+    Tables {
+        full: bool,
+        db: Option<String>,
+        filter: ShowFilter,
+    },
+    Columns {
+        full: bool,
+        table: String,
+        db: Option<String>,
+        filter: ShowFilter,
+    },
+    CreateTable {
+        db: Option<String>,
+        table: String,
+    },
+    CreateDatabase {
+        name: String,
+        if_not_exists: bool,
+    },
+    Index {
+        table: String,
+        db: Option<String>,
+        filter: ShowFilter,
+    },
+    Variables {
+        global: bool,
+        filter: ShowFilter,
+    },
+    Status {
+        global: bool,
+        filter: ShowFilter,
+    },
+    Warnings {
+        errors_only: bool,
+        count_only: bool,
+        limit: Option<(u64, u64)>,
+    },
+    Engines,
+    Collation {
+        filter: ShowFilter,
+    },
+    Charset {
+        filter: ShowFilter,
+    },
+    TableStatus {
+        db: Option<String>,
+        filter: ShowFilter,
+    },
+    Processlist {
+        full: bool,
+    },
+    Grants,
+    Plugins,
+    Privileges,
+    MasterStatus,
+    SlaveStatus,
+    BinaryLogs,
+    OpenTables,
+    Triggers,
+    Events,
+    ProcedureStatus,
+    FunctionStatus,
+}
+
+pub(super) fn show(p: &mut P) -> R<Show> {
+    let full = p.kw("full");
+    let global = if p.kw("global") {
+        Some(true)
+    } else if p.kw("session") || p.kw("local") {
+        Some(false)
+    } else {
+        None
+    };
+    if p.kw("databases") || p.kw("schemas") {
+        return Ok(Show::Databases {
+            filter: p.filter()?,
+        });
+    }
+    if p.kw("tables") {
+        let db = p.source_db()?;
+        return Ok(Show::Tables {
+            full,
+            db,
+            filter: p.filter()?,
+        });
+    }
+    if p.kw("columns") || p.kw("fields") {
+        if !(p.kw("from") || p.kw("in")) {
+            return Err(p.err());
+        }
+        let (mut db, table) = p.qualified()?;
+        if let Some(d) = p.source_db()? {
+            db = Some(d);
+        }
+        return Ok(Show::Columns {
+            full,
+            table,
+            db,
+            filter: p.filter()?,
+        });
+    }
+    if p.kw("variables") {
+        return Ok(Show::Variables {
+            global: global == Some(true),
+            filter: p.filter()?,
+        });
+    }
+    if p.kw("status") {
+        return Ok(Show::Status {
+            global: global == Some(true),
+            filter: p.filter()?,
+        });
+    }
+    if p.kw("processlist") {
+        p.end()?;
+        return Ok(Show::Processlist { full });
+    }
+    if full || global.is_some() {
+        return Err(p.err());
+    }
+    show_other(p)
+}
+
+fn show_other(p: &mut P) -> R<Show> {
+    let simple = |p: &mut P, s: Show| -> R<Show> {
+        p.end()?;
+        Ok(s)
+    };
+    if p.kw("create") {
+        return show_create(p);
+    }
+    if p.kw("index") || p.kw("indexes") || p.kw("keys") {
+        if !(p.kw("from") || p.kw("in")) {
+            return Err(p.err());
+        }
+        let (mut db, table) = p.qualified()?;
+        if let Some(d) = p.source_db()? {
+            db = Some(d);
+        }
+        return Ok(Show::Index {
+            table,
+            db,
+            filter: p.filter()?,
+        });
+    }
+    if p.kw("warnings") || p.kw("errors") {
+        let errors_only = p.toks[p.pos - 1].is_kw(p.src, "errors");
+        let limit = show_limit(p)?;
+        p.end()?;
+        return Ok(Show::Warnings {
+            errors_only,
+            count_only: false,
+            limit,
+        });
+    }
+    if p.kw("count") {
+        if !(p.punct("(") && p.punct("*") && p.punct(")")) {
+            return Err(p.err());
+        }
+        let errors_only = if p.kw("errors") {
+            true
+        } else {
+            p.expect_kw("warnings")?;
+            false
+        };
+        p.end()?;
+        return Ok(Show::Warnings {
+            errors_only,
+            count_only: true,
+            limit: None,
+        });
+    }
+    if p.kw("storage") {
+        p.expect_kw("engines")?;
+        return simple(p, Show::Engines);
+    }
+    if p.kw("engines") {
+        return simple(p, Show::Engines);
+    }
+    if p.kw("collation") {
+        return Ok(Show::Collation {
+            filter: p.filter()?,
+        });
+    }
+    if p.kw("charset") || (p.kw("character") && p.kw("set")) {
+        return Ok(Show::Charset {
+            filter: p.filter()?,
+        });
+    }
+    if p.kw("table") {
+        p.expect_kw("status")?;
+        let db = p.source_db()?;
+        return Ok(Show::TableStatus {
+            db,
+            filter: p.filter()?,
+        });
+    }
+    show_misc(p)
+}
+
+fn show_misc(p: &mut P) -> R<Show> {
+    let s = if p.kw("grants") {
+        p.pos = p.toks.len();
+        Show::Grants
+    } else if p.kw("plugins") {
+        Show::Plugins
+    } else if p.kw("privileges") {
+        Show::Privileges
+    } else if p.kw("master") || p.kw("binlog") {
+        p.expect_kw("status")?;
+        Show::MasterStatus
+    } else if p.kw("slave") || p.kw("replica") {
+        p.kw("all");
+        p.expect_kw("status")?;
+        Show::SlaveStatus
+    } else if p.kw("binary") || p.kw("master") {
+        p.expect_kw("logs")?;
+        Show::BinaryLogs
+    } else if p.kw("open") {
+        p.expect_kw("tables")?;
+        p.source_db()?;
+        p.filter()?;
+        Show::OpenTables
+    } else if p.kw("triggers") || p.kw("events") {
+        let ev = p.toks[p.pos - 1].is_kw(p.src, "events");
+        p.source_db()?;
+        p.filter()?;
+        if ev {
+            Show::Events
+        } else {
+            Show::Triggers
+        }
+    } else if p.kw("procedure") || p.kw("function") {
+        let f = p.toks[p.pos - 1].is_kw(p.src, "function");
+        p.expect_kw("status")?;
+        p.filter()?;
+        if f {
+            Show::FunctionStatus
+        } else {
+            Show::ProcedureStatus
+        }
+    } else {
+        return Err(p.err());
+    };
+    p.end()?;
+    Ok(s)
+}
+
+fn show_limit(p: &mut P) -> R<Option<(u64, u64)>> {
+    if !p.kw("limit") {
+        return Ok(None);
+    }
+    let a = p.uint()?;
+    if p.punct(",") {
+        let b = p.uint()?;
+        return Ok(Some((a, b)));
+    }
+    if p.kw("offset") {
+        let o = p.uint()?;
+        return Ok(Some((o, a)));
+    }
+    Ok(Some((0, a)))
+}
+
+fn show_create(p: &mut P) -> R<Show> {
+    if p.kw("table") {
+        let (db, table) = p.qualified()?;
+        p.end()?;
+        return Ok(Show::CreateTable { db, table });
+    }
+    if p.kw("database") || p.kw("schema") {
+        let if_not_exists = if p.kw("if") {
+            p.expect_kw("not")?;
+            p.expect_kw("exists")?;
+            true
+        } else {
+            false
+        };
+        let name = p.ident()?;
+        p.end()?;
+        return Ok(Show::CreateDatabase {
+            name,
+            if_not_exists,
+        });
+    }
+    Err(p.err())
+}

@@ -11,7 +11,7 @@
 //! is not a bulk insert and takes the ordinary route.
 
 use super::lexer::{self, TokKind, Token};
-use super::{apply, literal, rewrites, strip, Edit, Stripped};
+use super::{apply, literal, rewrites, strip, Stripped};
 use basalt_common::Value;
 
 /// A bulk insert (see the module docs).
@@ -27,20 +27,19 @@ pub struct BulkInsert<'a> {
     /// The statement with its first row only.
     one_row: String,
     text: &'a str,
-    edits: Vec<Edit>,
 }
 
 impl BulkInsert<'_> {
     /// The one-row statement's stripped form, to plan on a cache miss.
     pub fn template(&self, backslash: bool) -> Option<Stripped<'_>> {
-        let lexed = lexer::lex(&self.one_row);
-        let edits = rewrites(&self.one_row, &lexed.tokens);
-        strip(&self.one_row, &lexed.tokens, edits, backslash)
+        stripped(&self.one_row, backslash)
     }
 
-    /// The whole statement with the rewrites applied, for the full parse.
+    /// The whole statement with the rewrites applied, for the full parse (only
+    /// when the one-row plan cannot be repeated, so its tokens are not kept).
     pub fn original(&self) -> String {
-        apply(self.text, &self.edits)
+        let lexed = lexer::lex(self.text);
+        apply(self.text, &rewrites(self.text, &lexed.tokens))
     }
 }
 
@@ -100,14 +99,7 @@ pub(super) fn bulk_insert<'a>(
     let width = params.len() / rows.len();
     let first_row = &rows[0];
     let one_row = text[..toks[first_row.end - 1].end].to_string();
-    let key = {
-        let lexed = lexer::lex(&one_row);
-        let edits = rewrites(&one_row, &lexed.tokens);
-        format!(
-            "{}\u{2}bulk",
-            strip(&one_row, &lexed.tokens, edits, backslash)?.key
-        )
-    };
+    let key = format!("{}\u{2}bulk", stripped(&one_row, backslash)?.key);
     Some(BulkInsert {
         key,
         width,
@@ -115,8 +107,18 @@ pub(super) fn bulk_insert<'a>(
         params,
         one_row,
         text,
-        edits: rewrites(text, toks),
     })
+}
+
+/// The stripped form of a statement text of its own.
+fn stripped(text: &str, backslash: bool) -> Option<Stripped<'_>> {
+    let lexed = lexer::lex(text);
+    strip(
+        text,
+        &lexed.tokens,
+        rewrites(text, &lexed.tokens),
+        backslash,
+    )
 }
 
 /// The position of `VALUES` (or `VALUE`) outside parentheses.

@@ -196,14 +196,18 @@ fn full_scan(inp: &Input, rows: f64) -> Candidate {
     }
 }
 
-/// Key columns of index `i` followed by the primary key columns it implies.
+/// Key columns of index `i` followed by the primary key columns it implies: the
+/// order its entries are in, as (column, descending). A prefix key part (`KEY
+/// (s(2))`) orders by the prefix only, so the list ends before it.
 fn extended_key(def: &TableDef, i: usize) -> Vec<(usize, bool)> {
     let idx = &def.indexes[i];
-    let mut cols: Vec<(usize, bool)> = idx
-        .columns
-        .iter()
-        .map(|c| (c.column, c.descending))
-        .collect();
+    let mut cols: Vec<(usize, bool)> = Vec::with_capacity(idx.columns.len() + 1);
+    for c in &idx.columns {
+        if c.prefix_len.is_some() {
+            return cols;
+        }
+        cols.push((c.column, c.descending));
+    }
     if i != 0 {
         for c in &def.indexes[0].columns {
             if !cols.iter().any(|(x, _)| *x == c.column) {
@@ -217,11 +221,8 @@ fn extended_key(def: &TableDef, i: usize) -> Vec<(usize, bool)> {
 fn candidate(inp: &Input, i: usize, rows: f64) -> Candidate {
     let idx = &inp.def.indexes[i];
     let (range, consumed, eq_len, points, has_range) = derive_range(inp, idx);
-    let covering = i == 0
-        || inp
-            .needed
-            .iter()
-            .all(|c| extended_key(inp.def, i).iter().any(|(k, _)| k == c));
+    let key = extended_key(inp.def, i);
+    let covering = i == 0 || inp.needed.iter().all(|c| key.iter().any(|(k, _)| k == c));
     let distinct = |n: usize| -> f64 {
         inp.stats
             .indexes
@@ -294,8 +295,8 @@ fn derive_range(inp: &Input, idx: &IndexDef) -> Derived {
             .find(|s| matches!(s.kind, SargKind::Eq(_) | SargKind::IsNull))
         {
             eq.push(match &s.kind {
-                SargKind::Eq(e) => e.clone(),
-                _ => Expr::Const(basalt_common::Value::Null),
+                SargKind::Eq(e) => Some(e.clone()),
+                _ => None,
             });
             consumed.push(s.conjunct);
             continue;
@@ -420,9 +421,12 @@ fn finish(inp: &Input, c: Candidate) -> Choice {
             eq,
             lower: None,
             upper: None,
-        } if c.idx == 0 && unique_hit && idx.kind == IndexKind::Primary => {
-            Access::PkGet { key: eq.clone() }
-        }
+        } if c.idx == 0 && unique_hit && idx.kind == IndexKind::Primary => Access::PkGet {
+            key: eq
+                .iter()
+                .map(|e| e.clone().unwrap_or(Expr::Const(basalt_common::Value::Null)))
+                .collect(),
+        },
         _ => Access::Index {
             index_id: idx.id,
             range: c.range.clone(),

@@ -51,9 +51,10 @@ impl TableRef {
 /// The ranges an index access reads, as expressions evaluated at run time.
 #[derive(Clone, Debug, PartialEq)]
 pub enum RangeSpec {
-    /// `eq` on the leading columns, then an optional bound on the next one.
+    /// `eq` on the leading columns (`None`: `IS NULL`; an expression that is NULL
+    /// matches nothing), then optional bounds on the next one, in value order.
     Prefix {
-        eq: Vec<Expr>,
+        eq: Vec<Option<Expr>>,
         lower: Option<(Expr, bool)>,
         upper: Option<(Expr, bool)>,
     },

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Installs, when missing, what the driver tests (tests/drivers.rs) need on a fresh
 # Debian machine: MariaDB Connector/J (and a JDK if java/javac are missing), PyMySQL
-# and MySQL Connector/Python, and node's mysql2 under tests/drivers/node.
+# and MySQL Connector/Python, and node's mysql2 under tests/drivers/node; also
+# Prometheus' mysqld_exporter (tests/differential_join.rs).
 # Idempotent: when everything is present it only checks, and returns in a second or two.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 apt_need=()
 ls /usr/share/java/mariadb-java-client*.jar >/dev/null 2>&1 || apt_need+=(libmariadb-java)
+# The exporter's auto_increment collector (tests/differential_join.rs).
+command -v prometheus-mysqld-exporter >/dev/null 2>&1 || apt_need+=(prometheus-mysqld-exporter)
 if ! command -v java >/dev/null 2>&1 || ! command -v javac >/dev/null 2>&1; then
     apt_need+=(default-jdk-headless)
 fi

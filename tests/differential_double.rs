@@ -190,7 +190,7 @@ fn case(p: &mut Pair, seed: u64) {
     }
     // Binary protocol: the stored bits.
     let sql = "select id, d, f from t where id between ? and ? order by id";
-    let mut run = |c: &mut Conn| -> Vec<mysql::Row> {
+    let run = |c: &mut Conn| -> Vec<mysql::Row> {
         c.exec(sql, (0, LITERALS as i64)).expect("binary select")
     };
     let (b, m) = (run(&mut p.b), run(&mut p.m));

@@ -475,7 +475,19 @@ impl Binder<'_> {
             }
         }
         let mut found = None;
-        for st in &scope.tables {
+        if qual.is_none() {
+            for g in &scope.coalesced {
+                let (t, c) = g.source;
+                let st = &scope.tables[t];
+                if st.def.columns[c].name.eq_ignore_ascii_case(name) {
+                    if found.is_some() {
+                        return Err(MySqlError::ambiguous_field(name, self.clause.name()));
+                    }
+                    found = Some((st, c));
+                }
+            }
+        }
+        for (ti, st) in scope.tables.iter().enumerate() {
             let table_ok = match qual {
                 None => true,
                 Some([t]) => st.alias == *t,
@@ -486,6 +498,9 @@ impl Binder<'_> {
                 continue;
             }
             if let Some(ci) = st.def.column_index(name) {
+                if qual.is_none() && is_coalesced(scope, ti, ci) {
+                    continue;
+                }
                 if found.is_some() {
                     return Err(MySqlError::ambiguous_field(name, self.clause.name()));
                 }
@@ -836,4 +851,13 @@ fn niladic(name: &str) -> Option<Func> {
         "utc_timestamp" => Func::UtcTimestamp,
         _ => return None,
     })
+}
+
+/// Whether column `ci` of scope table `ti` is joined into a USING/NATURAL column
+/// (an unqualified name then means that column instead).
+fn is_coalesced(scope: &Scope, ti: usize, ci: usize) -> bool {
+    scope
+        .coalesced
+        .iter()
+        .any(|g| g.members.contains(&(ti, ci)))
 }

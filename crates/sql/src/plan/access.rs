@@ -817,6 +817,36 @@ mod tests {
     }
 
     #[test]
+    fn descending_and_prefix_parts_decide_order() {
+        let (mut def, stats) = foo();
+        def.indexes[1].columns[0].descending = true;
+        let pick_on = |def: &TableDef, order: &[(usize, bool)]| {
+            choose(&Input {
+                def,
+                stats: &stats,
+                sargs: &[ge(1, 100)],
+                needed: &[1],
+                order: Some(order),
+                limit: Some(10),
+                hints: &Hints {
+                    force: vec!["xj".into()],
+                    ..Hints::default()
+                },
+            })
+        };
+        // ORDER BY j DESC reads the descending index forwards, ORDER BY j backwards.
+        let c = pick_on(&def, &[(1, true)]);
+        assert!(c.order_satisfied);
+        assert!(matches!(c.access, Access::Index { reverse: false, .. }));
+        let c = pick_on(&def, &[(1, false)]);
+        assert!(c.order_satisfied);
+        assert!(matches!(c.access, Access::Index { reverse: true, .. }));
+        // A prefix key part orders by the prefix only.
+        def.indexes[1].columns[0].prefix_len = Some(2);
+        assert!(!pick_on(&def, &[(1, false)]).order_satisfied);
+    }
+
+    #[test]
     fn unrestricted_query_scans_the_table() {
         let c = pick(&[], &[0, 1, 2, 3], None, None, &Hints::default());
         assert_eq!(index_of(&c), Some(0));

@@ -63,6 +63,12 @@ pub enum Native {
     },
     /// `SET a = x, @b = y, GLOBAL c = z ...`.
     Set(Vec<SetItem>),
+    /// `SET STATEMENT a = x [, b = y ...] FOR statement`: session variables set
+    /// for one statement (`body`, the text after FOR; empty when nothing follows).
+    SetStatement {
+        items: Vec<SetItem>,
+        body: String,
+    },
     Use(String),
     /// `SHUTDOWN [WAIT FOR ALL {REPLICAS|SLAVES}]`.
     Shutdown,
@@ -437,13 +443,30 @@ fn set_native(p: &mut P) -> R<Option<Native>> {
         p.end()?;
         return Ok(Some(Native::SetCharset(cs)));
     }
-    if p.peek().is_some_and(|t| {
-        t.is_kw(p.src, "password") || t.is_kw(p.src, "role") || t.is_kw(p.src, "statement")
-    }) {
+    if scope == TxScope::Next && p.kw("statement") {
+        return set_statement(p).map(Some);
+    }
+    if p.peek()
+        .is_some_and(|t| t.is_kw(p.src, "password") || t.is_kw(p.src, "role"))
+    {
         return Ok(None);
     }
     p.pos = 1;
-    set_items(p).map(|v| Some(Native::Set(v)))
+    let items = set_items(p, false)?;
+    p.end()?;
+    Ok(Some(Native::Set(items)))
+}
+
+/// `SET STATEMENT name = value [, ...] FOR statement`: only plain variable names
+/// (no `@@`, no scope keyword), as in MariaDB's grammar.
+fn set_statement(p: &mut P) -> R<Native> {
+    let items = set_items(p, true)?;
+    p.expect_kw("for")?;
+    let body = p.peek().map_or("", |t| &p.src[t.start..]);
+    Ok(Native::SetStatement {
+        items,
+        body: body.to_string(),
+    })
 }
 
 fn name_or_string(p: &mut P) -> R<String> {
@@ -454,7 +477,10 @@ fn name_or_string(p: &mut P) -> R<String> {
     }
 }
 
-fn set_items(p: &mut P) -> R<Vec<SetItem>> {
+/// The assignments of SET; with `until_for`, the list ends at a FOR keyword outside
+/// parentheses (SET STATEMENT), otherwise at the end of the statement (which the
+/// caller checks).
+fn set_items(p: &mut P, until_for: bool) -> R<Vec<SetItem>> {
     let mut items = Vec::new();
     loop {
         let kw_global = if p.kw("global") {
@@ -465,6 +491,9 @@ fn set_items(p: &mut P) -> R<Vec<SetItem>> {
             None
         };
         let t = p.peek().ok_or_else(|| p.err())?;
+        if until_for && (kw_global.is_some() || t.kind == TokKind::Var) {
+            return Err(p.err());
+        }
         let target = match t.kind {
             TokKind::Var if t.text(p.src).starts_with("@@") => {
                 p.pos += 1;
@@ -512,6 +541,9 @@ fn set_items(p: &mut P) -> R<Vec<SetItem>> {
                     _ => {}
                 }
             }
+            if until_for && depth == 0 && t.is_kw(p.src, "for") {
+                break;
+            }
             p.pos += 1;
         }
         if p.pos == start {
@@ -528,7 +560,6 @@ fn set_items(p: &mut P) -> R<Vec<SetItem>> {
             break;
         }
     }
-    p.end()?;
     Ok(items)
 }
 

@@ -113,7 +113,8 @@ impl Session {
 
     /// COM_STMT_EXECUTE with decoded parameter values.
     pub fn execute_prepared(&mut self, id: u32, params: &[Value]) -> R<QueryResult> {
-        self.execute_prepared_inner(id, params, "mysqld_stmt_execute")
+        self.clear_interrupt();
+        self.timed(|me| me.execute_prepared_inner(id, params, "mysqld_stmt_execute"))
     }
 
     pub(super) fn execute_prepared_inner(
@@ -133,7 +134,6 @@ impl Session {
         if params.len() != expected {
             return Err(MySqlError::wrong_arguments(command));
         }
-        self.clear_interrupt();
         self.cx.clear_warnings();
         self.cx.stmt_time = crate::value::temporal::now();
         let plan = if retype && plan.is_some() {

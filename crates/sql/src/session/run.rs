@@ -37,16 +37,27 @@ impl Session {
         }
         self.cx.stmt_time = crate::value::temporal::now();
         let r = match front {
-            Ok(Front::Native(n)) => self.native(n),
-            Ok(Front::Cached(s)) => self.cached(s),
-            Ok(Front::Bulk(b)) => self.bulk(b),
-            Ok(Front::Parse(t)) => self.parse_run(&t),
+            Ok(Front::Native(Native::SetStatement { items, body })) => {
+                // Records its own errors; the statement after FOR runs (and is
+                // timed) as a statement of its own.
+                return self.set_statement(items, &body);
+            }
+            Ok(front) => self.timed(|me| me.run_front(front)),
             Err(e) => Err(e),
         };
         if let Err(e) = &r {
             self.cx.warn(Level::Error, e.code, e.message.clone());
         }
         r
+    }
+
+    fn run_front(&mut self, front: Front<'_>) -> R<QueryResult> {
+        match front {
+            Front::Native(n) => self.native(n),
+            Front::Cached(s) => self.cached(s),
+            Front::Bulk(b) => self.bulk(b),
+            Front::Parse(t) => self.parse_run(&t),
+        }
     }
 
     /// Runs a statement whose exact text was planned before, if it is memoized
@@ -60,7 +71,7 @@ impl Session {
         };
         self.cx.clear_warnings();
         self.cx.stmt_time = crate::value::temporal::now();
-        let r = self.run_plan(&plan, &params);
+        let r = self.timed(|me| me.run_plan(&plan, &params));
         if let Err(e) = &r {
             self.cx.warn(Level::Error, e.code, e.message.clone());
         }
@@ -156,6 +167,7 @@ impl Session {
             Native::SetCharset(cs) => self.set_charset(cs),
             Native::SetNames { charset, collation } => self.set_names(charset, collation),
             Native::Set(items) => self.run_set(items),
+            Native::SetStatement { items, body } => self.set_statement(items, &body),
             Native::Use(db) => {
                 self.use_database(&db)?;
                 Ok(QueryResult::ok(0))

@@ -5,6 +5,7 @@
 //! argument types, and [`eval`] dispatches to the family modules.
 
 mod numeric;
+mod sleep;
 mod string;
 mod time;
 
@@ -138,6 +139,8 @@ pub enum Func {
     Log10,
     Rand,
     Pi,
+    // miscellaneous
+    Sleep,
 }
 
 /// (function, min args, max args) for a lower-case SQL function name.
@@ -248,6 +251,7 @@ pub fn lookup(name: &str) -> Option<(Func, usize, usize)> {
         "log10" => (Log10, 1, 1),
         "rand" => (Rand, 0, 1),
         "pi" => (Pi, 0, 0),
+        "sleep" => (Sleep, 1, 1),
         _ => return None,
     })
 }
@@ -258,7 +262,7 @@ impl Func {
     pub fn is_deterministic_per_statement(self) -> bool {
         !matches!(
             self,
-            Func::Rand | Func::SysDate | Func::LastInsertId | Func::Uuid
+            Func::Rand | Func::SysDate | Func::LastInsertId | Func::Uuid | Func::Sleep
         )
     }
 }
@@ -367,6 +371,8 @@ pub fn result_type(f: Func, args: &[ExprType]) -> ExprType {
         }
         Sqrt | Pow | Exp | Ln | Log10 => ExprType::double().nullable(true),
         Rand | Pi => ExprType::double(),
+        // MariaDB: INT(1), nullable only when its argument is.
+        Sleep => ExprType::int(1).nullable(any_null),
     }
 }
 
@@ -446,6 +452,7 @@ fn eval_values(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
             Ok(Value::UInt(ctx.cx.last_insert_id))
         }
         RowCount => Ok(Value::Int(ctx.cx.row_count)),
+        Sleep => sleep::eval(&vals[0], ctx),
         FoundRows => Ok(Value::Int(ctx.cx.found_rows as i64)),
         NullIf => {
             let eq = crate::value::compare::equal(&vals[0], &vals[1], Collation::Utf8mb4GeneralCi);

@@ -19,6 +19,7 @@ pub mod expr;
 pub mod from;
 pub mod levels;
 pub mod names;
+pub mod returning;
 pub mod select;
 pub mod typing;
 pub mod union;
@@ -90,6 +91,8 @@ pub enum Clause {
     InsertInto,
     /// ON DUPLICATE KEY UPDATE targets.
     OnDupTarget,
+    /// INSERT / REPLACE / DELETE ... RETURNING.
+    Returning,
 }
 
 impl Clause {
@@ -104,6 +107,7 @@ impl Clause {
             Clause::Set => "SET",
             Clause::InsertInto => "INSERT INTO",
             Clause::OnDupTarget => "UPDATE",
+            Clause::Returning => "RETURNING",
         }
     }
 }

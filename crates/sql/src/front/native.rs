@@ -461,12 +461,38 @@ fn set_native(p: &mut P) -> R<Option<Native>> {
 /// (no `@@`, no scope keyword), as in MariaDB's grammar.
 fn set_statement(p: &mut P) -> R<Native> {
     let items = set_items(p, true)?;
-    p.expect_kw("for")?;
+    if !p.kw("for") {
+        return Err(missing_for(p));
+    }
     let body = p.peek().map_or("", |t| &p.src[t.start..]);
     Ok(Native::SetStatement {
         items,
         body: body.to_string(),
     })
+}
+
+/// The syntax error of a SET STATEMENT without FOR: MariaDB's expression parser
+/// stops at a statement keyword that follows a value (`x=1 SELECT 1` is an error
+/// near `SELECT 1`), else at the end of the text.
+fn missing_for(p: &P) -> MySqlError {
+    const STARTS: &[&str] = &[
+        "select", "insert", "update", "delete", "replace", "set", "show", "create", "drop",
+        "alter", "call", "do", "begin", "commit", "rollback", "with", "values", "execute",
+        "prepare", "explain", "describe", "truncate",
+    ];
+    let mut depth = 0i32;
+    for (i, t) in p.toks.iter().enumerate().skip(2) {
+        match (t.kind, t.text(p.src)) {
+            (TokKind::Punct, "(") => depth += 1,
+            (TokKind::Punct, ")") => depth -= 1,
+            _ => {}
+        }
+        let after_value = !matches!(p.toks[i - 1].text(p.src), "=" | ":=" | "," | "(");
+        if depth == 0 && after_value && STARTS.iter().any(|k| t.is_kw(p.src, k)) {
+            return near_offset(p.src, t.start);
+        }
+    }
+    near_offset(p.src, p.src.len())
 }
 
 fn name_or_string(p: &mut P) -> R<String> {

@@ -101,10 +101,7 @@ impl Session {
         let stmt = crate::front::parse::parse_statement(&rewritten)?;
         match self.plan_statement_with(&stmt, &rewritten, true, values)? {
             (Some(plan), retype) => {
-                let cols = match &plan {
-                    Plan::Select(s) => s.columns.to_vec(),
-                    _ => Vec::new(),
-                };
+                let cols = plan.result_columns().to_vec();
                 Ok((Some(Arc::new(plan)), cols, retype))
             }
             (None, _) => Ok((None, Vec::new(), false)),

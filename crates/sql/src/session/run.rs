@@ -372,6 +372,9 @@ impl Session {
                 if o.last_insert_id != 0 {
                     self.cx.last_insert_id = o.last_insert_id;
                 }
+                if let Some(ret) = &p.returning {
+                    return Ok(self.returned(ret, o.returned));
+                }
                 self.cx.row_count = o.affected as i64;
                 let multi = matches!(&p.source, crate::plan::InsertSource::Select(_))
                     || matches!(&p.source, crate::plan::InsertSource::Values(v) if v.len() > 1);
@@ -396,6 +399,9 @@ impl Session {
             }
             Plan::Modify(p) => {
                 let o = self.in_statement(params, false, |ex| modify::run(p, ex, false))?;
+                if let Some(ret) = &p.returning {
+                    return Ok(self.returned(ret, o.returned));
+                }
                 let affected = if self.found_rows && !p.delete {
                     o.matched
                 } else {
@@ -417,6 +423,22 @@ impl Session {
                     warnings: self.warning_count(),
                 })
             }
+        }
+    }
+}
+
+impl Session {
+    /// The result set of a RETURNING clause; ROW_COUNT() is then -1, as after a
+    /// SELECT (MariaDB).
+    fn returned(
+        &mut self,
+        ret: &crate::plan::Returning,
+        rows: Vec<basalt_common::Row>,
+    ) -> QueryResult {
+        self.cx.row_count = -1;
+        QueryResult::Rows {
+            columns: ret.columns.clone(),
+            rows,
         }
     }
 }

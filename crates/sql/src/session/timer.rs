@@ -99,8 +99,9 @@ impl StatementTimer {
         watch.fired.load(Ordering::SeqCst)
     }
 
-    /// Statements armed now (for tests).
-    pub fn armed_count(&self) -> usize {
+    /// Statements armed now.
+    #[cfg(test)]
+    fn armed_count(&self) -> usize {
         self.shared.state.lock().armed.len()
     }
 

@@ -590,7 +590,7 @@ impl Binder<'_> {
             U::Not | U::BangNot => (Expr::Not(b.boxed()), bool_type(t.nullable)),
             U::BitwiseNot => (
                 Expr::BitNot(b.boxed()),
-                ExprType::int(20).unsigned().nullable(t.nullable),
+                ExprType::int(21).unsigned().nullable(t.nullable),
             ),
             other => return Err(MySqlError::not_supported(&format!("operator {other}"))),
         })

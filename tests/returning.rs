@@ -1,8 +1,8 @@
 //! `INSERT / REPLACE / DELETE ... RETURNING` through the protocol: rows, column
 //! metadata and errors compared with a real MariaDB over the text and the binary
 //! protocol (`#[ignore]`d: they need mariadb-server), checks that need no
-//! MariaDB, and SQLAlchemy 2's ORM, which uses RETURNING for every insert once the
-//! server says it is MariaDB 10.5 or later.
+//! MariaDB, and the ORMs that use RETURNING for every insert once the server says
+//! it is MariaDB 10.5 or later: SQLAlchemy 2 and Django 5 (with its migrations).
 
 use basalt_tests::mariadb::{self, MariaDb};
 use basalt_tests::{workspace_root, Basalt};
@@ -204,6 +204,13 @@ const STATEMENTS: &[&str] = &[
     "DELETE t1 FROM t1 WHERE id1 = 1 RETURNING id1",
     "INSERT INTO t1 (id1, val1) VALUES (1, 'a') RETURNING id1",
     "SELECT id2 FROM t2 WHERE id2 >= 50 ORDER BY id2",
+    // CONVERT_TZ, which Django's MySQL backend asks for when it connects.
+    "~SELECT CONVERT_TZ('2001-01-01 01:00:00', 'UTC', 'UTC') IS NOT NULL",
+    "~SELECT CONVERT_TZ('2001-01-01 01:00:00.123456', '+01:00', '-02:30'), \
+     CONVERT_TZ('2001-01-01 01:00:00', '+00:00', '+13:00'), CONVERT_TZ('2001-01-01 01:00:00', '+00:00', '+14:00'), \
+     CONVERT_TZ('2001-01-01 01:00:00', '+0:00', '-12:59'), CONVERT_TZ('1960-01-01 01:00:00', '+00:00', '+05:00'), \
+     CONVERT_TZ('2038-01-19 03:14:08', '+00:00', '+01:00'), CONVERT_TZ(NULL, '+00:00', '+01:00'), \
+     CONVERT_TZ('2001-01-01', 'SYSTEM', '+05:00'), CONVERT_TZ('garbage', '+00:00', '+05:00')",
 ];
 
 #[test]
@@ -314,26 +321,43 @@ fn returning_rows_without_mariadb() {
     assert_eq!(same, vec!["a".to_string(), "b".to_string()]);
 }
 
-#[test]
-fn sqlalchemy_orm_inserts_use_returning() {
+/// Runs a program of `tests/drivers/python` against a fresh server; it must end
+/// with `ok_line`. Skipped (with a message) when `modules` cannot be imported.
+fn python_program(script: &str, modules: &str, ok_line: &str) {
     let importable = Command::new("python3")
-        .args(["-c", "import sqlalchemy, pymysql"])
+        .args(["-c", &format!("import {modules}")])
         .status()
         .is_ok_and(|s| s.success());
     if !importable {
-        println!("skipped: python3 with SQLAlchemy and PyMySQL is not installed");
+        println!("skipped: python3 with {modules} is not installed");
         return;
     }
     let b = Basalt::start();
+    let dir = workspace_root().join("tests/drivers/python");
     let out = Command::new("python3")
-        .arg(workspace_root().join("tests/drivers/python/sqlalchemy_returning.py"))
+        .current_dir(&dir)
+        .arg(dir.join(script))
         .arg(b.port.to_string())
         .output()
         .expect("run python3");
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        out.status.success() && stdout.contains("OK sqlalchemy"),
-        "sqlalchemy_returning.py failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
+        out.status.success() && stdout.contains(ok_line),
+        "{script} failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
     );
+}
+
+#[test]
+fn sqlalchemy_orm_inserts_use_returning() {
+    python_program(
+        "sqlalchemy_returning.py",
+        "sqlalchemy, pymysql",
+        "OK sqlalchemy",
+    );
+}
+
+#[test]
+fn django_migrations_and_orm_inserts_use_returning() {
+    python_program("django_returning.py", "django, pymysql", "OK django");
 }

@@ -114,24 +114,9 @@ fn login(
             return None;
         }
     };
-    let limit = admission.login_limit(&login.user);
-    let Ok(connected) = server.registry.try_login(state, limit) else {
-        server
-            .stats
-            .aborted_connects
-            .fetch_add(1, Ordering::Relaxed);
-        conn.write_err(&MySqlError::too_many_connections());
-        let _ = blocking::run(conn.flush());
+    if !enter(server, conn, state, admission, &login.user) {
         return None;
-    };
-    server
-        .stats
-        .max_used_connections
-        .fetch_max(connected as u64, Ordering::Relaxed);
-    // Logged in: reads wait for the client's next command without a limit again.
-    let socket = &conn.get_ref().0;
-    let _ = socket.set_read_timeout(None);
-    let _ = socket.set_write_timeout(None);
+    }
     *state.scramble.lock() = login.scramble;
     let mut session = server
         .engine
@@ -154,6 +139,38 @@ fn login(
     conn.write_ok(&OkPacket::with_status(session.status_flags()));
     blocking::run(conn.flush()).ok()?;
     Some(session)
+}
+
+/// Counts an authenticated connection against `max_connections` (1040 when the
+/// server is full) and lifts the handshake's time limit; false when it must close.
+fn enter(
+    server: &Server,
+    conn: &mut Conn,
+    state: &ConnState,
+    admission: &Admission,
+    user: &str,
+) -> bool {
+    let Ok(connected) = server
+        .registry
+        .try_login(state, admission.login_limit(user))
+    else {
+        server
+            .stats
+            .aborted_connects
+            .fetch_add(1, Ordering::Relaxed);
+        conn.write_err(&MySqlError::too_many_connections());
+        let _ = blocking::run(conn.flush());
+        return false;
+    };
+    server
+        .stats
+        .max_used_connections
+        .fetch_max(connected as u64, Ordering::Relaxed);
+    // Logged in: reads wait for the client's next command without a limit again.
+    let socket = &conn.get_ref().0;
+    let _ = socket.set_read_timeout(None);
+    let _ = socket.set_write_timeout(None);
+    true
 }
 
 /// Sends the ERR for a fatal protocol error if it has one.

@@ -8,6 +8,7 @@ mod numeric;
 mod sleep;
 mod string;
 mod time;
+mod tz;
 
 use super::{EvalCtx, Expr, R};
 use crate::ty::{aggregate, Class, ExprType};
@@ -141,6 +142,7 @@ pub enum Func {
     Pi,
     // miscellaneous
     Sleep,
+    ConvertTz,
 }
 
 /// (function, min args, max args) for a lower-case SQL function name.
@@ -252,6 +254,7 @@ pub fn lookup(name: &str) -> Option<(Func, usize, usize)> {
         "rand" => (Rand, 0, 1),
         "pi" => (Pi, 0, 0),
         "sleep" => (Sleep, 1, 1),
+        "convert_tz" => (ConvertTz, 3, 3),
         _ => return None,
     })
 }
@@ -373,6 +376,7 @@ pub fn result_type(f: Func, args: &[ExprType]) -> ExprType {
         Rand | Pi => ExprType::double(),
         // MariaDB: INT(1), nullable only when its argument is.
         Sleep => ExprType::int(1).nullable(any_null),
+        ConvertTz => ExprType::datetime(args[0].decimals.min(6)).nullable(true),
     }
 }
 
@@ -453,6 +457,8 @@ fn eval_values(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
         }
         RowCount => Ok(Value::Int(ctx.cx.row_count)),
         Sleep => sleep::eval(&vals[0], ctx),
+        ConvertTz if vals.iter().any(Value::is_null) => Ok(Value::Null),
+        ConvertTz => tz::eval(&vals, ctx),
         FoundRows => Ok(Value::Int(ctx.cx.found_rows as i64)),
         NullIf => {
             let eq = crate::value::compare::equal(&vals[0], &vals[1], Collation::Utf8mb4GeneralCi);

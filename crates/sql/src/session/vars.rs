@@ -20,6 +20,8 @@ impl Session {
             b.expr(&ast, &Scope::default(), None)?.0
         };
         let mut ctx = EvalCtx::new(&[], &mut self.cx);
+        // SET @x = SLEEP(n) stops for KILL QUERY and max_statement_time too.
+        ctx.interrupt = Some(&self.interrupt);
         expr.eval(&[], &mut ctx)
     }
 

@@ -379,6 +379,24 @@ fn idle_sockets_do_not_lock_out_logins_and_time_out() {
 }
 
 #[test]
+fn set_global_max_connections_applies_to_the_next_login() {
+    let b = Basalt::start_with(&["--max-connections", "50"]);
+    let mut admin = connect(&b);
+    admin
+        .query_drop("SET GLOBAL max_connections = 2")
+        .expect("set");
+    // The admin session counts: one more user, plus the slot kept for root.
+    let _second = try_connect(b.port).expect("second login");
+    let _third = try_connect(b.port).expect("root's extra slot");
+    let e = try_connect(b.port).expect_err("over the new limit");
+    assert_eq!(err_code(e), 1040);
+    admin
+        .query_drop("SET GLOBAL max_connections = 10")
+        .expect("raise");
+    let _fourth = try_connect(b.port).expect("room again");
+}
+
+#[test]
 fn a_flood_of_idle_sockets_evicts_the_oldest_handshakes() {
     let b = Basalt::start_with(&["--max-connections", "2"]);
     // Default connect_timeout (10 s): only the pending cap (64 here) frees them.

@@ -60,8 +60,7 @@ impl ConnState {
             id,
             host,
             info: Mutex::new(ConnInfo {
-                // What MariaDB's process list shows before the login completes.
-                user: "unauthenticated user".into(),
+                user: String::new(),
                 db: None,
                 command: "Connect",
                 state: "login",

@@ -29,7 +29,8 @@ pub fn eval(arg: &Value, ctx: &mut EvalCtx) -> R {
         }
         other => crate::value::to_f64(other),
     };
-    if !(secs > 0.0) {
+    // NaN, zero and negative durations do not wait.
+    if secs.is_nan() || secs <= 0.0 {
         return Ok(Value::Int(0));
     }
     let total = Duration::try_from_secs_f64(secs).unwrap_or(Duration::MAX);

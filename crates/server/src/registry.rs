@@ -15,9 +15,11 @@
 //! ([`Registry::admit`]), so a flood of idle sockets costs at most that many threads
 //! and a real client's handshake, which takes a round trip or two, still completes.
 //!
-//! Invariants: `logged_in` equals the number of registered states whose
-//! `authenticated` flag is set (both change together in `try_login` and `remove`);
-//! `pending` equals the number of registered states whose flag is clear.
+//! Invariants (kept under the registry's lock): `logged_in` equals the number of
+//! registered states whose `authenticated` flag is set; `pending` equals the number
+//! of registered states neither authenticated nor `evicted`. An evicted state stays
+//! registered until its thread notices the closed socket and removes it, but it no
+//! longer counts, is never picked again, and can no longer log in.
 
 use parking_lot::Mutex;
 use std::collections::BTreeMap;
@@ -43,6 +45,8 @@ pub struct ConnState {
     pub socket: Option<TcpStream>,
     /// Logged in (counted against `max_connections`); clear while pending.
     authenticated: AtomicBool,
+    /// Closed by [`Registry::admit`] to make room for newer handshakes.
+    evicted: AtomicBool,
 }
 
 pub struct ConnInfo {
@@ -72,6 +76,7 @@ impl ConnState {
             killed: AtomicBool::new(false),
             socket,
             authenticated: AtomicBool::new(false),
+            evicted: AtomicBool::new(false),
         })
     }
 
@@ -171,14 +176,21 @@ impl Registry {
             let mut conns = self.conns.lock();
             conns.insert(state.id, state.clone());
             let pending = self.pending.fetch_add(1, Ordering::SeqCst) + 1;
-            if pending > limit {
-                conns
-                    .values()
-                    .find(|c| c.id != state.id && !c.is_authenticated())
-                    .cloned()
-            } else {
-                None
+            let victim = (pending > limit)
+                .then(|| {
+                    conns.values().find(|c| {
+                        c.id != state.id
+                            && !c.is_authenticated()
+                            && !c.evicted.load(Ordering::SeqCst)
+                    })
+                })
+                .flatten()
+                .cloned();
+            if let Some(v) = &victim {
+                v.evicted.store(true, Ordering::SeqCst);
+                self.pending.fetch_sub(1, Ordering::SeqCst);
             }
+            victim
         };
         if let Some(v) = victim {
             tracing::debug!(
@@ -190,12 +202,13 @@ impl Registry {
     }
 
     /// Moves a pending connection to logged in, unless that would make more than
-    /// `limit` logged in. Under the registry's lock, so [`Registry::admit`] never
-    /// picks a connection that is logging in at that moment.
+    /// `limit` logged in or the connection was evicted meanwhile. Under the
+    /// registry's lock, so [`Registry::admit`] never picks a connection that is
+    /// logging in at that moment.
     pub fn try_login(&self, state: &ConnState, limit: usize) -> Result<usize, TooManyConnections> {
         let _conns = self.conns.lock();
         let now = self.logged_in.load(Ordering::SeqCst);
-        if now >= limit {
+        if now >= limit || state.evicted.load(Ordering::SeqCst) {
             return Err(TooManyConnections);
         }
         self.logged_in.store(now + 1, Ordering::SeqCst);
@@ -220,7 +233,7 @@ impl Registry {
         };
         if state.is_authenticated() {
             self.logged_in.fetch_sub(1, Ordering::SeqCst);
-        } else {
+        } else if !state.evicted.load(Ordering::SeqCst) {
             self.pending.fetch_sub(1, Ordering::SeqCst);
         }
     }
@@ -235,5 +248,51 @@ impl Registry {
 
     pub fn count(&self) -> usize {
         self.conns.lock().len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pending(r: &Registry) -> usize {
+        r.pending.load(Ordering::SeqCst)
+    }
+
+    #[test]
+    fn pending_handshakes_are_bounded_and_only_logins_count() {
+        let r = Registry::new();
+        let states: Vec<_> = (0..5)
+            .map(|_| ConnState::new(r.next_id(), "h".into(), None))
+            .collect();
+        for s in &states {
+            r.admit(s.clone(), 3);
+        }
+        let evicted: Vec<bool> = states
+            .iter()
+            .map(|s| s.evicted.load(Ordering::SeqCst))
+            .collect();
+        assert_eq!(
+            evicted,
+            vec![true, true, false, false, false],
+            "oldest first"
+        );
+        assert_eq!(pending(&r), 3);
+        assert_eq!(
+            r.count(),
+            5,
+            "evicted ones stay listed until their thread ends"
+        );
+        assert!(
+            r.try_login(&states[0], 10).is_err(),
+            "an evicted one cannot log in"
+        );
+        assert_eq!(r.try_login(&states[2], 1), Ok(1));
+        assert!(r.try_login(&states[3], 1).is_err(), "over the login limit");
+        assert_eq!((r.logged_in(), pending(&r)), (1, 2));
+        for s in &states {
+            r.remove(s.id);
+        }
+        assert_eq!((r.logged_in(), pending(&r), r.count()), (0, 0, 0));
     }
 }

@@ -123,6 +123,10 @@ pub struct Engine {
     hooks: RwLock<Arc<dyn ServerHooks>>,
     pub(crate) plan_cache: PlanCache,
     pub(crate) started: std::time::Instant,
+    /// `max_statement_time` deadlines of every session.
+    pub(crate) timer: crate::session::timer::StatementTimer,
+    /// `Max_statement_time_exceeded` (global).
+    pub(crate) statement_timeouts: std::sync::atomic::AtomicU64,
 }
 
 impl Engine {
@@ -135,6 +139,8 @@ impl Engine {
             hooks: RwLock::new(Arc::new(NoHooks)),
             plan_cache: PlanCache::new(),
             started: std::time::Instant::now(),
+            timer: crate::session::timer::StatementTimer::new(),
+            statement_timeouts: std::sync::atomic::AtomicU64::new(0),
         })
     }
 

@@ -442,7 +442,13 @@ impl Binder<'_> {
             (Kind::Bool, _) => ExprType::bigint(),
             (Kind::UInt, _) | (Kind::Dynamic, Value::UInt(_)) => ExprType::bigint().unsigned(),
             (Kind::Int, _) | (Kind::Dynamic, _) => ExprType::bigint(),
-            (Kind::Double, _) => ExprType::double(),
+            (Kind::Double, _) => {
+                // MariaDB: DOUBLE(21,6), so `0.2` reads back as `0.200000`.
+                let mut d = ExprType::double();
+                d.len = 21;
+                d.decimals = 6;
+                d
+            }
             _ => literal_type(&v, Collation::Utf8mb3GeneralCi),
         };
         let mut t = t.nullable(true);
@@ -599,7 +605,7 @@ impl Binder<'_> {
             U::Not | U::BangNot => (Expr::Not(b.boxed()), bool_type(t.nullable)),
             U::BitwiseNot => (
                 Expr::BitNot(b.boxed()),
-                ExprType::int(20).unsigned().nullable(t.nullable),
+                ExprType::int(21).unsigned().nullable(t.nullable),
             ),
             other => return Err(MySqlError::not_supported(&format!("operator {other}"))),
         })

@@ -19,6 +19,7 @@ pub mod expr;
 pub mod from;
 pub mod levels;
 pub mod names;
+pub mod returning;
 pub mod select;
 pub mod typing;
 pub mod union;
@@ -92,6 +93,8 @@ pub enum Clause {
     InsertInto,
     /// ON DUPLICATE KEY UPDATE targets.
     OnDupTarget,
+    /// INSERT / REPLACE / DELETE ... RETURNING.
+    Returning,
 }
 
 impl Clause {
@@ -107,6 +110,7 @@ impl Clause {
             Clause::Set => "SET",
             Clause::InsertInto => "INSERT INTO",
             Clause::OnDupTarget => "UPDATE",
+            Clause::Returning => "RETURNING",
         }
     }
 }

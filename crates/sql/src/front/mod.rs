@@ -21,6 +21,7 @@ pub mod bulk;
 pub mod lexer;
 pub mod native;
 pub mod parse;
+pub mod returning;
 
 use basalt_common::{Decimal, MySqlError, Value};
 use lexer::{NumKind, TokKind, Token};
@@ -170,6 +171,9 @@ pub fn analyze(text: &str, backslash_escapes: bool) -> Result<Front<'_>, MySqlEr
     };
     if let Some(n) = native::parse_native(text, toks)? {
         return Ok(Front::Native(n));
+    }
+    if let Some(t) = returning::reorder_delete(text, toks) {
+        return t.map(Front::Parse);
     }
     let plain = !lexed.has_exec_comment
         && !lexed.unterminated

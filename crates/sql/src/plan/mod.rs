@@ -216,6 +216,14 @@ pub enum InsertSource {
     Select(Box<SelectPlan>),
 }
 
+/// `RETURNING` of INSERT / REPLACE / DELETE: expressions over the target table's
+/// row (as stored, or as it was before DELETE), sent back as a result set.
+#[derive(Clone, Debug)]
+pub struct Returning {
+    pub exprs: Vec<Expr>,
+    pub columns: Arc<[ColumnMeta]>,
+}
+
 #[derive(Clone, Debug)]
 pub struct InsertPlan {
     pub table: TableRef,
@@ -227,6 +235,7 @@ pub struct InsertPlan {
     pub ignore: bool,
     pub replace: bool,
     pub subs: std::sync::Arc<Vec<SubPlan>>,
+    pub returning: Option<Returning>,
 }
 
 #[derive(Clone, Debug)]
@@ -237,6 +246,8 @@ pub struct ModifyPlan {
     pub set: Vec<(usize, Expr)>,
     pub delete: bool,
     pub subs: std::sync::Arc<Vec<SubPlan>>,
+    /// DELETE ... RETURNING (UPDATE has none in MariaDB 10.11).
+    pub returning: Option<Returning>,
 }
 
 #[derive(Clone, Debug)]
@@ -244,6 +255,22 @@ pub enum Plan {
     Select(SelectPlan),
     Insert(InsertPlan),
     Modify(ModifyPlan),
+}
+
+impl Plan {
+    /// The result columns the statement sends (empty for an OK packet).
+    pub fn result_columns(&self) -> &[ColumnMeta] {
+        match self {
+            Plan::Select(s) => &s.columns,
+            Plan::Insert(InsertPlan {
+                returning: Some(r), ..
+            })
+            | Plan::Modify(ModifyPlan {
+                returning: Some(r), ..
+            }) => &r.columns,
+            _ => &[],
+        }
+    }
 }
 
 /// The plan of a one-row `INSERT ... VALUES` repeated for `rows` rows of `width`

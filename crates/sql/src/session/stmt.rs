@@ -258,6 +258,7 @@ impl Session {
             on_dup: Vec::new(),
             ignore: false,
             replace: false,
+            returning: None,
         });
         match self.run_plan(&plan, &[]) {
             Ok(r) => Ok(r),

@@ -41,6 +41,9 @@ pub struct StorageConfig {
     /// ...and whenever this much log accumulated since the last checkpoint (this
     /// bounds recovery time).
     pub checkpoint_log_bytes: u64,
+    /// Start even when valid log records follow a damaged one, discarding them (they
+    /// may include acknowledged commits). Off: opening fails and changes nothing.
+    pub discard_damaged_log_tail: bool,
 }
 
 impl StorageConfig {
@@ -55,6 +58,7 @@ impl StorageConfig {
             on_fatal: None,
             checkpoint_interval: Duration::from_secs(30),
             checkpoint_log_bytes: 128 << 20,
+            discard_damaged_log_tail: false,
         }
     }
 }

@@ -104,6 +104,7 @@ impl DurableEngine {
         let wal_config = WalConfig {
             flush_log_at_trx_commit: config.flush_log_at_trx_commit,
             segment_size: config.log_segment_size,
+            allow_corrupt_tail: config.discard_damaged_log_tail,
             ..WalConfig::default()
         };
         let (wal, info) = Wal::open(fs.clone(), &config.datadir.join("log"), wal_config)?;

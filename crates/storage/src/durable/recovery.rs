@@ -13,7 +13,7 @@ use std::collections::{HashMap, HashSet};
 /// Opens the table files of `tables`, replays the log from `from`, and returns the
 /// first transaction id to hand out (above every id the log and files have seen).
 pub(super) fn recover(shared: &Shared, tables: &[TableDef], from: u64) -> Result<u64> {
-    open_files(shared, tables)?;
+    open_files(shared, tables, from)?;
     let scan = first_pass(shared, from)?;
     let losers = redo(shared, from, &scan.ended)?;
     let undone = losers.len();
@@ -33,10 +33,13 @@ pub(super) fn recover(shared: &Shared, tables: &[TableDef], from: u64) -> Result
     Ok(scan.max_txn.saturating_add(1).max(scan.next_id).max(1))
 }
 
-/// Opens every durable table's file; removes files of tables the catalog does not
-/// know (a CREATE TABLE that crashed before the catalog was written, or a DROP whose
-/// file removal did not happen) and trees of indexes it does not know.
-fn open_files(shared: &Shared, tables: &[TableDef]) -> Result<()> {
+/// Opens every durable table's file for a replay of the log from `from`; removes
+/// files of tables the catalog does not know (a CREATE TABLE that crashed before the
+/// catalog was written, or a DROP whose file removal did not happen) and trees of
+/// indexes it does not know. A file that cannot be opened at an image the log covers
+/// leaves its table unavailable (every access fails with the error), never empty or
+/// rolled back.
+fn open_files(shared: &Shared, tables: &[TableDef], from: u64) -> Result<()> {
     let wanted: HashMap<u64, &TableDef> = tables
         .iter()
         .filter(|t| t.engine == EngineKind::Basalt)
@@ -51,7 +54,7 @@ fn open_files(shared: &Shared, tables: &[TableDef]) -> Result<()> {
     for (id, def) in wanted {
         let path = shared.path(id);
         let opened = if shared.fs.exists(&path) {
-            TableFile::open(&shared.pool, &*shared.fs, &path)
+            TableFile::open_at(&shared.pool, &*shared.fs, &path, from)
         } else {
             Err(StorageError::Corrupt {
                 file: path.display().to_string(),
@@ -64,7 +67,14 @@ fn open_files(shared: &Shared, tables: &[TableDef]) -> Result<()> {
             Err(e) => {
                 // One damaged table must not keep the others from serving: it stays
                 // in the catalog and answers every access with this error.
-                tracing::error!(table = %def.qualified_name(), error = %e, "table unavailable");
+                tracing::error!(
+                    table = %def.qualified_name(),
+                    error = %e,
+                    "table unavailable: its data file is damaged and every access to it fails \
+                     with error 1877. Other tables are served. Restore the table from a backup: \
+                     DROP TABLE, then re-create it and reload its rows (a copy of the data \
+                     directory taken now keeps the damaged file for analysis)"
+                );
                 shared.broken.lock().insert(id, broken_error(&path, e));
                 continue;
             }

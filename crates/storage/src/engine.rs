@@ -94,7 +94,12 @@ impl EngineSet {
         self.durable.status()
     }
 
-    pub fn shutdown(&self) -> Result<()> {
-        self.durable.shutdown()
+    /// Whether the previous run stopped cleanly with purge finished.
+    pub fn previous_stop_clean(&self) -> bool {
+        self.durable.previous_stop_clean()
+    }
+
+    pub fn shutdown(&self, purge_complete: bool) -> Result<()> {
+        self.durable.shutdown(purge_complete)
     }
 }

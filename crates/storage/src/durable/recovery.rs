@@ -1,7 +1,9 @@
 //! Crash recovery: redo from each file's checkpoint cut, undo transactions that never
 //! ended, then checkpoint so the log can start afresh.
 
-use super::record::{self, ChangeRec, KIND_ABORT, KIND_CHANGE, KIND_CHECKPOINT, KIND_COMMIT};
+use super::record::{
+    self, ChangeRec, KIND_ABORT, KIND_CHANGE, KIND_CHECKPOINT, KIND_CLEAN, KIND_COMMIT,
+};
 use super::{checkpoint_file, table_files, Shared};
 use crate::api::Result;
 use crate::btree::TableFile;
@@ -10,9 +12,18 @@ use crate::store::Modify;
 use basalt_common::{EngineKind, TableDef};
 use std::collections::{HashMap, HashSet};
 
-/// Opens the table files of `tables`, replays the log from `from`, and returns the
-/// first transaction id to hand out (above every id the log and files have seen).
-pub(super) fn recover(shared: &Shared, tables: &[TableDef], from: u64) -> Result<u64> {
+/// What recovery found.
+pub(super) struct Recovered {
+    /// The first transaction id to hand out (above every id the log and files saw).
+    pub first_trx: u64,
+    /// The previous run ended with a clean shutdown that finished purge (its last
+    /// record is CLEAN): no delete-marked garbage of earlier transactions is left.
+    pub clean: bool,
+}
+
+/// Opens the table files of `tables`, replays the log from `from`, and says what it
+/// found.
+pub(super) fn recover(shared: &Shared, tables: &[TableDef], from: u64) -> Result<Recovered> {
     open_files(shared, tables, from)?;
     let scan = first_pass(shared, from)?;
     let losers = redo(shared, from, &scan.ended)?;
@@ -20,7 +31,15 @@ pub(super) fn recover(shared: &Shared, tables: &[TableDef], from: u64) -> Result
     undo(shared, losers)?;
     let files: Vec<TableFile> = shared.files.read().values().cloned().collect();
     for f in &files {
-        checkpoint_file(shared, f)?;
+        // Redo and undo may have grown the file (the old image stays until the new one
+        // is durable): give a free tail back before serving.
+        let mut moved = checkpoint_file(shared, f)?;
+        for _ in 0..super::COMPACT_PASSES {
+            if moved == 0 {
+                break;
+            }
+            moved = checkpoint_file(shared, f)?;
+        }
     }
     shared.wal.checkpoint_done(shared.wal.end_lsn())?;
     if scan.records > 0 {
@@ -30,7 +49,10 @@ pub(super) fn recover(shared: &Shared, tables: &[TableDef], from: u64) -> Result
             "recovered from the log"
         );
     }
-    Ok(scan.max_txn.saturating_add(1).max(scan.next_id).max(1))
+    Ok(Recovered {
+        first_trx: scan.max_txn.saturating_add(1).max(scan.next_id).max(1),
+        clean: scan.last_kind == Some(KIND_CLEAN),
+    })
 }
 
 /// Opens every durable table's file for a replay of the log from `from`; removes
@@ -100,6 +122,7 @@ struct Scan {
     max_txn: u64,
     next_id: u64,
     records: u64,
+    last_kind: Option<u8>,
 }
 
 /// Which transactions ended (COMMIT or ABORT), and the highest ids seen.
@@ -109,10 +132,12 @@ fn first_pass(shared: &Shared, from: u64) -> Result<Scan> {
         max_txn: 0,
         next_id: 0,
         records: 0,
+        last_kind: None,
     };
     for rec in shared.wal.read_from(from) {
         let rec = rec?;
         scan.records += 1;
+        scan.last_kind = Some(rec.kind);
         match rec.kind {
             KIND_COMMIT | KIND_ABORT => {
                 let txn = record::decode_u64(&rec.payload).ok_or_else(|| bad(rec.lsn))?;

@@ -1,5 +1,6 @@
 //! Crash recovery: redo from each file's checkpoint cut, undo transactions that never
-//! ended, then checkpoint so the log can start afresh.
+//! ended, then checkpoint (behind a CHECKPOINT record holding the next transaction
+//! id) so the log can start afresh.
 
 use super::record::{
     self, ChangeRec, KIND_ABORT, KIND_CHANGE, KIND_CHECKPOINT, KIND_CLEAN, KIND_COMMIT,
@@ -29,6 +30,16 @@ pub(super) fn recover(shared: &Shared, tables: &[TableDef], from: u64) -> Result
     let losers = redo(shared, from, &scan.ended)?;
     let undone = losers.len();
     undo(shared, losers)?;
+    let first_trx = scan.max_txn.saturating_add(1).max(scan.next_id).max(1);
+    // The log is about to be cut at this point, and with it every record that told
+    // which ids were used: start the retained log with the next id, as a checkpoint
+    // does, or a crash before the next checkpoint would hand out ids again that rows
+    // on disk carry (their changes would look uncommitted, the rows invisible).
+    let start = shared.wal.end_lsn();
+    let record = shared
+        .wal
+        .append(KIND_CHECKPOINT, &first_trx.to_le_bytes())?;
+    shared.wal.wait_durable(record)?;
     let files: Vec<TableFile> = shared.files.read().values().cloned().collect();
     for f in &files {
         // Redo and undo may have grown the file (the old image stays until the new one
@@ -41,7 +52,7 @@ pub(super) fn recover(shared: &Shared, tables: &[TableDef], from: u64) -> Result
             moved = checkpoint_file(shared, f)?;
         }
     }
-    shared.wal.checkpoint_done(shared.wal.end_lsn())?;
+    shared.wal.checkpoint_done(start)?;
     if scan.records > 0 {
         tracing::info!(
             records = scan.records,
@@ -50,7 +61,7 @@ pub(super) fn recover(shared: &Shared, tables: &[TableDef], from: u64) -> Result
         );
     }
     Ok(Recovered {
-        first_trx: scan.max_txn.saturating_add(1).max(scan.next_id).max(1),
+        first_trx,
         clean: scan.last_kind == Some(KIND_CLEAN),
     })
 }

@@ -90,6 +90,10 @@ impl EngineSet {
         self.durable.checkpoint()
     }
 
+    pub fn checkpointer(&self) -> Arc<dyn Fn() -> Result<()> + Send + Sync> {
+        self.durable.checkpointer()
+    }
+
     pub fn status(&self) -> Vec<(&'static str, u64)> {
         self.durable.status()
     }

@@ -138,7 +138,7 @@ impl Storage {
             storage.bootstrap()?;
         }
         storage.engines.start(&storage.mgr)?;
-        if !storage.engines.previous_stop_clean() {
+        if !storage.engines.previous_stop_clean() && !swept.is_empty() {
             storage.start_sweep(swept, first_trx)?;
         }
         let handle = std::thread::Builder::new()
@@ -149,37 +149,33 @@ impl Storage {
     }
 
     /// Purges, in the background, the delete-marked entries of `tables` left by
-    /// transactions before `first_trx` (the previous run did not finish purge).
+    /// transactions before `first_trx` (the previous run did not finish purge), then
+    /// checkpoints: purge is not logged, and a crash must not bring the garbage back.
+    /// `Basalt_purge_sweep_tables_pending` counts down to 0 once that is durable.
     fn start_sweep(&self, tables: Vec<Arc<TableCore>>, first_trx: u64) -> Result<()> {
         let mgr = self.mgr.clone();
         let pending = self.sweep_pending.clone();
-        pending.store(tables.len(), Ordering::SeqCst);
+        let checkpoint = self.engines.checkpointer();
+        pending.store(tables.len().max(1), Ordering::SeqCst);
         let handle = std::thread::Builder::new()
             .name("basalt-sweep".into())
             .spawn(move || {
+                let n = tables.len();
                 let mut complete = true;
-                for core in tables {
+                for (i, core) in tables.into_iter().enumerate() {
                     if mgr.stopping() {
                         return false;
                     }
-                    match core.sweep_dead(first_trx) {
-                        Ok(n) if n > 0 => tracing::info!(
-                            table = %core.def().qualified_name(),
-                            entries = n,
-                            "purged delete-marked entries left by the previous run"
-                        ),
-                        Ok(_) => {}
-                        Err(e) => {
-                            complete = false;
-                            tracing::warn!(
-                                table = %core.def().qualified_name(),
-                                error = %e,
-                                "purge of entries left by the previous run stopped"
-                            );
-                        }
+                    complete &= sweep_table(&core, first_trx);
+                    if i + 1 < n {
+                        pending.fetch_sub(1, Ordering::SeqCst);
                     }
-                    pending.fetch_sub(1, Ordering::SeqCst);
                 }
+                if let Err(e) = checkpoint() {
+                    complete = false;
+                    tracing::warn!(error = %e, "checkpoint after the purge sweep failed");
+                }
+                pending.store(0, Ordering::SeqCst);
                 complete && !mgr.stopping()
             })?;
         *self.sweep.lock() = Some(handle);
@@ -529,6 +525,30 @@ impl Catalog {
             },
         );
         handle
+    }
+}
+
+/// Sweeps one table (see `table::sweep`); false if it stopped on an error.
+fn sweep_table(core: &TableCore, first_trx: u64) -> bool {
+    match core.sweep_dead(first_trx) {
+        Ok(n) => {
+            if n > 0 {
+                tracing::info!(
+                    table = %core.def().qualified_name(),
+                    entries = n,
+                    "purged delete-marked entries left by the previous run"
+                );
+            }
+            true
+        }
+        Err(e) => {
+            tracing::warn!(
+                table = %core.def().qualified_name(),
+                error = %e,
+                "purge of entries left by the previous run stopped"
+            );
+            false
+        }
     }
 }
 

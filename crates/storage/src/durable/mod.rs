@@ -171,6 +171,13 @@ impl DurableEngine {
         checkpoint(&self.shared).map(|_| ())
     }
 
+    /// A handle that runs a checkpoint, for background work that wants its result
+    /// durable (it does not keep the engine alive beyond its shared state).
+    pub fn checkpointer(&self) -> Arc<dyn Fn() -> Result<()> + Send + Sync> {
+        let shared = self.shared.clone();
+        Arc::new(move || checkpoint(&shared).map(|_| ()))
+    }
+
     pub fn status(&self) -> Vec<(&'static str, u64)> {
         let w = self.shared.wal.stats();
         let p = self.shared.pool.stats();

@@ -153,7 +153,7 @@ fn a_damaged_newest_table_header_fails_the_table_with_1877() {
 
 /// The sequence number of a log segment file and its frames (file offset, length),
 /// walked from its first frame (none when its start holds no frame).
-fn frames(path: &Path) -> (u64, Vec<(u64, u64)>) {
+fn frames(path: &Path) -> (u64, Frames) {
     let f = std::fs::File::open(path).expect("segment");
     let mut head = vec![0u8; 4096];
     f.read_exact_at(&mut head, 0).expect("segment header");
@@ -180,9 +180,12 @@ fn frames(path: &Path) -> (u64, Vec<(u64, u64)>) {
     (seq, out)
 }
 
+/// Frames of a log segment: (file offset, length) each.
+type Frames = Vec<(u64, u64)>;
+
 /// The segment file holding the end of the log, and its frames.
-fn newest_segment(datadir: &Path) -> (PathBuf, Vec<(u64, u64)>) {
-    let mut best: Option<(u64, PathBuf, Vec<(u64, u64)>)> = None;
+fn newest_segment(datadir: &Path) -> (PathBuf, Frames) {
+    let mut best: Option<(u64, PathBuf, Frames)> = None;
     for e in std::fs::read_dir(datadir.join("log"))
         .expect("log dir")
         .flatten()

@@ -341,6 +341,27 @@ mod tests {
     }
 
     #[test]
+    fn discard_damaged_log_tail_from_the_flag_or_the_defaults_file() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("my.cnf");
+        std::fs::write(&path, "[mysqld]\ndiscard-damaged-log-tail\n").expect("write");
+        let cfg = Config::resolve(Args {
+            defaults_file: Some(path),
+            ..Default::default()
+        })
+        .expect("resolve");
+        assert!(cfg.discard_damaged_log_tail);
+        let args = Args::try_parse_from(["basaltd", "--discard-damaged-log-tail"]).expect("parse");
+        assert!(
+            Config::resolve(args)
+                .expect("resolve")
+                .discard_damaged_log_tail
+        );
+        let cfg = Config::resolve(Args::default()).expect("resolve");
+        assert!(!cfg.discard_damaged_log_tail);
+    }
+
+    #[test]
     fn unknown_option_is_an_error() {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("my.cnf");

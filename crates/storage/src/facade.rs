@@ -171,6 +171,9 @@ impl Storage {
                         pending.fetch_sub(1, Ordering::SeqCst);
                     }
                 }
+                if mgr.stopping() {
+                    return false;
+                }
                 if let Err(e) = checkpoint() {
                     complete = false;
                     tracing::warn!(error = %e, "checkpoint after the purge sweep failed");

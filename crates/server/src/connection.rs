@@ -3,18 +3,21 @@
 //!
 //! A client can only hurt its own connection: a malformed or oversized packet, or a
 //! client that vanishes mid-result, ends this loop and nothing else. Every response
-//! is staged in the packet buffer and written with one syscall.
+//! is staged in the packet buffer and written with one syscall, except result sets
+//! too big for one 16 KiB chunk, which stream while the statement runs (see
+//! [`crate::results`]); writes wait at most `net_write_timeout` for the client.
 
 use crate::blocking::{self, Blocking};
 use crate::registry::ConnState;
+use crate::results::WireSink;
 use crate::statements::Statements;
 use crate::Server;
 use basalt_common::{MySqlError, Value};
 use basalt_protocol::{
     capability, com, parse_command, server_handshake, status, Account, AccountStore, AuthPlugin,
-    Command, ConnInfo, OkPacket, PacketConn, ProtoError, Response, ResultSet, RowFormat,
+    Command, ConnInfo, OkPacket, PacketConn, ProtoError, RowFormat,
 };
-use basalt_sql::{QueryResult, Session};
+use basalt_sql::Session;
 use std::net::TcpStream;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -190,6 +193,7 @@ fn command_loop(
 ) {
     let mut buf = Vec::with_capacity(256);
     let mut stmts = Statements::default();
+    let mut write_timeout: Option<Duration> = None;
     loop {
         if let Err(e) = blocking::run(conn.read_command(&mut buf)) {
             if e.client_error().is_some() && !is_disconnect(&e) {
@@ -205,6 +209,7 @@ fn command_loop(
             .bytes_received
             .fetch_add(buf.len() as u64 + 4, Ordering::Relaxed);
         state.clear_interrupt();
+        apply_write_timeout(conn, session, &mut write_timeout);
         let keep_going = match parse_command(&buf, conn.capabilities()) {
             Ok(cmd) => dispatch(server, conn, state, session, &mut stmts, cmd),
             Err(e) if expects_no_reply(&buf) => !e.is_fatal(),
@@ -227,6 +232,18 @@ fn command_loop(
         {
             return;
         }
+    }
+}
+
+/// Keeps the socket's send timeout at the session's `net_write_timeout` (one
+/// syscall when it changes).
+fn apply_write_timeout(conn: &Conn, session: &Session, current: &mut Option<Duration>) {
+    let t = session.net_write_timeout();
+    if *current != Some(t) {
+        if let Err(e) = conn.get_ref().0.set_write_timeout(Some(t)) {
+            tracing::warn!("cannot set the socket send timeout: {e}");
+        }
+        *current = Some(t);
     }
 }
 
@@ -261,9 +278,18 @@ fn dispatch(
             server.stats.questions.fetch_add(1, Ordering::Relaxed);
             let text = String::from_utf8_lossy(sql);
             state.set_command("Query", Some(&text));
-            let results = session.execute(&text);
-            write_results(conn, session, &results);
+            let mut sink = WireSink::new(conn, RowFormat::Text);
+            session.execute_into(&text, &mut sink);
+            let (flushed, broken) = (sink.flushed, sink.broken().is_some());
+            server
+                .stats
+                .bytes_sent
+                .fetch_add(flushed, Ordering::Relaxed);
             update_db(state, session);
+            if broken {
+                server.stats.aborted_clients.fetch_add(1, Ordering::Relaxed);
+                return false;
+            }
         }
         Command::InitDb(db) => {
             state.set_command("Init DB", None);
@@ -316,8 +342,7 @@ fn dispatch(
         | Command::StmtReset(_)
         | Command::StmtFetch { .. } => {
             server.stats.questions.fetch_add(1, Ordering::Relaxed);
-            let limits = crate::statements::Limits::of(server);
-            stmts.dispatch(conn, state, session, &limits, cmd);
+            return stmts.dispatch(server, conn, state, session, cmd);
         }
         Command::Unknown(_) => conn.write_err(&MySqlError::unknown_command()),
     }
@@ -352,42 +377,6 @@ pub(crate) fn write_ok(
         info,
         ..OkPacket::with_status(0)
     });
-}
-
-/// Writes the results of one COM_QUERY (several with multi-statements).
-pub(crate) fn write_results(
-    conn: &mut Conn,
-    session: &Session,
-    results: &[Result<QueryResult, MySqlError>],
-) {
-    let status = session.status_flags();
-    let warnings = session.warning_count();
-    let responses: Vec<Response<'_>> = results
-        .iter()
-        .map(|r| match r {
-            Ok(QueryResult::Rows { columns, rows }) => Response::ResultSet(ResultSet {
-                columns,
-                rows,
-                status,
-                warnings,
-            }),
-            Ok(QueryResult::Ok {
-                affected_rows,
-                last_insert_id,
-                info,
-                warnings,
-            }) => Response::Ok(OkPacket {
-                affected_rows: *affected_rows,
-                last_insert_id: *last_insert_id,
-                status,
-                warnings: *warnings,
-                info,
-                ..OkPacket::with_status(0)
-            }),
-            Err(e) => Response::Err(e),
-        })
-        .collect();
-    conn.write_responses(&responses, RowFormat::Text);
 }
 
 fn statistics(server: &Server) -> String {

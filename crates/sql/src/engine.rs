@@ -38,6 +38,10 @@ pub struct GlobalConfig {
     pub pid_file: String,
     /// `innodb_rollback_on_timeout` (a start-up option).
     pub rollback_on_timeout: bool,
+    /// Default `max_session_mem_used` (bytes a statement's working memory may use).
+    pub max_session_mem_used: u64,
+    /// `@@tmpdir`: where sorts and spooled rows spill.
+    pub tmpdir: String,
 }
 
 impl Default for GlobalConfig {
@@ -65,6 +69,8 @@ impl Default for GlobalConfig {
             basedir: String::new(),
             pid_file: String::new(),
             rollback_on_timeout: false,
+            max_session_mem_used: 1 << 30,
+            tmpdir: std::env::temp_dir().display().to_string(),
         }
     }
 }

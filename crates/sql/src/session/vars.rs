@@ -103,6 +103,7 @@ impl Session {
             return Err(MySqlError::read_only_variable(def.name));
         }
         let v = sysvars::validate(def, v)?;
+        let v = self.at_least_minimum(def.name, v);
         if global {
             self.cx.engine.globals.set(def, v);
             if def.name == "sql_mode" || def.name == "autocommit" {
@@ -121,6 +122,25 @@ impl Session {
         self.sync_charsets(def.name, &v);
         self.cx.refresh_derived();
         Ok(())
+    }
+
+    /// MariaDB raises a value below a variable's minimum to it, with warning 1292.
+    fn at_least_minimum(&mut self, name: &str, v: Value) -> Value {
+        let min = match name {
+            "max_session_mem_used" => crate::exec::mem::MIN_LIMIT,
+            _ => return v,
+        };
+        match v {
+            Value::UInt(u) if u < min => {
+                self.cx.warn(
+                    super::ctx::Level::Warning,
+                    basalt_common::error::code::ER_TRUNCATED_WRONG_VALUE,
+                    format!("Truncated incorrect {name} value: '{u}'"),
+                );
+                Value::UInt(min)
+            }
+            other => other,
+        }
     }
 
     fn sync_charsets(&mut self, name: &str, v: &Value) {

@@ -193,15 +193,22 @@ fn dispatch(
         Command::Quit => return false,
         Command::Query(sql) => {
             server.stats.questions.fetch_add(1, Ordering::Relaxed);
-            let text = String::from_utf8_lossy(sql);
-            state.set_command("Query", Some(&text));
-            let results = session.execute(&text);
+            let results = match std::str::from_utf8(sql) {
+                Ok(text) => {
+                    state.set_command("Query", Some(text));
+                    session.execute(text)
+                }
+                Err(_) => {
+                    state.set_command("Query", Some(&String::from_utf8_lossy(sql)));
+                    session.execute_bytes(sql)
+                }
+            };
             write_results(conn, session, &results);
             update_db(state, session);
         }
         Command::InitDb(db) => {
             state.set_command("Init DB", None);
-            match session.use_database(&String::from_utf8_lossy(db)) {
+            match session.use_database(&session.client_name(db)) {
                 Ok(()) => write_ok(conn, session, 0, 0, ""),
                 Err(e) => conn.write_err(&e),
             }
@@ -215,8 +222,8 @@ fn dispatch(
         Command::Statistics => conn.write_statistics(&statistics(server)),
         Command::FieldList { table, wildcard } => {
             state.set_command("Field List", None);
-            let table = String::from_utf8_lossy(table);
-            let wildcard = String::from_utf8_lossy(wildcard);
+            let table = session.client_name(table);
+            let wildcard = session.client_name(wildcard);
             let wildcard = (!wildcard.is_empty()).then_some(&*wildcard);
             match session.field_list(&table, wildcard) {
                 Ok(cols) => conn.write_field_list(&cols, &[], session.status_flags()),

@@ -34,7 +34,7 @@ use crate::blocking;
 use crate::connection::{write_ok, Accounts, Conn};
 use crate::registry::ConnState;
 use crate::Server;
-use basalt_common::{ColumnMeta, MySqlError, Row};
+use basalt_common::{charset, ColumnMeta, ColumnType, MySqlError, Row, Value};
 use basalt_protocol::consts::cursor::CURSOR_TYPE_READ_ONLY;
 use basalt_protocol::{
     decode_stmt_execute, status, ChangeUser, Command, ConnInfo, OkPacket, ParamType, ResultSet,
@@ -131,9 +131,8 @@ impl Statements {
     ) {
         match cmd {
             Command::StmtPrepare(sql) => {
-                let text = String::from_utf8_lossy(sql);
-                state.set_command("Prepare", Some(&text));
-                self.prepare(conn, session, &text);
+                state.set_command("Prepare", Some(&String::from_utf8_lossy(sql)));
+                self.prepare(conn, session, sql);
             }
             Command::StmtExecute { stmt_id, payload } => {
                 let id = self.resolve(stmt_id);
@@ -159,8 +158,8 @@ impl Statements {
         }
     }
 
-    fn prepare(&mut self, conn: &mut Conn, session: &mut Session, sql: &str) {
-        match session.prepare(sql) {
+    fn prepare(&mut self, conn: &mut Conn, session: &mut Session, sql: &[u8]) {
+        match session.prepare_bytes(sql) {
             Ok(info) => {
                 self.wire.insert(info.id, Wire::new(info.params.len()));
                 self.last = Some(info.id);
@@ -199,7 +198,9 @@ impl Statements {
             }
         };
         let want_cursor = exec.flags & CURSOR_TYPE_READ_ONLY != 0;
-        match session.execute_prepared(id, &exec.params) {
+        let mut params = exec.params;
+        client_strings(session, &mut params, &w.bound);
+        match session.execute_prepared(id, &params) {
             Ok(QueryResult::Rows { columns, rows }) if want_cursor => {
                 open_cursor(conn, session, &columns);
                 w.cursor = Some(Cursor {
@@ -279,6 +280,23 @@ impl Statements {
                 write_ok(conn, session, 0, 0, "");
             }
             None => conn.write_err(&unknown(id, "mysqld_stmt_reset")),
+        }
+    }
+}
+
+/// String parameters are text in `character_set_client`: their internal form (see
+/// `basalt_common::charset`). BLOB-typed parameters are bytes and stay as sent.
+fn client_strings(session: &Session, params: &mut [Value], types: &[ParamType]) {
+    let cs = session.client_charset();
+    for (v, t) in params.iter_mut().zip(types) {
+        let text = matches!(
+            t.column_type,
+            ColumnType::VarChar | ColumnType::VarString | ColumnType::String
+        );
+        if let (true, Value::Bytes(b)) = (text, &mut *v) {
+            if let std::borrow::Cow::Owned(o) = charset::to_internal(b, cs) {
+                *b = o;
+            }
         }
     }
 }

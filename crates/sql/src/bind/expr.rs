@@ -90,6 +90,7 @@ impl Binder<'_> {
             A::Identifier(id) => self.identifier(id, scope)?,
             A::CompoundIdentifier(ids) => self.compound(ids, scope)?,
             A::Value(v) => self.value(v)?,
+            A::Prefixed { prefix, value } => self.introduced(prefix, value)?,
             A::Nested(inner) => self.expr(inner, scope, aggs)?,
             A::UnaryOp { op, expr } => self.unary(*op, expr, scope, aggs)?,
             A::BinaryOp { left, op, right } => self.binary(left, op, right, scope, aggs)?,

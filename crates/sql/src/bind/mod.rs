@@ -18,6 +18,7 @@ pub mod dml;
 pub mod expr;
 pub mod from;
 pub mod levels;
+pub mod literal;
 pub mod names;
 pub mod select;
 pub mod typing;

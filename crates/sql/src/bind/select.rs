@@ -161,6 +161,11 @@ impl Binder<'_> {
                         }
                         (None, ast::Expr::Value(v), _) => literal_name(&v.value)
                             .unwrap_or_else(|| texts.get(i).cloned().unwrap_or_default()),
+                        (None, ast::Expr::Prefixed { prefix, value }, t) => {
+                            prefixed_name(prefix, value, &expr)
+                                .or_else(|| t.cloned())
+                                .unwrap_or_else(|| e.to_string())
+                        }
                         (None, _, Some(t)) => t.clone(),
                         (None, other, None) => other.to_string(),
                     };
@@ -492,6 +497,19 @@ struct Parts {
 }
 
 /// MariaDB names a bare string literal column by its value, NULL as `NULL`.
+/// The name of an introduced string (its value; a hex string with an introducer
+/// is named by its text) or of a literal marker (its value).
+fn prefixed_name(prefix: &ast::Ident, value: &ast::Expr, bound: &Expr) -> Option<String> {
+    let hex =
+        matches!(value, ast::Expr::Value(v) if matches!(v.value, ast::Value::HexStringLiteral(_)));
+    match bound {
+        Expr::Const(basalt_common::Value::Bytes(b)) if prefix.quote_style.is_some() || !hex => {
+            Some(super::literal::display_name(b))
+        }
+        _ => None,
+    }
+}
+
 fn literal_name(v: &ast::Value) -> Option<String> {
     match v {
         ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => Some(s.clone()),

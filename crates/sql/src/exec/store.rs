@@ -7,9 +7,12 @@ use crate::value::temporal::truncate_fsp;
 use crate::value::{
     num_to_datetime, parse_date, parse_datetime, parse_time, to_bytes, to_num, Num,
 };
+use basalt_common::charset;
 use basalt_common::error::code;
 use basalt_common::value::format_double;
-use basalt_common::{ColumnDef, DataType, DateTime, Decimal, IntKind, MySqlError, Time, Value};
+use basalt_common::{
+    Charset, Collation, ColumnDef, DataType, DateTime, Decimal, IntKind, MySqlError, Time, Value,
+};
 
 /// Where the value goes, for messages.
 pub struct Target<'a> {
@@ -102,9 +105,9 @@ pub fn store(v: Value, t: &Target, cx: &mut SessionCtx) -> R {
         }
         DataType::Char { len, collation } | DataType::VarChar { len, collation } => {
             let is_char = matches!(t.col.data_type, DataType::Char { .. });
-            store_string(v, *len as usize, collation.is_binary(), is_char, t, cx)
+            store_string(v, *len as usize, *collation, is_char, t, cx)
         }
-        DataType::Text { kind, .. } => store_lob(v, kind.max_len(), t, cx),
+        DataType::Text { kind, collation } => store_lob(v, kind.max_len(), *collation, t, cx),
         DataType::Date => store_temporal(v, TemporalKind::Date, t, cx),
         DataType::DateTime { fsp } | DataType::Timestamp { fsp } => {
             store_temporal(v, TemporalKind::DateTime(*fsp), t, cx)
@@ -254,13 +257,13 @@ fn string_of(v: &Value) -> Vec<u8> {
 fn store_string(
     v: Value,
     len: usize,
-    binary: bool,
+    collation: Collation,
     is_char: bool,
     t: &Target,
     cx: &mut SessionCtx,
 ) -> R {
     let mut b = string_of(&v);
-    if binary {
+    if collation.is_binary() {
         if b.len() > len {
             let trailing_zero = b[len..].iter().all(|&c| c == 0);
             b.truncate(len);
@@ -273,24 +276,48 @@ fn store_string(
         }
         return Ok(Value::Bytes(b));
     }
-    let s = String::from_utf8_lossy(&b).into_owned();
-    let n = s.chars().count();
-    let mut out = if n > len {
-        let cut: String = s.chars().take(len).collect();
-        let rest: String = s.chars().skip(len).collect();
-        if rest.trim_end_matches(' ').is_empty() {
-            cut
-        } else {
-            return too_long(t, cx, cut.into_bytes());
+    let mut b = well_formed(b, collation.charset(), t, cx)?;
+    let n = charset::char_count(&b);
+    if n > len {
+        let cut = charset::prefix_len(&b, len);
+        if !b[cut..].iter().all(|&c| c == b' ') {
+            b.truncate(cut);
+            return too_long(t, cx, b);
         }
-    } else {
-        s
-    };
-    if is_char {
-        let trimmed = out.trim_end_matches(' ').len();
-        out.truncate(trimmed);
+        b.truncate(cut);
     }
-    Ok(Value::Bytes(out.into_bytes()))
+    if is_char {
+        let trimmed = b.iter().rposition(|&c| c != b' ').map_or(0, |p| p + 1);
+        b.truncate(trimmed);
+    }
+    Ok(Value::Bytes(b))
+}
+
+/// A string for a text column of character set `cs`: unchanged when every byte is
+/// a character `cs` holds; otherwise MariaDB's 1366 "Incorrect string value" (an
+/// error in strict mode; else a warning, and what does not convert becomes `?`).
+fn well_formed(
+    b: Vec<u8>,
+    cs: Charset,
+    t: &Target,
+    cx: &mut SessionCtx,
+) -> Result<Vec<u8>, MySqlError> {
+    let Some(bad) = charset::first_invalid(&b, cs) else {
+        return Ok(b);
+    };
+    let e = MySqlError::truncated_wrong_value_for_field(
+        "string",
+        &charset::printable(&b, bad),
+        t.db,
+        t.table,
+        &t.col.name,
+        t.row,
+    );
+    if t.strict {
+        return Err(e);
+    }
+    cx.warn(Level::Warning, e.code, e.message);
+    Ok(charset::fix_into(&b, cs).into_owned())
 }
 
 fn too_long(t: &Target, cx: &mut SessionCtx, cut: Vec<u8>) -> R {
@@ -300,10 +327,18 @@ fn too_long(t: &Target, cx: &mut SessionCtx, cut: Vec<u8>) -> R {
     t.truncated(cx, Value::Bytes(cut))
 }
 
-fn store_lob(v: Value, max: u64, t: &Target, cx: &mut SessionCtx) -> R {
+fn store_lob(v: Value, max: u64, collation: Collation, t: &Target, cx: &mut SessionCtx) -> R {
     let mut b = string_of(&v);
+    if !collation.is_binary() {
+        b = well_formed(b, collation.charset(), t, cx)?;
+    }
     if b.len() as u64 > max {
-        b.truncate(max as usize);
+        let mut cut = max as usize;
+        // A text column keeps whole characters.
+        while !collation.is_binary() && cut > 0 && b[cut] & 0xC0 == 0x80 {
+            cut -= 1;
+        }
+        b.truncate(cut);
         return too_long(t, cx, b);
     }
     Ok(Value::Bytes(b))

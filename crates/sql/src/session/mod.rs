@@ -21,6 +21,7 @@ use basalt_common::{ColumnMeta, MySqlError};
 use basalt_storage::{IsolationLevel, Savepoint, Txn};
 use ctx::SessionCtx;
 use prepared::Prepared;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -52,8 +53,8 @@ pub struct Session {
     extra_status: u16,
     /// The running statement's text as the client sent it.
     raw: String,
-    /// (database, result charset) the plan-cache scope string was made for.
-    scope_cache: (Option<String>, Option<basalt_common::Charset>, bool, String),
+    /// The plan-cache scope of the session's current settings.
+    scope_cache: run::PlanScope,
     /// Exact statement texts seen recently with their plan and literal values: a
     /// repeated identical text skips even the literal-stripping scan.
     memo: HashMap<String, Memo, crate::plan::cache::Fx>,
@@ -86,17 +87,59 @@ impl Session {
             interrupt: Arc::new(AtomicBool::new(false)),
             extra_status: 0,
             raw: String::new(),
-            scope_cache: (None, None, false, String::new()),
+            scope_cache: run::PlanScope::default(),
             memo: HashMap::default(),
         }
     }
 
     /// Runs one COM_QUERY text: one statement, or several separated by `;` when
     /// multi-statements are on. Results come in order; execution stops after the
-    /// first error (which is the last element).
+    /// first error (which is the last element). The text is read in
+    /// `character_set_client` like any other bytes (see [`Session::execute_bytes`]).
     pub fn execute(&mut self, sql: &str) -> Vec<Result<QueryResult, MySqlError>> {
-        let unwrapped = crate::front::unwrap_exec_comments(sql);
-        let sql: &str = &unwrapped;
+        self.execute_raw(sql.as_bytes(), Some(sql))
+    }
+
+    /// [`Session::execute`] of the statement bytes as the client sent them, in
+    /// `character_set_client`: string literals keep their exact bytes (see
+    /// [`crate::front::transcode`]).
+    pub fn execute_bytes(&mut self, sql: &[u8]) -> Vec<Result<QueryResult, MySqlError>> {
+        self.execute_raw(sql, None)
+    }
+
+    fn execute_raw(
+        &mut self,
+        raw: &[u8],
+        valid: Option<&str>,
+    ) -> Vec<Result<QueryResult, MySqlError>> {
+        let unwrapped = crate::front::unwrap_exec_comments_bytes(raw);
+        let valid = valid.filter(|_| matches!(unwrapped, Cow::Borrowed(_)));
+        let text = match self.decode_text(&unwrapped, valid) {
+            Ok(t) => t,
+            Err(e) => {
+                self.cx.clear_warnings();
+                self.cx.warn(ctx::Level::Error, e.code, e.message.clone());
+                return vec![Err(e)];
+            }
+        };
+        self.cx.transcoded = matches!(text, Cow::Owned(_));
+        let out = self.execute_text(&text);
+        self.cx.transcoded = false;
+        out
+    }
+
+    /// Statement bytes as the front end's text (see [`crate::front::transcode`]);
+    /// owned when transcoded.
+    pub(crate) fn decode_text<'a>(
+        &self,
+        raw: &'a [u8],
+        valid: Option<&'a str>,
+    ) -> Result<Cow<'a, str>, MySqlError> {
+        let backslash = !self.cx.mode.no_backslash_escapes;
+        self.cx.text_charsets.decode(raw, valid, backslash)
+    }
+
+    fn execute_text(&mut self, sql: &str) -> Vec<Result<QueryResult, MySqlError>> {
         if !sql.as_bytes().contains(&b';') {
             let text = sql.trim();
             if text.is_empty() {
@@ -128,6 +171,19 @@ impl Session {
             }
         }
         out
+    }
+
+    /// `character_set_client`.
+    pub fn client_charset(&self) -> basalt_common::Charset {
+        self.cx.text_charsets.client
+    }
+
+    /// A name a command sent in `character_set_client` (COM_INIT_DB, COM_FIELD_LIST)
+    /// as UTF-8; bytes that are no characters of that set become U+FFFD, which no
+    /// existing name contains.
+    pub fn client_name(&self, b: &[u8]) -> String {
+        let internal = basalt_common::charset::to_internal(b, self.client_charset());
+        String::from_utf8_lossy(&internal).into_owned()
     }
 
     pub fn set_multi_statements(&mut self, on: bool) {

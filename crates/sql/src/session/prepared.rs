@@ -24,6 +24,9 @@ const MAX_PREPARED: usize = 16382;
 
 pub struct Prepared {
     text: String,
+    /// `text` was transcoded from the client's bytes (its literal markers are
+    /// literals, see [`crate::front::transcode`]).
+    transcoded: bool,
     plan: Option<Arc<Plan>>,
     schema_version: u64,
     params: usize,
@@ -40,7 +43,24 @@ fn param_count(text: &str) -> usize {
 }
 
 impl Session {
-    /// COM_STMT_PREPARE.
+    /// COM_STMT_PREPARE of the statement bytes as the client sent them (read in
+    /// `character_set_client`, as COM_QUERY text is).
+    pub fn prepare_bytes(&mut self, sql: &[u8]) -> R<PreparedInfo> {
+        let text = self.decode_text(sql, None)?;
+        let transcoded = matches!(text, std::borrow::Cow::Owned(_));
+        let text = text.into_owned();
+        self.with_transcoded(transcoded, |s| s.prepare(&text))
+    }
+
+    /// Runs `f` with the statement text marked as transcoded or not.
+    pub(super) fn with_transcoded<T>(&mut self, on: bool, f: impl FnOnce(&mut Self) -> T) -> T {
+        let before = std::mem::replace(&mut self.cx.transcoded, on);
+        let out = f(self);
+        self.cx.transcoded = before;
+        out
+    }
+
+    /// COM_STMT_PREPARE of UTF-8 text.
     pub fn prepare(&mut self, sql: &str) -> R<PreparedInfo> {
         let pieces = crate::front::split(sql);
         let text = match pieces.as_slice() {
@@ -70,6 +90,7 @@ impl Session {
             id,
             Prepared {
                 text,
+                transcoded: self.cx.transcoded,
                 plan,
                 schema_version: version,
                 params,
@@ -92,7 +113,7 @@ impl Session {
         values: Option<&[Value]>,
     ) -> R<(Option<Arc<Plan>>, Vec<ColumnMeta>, bool)> {
         self.raw = text.to_string();
-        let rewritten = match crate::front::analyze(text, !self.cx.mode.no_backslash_escapes)? {
+        let rewritten = match crate::front::analyze_with(text, self.lit_opts())? {
             Front::Native(_) => return Ok((None, Vec::new(), false)),
             Front::Cached(s) => s.original(),
             Front::Bulk(b) => b.original(),
@@ -122,13 +143,32 @@ impl Session {
         params: &[Value],
         command: &str,
     ) -> R<QueryResult> {
-        let (text, plan, stale, expected, retype) = {
+        let (transcoded, stale) = {
             let p = self
                 .prepared
                 .get(&id)
                 .ok_or_else(|| MySqlError::unknown_stmt_handler(&id.to_string(), command))?;
             let stale = p.schema_version != self.cx.engine.storage.schema_version();
-            (p.text.clone(), p.plan.clone(), stale, p.params, p.retype)
+            (p.transcoded, stale)
+        };
+        self.with_transcoded(transcoded, |s| {
+            s.execute_prepared_text(id, params, command, stale)
+        })
+    }
+
+    fn execute_prepared_text(
+        &mut self,
+        id: u32,
+        params: &[Value],
+        command: &str,
+        stale: bool,
+    ) -> R<QueryResult> {
+        let (text, plan, expected, retype) = {
+            let p = self
+                .prepared
+                .get(&id)
+                .ok_or_else(|| MySqlError::unknown_stmt_handler(&id.to_string(), command))?;
+            (p.text.clone(), p.plan.clone(), p.params, p.retype)
         };
         if params.len() != expected {
             return Err(MySqlError::wrong_arguments(command));

@@ -150,7 +150,7 @@ fn write_time(out: &mut Vec<u8>, t: &Time, fsp: u8) {
 pub(crate) fn client_bytes<'a>(b: &'a [u8], col: &ColumnMeta) -> std::borrow::Cow<'a, [u8]> {
     const UTF8MB4_GENERAL_CI: u16 = 45;
     const BINARY: u16 = 63;
-    if col.charset == UTF8MB4_GENERAL_CI || col.charset == BINARY {
+    if col.charset == UTF8MB4_GENERAL_CI || col.charset == BINARY || b.is_ascii() {
         return std::borrow::Cow::Borrowed(b);
     }
     match basalt_common::Collation::from_id(col.charset) {

@@ -285,13 +285,21 @@ impl Statements {
 }
 
 /// String parameters are text in `character_set_client`: their internal form (see
-/// `basalt_common::charset`). BLOB-typed parameters are bytes and stay as sent.
+/// `basalt_common::charset`). BLOB-typed ones too: a statement's `?` is typed by
+/// the connection's character set, so a latin1 client's BLOB parameter reaches a
+/// BLOB column as its exact bytes (and a text column as latin1 text).
 fn client_strings(session: &Session, params: &mut [Value], types: &[ParamType]) {
     let cs = session.client_charset();
     for (v, t) in params.iter_mut().zip(types) {
         let text = matches!(
             t.column_type,
-            ColumnType::VarChar | ColumnType::VarString | ColumnType::String
+            ColumnType::VarChar
+                | ColumnType::VarString
+                | ColumnType::String
+                | ColumnType::TinyBlob
+                | ColumnType::MediumBlob
+                | ColumnType::LongBlob
+                | ColumnType::Blob
         );
         if let (true, Value::Bytes(b)) = (text, &mut *v) {
             if let std::borrow::Cow::Owned(o) = charset::to_internal(b, cs) {

@@ -175,7 +175,7 @@ impl Binder<'_> {
                 expr, data_type, ..
             } => {
                 let (x, tx) = self.expr(expr, scope, aggs)?;
-                let target = self.cast_target(data_type)?;
+                let target = super::strings::cast_from(self.cast_target(data_type)?, &tx);
                 let t = target.result_type(&tx);
                 (Expr::Cast(x.boxed(), target), t)
             }
@@ -196,6 +196,7 @@ impl Binder<'_> {
                     }
                     (None, None) => return Err(syntax("CONVERT")),
                 };
+                let target = super::strings::cast_from(target, &tx);
                 let t = target.result_type(&tx);
                 (Expr::Cast(x.boxed(), target), t)
             }

@@ -18,9 +18,9 @@ pub mod dml;
 pub mod expr;
 pub mod from;
 pub mod levels;
-pub mod literal;
 pub mod names;
 pub mod select;
+pub mod strings;
 pub mod typing;
 pub mod union;
 

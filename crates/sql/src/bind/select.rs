@@ -504,7 +504,7 @@ fn prefixed_name(prefix: &ast::Ident, value: &ast::Expr, bound: &Expr) -> Option
         matches!(value, ast::Expr::Value(v) if matches!(v.value, ast::Value::HexStringLiteral(_)));
     match bound {
         Expr::Const(basalt_common::Value::Bytes(b)) if prefix.quote_style.is_some() || !hex => {
-            Some(super::literal::display_name(b))
+            Some(super::strings::display_name(b))
         }
         _ => None,
     }

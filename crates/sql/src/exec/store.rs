@@ -276,16 +276,8 @@ fn store_string(
         }
         return Ok(Value::Bytes(b));
     }
-    let mut b = well_formed(b, collation.charset(), t, cx)?;
-    let n = charset::char_count(&b);
-    if n > len {
-        let cut = charset::prefix_len(&b, len);
-        if !b[cut..].iter().all(|&c| c == b' ') {
-            b.truncate(cut);
-            return too_long(t, cx, b);
-        }
-        b.truncate(cut);
-    }
+    let cut = charset::prefix_len(&b, len);
+    let mut b = fit_text(b, cut, collation.charset(), !is_char, t, cx)?;
     if is_char {
         let trimmed = b.iter().rposition(|&c| c != b' ').map_or(0, |p| p + 1);
         b.truncate(trimmed);
@@ -293,52 +285,75 @@ fn store_string(
     Ok(Value::Bytes(b))
 }
 
-/// A string for a text column of character set `cs`: unchanged when every byte is
-/// a character `cs` holds; otherwise MariaDB's 1366 "Incorrect string value" (an
-/// error in strict mode; else a warning, and what does not convert becomes `?`).
-fn well_formed(
-    b: Vec<u8>,
+/// Text for a column of character set `cs` that holds the first `cut` bytes of
+/// `b`, as MariaDB's copy does: a byte in that part that is no character `cs`
+/// holds is 1366 "Incorrect string value" (an error in strict mode; else a
+/// warning, what does not convert becoming `?` and the rest cut silently); beyond
+/// it, non-space text is "data too long" and trailing spaces are cut (with a note
+/// when `note_spaces`).
+fn fit_text(
+    mut b: Vec<u8>,
+    cut: usize,
     cs: Charset,
+    note_spaces: bool,
     t: &Target,
     cx: &mut SessionCtx,
 ) -> Result<Vec<u8>, MySqlError> {
-    let Some(bad) = charset::first_invalid(&b, cs) else {
-        return Ok(b);
-    };
-    let e = MySqlError::truncated_wrong_value_for_field(
-        "string",
-        &charset::printable(&b, bad),
-        t.db,
-        t.table,
-        &t.col.name,
-        t.row,
-    );
-    if t.strict {
-        return Err(e);
+    if let Some(bad) = charset::first_invalid(&b, cs).filter(|&p| p < cut) {
+        let e = MySqlError::truncated_wrong_value_for_field(
+            "string",
+            &charset::printable(&b, bad),
+            t.db,
+            t.table,
+            &t.col.name,
+            t.row,
+        );
+        if t.strict {
+            return Err(e);
+        }
+        cx.warn(Level::Warning, e.code, e.message);
+        return Ok(charset::fix_into(&b[..cut], cs).into_owned());
     }
-    cx.warn(Level::Warning, e.code, e.message);
-    Ok(charset::fix_into(&b, cs).into_owned())
+    if b.len() > cut {
+        let spaces = b[cut..].iter().all(|&c| c == b' ');
+        b.truncate(cut);
+        if !spaces {
+            return too_long_bytes(t, cx, b);
+        }
+        if note_spaces {
+            t.note_truncated(cx);
+        }
+    }
+    Ok(b)
 }
 
 fn too_long(t: &Target, cx: &mut SessionCtx, cut: Vec<u8>) -> R {
+    too_long_bytes(t, cx, cut).map(Value::Bytes)
+}
+
+/// 1406 in strict mode; else warning 1265 and the cut bytes.
+fn too_long_bytes(t: &Target, cx: &mut SessionCtx, cut: Vec<u8>) -> Result<Vec<u8>, MySqlError> {
     if t.strict {
         return Err(MySqlError::data_too_long(&t.col.name, t.row));
     }
-    t.truncated(cx, Value::Bytes(cut))
+    match t.truncated(cx, Value::Bytes(cut))? {
+        Value::Bytes(b) => Ok(b),
+        _ => Ok(Vec::new()),
+    }
 }
 
 fn store_lob(v: Value, max: u64, collation: Collation, t: &Target, cx: &mut SessionCtx) -> R {
     let mut b = string_of(&v);
     if !collation.is_binary() {
-        b = well_formed(b, collation.charset(), t, cx)?;
-    }
-    if b.len() as u64 > max {
-        let mut cut = max as usize;
+        let mut cut = b.len().min(max as usize);
         // A text column keeps whole characters.
-        while !collation.is_binary() && cut > 0 && b[cut] & 0xC0 == 0x80 {
+        while cut < b.len() && cut > 0 && b[cut] & 0xC0 == 0x80 {
             cut -= 1;
         }
-        b.truncate(cut);
+        return fit_text(b, cut, collation.charset(), true, t, cx).map(Value::Bytes);
+    }
+    if b.len() as u64 > max {
+        b.truncate(max as usize);
         return too_long(t, cx, b);
     }
     Ok(Value::Bytes(b))

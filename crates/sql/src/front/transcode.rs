@@ -82,7 +82,7 @@ impl TextCharsets {
                 }
             }
         } else if raw.is_ascii() {
-            if let Ok(s) = std::str::from_utf8(raw) {
+            if let Some(s) = valid.or_else(|| std::str::from_utf8(raw).ok()) {
                 return Ok(Cow::Borrowed(s));
             }
         }
@@ -258,7 +258,7 @@ impl Writer<'_> {
             other => other.name(),
         };
         Err(MySqlError::new(
-            1300,
+            basalt_common::error::code::ER_INVALID_CHARACTER_STRING,
             "HY000",
             format!("Invalid {name} character string: '{}'", printable(inner, 0)),
         ))

@@ -11,11 +11,12 @@
 
 use super::Session;
 use crate::front::lexer::{lex, TokKind};
+use crate::front::transcode::TextCharsets;
 use crate::front::Front;
 use crate::plan::Plan;
 use crate::result::{PreparedInfo, QueryResult};
 use basalt_common::value::format_double;
-use basalt_common::{ColumnMeta, MySqlError, Value};
+use basalt_common::{Collation, ColumnMeta, MySqlError, Value};
 use std::sync::Arc;
 
 type R<T> = Result<T, MySqlError>;
@@ -29,6 +30,9 @@ pub struct Prepared {
     transcoded: bool,
     plan: Option<Arc<Plan>>,
     schema_version: u64,
+    /// The character sets and literal collation the plan was typed under (string
+    /// parameters take the connection's at each execution).
+    charsets: (TextCharsets, Collation),
     params: usize,
     /// A `?` in the select list: each execution types the plan with the values.
     retype: bool,
@@ -93,6 +97,7 @@ impl Session {
                 transcoded: self.cx.transcoded,
                 plan,
                 schema_version: version,
+                charsets: (self.cx.text_charsets, self.cx.connection_collation),
                 params,
                 retype,
             },
@@ -148,7 +153,8 @@ impl Session {
                 .prepared
                 .get(&id)
                 .ok_or_else(|| MySqlError::unknown_stmt_handler(&id.to_string(), command))?;
-            let stale = p.schema_version != self.cx.engine.storage.schema_version();
+            let stale = p.schema_version != self.cx.engine.storage.schema_version()
+                || p.charsets != (self.cx.text_charsets, self.cx.connection_collation);
             (p.transcoded, stale)
         };
         self.with_transcoded(transcoded, |s| {
@@ -184,6 +190,7 @@ impl Session {
             if let Some(p) = self.prepared.get_mut(&id) {
                 p.plan = fresh.clone();
                 p.schema_version = version;
+                p.charsets = (self.cx.text_charsets, self.cx.connection_collation);
             }
             fresh
         } else {

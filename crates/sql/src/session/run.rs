@@ -215,16 +215,31 @@ impl Session {
                     .storage
                     .table(&db, &table)
                     .ok_or_else(|| MySqlError::no_such_table(&db, &table))?;
-                // Non-unique indexes of the durable engine are always maintained, as
-                // InnoDB's are: MariaDB answers DISABLE KEYS with this note.
-                if disable && t.def().engine == basalt_common::EngineKind::Basalt {
-                    let name = &t.def().name;
+                // Indexes are always maintained, as InnoDB's are: MariaDB answers
+                // ENABLE KEYS, and DISABLE KEYS on a table with a non-unique index
+                // (there is nothing to disable otherwise), with this note.
+                let def = t.def();
+                let non_unique = def
+                    .indexes
+                    .iter()
+                    .any(|i| i.kind == basalt_common::IndexKind::NonUnique);
+                if !disable || non_unique {
+                    let engine = match def.engine {
+                        basalt_common::EngineKind::Basalt => "InnoDB",
+                        basalt_common::EngineKind::Memory => "MEMORY",
+                    };
+                    let name = &def.name;
                     self.cx.note(
                         1031,
-                        format!("Storage engine InnoDB of the table `{db}`.`{name}` doesn't have this option"),
+                        format!("Storage engine {engine} of the table `{db}`.`{name}` doesn't have this option"),
                     );
                 }
-                Ok(QueryResult::ok(0))
+                Ok(QueryResult::Ok {
+                    affected_rows: 0,
+                    last_insert_id: 0,
+                    info: String::new(),
+                    warnings: self.warning_count(),
+                })
             }
             Native::Shutdown => {
                 self.cx.engine.hooks().shutdown(self.cx.conn_id)?;

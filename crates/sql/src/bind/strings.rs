@@ -1,5 +1,6 @@
-//! String literals with a character set introducer (`_latin1'é'`, `_binary x'ff'`)
-//! and the literal markers of transcoded statement text.
+//! String literals with a character set introducer (`_latin1'é'`, `_binary x'ff'`),
+//! the literal markers of transcoded statement text, and binary strings converted
+//! to latin1 text.
 //!
 //! An introducer says which character set the literal's bytes are in; the value is
 //! their internal form (see `basalt_common::charset`) with the set's default
@@ -12,14 +13,21 @@
 //! [`crate::front::transcode`]) carries internal bytes already converted, and is a
 //! literal only in transcoded text; anywhere else it is the syntax error it is in
 //! MySQL.
+//!
+//! A binary string converted to a latin1 string (CONVERT ... USING latin1, or a
+//! value stored into a latin1 column) is its bytes read as latin1 characters, as
+//! in MariaDB; since strings are held as UTF-8 that is a conversion
+//! ([`CastTarget::FromBinary`]), where into any other set the bytes are kept and
+//! checked. The other way, a latin1 string into a binary column or CAST AS BINARY
+//! is its latin1 bytes ([`CastTarget::Latin1Bytes`]).
 
 use super::expr::literal_type;
-use super::Binder;
-use crate::expr::Expr;
+use super::{Binder, Scope};
+use crate::expr::{CastTarget, Expr, Func};
 use crate::front::transcode::decode_hex;
-use crate::ty::ExprType;
+use crate::ty::{Class, ExprType};
 use basalt_common::charset;
-use basalt_common::{Charset, MySqlError, Value};
+use basalt_common::{Charset, Collation, ColumnDef, MySqlError, Value};
 use sqlparser::ast;
 
 type R<T> = Result<T, MySqlError>;
@@ -70,6 +78,71 @@ impl Binder<'_> {
     }
 }
 
+impl Binder<'_> {
+    /// Binds the value assigned to column `col` (INSERT, UPDATE ... SET, ON
+    /// DUPLICATE KEY UPDATE).
+    pub(super) fn column_value(
+        &mut self,
+        e: &ast::Expr,
+        scope: &Scope,
+        col: &ColumnDef,
+    ) -> R<Expr> {
+        let (x, t) = self.expr(e, scope, None)?;
+        Ok(into_column(x, &t, col))
+    }
+}
+
+/// `x` (of type `t`) as a value for column `col`: a binary string becomes latin1
+/// text for a latin1 column (see the module docs).
+pub(super) fn into_column(x: Expr, t: &ExprType, col: &ColumnDef) -> Expr {
+    match column_conversion(t, col) {
+        Some(c) => Expr::Cast(x.boxed(), c),
+        None => x,
+    }
+}
+
+/// The conversion a value of type `t` needs to be stored in column `col`, if any:
+/// binary strings into latin1 columns, latin1 strings into binary columns.
+pub(crate) fn column_conversion(t: &ExprType, col: &ColumnDef) -> Option<CastTarget> {
+    match col.data_type.collation()? {
+        c if c.charset() == Charset::Latin1 && t.is_binary_string() => {
+            Some(CastTarget::FromBinary(None, c))
+        }
+        Collation::Binary if latin1_string(t) => Some(CastTarget::Latin1Bytes(None)),
+        _ => None,
+    }
+}
+
+/// Functions of a string's bytes (HEX, LENGTH) see a latin1 string's latin1 bytes.
+pub(super) fn byte_args(f: Func, args: &mut [Expr], types: &[ExprType]) {
+    if !matches!(f, Func::Hex | Func::Length) {
+        return;
+    }
+    if let (Some(a), Some(t)) = (args.first_mut(), types.first()) {
+        if latin1_string(t) {
+            let x = std::mem::replace(a, Expr::Const(Value::Null));
+            *a = Expr::Cast(x.boxed(), CastTarget::Latin1Bytes(None));
+        }
+    }
+}
+
+fn latin1_string(t: &ExprType) -> bool {
+    t.class == Class::String && t.collation.charset() == Charset::Latin1
+}
+
+/// The target of CAST / CONVERT of a value of type `source` (see the module docs).
+pub(super) fn cast_from(target: CastTarget, source: &ExprType) -> CastTarget {
+    match target {
+        CastTarget::Char(n, c) if c.charset() == Charset::Latin1 && source.is_binary_string() => {
+            CastTarget::FromBinary(n, c)
+        }
+        CastTarget::Char(n, Collation::Binary) if latin1_string(source) => {
+            CastTarget::Latin1Bytes(n)
+        }
+        other => other,
+    }
+}
+
 /// MariaDB's 1300 for a hex literal whose introducer's set does not hold its
 /// bytes: the hex digits of (at most three) bytes from the first bad one.
 fn check_well_formed(b: &[u8], cs: Charset) -> R<()> {
@@ -83,7 +156,7 @@ fn check_well_formed(b: &[u8], cs: Charset) -> R<()> {
         .map(|x| format!("{x:02X}"))
         .collect();
     Err(MySqlError::new(
-        1300,
+        basalt_common::error::code::ER_INVALID_CHARACTER_STRING,
         "HY000",
         format!("Invalid {} character string: '{hex}'", cs.name()),
     ))

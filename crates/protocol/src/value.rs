@@ -144,18 +144,12 @@ fn write_time(out: &mut Vec<u8>, t: &Time, fsp: u8) {
 }
 
 /// Appends the binary form of a non-NULL value for column `col`.
-/// A string value as the client reads it: in the column's character set (the
-/// results character set for text columns). Values are held as UTF-8 (see
-/// `basalt_common::charset`), so only latin1, ascii and utf8mb3 columns convert.
+/// A string value as the client reads it: in the column's `text_as` character set
+/// (values are held as UTF-8, see `basalt_common::charset`).
 pub(crate) fn client_bytes<'a>(b: &'a [u8], col: &ColumnMeta) -> std::borrow::Cow<'a, [u8]> {
-    const UTF8MB4_GENERAL_CI: u16 = 45;
-    const BINARY: u16 = 63;
-    if col.charset == UTF8MB4_GENERAL_CI || col.charset == BINARY || b.is_ascii() {
-        return std::borrow::Cow::Borrowed(b);
-    }
-    match basalt_common::Collation::from_id(col.charset) {
-        Some(c) => basalt_common::charset::from_internal(b, c.charset()),
-        None => std::borrow::Cow::Borrowed(b),
+    match col.text_as {
+        Some(cs) if !b.is_ascii() => basalt_common::charset::from_internal(b, cs),
+        _ => std::borrow::Cow::Borrowed(b),
     }
 }
 

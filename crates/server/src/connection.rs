@@ -88,6 +88,7 @@ fn login(server: &Arc<Server>, conn: &mut Conn, state: &Arc<ConnState>) -> Optio
         .engine
         .new_session(state.id, &login.user, &state.host);
     adopt_interrupt(state, &session);
+    session.set_client_collation(login.collation as u16);
     session.set_multi_statements(login.capabilities & capability::CLIENT_MULTI_STATEMENTS != 0);
     session.set_client_found_rows(login.capabilities & capability::CLIENT_FOUND_ROWS != 0);
     if let Some(db) = login.database.as_deref().filter(|d| !d.is_empty()) {

@@ -285,11 +285,14 @@ impl Statements {
 }
 
 /// String parameters are text in `character_set_client`: their internal form (see
-/// `basalt_common::charset`). BLOB-typed ones too: a statement's `?` is typed by
+/// `basalt_common::charset`; only latin1 differs from the bytes sent). BLOB-typed ones too: a statement's `?` is typed by
 /// the connection's character set, so a latin1 client's BLOB parameter reaches a
 /// BLOB column as its exact bytes (and a text column as latin1 text).
 fn client_strings(session: &Session, params: &mut [Value], types: &[ParamType]) {
     let cs = session.client_charset();
+    if cs != basalt_common::Charset::Latin1 {
+        return;
+    }
     for (v, t) in params.iter_mut().zip(types) {
         let text = matches!(
             t.column_type,
@@ -367,6 +370,9 @@ pub fn change_user(
     stmts.clear();
     *session = server.engine.new_session(state.id, &req.user, &state.host);
     crate::connection::adopt_interrupt(state, session);
+    if let Some(c) = req.collation {
+        session.set_client_collation(c);
+    }
     if let Some(db) = req.database.as_deref().filter(|d| !d.is_empty()) {
         if let Err(e) = session.use_database(db) {
             conn.write_err(&e);

@@ -375,7 +375,7 @@ pub fn marker_at(text: &str, toks: &[Token], i: usize) -> Option<(Option<Charset
 /// Bytes of an even number of hex digits.
 pub fn decode_hex(digits: &str) -> Option<Vec<u8>> {
     let d = digits.as_bytes();
-    if d.len() % 2 != 0 {
+    if !d.len().is_multiple_of(2) {
         return None;
     }
     d.chunks(2)

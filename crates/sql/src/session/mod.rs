@@ -53,6 +53,8 @@ pub struct Session {
     extra_status: u16,
     /// The running statement's text as the client sent it.
     raw: String,
+    /// The collation the client asked for at connect (or COM_CHANGE_USER).
+    client_collation: Option<basalt_common::Collation>,
     /// The plan-cache scope of the session's current settings.
     scope_cache: run::PlanScope,
     /// Exact statement texts seen recently with their plan and literal values: a
@@ -87,6 +89,7 @@ impl Session {
             interrupt: Arc::new(AtomicBool::new(false)),
             extra_status: 0,
             raw: String::new(),
+            client_collation: None,
             scope_cache: run::PlanScope::default(),
             memo: HashMap::default(),
         }
@@ -171,6 +174,25 @@ impl Session {
             }
         }
         out
+    }
+
+    /// The collation id of the client's handshake (or COM_CHANGE_USER): the
+    /// connection's character sets become its set, as `SET NAMES` would make them
+    /// (MariaDB's `thd_init_client_charset`). An id Basalt does not know leaves
+    /// the server's defaults.
+    pub fn set_client_collation(&mut self, id: u16) {
+        self.client_collation = basalt_common::Collation::from_id(id);
+        self.apply_client_collation();
+    }
+
+    fn apply_client_collation(&mut self) {
+        if let Some(c) = self.client_collation {
+            // A known collation and its own character set: SET NAMES accepts them.
+            let _ = self.set_names(
+                Some(c.charset().name().to_string()),
+                Some(c.name().to_string()),
+            );
+        }
     }
 
     /// `character_set_client`.
@@ -265,6 +287,7 @@ impl Session {
         let engine = self.cx.engine.clone();
         self.cx.vars = engine.globals.session_defaults(&engine.config);
         self.cx.refresh_derived();
+        self.apply_client_collation();
         self.memo.clear();
         self.cx.user_vars.clear();
         self.cx.clear_warnings();

@@ -794,6 +794,15 @@ fn differential_script() -> Vec<Vec<u8>> {
           FROM t WHERE id = 3"
             .to_vec(),
     );
+    // Defaults.
+    s.push(
+        b"CREATE TABLE dd (id INT PRIMARY KEY, b VARBINARY(10) DEFAULT '\xff\xfe', \
+          h VARBINARY(4) DEFAULT X'4142', t VARCHAR(10) DEFAULT _latin1'caf\xe9', \
+          u VARCHAR(10) DEFAULT 'caf\xc3\xa9')"
+            .to_vec(),
+    );
+    s.push(b"INSERT INTO dd (id) VALUES (1)".to_vec());
+    s.push(b"SELECT HEX(b), HEX(h), t, u FROM dd".to_vec());
     // As dumps write around their rows (MariaDB notes that InnoDB ignores it).
     s.push(b"ALTER TABLE t DISABLE KEYS".to_vec());
     s.push(b"CREATE TABLE k (id INT PRIMARY KEY, v INT, KEY (v))".to_vec());

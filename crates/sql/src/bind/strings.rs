@@ -39,43 +39,71 @@ impl Binder<'_> {
         prefix: &ast::Ident,
         value: &ast::Expr,
     ) -> R<(Expr, ExprType)> {
-        let syntax = || MySqlError::parse_error(&value.to_string(), 1);
-        let ast::Expr::Value(v) = value else {
-            return Err(syntax());
-        };
-        let name = prefix.value.strip_prefix('_').unwrap_or(&prefix.value);
-        if prefix.quote_style.is_some() {
-            let (true, ast::Value::HexStringLiteral(h)) = (self.cx.transcoded, &v.value) else {
-                return Err(MySqlError::parse_error(&format!("{prefix}{value}"), 1));
-            };
-            let coll = if name.is_empty() {
-                self.cx.connection_collation
-            } else {
-                Charset::from_name(name)
-                    .ok_or_else(syntax)?
-                    .default_collation()
-            };
-            let val = Value::Bytes(decode_hex(h).ok_or_else(syntax)?);
-            let t = literal_type(&val, coll);
-            return Ok((Expr::Const(val), t));
-        }
-        let cs = Charset::from_name(name)
-            .ok_or_else(|| MySqlError::bad_field(&prefix.value, self.clause.name()))?;
-        let bytes = match &v.value {
-            ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => {
-                s.as_bytes().to_vec()
-            }
-            ast::Value::HexStringLiteral(h) => {
-                let b = super::typing::decode_hex(h).ok_or_else(syntax)?;
-                check_well_formed(&b, cs)?;
-                b
-            }
-            _ => return Err(syntax()),
-        };
-        let val = Value::Bytes(charset::to_internal(&bytes, cs).into_owned());
-        let t = literal_type(&val, cs.default_collation());
+        let cx = self.cx;
+        let (val, coll) = introduced_value(prefix, value, cx.transcoded, cx.connection_collation)
+            .map_err(|e| match e {
+            Unknown::Charset => MySqlError::bad_field(&prefix.value, self.clause.name()),
+            Unknown::Error(e) => e,
+        })?;
+        let t = literal_type(&val, coll);
         Ok((Expr::Const(val), t))
     }
+}
+
+/// Why [`introduced_value`] has no value.
+pub(crate) enum Unknown {
+    /// The prefix names no character set: it is a column name.
+    Charset,
+    Error(MySqlError),
+}
+
+impl From<MySqlError> for Unknown {
+    fn from(e: MySqlError) -> Self {
+        Unknown::Error(e)
+    }
+}
+
+/// The value and collation of `prefix value` (an introduced string or, in
+/// `transcoded` text, a literal marker); `connection` is the collation of literals
+/// without introducer.
+pub(crate) fn introduced_value(
+    prefix: &ast::Ident,
+    value: &ast::Expr,
+    transcoded: bool,
+    connection: Collation,
+) -> Result<(Value, Collation), Unknown> {
+    let syntax = || MySqlError::parse_error(&value.to_string(), 1);
+    let ast::Expr::Value(v) = value else {
+        return Err(syntax().into());
+    };
+    let name = prefix.value.strip_prefix('_').unwrap_or(&prefix.value);
+    if prefix.quote_style.is_some() {
+        let (true, ast::Value::HexStringLiteral(h)) = (transcoded, &v.value) else {
+            return Err(MySqlError::parse_error(&format!("{prefix}{value}"), 1).into());
+        };
+        let coll = if name.is_empty() {
+            connection
+        } else {
+            Charset::from_name(name)
+                .ok_or_else(syntax)?
+                .default_collation()
+        };
+        return Ok((Value::Bytes(decode_hex(h).ok_or_else(syntax)?), coll));
+    }
+    let cs = Charset::from_name(name).ok_or(Unknown::Charset)?;
+    let bytes = match &v.value {
+        ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => {
+            s.as_bytes().to_vec()
+        }
+        ast::Value::HexStringLiteral(h) => {
+            let b = super::typing::decode_hex(h).ok_or_else(syntax)?;
+            check_well_formed(&b, cs)?;
+            b
+        }
+        _ => return Err(syntax().into()),
+    };
+    let val = Value::Bytes(charset::to_internal(&bytes, cs).into_owned());
+    Ok((val, cs.default_collation()))
 }
 
 impl Binder<'_> {

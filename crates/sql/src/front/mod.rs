@@ -505,6 +505,35 @@ mod tests {
     }
 
     #[test]
+    fn literal_markers_strip_only_in_transcoded_text() {
+        let on = LitOpts {
+            backslash: true,
+            markers: true,
+        };
+        let text = "insert into t values (1, `_`X'FF00')";
+        let Front::Cached(s) = analyze_with(text, on).expect("ok") else {
+            panic!("cached expected");
+        };
+        assert_eq!(s.params, vec![Value::Int(1), Value::Bytes(vec![0xff, 0])]);
+        let Front::Cached(plain) = analyze("insert into t values (2, 'x')", true).expect("ok")
+        else {
+            panic!("cached expected");
+        };
+        assert_eq!(s.key, plain.key, "a marker is keyed as a string literal");
+        assert_eq!(s.parse_text(), "insert into t values (?, ?)");
+        // Not transcoded: a quoted identifier and a hex literal, kept in the key.
+        let Front::Cached(s) = analyze(text, true).expect("ok") else {
+            panic!("cached expected");
+        };
+        assert!(s.key.contains("`_`X'FF00'"), "{}", s.key);
+        // Rows of markers are one shape; an introduced marker is not strippable.
+        let rows = "insert into t values (1, `_`X'FF'), (2, `_`X'FE01')";
+        assert!(matches!(analyze_with(rows, on), Ok(Front::Bulk(b)) if b.rows == 2));
+        let intro = "insert into t values (1, `_latin1`X'C3A9')";
+        assert!(matches!(analyze_with(intro, on), Ok(Front::Parse(_))));
+    }
+
+    #[test]
     fn introducer_not_stripped() {
         assert!(matches!(
             analyze("select _utf8mb4'x'", true).expect("ok"),

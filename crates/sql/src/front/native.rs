@@ -645,6 +645,32 @@ mod tests {
     }
 
     #[test]
+    fn alter_table_keys() {
+        let l = |s: &str| super::super::lexer::lex(s);
+        let s = "ALTER TABLE d.t DISABLE KEYS";
+        assert_eq!(
+            parse_native(s, &l(s).tokens, false).expect("parses"),
+            Some(Native::AlterKeys {
+                db: Some("d".into()),
+                table: "t".into(),
+                disable: true
+            })
+        );
+        let s = "alter table `t` enable keys";
+        assert!(matches!(
+            parse_native(s, &l(s).tokens, false),
+            Ok(Some(Native::AlterKeys { disable: false, .. }))
+        ));
+        let s = "ALTER TABLE t ADD COLUMN c INT";
+        assert_eq!(
+            parse_native(s, &l(s).tokens, false).expect("not native"),
+            None
+        );
+        let s = "ALTER TABLE t DISABLE KEYS x";
+        assert!(parse_native(s, &l(s).tokens, false).is_err());
+    }
+
+    #[test]
     fn shows() {
         assert_eq!(
             native("SHOW FULL TABLES FROM `db` LIKE 'a%'"),

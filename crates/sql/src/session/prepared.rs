@@ -38,6 +38,17 @@ pub struct Prepared {
     retype: bool,
 }
 
+/// What one execution of a prepared statement needs from it.
+struct Execution {
+    text: String,
+    plan: Option<Arc<Plan>>,
+    expected: usize,
+    retype: bool,
+    /// The plan must be made again (schema or character sets changed).
+    stale: bool,
+    transcoded: bool,
+}
+
 fn param_count(text: &str) -> usize {
     lex(text)
         .tokens
@@ -148,34 +159,45 @@ impl Session {
         params: &[Value],
         command: &str,
     ) -> R<QueryResult> {
-        let (transcoded, stale) = {
+        let run = {
             let p = self
                 .prepared
                 .get(&id)
                 .ok_or_else(|| MySqlError::unknown_stmt_handler(&id.to_string(), command))?;
-            let stale = p.schema_version != self.cx.engine.storage.schema_version()
-                || p.charsets != (self.cx.text_charsets, self.cx.connection_collation);
-            (p.transcoded, stale)
+            Execution {
+                text: p.text.clone(),
+                plan: p.plan.clone(),
+                expected: p.params,
+                retype: p.retype,
+                stale: p.schema_version != self.cx.engine.storage.schema_version()
+                    || p.charsets != (self.cx.text_charsets, self.cx.connection_collation),
+                transcoded: p.transcoded,
+            }
         };
+        if run.transcoded == self.cx.transcoded {
+            return self.execute_prepared_run(id, params, command, run);
+        }
+        let transcoded = run.transcoded;
         self.with_transcoded(transcoded, |s| {
-            s.execute_prepared_text(id, params, command, stale)
+            s.execute_prepared_run(id, params, command, run)
         })
     }
 
-    fn execute_prepared_text(
+    fn execute_prepared_run(
         &mut self,
         id: u32,
         params: &[Value],
         command: &str,
-        stale: bool,
+        run: Execution,
     ) -> R<QueryResult> {
-        let (text, plan, expected, retype) = {
-            let p = self
-                .prepared
-                .get(&id)
-                .ok_or_else(|| MySqlError::unknown_stmt_handler(&id.to_string(), command))?;
-            (p.text.clone(), p.plan.clone(), p.params, p.retype)
-        };
+        let Execution {
+            text,
+            plan,
+            expected,
+            retype,
+            stale,
+            ..
+        } = run;
         if params.len() != expected {
             return Err(MySqlError::wrong_arguments(command));
         }

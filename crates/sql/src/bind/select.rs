@@ -496,7 +496,6 @@ struct Parts {
     limit_hint: Option<u64>,
 }
 
-/// MariaDB names a bare string literal column by its value, NULL as `NULL`.
 /// The name of an introduced string (its value; a hex string with an introducer
 /// is named by its text) or of a literal marker (its value).
 fn prefixed_name(prefix: &ast::Ident, value: &ast::Expr, bound: &Expr) -> Option<String> {
@@ -510,6 +509,7 @@ fn prefixed_name(prefix: &ast::Ident, value: &ast::Expr, bound: &Expr) -> Option
     }
 }
 
+/// MariaDB names a bare string literal column by its value, NULL as `NULL`.
 fn literal_name(v: &ast::Value) -> Option<String> {
     match v {
         ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => Some(s.clone()),

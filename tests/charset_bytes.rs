@@ -328,6 +328,15 @@ fn prepared_statements_keep_bytes() {
             vec![s("4"), s("0080FF"), None],
         ]
     );
+    // Rows of a statement prepared before SET NAMES latin1 come in latin1.
+    c.ok("UPDATE p SET t = 'café' WHERE id = 2".as_bytes());
+    let mut s = raw_prepare(&mut c, b"SELECT t FROM p WHERE id = ?");
+    c.ok(b"SET NAMES latin1");
+    let r = wire::execute(&mut s, 3, 0, &[wire::p_long(2)]);
+    let wire::Reply::Rows { rows, .. } = r else {
+        panic!("{r:?}")
+    };
+    assert!(rows[0].ends_with(b"\x04caf\xe9"), "{:?}", rows[0]);
 }
 
 /// COM_STMT_PREPARE of raw bytes on connection `c`'s socket (the statement id is

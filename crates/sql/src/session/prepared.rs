@@ -16,7 +16,7 @@ use crate::front::Front;
 use crate::plan::Plan;
 use crate::result::{PreparedInfo, QueryResult};
 use basalt_common::value::format_double;
-use basalt_common::{Collation, ColumnMeta, MySqlError, Value};
+use basalt_common::{Charset, Collation, ColumnMeta, MySqlError, Value};
 use std::sync::Arc;
 
 type R<T> = Result<T, MySqlError>;
@@ -30,13 +30,17 @@ pub struct Prepared {
     transcoded: bool,
     plan: Option<Arc<Plan>>,
     schema_version: u64,
-    /// The character sets and literal collation the plan was typed under (string
-    /// parameters take the connection's at each execution).
-    charsets: (TextCharsets, Collation),
+    /// The character sets the plan was made under: string parameters take the
+    /// connection's at each execution, result columns the results set's.
+    charsets: Charsets,
     params: usize,
     /// A `?` in the select list: each execution types the plan with the values.
     retype: bool,
 }
+
+/// `character_set_client`/`_connection`, `collation_connection` and
+/// `character_set_results`.
+type Charsets = (TextCharsets, Collation, Option<Charset>);
 
 /// What one execution of a prepared statement needs from it.
 struct Execution {
@@ -65,6 +69,15 @@ impl Session {
         let transcoded = matches!(text, std::borrow::Cow::Owned(_));
         let text = text.into_owned();
         self.with_transcoded(transcoded, |s| s.prepare(&text))
+    }
+
+    fn charsets(&self) -> Charsets {
+        let cx = &self.cx;
+        (
+            cx.text_charsets,
+            cx.connection_collation,
+            cx.results_charset,
+        )
     }
 
     /// Runs `f` with the statement text marked as transcoded or not.
@@ -108,7 +121,7 @@ impl Session {
                 transcoded: self.cx.transcoded,
                 plan,
                 schema_version: version,
-                charsets: (self.cx.text_charsets, self.cx.connection_collation),
+                charsets: self.charsets(),
                 params,
                 retype,
             },
@@ -170,7 +183,7 @@ impl Session {
                 expected: p.params,
                 retype: p.retype,
                 stale: p.schema_version != self.cx.engine.storage.schema_version()
-                    || p.charsets != (self.cx.text_charsets, self.cx.connection_collation),
+                    || p.charsets != self.charsets(),
                 transcoded: p.transcoded,
             }
         };
@@ -209,10 +222,11 @@ impl Session {
         } else if stale && plan.is_some() {
             let (fresh, _, _) = self.plan_prepared(&text, None)?;
             let version = self.cx.engine.storage.schema_version();
+            let charsets = self.charsets();
             if let Some(p) = self.prepared.get_mut(&id) {
                 p.plan = fresh.clone();
                 p.schema_version = version;
-                p.charsets = (self.cx.text_charsets, self.cx.connection_collation);
+                p.charsets = charsets;
             }
             fresh
         } else {

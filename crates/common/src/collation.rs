@@ -1,8 +1,8 @@
 //! Character sets and collations: how strings compare, and the sort keys indexes store.
 //!
-//! Basalt stores every character column as UTF-8 bytes (utf8mb4; latin1 and utf8mb3 are
-//! accepted in DDL and stored as their UTF-8 equivalent). Comparison follows the column's
-//! collation:
+//! Basalt stores every character column as UTF-8 bytes (utf8mb4; latin1, ascii and
+//! utf8mb3 columns hold their characters' UTF-8; what each set accepts and how client
+//! bytes convert is in [`crate::charset`]). Comparison follows the column's collation:
 //! - `*_bin` / `binary`: byte order (PAD SPACE for the non-binary `_bin` collations);
 //! - `*_general_ci`: each character mapped to its simple uppercase form, characters
 //!   outside the Basic Multilingual Plane weigh as U+FFFD, trailing spaces ignored (PAD

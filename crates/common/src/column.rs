@@ -112,6 +112,10 @@ pub struct ColumnMeta {
     /// Digits after the point (DECIMAL), fractional seconds (temporal), 31 for
     /// floating point without a declared scale, 0 otherwise.
     pub decimals: u8,
+    /// The character set text values are sent in, when it is not their internal
+    /// UTF-8 (see `crate::charset`): latin1, ascii or utf8mb3 results, and latin1
+    /// values under `character_set_results = binary`. `None`: sent as held.
+    pub text_as: Option<crate::collation::Charset>,
 }
 
 impl ColumnMeta {
@@ -141,6 +145,7 @@ impl ColumnMeta {
             } else {
                 0
             },
+            text_as: None,
         }
     }
 

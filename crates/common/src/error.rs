@@ -106,6 +106,7 @@ pub mod code {
     pub const ER_UNKNOWN_COLLATION: u16 = 1273;
     pub const ER_TRUNCATED_WRONG_VALUE: u16 = 1292;
     pub const ER_UNSUPPORTED_PS: u16 = 1295;
+    pub const ER_INVALID_CHARACTER_STRING: u16 = 1300;
     pub const ER_SP_DOES_NOT_EXIST: u16 = 1305;
     pub const ER_QUERY_INTERRUPTED: u16 = 1317;
     pub const ER_NO_DEFAULT_FOR_FIELD: u16 = 1364;
@@ -117,6 +118,7 @@ pub mod code {
     pub const ER_M_BIGGER_THAN_D: u16 = 1427;
     pub const ER_MAX_PREPARED_STMT_COUNT_REACHED: u16 = 1461;
     pub const ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT: u16 = 1582;
+    pub const ER_CANNOT_CONVERT_CHARACTER: u16 = 1977;
     pub const ER_CANT_CHANGE_TX_CHARACTERISTICS: u16 = 1568;
     pub const ER_DATA_OUT_OF_RANGE: u16 = 1690;
     pub const ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION: u16 = 1792;

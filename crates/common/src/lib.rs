@@ -1,6 +1,7 @@
 //! Shared vocabulary of every Basalt layer: values, SQL types, collations, table
 //! definitions and MySQL-coded errors. Nothing here does I/O.
 
+pub mod charset;
 pub mod collation;
 pub mod datetime;
 pub mod decimal;

@@ -408,6 +408,7 @@ mod tests {
             column_type: ColumnType::VarString,
             flags: 0,
             decimals: 0x1f,
+            text_as: None,
         }
     }
 
@@ -443,6 +444,7 @@ mod tests {
             column_type: ColumnType::VarString,
             flags: 0x80,
             decimals: 0,
+            text_as: None,
         };
         let mut conn = PacketConn::new(());
         conn.set_capabilities(capability::CLIENT_PROTOCOL_41);

@@ -20,7 +20,7 @@ use crate::codec::{put_lenenc_bytes, put_lenenc_int, put_lenenc_with};
 use crate::consts::{capability, status};
 use crate::packet::PacketConn;
 use crate::response::{encode_column_definition, OkPacket};
-use crate::value::{encode_binary_value, write_text_value};
+use crate::value::{client_bytes, encode_binary_value, write_text_value};
 use basalt_common::{ColumnMeta, ColumnType, MySqlError, Row, Value};
 
 /// Which row encoding a result set uses.
@@ -38,7 +38,7 @@ pub fn encode_text_row(out: &mut Vec<u8>, columns: &[ColumnMeta], row: &[Value])
     for (i, col) in columns.iter().enumerate() {
         match row.get(i).unwrap_or(&Value::Null) {
             Value::Null => out.push(0xfb),
-            Value::Bytes(b) => put_lenenc_bytes(out, b),
+            Value::Bytes(b) => put_lenenc_bytes(out, &client_bytes(b, col)),
             v => put_lenenc_with(out, |o| write_text_value(o, v, col)),
         }
     }

@@ -144,6 +144,15 @@ fn write_time(out: &mut Vec<u8>, t: &Time, fsp: u8) {
 }
 
 /// Appends the binary form of a non-NULL value for column `col`.
+/// A string value as the client reads it: in the column's `text_as` character set
+/// (values are held as UTF-8, see `basalt_common::charset`).
+pub(crate) fn client_bytes<'a>(b: &'a [u8], col: &ColumnMeta) -> std::borrow::Cow<'a, [u8]> {
+    match col.text_as {
+        Some(cs) if !b.is_ascii() => basalt_common::charset::from_internal(b, cs),
+        _ => std::borrow::Cow::Borrowed(b),
+    }
+}
+
 pub(crate) fn encode_binary_value(out: &mut Vec<u8>, v: &Value, col: &ColumnMeta) {
     match col.column_type {
         ColumnType::Tiny => out.push(to_i64(v) as u8),
@@ -162,7 +171,7 @@ pub(crate) fn encode_binary_value(out: &mut Vec<u8>, v: &Value, col: &ColumnMeta
         ColumnType::Time => encode_binary_time(out, &to_time(v)),
         ColumnType::Null => {}
         _ => match v {
-            Value::Bytes(b) => put_lenenc_bytes(out, b),
+            Value::Bytes(b) => put_lenenc_bytes(out, &client_bytes(b, col)),
             _ => put_lenenc_with(out, |o| write_text_value(o, v, col)),
         },
     }

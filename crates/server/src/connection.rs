@@ -125,6 +125,7 @@ fn login(
         .engine
         .new_session(state.id, &login.user, &state.host);
     adopt_interrupt(state, &session);
+    session.set_client_collation(login.collation as u16);
     session.set_multi_statements(login.capabilities & capability::CLIENT_MULTI_STATEMENTS != 0);
     session.set_client_found_rows(login.capabilities & capability::CLIENT_FOUND_ROWS != 0);
     if let Some(db) = login.database.as_deref().filter(|d| !d.is_empty()) {
@@ -276,10 +277,17 @@ fn dispatch(
         Command::Quit => return false,
         Command::Query(sql) => {
             server.stats.questions.fetch_add(1, Ordering::Relaxed);
-            let text = String::from_utf8_lossy(sql);
-            state.set_command("Query", Some(&text));
             let mut sink = WireSink::new(conn, RowFormat::Text);
-            session.execute_into(&text, &mut sink);
+            match std::str::from_utf8(sql) {
+                Ok(text) => {
+                    state.set_command("Query", Some(text));
+                    session.execute_into(text, &mut sink);
+                }
+                Err(_) => {
+                    state.set_command("Query", Some(&String::from_utf8_lossy(sql)));
+                    session.execute_bytes_into(sql, &mut sink);
+                }
+            }
             let (flushed, broken) = (sink.flushed, sink.broken().is_some());
             server
                 .stats
@@ -293,7 +301,7 @@ fn dispatch(
         }
         Command::InitDb(db) => {
             state.set_command("Init DB", None);
-            match session.use_database(&String::from_utf8_lossy(db)) {
+            match session.use_database(&session.client_name(db)) {
                 Ok(()) => write_ok(conn, session, 0, 0, ""),
                 Err(e) => conn.write_err(&e),
             }
@@ -307,8 +315,8 @@ fn dispatch(
         Command::Statistics => conn.write_statistics(&statistics(server)),
         Command::FieldList { table, wildcard } => {
             state.set_command("Field List", None);
-            let table = String::from_utf8_lossy(table);
-            let wildcard = String::from_utf8_lossy(wildcard);
+            let table = session.client_name(table);
+            let wildcard = session.client_name(wildcard);
             let wildcard = (!wildcard.is_empty()).then_some(&*wildcard);
             match session.field_list(&table, wildcard) {
                 Ok(cols) => conn.write_field_list(&cols, &[], session.status_flags()),

@@ -36,7 +36,7 @@ use crate::connection::{write_ok, Accounts, Conn};
 use crate::registry::ConnState;
 use crate::results::{CursorSink, WireSink};
 use crate::Server;
-use basalt_common::{ColumnMeta, MySqlError};
+use basalt_common::{charset, ColumnMeta, ColumnType, MySqlError, Value};
 use basalt_protocol::consts::cursor::CURSOR_TYPE_READ_ONLY;
 use basalt_protocol::{
     decode_stmt_execute, status, ChangeUser, Command, ConnInfo, OkPacket, ParamType, RowFormat,
@@ -140,9 +140,8 @@ impl Statements {
         let limits = &Limits::of(server);
         match cmd {
             Command::StmtPrepare(sql) => {
-                let text = String::from_utf8_lossy(sql);
-                state.set_command("Prepare", Some(&text));
-                self.prepare(conn, session, &text);
+                state.set_command("Prepare", Some(&String::from_utf8_lossy(sql)));
+                self.prepare(conn, session, sql);
             }
             Command::StmtExecute { stmt_id, payload } => {
                 let id = self.resolve(stmt_id);
@@ -177,8 +176,8 @@ impl Statements {
         true
     }
 
-    fn prepare(&mut self, conn: &mut Conn, session: &mut Session, sql: &str) {
-        match session.prepare(sql) {
+    fn prepare(&mut self, conn: &mut Conn, session: &mut Session, sql: &[u8]) {
+        match session.prepare_bytes(sql) {
             Ok(info) => {
                 self.wire.insert(info.id, Wire::new(info.params.len()));
                 self.last = Some(info.id);
@@ -225,9 +224,11 @@ impl Statements {
                 return Some(0);
             }
         };
+        let mut params = exec.params;
+        client_strings(session, &mut params, &w.bound);
         if exec.flags & CURSOR_TYPE_READ_ONLY != 0 {
             let mut sink = CursorSink::new(conn, limits.tmpdir.to_path_buf());
-            session.execute_prepared_into(id, &exec.params, &mut sink);
+            session.execute_prepared_into(id, &params, &mut sink);
             w.cursor = sink
                 .cursor
                 .take()
@@ -235,7 +236,7 @@ impl Statements {
             return Some(0);
         }
         let mut sink = WireSink::new(conn, RowFormat::Binary);
-        session.execute_prepared_into(id, &exec.params, &mut sink);
+        session.execute_prepared_into(id, &params, &mut sink);
         sink.broken().is_none().then_some(sink.flushed)
     }
 
@@ -310,6 +311,34 @@ impl Statements {
     }
 }
 
+/// String parameters are text in `character_set_client`: their internal form (see
+/// `basalt_common::charset`; only latin1 differs from the bytes sent). BLOB-typed ones too: a statement's `?` is typed by
+/// the connection's character set, so a latin1 client's BLOB parameter reaches a
+/// BLOB column as its exact bytes (and a text column as latin1 text).
+fn client_strings(session: &Session, params: &mut [Value], types: &[ParamType]) {
+    let cs = session.client_charset();
+    if cs != basalt_common::Charset::Latin1 {
+        return;
+    }
+    for (v, t) in params.iter_mut().zip(types) {
+        let text = matches!(
+            t.column_type,
+            ColumnType::VarChar
+                | ColumnType::VarString
+                | ColumnType::String
+                | ColumnType::TinyBlob
+                | ColumnType::MediumBlob
+                | ColumnType::LongBlob
+                | ColumnType::Blob
+        );
+        if let (true, Value::Bytes(b)) = (text, &mut *v) {
+            if let std::borrow::Cow::Owned(o) = charset::to_internal(b, cs) {
+                *b = o;
+            }
+        }
+    }
+}
+
 fn unknown(id: u32, command: &str) -> MySqlError {
     MySqlError::unknown_stmt_handler(&id.to_string(), command)
 }
@@ -357,6 +386,9 @@ pub fn change_user(
     stmts.clear();
     *session = server.engine.new_session(state.id, &req.user, &state.host);
     crate::connection::adopt_interrupt(state, session);
+    if let Some(c) = req.collation {
+        session.set_client_collation(c);
+    }
     if let Some(db) = req.database.as_deref().filter(|d| !d.is_empty()) {
         if let Err(e) = session.use_database(db) {
             conn.write_err(&e);

@@ -226,6 +226,11 @@ impl ExprType {
         };
         let mut m = ColumnMeta::expr(name, ct, self.len.saturating_mul(mbmax));
         m.charset = charset;
+        m.text_as = if string_like {
+            text_as(self.collation.charset(), results)
+        } else {
+            None
+        };
         m.decimals = self.decimals;
         m.flags = self.col_flags & !flags::NOT_NULL;
         let table_number = self.origin.is_some() && self.class.is_numeric();
@@ -346,6 +351,18 @@ fn int_digits(t: &ExprType) -> u32 {
         Class::Decimal => t.precision().saturating_sub(t.decimals as u32),
         _ => t.precision(),
     }
+}
+
+/// The character set a text value of set `own` is sent in under results set
+/// `results` (None: NULL, no conversion), if that is not its internal UTF-8: the
+/// results set, or with binary / NULL results the value's own set (MariaDB sends
+/// a latin1 column's bytes then).
+fn text_as(own: Charset, results: Option<Charset>) -> Option<Charset> {
+    let wire = match results {
+        None | Some(Charset::Binary) => own,
+        Some(cs) => cs,
+    };
+    matches!(wire, Charset::Latin1 | Charset::Ascii | Charset::Utf8mb3).then_some(wire)
 }
 
 #[cfg(test)]

@@ -31,6 +31,7 @@ impl Binder<'_> {
             bound.push(b);
             types.push(t);
         }
+        super::strings::byte_args(f, &mut bound, &types);
         let t = crate::expr::func::result_type(f, &types);
         Ok((Expr::Func(f, bound), t))
     }

@@ -62,7 +62,7 @@ pub fn create_table_def(
         {
             return Err(MySqlError::dup_fieldname(&c.name.value));
         }
-        let (col, keys) = column_def(c, table_coll)?;
+        let (col, keys) = column_def(c, table_coll, cx)?;
         let ci = columns.len();
         columns.push(col);
         for kind in keys {
@@ -261,7 +261,11 @@ pub fn engine_kind(name: &str, table: &str, cx: &mut SessionCtx) -> R<EngineKind
     }
 }
 
-fn column_def(c: &ast::ColumnDef, table_coll: Collation) -> R<(ColumnDef, Vec<IndexKind>)> {
+fn column_def(
+    c: &ast::ColumnDef,
+    table_coll: Collation,
+    cx: &SessionCtx,
+) -> R<(ColumnDef, Vec<IndexKind>)> {
     let name = c.name.value.clone();
     if name.chars().count() > 64 {
         return Err(MySqlError::too_long_ident(&name));
@@ -299,7 +303,7 @@ fn column_def(c: &ast::ColumnDef, table_coll: Collation) -> R<(ColumnDef, Vec<In
                 explicit_null = true;
             }
             ColumnOption::NotNull => col.nullable = false,
-            ColumnOption::Default(e) => col.default = Some(default_expr(e, &col.name)?),
+            ColumnOption::Default(e) => col.default = Some(default_expr(e, &col.name, cx)?),
             ColumnOption::PrimaryKey(_) => keys.push(IndexKind::Primary),
             ColumnOption::Unique(_) => keys.push(IndexKind::Unique),
             ColumnOption::Comment(s) => col.comment = s.clone(),
@@ -331,7 +335,7 @@ fn column_def(c: &ast::ColumnDef, table_coll: Collation) -> R<(ColumnDef, Vec<In
 }
 
 /// Parses a DEFAULT clause; the literal is converted to the column type later.
-fn default_expr(e: &ast::Expr, col: &str) -> R<DefaultValue> {
+fn default_expr(e: &ast::Expr, col: &str, cx: &SessionCtx) -> R<DefaultValue> {
     use ast::Expr as A;
     let lit = |v: &ast::Value| -> R<Value> {
         Ok(match v {
@@ -344,6 +348,9 @@ fn default_expr(e: &ast::Expr, col: &str) -> R<DefaultValue> {
                 }
             }
             ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => Value::str(s),
+            ast::Value::HexStringLiteral(h) => Value::Bytes(
+                super::typing::decode_hex(h).ok_or_else(|| MySqlError::invalid_default(col))?,
+            ),
             ast::Value::Boolean(b) => Value::Int(*b as i64),
             _ => return Err(MySqlError::invalid_default(col)),
         })
@@ -362,7 +369,15 @@ fn default_expr(e: &ast::Expr, col: &str) -> R<DefaultValue> {
             }
             _ => Err(MySqlError::invalid_default(col)),
         },
-        A::Nested(inner) => default_expr(inner, col),
+        A::Nested(inner) => default_expr(inner, col, cx),
+        A::Prefixed { prefix, value } => {
+            use super::strings::{introduced_value, Unknown};
+            match introduced_value(prefix, value, cx.transcoded, cx.connection_collation) {
+                Ok((v, _)) => Ok(DefaultValue::Literal(v)),
+                Err(Unknown::Error(e)) => Err(e),
+                Err(Unknown::Charset) => Err(MySqlError::invalid_default(col)),
+            }
+        }
         A::Function(f) => {
             let n = super::object_parts(&f.name).join(".").to_ascii_lowercase();
             if matches!(

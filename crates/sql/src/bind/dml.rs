@@ -11,7 +11,7 @@ use super::{Binder, Clause, Scope};
 use crate::expr::Expr;
 use crate::plan::{InsertPlan, InsertSource, ModifyPlan, SelectPlan, SortKey, TableRef};
 use crate::ty::{Class, ExprType};
-use basalt_common::{Collation, MySqlError};
+use basalt_common::{Collation, ColumnDef, MySqlError, TableDef};
 use basalt_storage::{LockMode, WaitPolicy};
 use sqlparser::ast::{self, SetExpr};
 
@@ -69,7 +69,8 @@ impl Binder<'_> {
             let row = ins
                 .assignments
                 .iter()
-                .map(|a| self.value_or_default(&a.value, &empty))
+                .zip(&columns)
+                .map(|(a, &ci)| self.value_or_default(&a.value, &empty, &def.columns[ci]))
                 .collect::<R<Vec<_>>>()?;
             InsertSource::Values(vec![row])
         } else {
@@ -77,7 +78,7 @@ impl Binder<'_> {
                 .source
                 .as_ref()
                 .ok_or_else(|| MySqlError::parse_error("", 1))?;
-            self.insert_source(q, &columns, explicit_columns)?
+            self.insert_source(q, &def, &columns, explicit_columns)?
         };
         let on_dup = match &ins.on {
             Some(ast::OnInsert::DuplicateKeyUpdate(assigns)) => self.on_dup(assigns, &tref)?,
@@ -109,6 +110,7 @@ impl Binder<'_> {
     fn insert_source(
         &mut self,
         q: &ast::Query,
+        def: &TableDef,
         columns: &[usize],
         explicit: bool,
     ) -> R<InsertSource> {
@@ -128,7 +130,8 @@ impl Binder<'_> {
                     rows.push(
                         exprs
                             .iter()
-                            .map(|e| self.value_or_default(e, &empty))
+                            .zip(columns)
+                            .map(|(e, &ci)| self.value_or_default(e, &empty, &def.columns[ci]))
                             .collect::<R<Vec<_>>>()?,
                     );
                 }
@@ -144,14 +147,19 @@ impl Binder<'_> {
         }
     }
 
-    /// A VALUES item: `None` for DEFAULT.
-    fn value_or_default(&mut self, e: &ast::Expr, scope: &Scope) -> R<Option<Expr>> {
+    /// A VALUES item for column `col`: `None` for DEFAULT.
+    fn value_or_default(
+        &mut self,
+        e: &ast::Expr,
+        scope: &Scope,
+        col: &ColumnDef,
+    ) -> R<Option<Expr>> {
         if let ast::Expr::Identifier(id) = e {
             if id.quote_style.is_none() && id.value.eq_ignore_ascii_case("default") {
                 return Ok(None);
             }
         }
-        Ok(Some(self.expr(e, scope, None)?.0))
+        Ok(Some(self.column_value(e, scope, col)?))
     }
 
     fn on_dup(&mut self, assigns: &[ast::Assignment], t: &TableRef) -> R<Vec<(usize, Expr)>> {
@@ -180,7 +188,7 @@ impl Binder<'_> {
                 .column_index(&target)
                 .ok_or_else(|| MySqlError::bad_field(&target, self.clause.name()))?;
             self.clause = Clause::FieldList;
-            let value = self.expr(&a.value, &scope, None)?.0;
+            let value = self.column_value(&a.value, &scope, &t.def.columns[ci])?;
             out.push((ci, value));
         }
         Ok(out)
@@ -206,7 +214,8 @@ impl Binder<'_> {
                 .def
                 .column_index(&target)
                 .ok_or_else(|| MySqlError::bad_field(&target, self.clause.name()))?;
-            let (e, _) = self.expr(&a.value, &from.scope, None)?;
+            let def = t.def.clone();
+            let e = self.column_value(&a.value, &from.scope, &def.columns[ci])?;
             set.push((ci, e));
         }
         let scan = self.modify_scan(

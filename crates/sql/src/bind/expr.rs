@@ -90,6 +90,7 @@ impl Binder<'_> {
             A::Identifier(id) => self.identifier(id, scope)?,
             A::CompoundIdentifier(ids) => self.compound(ids, scope)?,
             A::Value(v) => self.value(v)?,
+            A::Prefixed { prefix, value } => self.introduced(prefix, value)?,
             A::Nested(inner) => self.expr(inner, scope, aggs)?,
             A::UnaryOp { op, expr } => self.unary(*op, expr, scope, aggs)?,
             A::BinaryOp { left, op, right } => self.binary(left, op, right, scope, aggs)?,
@@ -174,7 +175,7 @@ impl Binder<'_> {
                 expr, data_type, ..
             } => {
                 let (x, tx) = self.expr(expr, scope, aggs)?;
-                let target = self.cast_target(data_type)?;
+                let target = super::strings::cast_from(self.cast_target(data_type)?, &tx);
                 let t = target.result_type(&tx);
                 (Expr::Cast(x.boxed(), target), t)
             }
@@ -195,6 +196,7 @@ impl Binder<'_> {
                     }
                     (None, None) => return Err(syntax("CONVERT")),
                 };
+                let target = super::strings::cast_from(target, &tx);
                 let t = target.result_type(&tx);
                 (Expr::Cast(x.boxed(), target), t)
             }

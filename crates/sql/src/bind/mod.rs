@@ -21,6 +21,7 @@ pub mod levels;
 pub mod names;
 pub mod returning;
 pub mod select;
+pub mod strings;
 pub mod typing;
 pub mod union;
 

@@ -161,6 +161,11 @@ impl Binder<'_> {
                         }
                         (None, ast::Expr::Value(v), _) => literal_name(&v.value)
                             .unwrap_or_else(|| texts.get(i).cloned().unwrap_or_default()),
+                        (None, ast::Expr::Prefixed { prefix, value }, t) => {
+                            prefixed_name(prefix, value, &expr)
+                                .or_else(|| t.cloned())
+                                .unwrap_or_else(|| e.to_string())
+                        }
                         (None, _, Some(t)) => t.clone(),
                         (None, other, None) => other.to_string(),
                     };
@@ -499,6 +504,19 @@ struct Parts {
     is_agg: bool,
     distinct: bool,
     limit_hint: Option<u64>,
+}
+
+/// The name of an introduced string (its value; a hex string with an introducer
+/// is named by its text) or of a literal marker (its value).
+fn prefixed_name(prefix: &ast::Ident, value: &ast::Expr, bound: &Expr) -> Option<String> {
+    let hex =
+        matches!(value, ast::Expr::Value(v) if matches!(v.value, ast::Value::HexStringLiteral(_)));
+    match bound {
+        Expr::Const(basalt_common::Value::Bytes(b)) if prefix.quote_style.is_some() || !hex => {
+            Some(super::strings::display_name(b))
+        }
+        _ => None,
+    }
 }
 
 /// MariaDB names a bare string literal column by its value, NULL as `NULL`.

@@ -135,11 +135,28 @@ fn source_rows(plan: &InsertPlan, ex: &mut Exec) -> R<Vec<SourceRow>> {
             Ok(out)
         }
         InsertSource::Select(sel) => {
+            // Conversions by the selected columns' types (as VALUES get them bound).
+            let def = &plan.table.def;
+            let conv: Vec<(usize, crate::expr::CastTarget)> = sel
+                .types
+                .iter()
+                .zip(&plan.columns)
+                .enumerate()
+                .filter_map(|(j, (t, &ci))| {
+                    crate::bind::strings::column_conversion(t, &def.columns[ci]).map(|c| (j, c))
+                })
+                .collect();
             let rows = select::run(sel, ex)?.rows;
-            Ok(rows
-                .into_iter()
-                .map(|r| r.into_iter().map(Some).collect())
-                .collect())
+            let mut out = Vec::with_capacity(rows.len());
+            for mut r in rows {
+                for (j, c) in &conv {
+                    if let Some(v) = r.get_mut(*j) {
+                        *v = crate::expr::cast::cast(std::mem::take(v), c, ex.ctx)?;
+                    }
+                }
+                out.push(r.into_iter().map(Some).collect());
+            }
+            Ok(out)
         }
     }
 }

@@ -7,9 +7,12 @@ use crate::value::temporal::truncate_fsp;
 use crate::value::{
     num_to_datetime, parse_date, parse_datetime, parse_time, to_bytes, to_num, Num,
 };
+use basalt_common::charset;
 use basalt_common::error::code;
 use basalt_common::value::format_double;
-use basalt_common::{ColumnDef, DataType, DateTime, Decimal, IntKind, MySqlError, Time, Value};
+use basalt_common::{
+    Charset, Collation, ColumnDef, DataType, DateTime, Decimal, IntKind, MySqlError, Time, Value,
+};
 
 /// Where the value goes, for messages.
 pub struct Target<'a> {
@@ -102,9 +105,9 @@ pub fn store(v: Value, t: &Target, cx: &mut SessionCtx) -> R {
         }
         DataType::Char { len, collation } | DataType::VarChar { len, collation } => {
             let is_char = matches!(t.col.data_type, DataType::Char { .. });
-            store_string(v, *len as usize, collation.is_binary(), is_char, t, cx)
+            store_string(v, *len as usize, *collation, is_char, t, cx)
         }
-        DataType::Text { kind, .. } => store_lob(v, kind.max_len(), t, cx),
+        DataType::Text { kind, collation } => store_lob(v, kind.max_len(), *collation, t, cx),
         DataType::Date => store_temporal(v, TemporalKind::Date, t, cx),
         DataType::DateTime { fsp } | DataType::Timestamp { fsp } => {
             store_temporal(v, TemporalKind::DateTime(*fsp), t, cx)
@@ -255,13 +258,13 @@ fn string_of(v: &Value) -> Vec<u8> {
 fn store_string(
     v: Value,
     len: usize,
-    binary: bool,
+    collation: Collation,
     is_char: bool,
     t: &Target,
     cx: &mut SessionCtx,
 ) -> R {
     let mut b = string_of(&v);
-    if binary {
+    if collation.is_binary() {
         if b.len() > len {
             let trailing_zero = b[len..].iter().all(|&c| c == 0);
             b.truncate(len);
@@ -274,35 +277,82 @@ fn store_string(
         }
         return Ok(Value::Bytes(b));
     }
-    let s = String::from_utf8_lossy(&b).into_owned();
-    let n = s.chars().count();
-    let mut out = if n > len {
-        let cut: String = s.chars().take(len).collect();
-        let rest: String = s.chars().skip(len).collect();
-        if rest.trim_end_matches(' ').is_empty() {
-            cut
-        } else {
-            return too_long(t, cx, cut.into_bytes());
-        }
-    } else {
-        s
-    };
+    let cut = charset::prefix_len(&b, len);
+    let mut b = fit_text(b, cut, collation.charset(), !is_char, t, cx)?;
     if is_char {
-        let trimmed = out.trim_end_matches(' ').len();
-        out.truncate(trimmed);
+        let trimmed = b.iter().rposition(|&c| c != b' ').map_or(0, |p| p + 1);
+        b.truncate(trimmed);
     }
-    Ok(Value::Bytes(out.into_bytes()))
+    Ok(Value::Bytes(b))
+}
+
+/// Text for a column of character set `cs` that holds the first `cut` bytes of
+/// `b`, as MariaDB's copy does: a byte in that part that is no character `cs`
+/// holds is 1366 "Incorrect string value" (an error in strict mode; else a
+/// warning, what does not convert becoming `?` and the rest cut silently); beyond
+/// it, non-space text is "data too long" and trailing spaces are cut (with a note
+/// when `note_spaces`).
+fn fit_text(
+    mut b: Vec<u8>,
+    cut: usize,
+    cs: Charset,
+    note_spaces: bool,
+    t: &Target,
+    cx: &mut SessionCtx,
+) -> Result<Vec<u8>, MySqlError> {
+    if let Some(bad) = charset::first_invalid(&b, cs).filter(|&p| p < cut) {
+        let e = MySqlError::truncated_wrong_value_for_field(
+            "string",
+            &charset::printable(&b, bad),
+            t.db,
+            t.table,
+            &t.col.name,
+            t.row,
+        );
+        if t.strict {
+            return Err(e);
+        }
+        cx.warn(Level::Warning, e.code, e.message);
+        return Ok(charset::fix_into(&b[..cut], cs).into_owned());
+    }
+    if b.len() > cut {
+        let spaces = b[cut..].iter().all(|&c| c == b' ');
+        b.truncate(cut);
+        if !spaces {
+            return too_long_bytes(t, cx, b);
+        }
+        if note_spaces {
+            t.note_truncated(cx);
+        }
+    }
+    Ok(b)
 }
 
 fn too_long(t: &Target, cx: &mut SessionCtx, cut: Vec<u8>) -> R {
+    too_long_bytes(t, cx, cut).map(Value::Bytes)
+}
+
+/// 1406 in strict mode; else warning 1265 and the cut bytes.
+fn too_long_bytes(t: &Target, cx: &mut SessionCtx, cut: Vec<u8>) -> Result<Vec<u8>, MySqlError> {
     if t.strict {
         return Err(MySqlError::data_too_long(&t.col.name, t.row));
     }
-    t.truncated(cx, Value::Bytes(cut))
+    match t.truncated(cx, Value::Bytes(cut))? {
+        Value::Bytes(b) => Ok(b),
+        _ => Ok(Vec::new()),
+    }
 }
 
-fn store_lob(v: Value, max: u64, t: &Target, cx: &mut SessionCtx) -> R {
+fn store_lob(v: Value, max: u64, collation: Collation, t: &Target, cx: &mut SessionCtx) -> R {
     let mut b = string_of(&v);
+    if !collation.is_binary() {
+        let mut cut = b.len().min(max as usize);
+        // A text column keeps whole characters.
+        while cut < b.len() && cut > 0 && b[cut] & 0xC0 == 0x80 {
+            cut -= 1;
+        }
+        return fit_text(b, cut, collation.charset(), true, t, cx).map(Value::Bytes);
+    }
     if b.len() as u64 > max {
         b.truncate(max as usize);
         return too_long(t, cx, b);

@@ -5,8 +5,9 @@ use crate::ty::ExprType;
 use crate::value::{
     num_to_datetime, parse_date, parse_datetime, parse_time, to_bytes, to_num, Num,
 };
+use basalt_common::charset;
 use basalt_common::error::code;
-use basalt_common::{Collation, DateTime, Decimal, Time, Value};
+use basalt_common::{Charset, Collation, DateTime, Decimal, Time, Value};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CastTarget {
@@ -14,6 +15,11 @@ pub enum CastTarget {
     Unsigned,
     /// CHAR(n) with a collation; BINARY(n) is `Collation::Binary`.
     Char(Option<u32>, Collation),
+    /// CHAR(n) of a latin1 collation from a binary string: each byte is the latin1
+    /// character it encodes (strings are held as UTF-8, binary strings as bytes).
+    FromBinary(Option<u32>, Collation),
+    /// BINARY(n) of a latin1 string: its latin1 bytes.
+    Latin1Bytes(Option<u32>),
     Decimal(u8, u8),
     Double,
     Date,
@@ -27,8 +33,13 @@ impl CastTarget {
         let t = match self {
             CastTarget::Signed => ExprType::int_p(arg.precision().clamp(1, 20)),
             CastTarget::Unsigned => ExprType::uint_p(arg.precision().clamp(1, 20)),
-            CastTarget::Char(n, coll) => {
+            CastTarget::Char(n, coll) | CastTarget::FromBinary(n, coll) => {
                 let mut t = ExprType::string(n.unwrap_or(arg.len.max(1)), *coll);
+                t.decimals = 0;
+                t
+            }
+            CastTarget::Latin1Bytes(n) => {
+                let mut t = ExprType::string(n.unwrap_or(arg.len.max(1)), Collation::Binary);
                 t.decimals = 0;
                 t
             }
@@ -46,6 +57,8 @@ impl CastTarget {
                         | CastTarget::DateTime(_)
                         | CastTarget::Time(_)
                         | CastTarget::Char(..)
+                        | CastTarget::FromBinary(..)
+                        | CastTarget::Latin1Bytes(..)
                 ),
         )
     }
@@ -63,10 +76,28 @@ pub fn cast(v: Value, target: &CastTarget, ctx: &mut EvalCtx) -> R {
         CastTarget::Signed | CastTarget::Unsigned => {
             to_integer(v, *target == CastTarget::Unsigned, ctx)
         }
-        CastTarget::Char(len, _) => {
+        CastTarget::Char(len, coll) => {
             let mut b = to_bytes(&v);
+            if !coll.is_binary() {
+                b = convert_chars(b, coll.charset(), ctx);
+            }
             if let Some(n) = len {
-                truncate_chars(&mut b, *n as usize, ctx, &v);
+                truncate_chars(&mut b, *n as usize, coll.is_binary(), ctx, &v);
+            }
+            Ok(Value::Bytes(b))
+        }
+        CastTarget::FromBinary(len, coll) => {
+            let raw = to_bytes(&v);
+            let mut b = charset::to_internal(&raw, coll.charset()).into_owned();
+            if let Some(n) = len {
+                truncate_chars(&mut b, *n as usize, false, ctx, &v);
+            }
+            Ok(Value::Bytes(b))
+        }
+        CastTarget::Latin1Bytes(len) => {
+            let mut b = charset::from_internal(&to_bytes(&v), Charset::Latin1).into_owned();
+            if let Some(n) = len {
+                truncate_chars(&mut b, *n as usize, true, ctx, &v);
             }
             Ok(Value::Bytes(b))
         }
@@ -86,14 +117,48 @@ pub fn cast(v: Value, target: &CastTarget, ctx: &mut EvalCtx) -> R {
     }
 }
 
-fn truncate_chars(b: &mut Vec<u8>, n: usize, ctx: &mut EvalCtx, orig: &Value) {
-    let s = String::from_utf8_lossy(b).into_owned();
-    if s.chars().count() > n {
-        let cut: String = s.chars().take(n).collect();
-        *b = cut.into_bytes();
+/// A string converted into character set `cs` (CONVERT ... USING, CAST AS CHAR):
+/// bytes that are no characters become `?` with MariaDB's warning 1300, and
+/// characters `cs` lacks become `?` with 1977.
+fn convert_chars(b: Vec<u8>, cs: Charset, ctx: &mut EvalCtx) -> Vec<u8> {
+    let Some(bad) = charset::first_invalid(&b, cs) else {
+        return b;
+    };
+    match charset::utf8_char_len(&b[bad..], true) {
+        None => ctx.warn(
+            code::ER_INVALID_CHARACTER_STRING,
+            format!(
+                "Invalid {} character string: '{}'",
+                cs.name(),
+                charset::printable(&b, bad)
+            ),
+        ),
+        Some(n) => {
+            let hex: String = b[bad..bad + n].iter().map(|x| format!("{x:02X}")).collect();
+            ctx.warn(
+                code::ER_CANNOT_CONVERT_CHARACTER,
+                format!(
+                    "Cannot convert 'utf8mb4' character 0x{hex} to '{}'",
+                    cs.name()
+                ),
+            );
+        }
+    }
+    charset::fix_into(&b, cs).into_owned()
+}
+
+/// CHAR(n) keeps `n` characters, BINARY(n) (`binary`) `n` bytes.
+fn truncate_chars(b: &mut Vec<u8>, n: usize, binary: bool, ctx: &mut EvalCtx, orig: &Value) {
+    let (len, name) = if binary {
+        (b.len(), "BINARY")
+    } else {
+        (charset::char_count(b), "CHAR")
+    };
+    if len > n {
+        b.truncate(if binary { n } else { charset::prefix_len(b, n) });
         ctx.warn(
             code::ER_TRUNCATED_WRONG_VALUE,
-            format!("Truncated incorrect CHAR({n}) value: '{}'", text_of(orig)),
+            format!("Truncated incorrect {name}({n}) value: '{}'", text_of(orig)),
         );
     }
 }

@@ -11,7 +11,7 @@
 //! is not a bulk insert and takes the ordinary route.
 
 use super::lexer::{self, TokKind, Token};
-use super::{apply, literal, rewrites, strip, Stripped};
+use super::{apply, literal, marker_literal, marker_tail, rewrites, strip, LitOpts, Stripped};
 use basalt_common::Value;
 
 /// A bulk insert (see the module docs).
@@ -31,8 +31,8 @@ pub struct BulkInsert<'a> {
 
 impl BulkInsert<'_> {
     /// The one-row statement's stripped form, to plan on a cache miss.
-    pub fn template(&self, backslash: bool) -> Option<Stripped<'_>> {
-        stripped(&self.one_row, backslash)
+    pub fn template(&self, opts: LitOpts) -> Option<Stripped<'_>> {
+        stripped(&self.one_row, opts)
     }
 
     /// The whole statement with the rewrites applied, for the full parse (only
@@ -47,7 +47,7 @@ impl BulkInsert<'_> {
 pub(super) fn bulk_insert<'a>(
     text: &'a str,
     toks: &[Token],
-    backslash: bool,
+    opts: LitOpts,
 ) -> Option<BulkInsert<'a>> {
     let first = toks.first()?;
     if !(first.is_kw(text, "insert") || first.is_kw(text, "replace")) {
@@ -82,7 +82,15 @@ pub(super) fn bulk_insert<'a>(
     for r in &rows {
         let mut this = Vec::with_capacity(r.len());
         for j in r.clone() {
-            match literal(text, toks, j, backslash)? {
+            if marker_tail(text, toks, j, opts) {
+                continue;
+            }
+            let lit = if opts.markers && toks[j].kind == TokKind::QuotedIdent {
+                marker_literal(text, toks, j)
+            } else {
+                literal(text, toks, j, opts.backslash)
+            };
+            match lit? {
                 Some((marker, v)) => {
                     this.push(Shape::Literal(marker));
                     params.push(v);
@@ -99,7 +107,7 @@ pub(super) fn bulk_insert<'a>(
     let width = params.len() / rows.len();
     let first_row = &rows[0];
     let one_row = text[..toks[first_row.end - 1].end].to_string();
-    let key = format!("{}\u{2}bulk", stripped(&one_row, backslash)?.key);
+    let key = format!("{}\u{2}bulk", stripped(&one_row, opts)?.key);
     Some(BulkInsert {
         key,
         width,
@@ -111,14 +119,9 @@ pub(super) fn bulk_insert<'a>(
 }
 
 /// The stripped form of a statement text of its own.
-fn stripped(text: &str, backslash: bool) -> Option<Stripped<'_>> {
+fn stripped(text: &str, opts: LitOpts) -> Option<Stripped<'_>> {
     let lexed = lexer::lex(text);
-    strip(
-        text,
-        &lexed.tokens,
-        rewrites(text, &lexed.tokens),
-        backslash,
-    )
+    strip(text, &lexed.tokens, rewrites(text, &lexed.tokens), opts)
 }
 
 /// The position of `VALUES` (or `VALUE`) outside parentheses.
@@ -166,7 +169,7 @@ mod tests {
 
     fn bulk(sql: &str) -> Option<BulkInsert<'_>> {
         let l = lexer::lex(sql);
-        bulk_insert(sql, &l.tokens, true)
+        bulk_insert(sql, &l.tokens, LitOpts::new(true))
     }
 
     #[test]

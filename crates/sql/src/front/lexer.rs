@@ -47,11 +47,13 @@ pub struct Token {
 }
 
 impl Token {
+    #[inline]
     pub fn text<'a>(&self, src: &'a str) -> &'a str {
         &src[self.start..self.end]
     }
 
     /// True for a word equal (ASCII case-insensitively) to `kw`.
+    #[inline]
     pub fn is_kw(&self, src: &str, kw: &str) -> bool {
         self.kind == TokKind::Word && self.text(src).eq_ignore_ascii_case(kw)
     }
@@ -67,7 +69,13 @@ pub struct Lexed {
 
 /// Lexes `src`. Never fails: malformed input yields tokens the parser will reject.
 pub fn lex(src: &str) -> Lexed {
-    let b = src.as_bytes();
+    lex_bytes(src.as_bytes())
+}
+
+/// Lexes statement text as bytes. Every character set Basalt accepts from clients
+/// is ASCII-compatible and has no multi-byte character containing an ASCII byte,
+/// so token boundaries do not depend on the character set.
+pub fn lex_bytes(b: &[u8]) -> Lexed {
     let mut out = Lexed {
         tokens: Vec::with_capacity(16),
         ..Lexed::default()
@@ -318,7 +326,11 @@ fn end_of_punct(b: &[u8], i: usize) -> usize {
 /// The value of a quoted string token, with MySQL's backslash escapes and doubled
 /// quotes resolved.
 pub fn unquote(tok: &str, backslash_escapes: bool) -> Vec<u8> {
-    let b = tok.as_bytes();
+    unquote_bytes(tok.as_bytes(), backslash_escapes)
+}
+
+/// [`unquote`] of a token's bytes.
+pub fn unquote_bytes(b: &[u8], backslash_escapes: bool) -> Vec<u8> {
     let q = b[0];
     let inner = &b[1..b.len().saturating_sub(1).max(1)];
     let mut out = Vec::with_capacity(inner.len());

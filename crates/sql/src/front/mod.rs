@@ -22,31 +22,32 @@ pub mod lexer;
 pub mod native;
 pub mod parse;
 pub mod returning;
+pub mod transcode;
 
 use basalt_common::{Decimal, MySqlError, Value};
 use lexer::{NumKind, TokKind, Token};
 pub use native::Native;
+use std::borrow::Cow;
 
 /// The version MySQL-style executable comments (`/*!50003 ... */`) are compared
 /// with: their content runs when its version is at most this (MariaDB 10.11).
 const EXEC_COMMENT_VERSION: u32 = 101199;
 
 /// Replaces executable comments by their content (or nothing, when the content
-/// needs a newer server), as MariaDB does before parsing. Text without them is
-/// returned as is.
-pub fn unwrap_exec_comments(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.contains("/*!") && !text.contains("/*M!") {
-        return std::borrow::Cow::Borrowed(text);
+/// needs a newer server), as MariaDB does before parsing, in statement bytes of
+/// any client character set. Text without them is returned as is.
+pub fn unwrap_exec_comments_bytes(b: &[u8]) -> Cow<'_, [u8]> {
+    if !has_exec_comment(b) {
+        return Cow::Borrowed(b);
     }
-    let b = text.as_bytes();
-    let mut out = String::with_capacity(text.len());
+    let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     let mut quote: Option<u8> = None;
     while i < b.len() {
         let c = b[i];
         if let Some(q) = quote {
             if c == b'\\' && i + 1 < b.len() {
-                out.push_str(&text[i..i + 2]);
+                out.extend_from_slice(&b[i..i + 2]);
                 i += 2;
                 continue;
             }
@@ -55,27 +56,45 @@ pub fn unwrap_exec_comments(text: &str) -> std::borrow::Cow<'_, str> {
             }
         } else if c == b'\'' || c == b'"' || c == b'`' {
             quote = Some(c);
-        } else if text[i..].starts_with("/*!") || text[i..].starts_with("/*M!") {
+        } else if b[i..].starts_with(b"/*!") || b[i..].starts_with(b"/*M!") {
             let start = i + if b[i + 2] == b'M' { 4 } else { 3 };
-            let digits = text[start..].bytes().take_while(u8::is_ascii_digit).count();
-            let version: u32 = text[start..start + digits].parse().unwrap_or(0);
+            let digits = b[start..].iter().take_while(|c| c.is_ascii_digit()).count();
+            let version: u32 = std::str::from_utf8(&b[start..start + digits])
+                .ok()
+                .and_then(|d| d.parse().ok())
+                .unwrap_or(0);
             let body_start = start + digits;
-            let end = text[body_start..]
-                .find("*/")
-                .map_or(text.len(), |p| body_start + p);
-            out.push(' ');
+            let end = find(&b[body_start..], b"*/").map_or(b.len(), |p| body_start + p);
+            out.push(b' ');
             if version <= EXEC_COMMENT_VERSION {
-                out.push_str(&text[body_start..end]);
-                out.push(' ');
+                out.extend_from_slice(&b[body_start..end]);
+                out.push(b' ');
             }
-            i = (end + 2).min(text.len());
+            i = (end + 2).min(b.len());
             continue;
         }
-        let ch_len = text[i..].chars().next().map_or(1, char::len_utf8);
-        out.push_str(&text[i..i + ch_len]);
-        i += ch_len;
+        out.push(c);
+        i += 1;
     }
-    std::borrow::Cow::Owned(out)
+    Cow::Owned(out)
+}
+
+/// True when `b` has `/*!` or `/*M!` (one scan for `/`, the usual text has none).
+fn has_exec_comment(b: &[u8]) -> bool {
+    let mut rest = b;
+    while let Some(p) = rest.iter().position(|&c| c == b'/') {
+        let after = &rest[p + 1..];
+        if after.starts_with(b"*!") || after.starts_with(b"*M!") {
+            return true;
+        }
+        rest = after;
+    }
+    false
+}
+
+/// Position of `pat` in `b`.
+fn find(b: &[u8], pat: &[u8]) -> Option<usize> {
+    b.windows(pat.len()).position(|w| w == pat)
 }
 
 /// One statement of a (possibly multi-statement) query text.
@@ -162,14 +181,39 @@ pub enum Front<'a> {
     Parse(String),
 }
 
+/// How the literals of a statement text are read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LitOpts {
+    /// Backslash escapes in strings (sql_mode without NO_BACKSLASH_ESCAPES).
+    pub backslash: bool,
+    /// The text came from [`transcode`]: its literal markers are literals.
+    pub markers: bool,
+}
+
+impl LitOpts {
+    #[cfg(test)]
+    pub fn new(backslash: bool) -> Self {
+        LitOpts {
+            backslash,
+            markers: false,
+        }
+    }
+}
+
 /// Classifies one statement text (see the module docs).
+#[cfg(test)]
 pub fn analyze(text: &str, backslash_escapes: bool) -> Result<Front<'_>, MySqlError> {
+    analyze_with(text, LitOpts::new(backslash_escapes))
+}
+
+/// [`analyze`] with the literal options of the session.
+pub fn analyze_with(text: &str, opts: LitOpts) -> Result<Front<'_>, MySqlError> {
     let lexed = lexer::lex(text);
     let toks = &lexed.tokens;
     let Some(first) = toks.first() else {
         return Err(MySqlError::empty_query());
     };
-    if let Some(n) = native::parse_native(text, toks)? {
+    if let Some(n) = native::parse_native(text, toks, opts.markers)? {
         return Ok(Front::Native(n));
     }
     if let Some(t) = returning::reorder_delete(text, toks) {
@@ -179,7 +223,7 @@ pub fn analyze(text: &str, backslash_escapes: bool) -> Result<Front<'_>, MySqlEr
         && !lexed.unterminated
         && !toks.iter().any(|t| t.kind == TokKind::Param);
     if plain {
-        if let Some(b) = bulk::bulk_insert(text, toks, backslash_escapes) {
+        if let Some(b) = bulk::bulk_insert(text, toks, opts) {
             return Ok(Front::Bulk(b));
         }
     }
@@ -188,7 +232,7 @@ pub fn analyze(text: &str, backslash_escapes: bool) -> Result<Front<'_>, MySqlEr
         .iter()
         .any(|k| first.is_kw(text, k));
     if dml && plain && toks.len() <= 4096 {
-        if let Some(s) = strip(text, toks, edits.clone(), backslash_escapes) {
+        if let Some(s) = strip(text, toks, edits.clone(), opts) {
             return Ok(Front::Cached(s));
         }
     }
@@ -263,7 +307,7 @@ fn strip<'a>(
     text: &'a str,
     toks: &[Token],
     edits: Vec<Edit>,
-    backslash: bool,
+    opts: LitOpts,
 ) -> Option<Stripped<'a>> {
     let mut key = String::with_capacity(text.len() + 8);
     let mut params = Vec::new();
@@ -284,15 +328,25 @@ fn strip<'a>(
                 continue;
             }
         }
-        let Some((marker, value)) = literal(text, toks, i, backslash)? else {
+        let lit = if opts.markers && t.kind == TokKind::QuotedIdent {
+            marker_literal(text, toks, i)
+        } else {
+            literal(text, toks, i, opts.backslash)
+        };
+        let Some((marker, value)) = lit? else {
             continue;
+        };
+        let end = if t.kind == TokKind::QuotedIdent {
+            toks[i + 1].end
+        } else {
+            t.end
         };
         key.push_str(&text[pos..t.start]);
         key.push('?');
         key.push(marker);
         params.push(value);
-        holes.push((t.start, t.end));
-        pos = t.end;
+        holes.push((t.start, end));
+        pos = end;
     }
     key.push_str(&text[pos..]);
     Some(Stripped {
@@ -305,7 +359,8 @@ fn strip<'a>(
 }
 
 /// `Some(None)`: not a literal; `Some(Some(..))`: a strippable literal; `None`: a
-/// literal that must not be stripped (the statement is not cacheable).
+/// literal that must not be stripped (the statement is not cacheable). Literal
+/// markers are [`marker_literal`]'s.
 #[allow(clippy::option_option)]
 fn literal(text: &str, toks: &[Token], i: usize, backslash: bool) -> Option<Option<(char, Value)>> {
     let t = &toks[i];
@@ -330,6 +385,28 @@ fn literal(text: &str, toks: &[Token], i: usize, backslash: bool) -> Option<Opti
         }
         _ => Some(None),
     }
+}
+
+/// [`literal`] for the quoted identifier at `i` in transcoded text: a literal marker
+/// without introducer is a strippable string, one with an introducer is not
+/// strippable, and anything else is no literal.
+#[allow(clippy::option_option)]
+fn marker_literal(text: &str, toks: &[Token], i: usize) -> Option<Option<(char, Value)>> {
+    match transcode::marker_at(text, toks, i) {
+        Some((None, bytes)) => Some(Some(('s', Value::Bytes(bytes)))),
+        Some((Some(_), _)) => None,
+        None => Some(None),
+    }
+}
+
+/// True for the hex literal of a literal marker (its value belongs to the quoted
+/// identifier before it, see [`transcode`]).
+fn marker_tail(text: &str, toks: &[Token], i: usize, opts: LitOpts) -> bool {
+    opts.markers
+        && toks[i].kind == TokKind::HexOrBit
+        && i > 0
+        && toks[i - 1].kind == TokKind::QuotedIdent
+        && toks[i - 1].text(text).starts_with("`_")
 }
 
 /// The value of a numeric literal token, with its key marker.
@@ -367,6 +444,10 @@ fn decimal_or_double(s: &str) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn unwrap_exec_comments(s: &str) -> String {
+        String::from_utf8(unwrap_exec_comments_bytes(s.as_bytes()).into_owned()).expect("utf8")
+    }
 
     #[test]
     fn decimal_literals_beyond_decimal_scale_are_doubles() {
@@ -450,6 +531,35 @@ mod tests {
         let f = analyze("select a mod 2 from t", true).expect("ok");
         let Front::Cached(s) = f else { panic!() };
         assert_eq!(s.parse_text(), "select a % ? from t");
+    }
+
+    #[test]
+    fn literal_markers_strip_only_in_transcoded_text() {
+        let on = LitOpts {
+            backslash: true,
+            markers: true,
+        };
+        let text = "insert into t values (1, `_`X'FF00')";
+        let Front::Cached(s) = analyze_with(text, on).expect("ok") else {
+            panic!("cached expected");
+        };
+        assert_eq!(s.params, vec![Value::Int(1), Value::Bytes(vec![0xff, 0])]);
+        let Front::Cached(plain) = analyze("insert into t values (2, 'x')", true).expect("ok")
+        else {
+            panic!("cached expected");
+        };
+        assert_eq!(s.key, plain.key, "a marker is keyed as a string literal");
+        assert_eq!(s.parse_text(), "insert into t values (?, ?)");
+        // Not transcoded: a quoted identifier and a hex literal, kept in the key.
+        let Front::Cached(s) = analyze(text, true).expect("ok") else {
+            panic!("cached expected");
+        };
+        assert!(s.key.contains("`_`X'FF00'"), "{}", s.key);
+        // Rows of markers are one shape; an introduced marker is not strippable.
+        let rows = "insert into t values (1, `_`X'FF'), (2, `_`X'FE01')";
+        assert!(matches!(analyze_with(rows, on), Ok(Front::Bulk(b)) if b.rows == 2));
+        let intro = "insert into t values (1, `_latin1`X'C3A9')";
+        assert!(matches!(analyze_with(intro, on), Ok(Front::Parse(_))));
     }
 
     #[test]

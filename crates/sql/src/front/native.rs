@@ -72,6 +72,12 @@ pub enum Native {
     Use(String),
     /// `SHUTDOWN [WAIT FOR ALL {REPLICAS|SLAVES}]`.
     Shutdown,
+    /// `ALTER TABLE t {DISABLE|ENABLE} KEYS` (as dumps write around their rows).
+    AlterKeys {
+        db: Option<String>,
+        table: String,
+        disable: bool,
+    },
 }
 
 /// One value of `EXECUTE ... USING`.
@@ -110,6 +116,8 @@ struct P<'a> {
     src: &'a str,
     toks: &'a [Token],
     pos: usize,
+    /// Literal markers are literals (transcoded text, see [`super::transcode`]).
+    markers: bool,
 }
 
 type R<T> = Result<T, MySqlError>;
@@ -186,6 +194,20 @@ impl<'a> P<'a> {
         Ok(unquote(t.text(self.src), true))
     }
 
+    /// The bytes of a literal marker without introducer at the cursor.
+    fn marker(&mut self) -> Option<Vec<u8>> {
+        if !self.markers {
+            return None;
+        }
+        match super::transcode::marker_at(self.src, self.toks, self.pos)? {
+            (None, bytes) => {
+                self.pos += 2;
+                Some(bytes)
+            }
+            (Some(_), _) => None,
+        }
+    }
+
     fn uint(&mut self) -> R<u64> {
         let t = self.peek().ok_or_else(|| self.err())?;
         let v = t.text(self.src).parse().map_err(|_| self.err())?;
@@ -225,8 +247,13 @@ impl<'a> P<'a> {
 }
 
 /// Parses `text` if it is one of the native statements; `Ok(None)` otherwise.
-pub fn parse_native(src: &str, toks: &[Token]) -> R<Option<Native>> {
-    let mut p = P { src, toks, pos: 1 };
+pub fn parse_native(src: &str, toks: &[Token], markers: bool) -> R<Option<Native>> {
+    let mut p = P {
+        src,
+        toks,
+        pos: 1,
+        markers,
+    };
     let first = &toks[0];
     let is = |k: &str| first.is_kw(src, k);
     let n = if is("show") {
@@ -270,6 +297,11 @@ pub fn parse_native(src: &str, toks: &[Token]) -> R<Option<Native>> {
         let db = p.ident()?;
         p.end()?;
         Native::Use(db)
+    } else if is("alter") {
+        match alter_keys(&mut p)? {
+            Some(n) => n,
+            None => return Ok(None),
+        }
     } else if is("shutdown") {
         if p.kw("wait") {
             p.expect_kw("for")?;
@@ -284,6 +316,26 @@ pub fn parse_native(src: &str, toks: &[Token]) -> R<Option<Native>> {
         return Ok(None);
     };
     Ok(Some(n))
+}
+
+/// `ALTER TABLE name {DISABLE|ENABLE} KEYS`; `None` for any other ALTER.
+fn alter_keys(p: &mut P) -> R<Option<Native>> {
+    if !p.kw("table") {
+        return Ok(None);
+    }
+    let Ok((db, table)) = p.qualified() else {
+        return Ok(None);
+    };
+    let disable = if p.kw("disable") {
+        true
+    } else if p.kw("enable") {
+        false
+    } else {
+        return Ok(None);
+    };
+    p.expect_kw("keys")?;
+    p.end()?;
+    Ok(Some(Native::AlterKeys { db, table, disable }))
 }
 
 fn completion(p: &mut P) -> R<bool> {
@@ -335,6 +387,11 @@ fn start_transaction(p: &mut P) -> R<Native> {
 fn prepare(p: &mut P) -> R<Native> {
     let name = p.ident()?;
     p.expect_kw("from")?;
+    if let Some(bytes) = p.marker() {
+        p.end()?;
+        let source = PrepareSource::Text(bytes);
+        return Ok(Native::Prepare { name, source });
+    }
     let t = p.peek().ok_or_else(|| p.err())?;
     let source = match t.kind {
         TokKind::Str => PrepareSource::Text(p.string()?),
@@ -366,6 +423,9 @@ fn execute(p: &mut P) -> R<Native> {
 /// A user variable, a (signed) number, a string or NULL; MariaDB also takes
 /// expressions here, which stay a syntax error.
 fn using_arg(p: &mut P) -> R<UsingArg> {
+    if let Some(bytes) = p.marker() {
+        return Ok(UsingArg::Value(basalt_common::Value::Bytes(bytes)));
+    }
     let negative = p.punct("-");
     let t = p.peek().ok_or_else(|| p.err())?;
     let text = t.text(p.src);
@@ -638,7 +698,33 @@ mod tests {
 
     fn native(s: &str) -> Option<Native> {
         let l = lex(s);
-        parse_native(s, &l.tokens).expect("parses")
+        parse_native(s, &l.tokens, false).expect("parses")
+    }
+
+    #[test]
+    fn alter_table_keys() {
+        let l = |s: &str| super::super::lexer::lex(s);
+        let s = "ALTER TABLE d.t DISABLE KEYS";
+        assert_eq!(
+            parse_native(s, &l(s).tokens, false).expect("parses"),
+            Some(Native::AlterKeys {
+                db: Some("d".into()),
+                table: "t".into(),
+                disable: true
+            })
+        );
+        let s = "alter table `t` enable keys";
+        assert!(matches!(
+            parse_native(s, &l(s).tokens, false),
+            Ok(Some(Native::AlterKeys { disable: false, .. }))
+        ));
+        let s = "ALTER TABLE t ADD COLUMN c INT";
+        assert_eq!(
+            parse_native(s, &l(s).tokens, false).expect("not native"),
+            None
+        );
+        let s = "ALTER TABLE t DISABLE KEYS x";
+        assert!(parse_native(s, &l(s).tokens, false).is_err());
     }
 
     #[test]
@@ -755,7 +841,7 @@ mod tests {
             "execute s1 using - 'a'",
         ] {
             let l = lex(bad);
-            assert!(parse_native(bad, &l.tokens).is_err(), "{bad}");
+            assert!(parse_native(bad, &l.tokens, false).is_err(), "{bad}");
         }
         assert_eq!(
             native("drop prepare s1"),
@@ -767,7 +853,7 @@ mod tests {
     fn errors_quote_offending_token() {
         let s = "show tablez";
         let l = lex(s);
-        let e = parse_native(s, &l.tokens).expect_err("bad");
+        let e = parse_native(s, &l.tokens, false).expect_err("bad");
         assert!(
             e.message.ends_with("near 'tablez' at line 1"),
             "{}",

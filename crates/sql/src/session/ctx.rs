@@ -5,6 +5,7 @@
 //! transaction and this context mutably at the same time.
 
 use crate::engine::Engine;
+use crate::front::transcode::TextCharsets;
 use crate::sysvars::{self, ModeFlags, VarDef};
 use basalt_common::{Charset, Collation, DateTime, MySqlError, Value};
 use std::collections::HashMap;
@@ -51,6 +52,12 @@ pub struct SessionCtx {
     pub results_charset: Option<Charset>,
     /// `collation_connection`: the collation of string literals.
     pub connection_collation: Collation,
+    /// `character_set_client` and `character_set_connection`: how statement text
+    /// and its literals are read.
+    pub text_charsets: TextCharsets,
+    /// The running statement's text was transcoded from the client's bytes, so its
+    /// literal markers are literals (see [`crate::front::transcode`]).
+    pub transcoded: bool,
     pub div_precision_increment: u8,
     /// Transaction characteristics from the session variables.
     pub isolation: basalt_storage::IsolationLevel,
@@ -108,6 +115,8 @@ impl SessionCtx {
             autocommit: true,
             results_charset: Some(Charset::Utf8mb4),
             connection_collation: Collation::Utf8mb4GeneralCi,
+            text_charsets: TextCharsets::default(),
+            transcoded: false,
             div_precision_increment: 4,
             isolation: basalt_storage::IsolationLevel::RepeatableRead,
             tx_read_only: false,
@@ -146,6 +155,12 @@ impl SessionCtx {
         self.connection_collation = text(self, "collation_connection")
             .and_then(|c| Collation::from_name(&c))
             .unwrap_or(Collation::Utf8mb4GeneralCi);
+        self.text_charsets = TextCharsets {
+            client: text(self, "character_set_client")
+                .and_then(|c| Charset::from_name(&c))
+                .unwrap_or(Charset::Utf8mb4),
+            connection: self.connection_collation.charset(),
+        };
         self.div_precision_increment = match self.vars.get("div_precision_increment") {
             Some(Value::UInt(u)) => (*u).min(30) as u8,
             _ => 4,

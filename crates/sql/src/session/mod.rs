@@ -26,6 +26,7 @@ use basalt_storage::{IsolationLevel, Savepoint, Txn};
 use ctx::SessionCtx;
 use prepared::Prepared;
 use respond::Out;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -64,8 +65,10 @@ pub struct Session {
     extra_status: u16,
     /// The running statement's text as the client sent it.
     raw: String,
-    /// (database, result charset) the plan-cache scope string was made for.
-    scope_cache: (Option<String>, Option<basalt_common::Charset>, bool, String),
+    /// The collation the client asked for at connect (or COM_CHANGE_USER).
+    client_collation: Option<basalt_common::Collation>,
+    /// The plan-cache scope of the session's current settings.
+    scope_cache: run::PlanScope,
     /// Exact statement texts seen recently with their plan and literal values: a
     /// repeated identical text skips even the literal-stripping scan.
     memo: HashMap<String, Memo, crate::plan::cache::Fx>,
@@ -105,7 +108,8 @@ impl Session {
             statement_timeouts: 0,
             extra_status: 0,
             raw: String::new(),
-            scope_cache: (None, None, false, String::new()),
+            client_collation: None,
+            scope_cache: run::PlanScope::default(),
             memo: HashMap::default(),
             more_results: false,
         }
@@ -113,19 +117,64 @@ impl Session {
 
     /// Runs one COM_QUERY text: one statement, or several separated by `;` when
     /// multi-statements are on. Results come in order; execution stops after the
-    /// first error (which is the last element). Collects every row in memory: the
-    /// server uses [`Session::execute_into`].
+    /// first error (which is the last element). The text is read in
+    /// `character_set_client` like any other bytes (see [`Session::execute_bytes`]).
+    /// Collects every row in memory: the server uses [`Session::execute_bytes_into`].
     pub fn execute(&mut self, sql: &str) -> Vec<Result<QueryResult, MySqlError>> {
         let mut out = crate::result::Collected::default();
-        self.execute_into(sql, &mut out);
+        self.execute_raw(sql.as_bytes(), Some(sql), &mut out);
+        out.results
+    }
+
+    /// [`Session::execute`] of the statement bytes as the client sent them, in
+    /// `character_set_client`: string literals keep their exact bytes (see
+    /// [`crate::front::transcode`]).
+    pub fn execute_bytes(&mut self, sql: &[u8]) -> Vec<Result<QueryResult, MySqlError>> {
+        let mut out = crate::result::Collected::default();
+        self.execute_raw(sql, None, &mut out);
         out.results
     }
 
     /// [`Session::execute`], delivering each statement's response to `out` as it
     /// is produced (rows stream while the statement runs).
     pub fn execute_into(&mut self, sql: &str, out: &mut dyn ResultSink) {
-        let unwrapped = crate::front::unwrap_exec_comments(sql);
-        let sql: &str = &unwrapped;
+        self.execute_raw(sql.as_bytes(), Some(sql), out)
+    }
+
+    /// [`Session::execute_bytes`], delivering each statement's response to `out`
+    /// as it is produced.
+    pub fn execute_bytes_into(&mut self, sql: &[u8], out: &mut dyn ResultSink) {
+        self.execute_raw(sql, None, out)
+    }
+
+    fn execute_raw(&mut self, raw: &[u8], valid: Option<&str>, out: &mut dyn ResultSink) {
+        let unwrapped = crate::front::unwrap_exec_comments_bytes(raw);
+        let valid = valid.filter(|_| matches!(unwrapped, Cow::Borrowed(_)));
+        let text = match self.decode_text(&unwrapped, valid) {
+            Ok(t) => t,
+            Err(e) => {
+                self.cx.clear_warnings();
+                self.cx.warn(ctx::Level::Error, e.code, e.message.clone());
+                return self.respond(Err(e), &mut Out::new(out));
+            }
+        };
+        self.cx.transcoded = matches!(text, Cow::Owned(_));
+        self.execute_text(&text, out);
+        self.cx.transcoded = false;
+    }
+
+    /// Statement bytes as the front end's text (see [`crate::front::transcode`]);
+    /// owned when transcoded.
+    pub(crate) fn decode_text<'a>(
+        &self,
+        raw: &'a [u8],
+        valid: Option<&'a str>,
+    ) -> Result<Cow<'a, str>, MySqlError> {
+        let backslash = !self.cx.mode.no_backslash_escapes;
+        self.cx.text_charsets.decode(raw, valid, backslash)
+    }
+
+    fn execute_text(&mut self, sql: &str, out: &mut dyn ResultSink) {
         if !sql.as_bytes().contains(&b';') {
             let text = sql.trim();
             if text.is_empty() {
@@ -160,6 +209,38 @@ impl Session {
             }
         }
         self.more_results = false;
+    }
+
+    /// The collation id of the client's handshake (or COM_CHANGE_USER): the
+    /// connection's character sets become its set, as `SET NAMES` would make them
+    /// (MariaDB's `thd_init_client_charset`). An id Basalt does not know leaves
+    /// the server's defaults.
+    pub fn set_client_collation(&mut self, id: u16) {
+        self.client_collation = basalt_common::Collation::from_id(id);
+        self.apply_client_collation();
+    }
+
+    fn apply_client_collation(&mut self) {
+        if let Some(c) = self.client_collation {
+            // A known collation and its own character set: SET NAMES accepts them.
+            let _ = self.set_names(
+                Some(c.charset().name().to_string()),
+                Some(c.name().to_string()),
+            );
+        }
+    }
+
+    /// `character_set_client`.
+    pub fn client_charset(&self) -> basalt_common::Charset {
+        self.cx.text_charsets.client
+    }
+
+    /// A name a command sent in `character_set_client` (COM_INIT_DB, COM_FIELD_LIST)
+    /// as UTF-8; bytes that are no characters of that set become U+FFFD, which no
+    /// existing name contains.
+    pub fn client_name(&self, b: &[u8]) -> String {
+        let internal = basalt_common::charset::to_internal(b, self.client_charset());
+        String::from_utf8_lossy(&internal).into_owned()
     }
 
     pub fn set_multi_statements(&mut self, on: bool) {
@@ -241,6 +322,7 @@ impl Session {
         let engine = self.cx.engine.clone();
         self.cx.vars = engine.globals.session_defaults(&engine.config);
         self.cx.refresh_derived();
+        self.apply_client_collation();
         self.memo.clear();
         self.cx.user_vars.clear();
         self.cx.clear_warnings();

@@ -11,11 +11,12 @@
 
 use super::{Out, Session};
 use crate::front::lexer::{lex, TokKind};
+use crate::front::transcode::TextCharsets;
 use crate::front::Front;
 use crate::plan::Plan;
 use crate::result::{PreparedInfo, QueryResult};
 use basalt_common::value::format_double;
-use basalt_common::{ColumnMeta, MySqlError, Value};
+use basalt_common::{Charset, Collation, ColumnMeta, MySqlError, Value};
 use std::sync::Arc;
 
 type R<T> = Result<T, MySqlError>;
@@ -24,11 +25,32 @@ const MAX_PREPARED: usize = 16382;
 
 pub struct Prepared {
     text: String,
+    /// `text` was transcoded from the client's bytes (its literal markers are
+    /// literals, see [`crate::front::transcode`]).
+    transcoded: bool,
     plan: Option<Arc<Plan>>,
     schema_version: u64,
+    /// The character sets the plan was made under: string parameters take the
+    /// connection's at each execution, result columns the results set's.
+    charsets: Charsets,
     params: usize,
     /// A `?` in the select list: each execution types the plan with the values.
     retype: bool,
+}
+
+/// `character_set_client`/`_connection`, `collation_connection` and
+/// `character_set_results`.
+type Charsets = (TextCharsets, Collation, Option<Charset>);
+
+/// What one execution of a prepared statement needs from it.
+struct Execution {
+    text: String,
+    plan: Option<Arc<Plan>>,
+    expected: usize,
+    retype: bool,
+    /// The plan must be made again (schema or character sets changed).
+    stale: bool,
+    transcoded: bool,
 }
 
 fn param_count(text: &str) -> usize {
@@ -40,7 +62,33 @@ fn param_count(text: &str) -> usize {
 }
 
 impl Session {
-    /// COM_STMT_PREPARE.
+    /// COM_STMT_PREPARE of the statement bytes as the client sent them (read in
+    /// `character_set_client`, as COM_QUERY text is).
+    pub fn prepare_bytes(&mut self, sql: &[u8]) -> R<PreparedInfo> {
+        let text = self.decode_text(sql, None)?;
+        let transcoded = matches!(text, std::borrow::Cow::Owned(_));
+        let text = text.into_owned();
+        self.with_transcoded(transcoded, |s| s.prepare(&text))
+    }
+
+    fn charsets(&self) -> Charsets {
+        let cx = &self.cx;
+        (
+            cx.text_charsets,
+            cx.connection_collation,
+            cx.results_charset,
+        )
+    }
+
+    /// Runs `f` with the statement text marked as transcoded or not.
+    pub(super) fn with_transcoded<T>(&mut self, on: bool, f: impl FnOnce(&mut Self) -> T) -> T {
+        let before = std::mem::replace(&mut self.cx.transcoded, on);
+        let out = f(self);
+        self.cx.transcoded = before;
+        out
+    }
+
+    /// COM_STMT_PREPARE of UTF-8 text.
     pub fn prepare(&mut self, sql: &str) -> R<PreparedInfo> {
         let pieces = crate::front::split(sql);
         let text = match pieces.as_slice() {
@@ -70,8 +118,10 @@ impl Session {
             id,
             Prepared {
                 text,
+                transcoded: self.cx.transcoded,
                 plan,
                 schema_version: version,
+                charsets: self.charsets(),
                 params,
                 retype,
             },
@@ -92,7 +142,7 @@ impl Session {
         values: Option<&[Value]>,
     ) -> R<(Option<Arc<Plan>>, Vec<ColumnMeta>, bool)> {
         self.raw = text.to_string();
-        let rewritten = match crate::front::analyze(text, !self.cx.mode.no_backslash_escapes)? {
+        let rewritten = match crate::front::analyze_with(text, self.lit_opts())? {
             Front::Native(_) => return Ok((None, Vec::new(), false)),
             Front::Cached(s) => s.original(),
             Front::Bulk(b) => b.original(),
@@ -125,14 +175,46 @@ impl Session {
         command: &str,
         out: &mut Out<'_>,
     ) -> R<QueryResult> {
-        let (text, plan, stale, expected, retype) = {
+        let run = {
             let p = self
                 .prepared
                 .get(&id)
                 .ok_or_else(|| MySqlError::unknown_stmt_handler(&id.to_string(), command))?;
-            let stale = p.schema_version != self.cx.engine.storage.schema_version();
-            (p.text.clone(), p.plan.clone(), stale, p.params, p.retype)
+            Execution {
+                text: p.text.clone(),
+                plan: p.plan.clone(),
+                expected: p.params,
+                retype: p.retype,
+                stale: p.schema_version != self.cx.engine.storage.schema_version()
+                    || p.charsets != self.charsets(),
+                transcoded: p.transcoded,
+            }
         };
+        if run.transcoded == self.cx.transcoded {
+            return self.execute_prepared_run(id, params, command, run, out);
+        }
+        let transcoded = run.transcoded;
+        self.with_transcoded(transcoded, |s| {
+            s.execute_prepared_run(id, params, command, run, out)
+        })
+    }
+
+    fn execute_prepared_run(
+        &mut self,
+        id: u32,
+        params: &[Value],
+        command: &str,
+        run: Execution,
+        out: &mut Out<'_>,
+    ) -> R<QueryResult> {
+        let Execution {
+            text,
+            plan,
+            expected,
+            retype,
+            stale,
+            ..
+        } = run;
         if params.len() != expected {
             return Err(MySqlError::wrong_arguments(command));
         }
@@ -143,9 +225,11 @@ impl Session {
         } else if stale && plan.is_some() {
             let (fresh, _, _) = self.plan_prepared(&text, None)?;
             let version = self.cx.engine.storage.schema_version();
+            let charsets = self.charsets();
             if let Some(p) = self.prepared.get_mut(&id) {
                 p.plan = fresh.clone();
                 p.schema_version = version;
+                p.charsets = charsets;
             }
             fresh
         } else {

@@ -9,16 +9,35 @@ use crate::exec::{insert, modify, select};
 use crate::expr::EvalCtx;
 use crate::front::bulk::BulkInsert;
 use crate::front::native::{Native, PrepareSource, Show, UsingArg};
-use crate::front::{Front, Stripped};
+use crate::front::transcode::TextCharsets;
+use crate::front::{Front, LitOpts, Stripped};
 use crate::plan::cache::CacheEntry;
 use crate::plan::Plan;
 use crate::result::QueryResult;
-use basalt_common::{MySqlError, Row, Value};
+use basalt_common::{Charset, MySqlError, Row, Value};
 use basalt_storage::LockMode;
 use sqlparser::ast::Statement;
 use std::sync::Arc;
 
 type R<T> = Result<T, MySqlError>;
+
+/// The session settings a plan-cache scope key was made for.
+#[derive(Clone, Debug)]
+struct ScopeState {
+    db: Option<String>,
+    results: Option<basalt_common::Charset>,
+    pipes: bool,
+    charsets: TextCharsets,
+    collation: basalt_common::Collation,
+}
+
+/// The plan-cache scope of a session (see `Session::refresh_scope`).
+#[derive(Default)]
+pub(crate) struct PlanScope {
+    state: Option<ScopeState>,
+    key: String,
+    key_transcoded: String,
+}
 
 impl Session {
     pub(super) fn run_statement(&mut self, text: &str, out: &mut Out<'_>) -> R<QueryResult> {
@@ -29,7 +48,7 @@ impl Session {
         }
         self.raw.clear();
         self.raw.push_str(text);
-        let front = crate::front::analyze(text, !self.cx.mode.no_backslash_escapes);
+        let front = crate::front::analyze_with(text, self.lit_opts());
         let keeps_diagnostics = matches!(
             &front,
             Ok(Front::Native(Native::Show(Show::Warnings { .. })))
@@ -62,10 +81,21 @@ impl Session {
         }
     }
 
+    /// How the running statement's literals are read.
+    pub(super) fn lit_opts(&self) -> LitOpts {
+        LitOpts {
+            backslash: !self.cx.mode.no_backslash_escapes,
+            markers: self.cx.transcoded,
+        }
+    }
+
     /// Runs a statement whose exact text was planned before, if it is memoized
     /// and its plan is current.
     fn run_memoized(&mut self, text: &str, out: &mut Out<'_>) -> Option<R<QueryResult>> {
         self.refresh_scope();
+        if self.cx.transcoded {
+            return None;
+        }
         let version = self.cx.engine.storage.schema_version();
         let (plan, params) = match self.memo.get(text) {
             Some(m) if m.schema_version == version => (m.plan.clone(), m.params.clone()),
@@ -81,6 +111,9 @@ impl Session {
     }
 
     fn memoize(&mut self, text: &str, plan: &Arc<Plan>, params: &[Value], version: u64) {
+        if self.cx.transcoded {
+            return;
+        }
         if self.memo.len() >= super::MEMO_CAP {
             self.memo.clear();
         }
@@ -97,17 +130,27 @@ impl Session {
         match n {
             Native::Show(s) => crate::show::run(self, s),
             Native::Prepare { name, source } => {
-                let text = match source {
-                    PrepareSource::Text(t) => String::from_utf8_lossy(&t).into_owned(),
+                let bytes = match source {
+                    PrepareSource::Text(t) => t,
                     PrepareSource::UserVar(v) => match self.cx.user_vars.get(&v) {
-                        Some(Value::Null) | None => "NULL".to_string(),
-                        Some(val) => val.display_lossy(),
+                        Some(Value::Null) | None => b"NULL".to_vec(),
+                        Some(Value::Bytes(b)) => b.clone(),
+                        Some(val) => val.display_lossy().into_bytes(),
                     },
                 };
                 if let Some(old) = self.sql_prepared.remove(&name) {
                     self.close_prepared(old);
                 }
-                let info = self.prepare(&text)?;
+                // The statement is a string value: internal bytes, UTF-8 for text.
+                let charsets = TextCharsets {
+                    client: Charset::Utf8mb4,
+                    connection: self.cx.text_charsets.connection,
+                };
+                let backslash = !self.cx.mode.no_backslash_escapes;
+                let text = charsets.decode(&bytes, None, backslash)?;
+                let transcoded = matches!(text, std::borrow::Cow::Owned(_));
+                let text = text.into_owned();
+                let info = self.with_transcoded(transcoded, |s| s.prepare(&text))?;
                 self.sql_prepared.insert(name, info.id);
                 let mut ok = QueryResult::ok(0);
                 if let QueryResult::Ok { info: i, .. } = &mut ok {
@@ -174,6 +217,44 @@ impl Session {
                 self.use_database(&db)?;
                 Ok(QueryResult::ok(0))
             }
+            Native::AlterKeys { db, table, disable } => {
+                self.implicit_commit()?;
+                let db = match db {
+                    Some(d) => d,
+                    None => self.cx.db.clone().ok_or_else(MySqlError::no_db)?,
+                };
+                let t = self
+                    .cx
+                    .engine
+                    .storage
+                    .table(&db, &table)
+                    .ok_or_else(|| MySqlError::no_such_table(&db, &table))?;
+                // Indexes are always maintained, as InnoDB's are: MariaDB answers
+                // ENABLE KEYS, and DISABLE KEYS on a table with a non-unique index
+                // (there is nothing to disable otherwise), with this note.
+                let def = t.def();
+                let non_unique = def
+                    .indexes
+                    .iter()
+                    .any(|i| i.kind == basalt_common::IndexKind::NonUnique);
+                if !disable || non_unique {
+                    let engine = match def.engine {
+                        basalt_common::EngineKind::Basalt => "InnoDB",
+                        basalt_common::EngineKind::Memory => "MEMORY",
+                    };
+                    let name = &def.name;
+                    self.cx.note(
+                        1031,
+                        format!("Storage engine {engine} of the table `{db}`.`{name}` doesn't have this option"),
+                    );
+                }
+                Ok(QueryResult::Ok {
+                    affected_rows: 0,
+                    last_insert_id: 0,
+                    info: String::new(),
+                    warnings: self.warning_count(),
+                })
+            }
             Native::Shutdown => {
                 self.cx.engine.hooks().shutdown(self.cx.conn_id)?;
                 Ok(QueryResult::ok(0))
@@ -181,34 +262,60 @@ impl Session {
         }
     }
 
-    /// Brings the plan-cache scope (current database, result character set and
-    /// the sql_mode flags that change how statements bind, all of which plans
-    /// depend on) up to date.
+    /// Brings the plan-cache scope (current database, result character set, the
+    /// character sets statement text is read in, the literals' collation and the
+    /// sql_mode flags that change how statements bind, all of which plans depend
+    /// on) up to date.
     fn refresh_scope(&mut self) {
-        let (db, cs, pipes, _) = &self.scope_cache;
-        if db.as_deref() == self.cx.db.as_deref()
-            && *cs == self.cx.results_charset
-            && *pipes == self.cx.mode.pipes_as_concat
-        {
-            return;
+        let cx = &self.cx;
+        if let Some(s) = &self.scope_cache.state {
+            if s.db.as_deref() == cx.db.as_deref()
+                && s.results == cx.results_charset
+                && s.pipes == cx.mode.pipes_as_concat
+                && s.charsets == cx.text_charsets
+                && s.collation == cx.connection_collation
+            {
+                return;
+            }
         }
+        let now = ScopeState {
+            db: cx.db.clone(),
+            results: cx.results_charset,
+            pipes: cx.mode.pipes_as_concat,
+            charsets: cx.text_charsets,
+            collation: cx.connection_collation,
+        };
         self.memo.clear();
-        let cs = self.cx.results_charset.map_or("", |c| c.name());
-        let pipes = self.cx.mode.pipes_as_concat;
-        let scope = format!(
-            "{}\u{1}{}\u{1}{}",
-            self.cx.db.as_deref().unwrap_or(""),
-            cs,
-            pipes as u8
+        let key = format!(
+            "{}\u{1}{}\u{1}{}\u{1}{}.{}",
+            now.db.as_deref().unwrap_or(""),
+            now.results.map_or("", |c| c.name()),
+            now.pipes as u8,
+            now.charsets.client.default_collation().id(),
+            now.collation.id(),
         );
-        self.scope_cache = (self.cx.db.clone(), self.cx.results_charset, pipes, scope);
+        self.scope_cache = PlanScope {
+            key_transcoded: format!("{key}\u{1}t"),
+            key,
+            state: Some(now),
+        };
+    }
+
+    /// The plan-cache scope key of the running statement (texts with literal
+    /// markers have their own, so that no client text can reach their plans).
+    fn scope_key(&self) -> &str {
+        if self.cx.transcoded {
+            &self.scope_cache.key_transcoded
+        } else {
+            &self.scope_cache.key
+        }
     }
 
     fn cached(&mut self, s: Stripped<'_>, out: &mut Out<'_>) -> R<QueryResult> {
         let engine = self.cx.engine.clone();
         let version = engine.storage.schema_version();
         self.refresh_scope();
-        if let Some(entry) = engine.plan_cache.get(&self.scope_cache.3, &s.key, version) {
+        if let Some(entry) = engine.plan_cache.get(self.scope_key(), &s.key, version) {
             return match &entry.plan {
                 Some(p) => {
                     self.memoize(s.text(), p, &s.params, version);
@@ -217,7 +324,7 @@ impl Session {
                 None => self.parse_run(&s.original(), out),
             };
         }
-        let scope = self.scope_cache.3.clone();
+        let scope = self.scope_key().to_string();
         match self.build_stripped(&s) {
             Ok(Some(plan)) => {
                 let plan = Arc::new(plan);
@@ -253,15 +360,14 @@ impl Session {
         let engine = self.cx.engine.clone();
         let version = engine.storage.schema_version();
         self.refresh_scope();
-        let plan = match engine.plan_cache.get(&self.scope_cache.3, &b.key, version) {
+        let plan = match engine.plan_cache.get(self.scope_key(), &b.key, version) {
             Some(entry) => entry.plan.clone(),
             None => {
-                let backslash = !self.cx.mode.no_backslash_escapes;
-                let plan = match b.template(backslash) {
+                let plan = match b.template(self.lit_opts()) {
                     Some(t) => self.build_stripped(&t).ok().flatten().map(Arc::new),
                     None => None,
                 };
-                let scope = self.scope_cache.3.clone();
+                let scope = self.scope_key().to_string();
                 engine.plan_cache.insert(
                     &scope,
                     &b.key,

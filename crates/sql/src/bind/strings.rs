@@ -1,0 +1,204 @@
+//! String literals with a character set introducer (`_latin1'é'`, `_binary x'ff'`),
+//! the literal markers of transcoded statement text, and binary strings converted
+//! to latin1 text.
+//!
+//! An introducer says which character set the literal's bytes are in; the value is
+//! their internal form (see `basalt_common::charset`) with the set's default
+//! collation. The bytes of a quoted string are those of the statement text (the
+//! text is the client's own bytes whenever it was not transcoded); a hex string
+//! with an introducer must be well formed in its set (MariaDB's 1300), a quoted
+//! one need not (it is checked when it goes into a column).
+//!
+//! A literal marker (`` `_`X'..' ``, `` `_cs`X'..' ``, see
+//! [`crate::front::transcode`]) carries internal bytes already converted, and is a
+//! literal only in transcoded text; anywhere else it is the syntax error it is in
+//! MySQL.
+//!
+//! A binary string converted to a latin1 string (CONVERT ... USING latin1, or a
+//! value stored into a latin1 column) is its bytes read as latin1 characters, as
+//! in MariaDB; since strings are held as UTF-8 that is a conversion
+//! ([`CastTarget::FromBinary`]), where into any other set the bytes are kept and
+//! checked. The other way, a latin1 string into a binary column or CAST AS BINARY
+//! is its latin1 bytes ([`CastTarget::Latin1Bytes`]).
+
+use super::expr::literal_type;
+use super::{Binder, Scope};
+use crate::expr::{CastTarget, Expr, Func};
+use crate::front::transcode::decode_hex;
+use crate::ty::{Class, ExprType};
+use basalt_common::charset;
+use basalt_common::{Charset, Collation, ColumnDef, MySqlError, Value};
+use sqlparser::ast;
+
+type R<T> = Result<T, MySqlError>;
+
+impl Binder<'_> {
+    /// Binds `prefix value` (sqlparser's `Expr::Prefixed`).
+    pub(super) fn introduced(
+        &mut self,
+        prefix: &ast::Ident,
+        value: &ast::Expr,
+    ) -> R<(Expr, ExprType)> {
+        let cx = self.cx;
+        let (val, coll) = introduced_value(prefix, value, cx.transcoded, cx.connection_collation)
+            .map_err(|e| match e {
+            Unknown::Charset => MySqlError::bad_field(&prefix.value, self.clause.name()),
+            Unknown::Error(e) => e,
+        })?;
+        let t = literal_type(&val, coll);
+        Ok((Expr::Const(val), t))
+    }
+}
+
+/// Why [`introduced_value`] has no value.
+pub(crate) enum Unknown {
+    /// The prefix names no character set: it is a column name.
+    Charset,
+    Error(MySqlError),
+}
+
+impl From<MySqlError> for Unknown {
+    fn from(e: MySqlError) -> Self {
+        Unknown::Error(e)
+    }
+}
+
+/// The value and collation of `prefix value` (an introduced string or, in
+/// `transcoded` text, a literal marker); `connection` is the collation of literals
+/// without introducer.
+pub(crate) fn introduced_value(
+    prefix: &ast::Ident,
+    value: &ast::Expr,
+    transcoded: bool,
+    connection: Collation,
+) -> Result<(Value, Collation), Unknown> {
+    let syntax = || MySqlError::parse_error(&value.to_string(), 1);
+    let ast::Expr::Value(v) = value else {
+        return Err(syntax().into());
+    };
+    let name = prefix.value.strip_prefix('_').unwrap_or(&prefix.value);
+    if prefix.quote_style.is_some() {
+        let (true, ast::Value::HexStringLiteral(h)) = (transcoded, &v.value) else {
+            return Err(MySqlError::parse_error(&format!("{prefix}{value}"), 1).into());
+        };
+        let coll = if name.is_empty() {
+            connection
+        } else {
+            Charset::from_name(name)
+                .ok_or_else(syntax)?
+                .default_collation()
+        };
+        return Ok((Value::Bytes(decode_hex(h).ok_or_else(syntax)?), coll));
+    }
+    let cs = Charset::from_name(name).ok_or(Unknown::Charset)?;
+    let bytes = match &v.value {
+        ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => {
+            s.as_bytes().to_vec()
+        }
+        ast::Value::HexStringLiteral(h) => {
+            let b = super::typing::decode_hex(h).ok_or_else(syntax)?;
+            check_well_formed(&b, cs)?;
+            b
+        }
+        _ => return Err(syntax().into()),
+    };
+    let val = Value::Bytes(charset::to_internal(&bytes, cs).into_owned());
+    Ok((val, cs.default_collation()))
+}
+
+impl Binder<'_> {
+    /// Binds the value assigned to column `col` (INSERT, UPDATE ... SET, ON
+    /// DUPLICATE KEY UPDATE).
+    pub(super) fn column_value(
+        &mut self,
+        e: &ast::Expr,
+        scope: &Scope,
+        col: &ColumnDef,
+    ) -> R<Expr> {
+        let (x, t) = self.expr(e, scope, None)?;
+        Ok(into_column(x, &t, col))
+    }
+}
+
+/// `x` (of type `t`) as a value for column `col`: a binary string becomes latin1
+/// text for a latin1 column (see the module docs).
+pub(super) fn into_column(x: Expr, t: &ExprType, col: &ColumnDef) -> Expr {
+    match column_conversion(t, col) {
+        Some(c) => Expr::Cast(x.boxed(), c),
+        None => x,
+    }
+}
+
+/// The conversion a value of type `t` needs to be stored in column `col`, if any:
+/// binary strings into latin1 columns, latin1 strings into binary columns.
+pub(crate) fn column_conversion(t: &ExprType, col: &ColumnDef) -> Option<CastTarget> {
+    match col.data_type.collation()? {
+        c if c.charset() == Charset::Latin1 && t.is_binary_string() => {
+            Some(CastTarget::FromBinary(None, c))
+        }
+        Collation::Binary if latin1_string(t) => Some(CastTarget::Latin1Bytes(None)),
+        _ => None,
+    }
+}
+
+/// Functions of a string's bytes (HEX, LENGTH) see a latin1 string's latin1 bytes.
+pub(super) fn byte_args(f: Func, args: &mut [Expr], types: &[ExprType]) {
+    if !matches!(f, Func::Hex | Func::Length) {
+        return;
+    }
+    if let (Some(a), Some(t)) = (args.first_mut(), types.first()) {
+        if latin1_string(t) {
+            let x = std::mem::replace(a, Expr::Const(Value::Null));
+            *a = Expr::Cast(x.boxed(), CastTarget::Latin1Bytes(None));
+        }
+    }
+}
+
+fn latin1_string(t: &ExprType) -> bool {
+    t.class == Class::String && t.collation.charset() == Charset::Latin1
+}
+
+/// The target of CAST / CONVERT of a value of type `source` (see the module docs).
+pub(super) fn cast_from(target: CastTarget, source: &ExprType) -> CastTarget {
+    match target {
+        CastTarget::Char(n, c) if c.charset() == Charset::Latin1 && source.is_binary_string() => {
+            CastTarget::FromBinary(n, c)
+        }
+        CastTarget::Char(n, Collation::Binary) if latin1_string(source) => {
+            CastTarget::Latin1Bytes(n)
+        }
+        other => other,
+    }
+}
+
+/// MariaDB's 1300 for a hex literal whose introducer's set does not hold its
+/// bytes: the hex digits of (at most three) bytes from the first bad one.
+fn check_well_formed(b: &[u8], cs: Charset) -> R<()> {
+    if charset::is_well_formed(b, cs) {
+        return Ok(());
+    }
+    let start = charset::well_formed_len(b, cs);
+    let hex: String = b[start..]
+        .iter()
+        .take(3)
+        .map(|x| format!("{x:02X}"))
+        .collect();
+    Err(MySqlError::new(
+        basalt_common::error::code::ER_INVALID_CHARACTER_STRING,
+        "HY000",
+        format!("Invalid {} character string: '{hex}'", cs.name()),
+    ))
+}
+
+/// The column name MariaDB gives a string constant: its text, with bytes that are
+/// not UTF-8 written as `\xHH`.
+pub fn display_name(b: &[u8]) -> String {
+    let mut out = String::with_capacity(b.len());
+    for chunk in b.utf8_chunks() {
+        out.push_str(chunk.valid());
+        for x in chunk.invalid() {
+            out.push_str(&format!("\\x{x:02X}"));
+        }
+    }
+    out
+}

@@ -1,9 +1,7 @@
 //! Binding of expressions: names to row positions, functions to [`Func`], static
 //! types, comparison collations.
 
-use super::typing::{
-    arith_bound, bit, column_flags, decode_bits, decode_hex, flatten_and, flatten_or,
-};
+use super::typing::{arith_bound, bit, column_flags, decode_bits, decode_hex};
 use super::{object_parts, Binder, Clause, Scope};
 use crate::expr::{BitOp, CastTarget, CmpOp, Expr, Func};
 use crate::plan::{AggCall, SubKind};
@@ -79,7 +77,45 @@ fn bool_type(nullable: bool) -> ExprType {
 
 impl Binder<'_> {
     /// Binds an expression. `aggs` is `Some` where aggregate functions are allowed.
+    ///
+    /// Each item is charged on the virtual stack (1436 past MariaDB's depth);
+    /// parentheses, AND/OR lists and unary chains are unwrapped by loops, so the
+    /// recursion here follows only the items that count. Past a shallow depth each
+    /// level makes sure of real stack first.
     pub fn expr(
+        &mut self,
+        e: &ast::Expr,
+        scope: &Scope,
+        aggs: Option<&mut AggCollector>,
+    ) -> R<Bound> {
+        let e = unnest(e);
+        let cost = item_cost(e, self.cx.mode.pipes_as_concat);
+        self.stack.enter(cost)?;
+        let r = if self.stack.deep() {
+            crate::stack::grow(|| self.item(e, scope, aggs))
+        } else {
+            self.item(e, scope, aggs)
+        };
+        self.stack.leave(cost);
+        r
+    }
+
+    /// Binds a WHERE or HAVING condition: MariaDB resolves those one frame
+    /// shallower than select-list items.
+    pub fn condition(
+        &mut self,
+        e: &ast::Expr,
+        scope: &Scope,
+        aggs: Option<&mut AggCollector>,
+    ) -> R<Bound> {
+        let lift = crate::stack::cost::FUNC;
+        self.stack.lift(lift);
+        let r = self.expr(e, scope, aggs);
+        self.stack.unlift(lift);
+        r
+    }
+
+    fn item(
         &mut self,
         e: &ast::Expr,
         scope: &Scope,
@@ -91,7 +127,8 @@ impl Binder<'_> {
             A::CompoundIdentifier(ids) => self.compound(ids, scope)?,
             A::Value(v) => self.value(v)?,
             A::Nested(inner) => self.expr(inner, scope, aggs)?,
-            A::UnaryOp { op, expr } => self.unary(*op, expr, scope, aggs)?,
+            A::UnaryOp { .. } => self.unary_chain(e, scope, aggs)?,
+            A::BinaryOp { op, .. } if self.logic_op(op).is_some() => self.logic(e, scope, aggs)?,
             A::BinaryOp { left, op, right } => self.binary(left, op, right, scope, aggs)?,
             A::IsNull(x) | A::IsNotNull(x) => {
                 let (b, _) = self.expr(x, scope, aggs)?;
@@ -227,9 +264,9 @@ impl Binder<'_> {
                 substring_for,
                 ..
             } => {
-                let mut args = vec![expr.as_ref().clone()];
-                args.extend(substring_from.as_deref().cloned());
-                args.extend(substring_for.as_deref().cloned());
+                let mut args = vec![expr.as_ref()];
+                args.extend(substring_from.as_deref());
+                args.extend(substring_for.as_deref());
                 self.call(Func::Substring, &args, scope, aggs)?
             }
             A::Trim {
@@ -244,16 +281,13 @@ impl Binder<'_> {
                     Some(ast::TrimWhereField::Trailing) => TrimSide::Trailing,
                     _ => TrimSide::Both,
                 };
-                let mut args = vec![expr.as_ref().clone()];
-                args.extend(trim_what.as_deref().cloned());
+                let mut args = vec![expr.as_ref()];
+                args.extend(trim_what.as_deref());
                 self.call(Func::Trim(side), &args, scope, aggs)?
             }
-            A::Position { expr, r#in } => self.call(
-                Func::Locate,
-                &[expr.as_ref().clone(), r#in.as_ref().clone()],
-                scope,
-                aggs,
-            )?,
+            A::Position { expr, r#in } => {
+                self.call(Func::Locate, &[expr.as_ref(), r#in.as_ref()], scope, aggs)?
+            }
             A::TypedString(ts) => {
                 let (v, _) = self.value(&ts.value)?;
                 let target = self.cast_target(&ts.data_type)?;
@@ -548,14 +582,40 @@ impl Binder<'_> {
         Ok(r)
     }
 
-    fn unary(
+    /// A chain of unary operators (`- - x`, `NOT NOT x`, `~x`), applied from the
+    /// innermost out by a loop. As in MariaDB, `-` folds into a numeric literal and
+    /// a run of NOTs keeps its parity only (`NOT NOT x` is the truth of `x`); each
+    /// operator node left is charged on the virtual stack.
+    fn unary_chain(
         &mut self,
-        op: U,
-        x: &ast::Expr,
+        e: &ast::Expr,
         scope: &Scope,
         aggs: Option<&mut AggCollector>,
     ) -> R<Bound> {
-        let (b, t) = self.expr(x, scope, aggs)?;
+        let mut ops = Vec::new();
+        let mut x = e;
+        while let ast::Expr::UnaryOp { op, expr } = unnest(x) {
+            ops.push(*op);
+            x = expr;
+        }
+        let x = unnest(x);
+        let numeral = matches!(x, ast::Expr::Value(v) if matches!(v.value, ast::Value::Number(..)));
+        let ops = unary_steps(&ops);
+        let nodes = folded_nodes(&ops, numeral);
+        let cost = crate::stack::cost::FUNC * nodes;
+        self.stack.enter(cost)?;
+        let r = self.expr(x, scope, aggs).and_then(|mut b| {
+            for op in ops {
+                b = self.unary(op, b)?;
+            }
+            Ok(b)
+        });
+        self.stack.leave(cost);
+        r
+    }
+
+    /// Applies one unary operator to a bound operand.
+    fn unary(&mut self, op: U, (b, t): Bound) -> R<Bound> {
         Ok(match op {
             U::Minus => match b {
                 Expr::Const(v) if !v.is_null() => {
@@ -620,34 +680,28 @@ impl Binder<'_> {
         let (x, tx) = self.expr(l, scope, aggs.as_deref_mut())?;
         let (y, ty) = self.expr(r, scope, aggs)?;
         let nullable = tx.nullable || ty.nullable;
-        let cmp = |c: CmpOp| {
+        let coll = cmp_collation(&tx, &ty);
+        let cmp = |c: CmpOp, x: Expr, y: Expr| {
             (
-                Expr::Cmp(
-                    c,
-                    x.clone().boxed(),
-                    y.clone().boxed(),
-                    cmp_collation(&tx, &ty),
-                ),
+                Expr::Cmp(c, x.boxed(), y.boxed(), coll),
                 bool_type(nullable),
             )
         };
         Ok(match op {
-            B::Eq => cmp(CmpOp::Eq),
-            B::NotEq => cmp(CmpOp::Ne),
-            B::Lt => cmp(CmpOp::Lt),
-            B::LtEq => cmp(CmpOp::Le),
-            B::Gt => cmp(CmpOp::Gt),
-            B::GtEq => cmp(CmpOp::Ge),
+            B::Eq => cmp(CmpOp::Eq, x, y),
+            B::NotEq => cmp(CmpOp::Ne, x, y),
+            B::Lt => cmp(CmpOp::Lt, x, y),
+            B::LtEq => cmp(CmpOp::Le, x, y),
+            B::Gt => cmp(CmpOp::Gt, x, y),
+            B::GtEq => cmp(CmpOp::Ge, x, y),
             B::Spaceship => (
-                Expr::NullSafeEq(x.boxed(), y.boxed(), cmp_collation(&tx, &ty)),
+                Expr::NullSafeEq(x.boxed(), y.boxed(), coll),
                 bool_type(false),
             ),
-            B::And => (flatten_and(x, y), bool_type(nullable)),
-            B::StringConcat if self.cx.mode.pipes_as_concat => {
+            B::StringConcat => {
                 let t = crate::expr::func::result_type(Func::Concat, &[tx.clone(), ty.clone()]);
                 (Expr::Func(Func::Concat, vec![x, y]), t)
             }
-            B::Or | B::StringConcat => (flatten_or(x, y), bool_type(nullable)),
             B::Xor => (Expr::Xor(x.boxed(), y.boxed()), bool_type(nullable)),
             B::Plus => arith_bound(ArithOp::Add, x, y, &tx, &ty),
             B::Minus => arith_bound(ArithOp::Sub, x, y, &tx, &ty),
@@ -665,6 +719,58 @@ impl Binder<'_> {
             B::Regexp => return Err(MySqlError::not_supported("REGEXP")),
             other => return Err(MySqlError::not_supported(&format!("operator {other}"))),
         })
+    }
+
+    /// AND (`Some(true)`) or OR (`Some(false)`, also `||` unless PIPES_AS_CONCAT).
+    fn logic_op(&self, op: &B) -> Option<bool> {
+        match op {
+            B::And => Some(true),
+            B::Or => Some(false),
+            B::StringConcat if !self.cx.mode.pipes_as_concat => Some(false),
+            _ => None,
+        }
+    }
+
+    /// An AND or OR list: the operands of the whole chain (however long, through
+    /// parentheses) are collected by a loop and bound one by one at the same level,
+    /// as MariaDB flattens them into one item.
+    fn logic(
+        &mut self,
+        e: &ast::Expr,
+        scope: &Scope,
+        mut aggs: Option<&mut AggCollector>,
+    ) -> R<Bound> {
+        let and = match e {
+            ast::Expr::BinaryOp { op, .. } => self.logic_op(op),
+            _ => None,
+        };
+        let mut operands = Vec::new();
+        let mut todo = vec![e];
+        while let Some(x) = todo.pop() {
+            match unnest(x) {
+                ast::Expr::BinaryOp { left, op, right } if self.logic_op(op) == and => {
+                    todo.push(right);
+                    todo.push(left);
+                }
+                other => operands.push(other),
+            }
+        }
+        let mut list = Vec::with_capacity(operands.len());
+        let mut nullable = false;
+        for o in operands {
+            let (b, t) = self.expr(o, scope, aggs.as_deref_mut())?;
+            nullable |= t.nullable;
+            match (b, and) {
+                (Expr::And(v), Some(true)) | (Expr::Or(v), Some(false)) => list.extend(v),
+                (other, _) => list.push(other),
+            }
+        }
+        let e = if and == Some(true) {
+            Expr::And(list)
+        } else {
+            Expr::Or(list)
+        };
+        Ok((e, bool_type(nullable)))
     }
 
     pub(super) fn date_add(
@@ -837,3 +943,164 @@ fn niladic(name: &str) -> Option<Func> {
         _ => return None,
     })
 }
+
+/// `e` without the parentheses around it (they are no item in MariaDB either).
+pub fn unnest(mut e: &ast::Expr) -> &ast::Expr {
+    while let ast::Expr::Nested(inner) = e {
+        e = inner;
+    }
+    e
+}
+
+/// The unary operators of a chain (outermost first) that leave a node, innermost
+/// first: unary plus dropped, each run of NOTs reduced to its parity (one NOT, or
+/// two for the truth value).
+fn unary_steps(ops: &[U]) -> Vec<U> {
+    let mut out = Vec::with_capacity(ops.len().min(8));
+    let mut i = ops.len();
+    while i > 0 {
+        let op = ops[i - 1];
+        if matches!(op, U::Not | U::BangNot) {
+            let mut run = 0;
+            while i > 0 && matches!(ops[i - 1], U::Not | U::BangNot) {
+                run += 1;
+                i -= 1;
+            }
+            let keep = if run % 2 == 1 { 1 } else { 2 };
+            out.extend(std::iter::repeat_n(U::Not, keep));
+            continue;
+        }
+        if op != U::Plus {
+            out.push(op);
+        }
+        i -= 1;
+    }
+    out
+}
+
+/// How many of `steps` (innermost first) stay operator nodes: minus signs fold
+/// into a numeric literal until another operator is applied.
+fn folded_nodes(steps: &[U], numeral: bool) -> u32 {
+    let mut constant = numeral;
+    let mut nodes = 0;
+    for op in steps {
+        if *op == U::Minus && constant {
+            continue;
+        }
+        constant = false;
+        nodes += 1;
+    }
+    nodes
+}
+
+/// Virtual stack bytes of the item `e` (see [`crate::stack::cost`]): nothing for
+/// names, literals and parentheses, and nothing here for unary chains and
+/// subqueries, which charge their own.
+fn item_cost(e: &ast::Expr, pipes_as_concat: bool) -> u32 {
+    use crate::stack::cost;
+    use ast::Expr as A;
+    match e {
+        A::Identifier(_)
+        | A::CompoundIdentifier(_)
+        | A::Value(_)
+        | A::TypedString(_)
+        | A::Nested(_)
+        | A::UnaryOp { .. }
+        | A::Subquery(_)
+        | A::Exists { .. } => 0,
+        A::In {
+            target: ast::InTarget::Subquery(_),
+            ..
+        } => 0,
+        A::BinaryOp {
+            op: B::StringConcat,
+            ..
+        } if pipes_as_concat => cost::STR_FUNC,
+        A::BinaryOp {
+            op: B::And | B::Or | B::StringConcat,
+            ..
+        } => cost::COND,
+        A::Like { .. } | A::ILike { .. } | A::RLike { .. } | A::SimilarTo { .. } => cost::LIKE,
+        A::Case { .. } | A::Substring { .. } | A::Trim { .. } | A::Collate { .. } => cost::STR_FUNC,
+        A::Function(f) => function_cost(f),
+        _ => cost::FUNC,
+    }
+}
+
+/// Aggregates take no depth of their own; string functions take more than others.
+fn function_cost(f: &ast::Function) -> u32 {
+    use crate::stack::cost;
+    let name = match f.name.0.last() {
+        Some(ast::ObjectNamePart::Identifier(i)) => i.value.as_str(),
+        _ => "",
+    };
+    let is = |list: &[&str]| list.iter().any(|n| name.eq_ignore_ascii_case(n));
+    if super::call::agg_func(&name.to_ascii_lowercase()).is_some() {
+        return 0;
+    }
+    if is(STRING_FUNCTIONS) {
+        cost::STR_FUNC
+    } else {
+        cost::FUNC
+    }
+}
+
+/// Functions with a string result (MariaDB's `Item_str_func`s).
+const STRING_FUNCTIONS: &[&str] = &[
+    "concat",
+    "concat_ws",
+    "upper",
+    "ucase",
+    "lower",
+    "lcase",
+    "substring",
+    "substr",
+    "mid",
+    "trim",
+    "ltrim",
+    "rtrim",
+    "replace",
+    "left",
+    "right",
+    "repeat",
+    "reverse",
+    "lpad",
+    "rpad",
+    "space",
+    "hex",
+    "unhex",
+    "md5",
+    "sha",
+    "sha1",
+    "sha2",
+    "substring_index",
+    "elt",
+    "uuid",
+    "format",
+    "quote",
+    "bin",
+    "oct",
+    "dayname",
+    "monthname",
+    "date_format",
+    "time_format",
+    "insert",
+    "char",
+    "database",
+    "schema",
+    "user",
+    "current_user",
+    "session_user",
+    "system_user",
+    "version",
+    "to_base64",
+    "from_base64",
+    "soundex",
+    "make_set",
+    "export_set",
+    "conv",
+    "inet_ntoa",
+    "password",
+    "encode",
+    "decode",
+];

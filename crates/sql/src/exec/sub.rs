@@ -32,9 +32,11 @@ pub fn materialize(subs: &std::sync::Arc<Vec<SubPlan>>, ex: &mut Exec) -> R<()> 
     Ok(())
 }
 
-/// Runs one subquery and shapes its result by kind.
+/// Runs one subquery and shapes its result by kind. A correlated subquery runs
+/// from inside the evaluation of its outer query, up to 63 levels deep: each level
+/// makes sure of real stack first.
 pub fn run_one(sp: &SubPlan, ex: &mut Exec) -> R<SubResult> {
-    let out = select::run(&sp.plan, ex)?;
+    let out = crate::stack::grow(|| select::run(&sp.plan, ex))?;
     Ok(match sp.kind {
         SubKind::Exists => SubResult::Exists(!out.rows.is_empty()),
         SubKind::Scalar => match out.rows.len() {

@@ -1,17 +1,48 @@
 //! sqlparser invocation, and its errors turned into MariaDB's 1064.
+//!
+//! Nesting limits are MariaDB's: parentheses and other prefix nesting up to sqlparser's
+//! recursion limit, set to where MariaDB's parser stack runs out (`memory exhausted`,
+//! 1064, beyond 31,991 parentheses); subqueries up to 63 levels (1473, checked on the
+//! tokens before parsing, as MariaDB checks while parsing). Function calls nested far
+//! deeper than MariaDB's 1436 limit (see [`crate::stack`]) are refused on the tokens
+//! too, so that sqlparser's recursive descent (a few KiB of stack per level, grown on
+//! demand) is never run that deep.
 
+use super::lexer::{lex, TokKind};
+use basalt_common::error::code;
 use basalt_common::MySqlError;
 use sqlparser::ast::{Expr, Statement};
 use sqlparser::dialect::MySqlDialect;
 use sqlparser::parser::{Parser, ParserError};
 
+/// sqlparser's recursion limit: one level per parenthesis, unary operator or
+/// subexpression, plus a few for the statement; 31,991 parentheses parse, as in
+/// MariaDB.
+const RECURSION_LIMIT: usize = 31_996;
+/// Deepest subquery nesting MariaDB accepts.
+const MAX_SELECT_NESTING: usize = 63;
+/// Nested function calls beyond which the statement cannot pass the 1436 check
+/// whatever the functions (MariaDB's deepest is under 600).
+const MAX_CALL_NESTING: usize = 1200;
+/// Parentheses nested in FROM (sqlparser tries each as a derived table first, so
+/// its time grows with the square of their depth).
+const MAX_TABLE_NESTING: usize = 500;
+
+fn parser<'a>(dialect: &'a MySqlDialect, text: &str) -> Result<Parser<'a>, MySqlError> {
+    check_nesting(text)?;
+    Parser::new(dialect)
+        .with_recursion_limit(RECURSION_LIMIT)
+        .try_with_sql(text)
+        .map_err(|e| syntax_error(text, &e))
+}
+
 /// Parses exactly one statement.
 pub fn parse_statement(text: &str) -> Result<Statement, MySqlError> {
     let dialect = MySqlDialect {};
-    let mut stmts = Parser::new(&dialect)
-        .try_with_sql(text)
-        .and_then(|mut p| p.parse_statements())
-        .map_err(|e| syntax_error(text, &e))?;
+    let mut p = parser(&dialect, text)?;
+    let mut stmts = p
+        .parse_statements()
+        .map_err(|e| parse_failure(text, &p, &e))?;
     match stmts.len() {
         0 => Err(MySqlError::empty_query()),
         1 => Ok(stmts.remove(0)),
@@ -22,15 +53,176 @@ pub fn parse_statement(text: &str) -> Result<Statement, MySqlError> {
 /// Parses a standalone expression (the WHERE of a SHOW statement).
 pub fn parse_expr(text: &str) -> Result<Expr, MySqlError> {
     let dialect = MySqlDialect {};
-    let mut p = Parser::new(&dialect)
-        .try_with_sql(text)
-        .map_err(|e| syntax_error(text, &e))?;
-    let e = p.parse_expr().map_err(|e| syntax_error(text, &e))?;
+    let mut p = parser(&dialect, text)?;
+    let e = p.parse_expr().map_err(|e| parse_failure(text, &p, &e))?;
     if p.peek_token().token != sqlparser::tokenizer::Token::EOF {
         let loc = p.peek_token().span.start;
         return Err(near_location(text, loc.line, loc.column));
     }
     Ok(e)
+}
+
+/// 1064 for a failed parse: MariaDB's `memory exhausted` when the nesting ran out
+/// of parser stack (quoting the text from where the parser stopped), otherwise the
+/// syntax error.
+fn parse_failure(text: &str, p: &Parser, e: &ParserError) -> MySqlError {
+    if !matches!(e, ParserError::RecursionLimitExceeded) {
+        return syntax_error(text, e);
+    }
+    let loc = p.peek_token_ref().span.start;
+    exhausted(
+        text,
+        offset_of(text, loc.line, loc.column).unwrap_or(text.len()),
+    )
+}
+
+/// MariaDB's 1064 when its parser stack runs out, quoting `text` from `offset`.
+fn exhausted(text: &str, offset: usize) -> MySqlError {
+    let line = text[..offset].matches('\n').count() as u32 + 1;
+    let near: String = text[offset..].chars().take(80).collect();
+    MySqlError::new(
+        code::ER_PARSE_ERROR,
+        "42000",
+        format!("memory exhausted near '{near}' at line {line}"),
+    )
+}
+
+/// Refuses, before parsing, subqueries nested deeper than MariaDB allows (1473)
+/// and function calls nested so deep that binding must fail with 1436. A `(`
+/// directly followed by SELECT or WITH opens a query level; one directly after a
+/// word that is not a keyword of the grammar around it opens a call.
+fn check_nesting(text: &str) -> Result<(), MySqlError> {
+    if text.bytes().filter(|&b| b == b'(').count() <= MAX_SELECT_NESTING {
+        return Ok(());
+    }
+    let toks = lex(text).tokens;
+    let mut open: Vec<Paren> = Vec::new();
+    let mut depth = [0usize; 4];
+    for (i, t) in toks.iter().enumerate() {
+        match t.text(text) {
+            "(" => {
+                let kind = paren_kind(text, &toks, i, open.last().copied());
+                depth[kind as usize] += 1;
+                if depth[Paren::Query as usize] > MAX_SELECT_NESTING {
+                    return Err(MySqlError::new(
+                        code::ER_TOO_HIGH_LEVEL_OF_NESTING_FOR_SELECT,
+                        "HY000",
+                        "Too high level of nesting for select",
+                    ));
+                }
+                if depth[Paren::Call as usize] > MAX_CALL_NESTING {
+                    return Err(deep_calls());
+                }
+                if depth[Paren::Table as usize] > MAX_TABLE_NESTING {
+                    return Err(exhausted(text, t.start));
+                }
+                open.push(kind);
+            }
+            ")" => {
+                if let Some(k) = open.pop() {
+                    depth[k as usize] -= 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// What an open parenthesis starts.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Paren {
+    Other = 0,
+    /// A query: `(SELECT` or `(WITH`.
+    Query = 1,
+    /// A function call: after a word that is not a keyword of the grammar.
+    Call = 2,
+    /// A parenthesis in FROM: after FROM or JOIN, or inside another such one.
+    Table = 3,
+}
+
+fn paren_kind(text: &str, toks: &[super::lexer::Token], i: usize, outer: Option<Paren>) -> Paren {
+    let next = toks.get(i + 1);
+    if next.is_some_and(|n| n.is_kw(text, "select") || n.is_kw(text, "with")) {
+        return Paren::Query;
+    }
+    let Some(prev) = i.checked_sub(1).map(|p| &toks[p]) else {
+        return Paren::Other;
+    };
+    let w = prev.text(text);
+    if prev.kind == TokKind::Word {
+        if ["from", "join", "straight_join"]
+            .iter()
+            .any(|k| w.eq_ignore_ascii_case(k))
+        {
+            return Paren::Table;
+        }
+        if !grammar_word(w) {
+            return Paren::Call;
+        }
+    }
+    if w == "(" && outer == Some(Paren::Table) {
+        return Paren::Table;
+    }
+    Paren::Other
+}
+
+/// The 1436 binding would give for calls nested past [`MAX_CALL_NESTING`].
+fn deep_calls() -> MySqlError {
+    use crate::stack::{base, cost, Budget};
+    let mut b = Budget::new(base::SELECT);
+    loop {
+        if let Err(e) = b.enter(cost::FUNC) {
+            return e;
+        }
+    }
+}
+
+/// Keywords a parenthesis can follow without being a function call.
+fn grammar_word(w: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "and",
+        "or",
+        "xor",
+        "not",
+        "where",
+        "on",
+        "having",
+        "when",
+        "then",
+        "else",
+        "select",
+        "from",
+        "join",
+        "by",
+        "as",
+        "distinct",
+        "all",
+        "any",
+        "some",
+        "exists",
+        "in",
+        "is",
+        "like",
+        "between",
+        "values",
+        "value",
+        "interval",
+        "case",
+        "div",
+        "mod",
+        "limit",
+        "set",
+        "using",
+        "union",
+        "except",
+        "intersect",
+        "return",
+        "into",
+        "table",
+        "straight_join",
+    ];
+    WORDS.iter().any(|k| w.eq_ignore_ascii_case(k))
 }
 
 /// 1064 for a parser error: the message quotes the text from the offending token.

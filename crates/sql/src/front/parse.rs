@@ -5,8 +5,10 @@
 //! 1064, beyond 31,991 parentheses); subqueries up to 63 levels (1473, checked on the
 //! tokens before parsing, as MariaDB checks while parsing). Function calls nested far
 //! deeper than MariaDB's 1436 limit (see [`crate::stack`]) are refused on the tokens
-//! too, so that sqlparser's recursive descent (a few KiB of stack per level, grown on
-//! demand) is never run that deep.
+//! too (1436, or 1064 from 7,998 levels on, where MariaDB's parser gives up), and so
+//! are parentheses nested 500 deep in FROM, so that sqlparser's recursive descent (a
+//! few KiB of stack per level, grown on demand; quadratic time for FROM, which it
+//! first tries as a derived table at each level) is never run that deep.
 
 use super::lexer::{lex, TokKind};
 use basalt_common::error::code;
@@ -24,6 +26,9 @@ const MAX_SELECT_NESTING: usize = 63;
 /// Nested function calls beyond which the statement cannot pass the 1436 check
 /// whatever the functions (MariaDB's deepest is under 600).
 const MAX_CALL_NESTING: usize = 1200;
+/// Nested function calls at which MariaDB's parser stack runs out (`memory
+/// exhausted`): four parser states per `f(`.
+const CALL_NESTING_EXHAUSTED: usize = 7998;
 /// Parentheses nested in FROM (sqlparser tries each as a derived table first, so
 /// its time grows with the square of their depth).
 const MAX_TABLE_NESTING: usize = 500;
@@ -87,8 +92,9 @@ fn exhausted(text: &str, offset: usize) -> MySqlError {
     )
 }
 
-/// Refuses, before parsing, subqueries nested deeper than MariaDB allows (1473)
-/// and function calls nested so deep that binding must fail with 1436. A `(`
+/// Refuses, before parsing, subqueries nested deeper than MariaDB allows (1473),
+/// function calls nested so deep that binding must fail with 1436 (or the parser
+/// with 1064), and FROM parentheses nested past [`MAX_TABLE_NESTING`]. A `(`
 /// directly followed by SELECT or WITH opens a query level; one directly after a
 /// word that is not a keyword of the grammar around it opens a call.
 fn check_nesting(text: &str) -> Result<(), MySqlError> {
@@ -98,6 +104,7 @@ fn check_nesting(text: &str) -> Result<(), MySqlError> {
     let toks = lex(text).tokens;
     let mut open: Vec<Paren> = Vec::new();
     let mut depth = [0usize; 4];
+    let mut too_deep = false;
     for (i, t) in toks.iter().enumerate() {
         match t.text(text) {
             "(" => {
@@ -110,8 +117,12 @@ fn check_nesting(text: &str) -> Result<(), MySqlError> {
                         "Too high level of nesting for select",
                     ));
                 }
+                // Too deep to bind, unless the parser runs out first further on.
                 if depth[Paren::Call as usize] > MAX_CALL_NESTING {
-                    return Err(deep_calls());
+                    too_deep = true;
+                }
+                if depth[Paren::Call as usize] >= CALL_NESTING_EXHAUSTED {
+                    return Err(exhausted(text, t.start));
                 }
                 if depth[Paren::Table as usize] > MAX_TABLE_NESTING {
                     return Err(exhausted(text, t.start));
@@ -125,6 +136,9 @@ fn check_nesting(text: &str) -> Result<(), MySqlError> {
             }
             _ => {}
         }
+    }
+    if too_deep {
+        return Err(deep_calls());
     }
     Ok(())
 }

@@ -13,6 +13,7 @@
 //! positions) makes the plan single-use.
 
 pub mod call;
+pub mod chains;
 pub mod ddl;
 pub mod dml;
 pub mod expr;

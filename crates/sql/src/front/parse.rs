@@ -313,6 +313,58 @@ mod tests {
         assert!(e.message.ends_with("near '= 2' at line 2"), "{}", e.message);
     }
 
+    fn nest(open: &str, inner: &str, close: &str, n: usize) -> String {
+        format!("{}{inner}{}", open.repeat(n), close.repeat(n))
+    }
+
+    #[test]
+    fn nesting_limits_are_mariadbs() {
+        let code = |sql: &str| parse_statement(sql).err().map(|e| e.code);
+        assert_eq!(
+            code(&format!("select {}", nest("(select ", "1", ")", 63))),
+            None
+        );
+        assert_eq!(
+            code(&format!("select {}", nest("(select ", "1", ")", 64))),
+            Some(1473)
+        );
+        // Parenthesised queries are one level.
+        assert_eq!(
+            code(&format!("select {}", nest("(", "(select 1)", ")", 5000))),
+            None
+        );
+        assert_eq!(
+            code(&format!("select {}", nest("(", "1", ")", 31_991))),
+            None
+        );
+        let e = parse_statement(&format!("select {}", nest("(", "1", ")", 40_000)))
+            .expect_err("too deep");
+        assert_eq!(e.code, 1064);
+        assert!(
+            e.message.starts_with("memory exhausted near '((("),
+            "{}",
+            e.message
+        );
+        // Calls: past any depth that could bind (1436), then past the parser (1064).
+        assert_eq!(
+            code(&format!("select {}", nest("abs(", "1", ")", 1200))),
+            None
+        );
+        assert_eq!(
+            code(&format!("select {}", nest("abs(", "1", ")", 1201))),
+            Some(1436)
+        );
+        assert_eq!(
+            code(&format!("select {}", nest("abs(", "1", ")", 7998))),
+            Some(1064)
+        );
+        // Parentheses after keywords are no calls.
+        let and = format!("select 1 where {}", nest("a = 1 and (", "a = 1", ")", 3000));
+        assert_eq!(code(&and), None);
+        let from = |n| format!("select * from {}", nest("(", "t", ")", n));
+        assert_eq!(code(&from(501)), Some(1064));
+    }
+
     #[test]
     fn offsets() {
         assert_eq!(offset_of("ab\ncd", 2, 2), Some(4));

@@ -89,6 +89,12 @@ fn or_list(n: usize) -> String {
         .join(" or ")
 }
 
+/// `n` aliases of `t` joined by `sep`.
+fn tables(sep: &str, n: usize) -> String {
+    let t: Vec<String> = (0..n).map(|i| format!("t t{i}")).collect();
+    t.join(sep)
+}
+
 fn nest(open: &str, inner: &str, close: &str, n: usize) -> String {
     format!("{}{inner}{}", open.repeat(n), close.repeat(n))
 }
@@ -259,6 +265,23 @@ fn cases() -> Vec<(String, Want)> {
                 or_list(50_000)
             ),
             Ok,
+        ),
+        // Joins: 61 tables at most (the parser recursed once per JOIN).
+        (
+            format!("select count(*) from {} where 0", tables(", ", 61)),
+            Value("0"),
+        ),
+        (
+            format!("select count(*) from {} where 0", tables(", ", 62)),
+            Err(1116),
+        ),
+        (
+            format!("select 1 from {} where 0", tables(" join ", 62)),
+            Err(1116),
+        ),
+        (
+            format!("select 1 from {} where 0", tables(" join ", 5_000)),
+            Err(1116),
         ),
         // A FROM clause nested past what the parser can take.
         (

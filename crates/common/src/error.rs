@@ -73,6 +73,7 @@ pub mod code {
     pub const ER_INVALID_GROUP_FUNC_USE: u16 = 1111;
     pub const ER_TABLE_MUST_HAVE_COLUMNS: u16 = 1113;
     pub const ER_UNKNOWN_CHARACTER_SET: u16 = 1115;
+    pub const ER_TOO_MANY_TABLES: u16 = 1116;
     pub const ER_TOO_BIG_ROWSIZE: u16 = 1118;
     pub const ER_WRONG_VALUE_COUNT_ON_ROW: u16 = 1136;
     pub const ER_MIX_OF_GROUP_FUNC_AND_FIELDS: u16 = 1140;

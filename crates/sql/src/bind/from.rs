@@ -89,6 +89,10 @@ impl Binder<'_> {
                 }
             }
         }
+        // Table sets are 64-bit masks, and MariaDB's limit is lower.
+        if out.tables.len() > crate::front::parse::MAX_TABLES {
+            return Err(crate::front::parse::too_many_tables());
+        }
         self.mark_nullable(&raw, &mut out);
         self.bind_joins(raw, &mut out)?;
         Ok(out)

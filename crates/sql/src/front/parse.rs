@@ -29,6 +29,10 @@ const MAX_CALL_NESTING: usize = 1200;
 /// Nested function calls at which MariaDB's parser stack runs out (`memory
 /// exhausted`): four parser states per `f(`.
 const CALL_NESTING_EXHAUSTED: usize = 7998;
+/// Tables one join may have (MariaDB's, and the width of the planner's table
+/// masks). Checked on the JOIN keywords before parsing too: sqlparser parses a
+/// chain of JOINs without ON by recursion, one level per JOIN.
+pub const MAX_TABLES: usize = 61;
 /// Parentheses nested in FROM (sqlparser tries each as a derived table first, so
 /// its time grows with the square of their depth).
 const MAX_TABLE_NESTING: usize = 500;
@@ -98,14 +102,33 @@ fn exhausted(text: &str, offset: usize) -> MySqlError {
 /// directly followed by SELECT or WITH opens a query level; one directly after a
 /// word that is not a keyword of the grammar around it opens a call.
 fn check_nesting(text: &str) -> Result<(), MySqlError> {
-    if text.bytes().filter(|&b| b == b'(').count() <= MAX_SELECT_NESTING {
+    // Shorter texts cannot hold MAX_TABLES joins.
+    if text.len() < MAX_TABLES * 5
+        && text.bytes().filter(|&b| b == b'(').count() <= MAX_SELECT_NESTING
+    {
         return Ok(());
     }
     let toks = lex(text).tokens;
     let mut open: Vec<Paren> = Vec::new();
     let mut depth = [0usize; 4];
     let mut too_deep = false;
+    // JOINs in the FROM clause open at each parenthesis level.
+    let mut joins: Vec<Option<usize>> = vec![None];
     for (i, t) in toks.iter().enumerate() {
+        if t.kind == TokKind::Word {
+            let level = joins.len() - 1;
+            if t.is_kw(text, "from") {
+                joins[level] = Some(0);
+            } else if t.is_kw(text, "join") || t.is_kw(text, "straight_join") {
+                if let Some(n) = joins[level].as_mut() {
+                    *n += 1;
+                    if *n >= MAX_TABLES {
+                        return Err(too_many_tables());
+                    }
+                }
+            }
+            continue;
+        }
         match t.text(text) {
             "(" => {
                 let kind = paren_kind(text, &toks, i, open.last().copied());
@@ -128,10 +151,12 @@ fn check_nesting(text: &str) -> Result<(), MySqlError> {
                     return Err(exhausted(text, t.start));
                 }
                 open.push(kind);
+                joins.push(None);
             }
             ")" => {
                 if let Some(k) = open.pop() {
                     depth[k as usize] -= 1;
+                    joins.pop();
                 }
             }
             _ => {}
@@ -141,6 +166,15 @@ fn check_nesting(text: &str) -> Result<(), MySqlError> {
         return Err(deep_calls());
     }
     Ok(())
+}
+
+/// Errno 1116: more tables in one join than MariaDB takes.
+pub fn too_many_tables() -> MySqlError {
+    MySqlError::new(
+        code::ER_TOO_MANY_TABLES,
+        "HY000",
+        format!("Too many tables; MariaDB can only use {MAX_TABLES} tables in a join"),
+    )
 }
 
 /// What an open parenthesis starts.
@@ -363,6 +397,16 @@ mod tests {
         assert_eq!(code(&and), None);
         let from = |n| format!("select * from {}", nest("(", "t", ")", n));
         assert_eq!(code(&from(501)), Some(1064));
+        // Joins: 61 tables, whatever the spelling.
+        let joins = |n: usize| {
+            let t: Vec<String> = (0..n).map(|i| format!("t t{i}")).collect();
+            format!("select 1 from {}", t.join(" join "))
+        };
+        assert_eq!(code(&joins(61)), None);
+        assert_eq!(code(&joins(62)), Some(1116));
+        assert_eq!(code(&joins(5000)), Some(1116));
+        let two = format!("{} union all {}", joins(40), joins(40));
+        assert_eq!(code(&two), None);
     }
 
     #[test]

@@ -179,12 +179,14 @@ const SHORT_TEXT: usize = 4096;
 /// subqueries, function calls) and at least two bytes of text, except a parenthesis
 /// (one byte, and at most the parser's recursion limit of them).
 const STACK_PER_BYTE: usize = 64;
-/// Room for everything else a statement does (binding, planning, executing).
-const STATEMENT_STACK: usize = 8 << 20;
+/// Room for everything else a statement does (binding, planning, executing: their
+/// deep recursion grows the stack itself).
+const STATEMENT_STACK: usize = 1 << 20;
 
 /// Runs the processing of a statement of `len` bytes on a stack large enough for
-/// its AST (see [`STACK_PER_BYTE`]): as is for short statements, on a segment of
-/// its own for long ones when the current stack is not large enough.
+/// its AST (see [`STACK_PER_BYTE`]): as is when the current stack has room (a
+/// connection thread's 8 MiB holds statements up to about 100 KiB), otherwise on
+/// a segment of its own, freed when the statement is done.
 pub fn for_text<R>(len: usize, f: impl FnOnce() -> R) -> R {
     if len <= SHORT_TEXT {
         return f();

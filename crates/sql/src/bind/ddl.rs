@@ -333,6 +333,7 @@ fn column_def(c: &ast::ColumnDef, table_coll: Collation) -> R<(ColumnDef, Vec<In
 /// Parses a DEFAULT clause; the literal is converted to the column type later.
 fn default_expr(e: &ast::Expr, col: &str) -> R<DefaultValue> {
     use ast::Expr as A;
+    let e = super::chains::unnest(e);
     let lit = |v: &ast::Value| -> R<Value> {
         Ok(match v {
             ast::Value::Null => Value::Null,
@@ -362,7 +363,6 @@ fn default_expr(e: &ast::Expr, col: &str) -> R<DefaultValue> {
             }
             _ => Err(MySqlError::invalid_default(col)),
         },
-        A::Nested(inner) => default_expr(inner, col),
         A::Function(f) => {
             let n = super::object_parts(&f.name).join(".").to_ascii_lowercase();
             if matches!(

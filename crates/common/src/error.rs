@@ -73,6 +73,7 @@ pub mod code {
     pub const ER_INVALID_GROUP_FUNC_USE: u16 = 1111;
     pub const ER_TABLE_MUST_HAVE_COLUMNS: u16 = 1113;
     pub const ER_UNKNOWN_CHARACTER_SET: u16 = 1115;
+    pub const ER_TOO_MANY_TABLES: u16 = 1116;
     pub const ER_TOO_BIG_ROWSIZE: u16 = 1118;
     pub const ER_WRONG_VALUE_COUNT_ON_ROW: u16 = 1136;
     pub const ER_MIX_OF_GROUP_FUNC_AND_FIELDS: u16 = 1140;
@@ -97,6 +98,9 @@ pub mod code {
     pub const ER_WRONG_VALUE_FOR_VAR: u16 = 1231;
     pub const ER_WRONG_TYPE_FOR_VAR: u16 = 1232;
     pub const ER_NOT_SUPPORTED_YET: u16 = 1235;
+    pub const ER_WARN_ALLOWED_PACKET_OVERFLOWED: u16 = 1301;
+    pub const ER_STACK_OVERRUN_NEED_MORE: u16 = 1436;
+    pub const ER_TOO_HIGH_LEVEL_OF_NESTING_FOR_SELECT: u16 = 1473;
     pub const ER_INCORRECT_GLOBAL_LOCAL_VAR: u16 = 1238;
     pub const ER_OPERAND_COLUMNS: u16 = 1241;
     pub const ER_SUBQUERY_NO_1_ROW: u16 = 1242;

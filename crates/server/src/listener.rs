@@ -17,6 +17,11 @@ use std::time::Duration;
 
 /// Idle threads kept at most; beyond this, threads exit after their connection.
 const MAX_IDLE_THREADS: usize = 64;
+/// Stack of a connection thread (address space; pages are committed as touched).
+/// Statements up to about 100 KiB run on it whatever their nesting; longer ones,
+/// and recursion past it, continue on stack segments of their own (`basalt_sql`'s
+/// recursion guards), which are freed after the statement.
+const CONNECTION_STACK: usize = 8 << 20;
 /// An idle cached thread exits after this long without work.
 const IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -110,6 +115,7 @@ impl ThreadCache {
         let queue = self.queue.clone();
         let spawned = std::thread::Builder::new()
             .name("basalt-conn".into())
+            .stack_size(CONNECTION_STACK)
             .spawn(move || worker(server, queue));
         if let Err(e) = spawned {
             tracing::error!(error = %e, "cannot start a connection thread");

@@ -76,8 +76,12 @@ fn main() {
 }
 
 fn init_logging(level: &str) {
+    // sqlparser's debug records print whole ASTs with a recursive Debug, which would
+    // take a statement's depth in stack (and flood the log).
+    let quiet_parser = "sqlparser=warn".parse().expect("a valid directive");
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level))
+        .add_directive(quiet_parser);
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

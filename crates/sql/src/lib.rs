@@ -66,6 +66,7 @@ mod plan;
 mod result;
 mod session;
 mod show;
+mod stack;
 mod sysvars;
 mod ty;
 mod value;

@@ -20,7 +20,7 @@ impl Binder<'_> {
     pub fn call(
         &mut self,
         f: Func,
-        args: &[ast::Expr],
+        args: &[&ast::Expr],
         scope: &Scope,
         mut aggs: Option<&mut AggCollector>,
     ) -> R<Bound> {
@@ -50,27 +50,27 @@ impl Binder<'_> {
         if f.over.is_some() {
             return Err(MySqlError::not_supported("window functions"));
         }
-        let (list, distinct, clauses) = match &f.args {
-            ast::FunctionArguments::None => (Vec::new(), false, Vec::new()),
+        let (list, distinct, clauses): (&[_], _, &[_]) = match &f.args {
+            ast::FunctionArguments::None => (&[], false, &[]),
             ast::FunctionArguments::List(l) => (
-                l.args.clone(),
+                &l.args,
                 matches!(
                     l.duplicate_treatment,
                     Some(ast::DuplicateTreatment::Distinct)
                 ),
-                l.clauses.clone(),
+                &l.clauses,
             ),
             ast::FunctionArguments::Subquery(_) => {
                 return Err(MySqlError::not_supported("subqueries"))
             }
         };
         if let Some(agg) = agg_func(&name) {
-            return self.aggregate_call(agg, &name, &list, distinct, &clauses, scope, aggs);
+            return self.aggregate_call(agg, &name, list, distinct, clauses, scope, aggs);
         }
         let mut args = Vec::with_capacity(list.len());
-        for a in &list {
+        for a in list {
             match a {
-                ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => args.push(e.clone()),
+                ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => args.push(e),
                 _ => return Err(syntax(&f.to_string())),
             }
         }
@@ -85,10 +85,12 @@ impl Binder<'_> {
                 );
             }
         }
+        let unit;
         if name == "timestampdiff" || name == "timestampadd" {
-            if let Some(ast::Expr::Identifier(unit)) = args.first() {
-                let v = ast::Value::SingleQuotedString(unit.value.clone()).with_empty_span();
-                args[0] = ast::Expr::Value(v);
+            if let Some(ast::Expr::Identifier(u)) = args.first() {
+                let v = ast::Value::SingleQuotedString(u.value.clone()).with_empty_span();
+                unit = ast::Expr::Value(v);
+                args[0] = &unit;
             }
         }
         if name == "values" {
@@ -102,7 +104,7 @@ impl Binder<'_> {
     }
 
     /// `VALUES(col)` in ON DUPLICATE KEY UPDATE: the named scope holds `values.col`.
-    fn values_ref(&mut self, args: &[ast::Expr], scope: &Scope) -> R<Bound> {
+    fn values_ref(&mut self, args: &[&ast::Expr], scope: &Scope) -> R<Bound> {
         let col = match args {
             [ast::Expr::Identifier(i)] => i.value.clone(),
             [ast::Expr::CompoundIdentifier(ids)] => {
@@ -144,9 +146,7 @@ impl Binder<'_> {
         if !star {
             for a in list {
                 match a {
-                    ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => {
-                        args.push(e.clone())
-                    }
+                    ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => args.push(e),
                     _ => return Err(syntax(name)),
                 }
             }
@@ -154,9 +154,8 @@ impl Binder<'_> {
         let (arg, targ) = match (func, args.as_slice()) {
             (AggFunc::CountStar, []) => (None, ExprType::null()),
             (AggFunc::GroupConcat, [..]) if !args.is_empty() => {
-                let ast_concat = args.clone();
-                let (e, t) = self.call(Func::Concat, &ast_concat, scope, None)?;
-                let e = if ast_concat.len() == 1 {
+                let (e, t) = self.call(Func::Concat, &args, scope, None)?;
+                let e = if args.len() == 1 {
                     if let Expr::Func(_, mut v) = e {
                         v.remove(0)
                     } else {

@@ -337,6 +337,7 @@ fn column_def(
 /// Parses a DEFAULT clause; the literal is converted to the column type later.
 fn default_expr(e: &ast::Expr, col: &str, cx: &SessionCtx) -> R<DefaultValue> {
     use ast::Expr as A;
+    let e = super::chains::unnest(e);
     let lit = |v: &ast::Value| -> R<Value> {
         Ok(match v {
             ast::Value::Null => Value::Null,
@@ -369,7 +370,6 @@ fn default_expr(e: &ast::Expr, col: &str, cx: &SessionCtx) -> R<DefaultValue> {
             }
             _ => Err(MySqlError::invalid_default(col)),
         },
-        A::Nested(inner) => default_expr(inner, col, cx),
         A::Prefixed { prefix, value } => {
             use super::strings::{introduced_value, Unknown};
             match introduced_value(prefix, value, cx.transcoded, cx.connection_collation) {

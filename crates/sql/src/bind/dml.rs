@@ -287,7 +287,7 @@ impl Binder<'_> {
     ) -> R<SelectPlan> {
         self.clause = Clause::Where;
         let filter = match selection {
-            Some(w) => Some(self.expr(w, &from.scope, None)?.0),
+            Some(w) => Some(self.condition(w, &from.scope, None)?.0),
             None => None,
         };
         self.clause = Clause::Order;

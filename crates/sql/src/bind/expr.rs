@@ -1,9 +1,8 @@
 //! Binding of expressions: names to row positions, functions to [`Func`], static
 //! types, comparison collations.
 
-use super::typing::{
-    arith_bound, bit, column_flags, decode_bits, decode_hex, flatten_and, flatten_or,
-};
+use super::chains::{item_cost, unnest};
+use super::typing::{arith_bound, bit, column_flags, decode_bits, decode_hex};
 use super::{object_parts, Binder, Clause, Scope};
 use crate::expr::{BitOp, CastTarget, CmpOp, Expr, Func};
 use crate::plan::{AggCall, SubKind};
@@ -24,7 +23,7 @@ pub struct AggCollector {
 
 pub const AGG_BASE: usize = 1 << 40;
 
-type Bound = (Expr, ExprType);
+pub(super) type Bound = (Expr, ExprType);
 type R<T> = Result<T, MySqlError>;
 
 fn syntax(text: &str) -> MySqlError {
@@ -79,7 +78,30 @@ fn bool_type(nullable: bool) -> ExprType {
 
 impl Binder<'_> {
     /// Binds an expression. `aggs` is `Some` where aggregate functions are allowed.
+    ///
+    /// Each item is charged on the virtual stack (1436 past MariaDB's depth);
+    /// parentheses, AND/OR lists and unary chains are unwrapped by loops, so the
+    /// recursion here follows only the items that count. Past a shallow depth each
+    /// level makes sure of real stack first.
     pub fn expr(
+        &mut self,
+        e: &ast::Expr,
+        scope: &Scope,
+        aggs: Option<&mut AggCollector>,
+    ) -> R<Bound> {
+        let e = unnest(e);
+        let cost = item_cost(e, self.cx.mode.pipes_as_concat);
+        self.stack.enter(cost)?;
+        let r = if self.stack.deep() {
+            crate::stack::grow(|| self.item(e, scope, aggs))
+        } else {
+            self.item(e, scope, aggs)
+        };
+        self.stack.leave(cost);
+        r
+    }
+
+    fn item(
         &mut self,
         e: &ast::Expr,
         scope: &Scope,
@@ -92,7 +114,8 @@ impl Binder<'_> {
             A::Value(v) => self.value(v)?,
             A::Prefixed { prefix, value } => self.introduced(prefix, value)?,
             A::Nested(inner) => self.expr(inner, scope, aggs)?,
-            A::UnaryOp { op, expr } => self.unary(*op, expr, scope, aggs)?,
+            A::UnaryOp { .. } => self.unary_chain(e, scope, aggs)?,
+            A::BinaryOp { op, .. } if self.logic_op(op).is_some() => self.logic(e, scope, aggs)?,
             A::BinaryOp { left, op, right } => self.binary(left, op, right, scope, aggs)?,
             A::IsNull(x) | A::IsNotNull(x) => {
                 let (b, _) = self.expr(x, scope, aggs)?;
@@ -229,9 +252,9 @@ impl Binder<'_> {
                 substring_for,
                 ..
             } => {
-                let mut args = vec![expr.as_ref().clone()];
-                args.extend(substring_from.as_deref().cloned());
-                args.extend(substring_for.as_deref().cloned());
+                let mut args = vec![expr.as_ref()];
+                args.extend(substring_from.as_deref());
+                args.extend(substring_for.as_deref());
                 self.call(Func::Substring, &args, scope, aggs)?
             }
             A::Trim {
@@ -246,16 +269,13 @@ impl Binder<'_> {
                     Some(ast::TrimWhereField::Trailing) => TrimSide::Trailing,
                     _ => TrimSide::Both,
                 };
-                let mut args = vec![expr.as_ref().clone()];
-                args.extend(trim_what.as_deref().cloned());
+                let mut args = vec![expr.as_ref()];
+                args.extend(trim_what.as_deref());
                 self.call(Func::Trim(side), &args, scope, aggs)?
             }
-            A::Position { expr, r#in } => self.call(
-                Func::Locate,
-                &[expr.as_ref().clone(), r#in.as_ref().clone()],
-                scope,
-                aggs,
-            )?,
+            A::Position { expr, r#in } => {
+                self.call(Func::Locate, &[expr.as_ref(), r#in.as_ref()], scope, aggs)?
+            }
             A::TypedString(ts) => {
                 let (v, _) = self.value(&ts.value)?;
                 let target = self.cast_target(&ts.data_type)?;
@@ -571,14 +591,8 @@ impl Binder<'_> {
         Ok(r)
     }
 
-    fn unary(
-        &mut self,
-        op: U,
-        x: &ast::Expr,
-        scope: &Scope,
-        aggs: Option<&mut AggCollector>,
-    ) -> R<Bound> {
-        let (b, t) = self.expr(x, scope, aggs)?;
+    /// Applies one unary operator to a bound operand.
+    pub(super) fn unary(&mut self, op: U, (b, t): Bound) -> R<Bound> {
         Ok(match op {
             U::Minus => match b {
                 Expr::Const(v) if !v.is_null() => {
@@ -643,34 +657,28 @@ impl Binder<'_> {
         let (x, tx) = self.expr(l, scope, aggs.as_deref_mut())?;
         let (y, ty) = self.expr(r, scope, aggs)?;
         let nullable = tx.nullable || ty.nullable;
-        let cmp = |c: CmpOp| {
+        let coll = cmp_collation(&tx, &ty);
+        let cmp = |c: CmpOp, x: Expr, y: Expr| {
             (
-                Expr::Cmp(
-                    c,
-                    x.clone().boxed(),
-                    y.clone().boxed(),
-                    cmp_collation(&tx, &ty),
-                ),
+                Expr::Cmp(c, x.boxed(), y.boxed(), coll),
                 bool_type(nullable),
             )
         };
         Ok(match op {
-            B::Eq => cmp(CmpOp::Eq),
-            B::NotEq => cmp(CmpOp::Ne),
-            B::Lt => cmp(CmpOp::Lt),
-            B::LtEq => cmp(CmpOp::Le),
-            B::Gt => cmp(CmpOp::Gt),
-            B::GtEq => cmp(CmpOp::Ge),
+            B::Eq => cmp(CmpOp::Eq, x, y),
+            B::NotEq => cmp(CmpOp::Ne, x, y),
+            B::Lt => cmp(CmpOp::Lt, x, y),
+            B::LtEq => cmp(CmpOp::Le, x, y),
+            B::Gt => cmp(CmpOp::Gt, x, y),
+            B::GtEq => cmp(CmpOp::Ge, x, y),
             B::Spaceship => (
-                Expr::NullSafeEq(x.boxed(), y.boxed(), cmp_collation(&tx, &ty)),
+                Expr::NullSafeEq(x.boxed(), y.boxed(), coll),
                 bool_type(false),
             ),
-            B::And => (flatten_and(x, y), bool_type(nullable)),
-            B::StringConcat if self.cx.mode.pipes_as_concat => {
+            B::StringConcat => {
                 let t = crate::expr::func::result_type(Func::Concat, &[tx.clone(), ty.clone()]);
                 (Expr::Func(Func::Concat, vec![x, y]), t)
             }
-            B::Or | B::StringConcat => (flatten_or(x, y), bool_type(nullable)),
             B::Xor => (Expr::Xor(x.boxed(), y.boxed()), bool_type(nullable)),
             B::Plus => arith_bound(ArithOp::Add, x, y, &tx, &ty),
             B::Minus => arith_bound(ArithOp::Sub, x, y, &tx, &ty),

@@ -50,10 +50,10 @@ pub struct From {
     pub star: Vec<(usize, usize)>,
 }
 
-struct RawJoin {
+struct RawJoin<'a> {
     table: usize,
     kind: Kind,
-    constraint: Option<JoinConstraint>,
+    constraint: Option<&'a JoinConstraint>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -88,14 +88,10 @@ impl Binder<'_> {
                 let (kind, c) = match &j.join_operator {
                     JoinOperator::Join(c)
                     | JoinOperator::Inner(c)
-                    | JoinOperator::StraightJoin(c) => (Kind::Inner, Some(c.clone())),
-                    JoinOperator::CrossJoin(c) => (Kind::Inner, Some(c.clone())),
-                    JoinOperator::Left(c) | JoinOperator::LeftOuter(c) => {
-                        (Kind::Left, Some(c.clone()))
-                    }
-                    JoinOperator::Right(c) | JoinOperator::RightOuter(c) => {
-                        (Kind::Right, Some(c.clone()))
-                    }
+                    | JoinOperator::StraightJoin(c) => (Kind::Inner, Some(c)),
+                    JoinOperator::CrossJoin(c) => (Kind::Inner, Some(c)),
+                    JoinOperator::Left(c) | JoinOperator::LeftOuter(c) => (Kind::Left, Some(c)),
+                    JoinOperator::Right(c) | JoinOperator::RightOuter(c) => (Kind::Right, Some(c)),
                     other => return Err(MySqlError::not_supported(&format!("join {other:?}"))),
                 };
                 if let Some(t) = self.table_factor(&j.relation, &mut out)? {
@@ -106,6 +102,10 @@ impl Binder<'_> {
                     });
                 }
             }
+        }
+        // Table sets are 64-bit masks, and MariaDB's limit is lower.
+        if out.tables.len() > crate::front::parse::MAX_TABLES {
+            return Err(crate::front::parse::too_many_tables());
         }
         self.mark_nullable(&raw, &mut out);
         self.bind_joins(raw, &mut out)?;
@@ -122,7 +122,7 @@ impl Binder<'_> {
         }
     }
 
-    fn bind_joins(&mut self, raw: Vec<RawJoin>, out: &mut From) -> R<()> {
+    fn bind_joins(&mut self, raw: Vec<RawJoin<'_>>, out: &mut From) -> R<()> {
         let saved = self.clause;
         self.clause = Clause::On;
         // The `SELECT *` columns of the current chain (its left operand so far).
@@ -310,7 +310,10 @@ impl Binder<'_> {
             return Err(MySqlError::parse_error("", 1));
         };
         let saved = std::mem::take(&mut self.outer_scopes);
-        let plan = self.nested_select(q);
+        let cost = crate::stack::cost::derived(self.derived_depth);
+        self.derived_depth += 1;
+        let plan = self.nested_select(q, cost);
+        self.derived_depth -= 1;
         self.outer_scopes = saved;
         let plan = plan?;
         let names: Vec<String> = if alias.columns.is_empty() {

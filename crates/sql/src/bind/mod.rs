@@ -13,6 +13,7 @@
 //! positions) makes the plan single-use.
 
 pub mod call;
+pub mod chains;
 pub mod ddl;
 pub mod dml;
 pub mod expr;
@@ -176,6 +177,13 @@ pub struct Binder<'a> {
     pub outer_scopes: Vec<Scope>,
     /// Outer-row expressions referenced by each subquery being bound.
     pub outer_refs: Vec<Vec<crate::expr::Expr>>,
+    /// MariaDB's stack check, replayed (errno 1436 past its depth; see
+    /// [`crate::stack`]).
+    pub stack: crate::stack::Budget,
+    /// The texts of the first SELECT's items in `raw`, once cut.
+    item_texts: Option<Vec<String>>,
+    /// Derived tables being bound, nested in one another.
+    pub derived_depth: u32,
 }
 
 impl<'a> Binder<'a> {
@@ -202,7 +210,17 @@ impl<'a> Binder<'a> {
             depth: 0,
             outer_scopes: Vec::new(),
             outer_refs: Vec::new(),
+            stack: crate::stack::Budget::new(crate::stack::base::SELECT),
+            item_texts: None,
+            derived_depth: 0,
         }
+    }
+
+    /// Starts the virtual stack at `base` (the statement kind's, see
+    /// [`crate::stack::base`]).
+    pub fn with_stack_base(mut self, base: u32) -> Self {
+        self.stack = crate::stack::Budget::new(base);
+        self
     }
 
     /// Accepts `?` parameters (PREPARE / COM_STMT_PREPARE).
@@ -229,7 +247,7 @@ impl<'a> Binder<'a> {
     ) -> Result<(usize, Vec<crate::expr::Expr>, ExprType), MySqlError> {
         self.outer_scopes.push(outer.clone());
         self.outer_refs.push(Vec::new());
-        let plan = self.nested_select(q);
+        let plan = self.nested_select(q, crate::stack::cost::SUBQUERY);
         self.outer_scopes.pop();
         let refs = self.outer_refs.pop().unwrap_or_default();
         let plan = plan?;
@@ -251,18 +269,29 @@ impl<'a> Binder<'a> {
         Ok((self.subplans.len() - 1, refs, ty))
     }
 
-    /// Binds a SELECT nested in the statement (subquery, derived table).
+    /// Binds a SELECT nested in the statement (subquery, derived table), charging
+    /// `cost` on the virtual stack. Beyond 63 levels: 1473, as MariaDB.
     pub fn nested_select(
         &mut self,
         q: &sqlparser::ast::Query,
+        cost: u32,
     ) -> Result<crate::plan::SelectPlan, MySqlError> {
+        if self.depth >= 63 {
+            return Err(MySqlError::new(
+                basalt_common::error::code::ER_TOO_HIGH_LEVEL_OF_NESTING_FOR_SELECT,
+                "HY000",
+                "Too high level of nesting for select",
+            ));
+        }
+        self.stack.enter(cost)?;
         let (clause, proj) = (self.clause, self.in_projection);
         self.in_projection = false;
         self.depth += 1;
-        let plan = self.select(q);
+        let plan = crate::stack::grow(|| self.select(q));
         self.depth -= 1;
         self.clause = clause;
         self.in_projection = proj;
+        self.stack.leave(cost);
         plan
     }
 

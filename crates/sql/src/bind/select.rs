@@ -30,19 +30,23 @@ struct Item {
 }
 
 impl Binder<'_> {
-    pub fn select(&mut self, q: &ast::Query) -> R<SelectPlan> {
-        if q.with.is_some() {
-            return Err(MySqlError::not_supported("WITH"));
-        }
-        match q.body.as_ref() {
-            SetExpr::Select(s) => {
-                self.select_core(s, q.order_by.as_ref(), q.limit_clause.as_ref(), &q.locks)
+    pub fn select(&mut self, mut q: &ast::Query) -> R<SelectPlan> {
+        loop {
+            if q.with.is_some() {
+                return Err(MySqlError::not_supported("WITH"));
             }
-            SetExpr::Query(inner) if q.order_by.is_none() && q.limit_clause.is_none() => {
-                self.select(inner)
-            }
-            SetExpr::SetOperation { .. } => self.union(q),
-            _ => Err(MySqlError::not_supported("this query form")),
+            return match q.body.as_ref() {
+                SetExpr::Select(s) => {
+                    self.select_core(s, q.order_by.as_ref(), q.limit_clause.as_ref(), &q.locks)
+                }
+                // `((SELECT ...))`: parentheses unwrapped by the loop, however many.
+                SetExpr::Query(inner) if q.order_by.is_none() && q.limit_clause.is_none() => {
+                    q = inner;
+                    continue;
+                }
+                SetExpr::SetOperation { .. } => self.union(q),
+                _ => Err(MySqlError::not_supported("this query form")),
+            };
         }
     }
 
@@ -62,7 +66,7 @@ impl Binder<'_> {
         let items = self.projection(s, &from, &mut aggs)?;
         self.clause = Clause::Where;
         let filter = match &s.selection {
-            Some(w) => Some(self.expr(w, &from.scope, None)?.0),
+            Some(w) => Some(self.condition(w, &from.scope, None)?.0),
             None => None,
         };
         let alias_scope = alias_scope(&from.scope, &items, false);
@@ -70,7 +74,7 @@ impl Binder<'_> {
         self.clause = Clause::Having;
         let having_scope = alias_scope_first(&from.scope, &items);
         let having = match &s.having {
-            Some(h) => Some(self.expr(h, &having_scope, Some(&mut aggs))?.0),
+            Some(h) => Some(self.condition(h, &having_scope, Some(&mut aggs))?.0),
             None => None,
         };
         let (order, hidden) = self.order_by(order_by, &having_scope, &items, &mut aggs)?;
@@ -125,7 +129,11 @@ impl Binder<'_> {
     ) -> R<Vec<Item>> {
         self.clause = Clause::FieldList;
         let texts = if self.depth == 0 {
-            select_item_texts(self.raw)
+            // Cut once per statement: every branch of a UNION asks again.
+            let raw = self.raw;
+            self.item_texts
+                .get_or_insert_with(|| select_item_texts(raw))
+                .clone()
         } else {
             Vec::new()
         };

@@ -44,28 +44,6 @@ pub fn column_flags(def: &basalt_common::TableDef, ci: usize) -> u16 {
     f
 }
 
-pub fn flatten_and(x: Expr, y: Expr) -> Expr {
-    let mut v = Vec::new();
-    for e in [x, y] {
-        match e {
-            Expr::And(inner) => v.extend(inner),
-            other => v.push(other),
-        }
-    }
-    Expr::And(v)
-}
-
-pub fn flatten_or(x: Expr, y: Expr) -> Expr {
-    let mut v = Vec::new();
-    for e in [x, y] {
-        match e {
-            Expr::Or(inner) => v.extend(inner),
-            other => v.push(other),
-        }
-    }
-    Expr::Or(v)
-}
-
 pub fn bit(op: BitOp, x: Expr, y: Expr, nullable: bool) -> Bound {
     (
         Expr::Bit(op, x.boxed(), y.boxed()),

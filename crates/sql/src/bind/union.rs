@@ -12,23 +12,30 @@ use sqlparser::ast::{self, SetExpr, SetOperator, SetQuantifier};
 
 type R<T> = Result<T, MySqlError>;
 
-fn flatten<'q>(e: &'q SetExpr, out: &mut Vec<(&'q SetExpr, bool)>) -> R<()> {
-    match e {
-        SetExpr::SetOperation {
-            left,
-            op: SetOperator::Union,
-            set_quantifier,
-            right,
-        } => {
-            flatten(left, out)?;
-            let all = matches!(set_quantifier, SetQuantifier::All);
-            out.push((right, all));
-            Ok(())
-        }
-        SetExpr::SetOperation { op, .. } => Err(MySqlError::not_supported(&op.to_string())),
-        other => {
-            out.push((other, true));
-            Ok(())
+/// The branches of a UNION chain in order, each with whether it is joined by
+/// UNION ALL. The parser builds the chain left-deep, as long as the statement; it is
+/// walked down its left spine by a loop.
+fn flatten<'q>(mut e: &'q SetExpr, out: &mut Vec<(&'q SetExpr, bool)>) -> R<()> {
+    loop {
+        match e {
+            SetExpr::SetOperation {
+                left,
+                op: SetOperator::Union,
+                set_quantifier,
+                right,
+            } => {
+                let all = matches!(set_quantifier, SetQuantifier::All);
+                out.push((right, all));
+                e = left;
+            }
+            SetExpr::SetOperation { op, .. } => {
+                return Err(MySqlError::not_supported(&op.to_string()))
+            }
+            other => {
+                out.push((other, true));
+                out.reverse();
+                return Ok(());
+            }
         }
     }
 }

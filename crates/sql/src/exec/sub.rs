@@ -37,8 +37,14 @@ pub fn materialize(subs: &Arc<Vec<SubPlan>>, ex: &mut Exec) -> R<()> {
 }
 
 /// Runs one subquery and shapes its result by kind; also returns the bytes of
-/// the result charged to the memory budget (an IN subquery's values).
+/// the result charged to the memory budget (an IN subquery's values). A
+/// correlated subquery runs from inside the evaluation of its outer query, up to
+/// 63 levels deep: each level makes sure of real stack first.
 pub fn run_one(sp: &SubPlan, ex: &mut Exec) -> R<(SubResult, usize)> {
+    crate::stack::grow(|| run_shaped(sp, ex))
+}
+
+fn run_shaped(sp: &SubPlan, ex: &mut Exec) -> R<(SubResult, usize)> {
     match sp.kind {
         SubKind::Exists => {
             let mut any = false;

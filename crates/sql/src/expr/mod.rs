@@ -1,8 +1,8 @@
 //! Bound expressions and their evaluation.
 //!
 //! The binder turns sqlparser's AST into [`Expr`]: names resolved to row positions,
-//! functions to [`Func`], collations chosen. Evaluation is a recursive walk over a
-//! row (`&[Value]`, the concatenation of the rows of the tables in the FROM clause,
+//! functions to [`Func`], collations chosen. Evaluation is a recursive walk (as deep
+//! as the expression, which the binder bounds) over a row (`&[Value]`, the concatenation of the rows of the tables in the FROM clause,
 //! or an aggregate's output row), with statement parameters and session state in
 //! [`EvalCtx`].
 //!
@@ -178,6 +178,9 @@ pub struct EvalCtx<'a> {
     pub mem: crate::exec::mem::MemBudget,
     /// Bytes of correlated subquery results held in `sub_cache`.
     sub_cache_bytes: usize,
+    /// Nesting of [`Expr::eval`] calls (past [`crate::stack::EVAL_SHALLOW`], each
+    /// level makes sure of real stack first).
+    pub depth: u32,
 }
 
 /// Most bytes of correlated subquery results cached per statement; past it the
@@ -201,6 +204,7 @@ impl<'a> EvalCtx<'a> {
             interrupt: None,
             mem,
             sub_cache_bytes: 0,
+            depth: 0,
         }
     }
 
@@ -448,7 +452,22 @@ impl Expr {
         }
     }
 
+    /// Evaluates against `row`. The recursion is as deep as the expression, which
+    /// the binder bounds (see [`crate::stack`]); past a shallow depth each level
+    /// makes sure of real stack first.
+    #[inline]
     pub fn eval(&self, row: &[Value], ctx: &mut EvalCtx) -> R {
+        ctx.depth += 1;
+        let r = if ctx.depth <= crate::stack::EVAL_SHALLOW {
+            self.eval_node(row, ctx)
+        } else {
+            crate::stack::grow(|| self.eval_node(row, ctx))
+        };
+        ctx.depth -= 1;
+        r
+    }
+
+    fn eval_node(&self, row: &[Value], ctx: &mut EvalCtx) -> R {
         match self {
             Expr::Const(v) => Ok(v.clone()),
             Expr::Param(i) => Ok(ctx.params.get(*i).cloned().unwrap_or(Value::Null)),

@@ -90,6 +90,16 @@ impl Session {
 
     /// COM_STMT_PREPARE of UTF-8 text.
     pub fn prepare(&mut self, sql: &str) -> R<PreparedInfo> {
+        self.prepare_with(sql, crate::stack::base::COM_PREPARE)
+    }
+
+    /// Prepares `sql`; `stack_extra` is what the way it came in (COM_STMT_PREPARE
+    /// or SQL PREPARE) adds to its virtual stack.
+    pub(super) fn prepare_with(&mut self, sql: &str, stack_extra: u32) -> R<PreparedInfo> {
+        crate::stack::for_text(sql.len(), || self.prepare_text(sql, stack_extra))
+    }
+
+    fn prepare_text(&mut self, sql: &str, stack_extra: u32) -> R<PreparedInfo> {
         let pieces = crate::front::split(sql);
         let text = match pieces.as_slice() {
             [] => return Err(MySqlError::empty_query()),
@@ -110,7 +120,7 @@ impl Session {
             return Err(MySqlError::max_prepared_stmt_count_reached(limit));
         }
         let params = param_count(&text);
-        let (plan, columns, retype) = self.plan_prepared(&text, None)?;
+        let (plan, columns, retype) = self.plan_prepared(&text, None, stack_extra)?;
         let id = self.next_stmt_id;
         self.next_stmt_id = self.next_stmt_id.wrapping_add(1).max(1);
         let version = self.cx.engine.storage.schema_version();
@@ -140,6 +150,18 @@ impl Session {
         &mut self,
         text: &str,
         values: Option<&[Value]>,
+        stack_extra: u32,
+    ) -> R<(Option<Arc<Plan>>, Vec<ColumnMeta>, bool)> {
+        crate::stack::for_text(text.len(), || {
+            self.plan_prepared_text(text, values, stack_extra)
+        })
+    }
+
+    fn plan_prepared_text(
+        &mut self,
+        text: &str,
+        values: Option<&[Value]>,
+        stack_extra: u32,
     ) -> R<(Option<Arc<Plan>>, Vec<ColumnMeta>, bool)> {
         self.raw = text.to_string();
         let rewritten = match crate::front::analyze_with(text, self.lit_opts())? {
@@ -149,7 +171,7 @@ impl Session {
             Front::Parse(t) => t,
         };
         let stmt = self.parse(&rewritten)?;
-        match self.plan_statement_with(&stmt, &rewritten, true, values)? {
+        match self.plan_statement_with(&stmt, &rewritten, true, values, stack_extra)? {
             (Some(plan), retype) => {
                 let cols = plan.result_columns().to_vec();
                 Ok((Some(Arc::new(plan)), cols, retype))
@@ -221,9 +243,10 @@ impl Session {
         self.cx.clear_warnings();
         self.cx.stmt_time = crate::value::temporal::now();
         let plan = if retype && plan.is_some() {
-            self.plan_prepared(&text, Some(params))?.0
+            self.plan_prepared(&text, Some(params), crate::stack::base::COM_PREPARE)?
+                .0
         } else if stale && plan.is_some() {
-            let (fresh, _, _) = self.plan_prepared(&text, None)?;
+            let (fresh, _, _) = self.plan_prepared(&text, None, crate::stack::base::COM_PREPARE)?;
             let version = self.cx.engine.storage.schema_version();
             let charsets = self.charsets();
             if let Some(p) = self.prepared.get_mut(&id) {

@@ -46,6 +46,11 @@ impl Session {
         if let Some(r) = self.run_memoized(text, out) {
             return r;
         }
+        // A long statement may parse into an AST as deep as it is long.
+        crate::stack::for_text(text.len(), || self.run_text(text, out))
+    }
+
+    fn run_text(&mut self, text: &str, out: &mut Out<'_>) -> R<QueryResult> {
         self.raw.clear();
         self.raw.push_str(text);
         let front = crate::front::analyze_with(text, self.lit_opts());
@@ -150,7 +155,9 @@ impl Session {
                 let text = charsets.decode(&bytes, None, backslash)?;
                 let transcoded = matches!(text, std::borrow::Cow::Owned(_));
                 let text = text.into_owned();
-                let info = self.with_transcoded(transcoded, |s| s.prepare(&text))?;
+                let info = self.with_transcoded(transcoded, |s| {
+                    s.prepare_with(&text, crate::stack::base::SQL_PREPARE)
+                })?;
                 self.sql_prepared.insert(name, info.id);
                 let mut ok = QueryResult::ok(0);
                 if let QueryResult::Ok { info: i, .. } = &mut ok {
@@ -392,7 +399,9 @@ impl Session {
         let stmt = self.parse(&parse_text)?;
         let storage = self.cx.engine.storage.clone();
         let raw = self.raw.clone();
-        let mut b = Binder::new(&storage, &self.cx, &parse_text, Some(&s.params)).with_raw(&raw);
+        let mut b = Binder::new(&storage, &self.cx, &parse_text, Some(&s.params))
+            .with_raw(&raw)
+            .with_stack_base(crate::stack::base::of(&stmt));
         let plan = match &stmt {
             Statement::Query(q) => Plan::Select(b.select(q)?),
             Statement::Insert(i) => Plan::Insert(b.insert(i)?),
@@ -420,38 +429,84 @@ impl Session {
         text: &str,
         prepared: bool,
     ) -> R<Option<Plan>> {
-        Ok(self.plan_statement_with(stmt, text, prepared, None)?.0)
+        Ok(self.plan_statement_with(stmt, text, prepared, None, 0)?.0)
     }
 
     /// [`Session::plan_statement`], with the values of a prepared statement's
     /// parameters when they are known (they type the `?`s as literals would); also
-    /// tells whether a `?` stands in the select list.
+    /// tells whether a `?` stands in the select list. `stack_extra` is what the way
+    /// the statement came in adds to its virtual stack (see [`crate::stack::base`]).
     pub(super) fn plan_statement_with(
         &mut self,
         stmt: &Statement,
         text: &str,
         prepared: bool,
         values: Option<&[Value]>,
+        stack_extra: u32,
     ) -> R<(Option<Plan>, bool)> {
+        if !matches!(
+            stmt,
+            Statement::Query(_)
+                | Statement::Insert(_)
+                | Statement::Update(_)
+                | Statement::Delete(_)
+        ) {
+            return Ok((None, false));
+        }
+        let base = crate::stack::base::of(stmt) + stack_extra;
+        let (plan, param) = self.bind_plan(text, prepared, values, base, |b| {
+            Ok(match stmt {
+                Statement::Query(q) => Plan::Select(b.select(q)?),
+                Statement::Insert(i) => Plan::Insert(b.insert(i)?),
+                Statement::Update(u) => Plan::Modify(b.update(u)?),
+                Statement::Delete(d) => Plan::Modify(b.delete(d)?),
+                _ => return Err(MySqlError::internal("not a DML statement")),
+            })
+        })?;
+        Ok((Some(plan), param))
+    }
+
+    /// Binds a query on its own (CREATE TABLE ... SELECT).
+    pub(super) fn plan_query(
+        &mut self,
+        q: &sqlparser::ast::Query,
+        text: &str,
+    ) -> R<crate::plan::SelectPlan> {
+        let base = crate::stack::base::SELECT;
+        let (plan, _) =
+            self.bind_plan(text, false, None, base, |b| Ok(Plan::Select(b.select(q)?)))?;
+        match plan {
+            Plan::Select(p) => Ok(p),
+            _ => Err(MySqlError::internal("a query binds to a SELECT plan")),
+        }
+    }
+
+    /// Runs `bind` with a binder for `text` whose virtual stack starts at `base`,
+    /// then attaches the bound subqueries; also tells whether a `?` stands in the
+    /// select list.
+    fn bind_plan(
+        &mut self,
+        text: &str,
+        prepared: bool,
+        values: Option<&[Value]>,
+        base: u32,
+        bind: impl FnOnce(&mut Binder<'_>) -> R<Plan>,
+    ) -> R<(Plan, bool)> {
         let storage = self.cx.engine.storage.clone();
         let raw = if self.raw.is_empty() {
             text.to_string()
         } else {
             self.raw.clone()
         };
-        let mut b = Binder::new(&storage, &self.cx, text, values).with_raw(&raw);
+        let mut b = Binder::new(&storage, &self.cx, text, values)
+            .with_raw(&raw)
+            .with_stack_base(base);
         if prepared {
             b = b.prepared();
         }
-        let mut plan = match stmt {
-            Statement::Query(q) => Plan::Select(b.select(q)?),
-            Statement::Insert(i) => Plan::Insert(b.insert(i)?),
-            Statement::Update(u) => Plan::Modify(b.update(u)?),
-            Statement::Delete(d) => Plan::Modify(b.delete(d)?),
-            _ => return Ok((None, false)),
-        };
+        let mut plan = bind(&mut b)?;
         b.attach_subqueries(&mut plan);
-        Ok((Some(plan), b.param_in_projection))
+        Ok((plan, b.param_in_projection))
     }
 
     /// Runs a plan with parameter values. A SELECT's rows go to `out` as they are

@@ -51,10 +51,11 @@ impl Session {
                 table,
                 ..
             } => self.drop(object_type, if_exists, &names, table.as_ref()),
-            Statement::CreateTable(ct) => {
+            Statement::CreateTable(mut ct) => {
                 self.implicit_commit()?;
-                if let Some(q) = &ct.query {
-                    return self.create_table_as(&ct, q, text);
+                // Taken out, so that no copy of the statement copies the query.
+                if let Some(q) = ct.query.take() {
+                    return self.create_table_as(&ct, &q, text);
                 }
                 let def = match &ct.like {
                     Some(like) => self.table_like(&ct, like)?,
@@ -211,11 +212,7 @@ impl Session {
             }
             return Err(MySqlError::table_exists(&name));
         }
-        let select =
-            match self.plan_statement(&Statement::Query(Box::new(q.clone())), text, false)? {
-                Some(crate::plan::Plan::Select(p)) => p,
-                _ => return Err(MySqlError::not_supported("this CREATE TABLE ... SELECT")),
-            };
+        let select = self.plan_query(q, text)?;
         let cols: Vec<basalt_common::ColumnDef> = select
             .columns
             .iter()

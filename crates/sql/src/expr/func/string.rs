@@ -22,11 +22,12 @@ pub fn eval(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
             if vals.iter().any(Value::is_null) {
                 return Ok(Value::Null);
             }
-            let mut out = Vec::new();
-            for v in &vals {
-                out.extend_from_slice(&to_bytes(v));
+            let parts: Vec<Vec<u8>> = vals.iter().map(to_bytes).collect();
+            let len = parts.iter().map(|p| p.len() as u64).sum();
+            if over_packet(ctx, "concat", len) {
+                return Ok(Value::Null);
             }
-            Ok(Value::Bytes(out))
+            Ok(Value::Bytes(parts.concat()))
         }
         ConcatWs => {
             if vals[0].is_null() {
@@ -38,6 +39,11 @@ pub fn eval(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
                 .filter(|v| !v.is_null())
                 .map(to_bytes)
                 .collect();
+            let seps = (parts.len().saturating_sub(1) * sep.len()) as u64;
+            let len = parts.iter().map(|p| p.len() as u64).sum::<u64>() + seps;
+            if over_packet(ctx, "concat_ws", len) {
+                return Ok(Value::Null);
+            }
             Ok(Value::Bytes(parts.join(sep.as_slice())))
         }
         _ if vals.iter().any(Value::is_null) => Ok(Value::Null),
@@ -57,11 +63,18 @@ pub fn eval(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
         Replace => {
             let from = text(&vals[1]);
             let s = text(&vals[0]);
-            Ok(Value::str(&if from.is_empty() {
-                s
-            } else {
-                s.replace(&from, &text(&vals[2]))
-            }))
+            if from.is_empty() {
+                return Ok(Value::str(&s));
+            }
+            let to = text(&vals[2]);
+            if to.len() > from.len() {
+                let grows = (to.len() - from.len()) as u64;
+                let len = s.len() as u64 + s.matches(from.as_str()).count() as u64 * grows;
+                if over_packet(ctx, "replace", len) {
+                    return Ok(Value::Null);
+                }
+            }
+            Ok(Value::str(&s.replace(&from, &to)))
         }
         Left => {
             let n = int_arg(&vals[1]).max(0) as usize;
@@ -77,7 +90,7 @@ pub fn eval(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
         Repeat => {
             let s = text(&vals[0]);
             let n = int_arg(&vals[1]).max(0) as u64;
-            if n.saturating_mul(s.len() as u64) > MAX_RESULT {
+            if over_packet(ctx, "repeat", n.saturating_mul(s.len() as u64)) {
                 return Ok(Value::Null);
             }
             Ok(Value::str(&s.repeat(n as usize)))
@@ -90,6 +103,7 @@ pub fn eval(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
             int_arg(&vals[1]),
             &text(&vals[2]),
             f == Lpad,
+            ctx,
         )),
         Locate => {
             let start = vals.get(2).map_or(1, int_arg);
@@ -98,7 +112,7 @@ pub fn eval(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
         Instr => Ok(Value::Int(locate(&text(&vals[1]), &text(&vals[0]), 1))),
         Space => {
             let n = int_arg(&vals[0]).max(0) as u64;
-            Ok(if n > MAX_RESULT {
+            Ok(if over_packet(ctx, "space", n) {
                 Value::Null
             } else {
                 Value::str(&" ".repeat(n as usize))
@@ -296,22 +310,52 @@ fn trim(s: &str, pad: &str, side: TrimSide) -> String {
     t.to_string()
 }
 
-/// Longest string result (MariaDB returns NULL beyond max_allowed_packet).
-const MAX_RESULT: u64 = 16 << 20;
+/// The smallest `max_allowed_packet` there can be: shorter results need no look-up.
+const MIN_PACKET: u64 = 1024;
 
-fn pad(s: &str, len: i64, padding: &str, left: bool) -> Value {
-    if len < 0 || len as u64 > MAX_RESULT {
+/// A string function must not build a result longer than the session's
+/// `max_allowed_packet`: MariaDB returns NULL with warning 1301 instead. Checked on
+/// the computed length, before allocating.
+fn over_packet(ctx: &mut EvalCtx, func: &str, len: u64) -> bool {
+    if len <= MIN_PACKET {
+        return false;
+    }
+    let max = ctx.cx.var_u64("max_allowed_packet");
+    if max == 0 || len <= max {
+        return false;
+    }
+    ctx.warn(
+        basalt_common::error::code::ER_WARN_ALLOWED_PACKET_OVERFLOWED,
+        format!("Result of {func}() was larger than max_allowed_packet ({max}) - truncated"),
+    );
+    true
+}
+
+fn pad(s: &str, len: i64, padding: &str, left: bool, ctx: &mut EvalCtx) -> Value {
+    if len < 0 {
         return Value::Null;
     }
-    let len = len as usize;
     let chars: Vec<char> = s.chars().collect();
-    if chars.len() >= len {
-        return Value::str(&chars[..len].iter().collect::<String>());
+    if chars.len() as u64 >= len as u64 {
+        return Value::str(&chars[..len as usize].iter().collect::<String>());
     }
     if padding.is_empty() {
         return Value::Null;
     }
-    let fill: String = padding.chars().cycle().take(len - chars.len()).collect();
+    // Bytes of the result: the string, whole copies of the padding, and a prefix.
+    let fill_chars = len as u64 - chars.len() as u64;
+    let pad_chars = padding.chars().count() as u64;
+    let rest: usize = padding
+        .chars()
+        .take((fill_chars % pad_chars) as usize)
+        .map(char::len_utf8)
+        .sum();
+    let bytes = s.len() as u64 + fill_chars / pad_chars * padding.len() as u64 + rest as u64;
+    let name = if left { "lpad" } else { "rpad" };
+    if over_packet(ctx, name, bytes) {
+        return Value::Null;
+    }
+    let fill: String = padding.chars().cycle().take(fill_chars as usize).collect();
     Value::str(&if left { fill + s } else { format!("{s}{fill}") })
 }
 

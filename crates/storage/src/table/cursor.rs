@@ -332,7 +332,10 @@ impl TableCursor {
             .lock_gap(txn, tree, anchor, Some((self.read_from(), upper)))
     }
 
-    /// Descending, before the first entry: locks the gap above the range.
+    /// Descending, before the first entry: locks the gap above the range. The gap
+    /// is anchored on the first entry past the range, checked under the gate to
+    /// still be that entry: an entry added above the range meanwhile would have
+    /// split the gap, and the top of the range would be left unlocked.
     fn lock_top_gap(&self, txn: &mut Txn) -> Result<()> {
         let tree = self.tree();
         let from = match &self.range.1 {
@@ -345,9 +348,14 @@ impl TableCursor {
                     .map(|_| ())
             }
         };
-        let next = self.core.successor(tree, from)?;
-        let anchor = next.as_deref().map_or(Anchor::Supremum, Anchor::Before);
-        self.core.lock_gap(txn, tree, anchor, None).map(|_| ())
+        loop {
+            let next = self.core.successor(tree, from)?;
+            let anchor = next.as_deref().map_or(Anchor::Supremum, Anchor::Before);
+            let upper = next.as_deref().map_or(Bound::Unbounded, Bound::Excluded);
+            if self.core.lock_gap(txn, tree, anchor, Some((from, upper)))? {
+                return Ok(());
+            }
+        }
     }
 
     /// The next entry of the range, or `None` at its end (gap locks at the edges).

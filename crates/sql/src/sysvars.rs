@@ -121,6 +121,7 @@ static DEFS: &[VarDef] = &[
     var!("character_set_server", Both, Kind::Charset { nullable: false }, false, S("utf8mb4")),
     var!("character_set_system", Global, Str, true, S("utf8mb3")),
     var!("character_sets_dir", Global, Str, true, S("")),
+    var!("check_constraint_checks", Both, Bool, false, B(true)),
     var!("collation_connection", Both, Kind::Collation, false, S("utf8mb4_general_ci")),
     var!("collation_database", Both, Kind::Collation, false, S("utf8mb4_general_ci")),
     var!("collation_server", Both, Kind::Collation, false, S("utf8mb4_general_ci")),

@@ -83,6 +83,7 @@ impl Binder<'_> {
             Some(_) => return Err(MySqlError::not_supported("ON CONFLICT")),
             None => Vec::new(),
         };
+        let checks = self.bind_checks(&tref)?;
         Ok(InsertPlan {
             table: tref,
             columns,
@@ -91,6 +92,7 @@ impl Binder<'_> {
             ignore: ins.ignore,
             replace: ins.replace_into,
             subs: Default::default(),
+            checks,
         })
     }
 
@@ -194,6 +196,7 @@ impl Binder<'_> {
             let (e, _) = self.expr(&a.value, &from.scope, None)?;
             set.push((ci, e));
         }
+        let checks = self.bind_checks(&from.tables[0])?;
         let scan = self.modify_scan(
             from,
             u.selection.as_ref(),
@@ -206,6 +209,7 @@ impl Binder<'_> {
             set,
             delete: false,
             subs: Default::default(),
+            checks,
         })
     }
 
@@ -230,6 +234,7 @@ impl Binder<'_> {
             set: Vec::new(),
             delete: true,
             subs: Default::default(),
+            checks: Default::default(),
         })
     }
 

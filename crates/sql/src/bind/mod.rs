@@ -13,12 +13,15 @@
 //! positions) makes the plan single-use.
 
 pub mod call;
+pub mod check;
 pub mod ddl;
 pub mod dml;
 pub mod expr;
 pub mod from;
 pub mod levels;
 pub mod names;
+pub mod options;
+pub mod print;
 pub mod select;
 pub mod typing;
 pub mod union;
@@ -90,6 +93,8 @@ pub enum Clause {
     InsertInto,
     /// ON DUPLICATE KEY UPDATE targets.
     OnDupTarget,
+    /// A CHECK constraint's condition.
+    Check,
 }
 
 impl Clause {
@@ -104,6 +109,7 @@ impl Clause {
             Clause::Set => "SET",
             Clause::InsertInto => "INSERT INTO",
             Clause::OnDupTarget => "UPDATE",
+            Clause::Check => "CHECK",
         }
     }
 }

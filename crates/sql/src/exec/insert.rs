@@ -268,6 +268,7 @@ fn insert_one(
 ) -> R<()> {
     let t = &plan.table;
     assign_auto_increment(t, &mut row, out, auto, ex)?;
+    super::check::verify(&plan.checks, &row, &t.db, &t.def.name, ex)?;
     for _attempt in 0..=t.def.indexes.len() {
         let res = t.table.insert(ex.txn()?, row.clone());
         let (entry, key) = match res {
@@ -375,6 +376,7 @@ fn on_duplicate(
     if new == old {
         return Ok(());
     }
+    super::check::verify(&plan.checks, &new, &t.db, &t.def.name, ex)?;
     if let Some(ai) = t.def.auto_increment_column() {
         if let Some(x) = crate::value::to_num(&new[ai])
             .0

@@ -8,6 +8,7 @@ use basalt_common::MySqlError;
 use basalt_storage::IsolationLevel;
 
 mod show;
+mod unsupported;
 use show::show;
 pub use show::{Show, ShowFilter};
 
@@ -66,6 +67,8 @@ pub enum Native {
     Use(String),
     /// `SHUTDOWN [WAIT FOR ALL {REPLICAS|SLAVES}]`.
     Shutdown,
+    /// A statement refused with 1235 naming this feature.
+    Unsupported(&'static str),
 }
 
 /// One value of `EXECUTE ... USING`.
@@ -223,6 +226,9 @@ pub fn parse_native(src: &str, toks: &[Token]) -> R<Option<Native>> {
     let mut p = P { src, toks, pos: 1 };
     let first = &toks[0];
     let is = |k: &str| first.is_kw(src, k);
+    if let Some(what) = unsupported::account_statement(src, toks) {
+        return Ok(Some(Native::Unsupported(what)));
+    }
     let n = if is("show") {
         Native::Show(show(&mut p)?)
     } else if is("prepare") {

@@ -226,6 +226,8 @@ pub struct InsertPlan {
     pub ignore: bool,
     pub replace: bool,
     pub subs: std::sync::Arc<Vec<SubPlan>>,
+    /// The table's CHECK constraints, over its row.
+    pub checks: crate::bind::check::Checks,
 }
 
 #[derive(Clone, Debug)]
@@ -236,6 +238,8 @@ pub struct ModifyPlan {
     pub set: Vec<(usize, Expr)>,
     pub delete: bool,
     pub subs: std::sync::Arc<Vec<SubPlan>>,
+    /// The table's CHECK constraints (UPDATE), over its row.
+    pub checks: crate::bind::check::Checks,
 }
 
 #[derive(Clone, Debug)]

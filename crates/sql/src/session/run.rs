@@ -164,6 +164,7 @@ impl Session {
                 self.cx.engine.hooks().shutdown(self.cx.conn_id)?;
                 Ok(QueryResult::ok(0))
             }
+            Native::Unsupported(what) => Err(MySqlError::not_supported(what)),
         }
     }
 

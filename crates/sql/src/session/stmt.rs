@@ -60,6 +60,10 @@ impl Session {
                     Some(like) => self.table_like(&ct, like)?,
                     None => create_table_def(&storage, &ct, &mut self.cx)?,
                 };
+                let def = std::sync::Arc::new(def);
+                crate::bind::Binder::new(&storage, &self.cx, text, None)
+                    .validate_checks(&def.schema, &def)?;
+                let def = std::sync::Arc::unwrap_or_clone(def);
                 ddl::create_table(&storage, &mut self.cx, def, ct.if_not_exists)?;
                 ok(0)
             }
@@ -136,7 +140,6 @@ impl Session {
                 ok(0)
             }
             Statement::Analyze(a) => crate::show::analyze(self, a.table_name.as_ref()),
-            Statement::Grant(_) | Statement::Revoke(_) | Statement::CreateRole(_) => ok(0),
             other => Err(MySqlError::not_supported(&statement_kind(&other))),
         }
     }
@@ -258,6 +261,7 @@ impl Session {
             on_dup: Vec::new(),
             ignore: false,
             replace: false,
+            checks: Default::default(),
         });
         match self.run_plan(&plan, &[]) {
             Ok(r) => Ok(r),

@@ -4,6 +4,7 @@
 //! with its accepted argument counts, [`result_type`] gives the static type from the
 //! argument types, and [`eval`] dispatches to the family modules.
 
+pub mod json;
 mod numeric;
 mod string;
 mod time;
@@ -138,6 +139,8 @@ pub enum Func {
     Log10,
     Rand,
     Pi,
+    // JSON
+    JsonValid,
 }
 
 /// (function, min args, max args) for a lower-case SQL function name.
@@ -248,6 +251,7 @@ pub fn lookup(name: &str) -> Option<(Func, usize, usize)> {
         "log10" => (Log10, 1, 1),
         "rand" => (Rand, 0, 1),
         "pi" => (Pi, 0, 0),
+        "json_valid" => (JsonValid, 1, 1),
         _ => return None,
     })
 }
@@ -367,6 +371,7 @@ pub fn result_type(f: Func, args: &[ExprType]) -> ExprType {
         }
         Sqrt | Pow | Exp | Ln | Log10 => ExprType::double().nullable(true),
         Rand | Pi => ExprType::double(),
+        JsonValid => ExprType::int(1).nullable(any_null),
     }
 }
 
@@ -457,6 +462,7 @@ fn eval_values(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
         }
         IsNullFn => Ok(Value::Int(vals[0].is_null() as i64)),
         Greatest | Least => Ok(extreme(f == Greatest, vals)),
+        JsonValid => Ok(json_valid(&vals[0], ctx)),
         ToDays | FromDays | Weekday | DayName | MonthName | LastDay | TimestampDiff => {
             time::eval(f, vals, ctx)
         }
@@ -469,6 +475,23 @@ fn eval_values(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
         Abs | Round | Truncate | Floor | Ceil | Mod | Sign | Sqrt | Pow | Exp | Ln | Log10
         | Rand | Pi => numeric::eval(f, vals, ctx),
         _ => string::eval(f, vals, ctx),
+    }
+}
+
+/// `JSON_VALID(v)`: 1 or 0 (with MariaDB's note saying where the text breaks),
+/// NULL for NULL.
+fn json_valid(v: &Value, ctx: &mut EvalCtx) -> Value {
+    if v.is_null() {
+        return Value::Null;
+    }
+    let text = crate::value::to_bytes(v);
+    match json::validate(&text) {
+        Ok(()) => Value::Int(1),
+        Err((e, pos)) => {
+            let (code, msg) = e.note("json_valid", 1, pos);
+            ctx.cx.note(code, msg);
+            Value::Int(0)
+        }
     }
 }
 

@@ -93,7 +93,7 @@ pub struct Limits {
 impl Limits {
     pub fn of(server: &Server) -> Limits {
         Limits {
-            max_long_data: server.config.max_allowed_packet as usize,
+            max_long_data: crate::connection::max_allowed_packet(server),
         }
     }
 }
@@ -133,6 +133,7 @@ impl Statements {
             Command::StmtPrepare(sql) => {
                 let text = String::from_utf8_lossy(sql);
                 state.set_command("Prepare", Some(&text));
+                session.log_command("Prepare", &text);
                 self.prepare(conn, session, &text);
             }
             Command::StmtExecute { stmt_id, payload } => {
@@ -147,10 +148,14 @@ impl Statements {
             } => self.long_data(self.resolve(stmt_id), param as usize, data, limits),
             Command::StmtClose(id) => {
                 let id = self.resolve(id);
+                session.log_command("Close stmt", "");
                 self.wire.remove(&id);
                 session.close_prepared(id);
             }
-            Command::StmtReset(id) => self.reset(conn, session, self.resolve(id)),
+            Command::StmtReset(id) => {
+                session.log_command("Reset stmt", "");
+                self.reset(conn, session, self.resolve(id))
+            }
             Command::StmtFetch { stmt_id, rows } => {
                 state.set_command("Fetch", None);
                 self.fetch(conn, session, self.resolve(stmt_id), rows as usize);
@@ -198,6 +203,9 @@ impl Statements {
                 return;
             }
         };
+        if let Some(text) = session.expanded_text(id, &exec.params) {
+            session.log_command("Execute", &text);
+        }
         let want_cursor = exec.flags & CURSOR_TYPE_READ_ONLY != 0;
         match session.execute_prepared(id, &exec.params) {
             Ok(QueryResult::Rows { columns, rows }) if want_cursor => {

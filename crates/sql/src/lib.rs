@@ -56,12 +56,14 @@ mod engine;
 mod exec;
 mod expr;
 mod front;
+mod general_log;
 mod infoschema;
 mod plan;
 mod result;
 mod session;
 mod show;
 mod sysvars;
+mod tablelock;
 mod ty;
 mod value;
 

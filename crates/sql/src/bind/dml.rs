@@ -24,6 +24,14 @@ impl Binder<'_> {
         };
         let (db, tname) = self.table_name(name)?;
         let table = self.open_table(&db, &tname)?;
+        if ins.priority == Some(ast::MysqlInsertPriority::Delayed) {
+            // MariaDB runs DELAYED only for MyISAM, MEMORY, ARCHIVE and BLACKHOLE.
+            return Err(MySqlError::new(
+                1616,
+                "HY000",
+                format!("DELAYED option not supported for table '{tname}'"),
+            ));
+        }
         let def = table.def();
         let tref = TableRef {
             table,

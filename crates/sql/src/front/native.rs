@@ -44,11 +44,15 @@ pub enum Native {
         read_only: Option<bool>,
         consistent_snapshot: bool,
     },
+    /// `COMMIT [WORK] [AND [NO] CHAIN] [[NO] RELEASE]`: `None` where the statement
+    /// does not say (`completion_type` decides).
     Commit {
-        release: bool,
+        chain: Option<bool>,
+        release: Option<bool>,
     },
     Rollback {
-        release: bool,
+        chain: Option<bool>,
+        release: Option<bool>,
     },
     SetTransaction {
         scope: TxScope,
@@ -255,11 +259,11 @@ pub fn parse_native(src: &str, toks: &[Token]) -> R<Option<Native>> {
         if toks.get(1).is_some_and(|t| t.is_kw(src, "to")) {
             return Ok(None);
         }
-        let release = completion(&mut p)?;
+        let (chain, release) = completion(&mut p)?;
         if is("commit") {
-            Native::Commit { release }
+            Native::Commit { chain, release }
         } else {
-            Native::Rollback { release }
+            Native::Rollback { chain, release }
         }
     } else if is("set") {
         match set_native(&mut p)? {
@@ -286,20 +290,26 @@ pub fn parse_native(src: &str, toks: &[Token]) -> R<Option<Native>> {
     Ok(Some(n))
 }
 
-fn completion(p: &mut P) -> R<bool> {
+fn completion(p: &mut P) -> R<(Option<bool>, Option<bool>)> {
     p.kw("work");
+    let mut chain = None;
     if p.kw("and") {
-        p.kw("no");
+        let no = p.kw("no");
         p.expect_kw("chain")?;
+        chain = Some(!no);
     }
-    let mut release = false;
+    let mut release = None;
     if p.kw("no") {
         p.expect_kw("release")?;
+        release = Some(false);
     } else if p.kw("release") {
-        release = true;
+        release = Some(true);
+    }
+    if chain == Some(true) && release == Some(true) {
+        return Err(p.err());
     }
     p.end()?;
-    Ok(release)
+    Ok((chain, release))
 }
 
 fn start_transaction(p: &mut P) -> R<Native> {
@@ -638,7 +648,17 @@ mod tests {
         assert_eq!(native("rollback to savepoint a"), None);
         assert_eq!(
             native("commit work"),
-            Some(Native::Commit { release: false })
+            Some(Native::Commit {
+                chain: None,
+                release: None
+            })
+        );
+        assert_eq!(
+            native("rollback and no chain release"),
+            Some(Native::Rollback {
+                chain: Some(false),
+                release: Some(true)
+            })
         );
         assert_eq!(
             native("set global transaction isolation level read committed"),

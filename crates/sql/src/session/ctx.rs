@@ -72,6 +72,10 @@ pub struct SessionCtx {
     pub in_transaction: bool,
     /// Start time of the current statement (`NOW()` is constant within it).
     pub stmt_time: DateTime,
+    /// `SET timestamp = t`: the time statements see instead of the clock.
+    pub fixed_time: Option<DateTime>,
+    /// `SET insert_id = n`: the first AUTO_INCREMENT value of the next INSERT.
+    pub insert_id: Option<u64>,
     pub rand_state: u64,
 }
 
@@ -103,10 +107,19 @@ impl SessionCtx {
             found_rows: 0,
             in_transaction: false,
             stmt_time: DateTime::default(),
+            fixed_time: None,
+            insert_id: None,
             rand_state: conn_id.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x5DEE_CE66,
         };
+        cx.vars.insert("pseudo_thread_id", Value::UInt(conn_id));
         cx.refresh_derived();
         cx
+    }
+
+    /// The time a statement starting now sees: the clock, or `SET timestamp`.
+    pub fn clock(&self) -> DateTime {
+        self.fixed_time
+            .unwrap_or_else(super::super::value::temporal::now)
     }
 
     /// Recomputes the cached flags after a session variable changed.
@@ -206,7 +219,7 @@ impl SessionCtx {
             "last_insert_id" | "identity" => Value::UInt(self.last_insert_id),
             "in_transaction" => Value::UInt(self.in_transaction as u64),
             "timestamp" => {
-                let t = super::super::value::temporal::now();
+                let t = self.clock();
                 Value::Double(t.unix_seconds() as f64 + t.micro as f64 / 1e6)
             }
             _ => Value::Null,

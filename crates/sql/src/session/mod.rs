@@ -9,10 +9,12 @@
 //! 4. runs inside the session's transaction under a savepoint (see [`txn`]).
 
 pub mod ctx;
+mod locks;
 mod prepared;
 mod run;
 mod stmt;
 mod txn;
+mod varpolicy;
 mod vars;
 
 use crate::engine::Engine;
@@ -57,6 +59,11 @@ pub struct Session {
     /// Exact statement texts seen recently with their plan and literal values: a
     /// repeated identical text skips even the literal-stripping scan.
     memo: HashMap<String, Memo, crate::plan::cache::Fx>,
+    /// LOCK TABLES / FLUSH TABLES WITH READ LOCK held by this session.
+    locks: locks::SessionLocks,
+    /// COMMIT / ROLLBACK ... RELEASE: the server closes the connection after the
+    /// statement's response.
+    close_requested: bool,
 }
 
 /// A memoized statement text (see [`Session`]'s `memo`).
@@ -88,6 +95,8 @@ impl Session {
             raw: String::new(),
             scope_cache: (None, None, false, String::new()),
             memo: HashMap::default(),
+            locks: Default::default(),
+            close_requested: false,
         }
     }
 
@@ -206,8 +215,15 @@ impl Session {
     /// drops prepared statements and user variables.
     pub fn reset(&mut self) {
         self.rollback_quietly();
+        self.release_all_locks();
         let engine = self.cx.engine.clone();
         self.cx.vars = engine.globals.session_defaults(&engine.config);
+        self.cx.vars.insert(
+            "pseudo_thread_id",
+            basalt_common::Value::UInt(self.cx.conn_id),
+        );
+        self.cx.fixed_time = None;
+        self.cx.insert_id = None;
         self.cx.refresh_derived();
         self.memo.clear();
         self.cx.user_vars.clear();
@@ -221,6 +237,7 @@ impl Session {
     /// The connection is gone: rolls back the open transaction.
     pub fn close(&mut self) {
         self.rollback_quietly();
+        self.release_all_locks();
         self.prepared.clear();
     }
 
@@ -264,6 +281,34 @@ impl Session {
         self.cx.conn_id
     }
 
+    /// True once a COMMIT / ROLLBACK ... RELEASE asked for the connection to end
+    /// (after its response is sent).
+    pub fn close_requested(&self) -> bool {
+        self.close_requested
+    }
+
+    /// Writes a command to the general query log, when it is on and the session
+    /// did not turn it off (`sql_log_off`).
+    pub fn log_command(&self, command: &str, argument: &str) {
+        let log = &self.cx.engine.general_log;
+        if log.enabled() && !self.cx.var_bool("sql_log_off") {
+            log.write(self.cx.conn_id, command, argument);
+        }
+    }
+
+    /// Seconds the connection may stay idle between commands (`wait_timeout`).
+    pub fn idle_timeout(&self) -> u64 {
+        self.cx.var_u64("wait_timeout")
+    }
+
+    /// A client that logged in with CLIENT_INTERACTIVE: its `wait_timeout` starts
+    /// as the global `interactive_timeout`, as in MariaDB.
+    pub fn set_interactive(&mut self) {
+        if let Some(v) = self.cx.engine.globals.get("interactive_timeout") {
+            self.cx.vars.insert("wait_timeout", v);
+        }
+    }
+
     /// Plans the statement an EXPLAIN describes.
     pub(crate) fn plan_for_explain(
         &mut self,
@@ -289,5 +334,6 @@ impl Session {
 impl Drop for Session {
     fn drop(&mut self) {
         self.rollback_quietly();
+        self.release_all_locks();
     }
 }

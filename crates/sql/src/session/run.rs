@@ -35,7 +35,7 @@ impl Session {
         if !keeps_diagnostics {
             self.cx.clear_warnings();
         }
-        self.cx.stmt_time = crate::value::temporal::now();
+        self.cx.stmt_time = self.cx.clock();
         let r = match front {
             Ok(Front::Native(n)) => self.native(n),
             Ok(Front::Cached(s)) => self.cached(s),
@@ -43,8 +43,12 @@ impl Session {
             Ok(Front::Parse(t)) => self.parse_run(&t),
             Err(e) => Err(e),
         };
-        if let Err(e) = &r {
-            self.cx.warn(Level::Error, e.code, e.message.clone());
+        let mut r = r;
+        match &mut r {
+            Err(e) => self.cx.warn(Level::Error, e.code, e.message.clone()),
+            // Notes and warnings of DDL, SET, DROP ... IF EXISTS reach the client.
+            Ok(QueryResult::Ok { warnings, .. }) => *warnings = self.warning_count(),
+            Ok(_) => {}
         }
         r
     }
@@ -59,7 +63,7 @@ impl Session {
             _ => return None,
         };
         self.cx.clear_warnings();
-        self.cx.stmt_time = crate::value::temporal::now();
+        self.cx.stmt_time = self.cx.clock();
         let r = self.run_plan(&plan, &params);
         if let Err(e) = &r {
             self.cx.warn(Level::Error, e.code, e.message.clone());
@@ -137,14 +141,8 @@ impl Session {
                 self.begin(read_only, consistent_snapshot)?;
                 Ok(QueryResult::ok(0))
             }
-            Native::Commit { .. } => {
-                self.commit()?;
-                Ok(QueryResult::ok(0))
-            }
-            Native::Rollback { .. } => {
-                self.rollback()?;
-                Ok(QueryResult::ok(0))
-            }
+            Native::Commit { chain, release } => self.end_transaction(true, chain, release),
+            Native::Rollback { chain, release } => self.end_transaction(false, chain, release),
             Native::SetTransaction {
                 scope,
                 isolation,
@@ -335,8 +333,15 @@ impl Session {
         Ok((Some(plan), b.param_in_projection))
     }
 
-    /// Runs a plan with parameter values.
+    /// Runs a plan with parameter values, after the table-lock checks.
     pub(super) fn run_plan(&mut self, plan: &Plan, params: &[Value]) -> R<QueryResult> {
+        let entered = self.enter_plan(plan)?;
+        let r = self.run_plan_unlocked(plan, params);
+        self.leave(entered);
+        r
+    }
+
+    fn run_plan_unlocked(&mut self, plan: &Plan, params: &[Value]) -> R<QueryResult> {
         match plan {
             Plan::Select(p) => {
                 if p.levels.iter().any(|l| l.explain.access_type == "ALL") {

@@ -29,6 +29,18 @@ fn ok(n: u64) -> R<QueryResult> {
 impl Session {
     pub(super) fn utility(&mut self, stmt: Statement, text: &str) -> R<QueryResult> {
         self.cx.row_count = 0;
+        let entered = match self.ddl_targets(&stmt) {
+            Some(tables) => Some(self.enter_ddl(&tables)?),
+            None => None,
+        };
+        let r = self.utility_unlocked(stmt, text);
+        if let Some(e) = entered {
+            self.leave(e);
+        }
+        r
+    }
+
+    fn utility_unlocked(&mut self, stmt: Statement, text: &str) -> R<QueryResult> {
         let storage = self.cx.engine.storage.clone();
         match stmt {
             Statement::CreateDatabase {
@@ -45,12 +57,22 @@ impl Session {
                 ok(n)
             }
             Statement::Drop {
+                object_type: ObjectType::Table,
+                if_exists,
+                names,
+                temporary: true,
+                ..
+            } => self.drop_temporary(if_exists, &names),
+            Statement::Drop {
                 object_type,
                 if_exists,
                 names,
                 table,
                 ..
             } => self.drop(object_type, if_exists, &names, table.as_ref()),
+            Statement::CreateTable(ct) if ct.temporary => {
+                Err(MySqlError::not_supported("CREATE TEMPORARY TABLE"))
+            }
             Statement::CreateTable(ct) => {
                 self.implicit_commit()?;
                 if let Some(q) = &ct.query {
@@ -134,14 +156,40 @@ impl Session {
             }
             Statement::ExplainTable { table_name, .. } => crate::show::describe(self, &table_name),
             Statement::Explain { statement, .. } => crate::show::explain(self, &statement, text),
-            Statement::Flush { .. } | Statement::UnlockTables => ok(0),
-            Statement::LockTables { .. } => {
-                self.implicit_commit()?;
+            Statement::Flush {
+                object_type,
+                read_lock,
+                export,
+                tables,
+                ..
+            } => self.flush(&object_type, read_lock, export, &tables),
+            Statement::UnlockTables => {
+                self.release_all_locks();
                 ok(0)
             }
+            Statement::LockTables { tables } => self.lock_tables(&tables),
             Statement::Analyze(a) => crate::show::analyze(self, a.table_name.as_ref()),
             other => Err(MySqlError::not_supported(&statement_kind(&other))),
         }
+    }
+
+    /// `DROP TEMPORARY TABLE`: there are no temporary tables (CREATE TEMPORARY
+    /// TABLE is refused), so each name is unknown (1051, a note with IF EXISTS);
+    /// a base table of the same name is never dropped.
+    fn drop_temporary(&mut self, if_exists: bool, names: &[ast::ObjectName]) -> R<QueryResult> {
+        let list = names
+            .iter()
+            .map(|n| qualified(n, &self.cx).map(|(d, t)| format!("{d}.{t}")))
+            .collect::<R<Vec<_>>>()?;
+        let text = list.join(",");
+        if !if_exists {
+            return Err(MySqlError::bad_table(&text));
+        }
+        self.cx.note(
+            basalt_common::error::code::ER_BAD_TABLE_ERROR,
+            format!("Unknown table '{text}'"),
+        );
+        ok(0)
     }
 
     fn drop(

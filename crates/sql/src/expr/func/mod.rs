@@ -440,7 +440,7 @@ fn eval_values(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
         Database => Ok(ctx.cx.db.as_deref().map_or(Value::Null, Value::str)),
         User => Ok(Value::str(&format!("{}@{}", ctx.cx.user, ctx.cx.host))),
         CurrentUser => Ok(Value::str(&format!("{}@%", ctx.cx.user))),
-        ConnectionId => Ok(Value::UInt(ctx.cx.conn_id)),
+        ConnectionId => Ok(Value::UInt(ctx.cx.var_u64("pseudo_thread_id"))),
         Version => Ok(Value::str(&ctx.cx.engine.config.version)),
         LastInsertId => {
             if let Some(v) = vals.first() {

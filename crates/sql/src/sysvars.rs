@@ -425,6 +425,8 @@ pub struct ModeFlags {
     pub no_zero_date: bool,
     pub only_full_group_by: bool,
     pub pad_char_to_full_length: bool,
+    pub real_as_float: bool,
+    pub no_dir_in_create: bool,
 }
 
 impl ModeFlags {
@@ -441,6 +443,8 @@ impl ModeFlags {
             no_zero_date: has("NO_ZERO_DATE"),
             only_full_group_by: has("ONLY_FULL_GROUP_BY"),
             pad_char_to_full_length: has("PAD_CHAR_TO_FULL_LENGTH"),
+            real_as_float: has("REAL_AS_FLOAT"),
+            no_dir_in_create: has("NO_DIR_IN_CREATE"),
         }
     }
 }

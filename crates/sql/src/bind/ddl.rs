@@ -64,7 +64,7 @@ pub fn create_table_def(
         {
             return Err(MySqlError::dup_fieldname(&c.name.value));
         }
-        let (col, keys) = column_def(c, table_coll)?;
+        let (col, keys) = column_def(c, table_coll, cx.mode.real_as_float)?;
         let ci = columns.len();
         columns.push(col);
         for kind in keys {
@@ -181,6 +181,16 @@ fn table_options(
     if let Some(c) = comment {
         out.comment = comment_text(c);
     }
+    let explicit = table_options_list(opts).iter().any(|o| match o {
+        ast::SqlOption::NamedParenthesizedList(n) => n.key.value.eq_ignore_ascii_case("engine"),
+        ast::SqlOption::KeyValue { key, .. } => super::object_parts(key)
+            .join(" ")
+            .eq_ignore_ascii_case("engine"),
+        _ => false,
+    });
+    if !explicit {
+        out.engine = engine_kind(&cx.var_text("default_storage_engine"), table, cx)?;
+    }
     let list = match opts {
         ast::CreateTableOptions::None => return Ok(out),
         ast::CreateTableOptions::Plain(l)
@@ -226,6 +236,16 @@ fn table_options(
     Ok(out)
 }
 
+fn table_options_list(opts: &ast::CreateTableOptions) -> &[ast::SqlOption] {
+    match opts {
+        ast::CreateTableOptions::None => &[],
+        ast::CreateTableOptions::Plain(l)
+        | ast::CreateTableOptions::With(l)
+        | ast::CreateTableOptions::Options(l)
+        | ast::CreateTableOptions::TableProperties(l) => l,
+    }
+}
+
 fn comment_text(c: &ast::CommentDef) -> String {
     match c {
         ast::CommentDef::WithEq(s) | ast::CommentDef::WithoutEq(s) => s.clone(),
@@ -245,14 +265,21 @@ fn option_text(e: &ast::Expr) -> String {
 }
 
 /// Maps an ENGINE= name. Engines MariaDB has but Basalt does not (MyISAM, Aria)
-/// become the transactional engine; unknown names fail with 1286.
-/// Maps an ENGINE= name. Engines MariaDB has but Basalt does not (MyISAM, Aria)
-/// become the transactional engine. An unknown name fails with 1286 under
-/// NO_ENGINE_SUBSTITUTION; otherwise it is replaced by the default engine with
-/// MariaDB's two warnings.
+/// become the transactional engine, with MariaDB's substitution warning 1266 (the
+/// table is transactional, unlike MyISAM's). An unknown name fails with 1286
+/// under NO_ENGINE_SUBSTITUTION; otherwise it is replaced by the default engine
+/// with MariaDB's two warnings.
 pub fn engine_kind(name: &str, table: &str, cx: &mut SessionCtx) -> R<EngineKind> {
     match name.to_ascii_lowercase().as_str() {
-        "innodb" | "basalt" | "myisam" | "aria" | "xtradb" => Ok(EngineKind::Basalt),
+        "innodb" | "basalt" | "xtradb" => Ok(EngineKind::Basalt),
+        "myisam" | "aria" => {
+            cx.warn(
+                crate::session::ctx::Level::Warning,
+                1266,
+                format!("Using storage engine InnoDB for table '{table}'"),
+            );
+            Ok(EngineKind::Basalt)
+        }
         "memory" | "heap" => Ok(EngineKind::Memory),
         _ if cx.mode.no_engine_substitution => Err(MySqlError::unknown_storage_engine(name)),
         _ => {
@@ -268,7 +295,11 @@ pub fn engine_kind(name: &str, table: &str, cx: &mut SessionCtx) -> R<EngineKind
     }
 }
 
-fn column_def(c: &ast::ColumnDef, table_coll: Collation) -> R<(ColumnDef, Vec<IndexKind>)> {
+fn column_def(
+    c: &ast::ColumnDef,
+    table_coll: Collation,
+    real_as_float: bool,
+) -> R<(ColumnDef, Vec<IndexKind>)> {
     let name = c.name.value.clone();
     if name.chars().count() > 64 {
         return Err(MySqlError::too_long_ident(&name));
@@ -295,7 +326,11 @@ fn column_def(c: &ast::ColumnDef, table_coll: Collation) -> R<(ColumnDef, Vec<In
     let coll = collation
         .or(charset.map(Charset::default_collation))
         .unwrap_or(table_coll);
-    let data_type = data_type(&c.data_type, coll, &name)?;
+    let data_type = match &c.data_type {
+        // REAL_AS_FLOAT: REAL is FLOAT, not DOUBLE.
+        D::Real if real_as_float => DataType::Float,
+        other => data_type(other, coll, &name)?,
+    };
     let mut col = ColumnDef::new(name, data_type);
     let mut keys = Vec::new();
     let mut explicit_null = false;

@@ -76,6 +76,16 @@ pub fn table_option(
         "KEY_BLOCK_SIZE" if upper == "0" || upper == "DEFAULT" => return Ok(()),
         "KEY_BLOCK_SIZE" => return Err(MySqlError::not_supported("KEY_BLOCK_SIZE")),
         "CONNECTION" | "INSERT_METHOD" => return Ok(()),
+        "DATA DIRECTORY" | "INDEX DIRECTORY" if cx.mode.no_dir_in_create => {
+            // NO_DIR_IN_CREATE: ignored, with MariaDB's warning.
+            let what = key.split(' ').next().unwrap_or(key);
+            cx.warn(
+                Level::Warning,
+                1618,
+                format!("<{what} DIRECTORY> option ignored"),
+            );
+            return Ok(());
+        }
         "DATA DIRECTORY" => return Err(MySqlError::not_supported("DATA DIRECTORY")),
         "INDEX DIRECTORY" => {
             return Err(wrong_create_options(

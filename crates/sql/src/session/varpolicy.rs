@@ -29,7 +29,6 @@ const DEFAULT_ONLY: &[(&str, &[&str])] = &[
     ("lc_messages", &[]),
     ("lc_time_names", &[]),
     ("local_infile", &[]),
-    ("lock_wait_timeout", &[]),
     ("log_warnings", &[]),
     ("long_query_time", &[]),
     ("max_heap_table_size", &[]),
@@ -68,8 +67,42 @@ const DEFAULT_ONLY: &[(&str, &[&str])] = &[
     ("transaction_alloc_block_size", &[]),
 ];
 
+/// SQL modes Basalt does not carry out (every other mode does what MariaDB
+/// documents, or has no effect here either: NO_AUTO_CREATE_USER without GRANT,
+/// NO_ZERO_IN_DATE where such dates are always refused, IGNORE_SPACE where a
+/// space after a function name is always allowed, STRICT_ALL_TABLES where every
+/// table is transactional).
+const UNSUPPORTED_MODES: &[&str] = &[
+    "ANSI_QUOTES",
+    "IGNORE_BAD_TABLE_OPTIONS",
+    "NO_UNSIGNED_SUBTRACTION",
+    "POSTGRESQL",
+    "ORACLE",
+    "MSSQL",
+    "DB2",
+    "MAXDB",
+    "NO_KEY_OPTIONS",
+    "NO_TABLE_OPTIONS",
+    "NO_FIELD_OPTIONS",
+    "MYSQL323",
+    "MYSQL40",
+    "ALLOW_INVALID_DATES",
+    "HIGH_NOT_PRECEDENCE",
+    "PAD_CHAR_TO_FULL_LENGTH",
+    "EMPTY_STRING_IS_NULL",
+    "SIMULTANEOUS_ASSIGNMENT",
+    "TIME_ROUND_FRACTIONAL",
+];
+
 /// 1235 unless `v` (already validated) is a value Basalt carries out for `def`.
 pub fn check(def: &VarDef, v: &Value, default: &Value) -> Result<(), MySqlError> {
+    if def.name == "sql_mode" {
+        let text = v.display_lossy();
+        return match text.split(',').find(|m| UNSUPPORTED_MODES.contains(m)) {
+            Some(m) => Err(MySqlError::not_supported(&format!("sql_mode={m}"))),
+            None => Ok(()),
+        };
+    }
     let Some((_, extra)) = DEFAULT_ONLY.iter().find(|(n, _)| *n == def.name) else {
         return Ok(());
     };

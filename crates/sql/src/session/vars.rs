@@ -107,6 +107,10 @@ impl Session {
         }
         let v = sysvars::validate(def, v)?;
         super::varpolicy::check(def, &v, &def.initial(&self.cx.engine.config))?;
+        let v = match def.name {
+            "default_storage_engine" | "storage_engine" => storage_engine(&v)?,
+            _ => v,
+        };
         if def.name == "insert_id" {
             let n = unsigned(&v);
             self.cx.insert_id = (n > 0).then_some(n);
@@ -298,6 +302,20 @@ fn log_output(v: &Value) -> R<Value> {
         "FILE"
     } else {
         "NONE"
+    };
+    Ok(Value::str(canonical))
+}
+
+/// A `default_storage_engine` value under its canonical name (1286 for an engine
+/// MariaDB does not know).
+fn storage_engine(v: &Value) -> R<Value> {
+    let name = v.display_lossy();
+    let canonical = match name.to_ascii_lowercase().as_str() {
+        "innodb" => "InnoDB",
+        "memory" | "heap" => "MEMORY",
+        "myisam" => "MyISAM",
+        "aria" => "Aria",
+        _ => return Err(MySqlError::unknown_storage_engine(&name)),
     };
     Ok(Value::str(canonical))
 }

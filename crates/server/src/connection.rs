@@ -10,11 +10,12 @@ use crate::registry::ConnState;
 use crate::statements::Statements;
 use crate::Server;
 use basalt_common::MySqlError;
+use basalt_protocol::StateChange;
 use basalt_protocol::{
     capability, com, parse_command, server_handshake, status, Account, AccountStore, AuthPlugin,
     Command, ConnInfo, OkPacket, PacketConn, ProtoError, Response, ResultSet, RowFormat,
 };
-use basalt_sql::{QueryResult, Session};
+use basalt_sql::{QueryResult, Session, Tracked};
 use std::net::TcpStream;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -43,6 +44,14 @@ pub(crate) fn max_allowed_packet(server: &Server) -> usize {
     }
 }
 
+/// `max_connections` now (SET GLOBAL changes it for the next connections).
+fn max_connections(server: &Server) -> usize {
+    match server.engine.global_variable("max_connections") {
+        Some(basalt_common::Value::UInt(n)) => n as usize,
+        _ => server.config.max_connections as usize,
+    }
+}
+
 /// Serves one client until it quits, is killed, or breaks the protocol.
 pub fn serve(server: &Arc<Server>, stream: TcpStream) {
     let _ = stream.set_nodelay(true);
@@ -54,7 +63,7 @@ pub fn serve(server: &Arc<Server>, stream: TcpStream) {
     let state = ConnState::new(id, host.clone(), stream.try_clone().ok());
     let mut conn = PacketConn::new(Blocking(stream));
     conn.set_max_allowed_packet(max_allowed_packet(server));
-    if server.registry.count() >= server.config.max_connections as usize {
+    if server.registry.count() >= max_connections(server) {
         conn.write_err(&MySqlError::too_many_connections());
         let _ = blocking::run(conn.flush());
         return;
@@ -246,7 +255,8 @@ fn dispatch(
             state.set_command("Query", Some(&text));
             session.log_command("Query", &text);
             let results = session.execute(&text);
-            write_results(conn, session, &results);
+            let tracked = session.take_tracked();
+            write_results_tracked(conn, session, &results, &tracked);
             update_db(state, session);
             if session.close_requested() {
                 let _ = blocking::run(conn.flush());
@@ -257,7 +267,10 @@ fn dispatch(
             state.set_command("Init DB", None);
             session.log_command("Init DB", &String::from_utf8_lossy(db));
             match session.use_database(&String::from_utf8_lossy(db)) {
-                Ok(()) => write_ok(conn, session, 0, 0, ""),
+                Ok(()) => {
+                    let tracked = session.take_tracked();
+                    write_results_tracked(conn, session, &[Ok(QueryResult::ok_packet())], &tracked);
+                }
                 Err(e) => conn.write_err(&e),
             }
             update_db(state, session);
@@ -344,17 +357,33 @@ pub(crate) fn write_ok(
     });
 }
 
-/// Writes the results of one COM_QUERY (several with multi-statements).
-pub(crate) fn write_results(
+/// The protocol's form of a tracked session change.
+fn state_change(t: &Tracked) -> StateChange<'_> {
+    match t {
+        Tracked::Schema(db) => StateChange::Schema(db),
+        Tracked::Variable { name, value } => StateChange::SystemVariable { name, value },
+        Tracked::StateChanged => StateChange::StateChanged,
+    }
+}
+
+/// Writes the results of one COM_QUERY (several with multi-statements), with the
+/// session state changes (CLIENT_SESSION_TRACK) on the last OK packet.
+fn write_results_tracked(
     conn: &mut Conn,
     session: &Session,
     results: &[Result<QueryResult, MySqlError>],
+    tracked: &[Tracked],
 ) {
+    let changes: Vec<StateChange<'_>> = tracked.iter().map(state_change).collect();
+    let last_ok = results
+        .iter()
+        .rposition(|r| matches!(r, Ok(QueryResult::Ok { .. })));
     let status = session.status_flags();
     let warnings = session.warning_count();
     let responses: Vec<Response<'_>> = results
         .iter()
-        .map(|r| match r {
+        .enumerate()
+        .map(|(i, r)| match r {
             Ok(QueryResult::Rows { columns, rows }) => Response::ResultSet(ResultSet {
                 columns,
                 rows,
@@ -372,7 +401,7 @@ pub(crate) fn write_results(
                 status,
                 warnings: *warnings,
                 info,
-                ..OkPacket::with_status(0)
+                state_changes: if Some(i) == last_ok { &changes } else { &[] },
             }),
             Err(e) => Response::Err(e),
         })

@@ -69,7 +69,7 @@ mod value;
 
 pub use engine::{Engine, GlobalConfig, ProcessInfo, ServerHooks};
 pub use result::{PreparedInfo, QueryResult};
-pub use session::Session;
+pub use session::{Session, Tracked};
 
 /// `SERVER_STATUS_*` bits of OK and EOF packets, as MySQL defines them.
 pub mod status {

@@ -24,6 +24,11 @@ pub enum QueryResult {
 }
 
 impl QueryResult {
+    /// A plain OK (no rows affected), for the server's own commands.
+    pub fn ok_packet() -> Self {
+        Self::ok(0)
+    }
+
     pub(crate) fn ok(affected_rows: u64) -> Self {
         QueryResult::Ok {
             affected_rows,

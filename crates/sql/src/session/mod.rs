@@ -13,6 +13,7 @@ mod locks;
 mod prepared;
 mod run;
 mod stmt;
+mod track;
 mod txn;
 mod varpolicy;
 mod vars;
@@ -26,6 +27,7 @@ use prepared::Prepared;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+pub use track::Tracked;
 
 /// Characteristics set by `SET TRANSACTION` for the next transaction only.
 #[derive(Clone, Copy, Debug, Default)]
@@ -64,6 +66,8 @@ pub struct Session {
     /// COMMIT / ROLLBACK ... RELEASE: the server closes the connection after the
     /// statement's response.
     close_requested: bool,
+    /// Session state changes for the next OK packet (see [`track`]).
+    tracked: Vec<track::Tracked>,
 }
 
 /// A memoized statement text (see [`Session`]'s `memo`).
@@ -97,6 +101,7 @@ impl Session {
             memo: HashMap::default(),
             locks: Default::default(),
             close_requested: false,
+            tracked: Vec::new(),
         }
     }
 
@@ -153,12 +158,14 @@ impl Session {
     pub fn use_database(&mut self, db: &str) -> Result<(), MySqlError> {
         if crate::infoschema::is_schema(db) {
             self.cx.db = Some(crate::infoschema::SCHEMA.to_string());
+            self.track_schema(crate::infoschema::SCHEMA);
             return Ok(());
         }
         if !self.cx.engine.storage.database_exists(db) {
             return Err(MySqlError::bad_db(db));
         }
         self.cx.db = Some(db.to_string());
+        self.track_schema(db);
         if let Some(c) = self.cx.engine.storage.database_collation(db) {
             self.cx
                 .vars

@@ -10,7 +10,9 @@ use sqlparser::ast::{self, ObjectType, Statement};
 
 type R<T> = Result<T, MySqlError>;
 
-fn db_collation(charset: Option<&str>, collation: Option<&str>) -> R<Collation> {
+/// The collation of a new database: the one named, the named character set's
+/// default, or the session's `collation_server`.
+fn db_collation(charset: Option<&str>, collation: Option<&str>, server: &str) -> R<Collation> {
     if let Some(c) = collation {
         return Collation::from_name(c).ok_or_else(|| MySqlError::unknown_collation(c));
     }
@@ -19,7 +21,7 @@ fn db_collation(charset: Option<&str>, collation: Option<&str>) -> R<Collation> 
             .map(Charset::default_collation)
             .ok_or_else(|| MySqlError::unknown_character_set(cs));
     }
-    Ok(Collation::Utf8mb4GeneralCi)
+    Ok(Collation::from_name(server).unwrap_or(Collation::Utf8mb4GeneralCi))
 }
 
 fn ok(n: u64) -> R<QueryResult> {
@@ -52,7 +54,12 @@ impl Session {
             } => {
                 self.implicit_commit()?;
                 let name = crate::bind::object_parts(&db_name).join(".");
-                let coll = db_collation(default_charset.as_deref(), default_collation.as_deref())?;
+                let server = self.cx.var_text("collation_server");
+                let coll = db_collation(
+                    default_charset.as_deref(),
+                    default_collation.as_deref(),
+                    &server,
+                )?;
                 let n = ddl::create_database(&storage, &mut self.cx, &name, if_not_exists, coll)?;
                 ok(n)
             }

@@ -133,6 +133,7 @@ impl Session {
         self.memo.clear();
         self.sync_charsets(def.name, &v);
         self.cx.refresh_derived();
+        self.track_variable(def.name);
         Ok(())
     }
 
@@ -210,6 +211,21 @@ impl Session {
                         .insert("character_set_server", Value::str(c.charset().name()));
                 }
             }
+            "character_set_database" => {
+                if let Some(cs) = Charset::from_name(&text) {
+                    self.cx.vars.insert(
+                        "collation_database",
+                        Value::str(cs.default_collation().name()),
+                    );
+                }
+            }
+            "collation_database" => {
+                if let Some(c) = Collation::from_name(&text) {
+                    self.cx
+                        .vars
+                        .insert("character_set_database", Value::str(c.charset().name()));
+                }
+            }
             _ => {}
         }
     }
@@ -253,6 +269,14 @@ impl Session {
             .vars
             .insert("collation_connection", Value::str(coll.name()));
         self.cx.refresh_derived();
+        for name in [
+            "character_set_client",
+            "character_set_connection",
+            "character_set_results",
+            "collation_connection",
+        ] {
+            self.track_variable(name);
+        }
         Ok(QueryResult::ok(0))
     }
 

@@ -204,7 +204,7 @@ fn show_create_database(session: &mut Session, name: &str) -> R<QueryResult> {
 }
 
 /// A variable's value as SHOW VARIABLES prints it.
-fn var_text(kind: Kind, v: &Value) -> String {
+pub(crate) fn var_text(kind: Kind, v: &Value) -> String {
     match (kind, v) {
         (_, Value::Null) => String::new(),
         (Kind::Bool, Value::Int(i)) => if *i != 0 { "ON" } else { "OFF" }.into(),

@@ -620,4 +620,12 @@ fn sql_modes_do_what_they_say_or_are_refused() {
         assert!(msg.contains("sql_mode="), "{msg}");
     }
     assert_eq!(code(&mut c, "set sql_mode = 'NO_SUCH_MODE'"), 1231);
+    // `||` is OR (with OR's precedence) unless PIPES_AS_CONCAT is on.
+    ok(&mut c, "set sql_mode = default");
+    assert_eq!(one(&mut c, "select 0 = 1 || 1"), "1");
+    ok(&mut c, "set sql_mode = 'PIPES_AS_CONCAT'");
+    assert_eq!(one(&mut c, "select 'a' || 'b'"), "ab");
+    ok(&mut c, "set sql_mode = default");
+    ok(&mut c, "create index ij on g (j) comment 'on j'");
+    assert!(show_create(&mut c, "g").contains("KEY `ij` (`j`) COMMENT 'on j'"));
 }

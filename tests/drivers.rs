@@ -182,7 +182,10 @@ fn rust_mysql_sync() {
         .expect("q")
         .expect("row");
     assert_eq!(v, None, "user variable survived the reset");
-    assert!(!mode.contains("ONLY_FULL_GROUP_BY"), "sql_mode survived: {mode}");
+    assert!(
+        !mode.contains("ONLY_FULL_GROUP_BY"),
+        "sql_mode survived: {mode}"
+    );
     assert_eq!(ac, 1, "autocommit survived the reset");
     // COM_RESET_CONNECTION keeps the current database, like MySQL.
     assert_eq!(db.as_deref(), Some("drv_mysql"));

@@ -139,6 +139,11 @@ pub fn index_options(tc: &TableConstraint) -> R<String> {
         TableConstraint::PrimaryKey(p) => &p.index_options,
         _ => &[],
     };
+    Ok(index_comment(opts))
+}
+
+/// The COMMENT among index options (the last one wins, as in MariaDB).
+pub fn index_comment(opts: &[IndexOption]) -> String {
     let mut comment = String::new();
     for o in opts {
         match o {
@@ -146,7 +151,7 @@ pub fn index_options(tc: &TableConstraint) -> R<String> {
             IndexOption::Using(_) => {}
         }
     }
-    Ok(comment)
+    comment
 }
 
 /// The text `SHOW CREATE TABLE` appends for the recorded options.

@@ -39,7 +39,7 @@ impl BulkInsert<'_> {
     /// when the one-row plan cannot be repeated, so its tokens are not kept).
     pub fn original(&self) -> String {
         let lexed = lexer::lex(self.text);
-        apply(self.text, &rewrites(self.text, &lexed.tokens))
+        apply(self.text, &rewrites(self.text, &lexed.tokens, true))
     }
 }
 
@@ -116,7 +116,7 @@ fn stripped(text: &str, backslash: bool) -> Option<Stripped<'_>> {
     strip(
         text,
         &lexed.tokens,
-        rewrites(text, &lexed.tokens),
+        rewrites(text, &lexed.tokens, true),
         backslash,
     )
 }

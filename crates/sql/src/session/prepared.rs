@@ -92,12 +92,14 @@ impl Session {
         values: Option<&[Value]>,
     ) -> R<(Option<Arc<Plan>>, Vec<ColumnMeta>, bool)> {
         self.raw = text.to_string();
-        let rewritten = match crate::front::analyze(text, !self.cx.mode.no_backslash_escapes)? {
-            Front::Native(_) => return Ok((None, Vec::new(), false)),
-            Front::Cached(s) => s.original(),
-            Front::Bulk(b) => b.original(),
-            Front::Parse(t) => t,
-        };
+        let mode = self.cx.mode;
+        let rewritten =
+            match crate::front::analyze(text, !mode.no_backslash_escapes, mode.pipes_as_concat)? {
+                Front::Native(_) => return Ok((None, Vec::new(), false)),
+                Front::Cached(s) => s.original(),
+                Front::Bulk(b) => b.original(),
+                Front::Parse(t) => t,
+            };
         let stmt = crate::front::parse::parse_statement(&rewritten)?;
         match self.plan_statement_with(&stmt, &rewritten, true, values)? {
             (Some(plan), retype) => {

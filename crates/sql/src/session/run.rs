@@ -27,7 +27,8 @@ impl Session {
         }
         self.raw.clear();
         self.raw.push_str(text);
-        let front = crate::front::analyze(text, !self.cx.mode.no_backslash_escapes);
+        let mode = self.cx.mode;
+        let front = crate::front::analyze(text, !mode.no_backslash_escapes, mode.pipes_as_concat);
         let keeps_diagnostics = matches!(
             &front,
             Ok(Front::Native(Native::Show(Show::Warnings { .. })))

@@ -106,7 +106,8 @@ impl Session {
                     .name
                     .as_ref()
                     .map(|n| crate::bind::object_parts(n).join("."));
-                let idx = index_def(&table.def(), name, ci.unique, &ci.columns)?;
+                let mut idx = index_def(&table.def(), name, ci.unique, &ci.columns)?;
+                idx.comment = crate::bind::options::index_comment(&ci.index_options);
                 ddl::create_index(&storage, &db, &t, idx)?;
                 ok(0)
             }
@@ -376,7 +377,8 @@ impl Session {
                         ),
                         _ => return Err(MySqlError::not_supported("this ALTER TABLE operation")),
                     };
-                    let idx = index_def(&def, name, unique, cols)?;
+                    let mut idx = index_def(&def, name, unique, cols)?;
+                    idx.comment = crate::bind::options::index_options(constraint)?;
                     ddl::create_index(&storage, &db, &t, idx)?;
                 }
                 ast::AlterTableOperation::DropIndex { name } => {

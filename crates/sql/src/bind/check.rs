@@ -237,10 +237,25 @@ impl Binder<'_> {
     /// Binds the checks of a table being created, with MariaDB's refusals: unknown
     /// columns (1054 in 'CHECK'), subqueries (1970), functions the row does not
     /// determine (1901).
-    pub fn validate_checks(&mut self, db: &str, def: &Arc<TableDef>) -> R<()> {
-        let bound = self.bind_checks_of(db, def)?;
-        for (b, c) in bound.iter().zip(&def.checks) {
-            check_deterministic(&b.expr, &c.name)?;
+    /// On failure, also the condition MariaDB names in its follow-up 4027 (for a
+    /// condition that does not bind).
+    pub fn validate_checks(
+        &mut self,
+        db: &str,
+        def: &Arc<TableDef>,
+    ) -> Result<(), (MySqlError, Option<String>)> {
+        for c in &def.checks {
+            let one = Arc::new(TableDef {
+                checks: vec![c.clone()],
+                ..(**def).clone()
+            });
+            let bound = self.bind_checks_of(db, &one).map_err(|e| {
+                let follow = (e.code == 1054).then(|| c.expr.clone());
+                (e, follow)
+            })?;
+            for b in bound.iter() {
+                check_deterministic(&b.expr, &c.name).map_err(|e| (e, None))?;
+            }
         }
         Ok(())
     }

@@ -40,6 +40,11 @@ const RECORDED: &[&str] = &[
 /// 1005 as InnoDB reports a create option it rejects, after its warning 1478.
 fn wrong_create_options(cx: &mut SessionCtx, table: (&str, &str), warning: &str) -> MySqlError {
     cx.warn(Level::Warning, 1478, warning);
+    cx.trailing.push(crate::session::ctx::Warning {
+        level: Level::Warning,
+        code: 1030,
+        message: "Got error 140 \"Wrong create options\" from storage engine InnoDB".into(),
+    });
     MySqlError::new(
         1005,
         "HY000",

@@ -62,6 +62,10 @@ pub struct SessionCtx {
     pub warnings: Vec<Warning>,
     /// All diagnostics raised, including those beyond the cap.
     pub warning_total: usize,
+    /// Diagnostics MariaDB lists after a statement's error (a storage engine's
+    /// 1030 after 1005, 4027 after a CHECK that does not bind); added when the
+    /// statement fails.
+    pub trailing: Vec<Warning>,
     pub error_total: usize,
     /// `LAST_INSERT_ID()`: the first automatic id of the last INSERT that made one.
     pub last_insert_id: u64,
@@ -101,6 +105,7 @@ impl SessionCtx {
             user_vars: HashMap::new(),
             warnings: Vec::new(),
             warning_total: 0,
+            trailing: Vec::new(),
             error_total: 0,
             last_insert_id: 0,
             row_count: -1,

@@ -46,10 +46,15 @@ impl Session {
         };
         let mut r = r;
         match &mut r {
-            Err(e) => self.cx.warn(Level::Error, e.code, e.message.clone()),
+            Err(e) => {
+                self.cx.warn(Level::Error, e.code, e.message.clone());
+                for w in std::mem::take(&mut self.cx.trailing) {
+                    self.cx.warn(w.level, w.code, w.message);
+                }
+            }
             // Notes and warnings of DDL, SET, DROP ... IF EXISTS reach the client.
             Ok(QueryResult::Ok { warnings, .. }) => *warnings = self.warning_count(),
-            Ok(_) => {}
+            Ok(_) => self.cx.trailing.clear(),
         }
         r
     }

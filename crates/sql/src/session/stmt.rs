@@ -90,8 +90,18 @@ impl Session {
                     None => create_table_def(&storage, &ct, &mut self.cx)?,
                 };
                 let def = std::sync::Arc::new(def);
-                crate::bind::Binder::new(&storage, &self.cx, text, None)
-                    .validate_checks(&def.schema, &def)?;
+                let checked = crate::bind::Binder::new(&storage, &self.cx, text, None)
+                    .validate_checks(&def.schema, &def);
+                if let Err((e, follow)) = checked {
+                    if let Some(expr) = follow {
+                        self.cx.trailing.push(crate::session::ctx::Warning {
+                            level: crate::session::ctx::Level::Error,
+                            code: 4027,
+                            message: format!("Got an error evaluating stored expression {expr}"),
+                        });
+                    }
+                    return Err(e);
+                }
                 let def = std::sync::Arc::unwrap_or_clone(def);
                 ddl::create_table(&storage, &mut self.cx, def, ct.if_not_exists)?;
                 ok(0)

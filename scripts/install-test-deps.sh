@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# Installs, when missing, what the driver tests (tests/drivers.rs) need on a fresh
-# Debian machine: MariaDB Connector/J (and a JDK if java/javac are missing), PyMySQL
-# and MySQL Connector/Python, and node's mysql2 under tests/drivers/node.
+# Installs, when missing, what the driver tests (tests/drivers.rs, tests/returning.rs)
+# need on a fresh Debian machine: MariaDB Connector/J (and a JDK if java/javac are
+# missing), PyMySQL, MySQL Connector/Python, SQLAlchemy 2 and Django 5, and node's
+# mysql2 under tests/drivers/node; also Prometheus' mysqld_exporter
+# (tests/differential_join.rs).
 # Idempotent: when everything is present it only checks, and returns in a second or two.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 apt_need=()
 ls /usr/share/java/mariadb-java-client*.jar >/dev/null 2>&1 || apt_need+=(libmariadb-java)
+# The exporter's auto_increment collector (tests/differential_join.rs).
+command -v prometheus-mysqld-exporter >/dev/null 2>&1 || apt_need+=(prometheus-mysqld-exporter)
 if ! command -v java >/dev/null 2>&1 || ! command -v javac >/dev/null 2>&1; then
     apt_need+=(default-jdk-headless)
 fi
@@ -19,12 +23,19 @@ if [ ${#apt_need[@]} -gt 0 ]; then
 fi
 
 if command -v python3 >/dev/null 2>&1; then
-    if ! python3 -c 'import pymysql, mysql.connector' >/dev/null 2>&1; then
-        echo "install-test-deps: pip install pymysql mysql-connector-python"
+    py_need=()
+    python3 -c 'import pymysql' >/dev/null 2>&1 || py_need+=(pymysql)
+    python3 -c 'import mysql.connector' >/dev/null 2>&1 || py_need+=(mysql-connector-python)
+    python3 -c 'import sqlalchemy; assert sqlalchemy.__version__ >= "2"' >/dev/null 2>&1 ||
+        py_need+=('sqlalchemy>=2')
+    python3 -c 'import django; assert django.VERSION[0] == 5' >/dev/null 2>&1 ||
+        py_need+=('django>=5.2,<6')
+    if [ ${#py_need[@]} -gt 0 ]; then
+        echo "install-test-deps: pip install ${py_need[*]}"
         pip=(python3 -m pip install -q --disable-pip-version-check)
         # A Debian system Python refuses plain pip installs (PEP 668).
-        "${pip[@]}" pymysql mysql-connector-python ||
-            "${pip[@]}" --break-system-packages pymysql mysql-connector-python
+        "${pip[@]}" "${py_need[@]}" ||
+            "${pip[@]}" --break-system-packages "${py_need[@]}"
     fi
 else
     echo "install-test-deps: python3 missing; Python driver tests will skip" >&2

@@ -154,8 +154,21 @@ impl Decimal {
         self.mantissa == 0
     }
 
+    /// The nearest double (correctly rounded, as MariaDB's `decimal2double`, which
+    /// reads the decimal's digits with `strtod`).
     pub fn to_f64(&self) -> f64 {
-        self.mantissa as f64 / 10f64.powi(self.scale as i32)
+        // Both operands exact doubles: the one division rounds once.
+        const EXACT_POW10: [f64; 23] = [
+            1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+            1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+        ];
+        let m = self.mantissa;
+        if m.unsigned_abs() <= 1 << 53 {
+            if let Some(p) = EXACT_POW10.get(self.scale as usize) {
+                return m as f64 / p;
+            }
+        }
+        format!("{m}e-{}", self.scale).parse().unwrap_or(0.0)
     }
 
     /// Truncates toward zero; `None` if out of i64 range.
@@ -297,6 +310,22 @@ mod tests {
         assert_eq!(d("1.5e-2").to_string(), "0.015");
         assert!(Decimal::parse("abc").is_none());
         assert!(Decimal::parse("").is_none());
+    }
+
+    #[test]
+    fn to_f64_is_correctly_rounded() {
+        for text in [
+            "98.20363932880133",
+            "999999999999999.9",
+            "0.1",
+            "-123456789012345678901234567.891",
+            "0.000000000000000000000000000001",
+            "9007199254740993",
+            "12345678901234567890123456789012345678",
+        ] {
+            let want: f64 = text.parse().expect("float literal");
+            assert_eq!(d(text).to_f64(), want, "{text}");
+        }
     }
 
     #[test]

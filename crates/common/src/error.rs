@@ -126,6 +126,10 @@ pub mod code {
     pub const ER_OUT_OF_SORTMEMORY: u16 = 1038;
     pub const ER_TABLE_CORRUPT: u16 = 1877;
     pub const ER_IO_ERROR: u16 = 1030;
+    pub const ER_UPDATE_TABLE_USED: u16 = 1093;
+    pub const ER_STATEMENT_TIMEOUT: u16 = 1969;
+    pub const ER_SUBQUERIES_NOT_SUPPORTED: u16 = 1970;
+    pub const ER_SET_STATEMENT_NOT_SUPPORTED: u16 = 1971;
 }
 
 impl MySqlError {
@@ -696,6 +700,40 @@ impl MySqlError {
             code::ER_UNKNOWN_ERROR,
             "HY000",
             format!("Unknown error: {detail}"),
+        )
+    }
+    /// MariaDB's ER_STATEMENT_TIMEOUT: `max_statement_time` ended the statement.
+    pub fn statement_timeout() -> Self {
+        Self::new(
+            code::ER_STATEMENT_TIMEOUT,
+            "70100",
+            "Query execution was interrupted (max_statement_time exceeded)",
+        )
+    }
+    /// A value of `SET STATEMENT ... FOR` with a subquery.
+    pub fn subqueries_not_supported(what: &str) -> Self {
+        Self::new(
+            code::ER_SUBQUERIES_NOT_SUPPORTED,
+            "42000",
+            format!("{what} does not support subqueries or stored functions"),
+        )
+    }
+    /// A variable `SET STATEMENT` refuses (autocommit, character sets, ...).
+    pub fn set_statement_not_supported(name: &str) -> Self {
+        Self::new(
+            code::ER_SET_STATEMENT_NOT_SUPPORTED,
+            "42000",
+            format!("The system variable {name} cannot be set in SET STATEMENT."),
+        )
+    }
+    /// A table both changed by the statement and read by a subquery of it.
+    pub fn update_table_used(table: &str, op: &str) -> Self {
+        Self::new(
+            code::ER_UPDATE_TABLE_USED,
+            "HY000",
+            format!(
+                "Table '{table}' is specified twice, both as a target for '{op}' and as a separate source for data"
+            ),
         )
     }
 }

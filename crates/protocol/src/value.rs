@@ -239,7 +239,8 @@ pub(crate) fn to_f64(v: &Value) -> f64 {
         Value::Null => 0.0,
         Value::Int(i) => *i as f64,
         Value::UInt(u) => *u as f64,
-        Value::Double(d) => *d,
+        // MariaDB never sends a negative zero.
+        Value::Double(d) => *d + 0.0,
         Value::Decimal(d) => d.to_f64(),
         Value::Bytes(b) => parse_number(b).map_or(0.0, |(_, f)| f),
         Value::Date(_) | Value::DateTime(_) | Value::Time(_) => temporal_number(v),

@@ -46,6 +46,13 @@ pub struct Args {
     /// the statement (`innodb_rollback_on_timeout`).
     #[arg(long = "innodb-rollback-on-timeout")]
     pub rollback_on_timeout: bool,
+    /// Start even if valid log records follow a damaged one (after disk damage, or a
+    /// power loss that tore an unsynced write out of order): recovery discards the log
+    /// from the damage on, losing those records, which may include acknowledged
+    /// commits. Without it the server refuses to start and changes nothing. Use it
+    /// once, after saving a copy of the data directory.
+    #[arg(long = "discard-damaged-log-tail")]
+    pub discard_damaged_log_tail: bool,
 }
 
 /// The resolved configuration.
@@ -60,6 +67,7 @@ pub struct Config {
     pub max_allowed_packet: u64,
     pub log_level: String,
     pub rollback_on_timeout: bool,
+    pub discard_damaged_log_tail: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -133,11 +141,16 @@ impl Config {
                 .log_level
                 .or_else(|| get("log_level"))
                 .unwrap_or_else(|| "info".into()),
-            rollback_on_timeout: args.rollback_on_timeout
-                || get("rollback_on_timeout")
-                    .is_some_and(|v| v == "1" || v.eq_ignore_ascii_case("on")),
+            rollback_on_timeout: args.rollback_on_timeout || flag_on(get("rollback_on_timeout")),
+            discard_damaged_log_tail: args.discard_damaged_log_tail
+                || flag_on(get("discard_damaged_log_tail")),
         })
     }
+}
+
+/// A boolean option's value in the defaults file (`1`, `ON`, `TRUE`, or no value).
+fn flag_on(v: Option<String>) -> bool {
+    v.is_some_and(|v| v == "1" || v.eq_ignore_ascii_case("on") || v.eq_ignore_ascii_case("true"))
 }
 
 fn check_flush(v: u8) -> Result<u8, ConfigError> {
@@ -200,6 +213,7 @@ const KNOWN: &[&str] = &[
     "max_allowed_packet",
     "log_level",
     "innodb_rollback_on_timeout",
+    "discard_damaged_log_tail",
 ];
 
 /// Options MySQL configuration files commonly carry that Basalt accepts and ignores.
@@ -324,6 +338,27 @@ mod tests {
         assert!(cfg.rollback_on_timeout);
         let cfg = Config::resolve(Args::default()).expect("resolve");
         assert!(!cfg.rollback_on_timeout);
+    }
+
+    #[test]
+    fn discard_damaged_log_tail_from_the_flag_or_the_defaults_file() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("my.cnf");
+        std::fs::write(&path, "[mysqld]\ndiscard-damaged-log-tail\n").expect("write");
+        let cfg = Config::resolve(Args {
+            defaults_file: Some(path),
+            ..Default::default()
+        })
+        .expect("resolve");
+        assert!(cfg.discard_damaged_log_tail);
+        let args = Args::try_parse_from(["basaltd", "--discard-damaged-log-tail"]).expect("parse");
+        assert!(
+            Config::resolve(args)
+                .expect("resolve")
+                .discard_damaged_log_tail
+        );
+        let cfg = Config::resolve(Args::default()).expect("resolve");
+        assert!(!cfg.discard_damaged_log_tail);
     }
 
     #[test]

@@ -9,7 +9,7 @@ use crate::blocking::{self, Blocking};
 use crate::registry::ConnState;
 use crate::statements::Statements;
 use crate::Server;
-use basalt_common::MySqlError;
+use basalt_common::{MySqlError, Value};
 use basalt_protocol::StateChange;
 use basalt_protocol::{
     capability, com, parse_command, server_handshake, status, Account, AccountStore, AuthPlugin,
@@ -19,6 +19,7 @@ use basalt_sql::{QueryResult, Session, Tracked};
 use std::net::TcpStream;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use std::time::Duration;
 
 pub(crate) type Conn = PacketConn<Blocking<TcpStream>>;
 
@@ -39,16 +40,8 @@ impl AccountStore for Accounts {
 /// changes it for connections made after).
 pub(crate) fn max_allowed_packet(server: &Server) -> usize {
     match server.engine.global_variable("max_allowed_packet") {
-        Some(basalt_common::Value::UInt(n)) => n as usize,
+        Some(Value::UInt(n)) => n as usize,
         _ => server.config.max_allowed_packet as usize,
-    }
-}
-
-/// `max_connections` now (SET GLOBAL changes it for the next connections).
-fn max_connections(server: &Server) -> usize {
-    match server.engine.global_variable("max_connections") {
-        Some(basalt_common::Value::UInt(n)) => n as usize,
-        _ => server.config.max_connections as usize,
     }
 }
 
@@ -59,23 +52,18 @@ pub fn serve(server: &Arc<Server>, stream: TcpStream) {
         .peer_addr()
         .map(|a| a.ip().to_string())
         .unwrap_or_else(|_| "unknown".into());
+    let admission = Admission::of(server);
+    // Every read and write of the handshake waits at most connect_timeout.
+    let _ = stream.set_read_timeout(Some(admission.connect_timeout));
+    let _ = stream.set_write_timeout(Some(admission.connect_timeout));
     let id = server.registry.next_id();
     let state = ConnState::new(id, host.clone(), stream.try_clone().ok());
     let mut conn = PacketConn::new(Blocking(stream));
     conn.set_max_allowed_packet(max_allowed_packet(server));
-    if server.registry.count() >= max_connections(server) {
-        conn.write_err(&MySqlError::too_many_connections());
-        let _ = blocking::run(conn.flush());
-        return;
-    }
-    server.registry.add(state.clone());
-    let connected = server.registry.count() as u64;
+    let pending_limit = crate::registry::Registry::pending_limit(admission.max_connections);
+    server.registry.admit(state.clone(), pending_limit);
     server.stats.connections.fetch_add(1, Ordering::Relaxed);
-    server
-        .stats
-        .max_used_connections
-        .fetch_max(connected, Ordering::Relaxed);
-    if let Some(mut session) = login(server, &mut conn, &state) {
+    if let Some(mut session) = login(server, &mut conn, &state, &admission) {
         state.set_command("Sleep", None);
         command_loop(server, &mut conn, &state, &mut session);
         session.close();
@@ -83,7 +71,42 @@ pub fn serve(server: &Arc<Server>, stream: TcpStream) {
     server.registry.remove(id);
 }
 
-fn login(server: &Arc<Server>, conn: &mut Conn, state: &Arc<ConnState>) -> Option<Session> {
+/// The limits a new connection is admitted under, read from the global variables
+/// when it connects (so `SET GLOBAL` applies to the next connection).
+pub(crate) struct Admission {
+    pub max_connections: usize,
+    pub connect_timeout: Duration,
+}
+
+impl Admission {
+    fn of(server: &Server) -> Admission {
+        let global = |name: &str, default: u64| match server.engine.global_variable(name) {
+            Some(Value::UInt(n)) => n,
+            Some(Value::Int(n)) => n.max(0) as u64,
+            _ => default,
+        };
+        Admission {
+            max_connections: global("max_connections", server.config.max_connections as u64)
+                as usize,
+            // MariaDB's range for connect_timeout starts at 2 seconds.
+            connect_timeout: Duration::from_secs(global("connect_timeout", 10).max(2)),
+        }
+    }
+
+    /// Logins allowed at once for `user`: `max_connections`, plus one kept for
+    /// an account with CONNECTION ADMIN (root) as MariaDB keeps it, so that an
+    /// administrator can still get in when the server is full.
+    fn login_limit(&self, user: &str) -> usize {
+        self.max_connections + usize::from(user == "root")
+    }
+}
+
+fn login(
+    server: &Arc<Server>,
+    conn: &mut Conn,
+    state: &Arc<ConnState>,
+    admission: &Admission,
+) -> Option<Session> {
     let info = ConnInfo {
         connection_id: state.id as u32,
         client_host: &state.host,
@@ -101,6 +124,9 @@ fn login(server: &Arc<Server>, conn: &mut Conn, state: &Arc<ConnState>) -> Optio
             return None;
         }
     };
+    if !enter(server, conn, state, admission, &login.user) {
+        return None;
+    }
     *state.scramble.lock() = login.scramble;
     let mut session = server
         .engine
@@ -135,6 +161,38 @@ fn login(server: &Arc<Server>, conn: &mut Conn, state: &Arc<ConnState>) -> Optio
     conn.write_ok(&OkPacket::with_status(session.status_flags()));
     blocking::run(conn.flush()).ok()?;
     Some(session)
+}
+
+/// Counts an authenticated connection against `max_connections` (1040 when the
+/// server is full) and lifts the handshake's time limit; false when it must close.
+fn enter(
+    server: &Server,
+    conn: &mut Conn,
+    state: &ConnState,
+    admission: &Admission,
+    user: &str,
+) -> bool {
+    let Ok(connected) = server
+        .registry
+        .try_login(state, admission.login_limit(user))
+    else {
+        server
+            .stats
+            .aborted_connects
+            .fetch_add(1, Ordering::Relaxed);
+        conn.write_err(&MySqlError::too_many_connections());
+        let _ = blocking::run(conn.flush());
+        return false;
+    };
+    server
+        .stats
+        .max_used_connections
+        .fetch_max(connected as u64, Ordering::Relaxed);
+    // Logged in: reads wait for the client's next command without a limit again.
+    let socket = &conn.get_ref().0;
+    let _ = socket.set_read_timeout(None);
+    let _ = socket.set_write_timeout(None);
+    true
 }
 
 /// Sends the ERR for a fatal protocol error if it has one.

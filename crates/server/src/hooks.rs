@@ -38,9 +38,15 @@ impl ServerHooks for Hooks {
                 } else {
                     info.state.to_string()
                 };
+                // What MariaDB's process list shows before the login completes.
+                let user = if c.is_authenticated() {
+                    info.user.clone()
+                } else {
+                    "unauthenticated user".to_string()
+                };
                 ProcessInfo {
                     id: c.id,
-                    user: info.user.clone(),
+                    user,
                     host: c.host.clone(),
                     db: info.db.clone(),
                     command: info.command.to_string(),

@@ -11,6 +11,7 @@
 mod blocking;
 pub mod config;
 mod connection;
+pub mod datadir_lock;
 mod hooks;
 mod listener;
 mod registry;
@@ -44,6 +45,8 @@ pub enum ServerError {
     Io(#[from] std::io::Error),
     #[error("RSA key for caching_sha2_password: {0}")]
     RsaKey(#[from] ProtoError),
+    #[error("{0}")]
+    Lock(#[from] datadir_lock::LockError),
 }
 
 /// State shared by every connection of a running server.
@@ -61,6 +64,8 @@ pub struct Server {
     /// Wakes the accept loop; set by [`run`] once the server listens.
     stopper: std::sync::OnceLock<listener::StopHandle>,
     pub started: Instant,
+    /// Held for the life of the server: no second server opens this data directory.
+    _datadir_lock: datadir_lock::DatadirLock,
 }
 
 impl Server {
@@ -108,11 +113,13 @@ pub fn run(config: Config) -> Result<(), ServerError> {
     shutdown(&server)
 }
 
-/// Opens storage and the SQL engine.
+/// Locks the data directory, opens storage and the SQL engine.
 pub fn start(config: Config) -> Result<Arc<Server>, ServerError> {
+    let lock = datadir_lock::DatadirLock::acquire(&config.datadir)?;
     let mut sc = StorageConfig::new(&config.datadir);
     sc.buffer_pool_size = config.buffer_pool_size;
     sc.flush_log_at_trx_commit = config.flush_log_at_trx_commit;
+    sc.discard_damaged_log_tail = config.discard_damaged_log_tail;
     // A failed log write or fsync: Linux may have dropped the dirty pages and will
     // not report it again, so carrying on could acknowledge lost commits. Stop, and
     // let the restart recover from the log (as PostgreSQL does).
@@ -135,6 +142,7 @@ pub fn start(config: Config) -> Result<Arc<Server>, ServerError> {
         shutting_down: AtomicBool::new(false),
         stopper: std::sync::OnceLock::new(),
         started: Instant::now(),
+        _datadir_lock: lock,
     });
     engine.set_hooks(Arc::new(hooks::Hooks::new(&server)));
     Ok(server)

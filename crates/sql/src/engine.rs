@@ -134,6 +134,10 @@ pub struct Engine {
     pub(crate) started: std::time::Instant,
     pub(crate) general_log: crate::general_log::GeneralLog,
     pub(crate) locks: crate::tablelock::TableLocks,
+    /// `max_statement_time` deadlines of every session.
+    pub(crate) timer: crate::session::timer::StatementTimer,
+    /// `Max_statement_time_exceeded` (global).
+    pub(crate) statement_timeouts: std::sync::atomic::AtomicU64,
 }
 
 impl Engine {
@@ -163,6 +167,8 @@ impl Engine {
             started: std::time::Instant::now(),
             general_log,
             locks: Default::default(),
+            timer: crate::session::timer::StatementTimer::new(),
+            statement_timeouts: std::sync::atomic::AtomicU64::new(0),
         })
     }
 

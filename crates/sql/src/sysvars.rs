@@ -177,7 +177,6 @@ static DEFS: &[VarDef] = &[
     var!("lower_case_table_names", Global, UInt, true, U(0)),
     var!("max_allowed_packet", Both, UInt, false, Config(|c| Value::UInt(c.max_allowed_packet))),
     var!("max_connections", Global, UInt, false, Config(|c| Value::UInt(c.max_connections))),
-    var!("max_execution_time", Both, UInt, false, U(0)),
     var!("max_heap_table_size", Both, UInt, false, U(16_777_216)),
     var!("max_join_size", Both, UInt, false, U(u64::MAX)),
     var!("max_prepared_stmt_count", Global, UInt, false, U(16382)),

@@ -239,6 +239,10 @@ impl ExprType {
         if self.unsigned || matches!(ct, ColumnType::Year | ColumnType::Timestamp) {
             m.flags |= flags::UNSIGNED;
         }
+        // ... and a YEAR column ZEROFILL.
+        if ct == ColumnType::Year && self.origin.is_some() {
+            m.flags |= flags::ZEROFILL;
+        }
         if self.class.is_numeric() || self.class == Class::Null {
             m.flags |= flags::NUM;
         }

@@ -90,11 +90,20 @@ impl EngineSet {
         self.durable.checkpoint()
     }
 
+    pub fn checkpointer(&self) -> Arc<dyn Fn() -> Result<()> + Send + Sync> {
+        self.durable.checkpointer()
+    }
+
     pub fn status(&self) -> Vec<(&'static str, u64)> {
         self.durable.status()
     }
 
-    pub fn shutdown(&self) -> Result<()> {
-        self.durable.shutdown()
+    /// Whether the previous run stopped cleanly with purge finished.
+    pub fn previous_stop_clean(&self) -> bool {
+        self.durable.previous_stop_clean()
+    }
+
+    pub fn shutdown(&self, purge_complete: bool) -> Result<()> {
+        self.durable.shutdown(purge_complete)
     }
 }

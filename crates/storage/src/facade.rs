@@ -17,7 +17,7 @@ use basalt_common::{Collation, EngineKind, IndexDef, TableDef};
 use parking_lot::{Mutex, RwLock};
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -41,6 +41,9 @@ pub struct StorageConfig {
     /// ...and whenever this much log accumulated since the last checkpoint (this
     /// bounds recovery time).
     pub checkpoint_log_bytes: u64,
+    /// Start even when valid log records follow a damaged one, discarding them (they
+    /// may include acknowledged commits). Off: opening fails and changes nothing.
+    pub discard_damaged_log_tail: bool,
 }
 
 impl StorageConfig {
@@ -55,6 +58,7 @@ impl StorageConfig {
             on_fatal: None,
             checkpoint_interval: Duration::from_secs(30),
             checkpoint_log_bytes: 128 << 20,
+            discard_damaged_log_tail: false,
         }
     }
 }
@@ -79,6 +83,10 @@ pub struct Storage {
     ddl: Mutex<()>,
     schema_version: AtomicU64,
     purge: Mutex<Option<std::thread::JoinHandle<()>>>,
+    /// The sweep of garbage an unclean stop left (see `table::sweep`): its thread,
+    /// which returns whether it finished, and how many tables it has still to do.
+    sweep: Mutex<Option<std::thread::JoinHandle<bool>>>,
+    sweep_pending: Arc<AtomicUsize>,
 }
 
 /// How long DDL waits for transactions holding the table (MySQL's lock_wait_timeout
@@ -93,6 +101,7 @@ impl Storage {
         let image = image.unwrap_or_else(CatalogImage::empty);
         let (engines, first_trx) = EngineSet::open(&config, &image.tables)?;
         let mgr = TxnManager::new(first_trx);
+        let mut swept = Vec::new();
         let mut cat = Catalog {
             databases: image
                 .databases
@@ -109,6 +118,9 @@ impl Storage {
             if let Err(e) = core.init_counters() {
                 tracing::error!(table = %def.qualified_name(), error = %e, "cannot read table at start-up");
             }
+            if def.engine == EngineKind::Basalt {
+                swept.push(core.clone());
+            }
             cat.insert(core);
         }
         let storage = Arc::new(Storage {
@@ -119,16 +131,58 @@ impl Storage {
             ddl: Mutex::new(()),
             schema_version: AtomicU64::new(1),
             purge: Mutex::new(None),
+            sweep: Mutex::new(None),
+            sweep_pending: Arc::new(AtomicUsize::new(0)),
         });
         if fresh {
             storage.bootstrap()?;
         }
         storage.engines.start(&storage.mgr)?;
+        if !storage.engines.previous_stop_clean() && !swept.is_empty() {
+            storage.start_sweep(swept, first_trx)?;
+        }
         let handle = std::thread::Builder::new()
             .name("basalt-purge".into())
             .spawn(move || mgr.purge_loop())?;
         *storage.purge.lock() = Some(handle);
         Ok(storage)
+    }
+
+    /// Purges, in the background, the delete-marked entries of `tables` left by
+    /// transactions before `first_trx` (the previous run did not finish purge), then
+    /// checkpoints: purge is not logged, and a crash must not bring the garbage back.
+    /// `Basalt_purge_sweep_tables_pending` counts down to 0 once that is durable.
+    fn start_sweep(&self, tables: Vec<Arc<TableCore>>, first_trx: u64) -> Result<()> {
+        let mgr = self.mgr.clone();
+        let pending = self.sweep_pending.clone();
+        let checkpoint = self.engines.checkpointer();
+        pending.store(tables.len().max(1), Ordering::SeqCst);
+        let handle = std::thread::Builder::new()
+            .name("basalt-sweep".into())
+            .spawn(move || {
+                let n = tables.len();
+                let mut complete = true;
+                for (i, core) in tables.into_iter().enumerate() {
+                    if mgr.stopping() {
+                        return false;
+                    }
+                    complete &= sweep_table(&core, first_trx);
+                    if i + 1 < n {
+                        pending.fetch_sub(1, Ordering::SeqCst);
+                    }
+                }
+                if mgr.stopping() {
+                    return false;
+                }
+                if let Err(e) = checkpoint() {
+                    complete = false;
+                    tracing::warn!(error = %e, "checkpoint after the purge sweep failed");
+                }
+                pending.store(0, Ordering::SeqCst);
+                complete && !mgr.stopping()
+            })?;
+        *self.sweep.lock() = Some(handle);
+        Ok(())
     }
 
     /// A new data directory starts with the databases MariaDB's installer creates
@@ -380,6 +434,10 @@ impl Storage {
                 self.mgr.lock_waits().len() as u64,
             ),
             ("Basalt_active_transactions", self.mgr.active_count() as u64),
+            (
+                "Basalt_purge_sweep_tables_pending",
+                self.sweep_pending.load(Ordering::SeqCst) as u64,
+            ),
         ];
         out.extend(self.engines.status());
         out
@@ -417,12 +475,20 @@ impl Storage {
     }
 
     /// Stops background work and makes everything durable (clean shutdown).
+    /// Clean stop: finishes purge where it can (so the next start need not sweep for
+    /// garbage), then the engines' final checkpoint.
     pub fn shutdown(&self) -> Result<()> {
         self.mgr.stop_purge();
         if let Some(h) = self.purge.lock().take() {
             let _ = h.join();
         }
-        self.engines.shutdown()
+        let swept = self
+            .sweep
+            .lock()
+            .take()
+            .is_none_or(|h| h.join().unwrap_or(false));
+        let purge_complete = swept && self.mgr.drain_purge();
+        self.engines.shutdown(purge_complete)
     }
 
     /// Checkpoints every durable table now (tests, and SHUTDOWN paths).
@@ -465,10 +531,37 @@ impl Catalog {
     }
 }
 
+/// Sweeps one table (see `table::sweep`); false if it stopped on an error.
+fn sweep_table(core: &TableCore, first_trx: u64) -> bool {
+    match core.sweep_dead(first_trx) {
+        Ok(n) => {
+            if n > 0 {
+                tracing::info!(
+                    table = %core.def().qualified_name(),
+                    entries = n,
+                    "purged delete-marked entries left by the previous run"
+                );
+            }
+            true
+        }
+        Err(e) => {
+            tracing::warn!(
+                table = %core.def().qualified_name(),
+                error = %e,
+                "purge of entries left by the previous run stopped"
+            );
+            false
+        }
+    }
+}
+
 impl Drop for Storage {
     fn drop(&mut self) {
         self.mgr.stop_purge();
         if let Some(h) = self.purge.lock().take() {
+            let _ = h.join();
+        }
+        if let Some(h) = self.sweep.lock().take() {
             let _ = h.join();
         }
         self.mgr.discard_queues();

@@ -188,3 +188,73 @@ fn truncated_file_is_reported() {
         .expect("must fail");
     assert!(matches!(err, StorageError::Corrupt { .. }), "{err:?}");
 }
+
+/// The meta slot holding the file's newest checkpoint (sequence parity).
+fn newest_meta_slot(pool: &Arc<BufferPool>, path: &Path) -> u64 {
+    let file = TableFile::open(pool, &OsFileSystem, path).unwrap();
+    file.pages().checkpoint_seq() % 2
+}
+
+#[test]
+fn damaged_newest_meta_is_refused_when_the_log_no_longer_covers_the_older_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let pool = BufferPool::with_frames(64);
+    let path = build(dir.path(), &pool);
+    {
+        let file = TableFile::open(&pool, &OsFileSystem, &path).unwrap();
+        file.tree(1).unwrap().put(b"newer", b"1").unwrap();
+        file.checkpoint(|| 20).unwrap();
+    }
+    let newest = newest_meta_slot(&pool, &path);
+    flip(&path, newest, 100);
+    // The caller's log starts at 20 (the newest cut): the older image (cut 10) would
+    // silently lose "newer".
+    let err = TableFile::open_at(&pool, &OsFileSystem, &path, 20)
+        .err()
+        .expect("an image the log does not cover is refused");
+    assert_corrupt(err, &path, newest);
+    // A log reaching back to the older cut can replay what the older image lacks.
+    let file = TableFile::open_at(&pool, &OsFileSystem, &path, 10).expect("covered fallback");
+    assert_eq!(file.checkpoint_lsn(), 10);
+    assert_eq!(scan_all(&file).unwrap(), 4000);
+}
+
+#[test]
+fn damaged_newest_meta_is_refused_when_the_older_image_was_overwritten() {
+    let dir = tempfile::tempdir().unwrap();
+    let pool = BufferPool::with_frames(64);
+    let path = build(dir.path(), &pool);
+    {
+        let file = TableFile::open(&pool, &OsFileSystem, &path).unwrap();
+        let t = file.tree(1).unwrap();
+        // Checkpoint 3 rewrites every leaf, so checkpoint 2's leaves become free...
+        for i in 0..4000u32 {
+            t.put(&i.to_be_bytes(), &[8; 100]).unwrap();
+        }
+        file.checkpoint(|| 20).unwrap();
+        // ...and later page writes (flushed, not checkpointed) reuse those slots.
+        for i in 0..4000u32 {
+            t.put(&i.to_be_bytes(), &[9; 100]).unwrap();
+        }
+        pool.flush_dirty(usize::MAX).unwrap();
+    }
+    let newest = newest_meta_slot(&pool, &path);
+    flip(&path, newest, 100);
+    // Even with a log reaching back to checkpoint 2, its image is gone: refused,
+    // never opened as a mix of old and new pages.
+    let err = TableFile::open(&pool, &OsFileSystem, &path)
+        .err()
+        .expect("an overwritten image is refused");
+    match err {
+        // A reused slot holds another logical page, or the same one written for a
+        // later checkpoint; either is caught before anything is served.
+        StorageError::Corrupt { file, detail, .. } => {
+            assert_eq!(file, path.display().to_string());
+            assert!(
+                detail.contains("rewritten after checkpoint") || detail.contains("holds page"),
+                "{detail}"
+            );
+        }
+        other => panic!("expected Corrupt, got {other:?}"),
+    }
+}

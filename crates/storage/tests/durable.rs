@@ -243,7 +243,20 @@ fn crash_at_every_io_point_keeps_acknowledged_commits() {
             drop(open);
             drop(s);
             fs.halt_after_ops(None);
-            let s = Storage::open(config(Arc::new(fs.clone()), 1 << 20)).expect("recover");
+            let s = match Storage::open(config(Arc::new(fs.clone()), 1 << 20)) {
+                Ok(s) => s,
+                // A torn unsynced log write can leave valid frames after a damaged one;
+                // recovery then waits for the operator (nothing acknowledged is among
+                // them: the checks below prove it).
+                Err(e) if torn && e.to_string().contains("valid records follow") => {
+                    let cfg = StorageConfig {
+                        discard_damaged_log_tail: true,
+                        ..config(Arc::new(fs.clone()), 1 << 20)
+                    };
+                    Storage::open(cfg).expect("recover accepting the torn tail")
+                }
+                Err(e) => panic!("recover after crash at op {n} (torn {torn}): {e}"),
+            };
             let (p, sec) = contents(&s);
             assert_eq!(p, sec, "secondary index disagrees after crash at op {n}");
             // The commit in flight when the machine died: all of it or none of it.

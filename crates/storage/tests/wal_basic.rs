@@ -154,19 +154,38 @@ fn unsynced_tail_is_cut_and_never_resurrected() {
         drop(wal);
         fs.crash_torn();
 
-        let (wal, rec) = open(&fs, cfg(64 * 1024));
+        // Sectors kept out of order can leave valid frames after a damaged one: open
+        // refuses (they could be acknowledged commits), changing nothing, until the
+        // loss is accepted.
+        let fs_dyn: Arc<dyn FileSystem> = Arc::new(fs.clone());
+        let refused = Wal::open(fs_dyn.clone(), Path::new(DIR), cfg(64 * 1024)).err();
+        if let Some(e) = &refused {
+            assert!(e.to_string().contains("valid records follow"), "{e}");
+            let again = Wal::open(fs_dyn, Path::new(DIR), cfg(64 * 1024)).err();
+            assert_eq!(again.map(|e| e.to_string()), Some(e.to_string()));
+        }
+        let accept = WalConfig {
+            allow_corrupt_tail: true,
+            ..cfg(64 * 1024)
+        };
+        let (wal, rec) = open(&fs, accept);
         let got = read_all(&wal, 0);
         assert!(got.len() >= 5, "durable records survive");
         let expect: Vec<Vec<u8>> = (0..got.len()).map(payload).collect();
         assert_eq!(got, expect, "recovery returns a prefix");
         assert!(
             !matches!(rec.end, LogEnd::Corrupt { .. }),
-            "a torn tail is not corruption"
+            "a torn tail is not proven corruption"
+        );
+        assert_eq!(
+            refused.is_some(),
+            matches!(rec.end, LogEnd::TornTail { .. }),
+            "{rec:?}"
         );
         saw_torn_tail |= matches!(rec.end, LogEnd::TornTail { .. });
 
         // A new run after the cut, then another crash: frames the first run left
-        // past the cut must not come back.
+        // past the cut must not come back, and the log opens without help.
         let extra = b"second run".to_vec();
         let lsn = wal.append(1, &extra).unwrap();
         wal.commit_durable(lsn).unwrap();
@@ -220,7 +239,10 @@ fn a_flipped_bit_in_durable_log_stops_recovery_and_is_reported() {
         LogEnd::Corrupt {
             next_valid,
             durable_at_least,
+            records,
+            ..
         } => {
+            assert_eq!(records, 29, "the 29 records after the damaged one");
             assert_eq!(next_valid, lsns[21]);
             assert!(durable_at_least > victim);
         }

@@ -6,6 +6,7 @@
 
 use super::from::split_and;
 use super::levels::{plan_levels, LevelInputs};
+use super::returning::Target as ReturningTarget;
 use super::{Binder, Clause, Scope};
 use crate::expr::Expr;
 use crate::plan::{InsertPlan, InsertSource, ModifyPlan, SelectPlan, SortKey, TableRef};
@@ -92,6 +93,16 @@ impl Binder<'_> {
             None => Vec::new(),
         };
         let checks = self.bind_checks(&tref)?;
+        let returning = match &ins.returning {
+            Some(items) => {
+                let target = match source {
+                    InsertSource::Select(_) => ReturningTarget::InsertSelect,
+                    InsertSource::Values(_) => ReturningTarget::InsertValues,
+                };
+                Some(self.returning(items, &tref, None, target)?)
+            }
+            None => None,
+        };
         Ok(InsertPlan {
             table: tref,
             columns,
@@ -101,6 +112,7 @@ impl Binder<'_> {
             replace: ins.replace_into,
             subs: Default::default(),
             checks,
+            returning,
         })
     }
 
@@ -185,6 +197,9 @@ impl Binder<'_> {
     }
 
     pub fn update(&mut self, u: &ast::Update) -> R<ModifyPlan> {
+        if u.returning.is_some() {
+            return Err(self.no_returning_here());
+        }
         if !u.table.joins.is_empty() || u.from.is_some() {
             return Err(MySqlError::not_supported("multi-table UPDATE"));
         }
@@ -218,6 +233,7 @@ impl Binder<'_> {
             delete: false,
             subs: Default::default(),
             checks,
+            returning: None,
         })
     }
 
@@ -225,11 +241,29 @@ impl Binder<'_> {
         let list = match &d.from {
             ast::FromTable::WithFromKeyword(l) | ast::FromTable::WithoutKeyword(l) => l,
         };
-        if !d.tables.is_empty() || d.using.is_some() || list.len() != 1 || !list[0].joins.is_empty()
-        {
+        let multi_table = !d.tables.is_empty()
+            || d.using.is_some()
+            || list.len() != 1
+            || !list[0].joins.is_empty();
+        if multi_table && d.returning.is_some() {
+            return Err(self.no_returning_here());
+        }
+        if multi_table {
             return Err(MySqlError::not_supported("multi-table DELETE"));
         }
         let from = self.bind_from(list)?;
+        let returning = match &d.returning {
+            Some(items) => {
+                let table = from
+                    .tables
+                    .first()
+                    .cloned()
+                    .ok_or_else(|| MySqlError::internal("DELETE without a table"))?;
+                let scope = from.scope.clone();
+                Some(self.returning(items, &table, Some(&scope), ReturningTarget::Delete)?)
+            }
+            None => None,
+        };
         let scan = self.modify_scan(
             from,
             d.selection.as_ref(),
@@ -243,6 +277,7 @@ impl Binder<'_> {
             delete: true,
             subs: Default::default(),
             checks: Default::default(),
+            returning,
         })
     }
 

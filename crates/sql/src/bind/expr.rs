@@ -442,7 +442,13 @@ impl Binder<'_> {
             (Kind::Bool, _) => ExprType::bigint(),
             (Kind::UInt, _) | (Kind::Dynamic, Value::UInt(_)) => ExprType::bigint().unsigned(),
             (Kind::Int, _) | (Kind::Dynamic, _) => ExprType::bigint(),
-            (Kind::Double, _) => ExprType::double(),
+            (Kind::Double, _) => {
+                // MariaDB: DOUBLE(21,6), so `0.2` reads back as `0.200000`.
+                let mut d = ExprType::double();
+                d.len = 21;
+                d.decimals = 6;
+                d
+            }
             _ => literal_type(&v, Collation::Utf8mb3GeneralCi),
         };
         let mut t = t.nullable(true);
@@ -475,7 +481,19 @@ impl Binder<'_> {
             }
         }
         let mut found = None;
-        for st in &scope.tables {
+        if qual.is_none() {
+            for g in &scope.coalesced {
+                let (t, c) = g.source;
+                let st = &scope.tables[t];
+                if st.def.columns[c].name.eq_ignore_ascii_case(name) {
+                    if found.is_some() {
+                        return Err(MySqlError::ambiguous_field(name, self.clause.name()));
+                    }
+                    found = Some((st, c));
+                }
+            }
+        }
+        for (ti, st) in scope.tables.iter().enumerate() {
             let table_ok = match qual {
                 None => true,
                 Some([t]) => st.alias == *t,
@@ -486,6 +504,9 @@ impl Binder<'_> {
                 continue;
             }
             if let Some(ci) = st.def.column_index(name) {
+                if qual.is_none() && is_coalesced(scope, ti, ci) {
+                    continue;
+                }
                 if found.is_some() {
                     return Err(MySqlError::ambiguous_field(name, self.clause.name()));
                 }
@@ -584,7 +605,7 @@ impl Binder<'_> {
             U::Not | U::BangNot => (Expr::Not(b.boxed()), bool_type(t.nullable)),
             U::BitwiseNot => (
                 Expr::BitNot(b.boxed()),
-                ExprType::int(20).unsigned().nullable(t.nullable),
+                ExprType::int(21).unsigned().nullable(t.nullable),
             ),
             other => return Err(MySqlError::not_supported(&format!("operator {other}"))),
         })
@@ -836,4 +857,13 @@ fn niladic(name: &str) -> Option<Func> {
         "utc_timestamp" => Func::UtcTimestamp,
         _ => return None,
     })
+}
+
+/// Whether column `ci` of scope table `ti` is joined into a USING/NATURAL column
+/// (an unqualified name then means that column instead).
+fn is_coalesced(scope: &Scope, ti: usize, ci: usize) -> bool {
+    scope
+        .coalesced
+        .iter()
+        .any(|g| g.members.contains(&(ti, ci)))
 }

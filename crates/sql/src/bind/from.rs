@@ -4,13 +4,22 @@
 //! execution order of the join levels (FROM order, except that `A RIGHT JOIN B`
 //! runs B first), which levels are outer (NULL-extended), and the bound ON
 //! conditions.
+//!
+//! `JOIN ... USING (c)` and `NATURAL JOIN` follow MySQL: the left operand is the
+//! chain of joins so far within one comma-separated item, and its columns are
+//! what `SELECT *` would show of it, where an earlier USING column counts once.
+//! Each joined name must name exactly one column of the left operand (1052
+//! otherwise, 1054 when missing on either side). The joined columns become one
+//! [`Coalesced`] column, listed first by `SELECT *`, followed by the other columns
+//! of the left operand and then of the right table (the right table's first for a
+//! RIGHT JOIN); unqualified references resolve to it, qualified ones to each table.
 
-use super::{Binder, Clause, Scope, ScopeTable};
+use super::{Binder, Clause, Coalesced, Scope, ScopeTable};
 use crate::expr::{CmpOp, Expr};
 use crate::plan::access::Hints;
 use crate::plan::{SubKind, SubPlan, TableRef};
 use crate::ty::{Class, ExprType};
-use basalt_common::{Collation, MySqlError};
+use basalt_common::MySqlError;
 use basalt_common::{ColumnDef, DataType, IntKind, LobKind};
 use sqlparser::ast::{self, JoinConstraint, JoinOperator, TableFactor};
 use std::sync::Arc;
@@ -35,6 +44,10 @@ pub struct From {
     /// ON conjuncts of inner joins: they filter like WHERE conjuncts.
     pub inner_on: Vec<Expr>,
     pub width: usize,
+    /// What `SELECT *` shows, as (table, column): every column of every table in
+    /// FROM order, except that a USING/NATURAL column appears once, first in its
+    /// join.
+    pub star: Vec<(usize, usize)>,
 }
 
 struct RawJoin {
@@ -60,6 +73,7 @@ impl Binder<'_> {
             levels: Vec::new(),
             inner_on: Vec::new(),
             width: 0,
+            star: Vec::new(),
         };
         let mut raw = Vec::new();
         for twj in from {
@@ -111,10 +125,27 @@ impl Binder<'_> {
     fn bind_joins(&mut self, raw: Vec<RawJoin>, out: &mut From) -> R<()> {
         let saved = self.clause;
         self.clause = Clause::On;
+        // The `SELECT *` columns of the current chain (its left operand so far).
+        let mut chain: Vec<(usize, usize)> = Vec::new();
         for (i, r) in raw.iter().enumerate() {
+            if r.kind == Kind::First {
+                out.star.append(&mut chain);
+            }
             let conds = match &r.constraint {
-                Some(c) => self.constraint(c, r.table, out)?,
-                None => Vec::new(),
+                Some(c @ (JoinConstraint::Using(_) | JoinConstraint::Natural)) => {
+                    self.clause = Clause::From;
+                    let conds = self.coalesce(c, r, &mut chain, out);
+                    self.clause = Clause::On;
+                    conds?
+                }
+                Some(c) => {
+                    chain.extend(table_columns(out, r.table));
+                    self.constraint(c, out)?
+                }
+                None => {
+                    chain.extend(table_columns(out, r.table));
+                    Vec::new()
+                }
             };
             match r.kind {
                 Kind::First | Kind::Inner => {
@@ -150,37 +181,16 @@ impl Binder<'_> {
                 }
             }
         }
+        out.star.append(&mut chain);
         self.clause = saved;
         Ok(())
     }
 
-    fn constraint(&mut self, c: &JoinConstraint, table: usize, out: &From) -> R<Vec<Expr>> {
+    fn constraint(&mut self, c: &JoinConstraint, out: &From) -> R<Vec<Expr>> {
         match c {
             JoinConstraint::On(e) => {
                 let (b, _) = self.expr(e, &out.scope, None)?;
                 Ok(split_and(b))
-            }
-            JoinConstraint::Using(cols) => {
-                let names: Vec<String> = cols
-                    .iter()
-                    .filter_map(|n| super::object_parts(n).last().cloned())
-                    .collect();
-                self.using(&names, table, out)
-            }
-            JoinConstraint::Natural => {
-                let t = &out.scope.tables[table];
-                let names: Vec<String> = t
-                    .def
-                    .columns
-                    .iter()
-                    .filter(|c| {
-                        out.scope.tables[..table]
-                            .iter()
-                            .any(|p| p.def.column_index(&c.name).is_some())
-                    })
-                    .map(|c| c.name.clone())
-                    .collect();
-                self.using(&names, table, out)
             }
             JoinConstraint::None => Ok(Vec::new()),
             other => Err(MySqlError::not_supported(&format!(
@@ -189,30 +199,103 @@ impl Binder<'_> {
         }
     }
 
-    fn using(&self, names: &[String], table: usize, out: &From) -> R<Vec<Expr>> {
-        let mut conds = Vec::new();
-        let right = &out.scope.tables[table];
-        for n in names {
-            let rc = right
-                .def
-                .column_index(n)
-                .ok_or_else(|| MySqlError::bad_field(n, "from clause"))?;
-            let left = out.scope.tables[..table]
-                .iter()
-                .find_map(|t| t.def.column_index(n).map(|c| t.offset + c))
-                .ok_or_else(|| MySqlError::bad_field(n, "from clause"))?;
-            let coll = right.def.columns[rc]
-                .data_type
-                .collation()
-                .unwrap_or(Collation::Binary);
-            conds.push(Expr::Cmp(
-                CmpOp::Eq,
-                Expr::Column(left).boxed(),
-                Expr::Column(right.offset + rc).boxed(),
-                coll,
-            ));
+    /// Joins table `r.table` to the chain's columns `chain` by USING or NATURAL:
+    /// returns the equalities, records the coalesced columns in the scope and
+    /// rewrites `chain` to the joined result's columns.
+    fn coalesce(
+        &mut self,
+        c: &JoinConstraint,
+        r: &RawJoin,
+        chain: &mut Vec<(usize, usize)>,
+        out: &mut From,
+    ) -> R<Vec<Expr>> {
+        let right = r.table;
+        let rdef = out.scope.tables[right].def.clone();
+        let col_name = |out: &From, (t, c): (usize, usize)| -> String {
+            out.scope.tables[t].def.columns[c].name.clone()
+        };
+        let mut names: Vec<String> = Vec::new();
+        let mut add = |n: String| {
+            if !names.iter().any(|m| m.eq_ignore_ascii_case(&n)) {
+                names.push(n);
+            }
+        };
+        match c {
+            JoinConstraint::Using(cols) => {
+                for n in cols {
+                    add(super::object_parts(n).last().cloned().unwrap_or_default());
+                }
+            }
+            _ => {
+                for &lc in chain.iter() {
+                    let n = col_name(out, lc);
+                    if rdef.column_index(&n).is_some() {
+                        add(n);
+                    }
+                }
+            }
         }
+        let mut conds = Vec::with_capacity(names.len());
+        let mut joined = Vec::with_capacity(names.len());
+        let mut used = Vec::with_capacity(names.len() * 2);
+        for n in &names {
+            let mut lefts = chain
+                .iter()
+                .filter(|lc| col_name(out, **lc).eq_ignore_ascii_case(n));
+            let left = match (lefts.next(), lefts.next()) {
+                (Some(l), None) => *l,
+                (None, _) => return Err(MySqlError::bad_field(n, self.clause.name())),
+                _ => return Err(MySqlError::ambiguous_field(n, self.clause.name())),
+            };
+            let rc = rdef
+                .column_index(n)
+                .ok_or_else(|| MySqlError::bad_field(n, self.clause.name()))?;
+            conds.push(self.join_eq(left, (right, rc), out)?);
+            let source = if r.kind == Kind::Right {
+                (right, rc)
+            } else {
+                left
+            };
+            match out.scope.coalesced.iter_mut().find(|g| g.source == left) {
+                Some(g) => {
+                    g.members.push((right, rc));
+                    g.source = source;
+                }
+                None => out.scope.coalesced.push(Coalesced {
+                    members: vec![left, (right, rc)],
+                    source,
+                }),
+            }
+            joined.push(source);
+            used.extend([left, (right, rc)]);
+        }
+        let rest_left = chain.iter().copied().filter(|x| !used.contains(x));
+        let rest_right = table_columns(out, right).filter(|x| !used.contains(x));
+        let mut cols = joined;
+        if r.kind == Kind::Right {
+            cols.extend(rest_right.chain(rest_left));
+        } else {
+            cols.extend(rest_left.chain(rest_right));
+        }
+        *chain = cols;
         Ok(conds)
+    }
+
+    /// `left = right` for two columns given as (table, column).
+    fn join_eq(&mut self, left: (usize, usize), right: (usize, usize), out: &From) -> R<Expr> {
+        let mut side = |(t, c): (usize, usize)| {
+            let st = &out.scope.tables[t];
+            let q = [st.alias.clone()];
+            self.column(Some(&q), &st.def.columns[c].name, &out.scope)
+        };
+        let (l, lt) = side(left)?;
+        let (r, rt) = side(right)?;
+        Ok(Expr::Cmp(
+            CmpOp::Eq,
+            l.boxed(),
+            r.boxed(),
+            super::expr::cmp_collation(&lt, &rt),
+        ))
     }
 
     /// Adds a derived table (a subquery in FROM): a virtual table whose rows the
@@ -360,6 +443,11 @@ fn hints(directives: &[ast::TableIndexDirective], def: &basalt_common::TableDef)
         }
     }
     Ok(h)
+}
+
+/// Every column of FROM table `t`, as (table, column).
+fn table_columns(out: &From, t: usize) -> impl Iterator<Item = (usize, usize)> {
+    (0..out.scope.tables[t].def.columns.len()).map(move |c| (t, c))
 }
 
 /// Splits a condition into its AND-ed conjuncts.

@@ -22,6 +22,7 @@ pub mod levels;
 pub mod names;
 pub mod options;
 pub mod print;
+pub mod returning;
 pub mod select;
 pub mod typing;
 pub mod union;
@@ -87,6 +88,8 @@ pub enum Clause {
     Group,
     Having,
     On,
+    /// `JOIN ... USING` / `NATURAL JOIN` columns.
+    From,
     /// UPDATE ... SET (targets and values).
     Set,
     /// INSERT column list and INSERT ... SET targets.
@@ -95,6 +98,8 @@ pub enum Clause {
     OnDupTarget,
     /// A CHECK constraint's condition.
     Check,
+    /// INSERT / REPLACE / DELETE ... RETURNING.
+    Returning,
 }
 
 impl Clause {
@@ -106,10 +111,12 @@ impl Clause {
             Clause::Group => "GROUP BY",
             Clause::Having => "HAVING",
             Clause::On => "ON",
+            Clause::From => "FROM",
             Clause::Set => "SET",
             Clause::InsertInto => "INSERT INTO",
             Clause::OnDupTarget => "UPDATE",
             Clause::Check => "CHECK",
+            Clause::Returning => "RETURNING",
         }
     }
 }
@@ -135,6 +142,21 @@ pub struct Scope {
     pub aliases: Vec<(String, crate::expr::Expr, ExprType)>,
     /// Aliases win over table columns (ORDER BY, HAVING); otherwise columns win.
     pub alias_first: bool,
+    /// Columns joined by `USING` / `NATURAL JOIN`: each stands, under its
+    /// unqualified name, for the columns it joins (see [`Coalesced`]).
+    pub coalesced: Vec<Coalesced>,
+}
+
+/// One column of a `JOIN ... USING` or `NATURAL JOIN`: the equal columns of the
+/// joined tables seen as one. An unqualified reference to the name resolves to
+/// `source` (the left table's column, the right one's for a RIGHT JOIN, which is
+/// the coalesced value in each case), and none of the `members` makes the name
+/// ambiguous; a qualified reference still reaches each member.
+#[derive(Clone, Debug)]
+pub struct Coalesced {
+    /// (index into `Scope::tables`, column ordinal) of every joined column.
+    pub members: Vec<(usize, usize)>,
+    pub source: (usize, usize),
 }
 
 pub struct Binder<'a> {

@@ -47,11 +47,51 @@ pub fn select_item_texts(text: &str) -> Vec<String> {
     {
         i += 1;
     }
+    item_spans(text, &toks[i..])
+        .into_iter()
+        .map(|(a, b)| text[a..b].to_string())
+        .collect()
+}
+
+/// The (start, end) byte spans of the items of the RETURNING list of an INSERT,
+/// REPLACE or DELETE (after the last RETURNING keyword outside parentheses).
+pub fn returning_item_spans(text: &str) -> Vec<(usize, usize)> {
+    let lexed = lex(text);
+    let toks = &lexed.tokens;
+    match returning_keyword(text, toks) {
+        Some(i) => item_spans(text, &toks[i + 1..]),
+        None => Vec::new(),
+    }
+}
+
+/// Byte offset of the last RETURNING keyword outside parentheses.
+pub fn returning_offset(text: &str) -> Option<usize> {
+    let lexed = lex(text);
+    returning_keyword(text, &lexed.tokens).map(|i| lexed.tokens[i].start)
+}
+
+fn returning_keyword(text: &str, toks: &[Token]) -> Option<usize> {
+    let mut depth = 0i32;
+    let mut found = None;
+    for (i, t) in toks.iter().enumerate() {
+        match (t.kind, t.text(text)) {
+            (TokKind::Punct, "(") => depth += 1,
+            (TokKind::Punct, ")") => depth -= 1,
+            _ if depth == 0 && t.is_kw(text, "returning") => found = Some(i),
+            _ => {}
+        }
+    }
+    found
+}
+
+/// The spans of the comma-separated items at the start of `toks`, up to the end
+/// of the list (a clause keyword or `;` outside parentheses).
+fn item_spans(text: &str, toks: &[Token]) -> Vec<(usize, usize)> {
     let mut items = Vec::new();
     let mut depth = 0i32;
     let mut item_start: Option<&Token> = None;
     let mut item_end: Option<&Token> = None;
-    while let Some(t) = toks.get(i) {
+    for t in toks {
         let s = t.text(text);
         if depth == 0 && (t.kind == TokKind::Semi || ENDS.iter().any(|e| t.is_kw(text, e))) {
             break;
@@ -61,10 +101,9 @@ pub fn select_item_texts(text: &str) -> Vec<String> {
                 "(" => depth += 1,
                 ")" => depth -= 1,
                 "," if depth == 0 => {
-                    items.push(span_text(text, item_start, item_end));
+                    items.push(span(item_start, item_end));
                     item_start = None;
                     item_end = None;
-                    i += 1;
                     continue;
                 }
                 _ => {}
@@ -72,18 +111,17 @@ pub fn select_item_texts(text: &str) -> Vec<String> {
         }
         item_start.get_or_insert(t);
         item_end = Some(t);
-        i += 1;
     }
     if item_start.is_some() {
-        items.push(span_text(text, item_start, item_end));
+        items.push(span(item_start, item_end));
     }
     items
 }
 
-fn span_text(text: &str, a: Option<&Token>, b: Option<&Token>) -> String {
+fn span(a: Option<&Token>, b: Option<&Token>) -> (usize, usize) {
     match (a, b) {
-        (Some(a), Some(b)) => text[a.start..b.end].to_string(),
-        _ => String::new(),
+        (Some(a), Some(b)) => (a.start, b.end),
+        _ => (0, 0),
     }
 }
 
@@ -105,5 +143,15 @@ mod tests {
             select_item_texts("select (select 1 from t), 2"),
             vec!["(select 1 from t)", "2"]
         );
+    }
+
+    #[test]
+    fn returning_items() {
+        let text = "insert into t select a from u returning id+1, (select 1 from v) as x";
+        let spans = returning_item_spans(text);
+        let items: Vec<&str> = spans.iter().map(|&(a, b)| &text[a..b]).collect();
+        assert_eq!(items, vec!["id+1", "(select 1 from v) as x"]);
+        assert_eq!(returning_offset("delete from t"), None);
+        assert_eq!(returning_offset("update t set a=1 returning a"), Some(17));
     }
 }

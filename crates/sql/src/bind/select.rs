@@ -184,21 +184,31 @@ impl Binder<'_> {
             return Err(MySqlError::no_tables_used());
         }
         let mut any = false;
-        for st in &from.scope.tables {
-            if table.as_ref().is_some_and(|t| *t != st.alias) {
-                continue;
-            }
-            any = true;
-            for c in &st.def.columns {
-                let (expr, ty) =
-                    self.column(Some(std::slice::from_ref(&st.alias)), &c.name, &from.scope)?;
-                items.push(Item {
-                    expr,
-                    ty,
-                    name: c.name.clone(),
-                    alias: None,
+        let all: Vec<(usize, usize)>;
+        let cols: &[(usize, usize)] = match &table {
+            None => &from.star,
+            Some(name) => {
+                let t = from.scope.tables.iter().position(|st| st.alias == *name);
+                all = t.map_or_else(Vec::new, |t| {
+                    (0..from.scope.tables[t].def.columns.len())
+                        .map(|c| (t, c))
+                        .collect()
                 });
+                &all
             }
+        };
+        for &(t, c) in cols {
+            any = true;
+            let st = &from.scope.tables[t];
+            let name = &st.def.columns[c].name;
+            let (expr, ty) =
+                self.column(Some(std::slice::from_ref(&st.alias)), name, &from.scope)?;
+            items.push(Item {
+                expr,
+                ty,
+                name: name.clone(),
+                alias: None,
+            });
         }
         if !any {
             return Err(MySqlError::unknown_table(

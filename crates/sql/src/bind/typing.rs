@@ -69,7 +69,7 @@ pub fn flatten_or(x: Expr, y: Expr) -> Expr {
 pub fn bit(op: BitOp, x: Expr, y: Expr, nullable: bool) -> Bound {
     (
         Expr::Bit(op, x.boxed(), y.boxed()),
-        ExprType::int(20).unsigned().nullable(nullable),
+        ExprType::int(21).unsigned().nullable(nullable),
     )
 }
 

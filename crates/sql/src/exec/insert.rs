@@ -6,6 +6,10 @@
 //! NULL or 0, and inserted. A duplicate key is an error, a warning (IGNORE), an
 //! update of the existing row (ON DUPLICATE KEY UPDATE) or a delete-and-retry
 //! (REPLACE).
+//!
+//! RETURNING is evaluated on each row as it ends up in the table (with its
+//! AUTO_INCREMENT value, or as ON DUPLICATE KEY UPDATE left the existing row);
+//! rows INSERT IGNORE skipped return nothing.
 
 use super::scan::R;
 use super::store::{store, Target};
@@ -27,6 +31,8 @@ pub struct InsertOutcome {
     pub explicit_id: u64,
     pub records: u64,
     pub duplicates: u64,
+    /// RETURNING rows, in insertion order.
+    pub returned: Vec<Row>,
 }
 
 /// A row position: a value given by the statement, or DEFAULT.
@@ -83,6 +89,7 @@ pub fn run(plan: &InsertPlan, ex: &mut Exec) -> R<InsertOutcome> {
         explicit_id: 0,
         records: 0,
         duplicates: 0,
+        returned: Vec::new(),
     };
     let estimate = match plan.source {
         InsertSource::Values(_) => source.len() as u64,
@@ -114,7 +121,15 @@ pub fn run(plan: &InsertPlan, ex: &mut Exec) -> R<InsertOutcome> {
             Err(e) => return Err(e),
         };
         out.records += 1;
-        insert_one(plan, row, &mut out, &mut auto, ex)?;
+        let stored = insert_one(plan, row, &mut out, &mut auto, ex)?;
+        if let (Some(ret), Some(row)) = (&plan.returning, stored) {
+            let values = ret
+                .exprs
+                .iter()
+                .map(|e| e.eval(&row, ex.ctx))
+                .collect::<R<Row>>()?;
+            out.returned.push(values);
+        }
     }
     Ok(out)
 }
@@ -275,13 +290,15 @@ fn assign_auto_increment(
     Ok(())
 }
 
+/// Inserts one complete row; returns the row the table now holds for it (None
+/// when IGNORE skipped it).
 fn insert_one(
     plan: &InsertPlan,
     mut row: Row,
     out: &mut InsertOutcome,
     auto: &mut AutoIncRange,
     ex: &mut Exec,
-) -> R<()> {
+) -> R<Option<Row>> {
     let t = &plan.table;
     assign_auto_increment(t, &mut row, out, auto, ex)?;
     super::check::verify(&plan.checks, &row, &t.db, &t.def.name, ex)?;
@@ -290,7 +307,7 @@ fn insert_one(
         let (entry, key) = match res {
             Ok(_) => {
                 out.affected += 1;
-                return Ok(());
+                return Ok(Some(row));
             }
             Err(StorageError::DuplicateKey { entry, key }) => (entry, key),
             Err(e) => return Err(storage_err(e)),
@@ -302,7 +319,7 @@ fn insert_one(
                 MySqlError::dup_entry(&entry, &key).message,
             );
             out.duplicates += 1;
-            return Ok(());
+            return Ok(None);
         }
         if !plan.replace && plan.on_dup.is_empty() {
             return Err(MySqlError::dup_entry(&entry, &key));
@@ -354,6 +371,8 @@ fn find_conflict(t: &TableRef, key: &str, row: &Row, ex: &mut Exec) -> R<Option<
     Ok(got.map(|f| (f.handle, f.row)))
 }
 
+/// ON DUPLICATE KEY UPDATE of the existing row `old`; returns the row as it is
+/// afterwards (unchanged when the assignments change nothing).
 fn on_duplicate(
     plan: &InsertPlan,
     handle: RowHandle,
@@ -361,7 +380,7 @@ fn on_duplicate(
     inserted: &Row,
     out: &mut InsertOutcome,
     ex: &mut Exec,
-) -> R<()> {
+) -> R<Option<Row>> {
     let t = &plan.table;
     let n = t.def.columns.len();
     let mut layout: Vec<Value> = Vec::with_capacity(2 * n);
@@ -390,7 +409,7 @@ fn on_duplicate(
     }
     let new: Row = layout[..n].to_vec();
     if new == old {
-        return Ok(());
+        return Ok(Some(old));
     }
     super::check::verify(&plan.checks, &new, &t.db, &t.def.name, ex)?;
     if let Some(ai) = t.def.auto_increment_column() {
@@ -402,10 +421,11 @@ fn on_duplicate(
             t.table.observe_auto_increment(x as u64);
         }
     }
+    let kept = plan.returning.is_some().then(|| new.clone());
     match t.table.update(ex.txn()?, &handle, &old, new) {
         Ok(_) => {
             out.affected += 2;
-            Ok(())
+            Ok(kept)
         }
         Err(StorageError::DuplicateKey { entry, key }) if plan.ignore => {
             ex.ctx.cx.warn(
@@ -413,7 +433,7 @@ fn on_duplicate(
                 code::ER_DUP_ENTRY,
                 MySqlError::dup_entry(&entry, &key).message,
             );
-            Ok(())
+            Ok(None)
         }
         Err(e) => Err(storage_err(e)),
     }

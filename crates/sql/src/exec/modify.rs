@@ -3,7 +3,8 @@
 //! Matching rows are read with exclusive locks and collected first, so a change
 //! never feeds back into the scan that finds rows (an UPDATE of an indexed column
 //! does not see its own new entries). Then rows are sorted and limited when the
-//! statement has ORDER BY / LIMIT, and changed one by one.
+//! statement has ORDER BY / LIMIT, and changed one by one. DELETE ... RETURNING
+//! evaluates its list on each row as it was before the delete.
 
 use super::scan::{drive, Flow, R};
 use super::store::{store, Target};
@@ -18,6 +19,8 @@ use basalt_storage::{RowHandle, StorageError};
 pub struct ModifyOutcome {
     pub matched: u64,
     pub changed: u64,
+    /// DELETE ... RETURNING rows, in deletion order.
+    pub returned: Vec<Row>,
 }
 
 struct Found {
@@ -92,6 +95,7 @@ pub fn run(plan: &ModifyPlan, ex: &mut Exec, ignore: bool) -> R<ModifyOutcome> {
     let mut out = ModifyOutcome {
         matched: rows.len() as u64,
         changed: 0,
+        returned: Vec::new(),
     };
     let t = &plan.scan.tables[0];
     for (i, f) in rows.into_iter().enumerate() {
@@ -101,6 +105,14 @@ pub fn run(plan: &ModifyPlan, ex: &mut Exec, ignore: bool) -> R<ModifyOutcome> {
                 .delete(ex.txn()?, &f.handle, &f.row)
                 .map_err(storage_err)?;
             out.changed += 1;
+            if let Some(ret) = &plan.returning {
+                let values = ret
+                    .exprs
+                    .iter()
+                    .map(|e| e.eval(&f.row, ex.ctx))
+                    .collect::<R<Row>>()?;
+                out.returned.push(values);
+            }
             continue;
         }
         let new = match new_row(plan, &f.row, i as u64 + 1, ex, ignore) {

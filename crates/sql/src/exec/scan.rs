@@ -11,7 +11,7 @@ use super::{storage_err, Exec};
 use crate::expr::{EvalCtx, Expr};
 use crate::plan::range::{convert, key_ranges, Conv, EvalRange};
 use crate::plan::{Access, Level, RangeSpec, SelectPlan};
-use basalt_common::{Collation, ColumnDef, MySqlError, Value};
+use basalt_common::{MySqlError, Value};
 use basalt_storage::{KeyRange, LockMode, RowHandle, ScanRequest};
 
 pub type R<T> = Result<T, MySqlError>;
@@ -187,6 +187,22 @@ fn eval_all(list: &[Expr], row: &[Value], ctx: &mut EvalCtx) -> R<Vec<Value>> {
     list.iter().map(|e| e.eval(row, ctx)).collect()
 }
 
+/// The values of an equality prefix (`IS NULL` parts as NULL), or `None` when an
+/// equality compares with NULL and so matches nothing.
+fn eval_eq(list: &[Option<Expr>], row: &[Value], ctx: &mut EvalCtx) -> R<Option<Vec<Value>>> {
+    let mut out = Vec::with_capacity(list.len());
+    for e in list {
+        match e {
+            None => out.push(Value::Null),
+            Some(e) => match e.eval(row, ctx)? {
+                Value::Null => return Ok(None),
+                v => out.push(v),
+            },
+        }
+    }
+    Ok(Some(out))
+}
+
 fn open(plan: &SelectPlan, l: &Level, row: &[Value], ex: &mut Exec) -> R<Source> {
     let t = &plan.tables[l.table];
     let def = &t.def;
@@ -232,12 +248,6 @@ fn open(plan: &SelectPlan, l: &Level, row: &[Value], ex: &mut Exec) -> R<Source>
             let idx = def
                 .index_by_id(*index_id)
                 .ok_or_else(|| MySqlError::internal("index vanished"))?;
-            let cols: Vec<&ColumnDef> =
-                idx.columns.iter().map(|c| &def.columns[c.column]).collect();
-            let colls: Vec<Collation> = cols
-                .iter()
-                .map(|c| c.data_type.collation().unwrap_or(Collation::Binary))
-                .collect();
             let spec = match range {
                 RangeSpec::All => EvalRange::All,
                 RangeSpec::Points(p) => EvalRange::Points(
@@ -245,19 +255,22 @@ fn open(plan: &SelectPlan, l: &Level, row: &[Value], ex: &mut Exec) -> R<Source>
                         .map(|k| eval_all(k, row, ex.ctx))
                         .collect::<R<_>>()?,
                 ),
-                RangeSpec::Prefix { eq, lower, upper } => EvalRange::Prefix {
-                    eq: eval_all(eq, row, ex.ctx)?,
-                    lower: match lower {
-                        Some((e, i)) => Some((e.eval(row, ex.ctx)?, *i)),
-                        None => None,
-                    },
-                    upper: match upper {
-                        Some((e, i)) => Some((e.eval(row, ex.ctx)?, *i)),
-                        None => None,
+                RangeSpec::Prefix { eq, lower, upper } => match eval_eq(eq, row, ex.ctx)? {
+                    None => EvalRange::Empty,
+                    Some(eq) => EvalRange::Prefix {
+                        eq,
+                        lower: match lower {
+                            Some((e, i)) => Some((e.eval(row, ex.ctx)?, *i)),
+                            None => None,
+                        },
+                        upper: match upper {
+                            Some((e, i)) => Some((e.eval(row, ex.ctx)?, *i)),
+                            None => None,
+                        },
                     },
                 },
             };
-            let (mut ranges, exact) = key_ranges(spec, &cols, &colls);
+            let (mut ranges, exact) = key_ranges(spec, idx, &def.columns);
             if *reverse {
                 ranges.reverse();
             }

@@ -214,12 +214,13 @@ fn store_decimal(v: Value, p: u8, s: u8, t: &Target, cx: &mut SessionCtx) -> R {
 
 fn store_float(v: Value, single: bool, t: &Target, cx: &mut SessionCtx) -> R {
     let (n, clean) = to_num(&v);
-    let x = n.to_f64();
+    // `+ 0.0`: a negative zero is stored as zero, as MariaDB stores it.
+    let x = n.to_f64() + 0.0;
     let x = if single {
         if x.abs() > f32::MAX as f64 {
             return t.out_of_range(cx, Value::Double(f32::MAX as f64 * x.signum()));
         }
-        (x as f32) as f64
+        (x as f32) as f64 + 0.0
     } else {
         x
     };

@@ -23,6 +23,7 @@ pub mod bulk;
 pub mod lexer;
 pub mod native;
 pub mod parse;
+pub mod returning;
 
 use basalt_common::{Decimal, MySqlError, Value};
 use lexer::{NumKind, TokKind, Token};
@@ -176,6 +177,9 @@ pub fn analyze(
     };
     if let Some(n) = native::parse_native(text, toks)? {
         return Ok(Front::Native(n));
+    }
+    if let Some(t) = returning::reorder_delete(text, toks) {
+        return t.map(Front::Parse);
     }
     let plain = !lexed.has_exec_comment
         && !lexed.unterminated
@@ -366,8 +370,17 @@ pub fn number(s: &str, kind: NumKind) -> (char, Value) {
     }
 }
 
+/// An exact-value literal is a DECIMAL when a DECIMAL holds it exactly; otherwise
+/// (more digits than DECIMAL keeps) a DOUBLE, parsed from the text once so that
+/// it is correctly rounded.
 fn decimal_or_double(s: &str) -> Value {
-    match Decimal::parse(s) {
+    let frac = s.split_once('.').map_or("", |(_, f)| f);
+    let exact = frac.len() <= basalt_common::decimal::MAX_SCALE as usize
+        || frac
+            .bytes()
+            .skip(basalt_common::decimal::MAX_SCALE as usize)
+            .all(|b| b == b'0');
+    match Decimal::parse(s).filter(|_| exact) {
         Some(d) => Value::Decimal(d),
         None => Value::Double(s.parse().unwrap_or(0.0)),
     }
@@ -376,6 +389,22 @@ fn decimal_or_double(s: &str) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn decimal_literals_beyond_decimal_scale_are_doubles() {
+        let lit = "0.0000000000000000037397421519422";
+        let want: f64 = lit.parse().expect("float");
+        assert_eq!(number(lit, NumKind::Decimal).1, Value::Double(want));
+        assert!(matches!(
+            number("98.20363932880133", NumKind::Decimal).1,
+            Value::Decimal(_)
+        ));
+        let trailing_zeros = "0.100000000000000000000000000000000";
+        assert!(matches!(
+            number(trailing_zeros, NumKind::Decimal).1,
+            Value::Decimal(_)
+        ));
+    }
 
     #[test]
     fn executable_comments() {

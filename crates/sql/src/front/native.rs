@@ -68,6 +68,12 @@ pub enum Native {
     },
     /// `SET a = x, @b = y, GLOBAL c = z ...`.
     Set(Vec<SetItem>),
+    /// `SET STATEMENT a = x [, b = y ...] FOR statement`: session variables set
+    /// for one statement (`body`, the text after FOR; empty when nothing follows).
+    SetStatement {
+        items: Vec<SetItem>,
+        body: String,
+    },
     Use(String),
     /// `SHUTDOWN [WAIT FOR ALL {REPLICAS|SLAVES}]`.
     Shutdown,
@@ -453,13 +459,56 @@ fn set_native(p: &mut P) -> R<Option<Native>> {
         p.end()?;
         return Ok(Some(Native::SetCharset(cs)));
     }
-    if p.peek().is_some_and(|t| {
-        t.is_kw(p.src, "password") || t.is_kw(p.src, "role") || t.is_kw(p.src, "statement")
-    }) {
+    if scope == TxScope::Next && p.kw("statement") {
+        return set_statement(p).map(Some);
+    }
+    if p.peek()
+        .is_some_and(|t| t.is_kw(p.src, "password") || t.is_kw(p.src, "role"))
+    {
         return Ok(None);
     }
     p.pos = 1;
-    set_items(p).map(|v| Some(Native::Set(v)))
+    let items = set_items(p, false)?;
+    p.end()?;
+    Ok(Some(Native::Set(items)))
+}
+
+/// `SET STATEMENT name = value [, ...] FOR statement`: only plain variable names
+/// (no `@@`, no scope keyword), as in MariaDB's grammar.
+fn set_statement(p: &mut P) -> R<Native> {
+    let items = set_items(p, true)?;
+    if !p.kw("for") {
+        return Err(missing_for(p));
+    }
+    let body = p.peek().map_or("", |t| &p.src[t.start..]);
+    Ok(Native::SetStatement {
+        items,
+        body: body.to_string(),
+    })
+}
+
+/// The syntax error of a SET STATEMENT without FOR: MariaDB's expression parser
+/// stops at a statement keyword that follows a value (`x=1 SELECT 1` is an error
+/// near `SELECT 1`), else at the end of the text.
+fn missing_for(p: &P) -> MySqlError {
+    const STARTS: &[&str] = &[
+        "select", "insert", "update", "delete", "replace", "set", "show", "create", "drop",
+        "alter", "call", "do", "begin", "commit", "rollback", "with", "values", "execute",
+        "prepare", "explain", "describe", "truncate",
+    ];
+    let mut depth = 0i32;
+    for (i, t) in p.toks.iter().enumerate().skip(2) {
+        match (t.kind, t.text(p.src)) {
+            (TokKind::Punct, "(") => depth += 1,
+            (TokKind::Punct, ")") => depth -= 1,
+            _ => {}
+        }
+        let after_value = !matches!(p.toks[i - 1].text(p.src), "=" | ":=" | "," | "(");
+        if depth == 0 && after_value && STARTS.iter().any(|k| t.is_kw(p.src, k)) {
+            return near_offset(p.src, t.start);
+        }
+    }
+    near_offset(p.src, p.src.len())
 }
 
 fn name_or_string(p: &mut P) -> R<String> {
@@ -470,7 +519,10 @@ fn name_or_string(p: &mut P) -> R<String> {
     }
 }
 
-fn set_items(p: &mut P) -> R<Vec<SetItem>> {
+/// The assignments of SET; with `until_for`, the list ends at a FOR keyword outside
+/// parentheses (SET STATEMENT), otherwise at the end of the statement (which the
+/// caller checks).
+fn set_items(p: &mut P, until_for: bool) -> R<Vec<SetItem>> {
     let mut items = Vec::new();
     loop {
         let kw_global = if p.kw("global") {
@@ -481,6 +533,9 @@ fn set_items(p: &mut P) -> R<Vec<SetItem>> {
             None
         };
         let t = p.peek().ok_or_else(|| p.err())?;
+        if until_for && (kw_global.is_some() || t.kind == TokKind::Var) {
+            return Err(p.err());
+        }
         let target = match t.kind {
             TokKind::Var if t.text(p.src).starts_with("@@") => {
                 p.pos += 1;
@@ -528,6 +583,9 @@ fn set_items(p: &mut P) -> R<Vec<SetItem>> {
                     _ => {}
                 }
             }
+            if until_for && depth == 0 && t.is_kw(p.src, "for") {
+                break;
+            }
             p.pos += 1;
         }
         if p.pos == start {
@@ -544,7 +602,6 @@ fn set_items(p: &mut P) -> R<Vec<SetItem>> {
             break;
         }
     }
-    p.end()?;
     Ok(items)
 }
 

@@ -196,14 +196,18 @@ fn full_scan(inp: &Input, rows: f64) -> Candidate {
     }
 }
 
-/// Key columns of index `i` followed by the primary key columns it implies.
+/// Key columns of index `i` followed by the primary key columns it implies: the
+/// order its entries are in, as (column, descending). A prefix key part (`KEY
+/// (s(2))`) orders by the prefix only, so the list ends before it.
 fn extended_key(def: &TableDef, i: usize) -> Vec<(usize, bool)> {
     let idx = &def.indexes[i];
-    let mut cols: Vec<(usize, bool)> = idx
-        .columns
-        .iter()
-        .map(|c| (c.column, c.descending))
-        .collect();
+    let mut cols: Vec<(usize, bool)> = Vec::with_capacity(idx.columns.len() + 1);
+    for c in &idx.columns {
+        if c.prefix_len.is_some() {
+            return cols;
+        }
+        cols.push((c.column, c.descending));
+    }
     if i != 0 {
         for c in &def.indexes[0].columns {
             if !cols.iter().any(|(x, _)| *x == c.column) {
@@ -217,11 +221,8 @@ fn extended_key(def: &TableDef, i: usize) -> Vec<(usize, bool)> {
 fn candidate(inp: &Input, i: usize, rows: f64) -> Candidate {
     let idx = &inp.def.indexes[i];
     let (range, consumed, eq_len, points, has_range) = derive_range(inp, idx);
-    let covering = i == 0
-        || inp
-            .needed
-            .iter()
-            .all(|c| extended_key(inp.def, i).iter().any(|(k, _)| k == c));
+    let key = extended_key(inp.def, i);
+    let covering = i == 0 || inp.needed.iter().all(|c| key.iter().any(|(k, _)| k == c));
     let distinct = |n: usize| -> f64 {
         inp.stats
             .indexes
@@ -294,8 +295,8 @@ fn derive_range(inp: &Input, idx: &IndexDef) -> Derived {
             .find(|s| matches!(s.kind, SargKind::Eq(_) | SargKind::IsNull))
         {
             eq.push(match &s.kind {
-                SargKind::Eq(e) => e.clone(),
-                _ => Expr::Const(basalt_common::Value::Null),
+                SargKind::Eq(e) => Some(e.clone()),
+                _ => None,
             });
             consumed.push(s.conjunct);
             continue;
@@ -420,9 +421,12 @@ fn finish(inp: &Input, c: Candidate) -> Choice {
             eq,
             lower: None,
             upper: None,
-        } if c.idx == 0 && unique_hit && idx.kind == IndexKind::Primary => {
-            Access::PkGet { key: eq.clone() }
-        }
+        } if c.idx == 0 && unique_hit && idx.kind == IndexKind::Primary => Access::PkGet {
+            key: eq
+                .iter()
+                .map(|e| e.clone().unwrap_or(Expr::Const(basalt_common::Value::Null)))
+                .collect(),
+        },
         _ => Access::Index {
             index_id: idx.id,
             range: c.range.clone(),
@@ -812,6 +816,36 @@ mod tests {
         let c = pick(&[ge(1, 100)], &[2], Some(&by_j), Some(10), &forced);
         assert_eq!(index_of(&c), Some(2));
         assert!(c.order_satisfied);
+    }
+
+    #[test]
+    fn descending_and_prefix_parts_decide_order() {
+        let (mut def, stats) = foo();
+        def.indexes[1].columns[0].descending = true;
+        let pick_on = |def: &TableDef, order: &[(usize, bool)]| {
+            choose(&Input {
+                def,
+                stats: &stats,
+                sargs: &[ge(1, 100)],
+                needed: &[1],
+                order: Some(order),
+                limit: Some(10),
+                hints: &Hints {
+                    force: vec!["xj".into()],
+                    ..Hints::default()
+                },
+            })
+        };
+        // ORDER BY j DESC reads the descending index forwards, ORDER BY j backwards.
+        let c = pick_on(&def, &[(1, true)]);
+        assert!(c.order_satisfied);
+        assert!(matches!(c.access, Access::Index { reverse: false, .. }));
+        let c = pick_on(&def, &[(1, false)]);
+        assert!(c.order_satisfied);
+        assert!(matches!(c.access, Access::Index { reverse: true, .. }));
+        // A prefix key part orders by the prefix only.
+        def.indexes[1].columns[0].prefix_len = Some(2);
+        assert!(!pick_on(&def, &[(1, false)]).order_satisfied);
     }
 
     #[test]

@@ -51,9 +51,10 @@ impl TableRef {
 /// The ranges an index access reads, as expressions evaluated at run time.
 #[derive(Clone, Debug, PartialEq)]
 pub enum RangeSpec {
-    /// `eq` on the leading columns, then an optional bound on the next one.
+    /// `eq` on the leading columns (`None`: `IS NULL`; an expression that is NULL
+    /// matches nothing), then optional bounds on the next one, in value order.
     Prefix {
-        eq: Vec<Expr>,
+        eq: Vec<Option<Expr>>,
         lower: Option<(Expr, bool)>,
         upper: Option<(Expr, bool)>,
     },
@@ -215,6 +216,14 @@ pub enum InsertSource {
     Select(Box<SelectPlan>),
 }
 
+/// `RETURNING` of INSERT / REPLACE / DELETE: expressions over the target table's
+/// row (as stored, or as it was before DELETE), sent back as a result set.
+#[derive(Clone, Debug)]
+pub struct Returning {
+    pub exprs: Vec<Expr>,
+    pub columns: Arc<[ColumnMeta]>,
+}
+
 #[derive(Clone, Debug)]
 pub struct InsertPlan {
     pub table: TableRef,
@@ -228,6 +237,7 @@ pub struct InsertPlan {
     pub subs: std::sync::Arc<Vec<SubPlan>>,
     /// The table's CHECK constraints, over its row.
     pub checks: crate::bind::check::Checks,
+    pub returning: Option<Returning>,
 }
 
 #[derive(Clone, Debug)]
@@ -240,6 +250,8 @@ pub struct ModifyPlan {
     pub subs: std::sync::Arc<Vec<SubPlan>>,
     /// The table's CHECK constraints (UPDATE), over its row.
     pub checks: crate::bind::check::Checks,
+    /// DELETE ... RETURNING (UPDATE has none in MariaDB 10.11).
+    pub returning: Option<Returning>,
 }
 
 #[derive(Clone, Debug)]
@@ -247,6 +259,22 @@ pub enum Plan {
     Select(SelectPlan),
     Insert(InsertPlan),
     Modify(ModifyPlan),
+}
+
+impl Plan {
+    /// The result columns the statement sends (empty for an OK packet).
+    pub fn result_columns(&self) -> &[ColumnMeta] {
+        match self {
+            Plan::Select(s) => &s.columns,
+            Plan::Insert(InsertPlan {
+                returning: Some(r), ..
+            })
+            | Plan::Modify(ModifyPlan {
+                returning: Some(r), ..
+            }) => &r.columns,
+            _ => &[],
+        }
+    }
 }
 
 /// The plan of a one-row `INSERT ... VALUES` repeated for `rows` rows of `width`

@@ -1,11 +1,21 @@
-//! Turning the values a query compares an index column with into key values of the
-//! column's type, so that a key range selects exactly the rows the comparison
-//! accepts (or, when the value does not convert exactly, a wider range that the
-//! residual filter then narrows).
+//! Turning the values a query compares an index column with into key ranges.
+//!
+//! Each comparison value is first converted to the key type of its column, so
+//! that a key range selects exactly the rows the comparison accepts (or, when the
+//! value does not convert exactly, a wider range that the residual filter then
+//! narrows). The bounds of a query are in value order; a [`KeyRange`] is in the
+//! index's key order, where a descending part runs from its largest value down
+//! and puts its NULLs last. So for the ranged part of a descending key the value
+//! bounds swap ends, and the end that stands for "no lower bound" in value order
+//! (just past the NULLs) becomes the upper end of the key range.
+//!
+//! A comparison never accepts NULL, so a range on a key part always leaves that
+//! part's NULLs out; only an `IS NULL` equality (a NULL in the equality prefix)
+//! selects them.
 
 use crate::value::compare::sort_cmp;
 use crate::value::{parse_date, parse_datetime, parse_time, to_num, Num};
-use basalt_common::{Collation, ColumnDef, DataType, Decimal, IntKind, Value};
+use basalt_common::{Collation, ColumnDef, DataType, Decimal, IndexDef, IntKind, Value};
 use basalt_storage::KeyRange;
 use std::cmp::Ordering;
 use std::ops::Bound;
@@ -163,8 +173,10 @@ fn decimal_key(v: &Value, scale: u8) -> Conv {
     }
 }
 
-/// Evaluated form of a [`RangeSpec`].
+/// Evaluated form of a [`RangeSpec`](super::RangeSpec).
 pub enum EvalRange {
+    /// Equalities on the leading key parts (`Value::Null` only for `IS NULL`), then
+    /// optional bounds on the next part, in value order (`lower` is the smaller).
     Prefix {
         eq: Vec<Value>,
         lower: Option<(Value, bool)>,
@@ -172,33 +184,37 @@ pub enum EvalRange {
     },
     Points(Vec<Vec<Value>>),
     All,
+    /// Nothing can match (an equality with a NULL value).
+    Empty,
 }
 
-/// Key ranges for the evaluated range; the flag is false when some value did not
-/// convert exactly (the caller must then keep the full filter).
-pub fn key_ranges(
-    spec: EvalRange,
-    cols: &[&ColumnDef],
-    colls: &[Collation],
-) -> (Vec<KeyRange>, bool) {
+/// Key ranges of index `idx` (in its key order, see [`KeyRange`]) for the evaluated
+/// range; the flag is false when some value did not convert exactly (the caller
+/// must then keep the full filter).
+///
+/// Invariants: a range on a key part never includes that part's NULLs (no
+/// comparison accepts NULL); for a descending part the value-order bounds are
+/// swapped, since its key order is the reverse of value order with NULLs last.
+pub fn key_ranges(spec: EvalRange, idx: &IndexDef, columns: &[ColumnDef]) -> (Vec<KeyRange>, bool) {
     match spec {
         EvalRange::All => (vec![KeyRange::all()], true),
-        EvalRange::Points(points) => points_ranges(points, cols, colls),
-        EvalRange::Prefix { eq, lower, upper } => prefix_range(eq, lower, upper, cols),
+        EvalRange::Empty => (Vec::new(), true),
+        EvalRange::Points(points) => points_ranges(points, idx, columns),
+        EvalRange::Prefix { eq, lower, upper } => prefix_range(eq, lower, upper, idx, columns),
     }
 }
 
 fn points_ranges(
     points: Vec<Vec<Value>>,
-    cols: &[&ColumnDef],
-    colls: &[Collation],
+    idx: &IndexDef,
+    columns: &[ColumnDef],
 ) -> (Vec<KeyRange>, bool) {
     let mut exact = true;
     let mut keys: Vec<Vec<Value>> = Vec::with_capacity(points.len());
     'outer: for p in points {
         let mut key = Vec::with_capacity(p.len());
-        for (v, col) in p.iter().zip(cols) {
-            match convert(v, col) {
+        for (v, part) in p.iter().zip(&idx.columns) {
+            match convert(v, &columns[part.column]) {
                 Conv::Exact(Value::Null) => continue 'outer,
                 Conv::Exact(k) => key.push(k),
                 Conv::Between { .. } => {
@@ -210,11 +226,21 @@ fn points_ranges(
         }
         keys.push(key);
     }
+    // Key order: each part by its collation, reversed for descending parts.
     let cmp = |a: &Vec<Value>, b: &Vec<Value>| {
         a.iter()
             .zip(b)
-            .zip(colls)
-            .map(|((x, y), c)| sort_cmp(x, y, *c))
+            .zip(&idx.columns)
+            .map(|((x, y), part)| {
+                let col = &columns[part.column];
+                let coll = col.data_type.collation().unwrap_or(Collation::Binary);
+                let o = sort_cmp(x, y, coll);
+                if part.descending {
+                    o.reverse()
+                } else {
+                    o
+                }
+            })
             .find(|o| *o != Ordering::Equal)
             .unwrap_or(Ordering::Equal)
     };
@@ -223,83 +249,108 @@ fn points_ranges(
     (keys.into_iter().map(KeyRange::eq).collect(), exact)
 }
 
+/// A bound of the ranged key part in value order: `None` is unbounded.
+type ValueBound = Option<(Value, bool)>;
+
+/// What a comparison value on the ranged part gives as a value-order bound.
+enum Side {
+    Bound(ValueBound),
+    /// The comparison accepts no value at all.
+    Nothing,
+}
+
+fn lower_side(v: Option<(Value, bool)>, col: &ColumnDef, exact: &mut bool) -> Side {
+    let Some((v, incl)) = v else {
+        return Side::Bound(None);
+    };
+    if v.is_null() {
+        return Side::Nothing;
+    }
+    match convert(&v, col) {
+        Conv::Exact(k) => Side::Bound(Some((k, incl))),
+        Conv::Between { above: Some(a), .. } => Side::Bound(Some((a, true))),
+        Conv::Between { above: None, .. } => Side::Nothing,
+        Conv::Unusable => {
+            *exact = false;
+            Side::Bound(None)
+        }
+    }
+}
+
+fn upper_side(v: Option<(Value, bool)>, col: &ColumnDef, exact: &mut bool) -> Side {
+    let Some((v, incl)) = v else {
+        return Side::Bound(None);
+    };
+    if v.is_null() {
+        return Side::Nothing;
+    }
+    match convert(&v, col) {
+        Conv::Exact(k) => Side::Bound(Some((k, incl))),
+        Conv::Between { below: Some(b), .. } => Side::Bound(Some((b, true))),
+        Conv::Between { below: None, .. } => Side::Nothing,
+        Conv::Unusable => {
+            *exact = false;
+            Side::Bound(None)
+        }
+    }
+}
+
 fn prefix_range(
     eq: Vec<Value>,
     lower: Option<(Value, bool)>,
     upper: Option<(Value, bool)>,
-    cols: &[&ColumnDef],
+    idx: &IndexDef,
+    columns: &[ColumnDef],
 ) -> (Vec<KeyRange>, bool) {
     let mut exact = true;
     let mut prefix = Vec::with_capacity(eq.len() + 1);
-    for (v, col) in eq.iter().zip(cols) {
-        match convert(v, col) {
-            Conv::Exact(Value::Null) if !v.is_null() => return (Vec::new(), true),
+    for (v, part) in eq.iter().zip(&idx.columns) {
+        match convert(v, &columns[part.column]) {
             Conv::Exact(k) => prefix.push(k),
             Conv::Between { .. } => return (Vec::new(), true),
-            Conv::Unusable => {
-                return (vec![prefix_only(prefix)], false);
-            }
+            Conv::Unusable => return (vec![prefix_only(prefix)], false),
         }
     }
-    let Some(col) = cols.get(eq.len()) else {
-        return (vec![prefix_only(prefix)], exact);
+    let part = match idx.columns.get(eq.len()) {
+        Some(part) if lower.is_some() || upper.is_some() => part,
+        _ => return (vec![prefix_only(prefix)], exact),
     };
-    let lo = match lower {
-        None => Bound::Unbounded,
-        Some((v, _)) if v.is_null() => return (Vec::new(), true),
-        Some((v, incl)) => match convert(&v, col) {
-            Conv::Exact(k) => with(&prefix, k, incl),
-            Conv::Between { above: Some(a), .. } => with(&prefix, a, true),
-            Conv::Between { above: None, .. } => return (Vec::new(), true),
-            Conv::Unusable => {
-                exact = false;
-                Bound::Unbounded
-            }
-        },
+    let col = &columns[part.column];
+    let Side::Bound(lo) = lower_side(lower, col, &mut exact) else {
+        return (Vec::new(), true);
     };
-    let hi = match upper {
-        None => Bound::Unbounded,
-        Some((v, _)) if v.is_null() => return (Vec::new(), true),
-        Some((v, incl)) => match convert(&v, col) {
-            Conv::Exact(k) => with(&prefix, k, incl),
-            Conv::Between { below: Some(b), .. } => with(&prefix, b, true),
-            Conv::Between { below: None, .. } => return (Vec::new(), true),
-            Conv::Unusable => {
-                exact = false;
-                Bound::Unbounded
-            }
-        },
+    let Side::Bound(hi) = upper_side(upper, col, &mut exact) else {
+        return (Vec::new(), true);
     };
-    let lo = match lo {
-        Bound::Unbounded if !prefix.is_empty() => lower_after_nulls(&prefix, lower_is_set(&hi)),
-        other => other,
+    // The part is compared with something, so its NULLs never match: without a
+    // lower bound the range starts just past NULL.
+    let (lo_v, lo_incl) = lo.unwrap_or((Value::Null, false));
+    let low_end = with(&prefix, lo_v, lo_incl);
+    let high_end = match hi {
+        Some((k, incl)) => with(&prefix, k, incl),
+        None => prefix_end(&prefix),
     };
-    let hi = match hi {
-        Bound::Unbounded if !prefix.is_empty() => Bound::Included(prefix.clone()),
-        other => other,
+    let (lower, upper) = if part.descending {
+        (high_end, low_end)
+    } else {
+        (low_end, high_end)
     };
-    (
-        vec![KeyRange {
-            lower: lo,
-            upper: hi,
-        }],
-        exact,
-    )
+    (vec![KeyRange { lower, upper }], exact)
 }
 
-fn lower_is_set(_: &Bound<Vec<Value>>) -> bool {
-    true
-}
-
-/// Lower bound for `prefix` with the next column unbounded below: NULLs of the
-/// next column sort first, and a comparison never accepts them, but they are
-/// harmless (the residual filter drops them).
-fn lower_after_nulls(prefix: &[Value], _: bool) -> Bound<Vec<Value>> {
-    Bound::Included(prefix.to_vec())
+/// Every key starting with `prefix` (the whole index for an empty prefix), as one
+/// bound: it serves as either end.
+fn prefix_end(prefix: &[Value]) -> Bound<Vec<Value>> {
+    if prefix.is_empty() {
+        Bound::Unbounded
+    } else {
+        Bound::Included(prefix.to_vec())
+    }
 }
 
 fn with(prefix: &[Value], k: Value, incl: bool) -> Bound<Vec<Value>> {
-    let mut v = prefix.to_vec();
+    let mut v = Vec::with_capacity(prefix.len() + 1);
+    v.extend_from_slice(prefix);
     v.push(k);
     if incl {
         Bound::Included(v)
@@ -351,29 +402,56 @@ mod tests {
         );
     }
 
+    fn index(desc: &[bool]) -> IndexDef {
+        IndexDef {
+            id: 1,
+            name: "k".into(),
+            kind: basalt_common::IndexKind::NonUnique,
+            columns: desc
+                .iter()
+                .enumerate()
+                .map(|(i, d)| basalt_common::IndexColumn {
+                    column: i,
+                    prefix_len: None,
+                    descending: *d,
+                })
+                .collect(),
+            comment: String::new(),
+        }
+    }
+
+    fn prefix(eq: Vec<Value>, lower: Option<(i64, bool)>, upper: Option<(i64, bool)>) -> EvalRange {
+        EvalRange::Prefix {
+            eq,
+            lower: lower.map(|(v, i)| (Value::Int(v), i)),
+            upper: upper.map(|(v, i)| (Value::Int(v), i)),
+        }
+    }
+
     #[test]
     fn ranges() {
-        let c = int_col();
-        let cols = [&c];
+        let cols = [int_col()];
+        let asc = index(&[false]);
         let (r, exact) = key_ranges(
             EvalRange::Prefix {
                 eq: vec![],
                 lower: Some((Value::Double(1.5), true)),
                 upper: None,
             },
+            &asc,
             &cols,
-            &[Collation::Binary],
         );
         assert!(exact);
         assert_eq!(r[0].lower, Bound::Included(vec![Value::Int(2)]));
+        assert_eq!(r[0].upper, Bound::Unbounded);
         let (r, _) = key_ranges(
             EvalRange::Prefix {
                 eq: vec![Value::Double(1.5)],
                 lower: None,
                 upper: None,
             },
+            &asc,
             &cols,
-            &[Collation::Binary],
         );
         assert!(r.is_empty());
         let (r, _) = key_ranges(
@@ -382,10 +460,82 @@ mod tests {
                 vec![Value::Int(1)],
                 vec![Value::Int(3)],
             ]),
+            &asc,
             &cols,
-            &[Collation::Binary],
         );
         assert_eq!(r.len(), 2);
         assert_eq!(r[0], KeyRange::eq(vec![Value::Int(1)]));
+    }
+
+    #[test]
+    fn an_upper_bound_alone_leaves_nulls_out() {
+        let cols = [int_col(), int_col()];
+        let (r, exact) = key_ranges(
+            prefix(vec![], None, Some((5, false))),
+            &index(&[false]),
+            &cols,
+        );
+        assert!(exact);
+        assert_eq!(r[0].lower, Bound::Excluded(vec![Value::Null]));
+        assert_eq!(r[0].upper, Bound::Excluded(vec![Value::Int(5)]));
+        let (r, _) = key_ranges(
+            prefix(vec![Value::Int(1)], None, Some((5, true))),
+            &index(&[false, false]),
+            &cols,
+        );
+        assert_eq!(
+            r[0].lower,
+            Bound::Excluded(vec![Value::Int(1), Value::Null])
+        );
+        assert_eq!(
+            r[0].upper,
+            Bound::Included(vec![Value::Int(1), Value::Int(5)])
+        );
+    }
+
+    #[test]
+    fn descending_parts_swap_the_bounds() {
+        let cols = [int_col(), int_col()];
+        let desc = index(&[true]);
+        // col > 309: key order runs from the largest value down to 309 (excluded).
+        let (r, _) = key_ranges(prefix(vec![], Some((309, false)), None), &desc, &cols);
+        assert_eq!(r[0].lower, Bound::Unbounded);
+        assert_eq!(r[0].upper, Bound::Excluded(vec![Value::Int(309)]));
+        // col < 309: from 309 (excluded) to just before the NULLs at the end.
+        let (r, _) = key_ranges(prefix(vec![], None, Some((309, false))), &desc, &cols);
+        assert_eq!(r[0].lower, Bound::Excluded(vec![Value::Int(309)]));
+        assert_eq!(r[0].upper, Bound::Excluded(vec![Value::Null]));
+        // BETWEEN 9 AND 2 stays empty: its key range starts after it ends.
+        let (r, _) = key_ranges(
+            prefix(vec![], Some((9, true)), Some((2, true))),
+            &desc,
+            &cols,
+        );
+        assert_eq!(r[0].lower, Bound::Included(vec![Value::Int(2)]));
+        assert_eq!(r[0].upper, Bound::Included(vec![Value::Int(9)]));
+        // An ascending prefix, then a descending ranged part.
+        let (r, _) = key_ranges(
+            prefix(vec![Value::Int(7)], Some((1, true)), None),
+            &index(&[false, true]),
+            &cols,
+        );
+        assert_eq!(r[0].lower, Bound::Included(vec![Value::Int(7)]));
+        assert_eq!(
+            r[0].upper,
+            Bound::Included(vec![Value::Int(7), Value::Int(1)])
+        );
+    }
+
+    #[test]
+    fn points_follow_key_order() {
+        let cols = [int_col()];
+        let pts = || EvalRange::Points(vec![vec![Value::Int(1)], vec![Value::Int(3)]]);
+        let (r, _) = key_ranges(pts(), &index(&[true]), &cols);
+        assert_eq!(r[0], KeyRange::eq(vec![Value::Int(3)]));
+        let (r, _) = key_ranges(pts(), &index(&[false]), &cols);
+        assert_eq!(r[0], KeyRange::eq(vec![Value::Int(1)]));
+        assert!(key_ranges(EvalRange::Empty, &index(&[false]), &cols)
+            .0
+            .is_empty());
     }
 }

@@ -57,6 +57,8 @@ pub struct SessionCtx {
     pub tx_read_only: bool,
     pub snapshot_isolation: bool,
     pub lock_wait_timeout: u64,
+    /// `max_statement_time` (None when 0: no limit).
+    pub max_statement_time: Option<std::time::Duration>,
     pub user_vars: HashMap<String, Value>,
     /// Diagnostics of the last statement (capped at [`MAX_WARNINGS`]).
     pub warnings: Vec<Warning>,
@@ -83,6 +85,19 @@ pub struct SessionCtx {
     pub rand_state: u64,
 }
 
+/// The deadline `max_statement_time` (seconds, as a double) sets: MariaDB keeps it
+/// in whole microseconds, truncated, and 0 means none.
+fn statement_limit(v: Option<&Value>) -> Option<std::time::Duration> {
+    let secs = match v {
+        Some(Value::Double(d)) => *d,
+        Some(Value::UInt(u)) => *u as f64,
+        Some(Value::Int(i)) => *i as f64,
+        _ => 0.0,
+    };
+    let micros = (secs * 1e6) as u64;
+    (micros > 0).then(|| std::time::Duration::from_micros(micros))
+}
+
 impl SessionCtx {
     pub fn new(engine: Arc<Engine>, conn_id: u64, user: &str, host: &str) -> Self {
         let vars = engine.globals.session_defaults(&engine.config);
@@ -102,6 +117,7 @@ impl SessionCtx {
             tx_read_only: false,
             snapshot_isolation: true,
             lock_wait_timeout: 50,
+            max_statement_time: None,
             user_vars: HashMap::new(),
             warnings: Vec::new(),
             warning_total: 0,
@@ -152,6 +168,7 @@ impl SessionCtx {
         self.tx_read_only = self.var_bool("transaction_read_only");
         self.snapshot_isolation = self.var_bool("innodb_snapshot_isolation");
         self.lock_wait_timeout = self.var_u64("innodb_lock_wait_timeout").max(1);
+        self.max_statement_time = statement_limit(self.vars.get("max_statement_time"));
     }
 
     pub fn var_u64(&self, name: &str) -> u64 {

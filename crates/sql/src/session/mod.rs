@@ -6,13 +6,16 @@
 //! 2. fixes its start time (NOW()),
 //! 3. goes through [`crate::front::analyze`] to a native handler, the plan cache,
 //!    or a full parse,
-//! 4. runs inside the session's transaction under a savepoint (see [`txn`]).
+//! 4. runs inside the session's transaction under a savepoint (see [`txn`]),
+//!    under its `max_statement_time` deadline when it has one (see [`timer`]).
 
 pub mod ctx;
 mod locks;
 mod prepared;
 mod run;
+mod set_statement;
 mod stmt;
+pub mod timer;
 mod track;
 mod txn;
 mod varpolicy;
@@ -52,6 +55,13 @@ pub struct Session {
     /// CLIENT_FOUND_ROWS: UPDATE reports matched rather than changed rows.
     found_rows: bool,
     interrupt: Arc<AtomicBool>,
+    /// The interrupt flag's link to the statement timer.
+    watch: Arc<timer::Watch>,
+    /// A statement deadline is armed (statements nested in EXECUTE or SET
+    /// STATEMENT run under the deadline of the statement that contains them).
+    armed: bool,
+    /// Statements this session ended for `max_statement_time`.
+    statement_timeouts: u64,
     /// NO_INDEX_USED / NO_GOOD_INDEX_USED of the last statement.
     extra_status: u16,
     /// The running statement's text as the client sent it.
@@ -82,6 +92,7 @@ pub(crate) const MEMO_CAP: usize = 256;
 
 impl Session {
     pub(crate) fn new(engine: Arc<Engine>, connection_id: u64, user: &str, host: &str) -> Self {
+        let interrupt = Arc::new(AtomicBool::new(false));
         Session {
             cx: SessionCtx::new(engine, connection_id, user, host),
             txn: None,
@@ -94,7 +105,10 @@ impl Session {
             next_stmt_id: 1,
             multi_statements: false,
             found_rows: false,
-            interrupt: Arc::new(AtomicBool::new(false)),
+            watch: timer::Watch::new(interrupt.clone()),
+            interrupt,
+            armed: false,
+            statement_timeouts: 0,
             extra_status: 0,
             raw: String::new(),
             scope_cache: (None, None, false, String::new()),
@@ -335,6 +349,40 @@ impl Session {
 
     fn clear_interrupt(&self) {
         self.interrupt.store(false, Ordering::Relaxed);
+    }
+
+    /// `Max_statement_time_exceeded` of this session.
+    pub(crate) fn statement_timeouts(&self) -> u64 {
+        self.statement_timeouts
+    }
+
+    /// Runs one statement under its `max_statement_time` deadline (none when the
+    /// limit is 0, or when a containing statement already armed one). A statement
+    /// the deadline interrupted fails with errno 1969 and is counted in
+    /// `Max_statement_time_exceeded`; one that finished in spite of it keeps its
+    /// result, as in MariaDB.
+    pub(super) fn timed<T>(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> Result<T, MySqlError>,
+    ) -> Result<T, MySqlError> {
+        let limit = match self.cx.max_statement_time {
+            Some(l) if !self.armed => l,
+            _ => return f(self),
+        };
+        let engine = self.cx.engine.clone();
+        let key = engine.timer.arm(&self.watch, limit);
+        self.armed = true;
+        let r = f(self);
+        self.armed = false;
+        let fired = engine.timer.disarm(key, &self.watch);
+        match r {
+            Err(e) if fired && e.code == basalt_common::error::code::ER_QUERY_INTERRUPTED => {
+                self.statement_timeouts += 1;
+                engine.statement_timeouts.fetch_add(1, Ordering::Relaxed);
+                Err(MySqlError::statement_timeout())
+            }
+            r => r,
+        }
     }
 }
 

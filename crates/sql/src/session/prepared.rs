@@ -103,10 +103,7 @@ impl Session {
         let stmt = crate::front::parse::parse_statement(&rewritten)?;
         match self.plan_statement_with(&stmt, &rewritten, true, values)? {
             (Some(plan), retype) => {
-                let cols = match &plan {
-                    Plan::Select(s) => s.columns.to_vec(),
-                    _ => Vec::new(),
-                };
+                let cols = plan.result_columns().to_vec();
                 Ok((Some(Arc::new(plan)), cols, retype))
             }
             (None, _) => Ok((None, Vec::new(), false)),
@@ -115,7 +112,8 @@ impl Session {
 
     /// COM_STMT_EXECUTE with decoded parameter values.
     pub fn execute_prepared(&mut self, id: u32, params: &[Value]) -> R<QueryResult> {
-        self.execute_prepared_inner(id, params, "mysqld_stmt_execute")
+        self.clear_interrupt();
+        self.timed(|me| me.execute_prepared_inner(id, params, "mysqld_stmt_execute"))
     }
 
     pub(super) fn execute_prepared_inner(
@@ -135,7 +133,6 @@ impl Session {
         if params.len() != expected {
             return Err(MySqlError::wrong_arguments(command));
         }
-        self.clear_interrupt();
         self.cx.clear_warnings();
         self.cx.stmt_time = self.cx.clock();
         let plan = if retype && plan.is_some() {

@@ -38,10 +38,12 @@ impl Session {
         }
         self.cx.stmt_time = self.cx.clock();
         let r = match front {
-            Ok(Front::Native(n)) => self.native(n),
-            Ok(Front::Cached(s)) => self.cached(s),
-            Ok(Front::Bulk(b)) => self.bulk(b),
-            Ok(Front::Parse(t)) => self.parse_run(&t),
+            Ok(Front::Native(Native::SetStatement { items, body })) => {
+                // Records its own errors; the statement after FOR runs (and is
+                // timed) as a statement of its own.
+                return self.set_statement(items, &body);
+            }
+            Ok(front) => self.timed(|me| me.run_front(front)),
             Err(e) => Err(e),
         };
         let mut r = r;
@@ -59,6 +61,15 @@ impl Session {
         r
     }
 
+    fn run_front(&mut self, front: Front<'_>) -> R<QueryResult> {
+        match front {
+            Front::Native(n) => self.native(n),
+            Front::Cached(s) => self.cached(s),
+            Front::Bulk(b) => self.bulk(b),
+            Front::Parse(t) => self.parse_run(&t),
+        }
+    }
+
     /// Runs a statement whose exact text was planned before, if it is memoized
     /// and its plan is current.
     fn run_memoized(&mut self, text: &str) -> Option<R<QueryResult>> {
@@ -70,7 +81,7 @@ impl Session {
         };
         self.cx.clear_warnings();
         self.cx.stmt_time = self.cx.clock();
-        let r = self.run_plan(&plan, &params);
+        let r = self.timed(|me| me.run_plan(&plan, &params));
         if let Err(e) = &r {
             self.cx.warn(Level::Error, e.code, e.message.clone());
         }
@@ -160,6 +171,7 @@ impl Session {
             Native::SetCharset(cs) => self.set_charset(cs),
             Native::SetNames { charset, collation } => self.set_names(charset, collation),
             Native::Set(items) => self.run_set(items),
+            Native::SetStatement { items, body } => self.set_statement(items, &body),
             Native::Use(db) => {
                 self.use_database(&db)?;
                 Ok(QueryResult::ok(0))
@@ -372,6 +384,9 @@ impl Session {
                 if o.last_insert_id != 0 {
                     self.cx.last_insert_id = o.last_insert_id;
                 }
+                if let Some(ret) = &p.returning {
+                    return Ok(self.returned(ret, o.returned));
+                }
                 self.cx.row_count = o.affected as i64;
                 let multi = matches!(&p.source, crate::plan::InsertSource::Select(_))
                     || matches!(&p.source, crate::plan::InsertSource::Values(v) if v.len() > 1);
@@ -396,6 +411,9 @@ impl Session {
             }
             Plan::Modify(p) => {
                 let o = self.in_statement(params, false, |ex| modify::run(p, ex, false))?;
+                if let Some(ret) = &p.returning {
+                    return Ok(self.returned(ret, o.returned));
+                }
                 let affected = if self.found_rows && !p.delete {
                     o.matched
                 } else {
@@ -417,6 +435,22 @@ impl Session {
                     warnings: self.warning_count(),
                 })
             }
+        }
+    }
+}
+
+impl Session {
+    /// The result set of a RETURNING clause; ROW_COUNT() is then -1, as after a
+    /// SELECT (MariaDB).
+    fn returned(
+        &mut self,
+        ret: &crate::plan::Returning,
+        rows: Vec<basalt_common::Row>,
+    ) -> QueryResult {
+        self.cx.row_count = -1;
+        QueryResult::Rows {
+            columns: ret.columns.clone(),
+            rows,
         }
     }
 }

@@ -328,6 +328,7 @@ impl Session {
             ignore: false,
             replace: false,
             checks: Default::default(),
+            returning: None,
         });
         match self.run_plan(&plan, &[]) {
             Ok(r) => Ok(r),

@@ -20,6 +20,8 @@ impl Session {
             b.expr(&ast, &Scope::default(), None)?.0
         };
         let mut ctx = EvalCtx::new(&[], &mut self.cx);
+        // SET @x = SLEEP(n) stops for KILL QUERY and max_statement_time too.
+        ctx.interrupt = Some(&self.interrupt);
         expr.eval(&[], &mut ctx)
     }
 
@@ -45,7 +47,7 @@ impl Session {
     }
 
     /// The value to assign; `None` for DEFAULT.
-    fn set_value(&mut self, it: &SetItem) -> R<Option<Value>> {
+    pub(super) fn set_value(&mut self, it: &SetItem) -> R<Option<Value>> {
         if let SetTarget::Sys {
             name,
             global,
@@ -69,7 +71,7 @@ impl Session {
         Ok(Some(self.eval_standalone(&it.value)?))
     }
 
-    fn reset_sysvar(&mut self, name: &str, global: bool) -> R<()> {
+    pub(super) fn reset_sysvar(&mut self, name: &str, global: bool) -> R<()> {
         let def = sysvars::lookup(name).ok_or_else(|| MySqlError::unknown_system_variable(name))?;
         let v = if global {
             def.initial(&self.cx.engine.config)

@@ -229,7 +229,7 @@ fn show_variables(session: &mut Session, global: bool, f: ShowFilter) -> R<Query
     )
 }
 
-fn show_status(session: &mut Session, _global: bool, f: ShowFilter) -> R<QueryResult> {
+fn show_status(session: &mut Session, global: bool, f: ShowFilter) -> R<QueryResult> {
     let engine = session.cx.engine.clone();
     let mut pairs: Vec<(String, String)> = engine
         .hooks()
@@ -246,6 +246,14 @@ fn show_status(session: &mut Session, _global: bool, f: ShowFilter) -> R<QueryRe
             engine.started.elapsed().as_secs().to_string(),
         ));
     }
+    let timeouts = if global {
+        engine
+            .statement_timeouts
+            .load(std::sync::atomic::Ordering::Relaxed)
+    } else {
+        session.statement_timeouts()
+    };
+    pairs.push(("Max_statement_time_exceeded".into(), timeouts.to_string()));
     pairs.push((
         "Prepared_stmt_count".into(),
         session.prepared_count().to_string(),

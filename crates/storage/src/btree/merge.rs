@@ -1,8 +1,8 @@
 //! Rebalancing after deletes: merging underfull nodes and shortening the tree.
 //!
 //! After a delete leaves a leaf under a quarter full, the leaf is merged with a
-//! sibling under the same parent: the right sibling, or the left one when the leaf is
-//! its parent's last child. The right node of the pair moves into the left one and is
+//! sibling under the same parent: the right sibling if the pair fits, else the left
+//! one. The right node of the pair moves into the left one and is
 //! freed; for leaves the next leaf's left link is updated, for inner nodes the
 //! parent's separator comes down between the two halves. The pair is merged only if it
 //! fits in three quarters of a page (so the result is not split again at once), or if
@@ -17,7 +17,7 @@
 use super::read::Step;
 use super::Tree;
 use crate::api::Result;
-use crate::page::node::{inner_cell, NodeMut, SLOT, USABLE};
+use crate::page::node::{inner_cell, Node, NodeMut, SLOT, USABLE};
 use crate::page::{NO_PAGE, PAGE_SIZE};
 use crate::pool::XGuard;
 
@@ -61,8 +61,10 @@ impl Tree {
         }
     }
 
-    /// Merges latched `node` with a sibling under latched `parent`; false when the
-    /// merge is not possible or not worth it right now.
+    /// Merges latched `node` with a sibling under latched `parent`: the right one,
+    /// else the left one (a purge or delete sweeping left to right leaves each leaf
+    /// sparse while its right sibling is still full; the next leaf's turn merges it
+    /// into the sparse one on its left). False when no merge is possible right now.
     fn merge_child<'a>(
         &'a self,
         parent: &mut XGuard<'a>,
@@ -74,31 +76,43 @@ impl Tree {
             return Ok(false);
         };
         let last = pn.count();
-        if last == 0 {
-            return Ok(false);
+        let candidates = [(idx < last).then(|| idx + 1), idx.checked_sub(1)];
+        for other_idx in candidates.into_iter().flatten() {
+            let pn = parent.node();
+            let Some(other) = self.pool().try_lock_page(&self.file, pn.child(other_idx))? else {
+                continue;
+            };
+            // (a, b): b is child `cell + 1`, i.e. the child of parent cell `cell`.
+            let (cell, a, b) = if other_idx > idx {
+                (idx, &node, &other)
+            } else {
+                (other_idx, &other, &node)
+            };
+            let sep = pn.key(cell).expect("a latched node is consistent");
+            if !fits(&a.node(), &b.node(), sep, inner) {
+                continue;
+            }
+            let (a, b) = if other_idx > idx {
+                (node, other)
+            } else {
+                (other, node)
+            };
+            return self.merge_pair(parent, cell, a, b, inner);
         }
-        let other_idx = if idx < last { idx + 1 } else { idx - 1 };
-        let Some(other) = self.pool().try_lock_page(&self.file, pn.child(other_idx))? else {
-            return Ok(false);
-        };
-        // (a, b): b is child `cell + 1`, i.e. the child of parent cell `cell`.
-        let (cell, mut a, b) = if idx < last {
-            (idx, node, other)
-        } else {
-            (idx - 1, other, node)
-        };
+        Ok(false)
+    }
+
+    /// Moves `b` (the child of parent cell `cell`) into `a`, its left neighbour, and
+    /// frees it; false if `b`'s right neighbour is busy (leaves relink it).
+    fn merge_pair<'a>(
+        &'a self,
+        parent: &mut XGuard<'a>,
+        cell: usize,
+        mut a: XGuard<'a>,
+        b: XGuard<'a>,
+        inner: bool,
+    ) -> Result<bool> {
         let (an, bn) = (a.node(), b.node());
-        let sep = pn.key(cell).expect("a latched node is consistent");
-        let down = if inner {
-            inner_cell(sep, bn.leftmost())
-        } else {
-            Vec::new()
-        };
-        let combined = an.used() + bn.used() + down.len() + if inner { SLOT } else { 0 };
-        let empty = an.count() == 0 || bn.count() == 0;
-        if combined > USABLE || (!empty && combined > USABLE * 3 / 4) {
-            return Ok(false);
-        }
         let next = bn.right();
         let neighbor = if !inner && next != NO_PAGE {
             match self.pool().try_lock_page(&self.file, next)? {
@@ -110,7 +124,11 @@ impl Tree {
         };
         let mut cells = an.cells().expect("a latched node is consistent");
         if inner {
-            cells.push(down);
+            let sep = parent
+                .node()
+                .key(cell)
+                .expect("a latched node is consistent");
+            cells.push(inner_cell(sep, bn.leftmost()));
         }
         cells.extend(bn.cells().expect("a latched node is consistent"));
         let alpn = a.lpn();
@@ -145,4 +163,18 @@ impl Tree {
         child.free();
         Ok(())
     }
+}
+
+/// Whether nodes `a` and `b` (with separator `sep` between them) merge into one: the
+/// result must fit in three quarters of a page (so it is not split again at once),
+/// or one side must be empty.
+fn fits(a: &Node<'_>, b: &Node<'_>, sep: &[u8], inner: bool) -> bool {
+    let down = if inner {
+        inner_cell(sep, b.leftmost()).len() + SLOT
+    } else {
+        0
+    };
+    let combined = a.used() + b.used() + down;
+    let empty = a.count() == 0 || b.count() == 0;
+    combined <= USABLE && (empty || combined <= USABLE * 3 / 4)
 }

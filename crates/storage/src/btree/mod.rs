@@ -154,6 +154,19 @@ impl TableFile {
         })
     }
 
+    /// Opens a table file whose changes since its checkpoint will be replayed from a
+    /// log that starts at `log_start` ([`PageFile::open_at`]).
+    pub fn open_at(
+        pool: &Arc<BufferPool>,
+        fs: &dyn FileSystem,
+        path: &Path,
+        log_start: u64,
+    ) -> Result<TableFile> {
+        Ok(TableFile {
+            file: PageFile::open_at(pool, fs, path, log_start)?,
+        })
+    }
+
     /// The page file underneath (checkpoint calls, statistics).
     pub fn pages(&self) -> &Arc<PageFile> {
         &self.file

@@ -41,7 +41,7 @@ use crate::wal::{Wal, WalConfig};
 use crate::StorageConfig;
 use basalt_common::TableDef;
 use parking_lot::{Condvar, Mutex, RwLock};
-use record::{KIND_ABORT, KIND_CHECKPOINT, KIND_COMMIT};
+use record::{KIND_ABORT, KIND_CHECKPOINT, KIND_CLEAN, KIND_COMMIT};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -92,6 +92,7 @@ impl Shared {
 pub struct DurableEngine {
     shared: Arc<Shared>,
     thread: Mutex<Option<std::thread::JoinHandle<()>>>,
+    previous_stop_clean: bool,
 }
 
 impl DurableEngine {
@@ -104,6 +105,7 @@ impl DurableEngine {
         let wal_config = WalConfig {
             flush_log_at_trx_commit: config.flush_log_at_trx_commit,
             segment_size: config.log_segment_size,
+            allow_corrupt_tail: config.discard_damaged_log_tail,
             ..WalConfig::default()
         };
         let (wal, info) = Wal::open(fs.clone(), &config.datadir.join("log"), wal_config)?;
@@ -129,7 +131,7 @@ impl DurableEngine {
             checkpoint_log_bytes: config.checkpoint_log_bytes,
         });
         let started = Instant::now();
-        let first_trx = recovery::recover(&shared, tables, info.checkpoint_lsn)?;
+        let found = recovery::recover(&shared, tables, info.checkpoint_lsn)?;
         let ms = started.elapsed().as_millis() as u64;
         shared.last_recovery_ms.store(ms, Ordering::Relaxed);
         tracing::info!(recovery_ms = ms, "durable engine opened");
@@ -137,9 +139,16 @@ impl DurableEngine {
             DurableEngine {
                 shared,
                 thread: Mutex::new(None),
+                previous_stop_clean: found.clean,
             },
-            first_trx,
+            found.first_trx,
         ))
+    }
+
+    /// Whether the previous run stopped cleanly with purge finished; if not, trees may
+    /// hold delete-marked entries no purge queue knows of (see `table::sweep`).
+    pub fn previous_stop_clean(&self) -> bool {
+        self.previous_stop_clean
     }
 
     /// Starts the checkpointer (it reads the next transaction id from `mgr`).
@@ -159,7 +168,14 @@ impl DurableEngine {
 
     /// Runs a checkpoint of every table file now.
     pub fn checkpoint(&self) -> Result<()> {
-        checkpoint(&self.shared)
+        checkpoint(&self.shared).map(|_| ())
+    }
+
+    /// A handle that runs a checkpoint, for background work that wants its result
+    /// durable (it does not keep the engine alive beyond its shared state).
+    pub fn checkpointer(&self) -> Arc<dyn Fn() -> Result<()> + Send + Sync> {
+        let shared = self.shared.clone();
+        Arc::new(move || checkpoint(&shared).map(|_| ()))
     }
 
     pub fn status(&self) -> Vec<(&'static str, u64)> {
@@ -193,14 +209,26 @@ impl DurableEngine {
         ]
     }
 
-    /// Final checkpoint and log shutdown.
-    pub fn shutdown(&self) -> Result<()> {
+    /// Final checkpoint and log shutdown; `purge_complete` (no delete-marked garbage
+    /// is left) is recorded for the next start, which then need not sweep.
+    pub fn shutdown(&self, purge_complete: bool) -> Result<()> {
         self.shared.stop.store(true, Ordering::SeqCst);
         self.shared.wake.notify_all();
         if let Some(h) = self.thread.lock().take() {
             let _ = h.join();
         }
-        checkpoint(&self.shared)?;
+        let mut moved = checkpoint(&self.shared)?;
+        // Leave the files compact: pages the checkpoint moved out of a mostly free
+        // tail are written by the next one, which then gives the tail back.
+        for _ in 0..COMPACT_PASSES {
+            if moved == 0 {
+                break;
+            }
+            moved = checkpoint(&self.shared)?;
+        }
+        if purge_complete {
+            self.shared.wal.append(KIND_CLEAN, &[])?;
+        }
         self.shared.wal.shutdown()
     }
 }
@@ -310,32 +338,38 @@ impl CommitLog for Committer {
     }
 }
 
-/// Checkpoints every table file and releases the log before the retention point.
-fn checkpoint(shared: &Shared) -> Result<()> {
+/// Checkpoints a clean stop (and recovery) runs at most to give a file's free tail
+/// back: each writes the pages the previous one moved out of the tail.
+const COMPACT_PASSES: usize = 4;
+
+/// Checkpoints every table file and releases the log before the retention point;
+/// returns how many pages were marked for moving out of free file tails.
+fn checkpoint(shared: &Shared) -> Result<usize> {
     let _one = shared.ckpt_lock.lock();
     let start = shared.wal.end_lsn();
     let next_id = shared.mgr.lock().upgrade().map_or(0, |m| m.next_id());
     shared.wal.append(KIND_CHECKPOINT, &next_id.to_le_bytes())?;
     let files: Vec<TableFile> = shared.files.read().values().cloned().collect();
+    let mut moved = 0;
     for f in files {
-        checkpoint_file(shared, &f)?;
+        moved += checkpoint_file(shared, &f)?;
     }
     let oldest_active = shared.active.lock().values().copied().min();
     let retain = oldest_active.map_or(start, |a| a.min(start));
     shared.wal.checkpoint_done(retain)?;
     shared.checkpoints.fetch_add(1, Ordering::Relaxed);
-    Ok(())
+    Ok(moved)
 }
 
 /// Checkpoints one file. The log up to the cut is made durable before the file's new
 /// image can become current (write-ahead rule: no durable page may hold a change whose
-/// record could still be lost).
-pub(crate) fn checkpoint_file(shared: &Shared, file: &TableFile) -> Result<()> {
+/// record could still be lost). Returns how many pages it marked for moving out of
+/// the file's free tail (the next checkpoint writes them low and shrinks the file).
+pub(crate) fn checkpoint_file(shared: &Shared, file: &TableFile) -> Result<usize> {
     let cut = file.begin_cut(|| shared.wal.end_lsn())?;
     shared.wal.wait_durable(cut.lsn())?;
     file.flush_cut(cut)?;
-    file.pages().relocate_tail()?;
-    Ok(())
+    file.pages().relocate_tail()
 }
 
 fn checkpoint_loop(shared: &Shared) {
@@ -358,7 +392,7 @@ fn checkpoint_loop(shared: &Shared) {
             || shared.wal.bytes_since_checkpoint() >= shared.checkpoint_log_bytes;
         if due {
             match checkpoint(shared) {
-                Ok(()) => last = Instant::now(),
+                Ok(_) => last = Instant::now(),
                 Err(e) => tracing::warn!(error = %e, "checkpoint failed; will retry"),
             }
         }

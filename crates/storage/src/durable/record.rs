@@ -8,6 +8,8 @@
 //! COMMIT      txn u64
 //! ABORT       txn u64   (written after the rollback's own changes were logged)
 //! CHECKPOINT  next transaction id u64
+//! CLEAN       (empty) the last record of a clean shutdown that finished purge: no
+//!             entry delete-marked by an earlier transaction is left in any tree
 //! ```
 //! A CHANGE carries both images: the after-image to redo it, the before-image to undo
 //! it when its transaction never committed.
@@ -16,6 +18,7 @@ pub const KIND_CHANGE: u8 = 1;
 pub const KIND_COMMIT: u8 = 2;
 pub const KIND_ABORT: u8 = 3;
 pub const KIND_CHECKPOINT: u8 = 4;
+pub const KIND_CLEAN: u8 = 5;
 
 /// A decoded CHANGE record.
 #[derive(Debug, PartialEq, Eq)]

@@ -1,7 +1,10 @@
 //! Crash recovery: redo from each file's checkpoint cut, undo transactions that never
-//! ended, then checkpoint so the log can start afresh.
+//! ended, then checkpoint (behind a CHECKPOINT record holding the next transaction
+//! id) so the log can start afresh.
 
-use super::record::{self, ChangeRec, KIND_ABORT, KIND_CHANGE, KIND_CHECKPOINT, KIND_COMMIT};
+use super::record::{
+    self, ChangeRec, KIND_ABORT, KIND_CHANGE, KIND_CHECKPOINT, KIND_CLEAN, KIND_COMMIT,
+};
 use super::{checkpoint_file, table_files, Shared};
 use crate::api::Result;
 use crate::btree::TableFile;
@@ -10,19 +13,46 @@ use crate::store::Modify;
 use basalt_common::{EngineKind, TableDef};
 use std::collections::{HashMap, HashSet};
 
-/// Opens the table files of `tables`, replays the log from `from`, and returns the
-/// first transaction id to hand out (above every id the log and files have seen).
-pub(super) fn recover(shared: &Shared, tables: &[TableDef], from: u64) -> Result<u64> {
-    open_files(shared, tables)?;
+/// What recovery found.
+pub(super) struct Recovered {
+    /// The first transaction id to hand out (above every id the log and files saw).
+    pub first_trx: u64,
+    /// The previous run ended with a clean shutdown that finished purge (its last
+    /// record is CLEAN): no delete-marked garbage of earlier transactions is left.
+    pub clean: bool,
+}
+
+/// Opens the table files of `tables`, replays the log from `from`, and says what it
+/// found.
+pub(super) fn recover(shared: &Shared, tables: &[TableDef], from: u64) -> Result<Recovered> {
+    open_files(shared, tables, from)?;
     let scan = first_pass(shared, from)?;
     let losers = redo(shared, from, &scan.ended)?;
     let undone = losers.len();
     undo(shared, losers)?;
+    let first_trx = scan.max_txn.saturating_add(1).max(scan.next_id).max(1);
+    // The log is about to be cut at this point, and with it every record that told
+    // which ids were used: start the retained log with the next id, as a checkpoint
+    // does, or a crash before the next checkpoint would hand out ids again that rows
+    // on disk carry (their changes would look uncommitted, the rows invisible).
+    let start = shared.wal.end_lsn();
+    let record = shared
+        .wal
+        .append(KIND_CHECKPOINT, &first_trx.to_le_bytes())?;
+    shared.wal.wait_durable(record)?;
     let files: Vec<TableFile> = shared.files.read().values().cloned().collect();
     for f in &files {
-        checkpoint_file(shared, f)?;
+        // Redo and undo may have grown the file (the old image stays until the new one
+        // is durable): give a free tail back before serving.
+        let mut moved = checkpoint_file(shared, f)?;
+        for _ in 0..super::COMPACT_PASSES {
+            if moved == 0 {
+                break;
+            }
+            moved = checkpoint_file(shared, f)?;
+        }
     }
-    shared.wal.checkpoint_done(shared.wal.end_lsn())?;
+    shared.wal.checkpoint_done(start)?;
     if scan.records > 0 {
         tracing::info!(
             records = scan.records,
@@ -30,13 +60,19 @@ pub(super) fn recover(shared: &Shared, tables: &[TableDef], from: u64) -> Result
             "recovered from the log"
         );
     }
-    Ok(scan.max_txn.saturating_add(1).max(scan.next_id).max(1))
+    Ok(Recovered {
+        first_trx,
+        clean: scan.last_kind == Some(KIND_CLEAN),
+    })
 }
 
-/// Opens every durable table's file; removes files of tables the catalog does not
-/// know (a CREATE TABLE that crashed before the catalog was written, or a DROP whose
-/// file removal did not happen) and trees of indexes it does not know.
-fn open_files(shared: &Shared, tables: &[TableDef]) -> Result<()> {
+/// Opens every durable table's file for a replay of the log from `from`; removes
+/// files of tables the catalog does not know (a CREATE TABLE that crashed before the
+/// catalog was written, or a DROP whose file removal did not happen) and trees of
+/// indexes it does not know. A file that cannot be opened at an image the log covers
+/// leaves its table unavailable (every access fails with the error), never empty or
+/// rolled back.
+fn open_files(shared: &Shared, tables: &[TableDef], from: u64) -> Result<()> {
     let wanted: HashMap<u64, &TableDef> = tables
         .iter()
         .filter(|t| t.engine == EngineKind::Basalt)
@@ -51,7 +87,7 @@ fn open_files(shared: &Shared, tables: &[TableDef]) -> Result<()> {
     for (id, def) in wanted {
         let path = shared.path(id);
         let opened = if shared.fs.exists(&path) {
-            TableFile::open(&shared.pool, &*shared.fs, &path)
+            TableFile::open_at(&shared.pool, &*shared.fs, &path, from)
         } else {
             Err(StorageError::Corrupt {
                 file: path.display().to_string(),
@@ -64,7 +100,14 @@ fn open_files(shared: &Shared, tables: &[TableDef]) -> Result<()> {
             Err(e) => {
                 // One damaged table must not keep the others from serving: it stays
                 // in the catalog and answers every access with this error.
-                tracing::error!(table = %def.qualified_name(), error = %e, "table unavailable");
+                tracing::error!(
+                    table = %def.qualified_name(),
+                    error = %e,
+                    "table unavailable: its data file is damaged and every access to it fails \
+                     with error 1877. Other tables are served. Restore the table from a backup: \
+                     DROP TABLE, then re-create it and reload its rows (a copy of the data \
+                     directory taken now keeps the damaged file for analysis)"
+                );
                 shared.broken.lock().insert(id, broken_error(&path, e));
                 continue;
             }
@@ -90,6 +133,7 @@ struct Scan {
     max_txn: u64,
     next_id: u64,
     records: u64,
+    last_kind: Option<u8>,
 }
 
 /// Which transactions ended (COMMIT or ABORT), and the highest ids seen.
@@ -99,10 +143,12 @@ fn first_pass(shared: &Shared, from: u64) -> Result<Scan> {
         max_txn: 0,
         next_id: 0,
         records: 0,
+        last_kind: None,
     };
     for rec in shared.wal.read_from(from) {
         let rec = rec?;
         scan.records += 1;
+        scan.last_kind = Some(rec.kind);
         match rec.kind {
             KIND_COMMIT | KIND_ABORT => {
                 let txn = record::decode_u64(&rec.payload).ok_or_else(|| bad(rec.lsn))?;

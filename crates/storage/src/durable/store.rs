@@ -5,7 +5,8 @@
 //! gate is held: so a checkpoint cut at LSN C contains exactly the changes whose
 //! records start before C. Changes made outside a transaction (`txn_id == 0`: purge
 //! of delete-marked entries, index builds) are not logged; index builds are followed
-//! by a checkpoint of the file, and a purge lost in a crash is simply redone.
+//! by a checkpoint of the file, and a purge lost in a crash is redone by the sweep at the
+//! next start (`table::sweep`).
 
 use super::record::{change_header, image_prefix, KIND_CHANGE};
 use super::Shared;

@@ -464,6 +464,31 @@ impl TxnManager {
         }
     }
 
+    /// Purges everything purgeable now, for a clean stop; true when nothing is left
+    /// (no garbage, no transaction still active).
+    pub fn drain_purge(&self) -> bool {
+        loop {
+            let done = self.retry_deferred() + self.purge_step();
+            if self.history_length() == 0 && self.active_count() == 0 {
+                return true;
+            }
+            if done == 0 {
+                return false;
+            }
+        }
+    }
+
+    /// Hands purge an entry it must retry later (a gap lock is anchored on it).
+    pub fn defer_dead(&self, entry: DeadEntry) {
+        self.deferred.lock().push(entry);
+        self.purge_wake.notify_one();
+    }
+
+    /// True once [`TxnManager::stop_purge`] was called.
+    pub fn stopping(&self) -> bool {
+        self.shutdown.load(Ordering::Relaxed)
+    }
+
     pub fn stop_purge(&self) {
         self.shutdown.store(true, Ordering::Relaxed);
         self.purge_wake.notify_all();

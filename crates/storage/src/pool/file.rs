@@ -9,8 +9,9 @@
 //!
 //! Opening a file reads both meta slots and uses the valid one with the higher
 //! checkpoint sequence (the other may be torn by a crash during a checkpoint), then
-//! reads that checkpoint's map. Nothing else needs reading: free slots are those the
-//! checkpoint does not refer to, free logical pages are the unmapped ones.
+//! reads that checkpoint's map ([`super::open`] says when that image may be used).
+//! Nothing else needs reading: free slots are those the checkpoint does not refer to,
+//! free logical pages are the unmapped ones.
 
 use super::checkpoint::CutMeta;
 use super::gate::Gate;
@@ -19,7 +20,7 @@ use super::{BufferPool, PENDING};
 use crate::api::Result;
 use crate::error::StorageError;
 use crate::io::{AlignedBuf, File, FileSystem, OpenOptions};
-use crate::page::meta::{decode_list, describe, is_blank, Meta, TreeRoot, LIST_ENTRIES, MAX_TREES};
+use crate::page::meta::{Meta, TreeRoot, MAX_TREES};
 use crate::page::{check, PageNo, PageType, NO_PAGE, PAGE_SIZE};
 use parking_lot::Mutex;
 use std::cell::RefCell;
@@ -168,8 +169,21 @@ impl PageFile {
     }
 
     /// Opens a table file at its last complete checkpoint. A file must be open at most
-    /// once at a time.
+    /// once at a time. The caller holds every change since the checkpoint it is opened
+    /// at (see [`PageFile::open_at`] for a caller that replays a log).
     pub fn open(pool: &Arc<BufferPool>, fs: &dyn FileSystem, path: &Path) -> Result<Arc<PageFile>> {
+        Self::open_at(pool, fs, path, 0)
+    }
+
+    /// Opens a table file for a caller that will replay its log from `log_start`: a
+    /// checkpoint image older than that is refused, and an image used because the other
+    /// meta slot is damaged is checked page by page first (see [`super::open`]).
+    pub fn open_at(
+        pool: &Arc<BufferPool>,
+        fs: &dyn FileSystem,
+        path: &Path,
+        log_start: u64,
+    ) -> Result<Arc<PageFile>> {
         let name = file_name(path);
         let file = fs.open(
             path,
@@ -178,8 +192,12 @@ impl PageFile {
                 direct: true,
             },
         )?;
-        let meta = read_best_meta(file.as_ref(), &name)?;
-        let (map, map_slots, dir_slots) = read_map(file.as_ref(), &name, &meta)?;
+        let super::open::Image {
+            meta,
+            map,
+            map_slots,
+            dir_slots,
+        } = super::open::read_image(file.as_ref(), &name, log_start)?;
         let n_slots = (file.len()? / PAGE_SIZE as u64) as u32;
         let beyond = map
             .iter()
@@ -455,103 +473,4 @@ pub(super) fn write_meta(file: &dyn File, meta: &Meta) -> Result<()> {
     crate::page::seal(&mut buf, PageType::Meta, meta.seq, slot);
     file.write_at(&buf, slot as u64 * PAGE_SIZE as u64)?;
     Ok(())
-}
-
-/// The valid meta slot with the higher sequence.
-fn read_best_meta(file: &dyn File, name: &str) -> Result<Meta> {
-    let mut best: Option<Meta> = None;
-    let mut errors = Vec::new();
-    let mut buf = AlignedBuf::zeroed(PAGE_SIZE);
-    for slot in 0..2u32 {
-        if let Err(e) = file.read_at(&mut buf, slot as u64 * PAGE_SIZE as u64) {
-            errors.push((slot, e.to_string()));
-            continue;
-        }
-        if is_blank(&buf) {
-            continue;
-        }
-        match check(&buf, &[PageType::Meta], slot).and_then(|_| Meta::decode(&buf)) {
-            Ok(m) if best.as_ref().is_none_or(|b| m.seq > b.seq) => best = Some(m),
-            Ok(_) => {}
-            Err(d) => errors.push((slot, d)),
-        }
-    }
-    if let Some(m) = best {
-        for (slot, d) in &errors {
-            tracing::warn!(file = name, slot, "ignoring damaged meta slot: {d}");
-        }
-        return Ok(m);
-    }
-    let (slot, detail) = errors
-        .into_iter()
-        .next()
-        .unwrap_or((0, "both meta slots are blank".into()));
-    Err(corrupt(name, slot as u64, format!("meta: {detail}")))
-}
-
-/// Reads a checkpoint's map: (map, map page slots, directory page slots).
-fn read_map(file: &dyn File, name: &str, meta: &Meta) -> Result<(Vec<u32>, Vec<u32>, Vec<u32>)> {
-    let mut buf = AlignedBuf::zeroed(PAGE_SIZE);
-    let mut read_list = |slot: u32, ty: PageType, index: u32| -> Result<(Vec<u32>, PageNo)> {
-        file.read_at(&mut buf, slot as u64 * PAGE_SIZE as u64)
-            .map_err(|e| match e.kind() {
-                std::io::ErrorKind::UnexpectedEof => corrupt(
-                    name,
-                    slot as u64,
-                    format!(
-                        "{} page {index} lies beyond the end of the file",
-                        describe(ty)
-                    ),
-                ),
-                _ => StorageError::Io(e),
-            })?;
-        check(&buf, &[ty], index)
-            .and_then(|_| decode_list(&buf))
-            .map_err(|d| {
-                corrupt(
-                    name,
-                    slot as u64,
-                    format!("{} page {index}: {d}", describe(ty)),
-                )
-            })
-    };
-    let mut dir_slots = Vec::new();
-    let mut map_slots = Vec::new();
-    let mut next = meta.dir_first;
-    while next != NO_PAGE && map_slots.len() < meta.map_pages as usize {
-        let (entries, n) = read_list(next, PageType::MapDir, dir_slots.len() as u32)?;
-        dir_slots.push(next);
-        map_slots.extend(entries);
-        next = n;
-    }
-    if map_slots.len() != meta.map_pages as usize {
-        return Err(corrupt(
-            name,
-            meta.seq % 2,
-            format!(
-                "meta lists {} map pages, directory holds {}",
-                meta.map_pages,
-                map_slots.len()
-            ),
-        ));
-    }
-    let mut map = Vec::with_capacity(meta.logical_pages as usize);
-    for (k, &slot) in map_slots.iter().enumerate() {
-        let (entries, _) = read_list(slot, PageType::Map, k as u32)?;
-        map.extend(entries);
-    }
-    if map.len() != meta.logical_pages as usize
-        || map_slots.len() != (map.len()).div_ceil(LIST_ENTRIES)
-    {
-        return Err(corrupt(
-            name,
-            meta.seq % 2,
-            format!(
-                "meta lists {} logical pages, map holds {}",
-                meta.logical_pages,
-                map.len()
-            ),
-        ));
-    }
-    Ok((map, map_slots, dir_slots))
 }

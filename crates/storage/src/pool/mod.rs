@@ -45,6 +45,7 @@ mod checkpoint;
 mod file;
 mod gate;
 mod latch;
+mod open;
 mod space;
 mod table;
 

@@ -23,6 +23,7 @@ mod gap;
 mod read;
 pub mod record;
 mod stats;
+mod sweep;
 mod write;
 
 use crate::api::*;

@@ -73,11 +73,17 @@
 //!
 //! # Recovery
 //! `Wal::open` reads the chain from the checkpoint LSN, following jumps, until the
-//! first invalid frame. It then scans past that point: a valid frame whose `synced`
-//! field is above the end proves the end had been durable, i.e. the log was damaged
-//! after it was written ([`LogEnd::Corrupt`]: `open` refuses unless
-//! `WalConfig::allow_corrupt_tail`); valid frames without that proof are a torn
-//! unsynced tail ([`LogEnd::TornTail`]).
+//! first invalid frame. It then scans past that point for valid frames:
+//! - none, and the stop is unwritten space: the log simply ends ([`LogEnd::Clean`]);
+//! - none, and the stop is a damaged frame: a torn unsynced write, or damage to the
+//!   last record; either way nothing can be recovered, so the damaged range is
+//!   logged at WARN and cut ([`LogEnd::DamagedTail`]);
+//! - some: they would be lost with the cut, and acknowledged commits may be among
+//!   them. A frame whose `synced` field is above the end proves the end had been
+//!   durable ([`LogEnd::Corrupt`]); without that proof it may also be an unsynced
+//!   write torn out of order by a power loss ([`LogEnd::TornTail`]). Both refuse to
+//!   open, naming the range and the record count, unless
+//!   `WalConfig::allow_corrupt_tail` accepts the loss.
 
 mod buffer;
 mod format;
@@ -131,9 +137,10 @@ pub struct WalConfig {
     pub zero_fill_segments: bool,
     /// Free segment files kept for reuse after a checkpoint; more are deleted.
     pub max_free_segments: usize,
-    /// Open even when durable log was found damaged ([`LogEnd::Corrupt`]): the log
-    /// is cut at the damage, losing what follows. Off by default: `open` fails with
-    /// `StorageError::Corrupt` and changes nothing, so an operator can look first.
+    /// Open even when valid records follow damaged log ([`LogEnd::TornTail`],
+    /// [`LogEnd::Corrupt`]): the log is cut at the damage, losing what follows. Off by
+    /// default: `open` fails with `StorageError::Corrupt` and changes nothing, so an
+    /// operator can look first.
     pub allow_corrupt_tail: bool,
 }
 
@@ -157,17 +164,28 @@ impl Default for WalConfig {
 /// How the log ended at recovery.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LogEnd {
-    /// No valid frame beyond the end.
+    /// The log ends where nothing was written; no valid frame beyond.
     Clean,
-    /// Valid frames beyond the end, none proving the end was durable: the tail of
-    /// an unsynced write was torn. Nothing acknowledged was lost.
-    TornTail { next_valid: Lsn },
+    /// The last frame is damaged and no valid frame follows: a torn unsynced write,
+    /// or damage to the last record. `[end_lsn, discarded_to)` is cut (logged at WARN).
+    DamagedTail { discarded_to: Lsn },
+    /// Valid frames follow the damage, none proving the end was durable: an unsynced
+    /// write torn out of order by a power loss, or damage followed by acknowledged
+    /// commits; the two cannot be told apart, so `open` refuses unless
+    /// [`WalConfig::allow_corrupt_tail`]. `records` valid records end at `last_end`.
+    TornTail {
+        next_valid: Lsn,
+        records: u64,
+        last_end: Lsn,
+    },
     /// A frame beyond the end was appended when the log was durable past the end:
     /// durable log was damaged, and records after the end (acknowledged commits
-    /// among them) are lost. The server should refuse to start without an operator.
+    /// among them) are lost. `open` refuses unless [`WalConfig::allow_corrupt_tail`].
     Corrupt {
         next_valid: Lsn,
         durable_at_least: Lsn,
+        records: u64,
+        last_end: Lsn,
     },
 }
 

@@ -48,6 +48,10 @@ pub struct Beyond {
     pub first_valid: Option<Lsn>,
     /// The highest "durable when appended" LSN among those frames.
     pub max_synced: Lsn,
+    /// Valid records (frames other than jumps) found past the end.
+    pub records: u64,
+    /// Where the last valid frame found past the end ends.
+    pub last_end: Lsn,
 }
 
 const CHUNK: usize = 256 * 1024;
@@ -197,6 +201,45 @@ impl WalReader {
         }
     }
 
+    /// Where the damaged frame the reader stopped at ends, judged from its header:
+    /// `None` when the stop is not a damaged frame. A position whose LSN field does
+    /// not match (normally "never written") counts as damaged when it lies inside a
+    /// block the log wrote up to there: every write covers whole blocks, zero-padded
+    /// after the last frame, so anything but zeros there is a frame whose header was
+    /// damaged.
+    pub(crate) fn damaged_stop(&mut self) -> std::io::Result<Option<Lsn>> {
+        let Some(stop) = self.stop.clone() else {
+            return Ok(None);
+        };
+        let lsn = stop.lsn;
+        let seq = self.geo.seq(lsn);
+        if !self.files.contains_key(&seq) {
+            return Ok(None);
+        }
+        let off = self.geo.offset(lsn);
+        let room = self.geo.data - off;
+        if room < FRAME_HEADER as u64 {
+            return Ok(None);
+        }
+        self.load(seq, off, FRAME_HEADER)?;
+        let header = self.bytes(off, FRAME_HEADER);
+        let len_end = |len: u32| {
+            let n = format::frame_len(len as usize);
+            lsn + if n <= room { n } else { FRAME_HEADER as u64 }
+        };
+        Ok(match stop.reason {
+            StopReason::Damaged(_) => Some(len_end(format::read_u32(header, 4))),
+            StopReason::Unwritten => {
+                let in_written_block = lsn % BLOCK as u64 != 0;
+                let block_left = (BLOCK as u64 - lsn % BLOCK as u64) as usize;
+                let head = &header[..FRAME_HEADER.min(block_left)];
+                (in_written_block && head.iter().any(|&b| b != 0))
+                    .then(|| len_end(format::read_u32(header, 4)))
+            }
+            StopReason::Limit | StopReason::MissingSegment(_) => None,
+        })
+    }
+
     /// Whether a valid frame starts at `lsn`.
     pub(crate) fn frame_starts_at(&mut self, lsn: Lsn) -> std::io::Result<bool> {
         let seq = self.geo.seq(lsn);
@@ -225,6 +268,8 @@ impl WalReader {
                     if let Ok(fh) = self.frame_at(seq, lsn)? {
                         beyond.first_valid.get_or_insert(lsn);
                         beyond.max_synced = beyond.max_synced.max(fh.synced);
+                        beyond.records += u64::from(fh.kind != KIND_JUMP);
+                        beyond.last_end = lsn + format::frame_len(fh.len as usize);
                     }
                 }
                 off += 8;

@@ -3,7 +3,7 @@
 
 use super::buffer::LogBuffer;
 use super::format::BLOCK;
-use super::reader::{Beyond, WalReader};
+use super::reader::{Beyond, ReadStop, WalReader};
 use super::segments::{ControlFile, Geometry, Segments};
 use super::writer::{FlushState, IoState};
 use super::{BgState, Inner, LogEnd, Lsn, Recovery, Stats, WalConfig};
@@ -55,25 +55,9 @@ pub(super) fn open(
         .stop()
         .cloned()
         .expect("the reader stops when iteration ends");
-    let end = classify(stop.lsn, reader.scan_beyond(stop.lsn)?);
-    if let LogEnd::Corrupt {
-        next_valid,
-        durable_at_least,
-    } = end
-    {
-        tracing::error!(end = stop.lsn, next_valid, durable_at_least, reason = ?stop.reason, "durable log is damaged");
-        if !cfg.allow_corrupt_tail {
-            return Err(StorageError::Corrupt {
-                file: dir.display().to_string(),
-                page: stop.lsn,
-                detail: format!(
-                    "log damaged at LSN {} ({:?}) although durable up to at least {durable_at_least}; \
-                     valid records follow at {next_valid}",
-                    stop.lsn, stop.reason
-                ),
-            });
-        }
-    }
+    let damaged_end = reader.damaged_stop()?;
+    let end = classify(stop.lsn, damaged_end, reader.scan_beyond(stop.lsn)?);
+    judge_end(dir, &stop, end, cfg.allow_corrupt_tail)?;
     let chain = reader.visited().to_vec();
     sync_chain(&segs, &chain)?;
     segs.free_all_but(&chain);
@@ -119,15 +103,85 @@ pub(super) fn open(
     Ok((inner, recovery))
 }
 
-fn classify(end: Lsn, beyond: Beyond) -> LogEnd {
+fn classify(end: Lsn, damaged_end: Option<Lsn>, beyond: Beyond) -> LogEnd {
     match beyond.first_valid {
-        None => LogEnd::Clean,
+        None => match damaged_end {
+            Some(to) => LogEnd::DamagedTail { discarded_to: to },
+            None => LogEnd::Clean,
+        },
         Some(next_valid) if beyond.max_synced > end => LogEnd::Corrupt {
             next_valid,
             durable_at_least: beyond.max_synced,
+            records: beyond.records,
+            last_end: beyond.last_end,
         },
-        Some(next_valid) => LogEnd::TornTail { next_valid },
+        Some(next_valid) => LogEnd::TornTail {
+            next_valid,
+            records: beyond.records,
+            last_end: beyond.last_end,
+        },
     }
+}
+
+/// Says what the end of the log means: a damaged last record is logged (WARN) and
+/// cut; valid records after damage are refused unless `allow` (the operator accepts
+/// their loss), because among them may be acknowledged commits.
+fn judge_end(dir: &Path, stop: &ReadStop, end: LogEnd, allow: bool) -> Result<()> {
+    let at = stop.lsn;
+    let (records, last_end, proof) = match end {
+        LogEnd::Clean => return Ok(()),
+        LogEnd::DamagedTail { discarded_to } => {
+            tracing::warn!(
+                log = %dir.display(),
+                reason = ?stop.reason,
+                "the log ends with a damaged record: discarding LSN {at}..{discarded_to} \
+                 (1 record). After a power loss this is the torn write of a commit that was \
+                 never acknowledged; otherwise the last acknowledged commit is lost"
+            );
+            return Ok(());
+        }
+        LogEnd::TornTail {
+            records, last_end, ..
+        } => (
+            records,
+            last_end,
+            "they may be an unsynced write torn by a power loss, or acknowledged commits \
+             after a damaged record"
+                .to_string(),
+        ),
+        LogEnd::Corrupt {
+            records,
+            last_end,
+            durable_at_least,
+            ..
+        } => (
+            records,
+            last_end,
+            format!(
+                "the log was durable up to at least LSN {durable_at_least}, so acknowledged \
+                 commits are among them"
+            ),
+        ),
+    };
+    let what = format!(
+        "log damaged at LSN {at} ({:?}), and valid records follow the damage ({records} of \
+         them, ending at LSN {last_end}): discarding LSN {at}..{last_end} would lose them; \
+         {proof}",
+        stop.reason
+    );
+    if allow {
+        tracing::warn!(log = %dir.display(), "{what}; discarding them as configured");
+        return Ok(());
+    }
+    tracing::error!(log = %dir.display(), "{what}");
+    Err(StorageError::Corrupt {
+        file: dir.display().to_string(),
+        page: at,
+        detail: format!(
+            "{what}. Nothing was changed. To start anyway and accept the loss of those \
+             records, restart once with --discard-damaged-log-tail"
+        ),
+    })
 }
 
 /// After a process crash (not a power loss) the chain may still be in the page

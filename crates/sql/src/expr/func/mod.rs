@@ -6,8 +6,10 @@
 
 pub mod json;
 mod numeric;
+mod sleep;
 mod string;
 mod time;
+mod tz;
 
 use super::{EvalCtx, Expr, R};
 use crate::ty::{aggregate, Class, ExprType};
@@ -141,6 +143,9 @@ pub enum Func {
     Pi,
     // JSON
     JsonValid,
+    // miscellaneous
+    Sleep,
+    ConvertTz,
 }
 
 /// (function, min args, max args) for a lower-case SQL function name.
@@ -252,6 +257,8 @@ pub fn lookup(name: &str) -> Option<(Func, usize, usize)> {
         "rand" => (Rand, 0, 1),
         "pi" => (Pi, 0, 0),
         "json_valid" => (JsonValid, 1, 1),
+        "sleep" => (Sleep, 1, 1),
+        "convert_tz" => (ConvertTz, 3, 3),
         _ => return None,
     })
 }
@@ -262,7 +269,7 @@ impl Func {
     pub fn is_deterministic_per_statement(self) -> bool {
         !matches!(
             self,
-            Func::Rand | Func::SysDate | Func::LastInsertId | Func::Uuid
+            Func::Rand | Func::SysDate | Func::LastInsertId | Func::Uuid | Func::Sleep
         )
     }
 }
@@ -372,6 +379,9 @@ pub fn result_type(f: Func, args: &[ExprType]) -> ExprType {
         Sqrt | Pow | Exp | Ln | Log10 => ExprType::double().nullable(true),
         Rand | Pi => ExprType::double(),
         JsonValid => ExprType::int(1).nullable(any_null),
+        // MariaDB: INT(1), nullable only when its argument is.
+        Sleep => ExprType::int(1).nullable(any_null),
+        ConvertTz => ExprType::datetime(args[0].decimals.min(6)).nullable(true),
     }
 }
 
@@ -451,6 +461,9 @@ fn eval_values(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
             Ok(Value::UInt(ctx.cx.last_insert_id))
         }
         RowCount => Ok(Value::Int(ctx.cx.row_count)),
+        Sleep => sleep::eval(&vals[0], ctx),
+        ConvertTz if vals.iter().any(Value::is_null) => Ok(Value::Null),
+        ConvertTz => tz::eval(&vals, ctx),
         FoundRows => Ok(Value::Int(ctx.cx.found_rows as i64)),
         NullIf => {
             let eq = crate::value::compare::equal(&vals[0], &vals[1], Collation::Utf8mb4GeneralCi);

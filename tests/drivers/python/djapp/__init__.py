@@ -1,0 +1,1 @@
+"""A minimal Django app for django_returning.py: two models, one migration."""

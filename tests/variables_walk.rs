@@ -527,3 +527,20 @@ fn session_state_is_tracked() {
     let ok_packet = query(&mut s, "set sql_notes = 0");
     assert!(ok_packet.windows(9).any(|w| w == b"sql_notes"));
 }
+
+#[test]
+fn server_character_set_from_the_defaults_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cnf = dir.path().join("my.cnf");
+    std::fs::write(&cnf, "[mysqld]\ncharacter-set-server = latin1\n").expect("write");
+    let b = Basalt::start_with(&["--defaults-file", cnf.to_str().expect("path")]);
+    let mut c = connect(&b);
+    assert_eq!(one(&mut c, "select @@global.character_set_server"), "latin1");
+    assert_eq!(one(&mut c, "select @@collation_server"), "latin1_swedish_ci");
+    ok(&mut c, "create database d");
+    let (_, text): (String, String) = c
+        .query_first("show create database d")
+        .expect("q")
+        .expect("row");
+    assert!(text.contains("CHARACTER SET latin1"), "{text}");
+}

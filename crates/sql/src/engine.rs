@@ -38,6 +38,9 @@ pub struct GlobalConfig {
     pub pid_file: String,
     /// `innodb_rollback_on_timeout` (a start-up option).
     pub rollback_on_timeout: bool,
+    /// `collation_server` at start (and so `character_set_server`, and the
+    /// database variables of a session without a current database).
+    pub collation_server: basalt_common::Collation,
 }
 
 impl Default for GlobalConfig {
@@ -65,6 +68,7 @@ impl Default for GlobalConfig {
             basedir: String::new(),
             pid_file: String::new(),
             rollback_on_timeout: false,
+            collation_server: basalt_common::Collation::Utf8mb4GeneralCi,
         }
     }
 }

@@ -535,8 +535,14 @@ fn server_character_set_from_the_defaults_file() {
     std::fs::write(&cnf, "[mysqld]\ncharacter-set-server = latin1\n").expect("write");
     let b = Basalt::start_with(&["--defaults-file", cnf.to_str().expect("path")]);
     let mut c = connect(&b);
-    assert_eq!(one(&mut c, "select @@global.character_set_server"), "latin1");
-    assert_eq!(one(&mut c, "select @@collation_server"), "latin1_swedish_ci");
+    assert_eq!(
+        one(&mut c, "select @@global.character_set_server"),
+        "latin1"
+    );
+    assert_eq!(
+        one(&mut c, "select @@collation_server"),
+        "latin1_swedish_ci"
+    );
     ok(&mut c, "create database d");
     let (_, text): (String, String) = c
         .query_first("show create database d")

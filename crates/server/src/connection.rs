@@ -432,10 +432,18 @@ fn write_results_tracked(
     results: &[Result<QueryResult, MySqlError>],
     tracked: &[Tracked],
 ) {
-    let changes: Vec<StateChange<'_>> = tracked.iter().map(state_change).collect();
-    let last_ok = results
-        .iter()
-        .rposition(|r| matches!(r, Ok(QueryResult::Ok { .. })));
+    let changes: Vec<StateChange<'_>> = if tracked.is_empty() {
+        Vec::new()
+    } else {
+        tracked.iter().map(state_change).collect()
+    };
+    let last_ok = if tracked.is_empty() {
+        None
+    } else {
+        results
+            .iter()
+            .rposition(|r| matches!(r, Ok(QueryResult::Ok { .. })))
+    };
     let status = session.status_flags();
     let warnings = session.warning_count();
     let responses: Vec<Response<'_>> = results

@@ -68,6 +68,7 @@ impl GeneralLog {
     }
 
     /// True when entries are being written.
+    #[inline]
     pub fn enabled(&self) -> bool {
         self.on.load(Ordering::Relaxed)
     }

@@ -143,6 +143,7 @@ impl TableLocks {
 
     /// Admits a statement without the registry when no session holds a lock
     /// (the common case); `None` means [`TableLocks::enter`] must decide.
+    #[inline]
     pub fn fast(&self, conn: u64, write: bool) -> Option<Entered> {
         if !write {
             return (self.holders.load(Ordering::SeqCst) == 0).then(Entered::default);
@@ -157,6 +158,7 @@ impl TableLocks {
     }
 
     /// Ends what [`TableLocks::fast`] / [`TableLocks::enter`] admitted.
+    #[inline]
     pub fn leave(&self, e: Entered) {
         if let Some(i) = e.shard {
             self.in_flight[i].0.fetch_sub(1, Ordering::SeqCst);

@@ -57,6 +57,8 @@ pub struct SessionCtx {
     pub tx_read_only: bool,
     pub snapshot_isolation: bool,
     pub lock_wait_timeout: u64,
+    /// `wait_timeout` (read by the server before every command).
+    pub wait_timeout: u64,
     /// `max_statement_time` (None when 0: no limit).
     pub max_statement_time: Option<std::time::Duration>,
     pub user_vars: HashMap<String, Value>,
@@ -117,6 +119,7 @@ impl SessionCtx {
             tx_read_only: false,
             snapshot_isolation: true,
             lock_wait_timeout: 50,
+            wait_timeout: 28800,
             max_statement_time: None,
             user_vars: HashMap::new(),
             warnings: Vec::new(),
@@ -168,6 +171,7 @@ impl SessionCtx {
         self.tx_read_only = self.var_bool("transaction_read_only");
         self.snapshot_isolation = self.var_bool("innodb_snapshot_isolation");
         self.lock_wait_timeout = self.var_u64("innodb_lock_wait_timeout").max(1);
+        self.wait_timeout = self.var_u64("wait_timeout");
         self.max_statement_time = statement_limit(self.vars.get("max_statement_time"));
     }
 

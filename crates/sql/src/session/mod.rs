@@ -304,12 +304,14 @@ impl Session {
 
     /// True once a COMMIT / ROLLBACK ... RELEASE asked for the connection to end
     /// (after its response is sent).
+    #[inline]
     pub fn close_requested(&self) -> bool {
         self.close_requested
     }
 
     /// Writes a command to the general query log, when it is on and the session
     /// did not turn it off (`sql_log_off`).
+    #[inline]
     pub fn log_command(&self, command: &str, argument: &str) {
         let log = &self.cx.engine.general_log;
         if log.enabled() && !self.cx.var_bool("sql_log_off") {
@@ -318,8 +320,9 @@ impl Session {
     }
 
     /// Seconds the connection may stay idle between commands (`wait_timeout`).
+    #[inline]
     pub fn idle_timeout(&self) -> u64 {
-        self.cx.var_u64("wait_timeout")
+        self.cx.wait_timeout
     }
 
     /// A client that logged in with CLIENT_INTERACTIVE: its `wait_timeout` starts
@@ -327,6 +330,7 @@ impl Session {
     pub fn set_interactive(&mut self) {
         if let Some(v) = self.cx.engine.globals.get("interactive_timeout") {
             self.cx.vars.insert("wait_timeout", v);
+            self.cx.refresh_derived();
         }
     }
 

@@ -60,6 +60,7 @@ impl Session {
     }
 
     /// The changes since the last call (the server sends them with the next OK).
+    #[inline]
     pub fn take_tracked(&mut self) -> Vec<Tracked> {
         std::mem::take(&mut self.tracked)
     }

@@ -10,8 +10,18 @@ use super::Token;
 
 /// The feature an account-management statement needs, when `toks` is one.
 pub fn account_statement(src: &str, toks: &[Token]) -> Option<&'static str> {
-    let kw = |i: usize, k: &str| toks.get(i).is_some_and(|t| t.is_kw(src, k));
     let first = toks.first()?;
+    // Almost every statement is none of these: decide on the first word's length
+    // and first letter before comparing words.
+    let word = first.text(src).as_bytes();
+    let plausible = match (word.len(), word.first().map(|b| b | 0x20)) {
+        (5, Some(b'g' | b'a')) | (6, Some(b'r' | b'c')) | (4, Some(b'd')) | (3, Some(b's')) => true,
+        _ => false,
+    };
+    if !plausible {
+        return None;
+    }
+    let kw = |i: usize, k: &str| toks.get(i).is_some_and(|t| t.is_kw(src, k));
     let is = |k: &str| first.is_kw(src, k);
     if is("grant") {
         return Some("GRANT");

@@ -126,6 +126,11 @@ pub mod code {
     pub const ER_OUT_OF_SORTMEMORY: u16 = 1038;
     pub const ER_TABLE_CORRUPT: u16 = 1877;
     pub const ER_IO_ERROR: u16 = 1030;
+    pub const ER_ERROR_ON_READ: u16 = 1024;
+    pub const ER_ERROR_ON_WRITE: u16 = 1026;
+    pub const ER_NET_ERROR_ON_WRITE: u16 = 1160;
+    pub const ER_NET_WRITE_INTERRUPTED: u16 = 1161;
+    pub const ER_OPTION_PREVENTS_STATEMENT: u16 = 1290;
     pub const ER_UPDATE_TABLE_USED: u16 = 1093;
     pub const ER_STATEMENT_TIMEOUT: u16 = 1969;
     pub const ER_SUBQUERIES_NOT_SUPPORTED: u16 = 1970;
@@ -700,6 +705,49 @@ impl MySqlError {
             code::ER_UNKNOWN_ERROR,
             "HY000",
             format!("Unknown error: {detail}"),
+        )
+    }
+    /// 1290: a server option forbids the statement, e.g. `--max-session-mem-used=N`
+    /// when the statement's memory exceeded that limit.
+    pub fn option_prevents_statement(option: &str) -> Self {
+        Self::new(
+            code::ER_OPTION_PREVENTS_STATEMENT,
+            "HY000",
+            format!(
+                "The MariaDB server is running with the {option} option so it cannot execute this statement"
+            ),
+        )
+    }
+    /// 1161: the client did not take the result within `net_write_timeout`.
+    pub fn net_write_interrupted() -> Self {
+        Self::new(
+            code::ER_NET_WRITE_INTERRUPTED,
+            "08S01",
+            "Got timeout writing communication packets",
+        )
+    }
+    /// 1160: writing the result to the client failed (it went away).
+    pub fn net_error_on_write() -> Self {
+        Self::new(
+            code::ER_NET_ERROR_ON_WRITE,
+            "08S01",
+            "Got an error writing communication packets",
+        )
+    }
+    /// 1026: a temporary file (sort runs, spooled rows) could not be written.
+    pub fn error_on_write(file: &str, errno: i32, text: &str) -> Self {
+        Self::new(
+            code::ER_ERROR_ON_WRITE,
+            "HY000",
+            format!("Error writing file '{file}' (errno: {errno} \"{text}\")"),
+        )
+    }
+    /// 1024: a temporary file could not be read back.
+    pub fn error_on_read(file: &str, errno: i32, text: &str) -> Self {
+        Self::new(
+            code::ER_ERROR_ON_READ,
+            "HY000",
+            format!("Error reading file '{file}' (errno: {errno} \"{text}\")"),
         )
     }
     /// MariaDB's ER_STATEMENT_TIMEOUT: `max_statement_time` ended the statement.

@@ -32,8 +32,10 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 pub const DEFAULT_MAX_ALLOWED_PACKET: usize = 16 << 20;
 
 const READ_AHEAD: usize = 16 << 10;
-/// Staged output beyond which [`PacketConn::flush_if_large`] writes.
-const FLUSH_THRESHOLD: usize = 256 << 10;
+/// Staged output beyond which [`PacketConn::flush_if_large`] writes: MariaDB's
+/// `net_buffer_length` default, so a streamed result reaches the client in chunks
+/// of this size while a small response still leaves in one write.
+const FLUSH_THRESHOLD: usize = 16 << 10;
 /// Buffers grown beyond this by a large packet are shrunk back afterwards, so an idle
 /// connection does not keep a one-off 16 MiB allocation.
 const SHRINK_ABOVE: usize = 1 << 20;
@@ -124,6 +126,13 @@ impl<S> PacketConn<S> {
         self.wbuf.len()
     }
 
+    /// Whether enough output is staged that a result set being streamed should be
+    /// flushed now (what [`PacketConn::flush_if_large`] checks).
+    #[inline]
+    pub fn should_flush(&self) -> bool {
+        self.wbuf.len() >= FLUSH_THRESHOLD
+    }
+
     /// Appends one packet whose payload `f` writes straight into the output buffer
     /// (no intermediate copy). Payloads of 16 MiB - 1 or more are split.
     #[inline]
@@ -191,7 +200,7 @@ impl<S: AsyncWrite + Unpin> PacketConn<S> {
     /// Flushes only when enough output is staged; call between rows of a large
     /// result set to bound memory.
     pub async fn flush_if_large(&mut self) -> Result<(), ProtoError> {
-        if self.wbuf.len() >= FLUSH_THRESHOLD {
+        if self.should_flush() {
             self.flush().await?;
         }
         Ok(())

@@ -36,6 +36,15 @@ pub struct Args {
     /// Largest packet a client may send, e.g. 16M (default 16M).
     #[arg(long = "max-allowed-packet")]
     pub max_allowed_packet: Option<String>,
+    /// Memory one statement may use for sorts, groups, sets and materialised
+    /// subqueries, e.g. 512M (`max_session_mem_used`; default 1/8 of the memory
+    /// available to the process, at least 64M).
+    #[arg(long = "max-session-mem-used")]
+    pub max_session_mem_used: Option<String>,
+    /// Directory for temporary files (sort runs, spooled cursor rows; default
+    /// $TMPDIR or /tmp).
+    #[arg(long)]
+    pub tmpdir: Option<PathBuf>,
     /// Read options from this file first ([mysqld] and [basaltd] sections).
     #[arg(long = "defaults-file")]
     pub defaults_file: Option<PathBuf>,
@@ -67,6 +76,8 @@ pub struct Config {
     pub max_allowed_packet: u64,
     pub log_level: String,
     pub rollback_on_timeout: bool,
+    pub max_session_mem_used: u64,
+    pub tmpdir: PathBuf,
     pub discard_damaged_log_tail: bool,
     /// `collation_server` (and so `character_set_server`): the default of new
     /// databases.
@@ -155,6 +166,16 @@ impl Config {
                 get("collation_server"),
             )?,
             ignored_options,
+            max_session_mem_used: size(
+                args.max_session_mem_used,
+                "max_session_mem_used",
+                default_session_mem(),
+            )?
+            .max(8192),
+            tmpdir: args
+                .tmpdir
+                .or_else(|| get("tmpdir").map(PathBuf::from))
+                .unwrap_or_else(std::env::temp_dir),
         })
     }
 }
@@ -194,6 +215,30 @@ fn server_collation(
         (Some(cs), None) => Ok(cs.default_collation()),
         (None, None) => Ok(Collation::Utf8mb4GeneralCi),
     }
+}
+
+/// The default `max_session_mem_used`: 1/8 of the memory the process may use
+/// (physical memory, or the cgroup's limit when lower), at least 64 MiB. MariaDB's
+/// default is unlimited; this one keeps a single runaway statement well clear of
+/// exhausting the machine, while ordinary statements never come near it (results
+/// stream and big sorts spill to disk).
+pub fn default_session_mem() -> u64 {
+    (available_memory() / 8).max(64 << 20)
+}
+
+fn available_memory() -> u64 {
+    let total = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| {
+            m.lines()
+                .find_map(|l| l.strip_prefix("MemTotal:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        })
+        .map_or(8 << 30, |kb| kb * 1024);
+    let cgroup = std::fs::read_to_string("/sys/fs/cgroup/memory.max")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    cgroup.map_or(total, |c| c.min(total))
 }
 
 /// A boolean option's value in the defaults file (`1`, `ON`, `TRUE`, or no value).
@@ -261,6 +306,8 @@ const KNOWN: &[&str] = &[
     "max_allowed_packet",
     "log_level",
     "innodb_rollback_on_timeout",
+    "max_session_mem_used",
+    "tmpdir",
     "discard_damaged_log_tail",
     "character_set_server",
     "collation_server",
@@ -280,7 +327,6 @@ const IGNORED: &[&str] = &[
     "query_cache_type",
     "log_error",
     "basedir",
-    "tmpdir",
     "lc_messages_dir",
     "lc_messages",
     "expire_logs_days",

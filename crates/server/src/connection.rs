@@ -3,19 +3,21 @@
 //!
 //! A client can only hurt its own connection: a malformed or oversized packet, or a
 //! client that vanishes mid-result, ends this loop and nothing else. Every response
-//! is staged in the packet buffer and written with one syscall.
+//! is staged in the packet buffer and written with one syscall, except result sets
+//! too big for one 16 KiB chunk, which stream while the statement runs (see
+//! [`crate::results`]); writes wait at most `net_write_timeout` for the client.
 
 use crate::blocking::{self, Blocking};
 use crate::registry::ConnState;
+use crate::results::WireSink;
 use crate::statements::Statements;
 use crate::Server;
 use basalt_common::{MySqlError, Value};
-use basalt_protocol::StateChange;
 use basalt_protocol::{
     capability, com, parse_command, server_handshake, status, Account, AccountStore, AuthPlugin,
-    Command, ConnInfo, OkPacket, PacketConn, ProtoError, Response, ResultSet, RowFormat,
+    Command, ConnInfo, OkPacket, PacketConn, ProtoError, RowFormat,
 };
-use basalt_sql::{QueryResult, Session, Tracked};
+use basalt_sql::Session;
 use std::net::TcpStream;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -158,6 +160,7 @@ fn login(
             session.current_database().unwrap_or("")
         ),
     );
+    let _ = session.take_tracked();
     conn.write_ok(&OkPacket::with_status(session.status_flags()));
     blocking::run(conn.flush()).ok()?;
     Some(session)
@@ -212,6 +215,7 @@ fn command_loop(
 ) {
     let mut buf = Vec::with_capacity(256);
     let mut stmts = Statements::default();
+    let mut write_timeout: Option<Duration> = None;
     let mut idle = IdleTimeout::default();
     loop {
         idle.apply(state, session.idle_timeout());
@@ -229,6 +233,7 @@ fn command_loop(
             .bytes_received
             .fetch_add(buf.len() as u64 + 4, Ordering::Relaxed);
         state.clear_interrupt();
+        apply_write_timeout(conn, session, &mut write_timeout);
         let keep_going = match parse_command(&buf, conn.capabilities()) {
             Ok(cmd) => dispatch(server, conn, state, session, &mut stmts, cmd),
             Err(e) if expects_no_reply(&buf) => !e.is_fatal(),
@@ -254,6 +259,18 @@ fn command_loop(
     }
 }
 
+/// Keeps the socket's send timeout at the session's `net_write_timeout` (one
+/// syscall when it changes).
+fn apply_write_timeout(conn: &Conn, session: &Session, current: &mut Option<Duration>) {
+    let t = session.net_write_timeout();
+    if *current != Some(t) {
+        if let Err(e) = conn.get_ref().0.set_write_timeout(Some(t)) {
+            tracing::warn!("cannot set the socket send timeout: {e}");
+        }
+        *current = Some(t);
+    }
+}
+
 /// `wait_timeout`, applied to the socket as a read timeout when it changes: a
 /// client idle longer than that between commands is disconnected (the read fails
 /// and the connection closes, as MariaDB closes it).
@@ -269,7 +286,7 @@ impl IdleTimeout {
         }
         self.applied = Some(secs);
         if let Some(s) = state.socket.as_ref() {
-            let t = (secs > 0).then(|| std::time::Duration::from_secs(secs));
+            let t = (secs > 0).then(|| Duration::from_secs(secs));
             if let Err(e) = s.set_read_timeout(t) {
                 tracing::warn!("connection {}: cannot set wait_timeout: {e}", state.id);
             }
@@ -312,10 +329,18 @@ fn dispatch(
             let text = String::from_utf8_lossy(sql);
             state.set_command("Query", Some(&text));
             session.log_command("Query", &text);
-            let results = session.execute(&text);
-            let tracked = session.take_tracked();
-            write_results_tracked(conn, session, &results, &tracked);
+            let mut sink = WireSink::new(conn, RowFormat::Text);
+            session.execute_into(&text, &mut sink);
+            let (flushed, broken) = (sink.flushed, sink.broken().is_some());
+            server
+                .stats
+                .bytes_sent
+                .fetch_add(flushed, Ordering::Relaxed);
             update_db(state, session);
+            if broken {
+                server.stats.aborted_clients.fetch_add(1, Ordering::Relaxed);
+                return false;
+            }
             if session.close_requested() {
                 let _ = blocking::run(conn.flush());
                 return false;
@@ -323,11 +348,17 @@ fn dispatch(
         }
         Command::InitDb(db) => {
             state.set_command("Init DB", None);
-            session.log_command("Init DB", &String::from_utf8_lossy(db));
-            match session.use_database(&String::from_utf8_lossy(db)) {
+            let db = String::from_utf8_lossy(db);
+            session.log_command("Init DB", &db);
+            match session.use_database(&db) {
                 Ok(()) => {
                     let tracked = session.take_tracked();
-                    write_results_tracked(conn, session, &[Ok(QueryResult::ok_packet())], &tracked);
+                    let changes = crate::results::state_changes(&tracked);
+                    conn.write_ok(&OkPacket {
+                        status: session.status_flags(),
+                        state_changes: &changes,
+                        ..OkPacket::with_status(0)
+                    });
                 }
                 Err(e) => conn.write_err(&e),
             }
@@ -377,8 +408,7 @@ fn dispatch(
         | Command::StmtReset(_)
         | Command::StmtFetch { .. } => {
             server.stats.questions.fetch_add(1, Ordering::Relaxed);
-            let limits = crate::statements::Limits::of(server);
-            stmts.dispatch(conn, state, session, &limits, cmd);
+            return stmts.dispatch(server, conn, state, session, cmd);
         }
         Command::Unknown(_) => conn.write_err(&MySqlError::unknown_command()),
     }
@@ -413,66 +443,6 @@ pub(crate) fn write_ok(
         info,
         ..OkPacket::with_status(0)
     });
-}
-
-/// The protocol's form of a tracked session change.
-fn state_change(t: &Tracked) -> StateChange<'_> {
-    match t {
-        Tracked::Schema(db) => StateChange::Schema(db),
-        Tracked::Variable { name, value } => StateChange::SystemVariable { name, value },
-        Tracked::StateChanged => StateChange::StateChanged,
-    }
-}
-
-/// Writes the results of one COM_QUERY (several with multi-statements), with the
-/// session state changes (CLIENT_SESSION_TRACK) on the last OK packet.
-fn write_results_tracked(
-    conn: &mut Conn,
-    session: &Session,
-    results: &[Result<QueryResult, MySqlError>],
-    tracked: &[Tracked],
-) {
-    let changes: Vec<StateChange<'_>> = if tracked.is_empty() {
-        Vec::new()
-    } else {
-        tracked.iter().map(state_change).collect()
-    };
-    let last_ok = if tracked.is_empty() {
-        None
-    } else {
-        results
-            .iter()
-            .rposition(|r| matches!(r, Ok(QueryResult::Ok { .. })))
-    };
-    let status = session.status_flags();
-    let warnings = session.warning_count();
-    let responses: Vec<Response<'_>> = results
-        .iter()
-        .enumerate()
-        .map(|(i, r)| match r {
-            Ok(QueryResult::Rows { columns, rows }) => Response::ResultSet(ResultSet {
-                columns,
-                rows,
-                status,
-                warnings,
-            }),
-            Ok(QueryResult::Ok {
-                affected_rows,
-                last_insert_id,
-                info,
-                warnings,
-            }) => Response::Ok(OkPacket {
-                affected_rows: *affected_rows,
-                last_insert_id: *last_insert_id,
-                status,
-                warnings: *warnings,
-                info,
-                state_changes: if Some(i) == last_ok { &changes } else { &[] },
-            }),
-            Err(e) => Response::Err(e),
-        })
-        .collect();
-    conn.write_responses(&responses, RowFormat::Text);
 }
 
 fn statistics(server: &Server) -> String {

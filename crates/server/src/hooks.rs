@@ -70,7 +70,7 @@ impl ServerHooks for Hooks {
         if query_only {
             conn.interrupt_query();
         } else {
-            conn.kill();
+            conn.kill_now();
         }
         Ok(())
     }

@@ -15,6 +15,7 @@ pub mod datadir_lock;
 mod hooks;
 mod listener;
 mod registry;
+mod results;
 mod signals;
 mod statements;
 
@@ -176,6 +177,8 @@ fn global_config(c: &Config) -> GlobalConfig {
         hostname: hostname(),
         rollback_on_timeout: c.rollback_on_timeout,
         collation_server: c.collation_server,
+        max_session_mem_used: c.max_session_mem_used,
+        tmpdir: c.tmpdir.display().to_string(),
         ..GlobalConfig::default()
     }
 }
@@ -192,8 +195,15 @@ fn shutdown(server: &Arc<Server>) -> Result<(), ServerError> {
     for c in server.registry.all() {
         c.kill();
     }
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while server.registry.count() > 0 && Instant::now() < deadline {
+    let start = Instant::now();
+    let mut forced = false;
+    while server.registry.count() > 0 && start.elapsed() < Duration::from_secs(10) {
+        // A connection still there after a second is stuck writing to a client
+        // that does not read: close its socket.
+        if !forced && start.elapsed() > Duration::from_secs(1) {
+            server.registry.all().iter().for_each(|c| c.kill_now());
+            forced = true;
+        }
         std::thread::sleep(Duration::from_millis(10));
     }
     server.storage.shutdown()?;

@@ -127,13 +127,23 @@ impl ConnState {
         }
     }
 
-    /// Ends the connection: wakes it if it is blocked reading from the client.
+    /// Ends the connection after its statement: wakes it if it is blocked reading
+    /// from the client (server shutdown, which lets a statement's last response
+    /// still go out).
     pub fn kill(&self) {
         self.killed.store(true, Ordering::SeqCst);
         self.interrupt_query();
         if let Some(s) = &self.socket {
             let _ = s.shutdown(std::net::Shutdown::Read);
         }
+    }
+
+    /// `KILL [CONNECTION]`: ends the connection now, also when it is blocked
+    /// writing a result the client does not take (the socket is shut down both
+    /// ways, as MariaDB closes a killed connection's socket).
+    pub fn kill_now(&self) {
+        self.kill();
+        self.close_socket();
     }
 }
 

@@ -8,9 +8,10 @@
 //! # Cursors
 //!
 //! A COM_STMT_EXECUTE with `CURSOR_TYPE_READ_ONLY` whose statement returns rows keeps
-//! the (already materialised) rows on the server: the response is the column count,
-//! the column definitions and an end marker with `SERVER_STATUS_CURSOR_EXISTS`, and no
-//! rows. Each COM_STMT_FETCH sends up to the requested number of rows followed by an
+//! the rows on the server (in a [`RowSpool`]: memory up to 16 MiB, then a
+//! temporary file in `tmpdir`): the response is the column count, the column
+//! definitions and an end marker with `SERVER_STATUS_CURSOR_EXISTS`, and no rows.
+//! Without a cursor the binary rows stream as the statement produces them. Each COM_STMT_FETCH sends up to the requested number of rows followed by an
 //! end marker: `SERVER_STATUS_CURSOR_EXISTS` while rows remain, or
 //! `SERVER_STATUS_LAST_ROW_SENT` once the last row has gone, which also closes the
 //! cursor (a later fetch is errno 1421, as MariaDB answers). Executing the statement
@@ -33,15 +34,17 @@
 use crate::blocking;
 use crate::connection::{write_ok, Accounts, Conn};
 use crate::registry::ConnState;
+use crate::results::{CursorSink, WireSink};
 use crate::Server;
-use basalt_common::{ColumnMeta, MySqlError, Row};
+use basalt_common::{ColumnMeta, MySqlError};
 use basalt_protocol::consts::cursor::CURSOR_TYPE_READ_ONLY;
 use basalt_protocol::{
-    decode_stmt_execute, status, ChangeUser, Command, ConnInfo, OkPacket, ParamType, ResultSet,
-    RowFormat,
+    decode_stmt_execute, status, ChangeUser, Command, ConnInfo, OkPacket, ParamType, RowFormat,
 };
-use basalt_sql::{QueryResult, Session};
+use basalt_sql::{RowSpool, Session};
 use std::collections::HashMap;
+use std::path::Path;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 /// Statement id MariaDB clients use for "the statement prepared last".
@@ -82,18 +85,21 @@ impl Wire {
 /// An open read-only cursor: the rows not sent yet.
 struct Cursor {
     columns: Arc<[ColumnMeta]>,
-    rows: std::vec::IntoIter<Row>,
+    rows: RowSpool,
 }
 
 /// Limits from the server's configuration.
-pub struct Limits {
+pub struct Limits<'s> {
     pub max_long_data: usize,
+    /// Where cursor rows spill.
+    pub tmpdir: &'s Path,
 }
 
-impl Limits {
-    pub fn of(server: &Server) -> Limits {
+impl<'s> Limits<'s> {
+    pub fn of(server: &'s Server) -> Limits<'s> {
         Limits {
             max_long_data: crate::connection::max_allowed_packet(server),
+            tmpdir: &server.config.tmpdir,
         }
     }
 }
@@ -121,14 +127,17 @@ impl Statements {
         }
     }
 
+    /// Runs one COM_STMT_* command; false when the connection must close (the
+    /// client stopped taking a streamed result).
     pub fn dispatch(
         &mut self,
+        server: &Server,
         conn: &mut Conn,
         state: &ConnState,
         session: &mut Session,
-        limits: &Limits,
         cmd: Command<'_>,
-    ) {
+    ) -> bool {
+        let limits = &Limits::of(server);
         match cmd {
             Command::StmtPrepare(sql) => {
                 let text = String::from_utf8_lossy(sql);
@@ -139,7 +148,15 @@ impl Statements {
             Command::StmtExecute { stmt_id, payload } => {
                 let id = self.resolve(stmt_id);
                 state.set_command("Execute", session.prepared_text(id));
-                self.execute(conn, session, id, payload);
+                let flushed = self.execute(conn, session, limits, id, payload);
+                server
+                    .stats
+                    .bytes_sent
+                    .fetch_add(flushed.unwrap_or(0), Ordering::Relaxed);
+                if flushed.is_none() {
+                    server.stats.aborted_clients.fetch_add(1, Ordering::Relaxed);
+                    return false;
+                }
             }
             Command::StmtSendLongData {
                 stmt_id,
@@ -158,10 +175,11 @@ impl Statements {
             }
             Command::StmtFetch { stmt_id, rows } => {
                 state.set_command("Fetch", None);
-                self.fetch(conn, session, self.resolve(stmt_id), rows as usize);
+                return self.fetch(conn, session, self.resolve(stmt_id), rows as usize);
             }
             _ => conn.write_err(&MySqlError::unknown_command()),
         }
+        true
     }
 
     fn prepare(&mut self, conn: &mut Conn, session: &mut Session, sql: &str) {
@@ -181,16 +199,25 @@ impl Statements {
         }
     }
 
-    fn execute(&mut self, conn: &mut Conn, session: &mut Session, id: u32, payload: &[u8]) {
+    /// Runs the statement; returns the bytes streamed to the socket, `None` when
+    /// the client stopped taking them (the connection must close).
+    fn execute(
+        &mut self,
+        conn: &mut Conn,
+        session: &mut Session,
+        limits: &Limits<'_>,
+        id: u32,
+        payload: &[u8],
+    ) -> Option<u64> {
         let Some(w) = self.wire.get_mut(&id) else {
             conn.write_err(&unknown(id, "mysqld_stmt_execute"));
-            return;
+            return Some(0);
         };
         w.cursor = None;
         if let Some(e) = w.long_data_error.take() {
             w.reset();
             conn.write_err(&e);
-            return;
+            return Some(0);
         }
         let exec = match decode_stmt_execute(payload, w.params, &mut w.bound, &mut w.long_data) {
             Ok(e) => e,
@@ -200,44 +227,32 @@ impl Statements {
                     .client_error()
                     .unwrap_or_else(|| MySqlError::wrong_arguments("mysqld_stmt_execute"));
                 conn.write_err(&err);
-                return;
+                return Some(0);
             }
         };
         if let Some(text) = session.expanded_text(id, &exec.params) {
             session.log_command("Execute", &text);
         }
-        let want_cursor = exec.flags & CURSOR_TYPE_READ_ONLY != 0;
-        match session.execute_prepared(id, &exec.params) {
-            Ok(QueryResult::Rows { columns, rows }) if want_cursor => {
-                open_cursor(conn, session, &columns);
-                w.cursor = Some(Cursor {
-                    columns,
-                    rows: rows.into_iter(),
-                });
-            }
-            Ok(QueryResult::Rows { columns, rows }) => {
-                let rs = ResultSet {
-                    columns: &columns,
-                    rows: &rows,
-                    status: session.status_flags(),
-                    warnings: session.warning_count(),
-                };
-                conn.write_result_set(&rs, RowFormat::Binary);
-            }
-            Ok(QueryResult::Ok {
-                affected_rows,
-                last_insert_id,
-                info,
-                ..
-            }) => write_ok(conn, session, affected_rows, last_insert_id, &info),
-            Err(e) => conn.write_err(&e),
+        if exec.flags & CURSOR_TYPE_READ_ONLY != 0 {
+            let mut sink = CursorSink::new(conn, limits.tmpdir.to_path_buf());
+            session.execute_prepared_into(id, &exec.params, &mut sink);
+            w.cursor = sink
+                .cursor
+                .take()
+                .map(|(columns, rows)| Cursor { columns, rows });
+            return Some(0);
         }
+        let mut sink = WireSink::new(conn, RowFormat::Binary);
+        session.execute_prepared_into(id, &exec.params, &mut sink);
+        sink.broken().is_none().then_some(sink.flushed)
     }
 
-    fn fetch(&mut self, conn: &mut Conn, session: &Session, id: u32, count: usize) {
+    /// Sends up to `count` rows of the cursor; false when the client stopped
+    /// taking them (the connection must close).
+    fn fetch(&mut self, conn: &mut Conn, session: &Session, id: u32, count: usize) -> bool {
         let Some(w) = self.wire.get_mut(&id) else {
             conn.write_err(&unknown(id, "mysqld_stmt_fetch"));
-            return;
+            return true;
         };
         let Some(c) = w.cursor.as_mut() else {
             conn.write_err(&MySqlError::new(
@@ -245,18 +260,30 @@ impl Statements {
                 "HY000",
                 format!("The statement ({id}) has no open cursor"),
             ));
-            return;
+            return true;
         };
-        for row in c.rows.by_ref().take(count) {
-            conn.write_binary_row(&c.columns, &row);
+        for _ in 0..count {
+            match c.rows.next_row() {
+                Ok(Some(row)) => conn.write_binary_row(&c.columns, &row),
+                Ok(None) => break,
+                Err(e) => {
+                    w.cursor = None;
+                    conn.write_err(&e);
+                    return true;
+                }
+            }
+            if conn.should_flush() && blocking::run(conn.flush()).is_err() {
+                return false;
+            }
         }
-        let flag = if c.rows.len() == 0 {
+        let flag = if c.rows.is_empty() {
             w.cursor = None;
             status::SERVER_STATUS_LAST_ROW_SENT
         } else {
             status::SERVER_STATUS_CURSOR_EXISTS
         };
         conn.write_end_marker(session.warning_count(), session.status_flags() | flag);
+        true
     }
 
     fn long_data(&mut self, id: u32, param: usize, data: &[u8], limits: &Limits) {
@@ -302,17 +329,6 @@ fn long_data_too_large() -> MySqlError {
         "Parameter of prepared statement which is set through mysql_send_long_data() is \
          longer than 'max_allowed_packet' bytes",
     )
-}
-
-/// The response to an execute that opened a cursor: metadata only, then the end
-/// marker with SERVER_STATUS_CURSOR_EXISTS (an EOF, or an OK under DEPRECATE_EOF).
-fn open_cursor(conn: &mut Conn, session: &Session, columns: &[ColumnMeta]) {
-    conn.push_packet(|out| basalt_protocol::codec::put_lenenc_int(out, columns.len() as u64));
-    for col in columns {
-        conn.write_column_definition(col);
-    }
-    let status = session.status_flags() | status::SERVER_STATUS_CURSOR_EXISTS;
-    conn.write_end_marker(session.warning_count(), status);
 }
 
 /// COM_CHANGE_USER: re-authenticates and starts a fresh session. Returns false (close)

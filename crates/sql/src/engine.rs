@@ -41,6 +41,10 @@ pub struct GlobalConfig {
     /// `collation_server` at start (and so `character_set_server`, and the
     /// database variables of a session without a current database).
     pub collation_server: basalt_common::Collation,
+    /// Default `max_session_mem_used` (bytes a statement's working memory may use).
+    pub max_session_mem_used: u64,
+    /// `@@tmpdir`: where sorts and spooled rows spill.
+    pub tmpdir: String,
 }
 
 impl Default for GlobalConfig {
@@ -69,6 +73,8 @@ impl Default for GlobalConfig {
             pid_file: String::new(),
             rollback_on_timeout: false,
             collation_server: basalt_common::Collation::Utf8mb4GeneralCi,
+            max_session_mem_used: 1 << 30,
+            tmpdir: std::env::temp_dir().display().to_string(),
         }
     }
 }

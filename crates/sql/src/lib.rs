@@ -12,7 +12,12 @@
 //!   [`Session::execute`] runs a COM_QUERY text; [`Session::prepare`] /
 //!   [`Session::execute_prepared`] serve COM_STMT_*; [`Session::field_list`],
 //!   [`Session::use_database`], [`Session::reset`] serve the other commands.
-//! - [`QueryResult`] is what a statement produces: a result set or an OK.
+//! - [`QueryResult`] is what a statement produces: a result set or an OK. The
+//!   server passes a [`ResultSink`] ([`Session::execute_into`],
+//!   [`Session::execute_prepared_into`]) that receives rows while the statement
+//!   runs, so results stream to the client instead of being built whole.
+//! - [`RowSpool`] keeps rows in memory up to a limit and on disk beyond it (the
+//!   server's COM_STMT_FETCH cursors).
 //!
 //! # Pipeline
 //!
@@ -68,7 +73,8 @@ mod ty;
 mod value;
 
 pub use engine::{Engine, GlobalConfig, ProcessInfo, ServerHooks};
-pub use result::{PreparedInfo, QueryResult};
+pub use exec::spill::RowSpool;
+pub use result::{Collected, Ending, PreparedInfo, QueryResult, ResultSink};
 pub use session::{Session, Tracked};
 
 /// `SERVER_STATUS_*` bits of OK and EOF packets, as MySQL defines them.

@@ -1,13 +1,102 @@
-//! What a statement hands back to the server: a result set or an OK packet's content.
+//! What a statement hands back to the server: a result set or an OK packet's
+//! content, delivered to a [`ResultSink`] as it is produced.
+//!
+//! A statement's response reaches the sink as: for a result set, [`ResultSink::columns`],
+//! then [`ResultSink::row`] for each row as soon as the executor has it (a SELECT
+//! without ORDER BY or GROUP BY sends its first rows before it reads its last), then
+//! [`ResultSink::end`] with [`Ending::Rows`]; otherwise only `end`, with the OK's
+//! content or the error. An error after rows were sent ends the result set with
+//! `end(Ending::Err)` (an ERR packet in place of the end marker). A sink whose
+//! `row` fails (the client went away, `net_write_timeout` passed) fails the
+//! statement with that error.
 
 use basalt_common::column::flags;
-use basalt_common::{ColumnMeta, ColumnType, Row, Value};
+use basalt_common::{ColumnMeta, ColumnType, MySqlError, Row, Value};
 use std::sync::Arc;
+
+/// Where the responses of a command go: the client connection, or [`Collected`].
+pub trait ResultSink {
+    /// A result set begins. `status` is for the packet that ends its metadata;
+    /// nothing has to be sent before the first row.
+    fn columns(&mut self, columns: &Arc<[ColumnMeta]>, status: u16);
+    /// The next row of the result set (visible columns, in column order). The
+    /// sink may take the row (`std::mem::take`); a row it leaves is reused by
+    /// the executor for the next one.
+    fn row(&mut self, row: &mut Row) -> Result<(), MySqlError>;
+    /// The statement ended. `status` carries SERVER_MORE_RESULTS_EXISTS when
+    /// another statement of the same command follows.
+    fn end(&mut self, ending: Ending<'_>, status: u16);
+    /// Session state the statement changed (CLIENT_SESSION_TRACK), given before
+    /// the `end` of a statement that ends with an OK; a sink that does not
+    /// speak the protocol ignores it.
+    fn session_changes(&mut self, _changes: &[crate::session::Tracked]) {}
+}
+
+/// How a statement ended: what the packet closing its response says.
+#[derive(Clone, Copy, Debug)]
+pub enum Ending<'a> {
+    /// The result set begun with [`ResultSink::columns`] is complete.
+    Rows { warnings: u16 },
+    /// An OK packet (no result set).
+    Ok {
+        affected_rows: u64,
+        last_insert_id: u64,
+        info: &'a str,
+        warnings: u16,
+    },
+    /// The statement failed (after its rows, if it had sent some).
+    Err(&'a MySqlError),
+}
+
+/// A sink that keeps every response in memory (tests, embedded use).
+#[derive(Default)]
+pub struct Collected {
+    pub results: Vec<Result<QueryResult, MySqlError>>,
+    open: Option<(Arc<[ColumnMeta]>, Vec<Row>)>,
+}
+
+impl ResultSink for Collected {
+    fn columns(&mut self, columns: &Arc<[ColumnMeta]>, _status: u16) {
+        self.open = Some((columns.clone(), Vec::new()));
+    }
+
+    fn row(&mut self, row: &mut Row) -> Result<(), MySqlError> {
+        match &mut self.open {
+            Some((_, rows)) => rows.push(std::mem::take(row)),
+            None => return Err(MySqlError::internal("row outside a result set")),
+        }
+        Ok(())
+    }
+
+    fn end(&mut self, ending: Ending<'_>, _status: u16) {
+        let open = self.open.take();
+        self.results.push(match ending {
+            Ending::Rows { .. } => {
+                let (columns, rows) = open.unwrap_or_else(|| (Arc::from(Vec::new()), Vec::new()));
+                Ok(QueryResult::Rows { columns, rows })
+            }
+            Ending::Ok {
+                affected_rows,
+                last_insert_id,
+                info,
+                warnings,
+            } => Ok(QueryResult::Ok {
+                affected_rows,
+                last_insert_id,
+                info: info.to_string(),
+                warnings,
+            }),
+            Ending::Err(e) => Err(e.clone()),
+        });
+    }
+}
 
 /// The outcome of one statement.
 #[derive(Clone, Debug, PartialEq)]
 pub enum QueryResult {
-    /// A result set (SELECT, SHOW, EXPLAIN, ...). Values follow `columns`.
+    /// A result set (SELECT, SHOW, EXPLAIN, ...). Values follow `columns`. Inside
+    /// the session, `rows` are those not yet given to the sink (none for a SELECT,
+    /// whose rows stream).
     Rows {
         columns: Arc<[ColumnMeta]>,
         rows: Vec<Row>,

@@ -2,7 +2,13 @@
 //! GROUP BY values and come out sorted by those values (MariaDB's GROUP BY
 //! implies ORDER BY on the grouping columns). Without GROUP BY there is exactly
 //! one group, even over no rows.
+//!
+//! Every group, DISTINCT key and GROUP_CONCAT piece is charged to the statement's
+//! memory budget as it is added (errno 1290 past `max_session_mem_used`); a plain
+//! GROUP_CONCAT stops growing once it holds `group_concat_max_len` bytes, since
+//! the result is cut there anyway.
 
+use super::mem::{row_bytes, MemBudget, HASH_ENTRY, VEC};
 use super::scan::R;
 use crate::expr::EvalCtx;
 use crate::plan::{AggCall, AggFunc, AggPlan};
@@ -16,6 +22,25 @@ use std::collections::{HashMap, HashSet};
 /// Sets and maps keyed by group and DISTINCT keys: foldhash, seeded per process.
 pub(crate) type KeySet = HashSet<Vec<u8>, foldhash::fast::RandomState>;
 type KeyMap<V> = HashMap<Vec<u8>, V, foldhash::fast::RandomState>;
+
+/// A key set whose keys are charged to the statement's memory budget (DISTINCT,
+/// UNION).
+#[derive(Default)]
+pub(crate) struct Seen {
+    set: KeySet,
+}
+
+impl Seen {
+    /// Adds `key`; true when it was not there yet.
+    pub fn first(&mut self, key: Vec<u8>, mem: &mut MemBudget) -> R<bool> {
+        let n = key.capacity() + VEC + HASH_ENTRY;
+        if !self.set.insert(key) {
+            return Ok(false);
+        }
+        mem.charge(n)?;
+        Ok(true)
+    }
+}
 
 #[derive(Clone, Debug)]
 enum State {
@@ -50,6 +75,10 @@ pub struct Aggregator<'p> {
     plan: &'p AggPlan,
     groups: Vec<Group>,
     index: KeyMap<usize>,
+    /// `group_concat_max_len`.
+    max_concat: usize,
+    /// Bytes charged for one new group besides its keys.
+    group_bytes: usize,
 }
 
 fn initial(c: &AggCall) -> State {
@@ -72,11 +101,21 @@ fn initial(c: &AggCall) -> State {
 }
 
 impl<'p> Aggregator<'p> {
-    pub fn new(plan: &'p AggPlan) -> Self {
+    pub fn new(plan: &'p AggPlan, ctx: &EvalCtx) -> Self {
+        let calls = plan.calls.len();
         Aggregator {
             plan,
             groups: Vec::new(),
             index: KeyMap::default(),
+            max_concat: ctx
+                .cx
+                .var_u64("group_concat_max_len")
+                .min(usize::MAX as u64) as usize,
+            group_bytes: std::mem::size_of::<Group>()
+                + calls * (std::mem::size_of::<State>() + std::mem::size_of::<KeySet>())
+                + VEC
+                + HASH_ENTRY
+                + std::mem::size_of::<usize>(),
         }
     }
 
@@ -99,6 +138,8 @@ impl<'p> Aggregator<'p> {
         let gi = match self.index.get(&enc) {
             Some(i) => *i,
             None => {
+                ctx.mem
+                    .charge(self.group_bytes + enc.capacity() + row_bytes(&keys))?;
                 let g = self.new_group(keys);
                 self.groups.push(g);
                 self.index.insert(enc, self.groups.len() - 1);
@@ -114,9 +155,11 @@ impl<'p> Aggregator<'p> {
             if call.distinct && !v.is_null() {
                 let mut k = Vec::new();
                 group_key(&v, call.coll, &mut k);
+                let n = k.capacity() + VEC + HASH_ENTRY;
                 if !g.distinct[ci].insert(k) {
                     continue;
                 }
+                ctx.mem.charge(n)?;
             }
             if let State::OrderedConcat(list) = &mut g.states[ci] {
                 if !v.is_null() {
@@ -125,11 +168,16 @@ impl<'p> Aggregator<'p> {
                         .iter()
                         .map(|(e, _, _)| e.eval(row, ctx))
                         .collect::<R<Vec<_>>>()?;
-                    list.push((keys, to_bytes(&v)));
+                    let text = to_bytes(&v);
+                    ctx.mem.charge(row_bytes(&keys) + text.capacity() + VEC)?;
+                    list.push((keys, text));
                 }
                 continue;
             }
-            update(&mut g.states[ci], call, v);
+            let grown = update(&mut g.states[ci], call, v, self.max_concat);
+            if grown > 0 {
+                ctx.mem.charge(grown)?;
+            }
         }
         Ok(())
     }
@@ -188,9 +236,11 @@ fn add_num(acc: Option<Num>, v: &Value) -> Option<Num> {
     })
 }
 
-fn update(s: &mut State, call: &AggCall, v: Value) {
+/// Folds one value into an aggregate state; returns the bytes the state grew by
+/// (GROUP_CONCAT text, a first value).
+fn update(s: &mut State, call: &AggCall, v: Value, max_concat: usize) -> usize {
     if v.is_null() && !matches!(s, State::First(..)) {
-        return;
+        return 0;
     }
     match s {
         State::Count(n) => *n += 1,
@@ -217,18 +267,29 @@ fn update(s: &mut State, call: &AggCall, v: Value) {
         }
         State::First(cur, set) => {
             if !*set {
+                let n = super::mem::value_bytes(&v);
                 *cur = Some(v);
                 *set = true;
+                return n;
             }
         }
         State::OrderedConcat(_) => {}
         State::Concat(acc) => {
             let b = to_bytes(&v);
             match acc {
-                None => *acc = Some(b),
+                None => {
+                    let n = b.len();
+                    *acc = Some(b);
+                    return n;
+                }
+                // The result is cut at max_concat bytes: what lies beyond is never
+                // shown.
+                Some(a) if a.len() > max_concat => {}
                 Some(a) => {
+                    let before = a.len();
                     a.extend_from_slice(&call.separator);
                     a.extend_from_slice(&b);
+                    return a.len() - before;
                 }
             }
         }
@@ -248,6 +309,7 @@ fn update(s: &mut State, call: &AggCall, v: Value) {
             *m2 += d * (x - *mean);
         }
     }
+    0
 }
 
 fn result(s: State, call: &AggCall, incr: u8, max_concat: usize, cut: &mut bool) -> Value {

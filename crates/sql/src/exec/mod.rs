@@ -2,10 +2,14 @@
 //!
 //! - [`scan`]: join levels as nested loops over access paths (point gets, index
 //!   range cursors), filters, NULL-extension for outer joins.
-//! - [`select`]: projection, DISTINCT, aggregation ([`agg`]), sorting, LIMIT.
+//! - [`select`]: projection, DISTINCT, aggregation ([`agg`]), sorting ([`sort`],
+//!   spilling to temporary files through [`spill`]), LIMIT; output rows are emitted
+//!   as they become final.
 //! - [`insert`], [`modify`]: data changes, row by row through the `Table` API.
 //! - [`store`]: value conversion into column types with strict-mode rules.
 //! - [`ddl`]: catalog changes.
+//!
+//! - [`mem`]: the statement's memory budget (`max_session_mem_used`).
 //!
 //! Executors never commit: the session wraps each statement in a savepoint of the
 //! transaction (or a transaction of its own under autocommit).
@@ -14,9 +18,12 @@ pub mod agg;
 pub mod check;
 pub mod ddl;
 pub mod insert;
+pub mod mem;
 pub mod modify;
 pub mod scan;
 pub mod select;
+pub mod sort;
+pub mod spill;
 pub mod store;
 pub mod sub;
 

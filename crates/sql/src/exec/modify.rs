@@ -2,10 +2,12 @@
 //!
 //! Matching rows are read with exclusive locks and collected first, so a change
 //! never feeds back into the scan that finds rows (an UPDATE of an indexed column
-//! does not see its own new entries). Then rows are sorted and limited when the
+//! does not see its own new entries); the collected rows are charged to the
+//! statement's memory budget. Then rows are sorted and limited when the
 //! statement has ORDER BY / LIMIT, and changed one by one. DELETE ... RETURNING
 //! evaluates its list on each row as it was before the delete.
 
+use super::mem::row_bytes;
 use super::scan::{drive, Flow, R};
 use super::store::{store, Target};
 use super::{storage_err, Exec};
@@ -55,9 +57,13 @@ fn collect(plan: &ModifyPlan, ex: &mut Exec) -> R<Vec<Found>> {
             .iter()
             .map(|e| e.eval(row, ctx))
             .collect::<R<Row>>()?;
+        let row = row.to_vec();
+        ctx.mem.charge(
+            std::mem::size_of::<Found>() + h.0.len() + row_bytes(&row) + row_bytes(&keys),
+        )?;
         found.push(Found {
             handle: h.clone(),
-            row: row.to_vec(),
+            row,
             keys,
         });
         if streaming_limit.is_some_and(|l| found.len() as u64 >= l) {

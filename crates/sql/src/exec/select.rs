@@ -1,24 +1,42 @@
 //! SELECT execution: drives the join levels, then projection, DISTINCT,
-//! aggregation, HAVING, ORDER BY and LIMIT/OFFSET.
+//! aggregation, HAVING, ORDER BY and LIMIT/OFFSET, and hands each output row to
+//! an [`Emit`] callback as soon as it is final.
 //!
-//! Without aggregation or sorting the result streams: LIMIT stops the scan as soon
-//! as enough rows passed (unless SQL_CALC_FOUND_ROWS needs the full count).
+//! - Without aggregation or ORDER BY rows stream: each joined row that passes is
+//!   projected and emitted at once, and LIMIT stops the scan as soon as enough rows
+//!   passed (unless SQL_CALC_FOUND_ROWS needs the full count).
+//! - ORDER BY goes through a [`Sorter`] (a top-N heap for small LIMITs, an
+//!   external merge sort beyond `sort_buffer_size`); rows are emitted from it.
+//! - GROUP BY collects groups ([`Aggregator`], charged to the statement's memory
+//!   budget), then emits them in order.
+//! - UNION streams its branches; UNION DISTINCT keeps a set of the keys seen.
+//!
+//! The top-level SELECT emits to the client's result sink; subqueries, derived
+//! tables and INSERT ... SELECT collect with [`run`], which charges the collected
+//! rows to the statement's memory budget.
 
-use super::agg::Aggregator;
-use super::agg::KeySet;
+use super::agg::{Aggregator, Seen};
+use super::mem::row_bytes;
 use super::scan::{drive, drive_expecting, Flow, R};
+use super::sort::{sort_rows, Sorter};
 use super::Exec;
 use crate::expr::{EvalCtx, Expr};
-use crate::plan::{SelectPlan, SortKey};
+use crate::plan::SelectPlan;
 use crate::ty::ExprType;
-use crate::value::compare::{group_key, sort_cmp};
+use crate::value::compare::group_key;
 use basalt_common::{Collation, Row, Value};
-use std::cmp::Ordering;
 
-/// The result rows (visible columns only) and the row count FOUND_ROWS() reports.
+/// Receives the output rows (visible columns only), in order; `Flow::Stop` ends
+/// the query early (EXISTS needs one row). The receiver may take the row
+/// (`std::mem::take`) or leave it, and then its allocation is reused for the next
+/// row.
+pub type Emit<'e> = dyn FnMut(&mut Row, &mut EvalCtx) -> R<Flow> + 'e;
+
+/// Collected result rows (visible columns only); `bytes` of them are charged to
+/// the statement's memory budget.
 pub struct Output {
     pub rows: Vec<Row>,
-    pub found: u64,
+    pub bytes: usize,
 }
 
 fn eval_count(e: Option<&Expr>, ctx: &mut EvalCtx) -> R<Option<u64>> {
@@ -37,65 +55,206 @@ fn eval_count(e: Option<&Expr>, ctx: &mut EvalCtx) -> R<Option<u64>> {
     }
 }
 
+/// Runs the SELECT and collects its rows.
 pub fn run(plan: &SelectPlan, ex: &mut Exec) -> R<Output> {
+    let mut rows = Vec::new();
+    let mut bytes = 0;
+    run_into(plan, ex, &mut |r: &mut Row, ctx: &mut EvalCtx| {
+        let n = row_bytes(r);
+        ctx.mem.charge(n)?;
+        bytes += n;
+        rows.push(std::mem::take(r));
+        Ok(Flow::Continue)
+    })?;
+    Ok(Output { rows, bytes })
+}
+
+/// Runs the SELECT, emitting its rows; returns what FOUND_ROWS() reports.
+pub fn run_into(plan: &SelectPlan, ex: &mut Exec, emit: &mut Emit) -> R<u64> {
     if !plan.subs.is_empty() {
         super::sub::materialize(&plan.subs, ex)?;
     }
     let limit = eval_count(plan.limit.as_ref(), ex.ctx)?;
     let offset = eval_count(plan.offset.as_ref(), ex.ctx)?.unwrap_or(0);
+    let win = Window::new(offset, limit, plan.visible);
     if !plan.union.is_empty() {
-        return run_union(plan, ex, limit, offset);
+        return run_union(plan, ex, win, emit);
     }
     if plan.agg.is_some() {
-        return run_agg(plan, ex, limit, offset);
+        return run_agg(plan, ex, win, emit);
     }
-    let streaming = plan.order.is_empty();
-    let mut rows: Vec<Row> = Vec::new();
-    let mut seen = KeySet::default();
-    let mut passed = 0u64;
-    let stop_at = limit.map(|l| l.saturating_add(offset));
+    if plan.order.is_empty() {
+        run_streaming(plan, ex, win, emit)
+    } else {
+        run_sorted(plan, ex, win, emit)
+    }
+}
+
+/// OFFSET / LIMIT over rows in output order.
+struct Window {
+    offset: u64,
+    /// `offset + limit`: the row count after which nothing more is emitted.
+    stop_at: Option<u64>,
+    visible: usize,
+    /// Rows offered.
+    passed: u64,
+    /// Rows emitted.
+    sent: u64,
+}
+
+impl Window {
+    fn new(offset: u64, limit: Option<u64>, visible: usize) -> Window {
+        Window {
+            offset,
+            stop_at: limit.map(|l| l.saturating_add(offset)),
+            visible,
+            passed: 0,
+            sent: 0,
+        }
+    }
+
+    /// Emits the row if it falls inside the window; `Stop` once the window is
+    /// complete (or the receiver wants no more).
+    fn offer(&mut self, row: &mut Row, ctx: &mut EvalCtx, emit: &mut Emit) -> R<Flow> {
+        self.passed += 1;
+        if self.stop_at.is_some_and(|s| self.passed > s) {
+            return Ok(Flow::Stop);
+        }
+        if self.passed > self.offset {
+            row.truncate(self.visible);
+            self.sent += 1;
+            if emit(row, ctx)? == Flow::Stop {
+                return Ok(Flow::Stop);
+            }
+        }
+        Ok(if self.stop_at.is_some_and(|s| self.passed >= s) {
+            Flow::Stop
+        } else {
+            Flow::Continue
+        })
+    }
+
+    /// Whether nothing at all can be emitted (`LIMIT 0`).
+    fn closed(&self) -> bool {
+        self.stop_at == Some(0)
+    }
+}
+
+/// HAVING without GROUP BY, projection (into `out`) and DISTINCT for one joined
+/// row; false when the row is filtered out.
+fn output_row(
+    plan: &SelectPlan,
+    row: &[Value],
+    seen: &mut Seen,
+    out: &mut Row,
+    ctx: &mut EvalCtx,
+) -> R<bool> {
+    if let Some(h) = &plan.having {
+        if h.eval_bool(row, ctx)? != Some(true) {
+            return Ok(false);
+        }
+    }
+    project_into(&plan.project, row, out, ctx)?;
+    Ok(!plan.distinct || seen.first(row_key(&out[..plan.visible], &plan.types), &mut ctx.mem)?)
+}
+
+fn run_streaming(plan: &SelectPlan, ex: &mut Exec, mut win: Window, emit: &mut Emit) -> R<u64> {
     let calc = plan.calc_found_rows;
+    let mut seen = Seen::default();
+    if win.closed() && !calc {
+        return Ok(0);
+    }
+    let expect = win
+        .stop_at
+        .filter(|_| !calc && !plan.distinct && plan.having.is_none());
+    let mut buf = Row::new();
     let mut sink =
         |row: &[Value], _: Option<&basalt_storage::RowHandle>, ctx: &mut EvalCtx| -> R<Flow> {
-            if let Some(h) = &plan.having {
-                if h.eval_bool(row, ctx)? != Some(true) {
-                    return Ok(Flow::Continue);
-                }
-            }
-            let out = project(&plan.project, row, ctx)?;
-            if plan.distinct && !seen.insert(row_key(&out[..plan.visible], &plan.types)) {
+            if !output_row(plan, row, &mut seen, &mut buf, ctx)? {
                 return Ok(Flow::Continue);
             }
-            passed += 1;
-            if streaming {
-                let keep = passed > offset && stop_at.is_none_or(|s| passed <= s);
-                if keep {
-                    rows.push(out);
-                }
-                if !calc && stop_at.is_some_and(|s| passed >= s) {
-                    return Ok(Flow::Stop);
-                }
-            } else {
-                rows.push(out);
+            if win.offer(&mut buf, ctx, emit)? == Flow::Stop && !calc {
+                return Ok(Flow::Stop);
             }
             Ok(Flow::Continue)
         };
-    let expect = stop_at.filter(|_| streaming && !calc && !plan.distinct && plan.having.is_none());
     drive_expecting(plan, ex, &mut sink, expect)?;
-    let found = passed;
-    if !streaming {
-        sort_rows(&mut rows, &plan.order);
-        rows = window(rows, offset, limit);
+    Ok(if calc { win.passed } else { win.sent })
+}
+
+/// The directory for temporary files (`@@tmpdir`).
+fn tmp_dir(ctx: &EvalCtx) -> std::path::PathBuf {
+    match ctx.cx.engine.global_variable("tmpdir") {
+        Some(Value::Bytes(b)) if !b.is_empty() => {
+            std::path::PathBuf::from(String::from_utf8_lossy(&b).into_owned())
+        }
+        _ => std::env::temp_dir(),
     }
-    for r in rows.iter_mut() {
-        r.truncate(plan.visible);
+}
+
+/// A sorter for `plan`'s ORDER BY, sized by `sort_buffer_size`.
+fn sorter<'p>(plan: &'p SelectPlan, ctx: &EvalCtx, win: &Window) -> Sorter<'p> {
+    let run_limit = ctx.cx.var_u64("sort_buffer_size").min(usize::MAX as u64) as usize;
+    Sorter::new(&plan.order, win.stop_at, run_limit, tmp_dir(ctx))
+}
+
+/// Emits sorted rows through the window, checking for KILL QUERY as it goes.
+fn emit_sorted(
+    mut rows: super::sort::Sorted<'_>,
+    win: &mut Window,
+    ex: &mut Exec,
+    emit: &mut Emit,
+) -> R<()> {
+    let mut n = 0u32;
+    while let Some(mut r) = rows.next_row()? {
+        n = n.wrapping_add(1);
+        if n.is_multiple_of(256) {
+            ex.check_interrupt()?;
+        }
+        if win.offer(&mut r, ex.ctx, emit)? == Flow::Stop {
+            break;
+        }
     }
-    let found = if calc { found } else { rows.len() as u64 };
-    Ok(Output { rows, found })
+    Ok(())
+}
+
+fn run_sorted(plan: &SelectPlan, ex: &mut Exec, mut win: Window, emit: &mut Emit) -> R<u64> {
+    let mut sorter = sorter(plan, ex.ctx, &win);
+    let mut seen = Seen::default();
+    let mut total = 0u64;
+    let mut sink =
+        |row: &[Value], _: Option<&basalt_storage::RowHandle>, ctx: &mut EvalCtx| -> R<Flow> {
+            let mut out = Row::new();
+            if output_row(plan, row, &mut seen, &mut out, ctx)? {
+                total += 1;
+                sorter.push(out, &mut ctx.mem)?;
+            }
+            Ok(Flow::Continue)
+        };
+    drive(plan, ex, &mut sink)?;
+    emit_sorted(sorter.finish()?, &mut win, ex, emit)?;
+    Ok(if plan.calc_found_rows {
+        total
+    } else {
+        win.sent
+    })
+}
+
+/// The output expressions over one row, into `out` (cleared first; a fresh row
+/// gets exactly their number of cells).
+fn project_into(exprs: &[Expr], row: &[Value], out: &mut Row, ctx: &mut EvalCtx) -> R<()> {
+    out.clear();
+    out.reserve_exact(exprs.len());
+    for e in exprs {
+        out.push(e.eval(row, ctx)?);
+    }
+    Ok(())
 }
 
 fn project(exprs: &[Expr], row: &[Value], ctx: &mut EvalCtx) -> R<Row> {
-    exprs.iter().map(|e| e.eval(row, ctx)).collect()
+    let mut out = Row::new();
+    project_into(exprs, row, &mut out, ctx)?;
+    Ok(out)
 }
 
 /// The DISTINCT / UNION key of a row: equal for rows equal under each column's
@@ -111,87 +270,12 @@ fn row_key(vals: &[Value], types: &[ExprType]) -> Vec<u8> {
     k
 }
 
-/// Sorts rows by `keys` (stable). String columns under a non-binary collation are
-/// compared through sort keys computed once per row: a collation comparison
-/// works out the weights of both strings every time it is called.
-pub fn sort_rows(rows: &mut Vec<Row>, keys: &[SortKey]) {
-    if keys.is_empty() || rows.len() < 2 {
-        return;
-    }
-    let keyed: Vec<bool> = keys.iter().map(|k| string_column(rows, k)).collect();
-    if !keyed.contains(&true) {
-        rows.sort_by(|a, b| cmp_rows(a, b, keys));
-        return;
-    }
-    let mut dec: Vec<(Vec<Option<Vec<u8>>>, Row)> = rows
-        .drain(..)
-        .map(|r| (weights_of(&r, keys, &keyed), r))
-        .collect();
-    dec.sort_by(|(wa, a), (wb, b)| {
-        for (i, k) in keys.iter().enumerate() {
-            let o = if keyed[i] {
-                wa[i].cmp(&wb[i])
-            } else {
-                sort_cmp(&a[k.column], &b[k.column], k.coll)
-            };
-            let o = if k.desc { o.reverse() } else { o };
-            if o != Ordering::Equal {
-                return o;
-            }
-        }
-        Ordering::Equal
-    });
-    rows.extend(dec.into_iter().map(|(_, r)| r));
-}
-
-fn cmp_rows(a: &[Value], b: &[Value], keys: &[SortKey]) -> Ordering {
-    for k in keys {
-        let o = sort_cmp(&a[k.column], &b[k.column], k.coll);
-        let o = if k.desc { o.reverse() } else { o };
-        if o != Ordering::Equal {
-            return o;
-        }
-    }
-    Ordering::Equal
-}
-
-/// A key column holding only strings (and NULLs) under a non-binary collation:
-/// there the order of the collation's sort keys (NULL first) is `sort_cmp`'s.
-fn string_column(rows: &[Row], k: &SortKey) -> bool {
-    !k.coll.is_binary()
-        && rows
-            .iter()
-            .all(|r| matches!(r[k.column], Value::Bytes(_) | Value::Null))
-}
-
-/// The sort keys of the `keyed` columns of one row (`None` for NULL and for
-/// columns compared as values).
-fn weights_of(row: &[Value], keys: &[SortKey], keyed: &[bool]) -> Vec<Option<Vec<u8>>> {
-    keys.iter()
-        .zip(keyed)
-        .map(|(k, &on)| match &row[k.column] {
-            Value::Bytes(b) if on => {
-                let mut w = Vec::with_capacity(3 * b.len());
-                k.coll.sort_key(b, &mut w);
-                Some(w)
-            }
-            _ => None,
-        })
-        .collect()
-}
-
-fn window(rows: Vec<Row>, offset: u64, limit: Option<u64>) -> Vec<Row> {
-    let skip = offset.min(rows.len() as u64) as usize;
-    let take = limit.map_or(usize::MAX, |l| l.min(usize::MAX as u64) as usize);
-    rows.into_iter().skip(skip).take(take).collect()
-}
-
-fn run_agg(plan: &SelectPlan, ex: &mut Exec, limit: Option<u64>, offset: u64) -> R<Output> {
+fn run_agg(plan: &SelectPlan, ex: &mut Exec, mut win: Window, emit: &mut Emit) -> R<u64> {
     let agg = plan
         .agg
         .as_ref()
         .ok_or_else(|| basalt_common::MySqlError::internal("no aggregate plan"))?;
-    let mut aggregator = Aggregator::new(agg);
+    let mut aggregator = Aggregator::new(agg, ex.ctx);
     let mut sink =
         |row: &[Value], _: Option<&basalt_storage::RowHandle>, ctx: &mut EvalCtx| -> R<Flow> {
             aggregator.add(row, ctx)?;
@@ -200,7 +284,7 @@ fn run_agg(plan: &SelectPlan, ex: &mut Exec, limit: Option<u64>, offset: u64) ->
     drive(plan, ex, &mut sink)?;
     let groups = aggregator.finish(ex.ctx)?;
     let mut rows = Vec::with_capacity(groups.len());
-    let mut seen = KeySet::default();
+    let mut seen = Seen::default();
     for g in groups {
         if let Some(h) = &plan.having {
             if h.eval_bool(&g, ex.ctx)? != Some(true) {
@@ -208,49 +292,76 @@ fn run_agg(plan: &SelectPlan, ex: &mut Exec, limit: Option<u64>, offset: u64) ->
             }
         }
         let out = project(&plan.project, &g, ex.ctx)?;
-        if plan.distinct && !seen.insert(row_key(&out[..plan.visible], &plan.types)) {
+        if plan.distinct
+            && !seen.first(row_key(&out[..plan.visible], &plan.types), &mut ex.ctx.mem)?
+        {
             continue;
         }
         rows.push(out);
     }
     sort_rows(&mut rows, &plan.order);
-    let found = rows.len() as u64;
-    let mut rows = window(rows, offset, limit);
-    for r in rows.iter_mut() {
-        r.truncate(plan.visible);
+    let total = rows.len() as u64;
+    for (i, mut r) in rows.into_iter().enumerate() {
+        if i % 256 == 255 {
+            ex.check_interrupt()?;
+        }
+        if win.offer(&mut r, ex.ctx, emit)? == Flow::Stop {
+            break;
+        }
     }
-    let found = if plan.calc_found_rows {
-        found
+    Ok(if plan.calc_found_rows {
+        total
     } else {
-        rows.len() as u64
-    };
-    Ok(Output { rows, found })
+        win.sent
+    })
 }
 
-fn run_union(plan: &SelectPlan, ex: &mut Exec, limit: Option<u64>, offset: u64) -> R<Output> {
-    let mut rows: Vec<Row> = Vec::new();
-    for (i, (branch, all)) in plan.union.iter().enumerate() {
-        let mut out = run(branch, ex)?.rows;
-        for r in out.iter_mut() {
+/// UNION: the rows of the branches up to the last UNION DISTINCT without
+/// duplicates (the first occurrence stays, in order), then those of the UNION ALL
+/// branches after it; ORDER BY / LIMIT apply to the combined rows.
+fn run_union(plan: &SelectPlan, ex: &mut Exec, mut win: Window, emit: &mut Emit) -> R<u64> {
+    let last_distinct = plan
+        .union
+        .iter()
+        .enumerate()
+        .skip(1)
+        .rev()
+        .find(|(_, (_, all))| !all)
+        .map(|(i, _)| i);
+    let calc = plan.calc_found_rows;
+    let mut sorter = (!plan.order.is_empty()).then(|| sorter(plan, ex.ctx, &win));
+    let mut seen = Seen::default();
+    let mut total = 0u64;
+    let mut done = false;
+    for (i, (branch, _)) in plan.union.iter().enumerate() {
+        let dedupe = last_distinct.is_some_and(|k| i <= k);
+        let mut branch_emit = |r: &mut Row, ctx: &mut EvalCtx| -> R<Flow> {
             for (v, t) in r.iter_mut().zip(&plan.types) {
                 coerce(v, t);
             }
-        }
-        rows.extend(out);
-        if i > 0 && !all {
-            let mut seen = KeySet::default();
-            rows.retain(|r| seen.insert(row_key(r, &plan.types)));
+            if dedupe && !seen.first(row_key(r, &plan.types), &mut ctx.mem)? {
+                return Ok(Flow::Continue);
+            }
+            total += 1;
+            if let Some(s) = &mut sorter {
+                s.push(std::mem::take(r), &mut ctx.mem)?;
+                return Ok(Flow::Continue);
+            }
+            if win.offer(r, ctx, emit)? == Flow::Stop && !calc {
+                done = true;
+                return Ok(Flow::Stop);
+            }
+            Ok(Flow::Continue)
+        };
+        run_into(branch, ex, &mut branch_emit)?;
+        if done {
+            break;
         }
     }
-    sort_rows(&mut rows, &plan.order);
-    let found = rows.len() as u64;
-    let rows = window(rows, offset, limit);
-    let found = if plan.calc_found_rows {
-        found
-    } else {
-        rows.len() as u64
-    };
-    Ok(Output { rows, found })
+    if let Some(s) = sorter {
+        emit_sorted(s.finish()?, &mut win, ex, emit)?;
+    }
+    Ok(if calc { total } else { win.sent })
 }
 
 /// Converts a branch value to the union's column type (strings stay strings,
@@ -277,52 +388,5 @@ fn coerce(v: &mut Value, t: &crate::ty::ExprType) {
             *v = Value::Double(crate::value::to_f64(v))
         }
         _ => {}
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn key(column: usize, desc: bool, coll: Collation) -> SortKey {
-        SortKey { column, desc, coll }
-    }
-
-    #[test]
-    fn sort_keys_agree_with_collation_order() {
-        let ci = Collation::Utf8mb4GeneralCi;
-        let words = ["b", "A", "a ", "Ä", "ab", "", "B"];
-        let mut rows: Vec<Row> = words
-            .iter()
-            .enumerate()
-            .map(|(i, w)| vec![Value::str(w), Value::Int(i as i64)])
-            .collect();
-        rows.push(vec![Value::Null, Value::Int(99)]);
-        let mut expected = rows.clone();
-        let keys = [key(0, false, ci), key(1, true, Collation::Binary)];
-        expected.sort_by(|a, b| cmp_rows(a, b, &keys));
-        sort_rows(&mut rows, &keys);
-        assert_eq!(rows, expected);
-        assert_eq!(rows[0][0], Value::Null);
-        let desc = [key(0, true, ci)];
-        let mut expected = rows.clone();
-        expected.sort_by(|a, b| cmp_rows(a, b, &desc));
-        sort_rows(&mut rows, &desc);
-        assert_eq!(rows, expected);
-    }
-
-    #[test]
-    fn mixed_kinds_keep_value_comparison() {
-        let ci = Collation::Utf8mb4GeneralCi;
-        let mut rows: Vec<Row> = vec![
-            vec![Value::str("10")],
-            vec![Value::Int(9)],
-            vec![Value::str("2")],
-        ];
-        let keys = [key(0, false, ci)];
-        let mut expected = rows.clone();
-        expected.sort_by(|a, b| cmp_rows(a, b, &keys));
-        sort_rows(&mut rows, &keys);
-        assert_eq!(rows, expected);
     }
 }

@@ -1,17 +1,23 @@
-//! Uncorrelated subqueries: each runs once, before the statement that contains
-//! it, and its result is kept in the evaluation context for `Expr::Sub` /
-//! `Expr::InSub`. Subqueries are listed inner before outer, so a subquery's own
-//! subqueries are ready when it runs.
+//! Subqueries. Uncorrelated ones run once, before the statement that contains
+//! them, and their result is kept in the evaluation context for `Expr::Sub` /
+//! `Expr::InSub`; subqueries are listed inner before outer, so a subquery's own
+//! subqueries are ready when it runs. Correlated ones run per distinct outer
+//! value (see `EvalCtx::sub_result`).
+//!
+//! Memory: an IN subquery's values and a derived table's rows stay charged to the
+//! statement's budget while it runs. EXISTS stops at its first row and a scalar
+//! subquery at its second (errno 1242), so neither collects anything.
 
-use super::scan::R;
+use super::scan::{Flow, R};
 use super::{select, Exec};
-use crate::expr::SubResult;
+use crate::expr::{EvalCtx, SubResult};
 use crate::plan::{SubKind, SubPlan};
-use basalt_common::MySqlError;
+use basalt_common::{MySqlError, Row, Value};
+use std::sync::Arc;
 
-pub fn materialize(subs: &std::sync::Arc<Vec<SubPlan>>, ex: &mut Exec) -> R<()> {
+pub fn materialize(subs: &Arc<Vec<SubPlan>>, ex: &mut Exec) -> R<()> {
     ex.ctx.subs.clear();
-    ex.ctx.sub_cache.clear();
+    ex.ctx.clear_sub_cache();
     ex.ctx.sub_plans = Some(subs.clone());
     for sp in subs.iter() {
         if !sp.outer.is_empty() {
@@ -21,34 +27,42 @@ pub fn materialize(subs: &std::sync::Arc<Vec<SubPlan>>, ex: &mut Exec) -> R<()> 
         if let Some(t) = &sp.target {
             let out = select::run(&sp.plan, ex)?;
             t.fill(out.rows);
-            ex.ctx
-                .subs
-                .push(SubResult::Scalar(basalt_common::Value::Null));
+            ex.ctx.subs.push(SubResult::Scalar(Value::Null));
             continue;
         }
-        let r = run_one(sp, ex)?;
+        let (r, _) = run_one(sp, ex)?;
         ex.ctx.subs.push(r);
     }
     Ok(())
 }
 
-/// Runs one subquery and shapes its result by kind.
-pub fn run_one(sp: &SubPlan, ex: &mut Exec) -> R<SubResult> {
-    let out = select::run(&sp.plan, ex)?;
-    Ok(match sp.kind {
-        SubKind::Exists => SubResult::Exists(!out.rows.is_empty()),
-        SubKind::Scalar => match out.rows.len() {
-            0 => SubResult::Scalar(basalt_common::Value::Null),
-            1 => SubResult::Scalar(
-                out.rows
-                    .into_iter()
-                    .next()
-                    .and_then(|r| r.into_iter().next())
-                    .unwrap_or_default(),
-            ),
-            _ => return Err(MySqlError::subquery_no_1_row()),
-        },
+/// Runs one subquery and shapes its result by kind; also returns the bytes of
+/// the result charged to the memory budget (an IN subquery's values).
+pub fn run_one(sp: &SubPlan, ex: &mut Exec) -> R<(SubResult, usize)> {
+    match sp.kind {
+        SubKind::Exists => {
+            let mut any = false;
+            select::run_into(&sp.plan, ex, &mut |_: &mut Row, _: &mut EvalCtx| {
+                any = true;
+                Ok(Flow::Stop)
+            })?;
+            Ok((SubResult::Exists(any), 0))
+        }
+        SubKind::Scalar => {
+            let mut first: Option<Value> = None;
+            let mut seen = false;
+            select::run_into(&sp.plan, ex, &mut |r: &mut Row, _: &mut EvalCtx| {
+                if seen {
+                    return Err(MySqlError::subquery_no_1_row());
+                }
+                seen = true;
+                first = r.first_mut().map(std::mem::take);
+                Ok(Flow::Continue)
+            })?;
+            Ok((SubResult::Scalar(first.unwrap_or_default()), 0))
+        }
         SubKind::In => {
+            let out = select::run(&sp.plan, ex)?;
             let mut has_null = false;
             let mut vals = Vec::with_capacity(out.rows.len());
             for r in out.rows {
@@ -57,7 +71,7 @@ pub fn run_one(sp: &SubPlan, ex: &mut Exec) -> R<SubResult> {
                     _ => has_null = true,
                 }
             }
-            SubResult::Set(vals, has_null)
+            Ok((SubResult::Set(Arc::new(vals), has_null), out.bytes))
         }
-    })
+    }
 }

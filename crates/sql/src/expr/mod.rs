@@ -150,7 +150,7 @@ pub enum SubResult {
     Scalar(Value),
     Exists(bool),
     /// IN: the values (NULLs removed) and whether there was a NULL.
-    Set(Vec<Value>, bool),
+    Set(std::sync::Arc<Vec<Value>>, bool),
     /// A correlated subquery: computed per outer row (see `EvalCtx::sub_result`).
     Correlated,
 }
@@ -174,12 +174,21 @@ pub struct EvalCtx<'a> {
     pub txn: Option<&'a mut basalt_storage::Txn>,
     /// KILL QUERY flag.
     pub interrupt: Option<&'a std::sync::atomic::AtomicBool>,
+    /// The statement's memory budget (`max_session_mem_used`).
+    pub mem: crate::exec::mem::MemBudget,
+    /// Bytes of correlated subquery results held in `sub_cache`.
+    sub_cache_bytes: usize,
 }
+
+/// Most bytes of correlated subquery results cached per statement; past it the
+/// cache starts over (MariaDB's subquery cache is bounded the same way).
+const SUB_CACHE_BYTES: usize = 16 << 20;
 
 pub type R = Result<Value, MySqlError>;
 
 impl<'a> EvalCtx<'a> {
     pub fn new(params: &'a [Value], cx: &'a mut SessionCtx) -> Self {
+        let mem = crate::exec::mem::MemBudget::new(cx.max_mem_used);
         EvalCtx {
             params,
             cx,
@@ -190,6 +199,8 @@ impl<'a> EvalCtx<'a> {
             outer: Vec::new(),
             txn: None,
             interrupt: None,
+            mem,
+            sub_cache_bytes: 0,
         }
     }
 
@@ -225,9 +236,22 @@ impl<'a> EvalCtx<'a> {
         self.outer.push(args);
         let r = crate::exec::sub::run_one(sp, &mut crate::exec::Exec { ctx: self });
         self.outer.pop();
-        let r = r?;
+        let (r, bytes) = r?;
+        let entry = bytes + key.capacity() + crate::exec::mem::HASH_ENTRY;
+        if self.sub_cache_bytes + entry > SUB_CACHE_BYTES {
+            self.clear_sub_cache();
+        }
+        self.mem.charge(entry - bytes)?;
+        self.sub_cache_bytes += entry;
         self.sub_cache.insert((i, key), r.clone());
         Ok(r)
+    }
+
+    /// Forgets the cached correlated subquery results (and their charge).
+    pub fn clear_sub_cache(&mut self) {
+        self.sub_cache.clear();
+        self.mem.release(self.sub_cache_bytes);
+        self.sub_cache_bytes = 0;
     }
 
     pub fn txn(&mut self) -> Result<&mut basalt_storage::Txn, MySqlError> {

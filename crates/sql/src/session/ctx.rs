@@ -59,6 +59,10 @@ pub struct SessionCtx {
     pub lock_wait_timeout: u64,
     /// `wait_timeout` (read by the server before every command).
     pub wait_timeout: u64,
+    /// `max_session_mem_used`: the memory budget of each statement.
+    pub max_mem_used: u64,
+    /// `net_write_timeout` in seconds.
+    pub net_write_timeout: u64,
     /// `max_statement_time` (None when 0: no limit).
     pub max_statement_time: Option<std::time::Duration>,
     pub user_vars: HashMap<String, Value>,
@@ -120,6 +124,8 @@ impl SessionCtx {
             snapshot_isolation: true,
             lock_wait_timeout: 50,
             wait_timeout: 28800,
+            max_mem_used: u64::MAX,
+            net_write_timeout: 60,
             max_statement_time: None,
             user_vars: HashMap::new(),
             warnings: Vec::new(),
@@ -172,6 +178,10 @@ impl SessionCtx {
         self.snapshot_isolation = self.var_bool("innodb_snapshot_isolation");
         self.lock_wait_timeout = self.var_u64("innodb_lock_wait_timeout").max(1);
         self.wait_timeout = self.var_u64("wait_timeout");
+        self.max_mem_used = self
+            .var_u64("max_session_mem_used")
+            .max(crate::exec::mem::MIN_LIMIT);
+        self.net_write_timeout = self.var_u64("net_write_timeout").max(1);
         self.max_statement_time = statement_limit(self.vars.get("max_statement_time"));
     }
 

@@ -12,6 +12,7 @@
 pub mod ctx;
 mod locks;
 mod prepared;
+mod respond;
 mod run;
 mod set_statement;
 mod stmt;
@@ -22,11 +23,12 @@ mod varpolicy;
 mod vars;
 
 use crate::engine::Engine;
-use crate::result::QueryResult;
+use crate::result::{QueryResult, ResultSink};
 use basalt_common::{ColumnMeta, MySqlError};
 use basalt_storage::{IsolationLevel, Savepoint, Txn};
 use ctx::SessionCtx;
 use prepared::Prepared;
+use respond::Out;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -78,6 +80,9 @@ pub struct Session {
     close_requested: bool,
     /// Session state changes for the next OK packet (see [`track`]).
     tracked: Vec<track::Tracked>,
+    /// Another statement of the same command follows the running one
+    /// (SERVER_MORE_RESULTS_EXISTS).
+    more_results: bool,
 }
 
 /// A memoized statement text (see [`Session`]'s `memo`).
@@ -116,46 +121,59 @@ impl Session {
             locks: Default::default(),
             close_requested: false,
             tracked: Vec::new(),
+            more_results: false,
         }
     }
 
     /// Runs one COM_QUERY text: one statement, or several separated by `;` when
     /// multi-statements are on. Results come in order; execution stops after the
-    /// first error (which is the last element).
+    /// first error (which is the last element). Collects every row in memory: the
+    /// server uses [`Session::execute_into`].
     pub fn execute(&mut self, sql: &str) -> Vec<Result<QueryResult, MySqlError>> {
+        let mut out = crate::result::Collected::default();
+        self.execute_into(sql, &mut out);
+        out.results
+    }
+
+    /// [`Session::execute`], delivering each statement's response to `out` as it
+    /// is produced (rows stream while the statement runs).
+    pub fn execute_into(&mut self, sql: &str, out: &mut dyn ResultSink) {
         let unwrapped = crate::front::unwrap_exec_comments(sql);
         let sql: &str = &unwrapped;
         if !sql.as_bytes().contains(&b';') {
             let text = sql.trim();
             if text.is_empty() {
-                return vec![Err(MySqlError::empty_query())];
+                return self.respond(Err(MySqlError::empty_query()), &mut Out::new(out));
             }
-            return vec![self.run_statement(text)];
+            let mut o = Out::new(out);
+            let r = self.run_statement(text, &mut o);
+            self.respond(r, &mut o);
+            return;
         }
         let pieces = crate::front::split(sql);
         if pieces.is_empty() {
-            return vec![Err(MySqlError::empty_query())];
+            return self.respond(Err(MySqlError::empty_query()), &mut Out::new(out));
         }
         if pieces.len() > 1 && !self.multi_statements {
             let second = pieces[1].text;
             let offset = second.as_ptr() as usize - sql.as_ptr() as usize;
             let start = sql[..offset].rfind(';').map_or(offset, |p| p + 1);
             let near = sql[start..].trim_start();
-            return vec![Err(crate::front::parse::near_offset(
-                sql,
-                sql.len() - near.len(),
-            ))];
+            let e = crate::front::parse::near_offset(sql, sql.len() - near.len());
+            return self.respond(Err(e), &mut Out::new(out));
         }
-        let mut out = Vec::with_capacity(pieces.len());
-        for p in pieces {
-            let r = self.run_statement(p.text);
+        let last = pieces.len() - 1;
+        for (i, p) in pieces.into_iter().enumerate() {
+            self.more_results = i < last;
+            let mut o = Out::new(out);
+            let r = self.run_statement(p.text, &mut o);
             let failed = r.is_err();
-            out.push(r);
+            self.respond(r, &mut o);
             if failed {
                 break;
             }
         }
-        out
+        self.more_results = false;
     }
 
     pub fn set_multi_statements(&mut self, on: bool) {
@@ -270,6 +288,9 @@ impl Session {
     pub fn status_flags(&self) -> u16 {
         use crate::status::*;
         let mut s = self.extra_status;
+        if self.more_results {
+            s |= MORE_RESULTS_EXISTS;
+        }
         if self.cx.autocommit {
             s |= AUTOCOMMIT;
         }
@@ -291,6 +312,11 @@ impl Session {
 
     pub fn last_insert_id(&self) -> u64 {
         self.cx.last_insert_id
+    }
+
+    /// `net_write_timeout`: how long sending a result may wait for the client.
+    pub fn net_write_timeout(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(self.cx.net_write_timeout)
     }
 
     /// The flag KILL QUERY sets; checked by running statements and lock waits.

@@ -9,7 +9,7 @@
 //! (`SELECT ? + 1` with an integer is a BIGINT, not a DOUBLE): such a statement is
 //! bound again at each execution with the values typing its `?`s.
 
-use super::Session;
+use super::{Out, Session};
 use crate::front::lexer::{lex, TokKind};
 use crate::front::Front;
 use crate::plan::Plan;
@@ -100,7 +100,7 @@ impl Session {
                 Front::Bulk(b) => b.original(),
                 Front::Parse(t) => t,
             };
-        let stmt = crate::front::parse::parse_statement(&rewritten)?;
+        let stmt = self.parse(&rewritten)?;
         match self.plan_statement_with(&stmt, &rewritten, true, values)? {
             (Some(plan), retype) => {
                 let cols = plan.result_columns().to_vec();
@@ -110,10 +110,14 @@ impl Session {
         }
     }
 
-    /// COM_STMT_EXECUTE with decoded parameter values.
+    /// COM_STMT_EXECUTE with decoded parameter values, its rows collected in memory
+    /// (the server streams them with [`Session::execute_prepared_into`]).
     pub fn execute_prepared(&mut self, id: u32, params: &[Value]) -> R<QueryResult> {
-        self.clear_interrupt();
-        self.timed(|me| me.execute_prepared_inner(id, params, "mysqld_stmt_execute"))
+        let mut out = crate::result::Collected::default();
+        self.execute_prepared_into(id, params, &mut out);
+        out.results
+            .pop()
+            .unwrap_or_else(|| Err(MySqlError::internal("no response")))
     }
 
     pub(super) fn execute_prepared_inner(
@@ -121,6 +125,7 @@ impl Session {
         id: u32,
         params: &[Value],
         command: &str,
+        out: &mut Out<'_>,
     ) -> R<QueryResult> {
         let (text, plan, stale, expected, retype) = {
             let p = self
@@ -149,9 +154,9 @@ impl Session {
             plan
         };
         let r = match plan {
-            Some(p) => self.run_plan(&p, params),
-            None if params.is_empty() => self.run_statement(&text),
-            None => self.run_statement(&substitute(&text, params)),
+            Some(p) => self.run_plan(&p, params, out),
+            None if params.is_empty() => self.run_statement(&text, out),
+            None => self.run_statement(&substitute(&text, params), out),
         };
         if let Err(e) = &r {
             self.cx

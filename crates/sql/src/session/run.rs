@@ -2,16 +2,18 @@
 //! plans inside the session's transaction.
 
 use super::ctx::Level;
-use super::Session;
+use super::{Out, Session};
 use crate::bind::Binder;
+use crate::exec::scan::Flow;
 use crate::exec::{insert, modify, select};
+use crate::expr::EvalCtx;
 use crate::front::bulk::BulkInsert;
 use crate::front::native::{Native, PrepareSource, Show, UsingArg};
 use crate::front::{Front, Stripped};
 use crate::plan::cache::CacheEntry;
 use crate::plan::Plan;
 use crate::result::QueryResult;
-use basalt_common::{MySqlError, Value};
+use basalt_common::{MySqlError, Row, Value};
 use basalt_storage::LockMode;
 use sqlparser::ast::Statement;
 use std::sync::Arc;
@@ -19,10 +21,10 @@ use std::sync::Arc;
 type R<T> = Result<T, MySqlError>;
 
 impl Session {
-    pub(super) fn run_statement(&mut self, text: &str) -> R<QueryResult> {
+    pub(super) fn run_statement(&mut self, text: &str, out: &mut Out<'_>) -> R<QueryResult> {
         self.clear_interrupt();
         self.extra_status = 0;
-        if let Some(r) = self.run_memoized(text) {
+        if let Some(r) = self.run_memoized(text, out) {
             return r;
         }
         self.raw.clear();
@@ -41,9 +43,9 @@ impl Session {
             Ok(Front::Native(Native::SetStatement { items, body })) => {
                 // Records its own errors; the statement after FOR runs (and is
                 // timed) as a statement of its own.
-                return self.set_statement(items, &body);
+                return self.set_statement(items, &body, out);
             }
-            Ok(front) => self.timed(|me| me.run_front(front)),
+            Ok(front) => self.timed(|me| me.run_front(front, out)),
             Err(e) => Err(e),
         };
         let mut r = r;
@@ -61,18 +63,18 @@ impl Session {
         r
     }
 
-    fn run_front(&mut self, front: Front<'_>) -> R<QueryResult> {
+    fn run_front(&mut self, front: Front<'_>, out: &mut Out<'_>) -> R<QueryResult> {
         match front {
-            Front::Native(n) => self.native(n),
-            Front::Cached(s) => self.cached(s),
-            Front::Bulk(b) => self.bulk(b),
-            Front::Parse(t) => self.parse_run(&t),
+            Front::Native(n) => self.native(n, out),
+            Front::Cached(s) => self.cached(s, out),
+            Front::Bulk(b) => self.bulk(b, out),
+            Front::Parse(t) => self.parse_run(&t, out),
         }
     }
 
     /// Runs a statement whose exact text was planned before, if it is memoized
     /// and its plan is current.
-    fn run_memoized(&mut self, text: &str) -> Option<R<QueryResult>> {
+    fn run_memoized(&mut self, text: &str, out: &mut Out<'_>) -> Option<R<QueryResult>> {
         self.refresh_scope();
         let version = self.cx.engine.storage.schema_version();
         let (plan, params) = match self.memo.get(text) {
@@ -81,7 +83,7 @@ impl Session {
         };
         self.cx.clear_warnings();
         self.cx.stmt_time = self.cx.clock();
-        let r = self.timed(|me| me.run_plan(&plan, &params));
+        let r = self.timed(|me| me.run_plan(&plan, &params, out));
         if let Err(e) = &r {
             self.cx.warn(Level::Error, e.code, e.message.clone());
         }
@@ -100,7 +102,7 @@ impl Session {
         self.memo.insert(text.to_string(), m);
     }
 
-    fn native(&mut self, n: Native) -> R<QueryResult> {
+    fn native(&mut self, n: Native, out: &mut Out<'_>) -> R<QueryResult> {
         self.cx.row_count = 0;
         match n {
             Native::Show(s) => crate::show::run(self, s),
@@ -141,7 +143,7 @@ impl Session {
                         }
                     })
                     .collect();
-                self.execute_prepared_inner(id, &params, "EXECUTE")
+                self.execute_prepared_inner(id, &params, "EXECUTE", out)
             }
             Native::Deallocate { name } => {
                 let id = self
@@ -171,7 +173,7 @@ impl Session {
             Native::SetCharset(cs) => self.set_charset(cs),
             Native::SetNames { charset, collation } => self.set_names(charset, collation),
             Native::Set(items) => self.run_set(items),
-            Native::SetStatement { items, body } => self.set_statement(items, &body),
+            Native::SetStatement { items, body } => self.set_statement(items, &body, out),
             Native::Use(db) => {
                 self.use_database(&db)?;
                 Ok(QueryResult::ok(0))
@@ -207,7 +209,7 @@ impl Session {
         self.scope_cache = (self.cx.db.clone(), self.cx.results_charset, pipes, scope);
     }
 
-    fn cached(&mut self, s: Stripped<'_>) -> R<QueryResult> {
+    fn cached(&mut self, s: Stripped<'_>, out: &mut Out<'_>) -> R<QueryResult> {
         let engine = self.cx.engine.clone();
         let version = engine.storage.schema_version();
         self.refresh_scope();
@@ -215,9 +217,9 @@ impl Session {
             return match &entry.plan {
                 Some(p) => {
                     self.memoize(s.text(), p, &s.params, version);
-                    self.run_plan(p, &s.params)
+                    self.run_plan(p, &s.params, out)
                 }
-                None => self.parse_run(&s.original()),
+                None => self.parse_run(&s.original(), out),
             };
         }
         let scope = self.scope_cache.3.clone();
@@ -233,7 +235,7 @@ impl Session {
                     },
                 );
                 self.memoize(s.text(), &plan, &s.params, version);
-                self.run_plan(&plan, &s.params)
+                self.run_plan(&plan, &s.params, out)
             }
             Ok(None) => {
                 engine.plan_cache.insert(
@@ -244,15 +246,15 @@ impl Session {
                         schema_version: version,
                     },
                 );
-                self.parse_run(&s.original())
+                self.parse_run(&s.original(), out)
             }
-            Err(_) => self.parse_run(&s.original()),
+            Err(_) => self.parse_run(&s.original(), out),
         }
     }
 
     /// Runs a bulk insert through the cached plan of its one-row form, repeated
     /// for every row; the full parse when that plan cannot be repeated.
-    fn bulk(&mut self, b: BulkInsert<'_>) -> R<QueryResult> {
+    fn bulk(&mut self, b: BulkInsert<'_>, out: &mut Out<'_>) -> R<QueryResult> {
         let engine = self.cx.engine.clone();
         let version = engine.storage.schema_version();
         self.refresh_scope();
@@ -277,8 +279,8 @@ impl Session {
             }
         };
         match plan.and_then(|p| crate::plan::repeat_insert_row(&p, b.width, b.rows)) {
-            Some(p) => self.run_plan(&p, &b.params),
-            None => self.parse_run(&b.original()),
+            Some(p) => self.run_plan(&p, &b.params, out),
+            None => self.parse_run(&b.original(), out),
         }
     }
 
@@ -286,7 +288,7 @@ impl Session {
     /// literal values.
     fn build_stripped(&mut self, s: &Stripped<'_>) -> R<Option<Plan>> {
         let parse_text = s.parse_text();
-        let stmt = crate::front::parse::parse_statement(&parse_text)?;
+        let stmt = self.parse(&parse_text)?;
         let storage = self.cx.engine.storage.clone();
         let raw = self.raw.clone();
         let mut b = Binder::new(&storage, &self.cx, &parse_text, Some(&s.params)).with_raw(&raw);
@@ -302,10 +304,10 @@ impl Session {
         Ok(b.reusable.then_some(plan))
     }
 
-    pub(super) fn parse_run(&mut self, text: &str) -> R<QueryResult> {
-        let stmt = crate::front::parse::parse_statement(text)?;
+    pub(super) fn parse_run(&mut self, text: &str, out: &mut Out<'_>) -> R<QueryResult> {
+        let stmt = self.parse(text)?;
         match self.plan_statement(&stmt, text, false)? {
-            Some(plan) => self.run_plan(&plan, &[]),
+            Some(plan) => self.run_plan(&plan, &[], out),
             None => self.utility(stmt, text),
         }
     }
@@ -351,32 +353,49 @@ impl Session {
         Ok((Some(plan), b.param_in_projection))
     }
 
-    /// Runs a plan with parameter values, after the table-lock checks.
-    pub(super) fn run_plan(&mut self, plan: &Plan, params: &[Value]) -> R<QueryResult> {
+    /// Runs a plan with parameter values, after the table-lock checks. A SELECT's
+    /// rows go to `out` as they are produced; the returned result set holds none
+    /// of them.
+    pub(super) fn run_plan(
+        &mut self,
+        plan: &Plan,
+        params: &[Value],
+        out: &mut Out<'_>,
+    ) -> R<QueryResult> {
         let entered = self.enter_plan(plan)?;
-        let r = self.run_plan_unlocked(plan, params);
+        let r = self.run_plan_unlocked(plan, params, out);
         self.leave(entered);
         r
     }
 
-    fn run_plan_unlocked(&mut self, plan: &Plan, params: &[Value]) -> R<QueryResult> {
+    fn run_plan_unlocked(
+        &mut self,
+        plan: &Plan,
+        params: &[Value],
+        out: &mut Out<'_>,
+    ) -> R<QueryResult> {
         match plan {
             Plan::Select(p) => {
                 if p.levels.iter().any(|l| l.explain.access_type == "ALL") {
                     self.extra_status |= crate::status::NO_INDEX_USED;
                 }
-                let out = if p.reads_tables {
+                out.columns(&p.columns, self.status_flags());
+                let mut emit = |row: &mut Row, _: &mut EvalCtx| -> R<Flow> {
+                    out.row(row)?;
+                    Ok(Flow::Continue)
+                };
+                let found = if p.reads_tables {
                     self.in_statement(params, p.lock == LockMode::Consistent, |ex| {
-                        select::run(p, ex)
+                        select::run_into(p, ex, &mut emit)
                     })?
                 } else {
-                    self.without_txn(params, |ex| select::run(p, ex))?
+                    self.without_txn(params, |ex| select::run_into(p, ex, &mut emit))?
                 };
-                self.cx.found_rows = out.found;
+                self.cx.found_rows = found;
                 self.cx.row_count = -1;
                 Ok(QueryResult::Rows {
                     columns: p.columns.clone(),
-                    rows: out.rows,
+                    rows: Vec::new(),
                 })
             }
             Plan::Insert(p) => {

@@ -11,7 +11,7 @@
 //! statement itself assigned it. A SET STATEMENT nested after FOR replaces the
 //! outer list (MariaDB keeps only the innermost one).
 
-use super::Session;
+use super::{Out, Session};
 use crate::front::lexer::lex;
 use crate::front::native::{SetItem, SetTarget};
 use crate::result::QueryResult;
@@ -43,13 +43,18 @@ const NOT_SETTABLE: &[&str] = &[
 type Saved = Vec<(&'static str, Option<Value>)>;
 
 impl Session {
-    pub(super) fn set_statement(&mut self, items: Vec<SetItem>, body: &str) -> R<QueryResult> {
+    pub(super) fn set_statement(
+        &mut self,
+        items: Vec<SetItem>,
+        body: &str,
+        out: &mut Out<'_>,
+    ) -> R<QueryResult> {
         let defs = match check_names(&items, body) {
             Ok(d) => d,
             Err(e) => return Err(self.record(e)),
         };
         if starts_set_statement(body) {
-            return self.run_statement(body);
+            return self.run_statement(body, out);
         }
         let saved = self.save(&defs);
         let last_insert_id = self.cx.last_insert_id;
@@ -57,7 +62,7 @@ impl Session {
             self.restore(saved, last_insert_id);
             return Err(self.record(e));
         }
-        let r = self.run_statement(body);
+        let r = self.run_statement(body, out);
         self.restore(saved, last_insert_id);
         r
     }

@@ -330,7 +330,8 @@ impl Session {
             checks: Default::default(),
             returning: None,
         });
-        match self.run_plan(&plan, &[]) {
+        let mut none = super::respond::NoRows;
+        match self.run_plan(&plan, &[], &mut super::Out::new(&mut none)) {
             Ok(r) => Ok(r),
             Err(e) => {
                 let _ = storage.drop_table(&db, &name);

@@ -117,6 +117,7 @@ impl Session {
             let n = unsigned(&v);
             self.cx.insert_id = (n > 0).then_some(n);
         }
+        let v = self.at_least_minimum(def.name, v);
         if global {
             let v = self.general_log_setting(def.name, v)?;
             self.cx.engine.globals.set(def, v);
@@ -178,6 +179,25 @@ impl Session {
                 crate::general_log::bad_file(&file.display_lossy())
             })?;
         Ok(v)
+    }
+
+    /// MariaDB raises a value below a variable's minimum to it, with warning 1292.
+    fn at_least_minimum(&mut self, name: &str, v: Value) -> Value {
+        let min = match name {
+            "max_session_mem_used" => crate::exec::mem::MIN_LIMIT,
+            _ => return v,
+        };
+        match v {
+            Value::UInt(u) if u < min => {
+                self.cx.warn(
+                    super::ctx::Level::Warning,
+                    basalt_common::error::code::ER_TRUNCATED_WRONG_VALUE,
+                    format!("Truncated incorrect {name} value: '{u}'"),
+                );
+                Value::UInt(min)
+            }
+            other => other,
+        }
     }
 
     fn sync_charsets(&mut self, name: &str, v: &Value) {

@@ -14,10 +14,10 @@ pub fn account_statement(src: &str, toks: &[Token]) -> Option<&'static str> {
     // Almost every statement is none of these: decide on the first word's length
     // and first letter before comparing words.
     let word = first.text(src).as_bytes();
-    let plausible = match (word.len(), word.first().map(|b| b | 0x20)) {
-        (5, Some(b'g' | b'a')) | (6, Some(b'r' | b'c')) | (4, Some(b'd')) | (3, Some(b's')) => true,
-        _ => false,
-    };
+    let plausible = matches!(
+        (word.len(), word.first().map(|b| b | 0x20)),
+        (5, Some(b'g' | b'a')) | (6, Some(b'r' | b'c')) | (4, Some(b'd')) | (3, Some(b's'))
+    );
     if !plausible {
         return None;
     }

@@ -1,0 +1,115 @@
+//! Delivering a statement's response to the command's [`ResultSink`].
+//!
+//! A SELECT hands its rows to the sink while it runs ([`Out::row`] from the
+//! executor's output callback); statements whose rows are computed whole (SHOW,
+//! EXPLAIN, ...) return them in [`QueryResult::Rows`] and [`Session::respond`]
+//! passes them on. Either way `respond` then ends the response with the status
+//! flags and warning count as they stand after the statement (after an autocommit
+//! commit), or with the statement's error.
+
+use super::Session;
+use crate::exec::mem;
+use crate::result::{Ending, QueryResult, ResultSink};
+use basalt_common::{ColumnMeta, MySqlError, Row, Value};
+use std::sync::Arc;
+
+/// The sink of the statement being run, and whether its result set began.
+pub(crate) struct Out<'o> {
+    sink: &'o mut dyn ResultSink,
+    opened: bool,
+}
+
+impl<'o> Out<'o> {
+    pub fn new(sink: &'o mut dyn ResultSink) -> Self {
+        Out {
+            sink,
+            opened: false,
+        }
+    }
+
+    /// The statement's result set begins.
+    pub fn columns(&mut self, columns: &Arc<[ColumnMeta]>, status: u16) {
+        self.sink.columns(columns, status);
+        self.opened = true;
+    }
+
+    pub fn row(&mut self, row: &mut Row) -> Result<(), MySqlError> {
+        self.sink.row(row)
+    }
+}
+
+/// A sink for statements that never return rows (CREATE TABLE ... SELECT runs its
+/// INSERT through it).
+pub(crate) struct NoRows;
+
+impl ResultSink for NoRows {
+    fn columns(&mut self, _: &Arc<[ColumnMeta]>, _: u16) {}
+    fn row(&mut self, _: &mut Row) -> Result<(), MySqlError> {
+        Err(MySqlError::internal("unexpected result row"))
+    }
+    fn end(&mut self, _: Ending<'_>, _: u16) {}
+}
+
+impl Session {
+    /// Ends the response of the statement that produced `r` (see the module docs).
+    pub(super) fn respond(&mut self, r: Result<QueryResult, MySqlError>, o: &mut Out<'_>) {
+        let r = match r {
+            Ok(QueryResult::Rows { columns, rows }) => {
+                if !o.opened {
+                    o.columns(&columns, self.status_flags());
+                }
+                rows.into_iter()
+                    .try_for_each(|mut row| o.row(&mut row))
+                    .map(|()| None)
+            }
+            Ok(QueryResult::Ok {
+                affected_rows,
+                last_insert_id,
+                info,
+                warnings,
+            }) => Ok(Some((affected_rows, last_insert_id, info, warnings))),
+            Err(e) => Err(e),
+        };
+        let status = self.status_flags();
+        let ending = match &r {
+            Ok(None) => Ending::Rows {
+                warnings: self.warning_count(),
+            },
+            Ok(Some((affected_rows, last_insert_id, info, warnings))) => Ending::Ok {
+                affected_rows: *affected_rows,
+                last_insert_id: *last_insert_id,
+                info,
+                warnings: *warnings,
+            },
+            Err(e) => Ending::Err(e),
+        };
+        if matches!(ending, Ending::Ok { .. }) && !self.tracked.is_empty() {
+            let changes = std::mem::take(&mut self.tracked);
+            o.sink.session_changes(&changes);
+        }
+        o.sink.end(ending, status);
+    }
+
+    /// Parses one statement, first checking that its parse and plan fit in
+    /// `max_session_mem_used` (errno 1290 otherwise): the parser cannot be
+    /// stopped half-way, so an estimate from the text decides before it starts
+    /// (see [`crate::exec::mem::statement_footprint`]).
+    pub(super) fn parse(&self, text: &str) -> Result<sqlparser::ast::Statement, MySqlError> {
+        if text.len() > mem::ESTIMATE_ABOVE {
+            let limit = self.cx.max_mem_used;
+            if mem::statement_footprint(text.as_bytes()) as u64 > limit {
+                return Err(mem::exceeded(limit));
+            }
+        }
+        crate::front::parse::parse_statement(text)
+    }
+
+    /// COM_STMT_EXECUTE with decoded parameter values; the response goes to `out`.
+    pub fn execute_prepared_into(&mut self, id: u32, params: &[Value], out: &mut dyn ResultSink) {
+        let mut o = Out::new(out);
+        self.clear_interrupt();
+        let r =
+            self.timed(|me| me.execute_prepared_inner(id, params, "mysqld_stmt_execute", &mut o));
+        self.respond(r, &mut o);
+    }
+}

@@ -52,6 +52,7 @@ impl Token {
     }
 
     /// True for a word equal (ASCII case-insensitively) to `kw`.
+    #[inline]
     pub fn is_kw(&self, src: &str, kw: &str) -> bool {
         self.kind == TokKind::Word && self.text(src).eq_ignore_ascii_case(kw)
     }

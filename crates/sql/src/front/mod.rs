@@ -204,6 +204,11 @@ pub fn analyze(
             return Ok(Front::Cached(s));
         }
     }
+    // Account statements are refused before sqlparser sees them (1235, see
+    // `native::account_statement`); DML never gets here.
+    if let Some(what) = native::account_statement(text, toks) {
+        return Ok(Front::Native(Native::Unsupported(what)));
+    }
     Ok(Front::Parse(apply(text, &edits)))
 }
 

@@ -10,6 +10,7 @@ use basalt_storage::IsolationLevel;
 mod show;
 mod unsupported;
 use show::show;
+pub use unsupported::account_statement;
 pub use show::{Show, ShowFilter};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -232,13 +233,11 @@ impl<'a> P<'a> {
 }
 
 /// Parses `text` if it is one of the native statements; `Ok(None)` otherwise.
+#[inline]
 pub fn parse_native(src: &str, toks: &[Token]) -> R<Option<Native>> {
     let mut p = P { src, toks, pos: 1 };
     let first = &toks[0];
     let is = |k: &str| first.is_kw(src, k);
-    if let Some(what) = unsupported::account_statement(src, toks) {
-        return Ok(Some(Native::Unsupported(what)));
-    }
     let n = if is("show") {
         Native::Show(show(&mut p)?)
     } else if is("prepare") {
@@ -462,8 +461,11 @@ fn set_native(p: &mut P) -> R<Option<Native>> {
     if scope == TxScope::Next && p.kw("statement") {
         return set_statement(p).map(Some);
     }
-    if p.peek()
-        .is_some_and(|t| t.is_kw(p.src, "password") || t.is_kw(p.src, "role"))
+    let default_role = p.peek().is_some_and(|t| t.is_kw(p.src, "default"))
+        && p.toks.get(p.pos + 1).is_some_and(|t| t.is_kw(p.src, "role"));
+    if default_role
+        || p.peek()
+            .is_some_and(|t| t.is_kw(p.src, "password") || t.is_kw(p.src, "role"))
     {
         return Ok(None);
     }

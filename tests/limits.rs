@@ -131,21 +131,21 @@ fn set_statement_limits_one_statement_and_restores_the_value() {
     // assigned it itself.
     let got: (u64, f64) = c
         .query_first(
-            "SET STATEMENT sort_buffer_size=100000, max_statement_time=5 FOR \
-             SELECT @@sort_buffer_size, @@max_statement_time",
+            "SET STATEMENT group_concat_max_len=100000, max_statement_time=5 FOR \
+             SELECT @@group_concat_max_len, @@max_statement_time",
         )
         .expect("q")
         .expect("row");
     assert_eq!(got, (100000, 5.0));
-    c.query_drop("SET STATEMENT sort_buffer_size=100000 FOR SET sort_buffer_size=123456")
+    c.query_drop("SET STATEMENT group_concat_max_len=100000 FOR SET group_concat_max_len=123456")
         .expect("inner set");
     let sb: u64 = c
-        .query_first("SELECT @@sort_buffer_size")
+        .query_first("SELECT @@group_concat_max_len")
         .expect("q")
         .expect("row");
-    assert_eq!(sb, 2_097_152);
+    assert_eq!(sb, 1_048_576);
     // The inner statement's own effects stay.
-    c.query_drop("SET STATEMENT sort_buffer_size=100000 FOR SET div_precision_increment=7")
+    c.query_drop("SET STATEMENT group_concat_max_len=100000 FOR SET div_precision_increment=7")
         .expect("inner set");
     let dp: u64 = c
         .query_first("SELECT @@div_precision_increment")
@@ -166,12 +166,18 @@ fn set_statement_errors() {
         ),
         ("SET STATEMENT no_such_var=1 FOR SELECT 1", 1193),
         ("SET STATEMENT connect_timeout=5 FOR SELECT 1", 1229),
-        ("SET STATEMENT sort_buffer_size=1 FOR", 1064),
-        ("SET STATEMENT @@sort_buffer_size=1 FOR SELECT 1", 1064),
-        ("SET STATEMENT GLOBAL sort_buffer_size=1 FOR SELECT 1", 1064),
+        ("SET STATEMENT group_concat_max_len=1 FOR", 1064),
+        ("SET STATEMENT @@group_concat_max_len=1 FOR SELECT 1", 1064),
+        (
+            "SET STATEMENT GLOBAL group_concat_max_len=1 FOR SELECT 1",
+            1064,
+        ),
         ("SET STATEMENT @a=1 FOR SELECT 1", 1064),
-        ("SET STATEMENT sort_buffer_size=1 SELECT 1", 1064),
-        ("SET STATEMENT sort_buffer_size='abc' FOR SELECT 1", 1232),
+        ("SET STATEMENT group_concat_max_len=1 SELECT 1", 1064),
+        (
+            "SET STATEMENT group_concat_max_len='abc' FOR SELECT 1",
+            1232,
+        ),
         ("SET STATEMENT sql_mode='nonsense' FOR SELECT 1", 1231),
     ] {
         fails_with(&mut c, sql, code);
@@ -182,20 +188,20 @@ fn set_statement_errors() {
     c.query_drop("CREATE TABLE d.t (a INT)").expect("table");
     fails_with(
         &mut c,
-        "SET STATEMENT sort_buffer_size=(SELECT MAX(a) FROM d.t) FOR SELECT 1",
+        "SET STATEMENT group_concat_max_len=(SELECT MAX(a) FROM d.t) FOR SELECT 1",
         1970,
     );
     // A failed assignment leaves nothing changed.
     fails_with(
         &mut c,
-        "SET STATEMENT sort_buffer_size=100000, sql_mode='nonsense' FOR SELECT 1",
+        "SET STATEMENT group_concat_max_len=100000, sql_mode='nonsense' FOR SELECT 1",
         1231,
     );
     let sb: u64 = c
-        .query_first("SELECT @@sort_buffer_size")
+        .query_first("SELECT @@group_concat_max_len")
         .expect("q")
         .expect("row");
-    assert_eq!(sb, 2_097_152);
+    assert_eq!(sb, 1_048_576);
 }
 
 #[test]
@@ -505,10 +511,10 @@ fn limits_match_mariadb() {
         "SELECT @@max_statement_time",
         "SET STATEMENT max_statement_time=0.2 FOR SELECT SLEEP(3)",
         "SELECT @@max_statement_time",
-        "SET STATEMENT sort_buffer_size=100000 FOR SELECT @@sort_buffer_size",
-        "SET STATEMENT sort_buffer_size=100000, div_precision_increment=2 FOR SELECT 1/3, @@sort_buffer_size",
-        "SELECT 1/3, @@sort_buffer_size",
-        "SET STATEMENT sql_mode='' FOR SET STATEMENT sort_buffer_size=100000 FOR SELECT @@sql_mode, @@sort_buffer_size",
+        "SET STATEMENT group_concat_max_len=100000 FOR SELECT @@group_concat_max_len",
+        "SET STATEMENT group_concat_max_len=100000, div_precision_increment=2 FOR SELECT 1/3, @@group_concat_max_len",
+        "SELECT 1/3, @@group_concat_max_len",
+        "SET STATEMENT sql_mode='' FOR SET STATEMENT group_concat_max_len=100000 FOR SELECT @@sql_mode, @@group_concat_max_len",
         "SET STATEMENT max_statement_time=default FOR SELECT @@max_statement_time",
         "SET STATEMENT autocommit=1 FOR SELECT 1",
         "SET STATEMENT tx_isolation='READ-COMMITTED' FOR SELECT 1",
@@ -516,14 +522,14 @@ fn limits_match_mariadb() {
         "SET STATEMENT no_such_var=1 FOR SELECT 1",
         "SHOW WARNINGS",
         "SET STATEMENT connect_timeout=5 FOR SELECT 1",
-        "SET STATEMENT sort_buffer_size=1 FOR",
-        "SET STATEMENT @@sort_buffer_size=1 FOR SELECT 1",
-        "SET STATEMENT GLOBAL sort_buffer_size=1 FOR SELECT 1",
-        "SET STATEMENT session sort_buffer_size=1 FOR SELECT 1",
+        "SET STATEMENT group_concat_max_len=1 FOR",
+        "SET STATEMENT @@group_concat_max_len=1 FOR SELECT 1",
+        "SET STATEMENT GLOBAL group_concat_max_len=1 FOR SELECT 1",
+        "SET STATEMENT session group_concat_max_len=1 FOR SELECT 1",
         "SET STATEMENT @a=1 FOR SELECT 1",
-        "SET STATEMENT sort_buffer_size=1 SELECT 1",
-        "SET STATEMENT sort_buffer_size='abc' FOR SELECT 1",
-        "SET STATEMENT sort_buffer_size=(SELECT MAX(a) FROM t) FOR SELECT 1",
+        "SET STATEMENT group_concat_max_len=1 SELECT 1",
+        "SET STATEMENT group_concat_max_len='abc' FOR SELECT 1",
+        "SET STATEMENT group_concat_max_len=(SELECT MAX(a) FROM t) FOR SELECT 1",
         "SET STATEMENT sql_mode='nonsense' FOR SELECT 1",
         "SET max_execution_time = 5",
         "SELECT @@max_execution_time",

@@ -14,8 +14,8 @@ pub use datetime::{Date, DateTime, Time};
 pub use decimal::Decimal;
 pub use error::{MySqlError, Result};
 pub use types::{
-    ColumnDef, DataType, DefaultValue, EngineKind, IndexColumn, IndexDef, IndexKind, IntKind,
-    LobKind, TableDef, TableId,
+    CheckDef, ColumnDef, DataType, DefaultValue, EngineKind, IndexColumn, IndexDef, IndexKind,
+    IntKind, LobKind, TableDef, TableId,
 };
 pub use value::{Row, Value};
 pub mod column;

@@ -349,6 +349,27 @@ pub struct TableDef {
     pub auto_increment_start: u64,
     /// Next id handed to a new index.
     pub next_index_id: u32,
+    /// CHECK constraints, in the order MariaDB evaluates and shows them: column-level
+    /// ones (in column order), then table-level ones.
+    #[serde(default)]
+    pub checks: Vec<CheckDef>,
+    /// Table options MariaDB records for InnoDB without acting on them
+    /// (`MAX_ROWS=`, `PACK_KEYS=`, `ROW_FORMAT=`, ...), as (upper-case name, value)
+    /// in the order `SHOW CREATE TABLE` prints them.
+    #[serde(default)]
+    pub options: Vec<(String, String)>,
+}
+
+/// A CHECK constraint. `expr` is the condition in MariaDB's printed form (what
+/// `SHOW CREATE TABLE` and `information_schema.CHECK_CONSTRAINTS` show); it is
+/// parsed and bound again when a statement that writes the table is planned.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckDef {
+    /// The constraint's name; a column-level check is named after its column.
+    pub name: String,
+    /// Written in a column definition (or implied by a JSON column).
+    pub column_level: bool,
+    pub expr: String,
 }
 
 impl TableDef {

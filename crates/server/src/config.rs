@@ -79,6 +79,12 @@ pub struct Config {
     pub max_session_mem_used: u64,
     pub tmpdir: PathBuf,
     pub discard_damaged_log_tail: bool,
+    /// `collation_server` (and so `character_set_server`): the default of new
+    /// databases.
+    pub collation_server: basalt_common::Collation,
+    /// Options of the defaults file that basaltd accepts and does not use (the
+    /// server logs each at start).
+    pub ignored_options: Vec<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -107,9 +113,9 @@ pub enum ConfigError {
 impl Config {
     /// Resolves flags, the defaults file and built-in defaults.
     pub fn resolve(args: Args) -> Result<Config, ConfigError> {
-        let file = match &args.defaults_file {
-            Some(p) => read_defaults_file(p)?,
-            None => HashMap::new(),
+        let (file, ignored_options) = match &args.defaults_file {
+            Some(p) => read_defaults(p)?,
+            None => (HashMap::new(), Vec::new()),
         };
         let get = |name: &str| file.get(name).cloned();
         let port = match args.port {
@@ -155,6 +161,11 @@ impl Config {
             rollback_on_timeout: args.rollback_on_timeout || flag_on(get("rollback_on_timeout")),
             discard_damaged_log_tail: args.discard_damaged_log_tail
                 || flag_on(get("discard_damaged_log_tail")),
+            collation_server: server_collation(
+                get("character_set_server"),
+                get("collation_server"),
+            )?,
+            ignored_options,
             max_session_mem_used: size(
                 args.max_session_mem_used,
                 "max_session_mem_used",
@@ -166,6 +177,43 @@ impl Config {
                 .or_else(|| get("tmpdir").map(PathBuf::from))
                 .unwrap_or_else(std::env::temp_dir),
         })
+    }
+}
+
+/// `character-set-server` / `collation-server` to a collation (its character set's
+/// default when only the set is named); MariaDB's defaults when neither is.
+fn server_collation(
+    charset: Option<String>,
+    collation: Option<String>,
+) -> Result<basalt_common::Collation, ConfigError> {
+    use basalt_common::{Charset, Collation};
+    let bad = |option: &str, value: &str, msg: &str| ConfigError::Value {
+        option: option.into(),
+        value: value.into(),
+        msg: msg.into(),
+    };
+    let cs = match &charset {
+        Some(n) => Some(
+            Charset::from_name(n)
+                .ok_or_else(|| bad("character_set_server", n, "unknown character set"))?,
+        ),
+        None => None,
+    };
+    match (cs, collation) {
+        (_, Some(n)) => {
+            let c = Collation::from_name(&n)
+                .ok_or_else(|| bad("collation_server", &n, "unknown collation"))?;
+            if cs.is_some_and(|cs| cs != c.charset()) {
+                return Err(bad(
+                    "collation_server",
+                    &n,
+                    "not a collation of character_set_server",
+                ));
+            }
+            Ok(c)
+        }
+        (Some(cs), None) => Ok(cs.default_collation()),
+        (None, None) => Ok(Collation::Utf8mb4GeneralCi),
     }
 }
 
@@ -261,6 +309,8 @@ const KNOWN: &[&str] = &[
     "max_session_mem_used",
     "tmpdir",
     "discard_damaged_log_tail",
+    "character_set_server",
+    "collation_server",
 ];
 
 /// Options MySQL configuration files commonly carry that Basalt accepts and ignores.
@@ -275,8 +325,6 @@ const IGNORED: &[&str] = &[
     "innodb_flush_method",
     "query_cache_size",
     "query_cache_type",
-    "character_set_server",
-    "collation_server",
     "log_error",
     "basedir",
     "lc_messages_dir",
@@ -289,10 +337,17 @@ const IGNORED: &[&str] = &[
 /// Reads `[mysqld]` then `[basaltd]` sections (later wins); names normalised to
 /// underscores, `innodb_` aliases folded onto Basalt's names.
 pub fn read_defaults_file(path: &Path) -> Result<HashMap<String, String>, ConfigError> {
+    read_defaults(path).map(|(options, _)| options)
+}
+
+/// [`read_defaults_file`], with the names of the accepted options basaltd does
+/// not use (as written, for the start-up warnings).
+fn read_defaults(path: &Path) -> Result<(HashMap<String, String>, Vec<String>), ConfigError> {
     let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
         path: path.to_path_buf(),
         source,
     })?;
+    let mut ignored = Vec::new();
     let mut mysqld = HashMap::new();
     let mut basaltd = HashMap::new();
     let mut section = String::new();
@@ -321,6 +376,7 @@ pub fn read_defaults_file(path: &Path) -> Result<HashMap<String, String>, Config
         };
         let key = key.replace('-', "_").to_ascii_lowercase();
         if IGNORED.contains(&key.as_str()) {
+            ignored.push(key);
             continue;
         }
         if !KNOWN.contains(&key.as_str()) {
@@ -330,7 +386,7 @@ pub fn read_defaults_file(path: &Path) -> Result<HashMap<String, String>, Config
         target.insert(key, value.to_string());
     }
     mysqld.extend(basaltd);
-    Ok(mysqld)
+    Ok((mysqld, ignored))
 }
 
 #[cfg(test)]
@@ -405,6 +461,40 @@ mod tests {
         );
         let cfg = Config::resolve(Args::default()).expect("resolve");
         assert!(!cfg.discard_damaged_log_tail);
+    }
+
+    #[test]
+    fn server_character_set_and_ignored_options_from_the_defaults_file() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("my.cnf");
+        std::fs::write(
+            &path,
+            "[mysqld]\ncharacter-set-server=latin1\nquery_cache_size=0\nsocket=/x.sock\n",
+        )
+        .expect("write");
+        let cfg = Config::resolve(Args {
+            defaults_file: Some(path.clone()),
+            ..Default::default()
+        })
+        .expect("resolve");
+        assert_eq!(cfg.collation_server.name(), "latin1_swedish_ci");
+        assert_eq!(cfg.ignored_options, vec!["query_cache_size", "socket"]);
+        std::fs::write(
+            &path,
+            "[mysqld]\ncharacter-set-server=latin1\ncollation-server=utf8mb4_bin\n",
+        )
+        .expect("write");
+        let e = Config::resolve(Args {
+            defaults_file: Some(path.clone()),
+            ..Default::default()
+        });
+        assert!(e.is_err(), "a collation of another character set");
+        std::fs::write(&path, "[mysqld]\ncollation-server=nosuch\n").expect("write");
+        assert!(Config::resolve(Args {
+            defaults_file: Some(path),
+            ..Default::default()
+        })
+        .is_err());
     }
 
     #[test]

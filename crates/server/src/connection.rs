@@ -38,6 +38,15 @@ impl AccountStore for Accounts {
     }
 }
 
+/// `max_allowed_packet` for a new connection: the global value now (SET GLOBAL
+/// changes it for connections made after).
+pub(crate) fn max_allowed_packet(server: &Server) -> usize {
+    match server.engine.global_variable("max_allowed_packet") {
+        Some(Value::UInt(n)) => n as usize,
+        _ => server.config.max_allowed_packet as usize,
+    }
+}
+
 /// Serves one client until it quits, is killed, or breaks the protocol.
 pub fn serve(server: &Arc<Server>, stream: TcpStream) {
     let _ = stream.set_nodelay(true);
@@ -52,7 +61,7 @@ pub fn serve(server: &Arc<Server>, stream: TcpStream) {
     let id = server.registry.next_id();
     let state = ConnState::new(id, host.clone(), stream.try_clone().ok());
     let mut conn = PacketConn::new(Blocking(stream));
-    conn.set_max_allowed_packet(server.config.max_allowed_packet as usize);
+    conn.set_max_allowed_packet(max_allowed_packet(server));
     let pending_limit = crate::registry::Registry::pending_limit(admission.max_connections);
     server.registry.admit(state.clone(), pending_limit);
     server.stats.connections.fetch_add(1, Ordering::Relaxed);
@@ -126,6 +135,9 @@ fn login(
         .new_session(state.id, &login.user, &state.host);
     adopt_interrupt(state, &session);
     session.set_client_collation(login.collation as u16);
+    if login.capabilities & capability::CLIENT_INTERACTIVE != 0 {
+        session.set_interactive();
+    }
     session.set_multi_statements(login.capabilities & capability::CLIENT_MULTI_STATEMENTS != 0);
     session.set_client_found_rows(login.capabilities & capability::CLIENT_FOUND_ROWS != 0);
     if let Some(db) = login.database.as_deref().filter(|d| !d.is_empty()) {
@@ -140,6 +152,16 @@ fn login(
         i.user = login.user.clone();
         i.db = session.current_database().map(str::to_string);
     }
+    session.log_command(
+        "Connect",
+        &format!(
+            "{}@{} on {} using TCP/IP",
+            login.user,
+            state.host,
+            session.current_database().unwrap_or("")
+        ),
+    );
+    let _ = session.take_tracked();
     conn.write_ok(&OkPacket::with_status(session.status_flags()));
     blocking::run(conn.flush()).ok()?;
     Some(session)
@@ -195,7 +217,9 @@ fn command_loop(
     let mut buf = Vec::with_capacity(256);
     let mut stmts = Statements::default();
     let mut write_timeout: Option<Duration> = None;
+    let mut idle = IdleTimeout::default();
     loop {
+        idle.apply(state, session.idle_timeout());
         if let Err(e) = blocking::run(conn.read_command(&mut buf)) {
             if e.client_error().is_some() && !is_disconnect(&e) {
                 send_fatal(conn, &e);
@@ -248,6 +272,29 @@ fn apply_write_timeout(conn: &Conn, session: &Session, current: &mut Option<Dura
     }
 }
 
+/// `wait_timeout`, applied to the socket as a read timeout when it changes: a
+/// client idle longer than that between commands is disconnected (the read fails
+/// and the connection closes, as MariaDB closes it).
+#[derive(Default)]
+struct IdleTimeout {
+    applied: Option<u64>,
+}
+
+impl IdleTimeout {
+    fn apply(&mut self, state: &ConnState, secs: u64) {
+        if self.applied == Some(secs) {
+            return;
+        }
+        self.applied = Some(secs);
+        if let Some(s) = state.socket.as_ref() {
+            let t = (secs > 0).then(|| Duration::from_secs(secs));
+            if let Err(e) = s.set_read_timeout(t) {
+                tracing::warn!("connection {}: cannot set wait_timeout: {e}", state.id);
+            }
+        }
+    }
+}
+
 /// COM_STMT_CLOSE and COM_STMT_SEND_LONG_DATA get no response, even when malformed:
 /// the client is not reading one.
 fn expects_no_reply(payload: &[u8]) -> bool {
@@ -274,17 +321,23 @@ fn dispatch(
     cmd: Command<'_>,
 ) -> bool {
     match cmd {
-        Command::Quit => return false,
+        Command::Quit => {
+            session.log_command("Quit", "");
+            return false;
+        }
         Command::Query(sql) => {
             server.stats.questions.fetch_add(1, Ordering::Relaxed);
             let mut sink = WireSink::new(conn, RowFormat::Text);
             match std::str::from_utf8(sql) {
                 Ok(text) => {
                     state.set_command("Query", Some(text));
+                    session.log_command("Query", text);
                     session.execute_into(text, &mut sink);
                 }
                 Err(_) => {
-                    state.set_command("Query", Some(&String::from_utf8_lossy(sql)));
+                    let text = String::from_utf8_lossy(sql);
+                    state.set_command("Query", Some(&text));
+                    session.log_command("Query", &text);
                     session.execute_bytes_into(sql, &mut sink);
                 }
             }
@@ -298,11 +351,25 @@ fn dispatch(
                 server.stats.aborted_clients.fetch_add(1, Ordering::Relaxed);
                 return false;
             }
+            if session.close_requested() {
+                let _ = blocking::run(conn.flush());
+                return false;
+            }
         }
         Command::InitDb(db) => {
             state.set_command("Init DB", None);
-            match session.use_database(&session.client_name(db)) {
-                Ok(()) => write_ok(conn, session, 0, 0, ""),
+            let db = session.client_name(db);
+            session.log_command("Init DB", &db);
+            match session.use_database(&db) {
+                Ok(()) => {
+                    let tracked = session.take_tracked();
+                    let changes = crate::results::state_changes(&tracked);
+                    conn.write_ok(&OkPacket {
+                        status: session.status_flags(),
+                        state_changes: &changes,
+                        ..OkPacket::with_status(0)
+                    });
+                }
                 Err(e) => conn.write_err(&e),
             }
             update_db(state, session);
@@ -316,6 +383,7 @@ fn dispatch(
         Command::FieldList { table, wildcard } => {
             state.set_command("Field List", None);
             let table = session.client_name(table);
+            session.log_command("Field List", &format!("{table} "));
             let wildcard = session.client_name(wildcard);
             let wildcard = (!wildcard.is_empty()).then_some(&*wildcard);
             match session.field_list(&table, wildcard) {

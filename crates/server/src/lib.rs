@@ -95,6 +95,9 @@ pub struct ServerStats {
 /// Opens storage, listens and serves until SIGTERM/SIGINT, then stops cleanly.
 pub fn run(config: Config) -> Result<(), ServerError> {
     signals::block_termination_signals();
+    for o in &config.ignored_options {
+        tracing::warn!("option '{o}' of the defaults file is accepted but not used by basaltd");
+    }
     let server = start(config)?;
     let listener = listener::bind(&server)?;
     let addr = listener.local_addr()?;
@@ -173,6 +176,7 @@ fn global_config(c: &Config) -> GlobalConfig {
         max_connections: c.max_connections as u64,
         hostname: hostname(),
         rollback_on_timeout: c.rollback_on_timeout,
+        collation_server: c.collation_server,
         max_session_mem_used: c.max_session_mem_used,
         tmpdir: c.tmpdir.display().to_string(),
         ..GlobalConfig::default()

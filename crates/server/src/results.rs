@@ -21,8 +21,9 @@
 use crate::blocking;
 use crate::connection::Conn;
 use basalt_common::{ColumnMeta, MySqlError, Row};
+use basalt_protocol::StateChange;
 use basalt_protocol::{status, OkPacket, ProtoError, RowFormat};
-use basalt_sql::{Ending, ResultSink, RowSpool};
+use basalt_sql::{Ending, ResultSink, RowSpool, Tracked};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -56,6 +57,8 @@ pub(crate) struct WireSink<'c> {
     /// Bytes written to the socket while streaming (the rest is flushed by the
     /// command loop).
     pub flushed: u64,
+    /// Session state changes for the next OK packet (CLIENT_SESSION_TRACK).
+    tracked: Vec<Tracked>,
 }
 
 impl<'c> WireSink<'c> {
@@ -68,6 +71,7 @@ impl<'c> WireSink<'c> {
             header_sent: false,
             broken: None,
             flushed: 0,
+            tracked: Vec::new(),
         }
     }
 
@@ -104,6 +108,10 @@ impl<'c> WireSink<'c> {
 }
 
 impl ResultSink for WireSink<'_> {
+    fn session_changes(&mut self, changes: &[Tracked]) {
+        self.tracked.extend_from_slice(changes);
+    }
+
     fn columns(&mut self, columns: &Arc<[ColumnMeta]>, status: u16) {
         self.columns = Some(columns.clone());
         self.header_status = status;
@@ -139,14 +147,18 @@ impl ResultSink for WireSink<'_> {
                 last_insert_id,
                 info,
                 warnings,
-            } => self.conn.write_ok(&OkPacket {
-                affected_rows,
-                last_insert_id,
-                status,
-                warnings,
-                info,
-                ..OkPacket::with_status(0)
-            }),
+            } => {
+                let tracked = std::mem::take(&mut self.tracked);
+                let changes = state_changes(&tracked);
+                self.conn.write_ok(&OkPacket {
+                    affected_rows,
+                    last_insert_id,
+                    status,
+                    warnings,
+                    info,
+                    state_changes: &changes,
+                })
+            }
             Ending::Err(e) => self.conn.write_err(e),
         }
         self.columns = None;
@@ -225,4 +237,16 @@ fn open_cursor(conn: &mut Conn, columns: &[ColumnMeta], warnings: u16, status: u
         conn.write_column_definition(col);
     }
     conn.write_end_marker(warnings, status | status::SERVER_STATUS_CURSOR_EXISTS);
+}
+
+/// The protocol's form of tracked session changes.
+pub(crate) fn state_changes(tracked: &[Tracked]) -> Vec<StateChange<'_>> {
+    tracked
+        .iter()
+        .map(|t| match t {
+            Tracked::Schema(db) => StateChange::Schema(db),
+            Tracked::Variable { name, value } => StateChange::SystemVariable { name, value },
+            Tracked::StateChanged => StateChange::StateChanged,
+        })
+        .collect()
 }

@@ -98,7 +98,7 @@ pub struct Limits<'s> {
 impl<'s> Limits<'s> {
     pub fn of(server: &'s Server) -> Limits<'s> {
         Limits {
-            max_long_data: server.config.max_allowed_packet as usize,
+            max_long_data: crate::connection::max_allowed_packet(server),
             tmpdir: &server.config.tmpdir,
         }
     }
@@ -140,7 +140,9 @@ impl Statements {
         let limits = &Limits::of(server);
         match cmd {
             Command::StmtPrepare(sql) => {
-                state.set_command("Prepare", Some(&String::from_utf8_lossy(sql)));
+                let text = String::from_utf8_lossy(sql);
+                state.set_command("Prepare", Some(&text));
+                session.log_command("Prepare", &text);
                 self.prepare(conn, session, sql);
             }
             Command::StmtExecute { stmt_id, payload } => {
@@ -163,10 +165,14 @@ impl Statements {
             } => self.long_data(self.resolve(stmt_id), param as usize, data, limits),
             Command::StmtClose(id) => {
                 let id = self.resolve(id);
+                session.log_command("Close stmt", "");
                 self.wire.remove(&id);
                 session.close_prepared(id);
             }
-            Command::StmtReset(id) => self.reset(conn, session, self.resolve(id)),
+            Command::StmtReset(id) => {
+                session.log_command("Reset stmt", "");
+                self.reset(conn, session, self.resolve(id))
+            }
             Command::StmtFetch { stmt_id, rows } => {
                 state.set_command("Fetch", None);
                 return self.fetch(conn, session, self.resolve(stmt_id), rows as usize);
@@ -226,6 +232,9 @@ impl Statements {
         };
         let mut params = exec.params;
         client_strings(session, &mut params, &w.bound);
+        if let Some(text) = session.expanded_text(id, &params) {
+            session.log_command("Execute", &text);
+        }
         if exec.flags & CURSOR_TYPE_READ_ONLY != 0 {
             let mut sink = CursorSink::new(conn, limits.tmpdir.to_path_buf());
             session.execute_prepared_into(id, &params, &mut sink);

@@ -38,6 +38,9 @@ pub struct GlobalConfig {
     pub pid_file: String,
     /// `innodb_rollback_on_timeout` (a start-up option).
     pub rollback_on_timeout: bool,
+    /// `collation_server` at start (and so `character_set_server`, and the
+    /// database variables of a session without a current database).
+    pub collation_server: basalt_common::Collation,
     /// Default `max_session_mem_used` (bytes a statement's working memory may use).
     pub max_session_mem_used: u64,
     /// `@@tmpdir`: where sorts and spooled rows spill.
@@ -69,9 +72,19 @@ impl Default for GlobalConfig {
             basedir: String::new(),
             pid_file: String::new(),
             rollback_on_timeout: false,
+            collation_server: basalt_common::Collation::Utf8mb4GeneralCi,
             max_session_mem_used: 1 << 30,
             tmpdir: std::env::temp_dir().display().to_string(),
         }
+    }
+}
+
+fn log_path(config: &GlobalConfig, name: &str) -> std::path::PathBuf {
+    let p = std::path::Path::new(name);
+    if p.is_absolute() || config.datadir.is_empty() {
+        p.to_path_buf()
+    } else {
+        std::path::Path::new(&config.datadir).join(p)
     }
 }
 
@@ -129,6 +142,8 @@ pub struct Engine {
     hooks: RwLock<Arc<dyn ServerHooks>>,
     pub(crate) plan_cache: PlanCache,
     pub(crate) started: std::time::Instant,
+    pub(crate) general_log: crate::general_log::GeneralLog,
+    pub(crate) locks: crate::tablelock::TableLocks,
     /// `max_statement_time` deadlines of every session.
     pub(crate) timer: crate::session::timer::StatementTimer,
     /// `Max_statement_time_exceeded` (global).
@@ -138,6 +153,21 @@ pub struct Engine {
 impl Engine {
     pub fn new(storage: Arc<Storage>, config: GlobalConfig) -> Arc<Engine> {
         let globals = GlobalVars::new(&config);
+        let identity = crate::general_log::LogIdentity {
+            program: std::env::current_exe()
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|_| "basaltd".into()),
+            version: config.version.clone(),
+            comment: config.version_comment.clone(),
+            port: config.port,
+            socket: config.socket.clone(),
+        };
+        let log_file = globals
+            .get("general_log_file")
+            .map(|v| v.display_lossy())
+            .unwrap_or_default();
+        let general_log =
+            crate::general_log::GeneralLog::new(identity, log_path(&config, &log_file));
         Arc::new(Engine {
             storage,
             config,
@@ -145,8 +175,31 @@ impl Engine {
             hooks: RwLock::new(Arc::new(NoHooks)),
             plan_cache: PlanCache::new(),
             started: std::time::Instant::now(),
+            general_log,
+            locks: Default::default(),
             timer: crate::session::timer::StatementTimer::new(),
             statement_timeouts: std::sync::atomic::AtomicU64::new(0),
+        })
+    }
+
+    /// Where a log file name points: relative names are in the data directory, as
+    /// MariaDB resolves `general_log_file`.
+    pub(crate) fn log_path(&self, name: &str) -> std::path::PathBuf {
+        log_path(&self.config, name)
+    }
+
+    /// Appends one entry to the general query log when it is on (see
+    /// [`crate::general_log`]).
+    pub fn log_command(&self, thread_id: u64, command: &str, argument: &str) {
+        if self.general_log.enabled() {
+            self.general_log.write(thread_id, command, argument);
+        }
+    }
+
+    /// FLUSH LOGS: reopens the general log's file.
+    pub(crate) fn reopen_logs(&self) -> Result<(), MySqlError> {
+        self.general_log.reopen().map_err(|e| {
+            MySqlError::new(1105, "HY000", format!("Cannot reopen the general log: {e}"))
         })
     }
 

@@ -61,6 +61,7 @@ mod engine;
 mod exec;
 mod expr;
 mod front;
+mod general_log;
 mod infoschema;
 mod plan;
 mod result;
@@ -68,13 +69,14 @@ mod session;
 mod show;
 mod stack;
 mod sysvars;
+mod tablelock;
 mod ty;
 mod value;
 
 pub use engine::{Engine, GlobalConfig, ProcessInfo, ServerHooks};
 pub use exec::spill::RowSpool;
 pub use result::{Collected, Ending, PreparedInfo, QueryResult, ResultSink};
-pub use session::Session;
+pub use session::{Session, Tracked};
 
 /// `SERVER_STATUS_*` bits of OK and EOF packets, as MySQL defines them.
 pub mod status {

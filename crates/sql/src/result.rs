@@ -26,6 +26,10 @@ pub trait ResultSink {
     /// The statement ended. `status` carries SERVER_MORE_RESULTS_EXISTS when
     /// another statement of the same command follows.
     fn end(&mut self, ending: Ending<'_>, status: u16);
+    /// Session state the statement changed (CLIENT_SESSION_TRACK), given before
+    /// the `end` of a statement that ends with an OK; a sink that does not
+    /// speak the protocol ignores it.
+    fn session_changes(&mut self, _changes: &[crate::session::Tracked]) {}
 }
 
 /// How a statement ended: what the packet closing its response says.
@@ -109,6 +113,11 @@ pub enum QueryResult {
 }
 
 impl QueryResult {
+    /// A plain OK (no rows affected), for the server's own commands.
+    pub fn ok_packet() -> Self {
+        Self::ok(0)
+    }
+
     pub(crate) fn ok(affected_rows: u64) -> Self {
         QueryResult::Ok {
             affected_rows,

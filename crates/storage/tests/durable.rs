@@ -60,6 +60,8 @@ fn def() -> TableDef {
         comment: String::new(),
         auto_increment_start: 1,
         next_index_id: 0,
+        checks: Vec::new(),
+        options: Vec::new(),
     }
 }
 

@@ -54,6 +54,8 @@ fn table_def(engine: EngineKind) -> TableDef {
         comment: String::new(),
         auto_increment_start: 1,
         next_index_id: 0,
+        checks: Vec::new(),
+        options: Vec::new(),
     }
 }
 

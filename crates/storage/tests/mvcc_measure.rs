@@ -70,6 +70,8 @@ fn setup(rows: i64) -> (tempfile::TempDir, Arc<Storage>, Arc<dyn Table>) {
         comment: String::new(),
         auto_increment_start: 1,
         next_index_id: 0,
+        checks: Vec::new(),
+        options: Vec::new(),
     };
     let t = s.create_table(def).expect("create");
     let mut w = s.begin(TxnOptions::default());

@@ -21,6 +21,8 @@ pub struct TableOptions {
     pub collation: Option<Collation>,
     pub auto_increment: Option<u64>,
     pub comment: String,
+    /// Options recorded for SHOW CREATE TABLE (see [`super::options`]).
+    pub recorded: Vec<(String, String)>,
 }
 
 /// `[db.]name` resolved against the session's current database.
@@ -41,7 +43,7 @@ pub fn create_table_def(
 ) -> R<TableDef> {
     let (db, name) = qualified(&ct.name, cx)?;
     check_ident(&name, false)?;
-    let opts = table_options(&ct.table_options, ct.comment.as_ref(), &name, cx)?;
+    let opts = table_options(&ct.table_options, ct.comment.as_ref(), (&db, &name), cx)?;
     let db_coll = storage
         .database_collation(&db)
         .unwrap_or(Collation::Utf8mb4GeneralCi);
@@ -88,6 +90,7 @@ pub fn create_table_def(
             indexes.push(idx);
         }
     }
+    let checks = super::check::collect(ct, &columns)?;
     let indexes = finish_indexes(indexes, &mut columns)?;
     for col in columns.iter_mut() {
         resolve_default(col, &db, &name, cx)?;
@@ -106,6 +109,8 @@ pub fn create_table_def(
         comment: opts.comment,
         auto_increment_start: opts.auto_increment.unwrap_or(1).max(1),
         next_index_id,
+        checks,
+        options: opts.recorded,
     })
 }
 
@@ -162,7 +167,7 @@ pub fn check_ident(name: &str, is_db: bool) -> R<()> {
 fn table_options(
     opts: &ast::CreateTableOptions,
     comment: Option<&ast::CommentDef>,
-    table: &str,
+    (db, table): (&str, &str),
     cx: &mut SessionCtx,
 ) -> R<TableOptions> {
     let mut out = TableOptions {
@@ -171,9 +176,20 @@ fn table_options(
         collation: None,
         auto_increment: None,
         comment: String::new(),
+        recorded: Vec::new(),
     };
     if let Some(c) = comment {
         out.comment = comment_text(c);
+    }
+    let explicit = table_options_list(opts).iter().any(|o| match o {
+        ast::SqlOption::NamedParenthesizedList(n) => n.key.value.eq_ignore_ascii_case("engine"),
+        ast::SqlOption::KeyValue { key, .. } => super::object_parts(key)
+            .join(" ")
+            .eq_ignore_ascii_case("engine"),
+        _ => false,
+    });
+    if !explicit {
+        out.engine = engine_kind(&cx.var_text("default_storage_engine"), table, cx)?;
     }
     let list = match opts {
         ast::CreateTableOptions::None => return Ok(out),
@@ -209,14 +225,25 @@ fn table_options(
                     }
                     "AUTO_INCREMENT" => out.auto_increment = v.parse().ok(),
                     "COMMENT" => out.comment = v,
-                    _ => {}
+                    _ => super::options::table_option(&k, &v, &mut out.recorded, cx, (db, table))?,
                 }
             }
             ast::SqlOption::Comment(c) => out.comment = comment_text(c),
-            _ => {}
+            other => return Err(MySqlError::not_supported(&format!("table option {other}"))),
         }
     }
+    super::options::sort(&mut out.recorded);
     Ok(out)
+}
+
+fn table_options_list(opts: &ast::CreateTableOptions) -> &[ast::SqlOption] {
+    match opts {
+        ast::CreateTableOptions::None => &[],
+        ast::CreateTableOptions::Plain(l)
+        | ast::CreateTableOptions::With(l)
+        | ast::CreateTableOptions::Options(l)
+        | ast::CreateTableOptions::TableProperties(l) => l,
+    }
 }
 
 fn comment_text(c: &ast::CommentDef) -> String {
@@ -238,14 +265,21 @@ fn option_text(e: &ast::Expr) -> String {
 }
 
 /// Maps an ENGINE= name. Engines MariaDB has but Basalt does not (MyISAM, Aria)
-/// become the transactional engine; unknown names fail with 1286.
-/// Maps an ENGINE= name. Engines MariaDB has but Basalt does not (MyISAM, Aria)
-/// become the transactional engine. An unknown name fails with 1286 under
-/// NO_ENGINE_SUBSTITUTION; otherwise it is replaced by the default engine with
-/// MariaDB's two warnings.
+/// become the transactional engine, with MariaDB's substitution warning 1266 (the
+/// table is transactional, unlike MyISAM's). An unknown name fails with 1286
+/// under NO_ENGINE_SUBSTITUTION; otherwise it is replaced by the default engine
+/// with MariaDB's two warnings.
 pub fn engine_kind(name: &str, table: &str, cx: &mut SessionCtx) -> R<EngineKind> {
     match name.to_ascii_lowercase().as_str() {
-        "innodb" | "basalt" | "myisam" | "aria" | "xtradb" => Ok(EngineKind::Basalt),
+        "innodb" | "basalt" | "xtradb" => Ok(EngineKind::Basalt),
+        "myisam" | "aria" => {
+            cx.warn(
+                crate::session::ctx::Level::Warning,
+                1266,
+                format!("Using storage engine InnoDB for table '{table}'"),
+            );
+            Ok(EngineKind::Basalt)
+        }
         "memory" | "heap" => Ok(EngineKind::Memory),
         _ if cx.mode.no_engine_substitution => Err(MySqlError::unknown_storage_engine(name)),
         _ => {
@@ -292,7 +326,11 @@ fn column_def(
     let coll = collation
         .or(charset.map(Charset::default_collation))
         .unwrap_or(table_coll);
-    let data_type = data_type(&c.data_type, coll, &name)?;
+    let data_type = match &c.data_type {
+        // REAL_AS_FLOAT: REAL is FLOAT, not DOUBLE.
+        D::Real if cx.mode.real_as_float => DataType::Float,
+        other => data_type(other, coll, &name)?,
+    };
     let mut col = ColumnDef::new(name, data_type);
     let mut keys = Vec::new();
     let mut explicit_null = false;
@@ -307,7 +345,21 @@ fn column_def(
             ColumnOption::PrimaryKey(_) => keys.push(IndexKind::Primary),
             ColumnOption::Unique(_) => keys.push(IndexKind::Unique),
             ColumnOption::Comment(s) => col.comment = s.clone(),
-            ColumnOption::OnUpdate(_) => col.on_update_current_timestamp = true,
+            ColumnOption::OnUpdate(e) => {
+                on_update(e, &col)?;
+                col.on_update_current_timestamp = true;
+            }
+            ColumnOption::Check(_) => {}
+            ColumnOption::ForeignKey(_) => return Err(MySqlError::not_supported("FOREIGN KEY")),
+            ColumnOption::Generated { .. }
+            | ColumnOption::Materialized(_)
+            | ColumnOption::Alias(_)
+            | ColumnOption::Ephemeral(_)
+            | ColumnOption::Identity(_) => {
+                return Err(MySqlError::not_supported("generated columns"))
+            }
+            ColumnOption::Invisible => return Err(MySqlError::not_supported("INVISIBLE columns")),
+            ColumnOption::CharacterSet(_) | ColumnOption::Collation(_) => {}
             ColumnOption::DialectSpecific(toks) => {
                 let t: String = toks
                     .iter()
@@ -321,8 +373,11 @@ fn column_def(
                 if t.contains("PRIMARY") {
                     keys.push(IndexKind::Primary);
                 }
+                if !t.contains("AUTO_INCREMENT") && !t.contains("PRIMARY") {
+                    return Err(MySqlError::parse_error(&t, 1));
+                }
             }
-            _ => {}
+            other => return Err(MySqlError::not_supported(&format!("column option {other}"))),
         }
     }
     if keys.contains(&IndexKind::Primary) {
@@ -332,6 +387,38 @@ fn column_def(
         col.nullable = false;
     }
     Ok((col, keys))
+}
+
+/// `ON UPDATE CURRENT_TIMESTAMP[(n)]` is the only ON UPDATE clause, and only for
+/// DATETIME and TIMESTAMP columns (1294 otherwise, as MariaDB).
+fn on_update(e: &ast::Expr, col: &ColumnDef) -> R<()> {
+    let is_now = match e {
+        ast::Expr::Function(f) => matches!(
+            super::object_parts(&f.name)
+                .join(".")
+                .to_ascii_lowercase()
+                .as_str(),
+            "current_timestamp" | "now" | "localtime" | "localtimestamp"
+        ),
+        ast::Expr::Identifier(i) => matches!(
+            i.value.to_ascii_lowercase().as_str(),
+            "current_timestamp" | "localtime" | "localtimestamp"
+        ),
+        _ => false,
+    };
+    let temporal = matches!(
+        col.data_type,
+        DataType::DateTime { .. } | DataType::Timestamp { .. }
+    );
+    if is_now && temporal {
+        Ok(())
+    } else {
+        Err(MySqlError::new(
+            1294,
+            "HY000",
+            format!("Invalid ON UPDATE clause for '{}' column", col.name),
+        ))
+    }
 }
 
 /// Parses a DEFAULT clause; the literal is converted to the column type later.
@@ -518,9 +605,15 @@ pub fn data_type(dt: &D, coll: Collation, col: &str) -> R<DataType> {
             kind: LobKind::Medium,
             collation: coll,
         },
-        D::LongText | D::JSON => DataType::Text {
+        D::LongText => DataType::Text {
             kind: LobKind::Long,
             collation: coll,
+        },
+        // MariaDB's JSON: LONGTEXT in utf8mb4_bin with an implicit
+        // CHECK (json_valid(col)) (see `check::collect`).
+        D::JSON => DataType::Text {
+            kind: LobKind::Long,
+            collation: Collation::Utf8mb4Bin,
         },
         D::Blob(_) => DataType::Text {
             kind: LobKind::Normal,
@@ -665,15 +758,18 @@ fn constraint_index(tc: &TableConstraint, columns: &[ColumnDef]) -> R<Option<Ind
         TableConstraint::FulltextOrSpatial(_) => {
             return Err(MySqlError::not_supported("FULLTEXT and SPATIAL indexes"))
         }
-        _ => return Ok(None),
+        TableConstraint::ForeignKey(_) => return Err(MySqlError::not_supported("FOREIGN KEY")),
+        TableConstraint::Check(_) => return Ok(None),
+        other => return Err(MySqlError::not_supported(&format!("constraint {other}"))),
     };
+    let comment = super::options::index_options(tc)?;
     let cols = index_columns(cols, columns)?;
     Ok(Some(IndexDef {
         id: 0,
         name: name.unwrap_or_default(),
         kind,
         columns: cols,
-        comment: String::new(),
+        comment,
     }))
 }
 

@@ -25,6 +25,14 @@ impl Binder<'_> {
         };
         let (db, tname) = self.table_name(name)?;
         let table = self.open_table(&db, &tname)?;
+        if ins.priority == Some(ast::MysqlInsertPriority::Delayed) {
+            // MariaDB runs DELAYED only for MyISAM, MEMORY, ARCHIVE and BLACKHOLE.
+            return Err(MySqlError::new(
+                1616,
+                "HY000",
+                format!("DELAYED option not supported for table '{tname}'"),
+            ));
+        }
         let def = table.def();
         let tref = TableRef {
             table,
@@ -85,6 +93,7 @@ impl Binder<'_> {
             Some(_) => return Err(MySqlError::not_supported("ON CONFLICT")),
             None => Vec::new(),
         };
+        let checks = self.bind_checks(&tref)?;
         let returning = match &ins.returning {
             Some(items) => {
                 let target = match source {
@@ -103,6 +112,7 @@ impl Binder<'_> {
             ignore: ins.ignore,
             replace: ins.replace_into,
             subs: Default::default(),
+            checks,
             returning,
         })
     }
@@ -218,6 +228,7 @@ impl Binder<'_> {
             let e = self.column_value(&a.value, &from.scope, &def.columns[ci])?;
             set.push((ci, e));
         }
+        let checks = self.bind_checks(&from.tables[0])?;
         let scan = self.modify_scan(
             from,
             u.selection.as_ref(),
@@ -230,6 +241,7 @@ impl Binder<'_> {
             set,
             delete: false,
             subs: Default::default(),
+            checks,
             returning: None,
         })
     }
@@ -273,6 +285,7 @@ impl Binder<'_> {
             set: Vec::new(),
             delete: true,
             subs: Default::default(),
+            checks: Default::default(),
             returning,
         })
     }

@@ -14,12 +14,15 @@
 
 pub mod call;
 pub mod chains;
+pub mod check;
 pub mod ddl;
 pub mod dml;
 pub mod expr;
 pub mod from;
 pub mod levels;
 pub mod names;
+pub mod options;
+pub mod print;
 pub mod returning;
 pub mod select;
 pub mod strings;
@@ -95,6 +98,8 @@ pub enum Clause {
     InsertInto,
     /// ON DUPLICATE KEY UPDATE targets.
     OnDupTarget,
+    /// A CHECK constraint's condition.
+    Check,
     /// INSERT / REPLACE / DELETE ... RETURNING.
     Returning,
 }
@@ -112,6 +117,7 @@ impl Clause {
             Clause::Set => "SET",
             Clause::InsertInto => "INSERT INTO",
             Clause::OnDupTarget => "UPDATE",
+            Clause::Check => "CHECK",
             Clause::Returning => "RETURNING",
         }
     }

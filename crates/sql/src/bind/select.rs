@@ -436,6 +436,9 @@ impl Binder<'_> {
             limit: if is_agg || distinct { None } else { limit_hint },
         });
         let sort_needed = !planned.order_satisfied || is_agg;
+        if is_agg && self.cx.mode.only_full_group_by {
+            full_group_by(&from, &project[..items.len()], &group)?;
+        }
         let (agg, having) = if is_agg {
             let ngroups = group.len();
             for e in project.iter_mut() {
@@ -623,6 +626,47 @@ fn needed_columns(
         c.order.iter().for_each(|(e, _, _)| add(e));
     }
     needed
+}
+
+/// ONLY_FULL_GROUP_BY: a select-list column must be grouped or aggregated (1055;
+/// 1140 when there is no GROUP BY), as MariaDB checks it (no functional
+/// dependencies; ORDER BY is not checked).
+fn full_group_by(from: &From, visible: &[Expr], group: &[Expr]) -> R<()> {
+    fn ungrouped(e: &Expr, group: &[Expr]) -> Option<usize> {
+        if group.contains(e) {
+            return None;
+        }
+        match e {
+            Expr::Column(c) if *c >= AGG_BASE => None,
+            Expr::Column(c) => Some(*c),
+            Expr::Sub { .. } | Expr::InSub { .. } => None,
+            other => other
+                .children()
+                .into_iter()
+                .find_map(|c| ungrouped(c, group)),
+        }
+    }
+    let Some(c) = visible.iter().find_map(|e| ungrouped(e, group)) else {
+        return Ok(());
+    };
+    if group.is_empty() {
+        return Err(MySqlError::new(
+            1140,
+            "42000",
+            "Mixing of GROUP columns (MIN(),MAX(),COUNT(),...) with no GROUP columns is illegal if there is no GROUP BY clause",
+        ));
+    }
+    let name = from
+        .tables
+        .iter()
+        .find(|t| c >= t.offset && c < t.offset + t.width())
+        .map(|t| format!("{}.{}.{}", t.db, t.alias, t.def.columns[c - t.offset].name))
+        .unwrap_or_default();
+    Err(MySqlError::new(
+        1055,
+        "42000",
+        format!("'{name}' isn't in GROUP BY"),
+    ))
 }
 
 /// Rewrites a post-aggregation expression onto the aggregate output row.

@@ -201,10 +201,18 @@ impl<'p> Aggregator<'p> {
         let incr = ctx.cx.div_precision_increment;
         let max_concat = ctx.cx.var_u64("group_concat_max_len") as usize;
         let mut out = Vec::with_capacity(self.groups.len());
-        for g in self.groups {
+        for (n, g) in self.groups.into_iter().enumerate() {
             let mut row = g.keys;
+            let mut cut = false;
             for (s, c) in g.states.into_iter().zip(&self.plan.calls) {
-                row.push(result(s, c, incr, max_concat));
+                row.push(result(s, c, incr, max_concat, &mut cut));
+            }
+            if cut {
+                ctx.cx.warn(
+                    crate::session::ctx::Level::Warning,
+                    1260,
+                    format!("Row {} was cut by GROUP_CONCAT()", n + 1),
+                );
             }
             out.push(row);
         }
@@ -304,7 +312,7 @@ fn update(s: &mut State, call: &AggCall, v: Value, max_concat: usize) -> usize {
     0
 }
 
-fn result(s: State, call: &AggCall, incr: u8, max_concat: usize) -> Value {
+fn result(s: State, call: &AggCall, incr: u8, max_concat: usize, cut: &mut bool) -> Value {
     match s {
         State::Count(n) => Value::Int(n),
         State::Sum { acc } => acc.map_or(Value::Null, Num::into_value),
@@ -338,10 +346,12 @@ fn result(s: State, call: &AggCall, incr: u8, max_concat: usize) -> Value {
                 }
                 out.extend_from_slice(&b);
             }
+            *cut |= out.len() > max_concat.max(1);
             out.truncate(max_concat.max(1));
             Value::Bytes(out)
         }
         State::Concat(v) => v.map_or(Value::Null, |mut b| {
+            *cut |= b.len() > max_concat.max(1);
             b.truncate(max_concat.max(1));
             Value::Bytes(b)
         }),

@@ -48,10 +48,18 @@ struct AutoIncRange {
     end: u64,
     batches: u32,
     estimate: u64,
+    /// `SET insert_id = n`: values come from n on (told to the counter as if
+    /// given explicitly), as MariaDB does for the statement after the SET.
+    forced: Option<u64>,
 }
 
 impl AutoIncRange {
     fn take(&mut self, t: &TableRef) -> R<u64> {
+        if let Some(n) = self.forced {
+            self.forced = Some(n.saturating_add(1));
+            t.table.observe_auto_increment(n);
+            return Ok(n);
+        }
         if self.next >= self.end {
             let count = if self.batches == 0 && self.estimate > 0 {
                 self.estimate
@@ -87,11 +95,19 @@ pub fn run(plan: &InsertPlan, ex: &mut Exec) -> R<InsertOutcome> {
         InsertSource::Values(_) => source.len() as u64,
         InsertSource::Select(_) => 0,
     };
+    let forced = ex.ctx.cx.insert_id.take();
+    if forced.is_some() {
+        ex.ctx
+            .cx
+            .vars
+            .insert("insert_id", basalt_common::Value::UInt(0));
+    }
     let mut auto = AutoIncRange {
         next: 0,
         end: 0,
         batches: 0,
         estimate,
+        forced,
     };
     for (i, src) in source.into_iter().enumerate() {
         ex.check_interrupt()?;
@@ -302,6 +318,7 @@ fn insert_one(
 ) -> R<Option<Row>> {
     let t = &plan.table;
     assign_auto_increment(t, &mut row, out, auto, ex)?;
+    super::check::verify(&plan.checks, &row, &t.db, &t.def.name, ex)?;
     for _attempt in 0..=t.def.indexes.len() {
         let res = t.table.insert(ex.txn()?, row.clone());
         let (entry, key) = match res {
@@ -411,6 +428,7 @@ fn on_duplicate(
     if new == old {
         return Ok(Some(old));
     }
+    super::check::verify(&plan.checks, &new, &t.db, &t.def.name, ex)?;
     if let Some(ai) = t.def.auto_increment_column() {
         if let Some(x) = crate::value::to_num(&new[ai])
             .0

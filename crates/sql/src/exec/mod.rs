@@ -15,6 +15,7 @@
 //! transaction (or a transaction of its own under autocommit).
 
 pub mod agg;
+pub mod check;
 pub mod ddl;
 pub mod insert;
 pub mod mem;

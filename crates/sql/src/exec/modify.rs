@@ -132,6 +132,13 @@ pub fn run(plan: &ModifyPlan, ex: &mut Exec, ignore: bool) -> R<ModifyOutcome> {
         if new == f.row {
             continue;
         }
+        match super::check::verify(&plan.checks, &new, &t.db, &t.def.name, ex) {
+            Err(e) if ignore => {
+                ex.ctx.cx.warn_err(&e);
+                continue;
+            }
+            other => other?,
+        }
         if let Some(ai) = t.def.auto_increment_column() {
             if let Some(x) = crate::value::to_num(&new[ai])
                 .0

@@ -406,6 +406,13 @@ fn store_temporal(v: Value, kind: TemporalKind, t: &Target, cx: &mut SessionCtx)
     }) else {
         return t.incorrect(cx, name, &v, code::ER_TRUNCATED_WRONG_VALUE, zero);
     };
+    if dt.date.is_zero() && cx.mode.no_zero_date {
+        // NO_ZERO_DATE: an error in strict mode, else stored with 1264.
+        if t.strict {
+            return t.incorrect(cx, name, &v, code::ER_TRUNCATED_WRONG_VALUE, zero);
+        }
+        cx.warn_err(&MySqlError::out_of_range(&t.col.name, t.row));
+    }
     match kind {
         TemporalKind::Date => {
             if dt.hour != 0 || dt.minute != 0 || dt.second != 0 || dt.micro != 0 {

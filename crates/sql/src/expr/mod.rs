@@ -318,7 +318,7 @@ impl Expr {
         }
     }
 
-    fn children(&self) -> Vec<&Expr> {
+    pub(crate) fn children(&self) -> Vec<&Expr> {
         use Expr::*;
         match self {
             Const(_) | Param(_) | Column(_) | UserVar(_) | SysVar { .. } | OuterRef(_) => {

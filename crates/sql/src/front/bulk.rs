@@ -39,7 +39,7 @@ impl BulkInsert<'_> {
     /// when the one-row plan cannot be repeated, so its tokens are not kept).
     pub fn original(&self) -> String {
         let lexed = lexer::lex(self.text);
-        apply(self.text, &rewrites(self.text, &lexed.tokens))
+        apply(self.text, &rewrites(self.text, &lexed.tokens, true))
     }
 }
 
@@ -121,7 +121,12 @@ pub(super) fn bulk_insert<'a>(
 /// The stripped form of a statement text of its own.
 fn stripped(text: &str, opts: LitOpts) -> Option<Stripped<'_>> {
     let lexed = lexer::lex(text);
-    strip(text, &lexed.tokens, rewrites(text, &lexed.tokens), opts)
+    strip(
+        text,
+        &lexed.tokens,
+        rewrites(text, &lexed.tokens, true),
+        opts,
+    )
 }
 
 /// The position of `VALUES` (or `VALUE`) outside parentheses.
@@ -169,7 +174,7 @@ mod tests {
 
     fn bulk(sql: &str) -> Option<BulkInsert<'_>> {
         let l = lexer::lex(sql);
-        bulk_insert(sql, &l.tokens, LitOpts::new(true))
+        bulk_insert(sql, &l.tokens, LitOpts::new(true, false))
     }
 
     #[test]

@@ -15,7 +15,9 @@
 //! - [`Front::Parse`]: everything else, parsed from the (rewritten) text.
 //!
 //! Rewrites (the only ones): `LOCK IN SHARE MODE` becomes `FOR SHARE`, infix `MOD`
-//! becomes `%`.
+//! becomes `%`, and `||` becomes `OR` unless PIPES_AS_CONCAT is on (sqlparser
+//! gives `||` the precedence of string concatenation, so `0 = 1 || 1` would parse
+//! as `0 = (1 || 1)`).
 
 pub mod bulk;
 pub mod lexer;
@@ -188,22 +190,29 @@ pub struct LitOpts {
     pub backslash: bool,
     /// The text came from [`transcode`]: its literal markers are literals.
     pub markers: bool,
+    /// `||` concatenates (sql_mode PIPES_AS_CONCAT) instead of being OR.
+    pub pipes_as_concat: bool,
 }
 
 impl LitOpts {
     #[cfg(test)]
-    pub fn new(backslash: bool) -> Self {
+    pub fn new(backslash: bool, pipes_as_concat: bool) -> Self {
         LitOpts {
             backslash,
             markers: false,
+            pipes_as_concat,
         }
     }
 }
 
 /// Classifies one statement text (see the module docs).
 #[cfg(test)]
-pub fn analyze(text: &str, backslash_escapes: bool) -> Result<Front<'_>, MySqlError> {
-    analyze_with(text, LitOpts::new(backslash_escapes))
+pub fn analyze(
+    text: &str,
+    backslash_escapes: bool,
+    pipes_as_concat: bool,
+) -> Result<Front<'_>, MySqlError> {
+    analyze_with(text, LitOpts::new(backslash_escapes, pipes_as_concat))
 }
 
 /// [`analyze`] with the literal options of the session.
@@ -224,10 +233,16 @@ pub fn analyze_with(text: &str, opts: LitOpts) -> Result<Front<'_>, MySqlError> 
         && !toks.iter().any(|t| t.kind == TokKind::Param);
     if plain {
         if let Some(b) = bulk::bulk_insert(text, toks, opts) {
-            return Ok(Front::Bulk(b));
+            // Bulk texts are rewritten without the `||` rule (see `rewrites`).
+            let pipes = toks
+                .iter()
+                .any(|t| t.kind == TokKind::Punct && t.text(text) == "||");
+            if !pipes {
+                return Ok(Front::Bulk(b));
+            }
         }
     }
-    let edits = rewrites(text, toks);
+    let edits = rewrites(text, toks, opts.pipes_as_concat);
     let dml = ["select", "insert", "update", "delete", "replace"]
         .iter()
         .any(|k| first.is_kw(text, k));
@@ -235,6 +250,11 @@ pub fn analyze_with(text: &str, opts: LitOpts) -> Result<Front<'_>, MySqlError> 
         if let Some(s) = strip(text, toks, edits.clone(), opts) {
             return Ok(Front::Cached(s));
         }
+    }
+    // Account statements are refused before sqlparser sees them (1235, see
+    // `native::account_statement`); DML never gets here.
+    if let Some(what) = native::account_statement(text, toks) {
+        return Ok(Front::Native(Native::Unsupported(what)));
     }
     Ok(Front::Parse(apply(text, &edits)))
 }
@@ -247,7 +267,7 @@ struct Edit {
     with: &'static str,
 }
 
-fn rewrites(text: &str, toks: &[Token]) -> Vec<Edit> {
+fn rewrites(text: &str, toks: &[Token], pipes_as_concat: bool) -> Vec<Edit> {
     let mut edits = Vec::new();
     let ddl = toks
         .first()
@@ -268,7 +288,17 @@ fn rewrites(text: &str, toks: &[Token]) -> Vec<Edit> {
             });
         }
         let kw = |j: usize, k: &str| toks.get(j).is_some_and(|t| t.is_kw(text, k));
-        if t.is_kw(text, "lock") && kw(i + 1, "in") && kw(i + 2, "share") && kw(i + 3, "mode") {
+        if !pipes_as_concat && t.kind == TokKind::Punct && t.text(text) == "||" {
+            edits.push(Edit {
+                start: t.start,
+                end: t.end,
+                with: " OR ",
+            });
+        } else if t.is_kw(text, "lock")
+            && kw(i + 1, "in")
+            && kw(i + 2, "share")
+            && kw(i + 3, "mode")
+        {
             edits.push(Edit {
                 start: t.start,
                 end: toks[i + 3].end,
@@ -492,13 +522,15 @@ mod tests {
 
     #[test]
     fn strips_literals() {
-        let Front::Cached(s) = analyze("select j from foo where i = 100", true).expect("ok") else {
+        let Front::Cached(s) = analyze("select j from foo where i = 100", true, false).expect("ok")
+        else {
             panic!("cached expected");
         };
         assert_eq!(s.key, "select j from foo where i = ?i");
         assert_eq!(s.parse_text(), "select j from foo where i = ?");
         assert_eq!(s.params, vec![Value::Int(100)]);
-        let Front::Cached(s2) = analyze("select j from foo where i = 7", true).expect("ok") else {
+        let Front::Cached(s2) = analyze("select j from foo where i = 7", true, false).expect("ok")
+        else {
             panic!("cached expected");
         };
         assert_eq!(s.key, s2.key);
@@ -506,7 +538,7 @@ mod tests {
 
     #[test]
     fn kinds_differ_in_key() {
-        let k = |q: &str| match analyze(q, true).expect("ok") {
+        let k = |q: &str| match analyze(q, true, false).expect("ok") {
             Front::Cached(s) => s.key,
             other => panic!("{other:?}"),
         };
@@ -522,13 +554,16 @@ mod tests {
 
     #[test]
     fn lock_in_share_mode_rewritten() {
-        let Front::Cached(s) =
-            analyze("select a from t where a = 1 lock in share mode", true).expect("ok")
-        else {
+        let Front::Cached(s) = analyze(
+            "select a from t where a = 1 lock in share mode",
+            true,
+            false,
+        )
+        .expect("ok") else {
             panic!("cached expected");
         };
         assert_eq!(s.parse_text(), "select a from t where a = ? FOR SHARE");
-        let f = analyze("select a mod 2 from t", true).expect("ok");
+        let f = analyze("select a mod 2 from t", true, false).expect("ok");
         let Front::Cached(s) = f else { panic!() };
         assert_eq!(s.parse_text(), "select a % ? from t");
     }
@@ -538,20 +573,22 @@ mod tests {
         let on = LitOpts {
             backslash: true,
             markers: true,
+            pipes_as_concat: false,
         };
         let text = "insert into t values (1, `_`X'FF00')";
         let Front::Cached(s) = analyze_with(text, on).expect("ok") else {
             panic!("cached expected");
         };
         assert_eq!(s.params, vec![Value::Int(1), Value::Bytes(vec![0xff, 0])]);
-        let Front::Cached(plain) = analyze("insert into t values (2, 'x')", true).expect("ok")
+        let Front::Cached(plain) =
+            analyze("insert into t values (2, 'x')", true, false).expect("ok")
         else {
             panic!("cached expected");
         };
         assert_eq!(s.key, plain.key, "a marker is keyed as a string literal");
         assert_eq!(s.parse_text(), "insert into t values (?, ?)");
         // Not transcoded: a quoted identifier and a hex literal, kept in the key.
-        let Front::Cached(s) = analyze(text, true).expect("ok") else {
+        let Front::Cached(s) = analyze(text, true, false).expect("ok") else {
             panic!("cached expected");
         };
         assert!(s.key.contains("`_`X'FF00'"), "{}", s.key);
@@ -563,13 +600,27 @@ mod tests {
     }
 
     #[test]
+    fn double_pipe_is_or_unless_pipes_as_concat() {
+        let Front::Cached(s) =
+            analyze("select a from t where a = 0 || a = 1", true, false).expect("ok")
+        else {
+            panic!("cached expected");
+        };
+        assert_eq!(s.parse_text(), "select a from t where a = ?  OR  a = ?");
+        let Front::Cached(s) = analyze("select a || 'x' from t", true, true).expect("ok") else {
+            panic!("cached expected");
+        };
+        assert_eq!(s.parse_text(), "select a || ? from t");
+    }
+
+    #[test]
     fn introducer_not_stripped() {
         assert!(matches!(
-            analyze("select _utf8mb4'x'", true).expect("ok"),
+            analyze("select _utf8mb4'x'", true, false).expect("ok"),
             Front::Parse(_)
         ));
         assert!(matches!(
-            analyze("select 'a' 'b'", true).expect("ok"),
+            analyze("select 'a' 'b'", true, false).expect("ok"),
             Front::Parse(_)
         ));
     }
@@ -593,7 +644,7 @@ mod speed {
         println!("lex: {:?}/op", t.elapsed() / n);
         let t = std::time::Instant::now();
         for _ in 0..n {
-            std::hint::black_box(super::analyze(std::hint::black_box(q), true).ok());
+            std::hint::black_box(super::analyze(std::hint::black_box(q), true, false).ok());
         }
         println!("analyze: {:?}/op", t.elapsed() / n);
     }

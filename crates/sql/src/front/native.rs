@@ -8,8 +8,10 @@ use basalt_common::MySqlError;
 use basalt_storage::IsolationLevel;
 
 mod show;
+mod unsupported;
 use show::show;
 pub use show::{Show, ShowFilter};
+pub use unsupported::account_statement;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum PrepareSource {
@@ -43,11 +45,15 @@ pub enum Native {
         read_only: Option<bool>,
         consistent_snapshot: bool,
     },
+    /// `COMMIT [WORK] [AND [NO] CHAIN] [[NO] RELEASE]`: `None` where the statement
+    /// does not say (`completion_type` decides).
     Commit {
-        release: bool,
+        chain: Option<bool>,
+        release: Option<bool>,
     },
     Rollback {
-        release: bool,
+        chain: Option<bool>,
+        release: Option<bool>,
     },
     SetTransaction {
         scope: TxScope,
@@ -78,6 +84,8 @@ pub enum Native {
         table: String,
         disable: bool,
     },
+    /// A statement refused with 1235 naming this feature.
+    Unsupported(&'static str),
 }
 
 /// One value of `EXECUTE ... USING`.
@@ -247,6 +255,7 @@ impl<'a> P<'a> {
 }
 
 /// Parses `text` if it is one of the native statements; `Ok(None)` otherwise.
+#[inline]
 pub fn parse_native(src: &str, toks: &[Token], markers: bool) -> R<Option<Native>> {
     let mut p = P {
         src,
@@ -282,11 +291,11 @@ pub fn parse_native(src: &str, toks: &[Token], markers: bool) -> R<Option<Native
         if toks.get(1).is_some_and(|t| t.is_kw(src, "to")) {
             return Ok(None);
         }
-        let release = completion(&mut p)?;
+        let (chain, release) = completion(&mut p)?;
         if is("commit") {
-            Native::Commit { release }
+            Native::Commit { chain, release }
         } else {
-            Native::Rollback { release }
+            Native::Rollback { chain, release }
         }
     } else if is("set") {
         match set_native(&mut p)? {
@@ -338,20 +347,26 @@ fn alter_keys(p: &mut P) -> R<Option<Native>> {
     Ok(Some(Native::AlterKeys { db, table, disable }))
 }
 
-fn completion(p: &mut P) -> R<bool> {
+fn completion(p: &mut P) -> R<(Option<bool>, Option<bool>)> {
     p.kw("work");
+    let mut chain = None;
     if p.kw("and") {
-        p.kw("no");
+        let no = p.kw("no");
         p.expect_kw("chain")?;
+        chain = Some(!no);
     }
-    let mut release = false;
+    let mut release = None;
     if p.kw("no") {
         p.expect_kw("release")?;
+        release = Some(false);
     } else if p.kw("release") {
-        release = true;
+        release = Some(true);
+    }
+    if chain == Some(true) && release == Some(true) {
+        return Err(p.err());
     }
     p.end()?;
-    Ok(release)
+    Ok((chain, release))
 }
 
 fn start_transaction(p: &mut P) -> R<Native> {
@@ -506,8 +521,13 @@ fn set_native(p: &mut P) -> R<Option<Native>> {
     if scope == TxScope::Next && p.kw("statement") {
         return set_statement(p).map(Some);
     }
-    if p.peek()
-        .is_some_and(|t| t.is_kw(p.src, "password") || t.is_kw(p.src, "role"))
+    let default_role = p.peek().is_some_and(|t| t.is_kw(p.src, "default"))
+        && p.toks
+            .get(p.pos + 1)
+            .is_some_and(|t| t.is_kw(p.src, "role"));
+    if default_role
+        || p.peek()
+            .is_some_and(|t| t.is_kw(p.src, "password") || t.is_kw(p.src, "role"))
     {
         return Ok(None);
     }
@@ -775,7 +795,17 @@ mod tests {
         assert_eq!(native("rollback to savepoint a"), None);
         assert_eq!(
             native("commit work"),
-            Some(Native::Commit { release: false })
+            Some(Native::Commit {
+                chain: None,
+                release: None
+            })
+        );
+        assert_eq!(
+            native("rollback and no chain release"),
+            Some(Native::Rollback {
+                chain: Some(false),
+                release: Some(true)
+            })
         );
         assert_eq!(
             native("set global transaction isolation level read committed"),

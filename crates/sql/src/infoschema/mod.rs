@@ -6,7 +6,7 @@
 //! like any other table (it has no index: every read is a full scan). Plans that
 //! read one are never cached: their rows are a snapshot.
 
-mod tables;
+pub mod tables;
 
 use crate::session::ctx::SessionCtx;
 use basalt_common::{
@@ -115,6 +115,8 @@ pub fn columns_def(schema: &str, name: &str, columns: Vec<ColumnDef>) -> TableDe
         comment: String::new(),
         auto_increment_start: 1,
         next_index_id: 1,
+        checks: Vec::new(),
+        options: Vec::new(),
     }
 }
 

@@ -157,7 +157,17 @@ pub fn build(name: &str, cx: &SessionCtx) -> Built {
         "PARTITIONS" => (def(&[("TABLE_SCHEMA", Str(64)), ("TABLE_NAME", Str(64)), ("PARTITION_NAME", OptStr(64)), ("TABLE_ROWS", UInt)]), Vec::new()),
         "FILES" => (def(&[("FILE_ID", Int), ("FILE_NAME", OptStr(512)), ("FILE_TYPE", Str(20)), ("TABLESPACE_NAME", OptStr(64)), ("LOGFILE_GROUP_NAME", OptStr(64)), ("ENGINE", Str(64)), ("EXTRA", OptStr(255))]), Vec::new()),
         "REFERENTIAL_CONSTRAINTS" => (def(&[("CONSTRAINT_SCHEMA", Str(64)), ("CONSTRAINT_NAME", Str(64)), ("TABLE_NAME", Str(64)), ("REFERENCED_TABLE_NAME", Str(64))]), Vec::new()),
-        "CHECK_CONSTRAINTS" => (def(&[("CONSTRAINT_SCHEMA", Str(64)), ("TABLE_NAME", Str(64)), ("CONSTRAINT_NAME", Str(64)), ("CHECK_CLAUSE", LongText)]), Vec::new()),
+        "CHECK_CONSTRAINTS" => (
+            def(&[
+                ("CONSTRAINT_CATALOG", Str(512)),
+                ("CONSTRAINT_SCHEMA", Str(64)),
+                ("TABLE_NAME", Str(64)),
+                ("CONSTRAINT_NAME", Str(64)),
+                ("LEVEL", Str(6)),
+                ("CHECK_CLAUSE", LongText),
+            ]),
+            check_constraints(cx),
+        ),
         "PLUGINS" => (def(&[("PLUGIN_NAME", Str(64)), ("PLUGIN_STATUS", Str(16)), ("PLUGIN_TYPE", Str(80))]), vec![vec![s("InnoDB"), s("ACTIVE"), s("STORAGE ENGINE")], vec![s("MEMORY"), s("ACTIVE"), s("STORAGE ENGINE")]]),
         "USER_PRIVILEGES" => (
             def(&[("GRANTEE", Str(385)), ("TABLE_CATALOG", Str(512)), ("PRIVILEGE_TYPE", Str(64)), ("IS_GRANTABLE", Str(3))]),
@@ -249,7 +259,7 @@ fn tables(cx: &SessionCtx) -> Vec<Row> {
                 s("BASE TABLE"),
                 s(def.engine.name()),
                 Value::UInt(10),
-                s("Dynamic"),
+                s(row_format(&def)),
                 Value::UInt(st.rows),
                 Value::UInt(st.data_bytes.checked_div(st.rows).unwrap_or(0)),
                 Value::UInt(st.data_bytes),
@@ -262,13 +272,47 @@ fn tables(cx: &SessionCtx) -> Vec<Row> {
                 Value::Null,
                 s(def.collation.name()),
                 Value::Null,
-                s(""),
+                s(crate::bind::options::create_options(&def.options)),
                 s(&def.comment),
                 Value::UInt(0),
                 s("N"),
             ]
         })
         .collect()
+}
+
+/// `ROW_FORMAT` as information_schema and SHOW TABLE STATUS show it.
+pub fn row_format(def: &TableDef) -> String {
+    let recorded = def.options.iter().find(|(k, _)| k == "ROW_FORMAT");
+    match recorded {
+        Some((_, v)) => {
+            let lower = v.to_ascii_lowercase();
+            let mut c = lower.chars();
+            c.next()
+                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                .unwrap_or_default()
+        }
+        None => "Dynamic".into(),
+    }
+}
+
+fn check_constraints(cx: &SessionCtx) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for (db, t) in all_tables(cx) {
+        let def = t.def();
+        for c in &def.checks {
+            let level = if c.column_level { "Column" } else { "Table" };
+            rows.push(vec![
+                s("def"),
+                s(&db),
+                s(&def.name),
+                s(&c.name),
+                s(level),
+                s(&c.expr),
+            ]);
+        }
+    }
+    rows
 }
 
 const COLUMNS_COLS: &[(&str, Col)] = &[
@@ -544,6 +588,16 @@ fn table_constraints(cx: &SessionCtx) -> Vec<Row> {
                 s(&db),
                 s(&def.name),
                 s(kind),
+            ]);
+        }
+        for c in &def.checks {
+            rows.push(vec![
+                s("def"),
+                s(&db),
+                s(&c.name),
+                s(&db),
+                s(&def.name),
+                s("CHECK"),
             ]);
         }
     }

@@ -661,6 +661,8 @@ mod tests {
             comment: String::new(),
             auto_increment_start: 1,
             next_index_id: 3,
+            checks: Vec::new(),
+            options: Vec::new(),
         };
         let stats = TableStats {
             rows: 64_000,

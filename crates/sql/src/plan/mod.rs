@@ -235,6 +235,8 @@ pub struct InsertPlan {
     pub ignore: bool,
     pub replace: bool,
     pub subs: std::sync::Arc<Vec<SubPlan>>,
+    /// The table's CHECK constraints, over its row.
+    pub checks: crate::bind::check::Checks,
     pub returning: Option<Returning>,
 }
 
@@ -246,6 +248,8 @@ pub struct ModifyPlan {
     pub set: Vec<(usize, Expr)>,
     pub delete: bool,
     pub subs: std::sync::Arc<Vec<SubPlan>>,
+    /// The table's CHECK constraints (UPDATE), over its row.
+    pub checks: crate::bind::check::Checks,
     /// DELETE ... RETURNING (UPDATE has none in MariaDB 10.11).
     pub returning: Option<Returning>,
 }

@@ -64,6 +64,8 @@ pub struct SessionCtx {
     pub tx_read_only: bool,
     pub snapshot_isolation: bool,
     pub lock_wait_timeout: u64,
+    /// `wait_timeout` (read by the server before every command).
+    pub wait_timeout: u64,
     /// `max_session_mem_used`: the memory budget of each statement.
     pub max_mem_used: u64,
     /// `net_write_timeout` in seconds.
@@ -75,6 +77,10 @@ pub struct SessionCtx {
     pub warnings: Vec<Warning>,
     /// All diagnostics raised, including those beyond the cap.
     pub warning_total: usize,
+    /// Diagnostics MariaDB lists after a statement's error (a storage engine's
+    /// 1030 after 1005, 4027 after a CHECK that does not bind); added when the
+    /// statement fails.
+    pub trailing: Vec<Warning>,
     pub error_total: usize,
     /// `LAST_INSERT_ID()`: the first automatic id of the last INSERT that made one.
     pub last_insert_id: u64,
@@ -85,6 +91,10 @@ pub struct SessionCtx {
     pub in_transaction: bool,
     /// Start time of the current statement (`NOW()` is constant within it).
     pub stmt_time: DateTime,
+    /// `SET timestamp = t`: the time statements see instead of the clock.
+    pub fixed_time: Option<DateTime>,
+    /// `SET insert_id = n`: the first AUTO_INCREMENT value of the next INSERT.
+    pub insert_id: Option<u64>,
     pub rand_state: u64,
 }
 
@@ -122,22 +132,33 @@ impl SessionCtx {
             tx_read_only: false,
             snapshot_isolation: true,
             lock_wait_timeout: 50,
+            wait_timeout: 28800,
             max_mem_used: u64::MAX,
             net_write_timeout: 60,
             max_statement_time: None,
             user_vars: HashMap::new(),
             warnings: Vec::new(),
             warning_total: 0,
+            trailing: Vec::new(),
             error_total: 0,
             last_insert_id: 0,
             row_count: -1,
             found_rows: 0,
             in_transaction: false,
             stmt_time: DateTime::default(),
+            fixed_time: None,
+            insert_id: None,
             rand_state: conn_id.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x5DEE_CE66,
         };
+        cx.vars.insert("pseudo_thread_id", Value::UInt(conn_id));
         cx.refresh_derived();
         cx
+    }
+
+    /// The time a statement starting now sees: the clock, or `SET timestamp`.
+    pub fn clock(&self) -> DateTime {
+        self.fixed_time
+            .unwrap_or_else(super::super::value::temporal::now)
     }
 
     /// Recomputes the cached flags after a session variable changed.
@@ -171,6 +192,7 @@ impl SessionCtx {
         self.tx_read_only = self.var_bool("transaction_read_only");
         self.snapshot_isolation = self.var_bool("innodb_snapshot_isolation");
         self.lock_wait_timeout = self.var_u64("innodb_lock_wait_timeout").max(1);
+        self.wait_timeout = self.var_u64("wait_timeout");
         self.max_mem_used = self
             .var_u64("max_session_mem_used")
             .max(crate::exec::mem::MIN_LIMIT);
@@ -248,7 +270,7 @@ impl SessionCtx {
             "last_insert_id" | "identity" => Value::UInt(self.last_insert_id),
             "in_transaction" => Value::UInt(self.in_transaction as u64),
             "timestamp" => {
-                let t = super::super::value::temporal::now();
+                let t = self.clock();
                 Value::Double(t.unix_seconds() as f64 + t.micro as f64 / 1e6)
             }
             _ => Value::Null,

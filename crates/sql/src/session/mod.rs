@@ -10,13 +10,16 @@
 //!    under its `max_statement_time` deadline when it has one (see [`timer`]).
 
 pub mod ctx;
+mod locks;
 mod prepared;
 mod respond;
 mod run;
 mod set_statement;
 mod stmt;
 pub mod timer;
+mod track;
 mod txn;
+mod varpolicy;
 mod vars;
 
 use crate::engine::Engine;
@@ -30,6 +33,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+pub use track::Tracked;
 
 /// Characteristics set by `SET TRANSACTION` for the next transaction only.
 #[derive(Clone, Copy, Debug, Default)]
@@ -72,6 +76,13 @@ pub struct Session {
     /// Exact statement texts seen recently with their plan and literal values: a
     /// repeated identical text skips even the literal-stripping scan.
     memo: HashMap<String, Memo, crate::plan::cache::Fx>,
+    /// LOCK TABLES / FLUSH TABLES WITH READ LOCK held by this session.
+    locks: locks::SessionLocks,
+    /// COMMIT / ROLLBACK ... RELEASE: the server closes the connection after the
+    /// statement's response.
+    close_requested: bool,
+    /// Session state changes for the next OK packet (see [`track`]).
+    tracked: Vec<track::Tracked>,
     /// Another statement of the same command follows the running one
     /// (SERVER_MORE_RESULTS_EXISTS).
     more_results: bool,
@@ -111,6 +122,9 @@ impl Session {
             client_collation: None,
             scope_cache: run::PlanScope::default(),
             memo: HashMap::default(),
+            locks: Default::default(),
+            close_requested: false,
+            tracked: Vec::new(),
             more_results: false,
         }
     }
@@ -257,12 +271,14 @@ impl Session {
     pub fn use_database(&mut self, db: &str) -> Result<(), MySqlError> {
         if crate::infoschema::is_schema(db) {
             self.cx.db = Some(crate::infoschema::SCHEMA.to_string());
+            self.track_schema(crate::infoschema::SCHEMA);
             return Ok(());
         }
         if !self.cx.engine.storage.database_exists(db) {
             return Err(MySqlError::bad_db(db));
         }
         self.cx.db = Some(db.to_string());
+        self.track_schema(db);
         if let Some(c) = self.cx.engine.storage.database_collation(db) {
             self.cx
                 .vars
@@ -319,8 +335,15 @@ impl Session {
     /// drops prepared statements and user variables.
     pub fn reset(&mut self) {
         self.rollback_quietly();
+        self.release_all_locks();
         let engine = self.cx.engine.clone();
         self.cx.vars = engine.globals.session_defaults(&engine.config);
+        self.cx.vars.insert(
+            "pseudo_thread_id",
+            basalt_common::Value::UInt(self.cx.conn_id),
+        );
+        self.cx.fixed_time = None;
+        self.cx.insert_id = None;
         self.cx.refresh_derived();
         self.apply_client_collation();
         self.memo.clear();
@@ -335,6 +358,7 @@ impl Session {
     /// The connection is gone: rolls back the open transaction.
     pub fn close(&mut self) {
         self.rollback_quietly();
+        self.release_all_locks();
         self.prepared.clear();
     }
 
@@ -384,6 +408,38 @@ impl Session {
 
     pub fn connection_id(&self) -> u64 {
         self.cx.conn_id
+    }
+
+    /// True once a COMMIT / ROLLBACK ... RELEASE asked for the connection to end
+    /// (after its response is sent).
+    #[inline]
+    pub fn close_requested(&self) -> bool {
+        self.close_requested
+    }
+
+    /// Writes a command to the general query log, when it is on and the session
+    /// did not turn it off (`sql_log_off`).
+    #[inline]
+    pub fn log_command(&self, command: &str, argument: &str) {
+        let log = &self.cx.engine.general_log;
+        if log.enabled() && !self.cx.var_bool("sql_log_off") {
+            log.write(self.cx.conn_id, command, argument);
+        }
+    }
+
+    /// Seconds the connection may stay idle between commands (`wait_timeout`).
+    #[inline]
+    pub fn idle_timeout(&self) -> u64 {
+        self.cx.wait_timeout
+    }
+
+    /// A client that logged in with CLIENT_INTERACTIVE: its `wait_timeout` starts
+    /// as the global `interactive_timeout`, as in MariaDB.
+    pub fn set_interactive(&mut self) {
+        if let Some(v) = self.cx.engine.globals.get("interactive_timeout") {
+            self.cx.vars.insert("wait_timeout", v);
+            self.cx.refresh_derived();
+        }
     }
 
     /// Plans the statement an EXPLAIN describes.
@@ -445,5 +501,6 @@ impl Session {
 impl Drop for Session {
     fn drop(&mut self) {
         self.rollback_quietly();
+        self.release_all_locks();
     }
 }

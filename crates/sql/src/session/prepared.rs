@@ -241,7 +241,7 @@ impl Session {
             return Err(MySqlError::wrong_arguments(command));
         }
         self.cx.clear_warnings();
-        self.cx.stmt_time = crate::value::temporal::now();
+        self.cx.stmt_time = self.cx.clock();
         let plan = if retype && plan.is_some() {
             self.plan_prepared(&text, Some(params), crate::stack::base::COM_PREPARE)?
                 .0
@@ -274,6 +274,17 @@ impl Session {
     /// The SQL text of prepared statement `id` (for the process list).
     pub fn prepared_text(&self, id: u32) -> Option<&str> {
         self.prepared.get(&id).map(|p| p.text.as_str())
+    }
+
+    /// The text of statement `id` with its parameters written in as literals (what
+    /// the general log shows for an Execute).
+    pub fn expanded_text(&self, id: u32, params: &[Value]) -> Option<String> {
+        let p = self.prepared.get(&id)?;
+        Some(if params.is_empty() {
+            p.text.clone()
+        } else {
+            substitute(&p.text, params)
+        })
     }
 
     pub fn close_prepared(&mut self, id: u32) {

@@ -83,6 +83,10 @@ impl Session {
             },
             Err(e) => Ending::Err(e),
         };
+        if matches!(ending, Ending::Ok { .. }) && !self.tracked.is_empty() {
+            let changes = std::mem::take(&mut self.tracked);
+            o.sink.session_changes(&changes);
+        }
         o.sink.end(ending, status);
     }
 

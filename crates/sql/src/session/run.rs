@@ -61,7 +61,7 @@ impl Session {
         if !keeps_diagnostics {
             self.cx.clear_warnings();
         }
-        self.cx.stmt_time = crate::value::temporal::now();
+        self.cx.stmt_time = self.cx.clock();
         let r = match front {
             Ok(Front::Native(Native::SetStatement { items, body })) => {
                 // Records its own errors; the statement after FOR runs (and is
@@ -71,8 +71,17 @@ impl Session {
             Ok(front) => self.timed(|me| me.run_front(front, out)),
             Err(e) => Err(e),
         };
-        if let Err(e) = &r {
-            self.cx.warn(Level::Error, e.code, e.message.clone());
+        let mut r = r;
+        match &mut r {
+            Err(e) => {
+                self.cx.warn(Level::Error, e.code, e.message.clone());
+                for w in std::mem::take(&mut self.cx.trailing) {
+                    self.cx.warn(w.level, w.code, w.message);
+                }
+            }
+            // Notes and warnings of DDL, SET, DROP ... IF EXISTS reach the client.
+            Ok(QueryResult::Ok { warnings, .. }) => *warnings = self.warning_count(),
+            Ok(_) => self.cx.trailing.clear(),
         }
         r
     }
@@ -91,6 +100,7 @@ impl Session {
         LitOpts {
             backslash: !self.cx.mode.no_backslash_escapes,
             markers: self.cx.transcoded,
+            pipes_as_concat: self.cx.mode.pipes_as_concat,
         }
     }
 
@@ -107,7 +117,7 @@ impl Session {
             _ => return None,
         };
         self.cx.clear_warnings();
-        self.cx.stmt_time = crate::value::temporal::now();
+        self.cx.stmt_time = self.cx.clock();
         let r = self.timed(|me| me.run_plan(&plan, &params, out));
         if let Err(e) = &r {
             self.cx.warn(Level::Error, e.code, e.message.clone());
@@ -200,14 +210,8 @@ impl Session {
                 self.begin(read_only, consistent_snapshot)?;
                 Ok(QueryResult::ok(0))
             }
-            Native::Commit { .. } => {
-                self.commit()?;
-                Ok(QueryResult::ok(0))
-            }
-            Native::Rollback { .. } => {
-                self.rollback()?;
-                Ok(QueryResult::ok(0))
-            }
+            Native::Commit { chain, release } => self.end_transaction(true, chain, release),
+            Native::Rollback { chain, release } => self.end_transaction(false, chain, release),
             Native::SetTransaction {
                 scope,
                 isolation,
@@ -266,6 +270,7 @@ impl Session {
                 self.cx.engine.hooks().shutdown(self.cx.conn_id)?;
                 Ok(QueryResult::ok(0))
             }
+            Native::Unsupported(what) => Err(MySqlError::not_supported(what)),
         }
     }
 
@@ -509,9 +514,22 @@ impl Session {
         Ok((plan, b.param_in_projection))
     }
 
-    /// Runs a plan with parameter values. A SELECT's rows go to `out` as they are
-    /// produced; the returned result set holds none of them.
+    /// Runs a plan with parameter values, after the table-lock checks. A SELECT's
+    /// rows go to `out` as they are produced; the returned result set holds none
+    /// of them.
     pub(super) fn run_plan(
+        &mut self,
+        plan: &Plan,
+        params: &[Value],
+        out: &mut Out<'_>,
+    ) -> R<QueryResult> {
+        let entered = self.enter_plan(plan)?;
+        let r = self.run_plan_unlocked(plan, params, out);
+        self.leave(entered);
+        r
+    }
+
+    fn run_plan_unlocked(
         &mut self,
         plan: &Plan,
         params: &[Value],

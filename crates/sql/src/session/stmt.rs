@@ -10,7 +10,9 @@ use sqlparser::ast::{self, ObjectType, Statement};
 
 type R<T> = Result<T, MySqlError>;
 
-fn db_collation(charset: Option<&str>, collation: Option<&str>) -> R<Collation> {
+/// The collation of a new database: the one named, the named character set's
+/// default, or the session's `collation_server`.
+fn db_collation(charset: Option<&str>, collation: Option<&str>, server: &str) -> R<Collation> {
     if let Some(c) = collation {
         return Collation::from_name(c).ok_or_else(|| MySqlError::unknown_collation(c));
     }
@@ -19,7 +21,7 @@ fn db_collation(charset: Option<&str>, collation: Option<&str>) -> R<Collation> 
             .map(Charset::default_collation)
             .ok_or_else(|| MySqlError::unknown_character_set(cs));
     }
-    Ok(Collation::Utf8mb4GeneralCi)
+    Ok(Collation::from_name(server).unwrap_or(Collation::Utf8mb4GeneralCi))
 }
 
 fn ok(n: u64) -> R<QueryResult> {
@@ -29,6 +31,18 @@ fn ok(n: u64) -> R<QueryResult> {
 impl Session {
     pub(super) fn utility(&mut self, stmt: Statement, text: &str) -> R<QueryResult> {
         self.cx.row_count = 0;
+        let entered = match self.ddl_targets(&stmt) {
+            Some(tables) => Some(self.enter_ddl(&tables)?),
+            None => None,
+        };
+        let r = self.utility_unlocked(stmt, text);
+        if let Some(e) = entered {
+            self.leave(e);
+        }
+        r
+    }
+
+    fn utility_unlocked(&mut self, stmt: Statement, text: &str) -> R<QueryResult> {
         let storage = self.cx.engine.storage.clone();
         match stmt {
             Statement::CreateDatabase {
@@ -40,10 +54,22 @@ impl Session {
             } => {
                 self.implicit_commit()?;
                 let name = crate::bind::object_parts(&db_name).join(".");
-                let coll = db_collation(default_charset.as_deref(), default_collation.as_deref())?;
+                let server = self.cx.var_text("collation_server");
+                let coll = db_collation(
+                    default_charset.as_deref(),
+                    default_collation.as_deref(),
+                    &server,
+                )?;
                 let n = ddl::create_database(&storage, &mut self.cx, &name, if_not_exists, coll)?;
                 ok(n)
             }
+            Statement::Drop {
+                object_type: ObjectType::Table,
+                if_exists,
+                names,
+                temporary: true,
+                ..
+            } => self.drop_temporary(if_exists, &names),
             Statement::Drop {
                 object_type,
                 if_exists,
@@ -51,6 +77,9 @@ impl Session {
                 table,
                 ..
             } => self.drop(object_type, if_exists, &names, table.as_ref()),
+            Statement::CreateTable(ct) if ct.temporary => {
+                Err(MySqlError::not_supported("CREATE TEMPORARY TABLE"))
+            }
             Statement::CreateTable(mut ct) => {
                 self.implicit_commit()?;
                 // Taken out, so that no copy of the statement copies the query.
@@ -61,6 +90,20 @@ impl Session {
                     Some(like) => self.table_like(&ct, like)?,
                     None => create_table_def(&storage, &ct, &mut self.cx)?,
                 };
+                let def = std::sync::Arc::new(def);
+                let checked = crate::bind::Binder::new(&storage, &self.cx, text, None)
+                    .validate_checks(&def.schema, &def);
+                if let Err((e, follow)) = checked {
+                    if let Some(expr) = follow {
+                        self.cx.trailing.push(crate::session::ctx::Warning {
+                            level: crate::session::ctx::Level::Error,
+                            code: 4027,
+                            message: format!("Got an error evaluating stored expression {expr}"),
+                        });
+                    }
+                    return Err(e);
+                }
+                let def = std::sync::Arc::unwrap_or_clone(def);
                 ddl::create_table(&storage, &mut self.cx, def, ct.if_not_exists)?;
                 ok(0)
             }
@@ -74,7 +117,8 @@ impl Session {
                     .name
                     .as_ref()
                     .map(|n| crate::bind::object_parts(n).join("."));
-                let idx = index_def(&table.def(), name, ci.unique, &ci.columns)?;
+                let mut idx = index_def(&table.def(), name, ci.unique, &ci.columns)?;
+                idx.comment = crate::bind::options::index_comment(&ci.index_options);
                 ddl::create_index(&storage, &db, &t, idx)?;
                 ok(0)
             }
@@ -131,15 +175,40 @@ impl Session {
             }
             Statement::ExplainTable { table_name, .. } => crate::show::describe(self, &table_name),
             Statement::Explain { statement, .. } => crate::show::explain(self, &statement, text),
-            Statement::Flush { .. } | Statement::UnlockTables => ok(0),
-            Statement::LockTables { .. } => {
-                self.implicit_commit()?;
+            Statement::Flush {
+                object_type,
+                read_lock,
+                export,
+                tables,
+                ..
+            } => self.flush(&object_type, read_lock, export, &tables),
+            Statement::UnlockTables => {
+                self.release_all_locks();
                 ok(0)
             }
+            Statement::LockTables { tables } => self.lock_tables(&tables),
             Statement::Analyze(a) => crate::show::analyze(self, a.table_name.as_ref()),
-            Statement::Grant(_) | Statement::Revoke(_) | Statement::CreateRole(_) => ok(0),
             other => Err(MySqlError::not_supported(&statement_kind(&other))),
         }
+    }
+
+    /// `DROP TEMPORARY TABLE`: there are no temporary tables (CREATE TEMPORARY
+    /// TABLE is refused), so each name is unknown (1051, a note with IF EXISTS);
+    /// a base table of the same name is never dropped.
+    fn drop_temporary(&mut self, if_exists: bool, names: &[ast::ObjectName]) -> R<QueryResult> {
+        let list = names
+            .iter()
+            .map(|n| qualified(n, &self.cx).map(|(d, t)| format!("{d}.{t}")))
+            .collect::<R<Vec<_>>>()?;
+        let text = list.join(",");
+        if !if_exists {
+            return Err(MySqlError::bad_table(&text));
+        }
+        self.cx.note(
+            basalt_common::error::code::ER_BAD_TABLE_ERROR,
+            format!("Unknown table '{text}'"),
+        );
+        ok(0)
     }
 
     fn drop(
@@ -255,6 +324,7 @@ impl Session {
             on_dup: Vec::new(),
             ignore: false,
             replace: false,
+            checks: Default::default(),
             returning: None,
         });
         let mut none = super::respond::NoRows;
@@ -316,7 +386,8 @@ impl Session {
                         ),
                         _ => return Err(MySqlError::not_supported("this ALTER TABLE operation")),
                     };
-                    let idx = index_def(&def, name, unique, cols)?;
+                    let mut idx = index_def(&def, name, unique, cols)?;
+                    idx.comment = crate::bind::options::index_options(constraint)?;
                     ddl::create_index(&storage, &db, &t, idx)?;
                 }
                 ast::AlterTableOperation::DropIndex { name } => {

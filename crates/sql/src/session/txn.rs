@@ -46,14 +46,22 @@ impl Session {
 
     /// Commits the open transaction, if any.
     pub(super) fn commit(&mut self) -> R<()> {
+        let entered = match &self.txn {
+            Some(t) if t.has_writes() => Some(self.enter_commit()?),
+            _ => None,
+        };
         self.explicit = false;
         self.savepoints.clear();
         self.cx.in_transaction = false;
         self.txn_read_only = false;
-        match self.txn.take() {
+        let r = match self.txn.take() {
             Some(t) => t.commit().map_err(MySqlError::from),
             None => Ok(()),
+        };
+        if let Some(e) = entered {
+            self.leave(e);
         }
+        r
     }
 
     pub(super) fn rollback(&mut self) -> R<()> {
@@ -73,9 +81,49 @@ impl Session {
         }
     }
 
+    /// COMMIT / ROLLBACK with their completion: AND CHAIN starts a new transaction
+    /// with the same characteristics, RELEASE ends the connection after the OK;
+    /// what the statement does not say comes from `completion_type`.
+    pub(super) fn end_transaction(
+        &mut self,
+        commit: bool,
+        chain: Option<bool>,
+        release: Option<bool>,
+    ) -> R<crate::result::QueryResult> {
+        let default = self.cx.var_text("completion_type");
+        let chain = chain.unwrap_or(release != Some(true) && default == "CHAIN");
+        let release = release.unwrap_or(!chain && default == "RELEASE");
+        let characteristics = (self.isolation_in_use(), self.txn_read_only);
+        if commit {
+            self.commit()?;
+        } else {
+            self.rollback()?;
+        }
+        if chain {
+            self.next_txn = NextTxn {
+                isolation: Some(characteristics.0),
+                read_only: Some(characteristics.1),
+            };
+            self.begin_txn(false, false);
+            self.explicit = true;
+        }
+        if release {
+            self.close_requested = true;
+        }
+        Ok(crate::result::QueryResult::ok(0))
+    }
+
+    /// The isolation level of the open transaction (or the session's).
+    fn isolation_in_use(&self) -> IsolationLevel {
+        self.txn
+            .as_ref()
+            .map_or(self.cx.isolation, |t| t.options().isolation)
+    }
+
     /// BEGIN / START TRANSACTION: commits the open transaction first.
     pub(super) fn begin(&mut self, read_only: Option<bool>, consistent_snapshot: bool) -> R<()> {
         self.commit()?;
+        self.release_table_locks();
         if let Some(ro) = read_only {
             self.next_txn.read_only = Some(ro);
         }

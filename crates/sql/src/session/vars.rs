@@ -91,20 +91,35 @@ impl Session {
         let def = sysvars::lookup(name).ok_or_else(|| MySqlError::unknown_system_variable(name))?;
         check_scope(def, global, global)?;
         match def.name {
-            "last_insert_id" | "identity" | "insert_id" => {
-                self.cx.last_insert_id =
-                    crate::value::to_num(&v).0.to_i128().unwrap_or(0).max(0) as u64;
+            "last_insert_id" | "identity" => {
+                self.cx.last_insert_id = unsigned(&v);
                 return Ok(());
             }
-            "timestamp" | "pseudo_thread_id" => return Ok(()),
+            "timestamp" => {
+                self.cx.fixed_time = fixed_time(&v)?;
+                return Ok(());
+            }
             _ => {}
         }
         if def.read_only {
             return Err(MySqlError::read_only_variable(def.name));
         }
+        if !global && matches!(def.name, "max_allowed_packet" | "net_buffer_length") {
+            return Err(session_read_only(def.name));
+        }
         let v = sysvars::validate(def, v)?;
+        super::varpolicy::check(def, &v, &def.initial(&self.cx.engine.config))?;
+        let v = match def.name {
+            "default_storage_engine" | "storage_engine" => storage_engine(&v)?,
+            _ => v,
+        };
+        if def.name == "insert_id" {
+            let n = unsigned(&v);
+            self.cx.insert_id = (n > 0).then_some(n);
+        }
         let v = self.at_least_minimum(def.name, v);
         if global {
+            let v = self.general_log_setting(def.name, v)?;
             self.cx.engine.globals.set(def, v);
             if def.name == "sql_mode" || def.name == "autocommit" {
                 self.cx.engine.plan_cache.clear();
@@ -121,7 +136,49 @@ impl Session {
         self.memo.clear();
         self.sync_charsets(def.name, &v);
         self.cx.refresh_derived();
+        self.track_variable(def.name);
         Ok(())
+    }
+
+    /// `general_log`, `general_log_file`, `log_output`: validated, then applied to
+    /// the log (which opens or closes its file) before the value is stored.
+    fn general_log_setting(&mut self, name: &str, v: Value) -> R<Value> {
+        if !matches!(name, "general_log" | "general_log_file" | "log_output") {
+            return Ok(v);
+        }
+        let globals = &self.cx.engine.globals;
+        let current = |n: &str| globals.get(n).unwrap_or(Value::Null);
+        let v = if name == "log_output" {
+            log_output(&v)?
+        } else {
+            v
+        };
+        let on = if name == "general_log" {
+            v.clone()
+        } else {
+            current("general_log")
+        };
+        let file = if name == "general_log_file" {
+            v.clone()
+        } else {
+            current("general_log_file")
+        };
+        let output = if name == "log_output" {
+            v.clone()
+        } else {
+            current("log_output")
+        };
+        let to_file = output.display_lossy().split(',').any(|p| p == "FILE");
+        let path = self.cx.engine.log_path(&file.display_lossy());
+        self.cx
+            .engine
+            .general_log
+            .configure(on == Value::Int(1), to_file, &path)
+            .map_err(|e| {
+                tracing::warn!("general log: cannot open {}: {e}", path.display());
+                crate::general_log::bad_file(&file.display_lossy())
+            })?;
+        Ok(v)
     }
 
     /// MariaDB raises a value below a variable's minimum to it, with warning 1292.
@@ -176,6 +233,21 @@ impl Session {
                         .insert("character_set_server", Value::str(c.charset().name()));
                 }
             }
+            "character_set_database" => {
+                if let Some(cs) = Charset::from_name(&text) {
+                    self.cx.vars.insert(
+                        "collation_database",
+                        Value::str(cs.default_collation().name()),
+                    );
+                }
+            }
+            "collation_database" => {
+                if let Some(c) = Collation::from_name(&text) {
+                    self.cx
+                        .vars
+                        .insert("character_set_database", Value::str(c.charset().name()));
+                }
+            }
             _ => {}
         }
     }
@@ -219,6 +291,14 @@ impl Session {
             .vars
             .insert("collation_connection", Value::str(coll.name()));
         self.cx.refresh_derived();
+        for name in [
+            "character_set_client",
+            "character_set_connection",
+            "character_set_results",
+            "collation_connection",
+        ] {
+            self.track_variable(name);
+        }
         Ok(QueryResult::ok(0))
     }
 
@@ -244,6 +324,81 @@ impl Session {
         self.cx.refresh_derived();
         Ok(QueryResult::ok(0))
     }
+}
+
+/// A `log_output` value in canonical form (`FILE`, `TABLE`, `NONE`, or `FILE,TABLE`).
+/// Tables are refused: `mysql.general_log` does not exist.
+fn log_output(v: &Value) -> R<Value> {
+    let text = v.display_lossy().to_ascii_uppercase();
+    let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+    if parts
+        .iter()
+        .any(|p| !matches!(*p, "FILE" | "TABLE" | "NONE"))
+        || v.is_null()
+    {
+        return Err(MySqlError::wrong_value_for_var(
+            "log_output",
+            &v.display_lossy(),
+        ));
+    }
+    if parts.contains(&"TABLE") {
+        return Err(MySqlError::not_supported("log_output=TABLE"));
+    }
+    let canonical = if parts.contains(&"FILE") {
+        "FILE"
+    } else {
+        "NONE"
+    };
+    Ok(Value::str(canonical))
+}
+
+/// A `default_storage_engine` value under its canonical name (1286 for an engine
+/// MariaDB does not know).
+fn storage_engine(v: &Value) -> R<Value> {
+    let name = v.display_lossy();
+    let canonical = match name.to_ascii_lowercase().as_str() {
+        "innodb" => "InnoDB",
+        "memory" | "heap" => "MEMORY",
+        "myisam" => "MyISAM",
+        "aria" => "Aria",
+        _ => return Err(MySqlError::unknown_storage_engine(&name)),
+    };
+    Ok(Value::str(canonical))
+}
+
+fn unsigned(v: &Value) -> u64 {
+    crate::value::to_num(v).0.to_i128().unwrap_or(0).max(0) as u64
+}
+
+/// `SET timestamp = t` (seconds since the epoch, with microseconds): `None` (the
+/// clock again) for 0 or DEFAULT.
+fn fixed_time(v: &Value) -> R<Option<basalt_common::DateTime>> {
+    let secs = crate::value::to_f64(v);
+    if !(0.0..=2_147_483_647.999_999).contains(&secs) {
+        return Err(MySqlError::wrong_value_for_var(
+            "timestamp",
+            &v.display_lossy(),
+        ));
+    }
+    if secs == 0.0 {
+        return Ok(None);
+    }
+    let whole = secs.trunc();
+    let micro = ((secs - whole) * 1e6).round().min(999_999.0) as u32;
+    Ok(Some(basalt_common::DateTime::from_unix_seconds(
+        whole as i64,
+        micro,
+    )))
+}
+
+/// 1621: the session value is read-only (MariaDB: max_allowed_packet,
+/// net_buffer_length).
+fn session_read_only(name: &str) -> MySqlError {
+    MySqlError::new(
+        1621,
+        "HY000",
+        format!("SESSION variable '{name}' is read-only. Use SET GLOBAL to assign the value"),
+    )
 }
 
 fn check_scope(def: &sysvars::VarDef, global: bool, scoped: bool) -> R<()> {

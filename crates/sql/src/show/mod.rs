@@ -69,6 +69,26 @@ fn result(cols: Vec<ColumnMeta>, rows: Vec<Row>) -> R<QueryResult> {
     Ok(QueryResult::rows(cols, rows))
 }
 
+/// `SHOW GRANTS [FOR user@host]`. The current account (`user`@`%`) is the only one:
+/// any other gets MariaDB's 1141, as for an account that does not exist.
+fn show_grants(session: &Session, account: Option<(String, String)>) -> R<QueryResult> {
+    let user = session.cx.user.clone();
+    if let Some((u, h)) = account {
+        if u != user || h != "%" {
+            return Err(MySqlError::new(
+                1141,
+                "42000",
+                format!("There is no such grant defined for user '{u}' on host '{h}'"),
+            ));
+        }
+    }
+    let line = format!("GRANT ALL PRIVILEGES ON *.* TO `{user}`@`%` WITH GRANT OPTION");
+    result(
+        vec![text_col_nn(&format!("Grants for {user}@%"), 1024)],
+        vec![vec![s(line)]],
+    )
+}
+
 pub fn run(session: &mut Session, show: Show) -> R<QueryResult> {
     match show {
         Show::Databases { filter: f } => {
@@ -113,14 +133,7 @@ pub fn run(session: &mut Session, show: Show) -> R<QueryResult> {
         Show::Collation { filter: f } => show_collation(session, f),
         Show::Charset { filter: f } => show_charset(session, f),
         Show::Processlist { full } => show_processlist(session, full),
-        Show::Grants => {
-            let user = session.cx.user.clone();
-            let line = format!("GRANT ALL PRIVILEGES ON *.* TO `{user}`@`%` WITH GRANT OPTION");
-            result(
-                vec![text_col_nn(&format!("Grants for {user}@%"), 1024)],
-                vec![vec![s(line)]],
-            )
-        }
+        Show::Grants { user } => show_grants(session, user),
         Show::Plugins => {
             let cols = ["Name", "Status", "Type", "Library", "License"]
                 .iter()
@@ -191,7 +204,7 @@ fn show_create_database(session: &mut Session, name: &str) -> R<QueryResult> {
 }
 
 /// A variable's value as SHOW VARIABLES prints it.
-fn var_text(kind: Kind, v: &Value) -> String {
+pub(crate) fn var_text(kind: Kind, v: &Value) -> String {
     match (kind, v) {
         (_, Value::Null) => String::new(),
         (Kind::Bool, Value::Int(i)) => if *i != 0 { "ON" } else { "OFF" }.into(),

@@ -272,10 +272,11 @@ fn column_line(c: &ColumnDef, def: &TableDef) -> String {
     let mut line = format!("  {} {}", quote_ident(&c.name), c.data_type.sql_name());
     if let Some(coll) = c.data_type.collation().filter(|x| !x.is_binary()) {
         if coll != def.collation {
-            if coll.charset() != def.charset {
-                line.push_str(&format!(" CHARACTER SET {}", coll.charset().name()));
-            }
-            line.push_str(&format!(" COLLATE {}", coll.name()));
+            line.push_str(&format!(
+                " CHARACTER SET {} COLLATE {}",
+                coll.charset().name(),
+                coll.name()
+            ));
         }
     }
     if !c.nullable {
@@ -307,6 +308,13 @@ fn column_line(c: &ColumnDef, def: &TableDef) -> String {
     if !c.comment.is_empty() {
         line.push_str(&format!(" COMMENT {}", quote_str(&c.comment)));
     }
+    if let Some(chk) = def
+        .checks
+        .iter()
+        .find(|k| k.column_level && k.name.eq_ignore_ascii_case(&c.name))
+    {
+        line.push_str(&format!(" CHECK ({})", chk.expr));
+    }
     line
 }
 
@@ -334,7 +342,18 @@ pub fn create_table_text(t: &dyn Table) -> String {
             IndexKind::Unique => format!("UNIQUE KEY {}", quote_ident(&idx.name)),
             IndexKind::NonUnique => format!("KEY {}", quote_ident(&idx.name)),
         };
-        lines.push(format!("  {head} ({})", cols.join(",")));
+        let mut line = format!("  {head} ({})", cols.join(","));
+        if !idx.comment.is_empty() {
+            line.push_str(&format!(" COMMENT {}", quote_str(&idx.comment)));
+        }
+        lines.push(line);
+    }
+    for chk in def.checks.iter().filter(|k| !k.column_level) {
+        lines.push(format!(
+            "  CONSTRAINT {} CHECK ({})",
+            quote_ident(&chk.name),
+            chk.expr
+        ));
     }
     let mut text = format!(
         "CREATE TABLE {} (\n{}\n) ENGINE={}",
@@ -353,6 +372,7 @@ pub fn create_table_text(t: &dyn Table) -> String {
         def.charset.name(),
         def.collation.name()
     ));
+    text.push_str(&crate::bind::options::show_text(&def.options));
     if !def.comment.is_empty() {
         text.push_str(&format!(" COMMENT={}", quote_str(&def.comment)));
     }
@@ -392,7 +412,7 @@ pub fn show_table_status(
             s(&def.name),
             s(def.engine.name()),
             Value::Int(10),
-            s("Dynamic"),
+            s(crate::infoschema::tables::row_format(&def)),
             Value::UInt(st.rows),
             Value::UInt(avg),
             Value::UInt(st.data_bytes),
@@ -405,7 +425,7 @@ pub fn show_table_status(
             Value::Null,
             s(def.collation.name()),
             Value::Null,
-            s(""),
+            s(crate::bind::options::create_options(&def.options)),
             s(&def.comment),
             Value::UInt(0),
             s("N"),

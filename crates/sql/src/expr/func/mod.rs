@@ -4,6 +4,7 @@
 //! with its accepted argument counts, [`result_type`] gives the static type from the
 //! argument types, and [`eval`] dispatches to the family modules.
 
+pub mod json;
 mod numeric;
 mod sleep;
 mod string;
@@ -140,6 +141,8 @@ pub enum Func {
     Log10,
     Rand,
     Pi,
+    // JSON
+    JsonValid,
     // miscellaneous
     Sleep,
     ConvertTz,
@@ -253,6 +256,7 @@ pub fn lookup(name: &str) -> Option<(Func, usize, usize)> {
         "log10" => (Log10, 1, 1),
         "rand" => (Rand, 0, 1),
         "pi" => (Pi, 0, 0),
+        "json_valid" => (JsonValid, 1, 1),
         "sleep" => (Sleep, 1, 1),
         "convert_tz" => (ConvertTz, 3, 3),
         _ => return None,
@@ -374,6 +378,7 @@ pub fn result_type(f: Func, args: &[ExprType]) -> ExprType {
         }
         Sqrt | Pow | Exp | Ln | Log10 => ExprType::double().nullable(true),
         Rand | Pi => ExprType::double(),
+        JsonValid => ExprType::int(1).nullable(any_null),
         // MariaDB: INT(1), nullable only when its argument is.
         Sleep => ExprType::int(1).nullable(any_null),
         ConvertTz => ExprType::datetime(args[0].decimals.min(6)).nullable(true),
@@ -445,7 +450,7 @@ fn eval_values(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
         Database => Ok(ctx.cx.db.as_deref().map_or(Value::Null, Value::str)),
         User => Ok(Value::str(&format!("{}@{}", ctx.cx.user, ctx.cx.host))),
         CurrentUser => Ok(Value::str(&format!("{}@%", ctx.cx.user))),
-        ConnectionId => Ok(Value::UInt(ctx.cx.conn_id)),
+        ConnectionId => Ok(Value::UInt(ctx.cx.var_u64("pseudo_thread_id"))),
         Version => Ok(Value::str(&ctx.cx.engine.config.version)),
         LastInsertId => {
             if let Some(v) = vals.first() {
@@ -470,6 +475,7 @@ fn eval_values(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
         }
         IsNullFn => Ok(Value::Int(vals[0].is_null() as i64)),
         Greatest | Least => Ok(extreme(f == Greatest, vals)),
+        JsonValid => Ok(json_valid(&vals[0], ctx)),
         ToDays | FromDays | Weekday | DayName | MonthName | LastDay | TimestampDiff => {
             time::eval(f, vals, ctx)
         }
@@ -482,6 +488,23 @@ fn eval_values(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
         Abs | Round | Truncate | Floor | Ceil | Mod | Sign | Sqrt | Pow | Exp | Ln | Log10
         | Rand | Pi => numeric::eval(f, vals, ctx),
         _ => string::eval(f, vals, ctx),
+    }
+}
+
+/// `JSON_VALID(v)`: 1 or 0 (with MariaDB's note saying where the text breaks),
+/// NULL for NULL.
+fn json_valid(v: &Value, ctx: &mut EvalCtx) -> Value {
+    if v.is_null() {
+        return Value::Null;
+    }
+    let text = crate::value::to_bytes(v);
+    match json::validate(&text) {
+        Ok(()) => Value::Int(1),
+        Err((e, pos)) => {
+            let (code, msg) = e.note("json_valid", 1, pos);
+            ctx.cx.note(code, msg);
+            Value::Int(0)
+        }
     }
 }
 

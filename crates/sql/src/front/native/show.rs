@@ -1,5 +1,6 @@
 //! SHOW statements: their grammar and the [`Show`] they parse to.
 
+use super::super::lexer::{unquote, TokKind};
 use super::{P, R};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -66,7 +67,11 @@ pub enum Show {
     Processlist {
         full: bool,
     },
-    Grants,
+    /// `SHOW GRANTS [FOR user[@host] | FOR CURRENT_USER[()]]`: `None` for the
+    /// current account.
+    Grants {
+        user: Option<(String, String)>,
+    },
     Plugins,
     Privileges,
     MasterStatus,
@@ -217,8 +222,9 @@ fn show_other(p: &mut P) -> R<Show> {
 
 fn show_misc(p: &mut P) -> R<Show> {
     let s = if p.kw("grants") {
-        p.pos = p.toks.len();
-        Show::Grants
+        Show::Grants {
+            user: grants_for(p)?,
+        }
     } else if p.kw("plugins") {
         Show::Plugins
     } else if p.kw("privileges") {
@@ -261,6 +267,43 @@ fn show_misc(p: &mut P) -> R<Show> {
     };
     p.end()?;
     Ok(s)
+}
+
+/// The account of `SHOW GRANTS FOR ...` (`None`: the current one). A missing host
+/// is `%`, as MariaDB takes it.
+fn grants_for(p: &mut P) -> R<Option<(String, String)>> {
+    if !p.kw("for") {
+        return Ok(None);
+    }
+    if p.kw("current_user") {
+        if p.punct("(") && !p.punct(")") {
+            return Err(p.err());
+        }
+        return Ok(None);
+    }
+    let user = account_part(p)?;
+    let host = match p.peek() {
+        Some(t) if t.kind == TokKind::Var && !t.text(p.src).starts_with("@@") => {
+            p.pos += 1;
+            let body = &t.text(p.src)[1..];
+            match body.as_bytes().first() {
+                Some(b'\'' | b'"' | b'`') => {
+                    String::from_utf8_lossy(&unquote(body, true)).into_owned()
+                }
+                _ => body.to_string(),
+            }
+        }
+        _ => "%".to_string(),
+    };
+    Ok(Some((user, host)))
+}
+
+/// A user name: a word, a quoted identifier or a string.
+fn account_part(p: &mut P) -> R<String> {
+    match p.peek() {
+        Some(t) if t.kind == TokKind::Str => Ok(String::from_utf8_lossy(&p.string()?).into_owned()),
+        _ => p.ident(),
+    }
 }
 
 fn show_limit(p: &mut P) -> R<Option<(u64, u64)>> {

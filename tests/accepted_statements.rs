@@ -108,6 +108,21 @@ fn account_statements_are_refused_and_show_grants_is_truthful() {
 }
 
 #[test]
+fn explain_formats_other_than_the_table_are_refused() {
+    let b = Basalt::start();
+    let mut c = setup(&b);
+    ok(&mut c, "create table t (a int primary key)");
+    let rows: Vec<mysql::Row> = c.query("explain select * from t").expect("explain");
+    assert_eq!(rows.len(), 1);
+    not_supported(
+        &mut c,
+        "explain format=json select * from t",
+        "EXPLAIN FORMAT=JSON",
+    );
+    not_supported(&mut c, "explain analyze select * from t", "EXPLAIN ANALYZE");
+}
+
+#[test]
 fn foreign_keys_generated_and_invisible_columns_are_refused() {
     let b = Basalt::start();
     let mut c = setup(&b);

@@ -174,6 +174,17 @@ impl Session {
                 ok(0)
             }
             Statement::ExplainTable { table_name, .. } => crate::show::describe(self, &table_name),
+            Statement::Explain {
+                format: Some(f), ..
+            } => Err(MySqlError::not_supported(
+                &format!("EXPLAIN {f}").to_ascii_uppercase(),
+            )),
+            Statement::Explain { analyze: true, .. } => {
+                Err(MySqlError::not_supported("EXPLAIN ANALYZE"))
+            }
+            Statement::Explain { verbose: true, .. } => {
+                Err(MySqlError::not_supported("EXPLAIN VERBOSE"))
+            }
             Statement::Explain { statement, .. } => crate::show::explain(self, &statement, text),
             Statement::Flush {
                 object_type,

@@ -123,6 +123,31 @@ fn explain_formats_other_than_the_table_are_refused() {
 }
 
 #[test]
+fn table_reference_clauses_are_carried_out_or_refused() {
+    let b = Basalt::start();
+    let mut c = setup(&b);
+    ok(&mut c, "create table t (a int primary key, b int)");
+    ok(&mut c, "insert into t values (1, 1)");
+    for sql in [
+        "select * from t partition (p0)",
+        "insert into t partition (p0) values (2, 2)",
+        "delete from t partition (p0) where a = 1",
+        "update t partition (p0) set b = 3",
+    ] {
+        let (code, msg) = error(&mut c, sql);
+        assert_eq!(code, 1747, "{sql}: {msg}");
+        assert_eq!(msg, "PARTITION () clause on non partitioned table");
+    }
+    not_supported(
+        &mut c,
+        "select * from t as q (x, y)",
+        "column aliases of a table",
+    );
+    assert_eq!(one(&mut c, "select count(*) from t"), "1");
+    assert_eq!(one(&mut c, "select b from t"), "1");
+}
+
+#[test]
 fn foreign_keys_generated_and_invisible_columns_are_refused() {
     let b = Basalt::start();
     let mut c = setup(&b);

@@ -174,6 +174,14 @@ impl MySqlError {
             format!("This version of MariaDB doesn't yet support '{what}'"),
         )
     }
+    /// 1747: a `PARTITION (...)` clause naming partitions of a table that has none.
+    pub fn partition_clause_on_nonpartitioned() -> Self {
+        Self::new(
+            1747,
+            "HY000",
+            "PARTITION () clause on non partitioned table",
+        )
+    }
     pub fn no_db() -> Self {
         Self::new(code::ER_NO_DB_ERROR, "3D000", "No database selected")
     }

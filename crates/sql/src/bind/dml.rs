@@ -25,6 +25,13 @@ impl Binder<'_> {
         };
         let (db, tname) = self.table_name(name)?;
         let table = self.open_table(&db, &tname)?;
+        if ins.partitioned.is_some() {
+            // No table is partitioned (PARTITION BY is not accepted yet).
+            return Err(MySqlError::partition_clause_on_nonpartitioned());
+        }
+        if ins.insert_alias.is_some() {
+            return Err(MySqlError::not_supported("INSERT ... AS row alias"));
+        }
         if ins.priority == Some(ast::MysqlInsertPriority::Delayed) {
             // MariaDB runs DELAYED only for MyISAM, MEMORY, ARCHIVE and BLACKHOLE.
             return Err(MySqlError::new(

@@ -385,6 +385,7 @@ impl Binder<'_> {
             alias,
             index_directives,
             args: None,
+            partitions,
             ..
         } = tf
         else {
@@ -392,12 +393,17 @@ impl Binder<'_> {
                 "derived tables and table functions",
             ));
         };
+        unsupported_table_clauses(tf)?;
         let parts = super::object_parts(name);
         if parts.len() == 1 && parts[0].eq_ignore_ascii_case("dual") && alias.is_none() {
             return Ok(None);
         }
         let (db, tname) = self.table_name(name)?;
         let table = self.open_table(&db, &tname)?;
+        if !partitions.is_empty() {
+            // No table is partitioned (PARTITION BY is not accepted yet).
+            return Err(MySqlError::partition_clause_on_nonpartitioned());
+        }
         let def = table.def();
         let alias = alias
             .as_ref()
@@ -425,6 +431,38 @@ impl Binder<'_> {
         out.hints.push(hints);
         Ok(Some(out.tables.len() - 1))
     }
+}
+
+/// Clauses of a table reference that the parser knows and Basalt does not carry
+/// out: refused, so that none is silently dropped.
+fn unsupported_table_clauses(tf: &TableFactor) -> R<()> {
+    let TableFactor::Table {
+        alias,
+        with_hints,
+        version,
+        with_ordinality,
+        json_path,
+        sample,
+        inheritance,
+        ..
+    } = tf
+    else {
+        return Ok(());
+    };
+    let what = if version.is_some() {
+        "FOR SYSTEM_TIME"
+    } else if sample.is_some() {
+        "TABLESAMPLE"
+    } else if !with_hints.is_empty() {
+        "WITH table hints"
+    } else if *with_ordinality || json_path.is_some() || inheritance.is_some() {
+        "this table reference"
+    } else if alias.as_ref().is_some_and(|a| !a.columns.is_empty()) {
+        "column aliases of a table"
+    } else {
+        return Ok(());
+    };
+    Err(MySqlError::not_supported(what))
 }
 
 fn hints(directives: &[ast::TableIndexDirective], def: &basalt_common::TableDef) -> R<Hints> {

@@ -225,6 +225,9 @@ pub fn analyze_with(text: &str, opts: LitOpts) -> Result<Front<'_>, MySqlError> 
     if let Some(n) = native::parse_native(text, toks, opts.markers)? {
         return Ok(Front::Native(n));
     }
+    if let Some(what) = native::ignore_modifier(text, toks) {
+        return Ok(Front::Native(Native::Unsupported(what)));
+    }
     if let Some(t) = returning::reorder_delete(text, toks) {
         return t.map(Front::Parse);
     }
@@ -277,6 +280,15 @@ fn rewrites(text: &str, toks: &[Token], pipes_as_concat: bool) -> Vec<Edit> {
             start: toks[1].start,
             end: toks[1].end,
             with: "DATABASE",
+        });
+    }
+    // UPDATE / DELETE LOW_PRIORITY | QUICK: no effect here (as in MariaDB for
+    // transactional tables); sqlparser does not know them.
+    for t in &toks[1..=native::dml_modifiers(text, toks)] {
+        edits.push(Edit {
+            start: t.start,
+            end: t.end,
+            with: "",
         });
     }
     for (i, t) in toks.iter().enumerate() {

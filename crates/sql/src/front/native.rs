@@ -11,7 +11,7 @@ mod show;
 mod unsupported;
 use show::show;
 pub use show::{Show, ShowFilter};
-pub use unsupported::account_statement;
+pub use unsupported::{account_statement, dml_modifiers, ignore_modifier};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum PrepareSource {

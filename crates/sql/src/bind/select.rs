@@ -30,17 +30,25 @@ struct Item {
 }
 
 impl Binder<'_> {
-    pub fn select(&mut self, mut q: &ast::Query) -> R<SelectPlan> {
+    pub fn select(&mut self, q: &ast::Query) -> R<SelectPlan> {
+        match &q.with {
+            Some(w) => self.with_query(w, q),
+            None => self.select_body(q),
+        }
+    }
+
+    /// The query without its WITH clause.
+    pub(super) fn select_body(&mut self, mut q: &ast::Query) -> R<SelectPlan> {
         loop {
-            if q.with.is_some() {
-                return Err(MySqlError::not_supported("WITH"));
-            }
             return match q.body.as_ref() {
                 SetExpr::Select(s) => {
                     self.select_core(s, q.order_by.as_ref(), q.limit_clause.as_ref(), &q.locks)
                 }
                 // `((SELECT ...))`: parentheses unwrapped by the loop, however many.
                 SetExpr::Query(inner) if q.order_by.is_none() && q.limit_clause.is_none() => {
+                    if inner.with.is_some() {
+                        return self.select(inner);
+                    }
                     q = inner;
                     continue;
                 }

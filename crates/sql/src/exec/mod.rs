@@ -9,6 +9,7 @@
 //! - [`store`]: value conversion into column types with strict-mode rules.
 //! - [`ddl`]: catalog changes.
 //!
+//! - [`cte`]: recursive common table expressions, iterated to a fixpoint.
 //! - [`mem`]: the statement's memory budget (`max_session_mem_used`).
 //!
 //! Executors never commit: the session wraps each statement in a savepoint of the
@@ -16,6 +17,7 @@
 
 pub mod agg;
 pub mod check;
+pub mod cte;
 pub mod ddl;
 pub mod insert;
 pub mod mem;

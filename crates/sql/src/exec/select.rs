@@ -259,7 +259,7 @@ fn project(exprs: &[Expr], row: &[Value], ctx: &mut EvalCtx) -> R<Row> {
 
 /// The DISTINCT / UNION key of a row: equal for rows equal under each column's
 /// collation (strings) or value (numbers).
-fn row_key(vals: &[Value], types: &[ExprType]) -> Vec<u8> {
+pub(crate) fn row_key(vals: &[Value], types: &[ExprType]) -> Vec<u8> {
     let mut k = Vec::new();
     for (i, v) in vals.iter().enumerate() {
         let coll = types

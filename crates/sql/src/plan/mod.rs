@@ -207,6 +207,29 @@ pub struct SubPlan {
     /// For a correlated subquery, the outer-row expressions its `Expr::OuterRef`s
     /// stand for; it then runs per distinct outer value instead of once.
     pub outer: Vec<Expr>,
+    /// A recursive CTE: `plan` is its first anchor and `target` its result.
+    pub recursive: Option<Box<Recursion>>,
+}
+
+/// A recursive CTE (see `exec::cte`): the anchors run once, then the steps run
+/// over `work` (the rows the previous round added) until a round adds none.
+#[derive(Clone, Debug)]
+pub struct Recursion {
+    /// The anchors after the first.
+    pub anchors: Vec<SelectPlan>,
+    pub steps: Vec<SelectPlan>,
+    /// What the steps' self-references read.
+    pub work: std::sync::Arc<crate::infoschema::VirtualTable>,
+    /// UNION DISTINCT somewhere in the definition: a row already in the result
+    /// is not added again.
+    pub distinct: bool,
+    /// The result's columns (types from the anchors): every row is stored as
+    /// these, with strict-mode errors.
+    pub columns: Vec<basalt_common::ColumnDef>,
+    pub types: Vec<ExprType>,
+    /// The statement's subqueries bound inside the steps (derived tables over the
+    /// working table): run again before each round.
+    pub subs: std::ops::Range<usize>,
 }
 
 #[derive(Clone, Debug)]

@@ -155,6 +155,14 @@ impl Binder<'_> {
     /// A query with a WITH clause: its definitions are visible while the query is
     /// bound.
     pub(super) fn with_query(&mut self, w: &ast::With, q: &ast::Query) -> R<SelectPlan> {
+        if matches!(
+            q.body.as_ref(),
+            SetExpr::Update(_) | SetExpr::Delete(_) | SetExpr::Insert(_) | SetExpr::Merge(_)
+        ) {
+            // MariaDB's grammar has WITH only before SELECT.
+            let near = super::names::after_with(self.raw);
+            return Err(MySqlError::parse_error(near.trim_end_matches(';'), 1));
+        }
         let mut defs: Vec<Def> = Vec::with_capacity(w.cte_tables.len());
         for c in &w.cte_tables {
             let name = c.alias.name.value.clone();
@@ -391,7 +399,7 @@ impl Binder<'_> {
                 .levels
                 .iter()
                 .any(|l| l.outer && Arc::ptr_eq(&p.tables[l.table].table, &work_dyn));
-            if p.agg.is_some() || outer_work || !p.union.is_empty() {
+            if p.agg.is_some() || outer_work || p.operands().next().is_some() {
                 return Err(restrictions_violated(name));
             }
             out.push(p);

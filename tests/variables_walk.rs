@@ -84,6 +84,7 @@ const CLASSIFIED: &[(&str, Proof)] = &[
     ("max_heap_table_size", DefaultOnly("33554432")),
     ("max_join_size", DefaultOnly("1000")),
     ("max_prepared_stmt_count", Test("max_prepared_stmt_count_is_enforced")),
+    ("max_recursive_iterations", Test("recursive_cte_stops_at_max_recursive_iterations")),
     ("max_session_mem_used", Test("working_memory_past_the_budget_is_1290")),
     ("max_sort_length", DefaultOnly("2048")),
     ("max_sp_recursion_depth", NoEffect("stored procedures do not exist (CREATE PROCEDURE is refused)")),

@@ -180,6 +180,7 @@ static DEFS: &[VarDef] = &[
     var!("max_heap_table_size", Both, UInt, false, U(16_777_216)),
     var!("max_join_size", Both, UInt, false, U(u64::MAX)),
     var!("max_prepared_stmt_count", Global, UInt, false, U(16382)),
+    var!("max_recursive_iterations", Both, UInt, false, U(1000)),
     var!("max_session_mem_used", Both, UInt, false, Config(|c| Value::UInt(c.max_session_mem_used))),
     var!("max_sort_length", Both, UInt, false, U(1024)),
     var!("max_sp_recursion_depth", Both, UInt, false, U(0)),

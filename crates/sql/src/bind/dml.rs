@@ -363,6 +363,7 @@ impl Binder<'_> {
             types: Vec::new(),
             subs: Default::default(),
             union: Vec::new(),
+            setop: None,
             tables: from.tables,
             levels: planned.levels,
             row_width: width,

@@ -64,9 +64,10 @@ enum Kind {
     Right,
 }
 
-impl Binder<'_> {
-    pub fn bind_from(&mut self, from: &[ast::TableWithJoins]) -> R<From> {
-        let mut out = From {
+impl From {
+    /// A FROM clause with no tables.
+    pub fn empty() -> From {
+        From {
             tables: Vec::new(),
             hints: Vec::new(),
             scope: Scope::default(),
@@ -74,7 +75,13 @@ impl Binder<'_> {
             inner_on: Vec::new(),
             width: 0,
             star: Vec::new(),
-        };
+        }
+    }
+}
+
+impl Binder<'_> {
+    pub fn bind_from(&mut self, from: &[ast::TableWithJoins]) -> R<From> {
+        let mut out = From::empty();
         let mut raw = Vec::new();
         for twj in from {
             if let Some(t) = self.table_factor(&twj.relation, &mut out)? {
@@ -309,6 +316,22 @@ impl Binder<'_> {
         let Some(alias) = alias else {
             return Err(MySqlError::parse_error("", 1));
         };
+        let names: Vec<String> = alias.columns.iter().map(|c| c.name.value.clone()).collect();
+        let cols = (!names.is_empty()).then_some(names.as_slice());
+        self.derived_named(q, &alias.name.value, cols, false, out)
+    }
+
+    /// Binds `q` as a derived table named `name` (columns named `cols`, else as
+    /// the select list names them) and adds it to `out`. Derived tables and
+    /// non-recursive CTE references share this.
+    pub(super) fn derived_named(
+        &mut self,
+        q: &ast::Query,
+        name: &str,
+        cols: Option<&[String]>,
+        cte: bool,
+        out: &mut From,
+    ) -> R<usize> {
         let saved = std::mem::take(&mut self.outer_scopes);
         let cost = crate::stack::cost::derived(self.derived_depth);
         self.derived_depth += 1;
@@ -316,43 +339,57 @@ impl Binder<'_> {
         self.derived_depth -= 1;
         self.outer_scopes = saved;
         let plan = plan?;
-        let names: Vec<String> = if alias.columns.is_empty() {
-            plan.columns.iter().map(|c| c.name.clone()).collect()
-        } else {
-            alias.columns.iter().map(|c| c.name.value.clone()).collect()
+        let names: Vec<String> = match cols {
+            None => plan.columns.iter().map(|c| c.name.clone()).collect(),
+            Some(c) => c.to_vec(),
         };
         if names.len() != plan.visible {
-            return Err(MySqlError::new(1353, "HY000", "In definition of view, derived table or common table expression, SELECT list and column names list have different column counts"));
+            return Err(if !cte {
+                MySqlError::new(1353, "HY000", "In definition of view, derived table or common table expression, SELECT list and column names list have different column counts")
+            } else {
+                MySqlError::new(
+                    4002,
+                    "HY000",
+                    "WITH column list and SELECT field list have different column counts",
+                )
+            });
         }
-        for (i, n) in names.iter().enumerate() {
-            if names[..i].iter().any(|m| m.eq_ignore_ascii_case(n)) {
-                return Err(MySqlError::dup_fieldname(n));
-            }
-        }
+        check_dup_names(&names)?;
         let cols = names
             .iter()
             .zip(&plan.types)
             .map(|(n, t)| derived_column(n, t))
             .collect();
-        let name = alias.name.value.clone();
-        if out.tables.iter().any(|t| t.alias == name) {
-            return Err(MySqlError::nonunique_table(&name));
-        }
-        let def = crate::infoschema::columns_def("", &name, cols);
+        let def = crate::infoschema::columns_def("", name, cols);
         let vt = Arc::new(crate::infoschema::VirtualTable::new(def, Vec::new()));
         self.subplans.push(SubPlan {
             plan,
             kind: SubKind::Scalar,
             target: Some(vt.clone()),
             outer: Vec::new(),
+            recursive: None,
         });
         self.reusable = false;
+        self.add_virtual(vt, name, out)
+    }
+
+    /// Adds a materialised table (derived table, CTE, CTE working table) to `out`
+    /// under the name `alias`.
+    pub(super) fn add_virtual(
+        &mut self,
+        vt: Arc<crate::infoschema::VirtualTable>,
+        alias: &str,
+        out: &mut From,
+    ) -> R<usize> {
+        if out.tables.iter().any(|t| t.alias == alias) {
+            return Err(MySqlError::nonunique_table(alias));
+        }
         let table: Arc<dyn basalt_storage::Table> = vt;
         let def = table.def();
         let offset = out.width;
         out.width += def.columns.len();
         out.scope.tables.push(ScopeTable {
-            alias: name.clone(),
+            alias: alias.to_string(),
             db: String::new(),
             def: def.clone(),
             offset,
@@ -362,7 +399,7 @@ impl Binder<'_> {
             table,
             def,
             db: String::new(),
-            alias: name,
+            alias: alias.to_string(),
             offset,
         });
         out.hints.push(Hints::default());
@@ -397,6 +434,17 @@ impl Binder<'_> {
         let parts = super::object_parts(name);
         if parts.len() == 1 && parts[0].eq_ignore_ascii_case("dual") && alias.is_none() {
             return Ok(None);
+        }
+        if let [single] = parts.as_slice() {
+            let alias_name = alias
+                .as_ref()
+                .map_or(single.as_str(), |a| a.name.value.as_str());
+            if let Some(t) = self.cte_reference(single, alias_name, out)? {
+                if alias.as_ref().is_some_and(|a| !a.columns.is_empty()) {
+                    return Err(MySqlError::parse_error("(", 1));
+                }
+                return Ok(Some(t));
+            }
         }
         let (db, tname) = self.table_name(name)?;
         let table = self.open_table(&db, &tname)?;
@@ -489,6 +537,16 @@ fn hints(directives: &[ast::TableIndexDirective], def: &basalt_common::TableDef)
 /// Every column of FROM table `t`, as (table, column).
 fn table_columns(out: &From, t: usize) -> impl Iterator<Item = (usize, usize)> {
     (0..out.scope.tables[t].def.columns.len()).map(move |c| (t, c))
+}
+
+/// 1060 when a derived table or CTE names two columns alike.
+pub(crate) fn check_dup_names(names: &[String]) -> R<()> {
+    for (i, n) in names.iter().enumerate() {
+        if names[..i].iter().any(|m| m.eq_ignore_ascii_case(n)) {
+            return Err(MySqlError::dup_fieldname(n));
+        }
+    }
+    Ok(())
 }
 
 /// Splits a condition into its AND-ed conjuncts.

@@ -15,6 +15,7 @@
 pub mod call;
 pub mod chains;
 pub mod check;
+pub mod cte;
 pub mod ddl;
 pub mod dml;
 pub mod expr;
@@ -190,6 +191,10 @@ pub struct Binder<'a> {
     item_texts: Option<Vec<String>>,
     /// Derived tables being bound, nested in one another.
     pub derived_depth: u32,
+    /// The WITH clauses in scope, outermost first.
+    pub ctes: Vec<cte::Frame>,
+    /// Recursive CTEs whose steps are being bound.
+    pub recursing: Vec<cte::Recursing>,
 }
 
 impl<'a> Binder<'a> {
@@ -219,6 +224,8 @@ impl<'a> Binder<'a> {
             stack: crate::stack::Budget::new(crate::stack::base::SELECT),
             item_texts: None,
             derived_depth: 0,
+            ctes: Vec::new(),
+            recursing: Vec::new(),
         }
     }
 
@@ -271,6 +278,7 @@ impl<'a> Binder<'a> {
             kind,
             target: None,
             outer: refs.clone(),
+            recursive: None,
         });
         Ok((self.subplans.len() - 1, refs, ty))
     }

@@ -29,6 +29,8 @@ const ENDS: &[&str] = &[
     "for",
     "lock",
     "union",
+    "intersect",
+    "except",
     "window",
     "procedure",
 ];
@@ -37,7 +39,12 @@ const ENDS: &[&str] = &[
 pub fn select_item_texts(text: &str) -> Vec<String> {
     let lexed = lex(text);
     let toks = &lexed.tokens;
-    let Some(start) = toks.iter().position(|t| t.is_kw(text, "select")) else {
+    let start = if toks.first().is_some_and(|t| t.is_kw(text, "with")) {
+        main_select(text, toks)
+    } else {
+        toks.iter().position(|t| t.is_kw(text, "select"))
+    };
+    let Some(start) = start else {
         return Vec::new();
     };
     let mut i = start + 1;
@@ -68,6 +75,48 @@ pub fn returning_item_spans(text: &str) -> Vec<(usize, usize)> {
 pub fn returning_offset(text: &str) -> Option<usize> {
     let lexed = lex(text);
     returning_keyword(text, &lexed.tokens).map(|i| lexed.tokens[i].start)
+}
+
+/// The text from the statement a WITH clause introduces (its first keyword
+/// outside parentheses after the definitions), for a syntax error near it.
+pub fn after_with(text: &str) -> &str {
+    let lexed = lex(text);
+    let mut depth = 0i32;
+    let mut seen_paren = false;
+    for t in &lexed.tokens {
+        match (t.kind, t.text(text)) {
+            (TokKind::Punct, "(") => {
+                depth += 1;
+                seen_paren = true;
+            }
+            (TokKind::Punct, ")") => depth -= 1,
+            _ if depth == 0
+                && seen_paren
+                && ["select", "update", "delete", "insert", "replace"]
+                    .iter()
+                    .any(|k| t.is_kw(text, k)) =>
+            {
+                return &text[t.start..];
+            }
+            _ => {}
+        }
+    }
+    ""
+}
+
+/// The first SELECT outside parentheses: the query after a WITH clause, whose
+/// definitions are parenthesised.
+fn main_select(text: &str, toks: &[Token]) -> Option<usize> {
+    let mut depth = 0i32;
+    for (i, t) in toks.iter().enumerate() {
+        match (t.kind, t.text(text)) {
+            (TokKind::Punct, "(") => depth += 1,
+            (TokKind::Punct, ")") => depth -= 1,
+            _ if depth == 0 && t.is_kw(text, "select") => return Some(i),
+            _ => {}
+        }
+    }
+    None
 }
 
 fn returning_keyword(text: &str, toks: &[Token]) -> Option<usize> {

@@ -171,7 +171,7 @@ fn reads(plan: &crate::plan::SelectPlan, table: &TableRef) -> bool {
     plan.tables
         .iter()
         .any(|t| t.db == table.db && t.def.name == table.def.name)
-        || plan.union.iter().any(|(b, _)| reads(b, table))
+        || plan.operands().any(|b| reads(b, table))
 }
 
 /// 1051 for `other.*` in RETURNING.

@@ -30,17 +30,25 @@ struct Item {
 }
 
 impl Binder<'_> {
-    pub fn select(&mut self, mut q: &ast::Query) -> R<SelectPlan> {
+    pub fn select(&mut self, q: &ast::Query) -> R<SelectPlan> {
+        match &q.with {
+            Some(w) => self.with_query(w, q),
+            None => self.select_body(q),
+        }
+    }
+
+    /// The query without its WITH clause.
+    pub(super) fn select_body(&mut self, mut q: &ast::Query) -> R<SelectPlan> {
         loop {
-            if q.with.is_some() {
-                return Err(MySqlError::not_supported("WITH"));
-            }
             return match q.body.as_ref() {
                 SetExpr::Select(s) => {
                     self.select_core(s, q.order_by.as_ref(), q.limit_clause.as_ref(), &q.locks)
                 }
                 // `((SELECT ...))`: parentheses unwrapped by the loop, however many.
                 SetExpr::Query(inner) if q.order_by.is_none() && q.limit_clause.is_none() => {
+                    if inner.with.is_some() {
+                        return self.select(inner);
+                    }
                     q = inner;
                     continue;
                 }
@@ -70,18 +78,33 @@ impl Binder<'_> {
             None => None,
         };
         let alias_scope = alias_scope(&from.scope, &items, false);
-        let (group, group_colls) = self.group_by(&s.group_by, &alias_scope, &items)?;
+        let (group, group_colls, rollup) = self.group_by(&s.group_by, &alias_scope, &items)?;
         self.clause = Clause::Having;
         let having_scope = alias_scope_first(&from.scope, &items);
         let having = match &s.having {
             Some(h) => Some(self.condition(h, &having_scope, Some(&mut aggs))?.0),
             None => None,
         };
+        if rollup && order_by.is_some() {
+            return Err(MySqlError::new(
+                1221,
+                "HY000",
+                "Incorrect usage of CUBE/ROLLUP and ORDER BY",
+            ));
+        }
         let (order, hidden) = self.order_by(order_by, &having_scope, &items, &mut aggs)?;
         let (limit, offset, limit_hint) = self.limit(limit_clause)?;
         let (lock, wait) = locks(lock_clauses);
         let is_agg = !group.is_empty() || !aggs.calls.is_empty();
         let mut items = items;
+        if rollup {
+            // Super-aggregate rows hold NULL for the rolled-up group columns.
+            for it in items.iter_mut() {
+                let mut grouped = false;
+                it.expr.walk(&mut |e| grouped |= group.contains(e));
+                it.ty.nullable |= grouped;
+            }
+        }
         if is_agg && group.is_empty() {
             // Implicit grouping: a bare column is NULL when there are no rows.
             for it in items.iter_mut() {
@@ -111,6 +134,7 @@ impl Binder<'_> {
             is_agg,
             distinct,
             limit_hint,
+            rollup,
         };
         let mut plan = self.assemble(from, parts)?;
         plan.limit = limit;
@@ -232,18 +256,26 @@ impl Binder<'_> {
         Ok(())
     }
 
-    /// The GROUP BY expressions and the collation each groups by.
+    /// The GROUP BY expressions, the collation each groups by, and WITH ROLLUP.
     fn group_by(
         &mut self,
         g: &ast::GroupByExpr,
         scope: &Scope,
         items: &[Item],
-    ) -> R<(Vec<Expr>, Vec<Collation>)> {
+    ) -> R<(Vec<Expr>, Vec<Collation>, bool)> {
         self.clause = Clause::Group;
+        let mut rollup = false;
         let list = match g {
             ast::GroupByExpr::Expressions(list, mods) => {
-                if !mods.is_empty() {
-                    return Err(MySqlError::not_supported("GROUP BY modifiers"));
+                for m in mods {
+                    match m {
+                        ast::GroupByWithModifier::Rollup if !list.is_empty() => rollup = true,
+                        other => {
+                            return Err(MySqlError::not_supported(&format!(
+                                "GROUP BY modifier {other}"
+                            )))
+                        }
+                    }
                 }
                 list
             }
@@ -261,7 +293,7 @@ impl Binder<'_> {
             out.push(x);
             colls.push(t.key_collation());
         }
-        Ok((out, colls))
+        Ok((out, colls, rollup))
     }
 
     /// `Some(index)` when `e` is a position literal (`ORDER BY 2`).
@@ -404,6 +436,7 @@ impl Binder<'_> {
             is_agg,
             distinct,
             limit_hint,
+            rollup,
         } = p;
         let mut project: Vec<Expr> = items.iter().map(|i| i.expr.clone()).collect();
         let mut types: Vec<ExprType> = items.iter().map(|i| i.ty.clone()).collect();
@@ -453,6 +486,7 @@ impl Binder<'_> {
                     group_by: group,
                     group_colls,
                     calls: aggs.calls,
+                    rollup,
                 }),
                 having,
             )
@@ -480,6 +514,7 @@ impl Binder<'_> {
             types: items.iter().map(|i| i.ty.clone()).collect(),
             subs: Default::default(),
             union: Vec::new(),
+            setop: None,
             tables: from.tables,
             levels: planned.levels,
             row_width: from.width,
@@ -515,6 +550,7 @@ struct Parts {
     is_agg: bool,
     distinct: bool,
     limit_hint: Option<u64>,
+    rollup: bool,
 }
 
 /// The name of an introduced string (its value; a hex string with an introducer

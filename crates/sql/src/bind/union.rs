@@ -1,10 +1,13 @@
-//! UNION [ALL | DISTINCT]: each branch is bound as its own SELECT; the combined
-//! result takes the first branch's column names, types aggregated over all
-//! branches, and the query-level ORDER BY (by position or result column name)
-//! and LIMIT.
+//! Set operations: UNION, INTERSECT and EXCEPT [ALL | DISTINCT]. Each operand is
+//! bound as its own SELECT (or parenthesised query, with its own ORDER BY /
+//! LIMIT); the combined result takes the first operand's column names, types
+//! aggregated over all operands, and the query-level ORDER BY (by position or
+//! result column name) and LIMIT. A UNION chain is one plan with its branches;
+//! INTERSECT / EXCEPT are binary plans ([`SetOpPlan`]) that can be branches of
+//! a UNION and operands of one another, as the parser's precedence nests them.
 
 use super::{Binder, Clause};
-use crate::plan::{SelectPlan, SortKey};
+use crate::plan::{SelectPlan, SetOpKind, SetOpPlan, SortKey};
 use crate::ty::{aggregate, Class};
 use basalt_common::{Collation, MySqlError};
 use basalt_storage::{LockMode, WaitPolicy};
@@ -14,8 +17,10 @@ type R<T> = Result<T, MySqlError>;
 
 /// The branches of a UNION chain in order, each with whether it is joined by
 /// UNION ALL. The parser builds the chain left-deep, as long as the statement; it is
-/// walked down its left spine by a loop.
-fn flatten<'q>(mut e: &'q SetExpr, out: &mut Vec<(&'q SetExpr, bool)>) -> R<()> {
+/// walked down its left spine by a loop. INTERSECT and EXCEPT nodes are branches
+/// of their own (INTERSECT binds tighter than UNION; EXCEPT, as tight as UNION,
+/// heads the chain when it comes last).
+fn flatten<'q>(mut e: &'q SetExpr, out: &mut Vec<(&'q SetExpr, bool)>) {
     loop {
         match e {
             SetExpr::SetOperation {
@@ -28,13 +33,10 @@ fn flatten<'q>(mut e: &'q SetExpr, out: &mut Vec<(&'q SetExpr, bool)>) -> R<()> 
                 out.push((right, all));
                 e = left;
             }
-            SetExpr::SetOperation { op, .. } => {
-                return Err(MySqlError::not_supported(&op.to_string()))
-            }
             other => {
                 out.push((other, true));
                 out.reverse();
-                return Ok(());
+                return;
             }
         }
     }
@@ -42,26 +44,75 @@ fn flatten<'q>(mut e: &'q SetExpr, out: &mut Vec<(&'q SetExpr, bool)>) -> R<()> 
 
 impl Binder<'_> {
     pub fn union(&mut self, q: &ast::Query) -> R<SelectPlan> {
-        let mut leaves = Vec::new();
-        flatten(&q.body, &mut leaves)?;
-        let mut branches = Vec::with_capacity(leaves.len());
-        for (body, all) in leaves {
-            let plan = match body {
-                SetExpr::Select(s) => self.select_core(s, None, None, &[])?,
-                SetExpr::Query(inner) => self.select(inner)?,
-                _ => return Err(MySqlError::not_supported("this UNION branch")),
-            };
-            if let Some((first, _)) = branches.first() {
-                let first: &SelectPlan = first;
-                if first.visible != plan.visible {
-                    return Err(MySqlError::new(
-                        1222,
-                        "21000",
-                        "The used SELECT statements have a different number of columns",
-                    ));
-                }
+        self.set_expr(&q.body, q.order_by.as_ref(), q.limit_clause.as_ref())
+    }
+
+    /// A set operation with the ORDER BY / LIMIT that apply to its result.
+    fn set_expr(
+        &mut self,
+        body: &SetExpr,
+        order_by: Option<&ast::OrderBy>,
+        limit_clause: Option<&ast::LimitClause>,
+    ) -> R<SelectPlan> {
+        let (branches, setop) = match body {
+            SetExpr::SetOperation {
+                left,
+                op: op @ (SetOperator::Intersect | SetOperator::Except | SetOperator::Minus),
+                set_quantifier,
+                right,
+            } => {
+                let l = self.branch_plan(left)?;
+                let r = self.branch_plan(right)?;
+                let kind = match op {
+                    SetOperator::Intersect => SetOpKind::Intersect,
+                    _ => SetOpKind::Except,
+                };
+                let all = match set_quantifier {
+                    SetQuantifier::All => true,
+                    SetQuantifier::Distinct | SetQuantifier::None => false,
+                    other => return Err(MySqlError::not_supported(&format!("{op} {other}"))),
+                };
+                (vec![(l, true), (r, true)], Some((kind, all)))
             }
-            branches.push((plan, all));
+            _ => {
+                let mut leaves = Vec::new();
+                flatten(body, &mut leaves);
+                let mut branches = Vec::with_capacity(leaves.len());
+                for (b, all) in leaves {
+                    branches.push((self.branch_plan(b)?, all));
+                }
+                (branches, None)
+            }
+        };
+        self.combine(branches, setop, order_by, limit_clause)
+    }
+
+    /// One operand of a set operation.
+    fn branch_plan(&mut self, body: &SetExpr) -> R<SelectPlan> {
+        match body {
+            SetExpr::Select(s) => self.select_core(s, None, None, &[]),
+            SetExpr::Query(inner) => self.select(inner),
+            SetExpr::SetOperation { .. } => self.set_expr(body, None, None),
+            _ => Err(MySqlError::not_supported("this UNION branch")),
+        }
+    }
+
+    /// The plan of a set operation over bound operands: column names from the
+    /// first, types aggregated over all of them.
+    fn combine(
+        &mut self,
+        mut branches: Vec<(SelectPlan, bool)>,
+        setop: Option<(SetOpKind, bool)>,
+        order_by: Option<&ast::OrderBy>,
+        limit_clause: Option<&ast::LimitClause>,
+    ) -> R<SelectPlan> {
+        let width = branches[0].0.visible;
+        if branches.iter().any(|(b, _)| b.visible != width) {
+            return Err(MySqlError::new(
+                1222,
+                "21000",
+                "The used SELECT statements have a different number of columns",
+            ));
         }
         let first = &branches[0].0;
         let mut types = first.types.clone();
@@ -76,10 +127,23 @@ impl Binder<'_> {
             .zip(&names)
             .map(|(t, n)| t.meta(n, self.cx.results_charset))
             .collect::<Vec<_>>();
-        let order = self.union_order(q.order_by.as_ref(), &names, &types)?;
-        let (limit, offset, _) = self.limit(q.limit_clause.as_ref())?;
+        let order = self.union_order(order_by, &names, &types)?;
+        let (limit, offset, _) = self.limit(limit_clause)?;
         let visible = first.visible;
         let reads_tables = branches.iter().any(|(b, _)| b.reads_tables);
+        let setop = match setop {
+            Some((kind, all)) => {
+                let right = branches.pop().expect("two operands").0;
+                let left = branches.pop().expect("two operands").0;
+                Some(Box::new(SetOpPlan {
+                    kind,
+                    all,
+                    left,
+                    right,
+                }))
+            }
+            None => None,
+        };
         Ok(SelectPlan {
             tables: Vec::new(),
             levels: Vec::new(),
@@ -101,6 +165,7 @@ impl Binder<'_> {
             types,
             subs: Default::default(),
             union: branches,
+            setop,
         })
     }
 

@@ -9,6 +9,9 @@
 //! - [`store`]: value conversion into column types with strict-mode rules.
 //! - [`ddl`]: catalog changes.
 //!
+//! - [`cte`]: recursive common table expressions, iterated to a fixpoint.
+//! - [`rollup`]: GROUP BY ... WITH ROLLUP.
+//! - [`setop`]: INTERSECT and EXCEPT [ALL].
 //! - [`mem`]: the statement's memory budget (`max_session_mem_used`).
 //!
 //! Executors never commit: the session wraps each statement in a savepoint of the
@@ -16,12 +19,15 @@
 
 pub mod agg;
 pub mod check;
+pub mod cte;
 pub mod ddl;
 pub mod insert;
 pub mod mem;
 pub mod modify;
+pub mod rollup;
 pub mod scan;
 pub mod select;
+pub mod setop;
 pub mod sort;
 pub mod spill;
 pub mod store;

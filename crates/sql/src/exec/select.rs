@@ -10,6 +10,7 @@
 //! - GROUP BY collects groups ([`Aggregator`], charged to the statement's memory
 //!   budget), then emits them in order.
 //! - UNION streams its branches; UNION DISTINCT keeps a set of the keys seen.
+//!   INTERSECT / EXCEPT are in [`super::setop`].
 //!
 //! The top-level SELECT emits to the client's result sink; subqueries, derived
 //! tables and INSERT ... SELECT collect with [`run`], which charges the collected
@@ -77,6 +78,9 @@ pub fn run_into(plan: &SelectPlan, ex: &mut Exec, emit: &mut Emit) -> R<u64> {
     let limit = eval_count(plan.limit.as_ref(), ex.ctx)?;
     let offset = eval_count(plan.offset.as_ref(), ex.ctx)?.unwrap_or(0);
     let win = Window::new(offset, limit, plan.visible);
+    if let Some(so) = &plan.setop {
+        return super::setop::run(plan, so, ex, win, emit);
+    }
     if !plan.union.is_empty() {
         return run_union(plan, ex, win, emit);
     }
@@ -91,7 +95,7 @@ pub fn run_into(plan: &SelectPlan, ex: &mut Exec, emit: &mut Emit) -> R<u64> {
 }
 
 /// OFFSET / LIMIT over rows in output order.
-struct Window {
+pub(super) struct Window {
     offset: u64,
     /// `offset + limit`: the row count after which nothing more is emitted.
     stop_at: Option<u64>,
@@ -99,7 +103,7 @@ struct Window {
     /// Rows offered.
     passed: u64,
     /// Rows emitted.
-    sent: u64,
+    pub(super) sent: u64,
 }
 
 impl Window {
@@ -115,7 +119,7 @@ impl Window {
 
     /// Emits the row if it falls inside the window; `Stop` once the window is
     /// complete (or the receiver wants no more).
-    fn offer(&mut self, row: &mut Row, ctx: &mut EvalCtx, emit: &mut Emit) -> R<Flow> {
+    pub(super) fn offer(&mut self, row: &mut Row, ctx: &mut EvalCtx, emit: &mut Emit) -> R<Flow> {
         self.passed += 1;
         if self.stop_at.is_some_and(|s| self.passed > s) {
             return Ok(Flow::Stop);
@@ -193,13 +197,13 @@ fn tmp_dir(ctx: &EvalCtx) -> std::path::PathBuf {
 }
 
 /// A sorter for `plan`'s ORDER BY, sized by `sort_buffer_size`.
-fn sorter<'p>(plan: &'p SelectPlan, ctx: &EvalCtx, win: &Window) -> Sorter<'p> {
+pub(super) fn sorter<'p>(plan: &'p SelectPlan, ctx: &EvalCtx, win: &Window) -> Sorter<'p> {
     let run_limit = ctx.cx.var_u64("sort_buffer_size").min(usize::MAX as u64) as usize;
     Sorter::new(&plan.order, win.stop_at, run_limit, tmp_dir(ctx))
 }
 
 /// Emits sorted rows through the window, checking for KILL QUERY as it goes.
-fn emit_sorted(
+pub(super) fn emit_sorted(
     mut rows: super::sort::Sorted<'_>,
     win: &mut Window,
     ex: &mut Exec,
@@ -259,7 +263,7 @@ fn project(exprs: &[Expr], row: &[Value], ctx: &mut EvalCtx) -> R<Row> {
 
 /// The DISTINCT / UNION key of a row: equal for rows equal under each column's
 /// collation (strings) or value (numbers).
-fn row_key(vals: &[Value], types: &[ExprType]) -> Vec<u8> {
+pub(crate) fn row_key(vals: &[Value], types: &[ExprType]) -> Vec<u8> {
     let mut k = Vec::new();
     for (i, v) in vals.iter().enumerate() {
         let coll = types
@@ -275,14 +279,18 @@ fn run_agg(plan: &SelectPlan, ex: &mut Exec, mut win: Window, emit: &mut Emit) -
         .agg
         .as_ref()
         .ok_or_else(|| basalt_common::MySqlError::internal("no aggregate plan"))?;
-    let mut aggregator = Aggregator::new(agg, ex.ctx);
-    let mut sink =
-        |row: &[Value], _: Option<&basalt_storage::RowHandle>, ctx: &mut EvalCtx| -> R<Flow> {
-            aggregator.add(row, ctx)?;
-            Ok(Flow::Continue)
-        };
-    drive(plan, ex, &mut sink)?;
-    let groups = aggregator.finish(ex.ctx)?;
+    let groups = if agg.rollup {
+        super::rollup::groups(plan, agg, ex)?
+    } else {
+        let mut aggregator = Aggregator::new(agg, ex.ctx);
+        let mut sink =
+            |row: &[Value], _: Option<&basalt_storage::RowHandle>, ctx: &mut EvalCtx| -> R<Flow> {
+                aggregator.add(row, ctx)?;
+                Ok(Flow::Continue)
+            };
+        drive(plan, ex, &mut sink)?;
+        aggregator.finish(ex.ctx)?
+    };
     let mut rows = Vec::with_capacity(groups.len());
     let mut seen = Seen::default();
     for g in groups {
@@ -366,7 +374,7 @@ fn run_union(plan: &SelectPlan, ex: &mut Exec, mut win: Window, emit: &mut Emit)
 
 /// Converts a branch value to the union's column type (strings stay strings,
 /// numbers to the common numeric kind), as MariaDB does for UNION results.
-fn coerce(v: &mut Value, t: &crate::ty::ExprType) {
+pub(super) fn coerce(v: &mut Value, t: &crate::ty::ExprType) {
     use crate::ty::Class;
     if v.is_null() {
         return;

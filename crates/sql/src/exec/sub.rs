@@ -24,14 +24,43 @@ pub fn materialize(subs: &Arc<Vec<SubPlan>>, ex: &mut Exec) -> R<()> {
             ex.ctx.subs.push(SubResult::Correlated);
             continue;
         }
-        if let Some(t) = &sp.target {
+        let r = run_uncorrelated(sp, ex)?;
+        ex.ctx.subs.push(r);
+    }
+    Ok(())
+}
+
+/// Runs an uncorrelated subquery: fills a derived table's rows (a recursive
+/// CTE's by iterating, see [`super::cte`]), or returns the subquery's result.
+fn run_uncorrelated(sp: &SubPlan, ex: &mut Exec) -> R<SubResult> {
+    let Some(t) = &sp.target else {
+        return Ok(run_one(sp, ex)?.0);
+    };
+    match &sp.recursive {
+        Some(rec) => super::cte::materialize(sp, rec, t, ex)?,
+        None => {
             let out = select::run(&sp.plan, ex)?;
             t.fill(out.rows);
-            ex.ctx.subs.push(SubResult::Scalar(Value::Null));
+        }
+    }
+    Ok(SubResult::Scalar(Value::Null))
+}
+
+/// Runs the statement's uncorrelated subqueries `range` again (those inside a
+/// recursive CTE's steps, before each round), replacing their results.
+pub fn rerun(range: std::ops::Range<usize>, ex: &mut Exec) -> R<()> {
+    let Some(subs) = ex.ctx.sub_plans.clone() else {
+        return Ok(());
+    };
+    for i in range {
+        let Some(sp) = subs.get(i) else { break };
+        if !sp.outer.is_empty() {
             continue;
         }
-        let (r, _) = run_one(sp, ex)?;
-        ex.ctx.subs.push(r);
+        let r = run_uncorrelated(sp, ex)?;
+        if let Some(slot) = ex.ctx.subs.get_mut(i) {
+            *slot = r;
+        }
     }
     Ok(())
 }

@@ -146,6 +146,8 @@ pub struct AggPlan {
     pub group_by: Vec<Expr>,
     pub group_colls: Vec<Collation>,
     pub calls: Vec<AggCall>,
+    /// WITH ROLLUP: super-aggregate rows for every prefix of `group_by`.
+    pub rollup: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -188,6 +190,48 @@ pub struct SelectPlan {
     /// UNION ALL). This plan's own levels are then empty; its ORDER BY / LIMIT
     /// apply to the combined rows.
     pub union: Vec<(SelectPlan, bool)>,
+    /// INTERSECT / EXCEPT of two operands (then `union` and the levels are
+    /// empty); ORDER BY / LIMIT apply to its result.
+    pub setop: Option<Box<SetOpPlan>>,
+}
+
+impl SelectPlan {
+    /// The plans this one combines: UNION branches, INTERSECT / EXCEPT operands.
+    pub fn operands(&self) -> impl Iterator<Item = &SelectPlan> {
+        let so = self.setop.as_deref();
+        self.union
+            .iter()
+            .map(|(b, _)| b)
+            .chain(so.map(|s| &s.left))
+            .chain(so.map(|s| &s.right))
+    }
+}
+
+impl SubPlan {
+    /// Every SELECT the subquery runs (a recursive CTE's anchors and steps).
+    pub fn plans(&self) -> impl Iterator<Item = &SelectPlan> {
+        let rec = self.recursive.as_deref();
+        std::iter::once(&self.plan).chain(
+            rec.into_iter()
+                .flat_map(|r| r.anchors.iter().chain(&r.steps)),
+        )
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SetOpKind {
+    Intersect,
+    Except,
+}
+
+/// `left INTERSECT|EXCEPT [ALL] right`; rows compare as UNION DISTINCT compares
+/// them (NULLs equal).
+#[derive(Clone, Debug)]
+pub struct SetOpPlan {
+    pub kind: SetOpKind,
+    pub all: bool,
+    pub left: SelectPlan,
+    pub right: SelectPlan,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -207,6 +251,29 @@ pub struct SubPlan {
     /// For a correlated subquery, the outer-row expressions its `Expr::OuterRef`s
     /// stand for; it then runs per distinct outer value instead of once.
     pub outer: Vec<Expr>,
+    /// A recursive CTE: `plan` is its first anchor and `target` its result.
+    pub recursive: Option<Box<Recursion>>,
+}
+
+/// A recursive CTE (see `exec::cte`): the anchors run once, then the steps run
+/// over `work` (the rows the previous round added) until a round adds none.
+#[derive(Clone, Debug)]
+pub struct Recursion {
+    /// The anchors after the first.
+    pub anchors: Vec<SelectPlan>,
+    pub steps: Vec<SelectPlan>,
+    /// What the steps' self-references read.
+    pub work: std::sync::Arc<crate::infoschema::VirtualTable>,
+    /// UNION DISTINCT somewhere in the definition: a row already in the result
+    /// is not added again.
+    pub distinct: bool,
+    /// The result's columns (types from the anchors): every row is stored as
+    /// these, with strict-mode errors.
+    pub columns: Vec<basalt_common::ColumnDef>,
+    pub types: Vec<ExprType>,
+    /// The statement's subqueries bound inside the steps (derived tables over the
+    /// working table): run again before each round.
+    pub subs: std::ops::Range<usize>,
 }
 
 #[derive(Clone, Debug)]

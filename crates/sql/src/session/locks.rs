@@ -390,14 +390,14 @@ fn select_access(p: &SelectPlan, out: &mut Vec<Access>) {
         table_access(t, false, out);
     }
     subs_access(&p.subs, out);
-    for (branch, _) in &p.union {
+    for branch in p.operands() {
         select_access(branch, out);
     }
 }
 
 fn subs_access(subs: &[SubPlan], out: &mut Vec<Access>) {
-    for s in subs {
-        select_access(&s.plan, out);
+    for p in subs.iter().flat_map(SubPlan::plans) {
+        select_access(p, out);
     }
 }
 

@@ -11,6 +11,7 @@ use crate::blocking::{self, Blocking};
 use crate::registry::ConnState;
 use crate::results::WireSink;
 use crate::statements::Statements;
+use crate::stream::Stream;
 use crate::Server;
 use basalt_common::{MySqlError, Value};
 use basalt_protocol::{
@@ -18,12 +19,11 @@ use basalt_protocol::{
     Command, ConnInfo, OkPacket, PacketConn, ProtoError, RowFormat,
 };
 use basalt_sql::Session;
-use std::net::TcpStream;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub(crate) type Conn = PacketConn<Blocking<TcpStream>>;
+pub(crate) type Conn = PacketConn<Blocking<Stream>>;
 
 /// Accounts: `root` with no password, as `mysqld --initialize-insecure` creates.
 /// More users come with the security work; until then root is the only account.
@@ -48,12 +48,9 @@ pub(crate) fn max_allowed_packet(server: &Server) -> usize {
 }
 
 /// Serves one client until it quits, is killed, or breaks the protocol.
-pub fn serve(server: &Arc<Server>, stream: TcpStream) {
-    let _ = stream.set_nodelay(true);
-    let host = stream
-        .peer_addr()
-        .map(|a| a.ip().to_string())
-        .unwrap_or_else(|_| "unknown".into());
+pub fn serve(server: &Arc<Server>, stream: Stream) {
+    stream.set_nodelay();
+    let host = stream.peer_host();
     let admission = Admission::of(server);
     // Every read and write of the handshake waits at most connect_timeout.
     let _ = stream.set_read_timeout(Some(admission.connect_timeout));
@@ -155,10 +152,11 @@ fn login(
     session.log_command(
         "Connect",
         &format!(
-            "{}@{} on {} using TCP/IP",
+            "{}@{} on {} using {}",
             login.user,
             state.host,
-            session.current_database().unwrap_or("")
+            session.current_database().unwrap_or(""),
+            conn.get_ref().0.transport()
         ),
     );
     let _ = session.take_tracked();

@@ -45,6 +45,8 @@ pub struct GlobalConfig {
     pub max_session_mem_used: u64,
     /// `@@tmpdir`: where sorts and spooled rows spill.
     pub tmpdir: String,
+    /// `@@skip_networking`: no TCP listener, only the Unix socket.
+    pub skip_networking: bool,
 }
 
 impl Default for GlobalConfig {
@@ -75,6 +77,7 @@ impl Default for GlobalConfig {
             collation_server: basalt_common::Collation::Utf8mb4GeneralCi,
             max_session_mem_used: 1 << 30,
             tmpdir: std::env::temp_dir().display().to_string(),
+            skip_networking: false,
         }
     }
 }

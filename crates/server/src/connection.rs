@@ -409,6 +409,7 @@ fn dispatch(
             conn.write_end_marker(0, session.status_flags());
         }
         Command::Debug => conn.write_end_marker(0, session.status_flags()),
+        Command::Refresh(bits) => refresh(conn, session, bits),
         Command::StmtPrepare(_)
         | Command::StmtExecute { .. }
         | Command::StmtSendLongData { .. }
@@ -434,6 +435,42 @@ fn update_db(state: &ConnState, session: &Session) {
     if info.db.as_deref() != db {
         info.db = db.map(str::to_string);
     }
+}
+
+/// COM_REFRESH: the FLUSH statement of each `REFRESH_*` bit, in order; the first
+/// error is the answer. REFRESH_THREADS (flush the thread cache) needs nothing:
+/// cached connection threads keep no session state, and idle ones exit on their
+/// own. REFRESH_SLAVE / REFRESH_MASTER are RESET SLAVE / RESET MASTER, which need
+/// replication.
+fn refresh(conn: &mut Conn, session: &mut Session, bits: u8) {
+    const FLUSHES: [(u8, &str); 5] = [
+        (0x01, "FLUSH PRIVILEGES"),
+        (0x02, "FLUSH LOGS"),
+        (0x04, "FLUSH TABLES"),
+        (0x08, "FLUSH HOSTS"),
+        (0x10, "FLUSH STATUS"),
+    ];
+    if bits & 0xc0 != 0 {
+        let what = if bits & 0x40 != 0 {
+            "RESET SLAVE"
+        } else {
+            "RESET MASTER"
+        };
+        conn.write_err(&MySqlError::not_supported(what));
+        return;
+    }
+    for (bit, sql) in FLUSHES {
+        if bits & bit == 0 {
+            continue;
+        }
+        for r in session.execute(sql) {
+            if let Err(e) = r {
+                conn.write_err(&e);
+                return;
+            }
+        }
+    }
+    write_ok(conn, session, 0, 0, "");
 }
 
 pub(crate) fn write_ok(

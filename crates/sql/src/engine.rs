@@ -118,6 +118,10 @@ pub trait ServerHooks: Send + Sync {
     /// `SHUTDOWN` / COM_SHUTDOWN from connection `by`: starts the clean stop that
     /// SIGTERM starts, and returns (the caller still gets its OK).
     fn shutdown(&self, by: u64) -> Result<(), MySqlError>;
+    /// `FLUSH STATUS`: resets the server's resettable counters as MariaDB's
+    /// `refresh_status()` does (aborted counts to 0, `Max_used_connections` to the
+    /// connections open now; cumulative ones such as `Questions` stay).
+    fn flush_status(&self) {}
 }
 
 struct NoHooks;

@@ -150,13 +150,6 @@ pub fn build(name: &str, cx: &SessionCtx) -> Built {
             }
             (def(&[("VARIABLE_NAME", Str(64)), ("VARIABLE_VALUE", Str(2048))]), rows)
         }
-        "VIEWS" => (def(&[("TABLE_CATALOG", Str(512)), ("TABLE_SCHEMA", Str(64)), ("TABLE_NAME", Str(64)), ("VIEW_DEFINITION", LongText)]), Vec::new()),
-        "ROUTINES" => (def(&[("SPECIFIC_NAME", Str(64)), ("ROUTINE_SCHEMA", Str(64)), ("ROUTINE_NAME", Str(64)), ("ROUTINE_TYPE", Str(13))]), Vec::new()),
-        "TRIGGERS" => (def(&[("TRIGGER_SCHEMA", Str(64)), ("TRIGGER_NAME", Str(64)), ("EVENT_OBJECT_TABLE", Str(64))]), Vec::new()),
-        "EVENTS" => (def(&[("EVENT_SCHEMA", Str(64)), ("EVENT_NAME", Str(64))]), Vec::new()),
-        "PARTITIONS" => (def(&[("TABLE_SCHEMA", Str(64)), ("TABLE_NAME", Str(64)), ("PARTITION_NAME", OptStr(64)), ("TABLE_ROWS", UInt)]), Vec::new()),
-        "FILES" => (def(&[("FILE_ID", Int), ("FILE_NAME", OptStr(512)), ("FILE_TYPE", Str(20)), ("TABLESPACE_NAME", OptStr(64)), ("LOGFILE_GROUP_NAME", OptStr(64)), ("ENGINE", Str(64)), ("EXTRA", OptStr(255))]), Vec::new()),
-        "REFERENTIAL_CONSTRAINTS" => (def(&[("CONSTRAINT_SCHEMA", Str(64)), ("CONSTRAINT_NAME", Str(64)), ("TABLE_NAME", Str(64)), ("REFERENCED_TABLE_NAME", Str(64))]), Vec::new()),
         "CHECK_CONSTRAINTS" => (
             def(&[
                 ("CONSTRAINT_CATALOG", Str(512)),
@@ -173,8 +166,38 @@ pub fn build(name: &str, cx: &SessionCtx) -> Built {
             def(&[("GRANTEE", Str(385)), ("TABLE_CATALOG", Str(512)), ("PRIVILEGE_TYPE", Str(64)), ("IS_GRANTABLE", Str(3))]),
             vec![vec![s(format!("'{}'@'%'", cx.user)), s("def"), s("ALL PRIVILEGES"), s("YES")]],
         ),
-        _ => return None,
+        "PARTITIONS" => (def(super::layouts::layout(name)?), partitions(cx)),
+        _ => (def(super::layouts::layout(name)?), Vec::new()),
     })
+}
+
+/// One row per table, with no partition (NULL names), as MariaDB shows an
+/// unpartitioned table.
+fn partitions(cx: &SessionCtx) -> Vec<Row> {
+    all_tables(cx)
+        .into_iter()
+        .map(|(db, t)| {
+            let st = t.stats();
+            let mut row = vec![s("def"), s(db), s(&t.def().name)];
+            row.extend(std::iter::repeat_n(Value::Null, 9));
+            row.extend([
+                Value::UInt(st.rows),
+                Value::UInt(st.data_bytes.checked_div(st.rows).unwrap_or(0)),
+                Value::UInt(st.data_bytes),
+                Value::Null,
+                Value::UInt(0),
+                Value::UInt(0),
+                Value::Null,
+                Value::Null,
+                Value::Null,
+                Value::Null,
+                s(""),
+                s(""),
+                Value::Null,
+            ]);
+            row
+        })
+        .collect()
 }
 
 /// Every user table as (database, definition, handle).

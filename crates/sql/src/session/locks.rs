@@ -195,6 +195,10 @@ impl Session {
                 self.cx.engine.reopen_logs()?;
                 Ok(QueryResult::ok(0))
             }
+            FlushType::Status => {
+                self.cx.engine.hooks().flush_status();
+                Ok(QueryResult::ok(0))
+            }
             FlushType::EngineLogs => {
                 self.cx
                     .engine

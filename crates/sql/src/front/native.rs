@@ -7,8 +7,10 @@ use super::parse::near_offset;
 use basalt_common::MySqlError;
 use basalt_storage::IsolationLevel;
 
+mod maint;
 mod show;
 mod unsupported;
+pub use maint::{MaintOp, Maintenance};
 use show::show;
 pub use show::{Show, ShowFilter};
 pub use unsupported::account_statement;
@@ -84,6 +86,8 @@ pub enum Native {
         table: String,
         disable: bool,
     },
+    /// CHECK / CHECKSUM / OPTIMIZE / REPAIR / ANALYZE TABLE.
+    Maintenance(Maintenance),
     /// A statement refused with 1235 naming this feature.
     Unsupported(&'static str),
 }
@@ -321,6 +325,14 @@ pub fn parse_native(src: &str, toks: &[Token], markers: bool) -> R<Option<Native
         }
         p.end()?;
         Native::Shutdown
+    } else if let Some(k) = ["check", "checksum", "optimize", "repair", "analyze"]
+        .into_iter()
+        .find(|k| is(k))
+    {
+        match maint::maintenance(&mut p, k)? {
+            Some(n) => n,
+            None => return Ok(None),
+        }
     } else {
         return Ok(None);
     };

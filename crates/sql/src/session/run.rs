@@ -270,6 +270,12 @@ impl Session {
                 self.cx.engine.hooks().shutdown(self.cx.conn_id)?;
                 Ok(QueryResult::ok(0))
             }
+            Native::Maintenance(m) => {
+                if !matches!(m.op, crate::front::native::MaintOp::Checksum { .. }) {
+                    self.implicit_commit()?;
+                }
+                crate::show::maintenance::run(self, m)
+            }
             Native::Unsupported(what) => Err(MySqlError::not_supported(what)),
         }
     }

@@ -4,7 +4,9 @@
 //! `LIKE 'pattern'` filters on the first column; `WHERE expr` is bound against the
 //! result's column names and evaluated per row.
 
+mod checksum;
 mod explain;
+pub mod maintenance;
 mod table;
 
 pub use explain::{analyze, describe, explain};

@@ -181,7 +181,6 @@ pub fn start(
         _datadir_lock: lock,
     });
     engine.set_hooks(Arc::new(hooks::Hooks::new(&server)));
-    basalt_sql::system_tables::ensure(&engine);
     Ok(server)
 }
 

@@ -68,7 +68,7 @@ mod result;
 mod session;
 mod show;
 mod stack;
-pub mod system_tables;
+mod system_tables;
 mod sysvars;
 mod tablelock;
 mod ty;

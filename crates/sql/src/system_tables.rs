@@ -1,60 +1,119 @@
 //! The `mysql` database's log tables, `general_log` and `slow_log`, in MariaDB's
 //! column layout. Tools read them by name (`mariadb-dump --all-databases` dumps
 //! their structure, monitoring scripts select from them). Basalt writes its logs
-//! to files only (`log_output=TABLE` is refused), so the tables stay empty, as
-//! MariaDB's do under `log_output=FILE`. They are created at start when the
-//! `mysql` database exists and they do not (new data directories, and data
-//! directories from before they existed).
+//! to files only (`log_output=TABLE` is refused), so the tables are always
+//! empty, as MariaDB's are under `log_output=FILE`.
+//!
+//! They are read-only virtual tables, not catalog entries: a data directory holds
+//! only the user's tables. A real table of the same name in `mysql` (created by
+//! loading a dump) takes precedence.
 
-use crate::Engine;
+use crate::infoschema::{columns_def, VirtualTable};
+use basalt_common::{
+    Collation, ColumnDef, DataType, DefaultValue, EngineKind, IntKind, LobKind, TableDef,
+};
+use basalt_storage::{Storage, Table};
 use std::sync::Arc;
 
-const GENERAL_LOG: &str = "CREATE TABLE IF NOT EXISTS mysql.general_log (
-  event_time timestamp(6) NOT NULL DEFAULT current_timestamp(6) ON UPDATE current_timestamp(6),
-  user_host mediumtext NOT NULL,
-  thread_id bigint(21) unsigned NOT NULL,
-  server_id int(10) unsigned NOT NULL,
-  command_type varchar(64) NOT NULL,
-  argument mediumtext NOT NULL
-) DEFAULT CHARSET=utf8mb3 COLLATE=utf8mb3_general_ci COMMENT='General log'";
+pub const DB: &str = "mysql";
+pub const NAMES: [&str; 2] = ["general_log", "slow_log"];
 
-const SLOW_LOG: &str = "CREATE TABLE IF NOT EXISTS mysql.slow_log (
-  start_time timestamp(6) NOT NULL DEFAULT current_timestamp(6) ON UPDATE current_timestamp(6),
-  user_host mediumtext NOT NULL,
-  query_time time(6) NOT NULL,
-  lock_time time(6) NOT NULL,
-  rows_sent bigint(20) unsigned NOT NULL,
-  rows_examined bigint(20) unsigned NOT NULL,
-  db varchar(512) NOT NULL,
-  last_insert_id int(11) NOT NULL,
-  insert_id int(11) NOT NULL,
-  server_id int(10) unsigned NOT NULL,
-  sql_text mediumtext NOT NULL,
-  thread_id bigint(21) unsigned NOT NULL,
-  rows_affected bigint(20) unsigned NOT NULL
-) DEFAULT CHARSET=utf8mb3 COLLATE=utf8mb3_general_ci COMMENT='Slow log'";
+/// The log table `db.name`, if that is one and no real table has its name.
+pub fn open(storage: &Storage, db: &str, name: &str) -> Option<Arc<dyn Table>> {
+    if !db.eq_ignore_ascii_case(DB) || storage.table(DB, name).is_some() {
+        return None;
+    }
+    let def = definition(&name.to_ascii_lowercase())?;
+    Some(Arc::new(VirtualTable::new(def, Vec::new())))
+}
 
-/// Creates the log tables that are missing; a failure is logged and the server
-/// serves on without them.
-pub fn ensure(engine: &Arc<Engine>) {
-    if !engine.storage.database_exists("mysql") {
-        return;
+/// Every log table no real table shadows, as (database, handle).
+pub fn all(storage: &Storage) -> Vec<(String, Arc<dyn Table>)> {
+    if !storage.database_exists(DB) {
+        return Vec::new();
     }
-    let missing: Vec<&str> = [("general_log", GENERAL_LOG), ("slow_log", SLOW_LOG)]
-        .into_iter()
-        .filter(|(name, _)| engine.storage.table("mysql", name).is_none())
-        .map(|(_, ddl)| ddl)
-        .collect();
-    if missing.is_empty() {
-        return;
-    }
-    let mut session = engine.new_session(0, "root", "localhost");
-    for ddl in missing {
-        for r in session.execute(ddl) {
-            if let Err(e) = r {
-                tracing::warn!("cannot create the mysql log tables: {}", e.message);
-            }
-        }
-    }
-    session.close();
+    NAMES
+        .iter()
+        .filter_map(|n| open(storage, DB, n).map(|t| (DB.to_string(), t)))
+        .collect()
+}
+
+fn col(name: &str, data_type: DataType) -> ColumnDef {
+    let mut c = ColumnDef::new(name, data_type);
+    c.nullable = false;
+    c
+}
+
+fn text(name: &str) -> ColumnDef {
+    col(
+        name,
+        DataType::Text {
+            kind: LobKind::Medium,
+            collation: Collation::Utf8mb3GeneralCi,
+        },
+    )
+}
+
+fn int(name: &str, kind: IntKind, unsigned: bool) -> ColumnDef {
+    col(name, DataType::Int { kind, unsigned })
+}
+
+fn time6(name: &str) -> ColumnDef {
+    col(name, DataType::Time { fsp: 6 })
+}
+
+fn event_time(name: &str) -> ColumnDef {
+    let mut c = col(name, DataType::Timestamp { fsp: 6 });
+    c.default = Some(DefaultValue::CurrentTimestamp);
+    c.on_update_current_timestamp = true;
+    c
+}
+
+fn varchar(name: &str, len: u32) -> ColumnDef {
+    col(
+        name,
+        DataType::VarChar {
+            len,
+            collation: Collation::Utf8mb3GeneralCi,
+        },
+    )
+}
+
+fn definition(name: &str) -> Option<TableDef> {
+    let (columns, comment) = match name {
+        "general_log" => (
+            vec![
+                event_time("event_time"),
+                text("user_host"),
+                int("thread_id", IntKind::Big, true),
+                int("server_id", IntKind::Int, true),
+                varchar("command_type", 64),
+                text("argument"),
+            ],
+            "General log",
+        ),
+        "slow_log" => (
+            vec![
+                event_time("start_time"),
+                text("user_host"),
+                time6("query_time"),
+                time6("lock_time"),
+                int("rows_sent", IntKind::Big, true),
+                int("rows_examined", IntKind::Big, true),
+                varchar("db", 512),
+                int("last_insert_id", IntKind::Int, false),
+                int("insert_id", IntKind::Int, false),
+                int("server_id", IntKind::Int, true),
+                text("sql_text"),
+                int("thread_id", IntKind::Big, true),
+                int("rows_affected", IntKind::Big, true),
+            ],
+            "Slow log",
+        ),
+        _ => return None,
+    };
+    let mut def = columns_def(DB, name, columns);
+    def.engine = EngineKind::Basalt;
+    def.comment = comment.into();
+    Some(def)
 }

@@ -211,6 +211,7 @@ fn all_tables(cx: &SessionCtx) -> Vec<(String, std::sync::Arc<dyn basalt_storage
             }
         }
     }
+    out.extend(crate::system_tables::all(st));
     out
 }
 

@@ -518,9 +518,19 @@ fn statistics(cx: &SessionCtx) -> Vec<Row> {
     let mut rows = Vec::new();
     for (db, t) in all_tables(cx) {
         let def = t.def();
+        let stats = t.stats();
         for idx in def.indexes.iter().filter(|i| !i.columns.is_empty()) {
+            // CARDINALITY as SHOW INDEX gives it: the distinct prefixes ANALYZE
+            // (or the background refresh) counted.
+            let distinct = stats
+                .indexes
+                .iter()
+                .find(|x| x.index_id == idx.id)
+                .map(|x| x.distinct.clone())
+                .unwrap_or_default();
             for (seq, kc) in idx.columns.iter().enumerate() {
                 let col = &def.columns[kc.column];
+                let card = distinct.get(seq).copied().unwrap_or(0).min(stats.rows);
                 rows.push(vec![
                     s("def"),
                     s(&db),
@@ -531,7 +541,7 @@ fn statistics(cx: &SessionCtx) -> Vec<Row> {
                     Value::UInt(seq as u64 + 1),
                     s(&col.name),
                     s(if kc.descending { "D" } else { "A" }),
-                    Value::Int(0),
+                    Value::Int(card as i64),
                     kc.prefix_len.map_or(Value::Null, |p| Value::Int(p as i64)),
                     Value::Null,
                     s(if col.nullable { "YES" } else { "" }),

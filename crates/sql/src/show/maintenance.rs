@@ -20,6 +20,7 @@
 use super::checksum;
 use crate::front::native::{MaintOp, Maintenance};
 use crate::result::{int_col, s, text_col_nn, QueryResult};
+use crate::session::ctx::Level;
 use crate::session::Session;
 use basalt_common::{EngineKind, MySqlError, Row, Value};
 use basalt_storage::{KeyRange, LockMode, ScanRequest, TxnOptions, WaitPolicy};
@@ -114,7 +115,8 @@ fn checksum_tables(
         let name = format!("{db}.{table}");
         let value = match session.cx.engine.storage.table(&db, table) {
             None => {
-                session.cx.warn_err(&MySqlError::no_such_table(&db, table));
+                let e = MySqlError::no_such_table(&db, table);
+                session.cx.warn(Level::Error, e.code, e.message);
                 Value::Null
             }
             Some(_) if quick => Value::Null,

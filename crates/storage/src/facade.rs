@@ -6,6 +6,7 @@
 //! catalog durably. Lookups of tables take a read lock on the name map only.
 
 mod maintenance;
+mod rename;
 
 use crate::api::*;
 use crate::catalog::{self, CatalogImage, DatabaseDef};

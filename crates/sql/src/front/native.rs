@@ -7,6 +7,7 @@ use super::parse::near_offset;
 use basalt_common::MySqlError;
 use basalt_storage::IsolationLevel;
 
+mod database;
 mod maint;
 mod show;
 mod unsupported;
@@ -88,6 +89,12 @@ pub enum Native {
     },
     /// CHECK / CHECKSUM / OPTIMIZE / REPAIR / ANALYZE TABLE.
     Maintenance(Maintenance),
+    /// `ALTER {DATABASE|SCHEMA} [name] [DEFAULT] CHARACTER SET x / COLLATE y`.
+    AlterDatabase {
+        name: Option<String>,
+        charset: Option<String>,
+        collation: Option<String>,
+    },
     /// A statement refused with 1235 naming this feature.
     Unsupported(&'static str),
 }
@@ -310,6 +317,12 @@ pub fn parse_native(src: &str, toks: &[Token], markers: bool) -> R<Option<Native
         let db = p.ident()?;
         p.end()?;
         Native::Use(db)
+    } else if is("alter")
+        && toks
+            .get(1)
+            .is_some_and(|t| t.is_kw(src, "database") || t.is_kw(src, "schema"))
+    {
+        database::alter_database(&mut p)?
     } else if is("alter") {
         match alter_keys(&mut p)? {
             Some(n) => n,

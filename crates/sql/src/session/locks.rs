@@ -356,6 +356,11 @@ impl Session {
             S::AlterTable(at) => q(&at.name).into_iter().collect(),
             S::CreateIndex(ci) => q(&ci.table_name).into_iter().collect(),
             S::Truncate(t) => t.table_names.iter().filter_map(|n| q(&n.name)).collect(),
+            S::RenameTable(pairs) => pairs
+                .iter()
+                .flat_map(|r| [q(&r.old_name), q(&r.new_name)])
+                .flatten()
+                .collect(),
             S::Drop {
                 object_type: ast::ObjectType::Table,
                 names,

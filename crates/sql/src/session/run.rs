@@ -276,6 +276,11 @@ impl Session {
                 }
                 crate::show::maintenance::run(self, m)
             }
+            Native::AlterDatabase {
+                name,
+                charset,
+                collation,
+            } => self.alter_database(name, charset, collation),
             Native::Unsupported(what) => Err(MySqlError::not_supported(what)),
         }
     }

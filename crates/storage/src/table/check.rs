@@ -69,7 +69,8 @@ impl TableCore {
                 keycodec::encode_index_key(&mut key, &layout.def, columns, &row);
                 key.extend_from_slice(pk);
                 let found = self.store().get(layout.def.id, &key)?;
-                if !found.is_some_and(|v| parse_sec(&v).is_some_and(|h| h.deleted == 0)) {
+                let live = found.is_some_and(|v| parse_sec(&v).is_some_and(|h| h.deleted == 0));
+                if !live {
                     missing[i] += 1;
                 }
             }

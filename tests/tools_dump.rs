@@ -201,6 +201,15 @@ fn the_schema_queries_mariadb_dump_sends_answer_as_on_mariadb() {
         let r = c.query_iter(sql).expect(sql);
         assert_eq!(r.columns().as_ref().len(), cols, "{sql}");
     }
+    // SHOW COLUMNS reads information_schema tables too.
+    let trig_cols: Vec<mysql::Row> = c
+        .query("show columns from information_schema.triggers")
+        .expect("show columns");
+    assert_eq!(trig_cols.len(), 22);
+    let stats: Vec<mysql::Row> = c
+        .query("select * from information_schema.table_statistics")
+        .expect("userstat");
+    assert!(stats.is_empty());
     // The mysql database's log tables exist (empty: logs go to files).
     let n: i64 = c
         .query_first("select count(*) from mysql.general_log")
@@ -255,6 +264,12 @@ fn mariadb_admin_commands() {
         "flush-relay-log",
         "flush-slow-log",
         "flush-user-resources",
+        "flush-table-statistics",
+        "flush-index-statistics",
+        "flush-user-statistics",
+        "flush-client-statistics",
+        "flush-all-statistics",
+        "flush-all-status",
     ] {
         admin(&[cmd]);
     }

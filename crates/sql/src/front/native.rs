@@ -89,6 +89,12 @@ pub enum Native {
     },
     /// CHECK / CHECKSUM / OPTIMIZE / REPAIR / ANALYZE TABLE.
     Maintenance(Maintenance),
+    /// `FLUSH {TABLE|INDEX|USER|CLIENT}_STATISTICS [, STATUS ...]`: Basalt collects
+    /// no `userstat` statistics (the tables are empty, as MariaDB's with
+    /// `userstat=OFF`), so only STATUS has something to reset.
+    FlushStatistics {
+        status: bool,
+    },
     /// `ALTER {DATABASE|SCHEMA} [name] [DEFAULT] CHARACTER SET x / COLLATE y`.
     AlterDatabase {
         name: Option<String>,
@@ -338,6 +344,11 @@ pub fn parse_native(src: &str, toks: &[Token], markers: bool) -> R<Option<Native
         }
         p.end()?;
         Native::Shutdown
+    } else if is("flush") {
+        match maint::flush_statistics(&mut p)? {
+            Some(n) => n,
+            None => return Ok(None),
+        }
     } else if let Some(k) = ["check", "checksum", "optimize", "repair", "analyze"]
         .into_iter()
         .find(|k| is(k))

@@ -1,9 +1,10 @@
 //! Column layouts of MariaDB 10.11's `information_schema` tables for objects
 //! Basalt does not have (triggers, events, stored routines, views, tablespaces,
-//! foreign keys, FULLTEXT indexes, encryption), taken from a MariaDB 10.11 server:
-//! tools select these columns by name, and get the empty result MariaDB gives for a
-//! schema without such objects. `PARTITIONS` has a row per table (Basalt's
-//! tables are unpartitioned, as MariaDB shows them).
+//! foreign keys, FULLTEXT indexes, encryption) or statistics it does not collect
+//! (the `userstat` tables, empty as in MariaDB with `userstat=OFF`), taken from a
+//! MariaDB 10.11 server: tools select these columns by name, and get the empty
+//! result MariaDB gives for a schema without such objects. `PARTITIONS` has a row
+//! per table (Basalt's tables are unpartitioned, as MariaDB shows them).
 
 use super::Col::{self, *};
 
@@ -305,6 +306,85 @@ pub const LAYOUTS: &[(&str, &[(&str, Col)])] = &[
             ("CHARACTER_SET_CLIENT", Str(32)),
             ("COLLATION_CONNECTION", Str(64)),
             ("ALGORITHM", Str(10)),
+        ],
+    ),
+    (
+        "CLIENT_STATISTICS",
+        &[
+            ("CLIENT", Str(64)),
+            ("TOTAL_CONNECTIONS", Int),
+            ("CONCURRENT_CONNECTIONS", Int),
+            ("CONNECTED_TIME", Int),
+            ("BUSY_TIME", Double),
+            ("CPU_TIME", Double),
+            ("BYTES_RECEIVED", Int),
+            ("BYTES_SENT", Int),
+            ("BINLOG_BYTES_WRITTEN", Int),
+            ("ROWS_READ", Int),
+            ("ROWS_SENT", Int),
+            ("ROWS_DELETED", Int),
+            ("ROWS_INSERTED", Int),
+            ("ROWS_UPDATED", Int),
+            ("SELECT_COMMANDS", Int),
+            ("UPDATE_COMMANDS", Int),
+            ("OTHER_COMMANDS", Int),
+            ("COMMIT_TRANSACTIONS", Int),
+            ("ROLLBACK_TRANSACTIONS", Int),
+            ("DENIED_CONNECTIONS", Int),
+            ("LOST_CONNECTIONS", Int),
+            ("ACCESS_DENIED", Int),
+            ("EMPTY_QUERIES", Int),
+            ("TOTAL_SSL_CONNECTIONS", UInt),
+            ("MAX_STATEMENT_TIME_EXCEEDED", Int),
+        ],
+    ),
+    (
+        "INDEX_STATISTICS",
+        &[
+            ("TABLE_SCHEMA", Str(192)),
+            ("TABLE_NAME", Str(192)),
+            ("INDEX_NAME", Str(192)),
+            ("ROWS_READ", Int),
+        ],
+    ),
+    (
+        "TABLE_STATISTICS",
+        &[
+            ("TABLE_SCHEMA", Str(192)),
+            ("TABLE_NAME", Str(192)),
+            ("ROWS_READ", Int),
+            ("ROWS_CHANGED", Int),
+            ("ROWS_CHANGED_X_INDEXES", Int),
+        ],
+    ),
+    (
+        "USER_STATISTICS",
+        &[
+            ("USER", Str(128)),
+            ("TOTAL_CONNECTIONS", Int),
+            ("CONCURRENT_CONNECTIONS", Int),
+            ("CONNECTED_TIME", Int),
+            ("BUSY_TIME", Double),
+            ("CPU_TIME", Double),
+            ("BYTES_RECEIVED", Int),
+            ("BYTES_SENT", Int),
+            ("BINLOG_BYTES_WRITTEN", Int),
+            ("ROWS_READ", Int),
+            ("ROWS_SENT", Int),
+            ("ROWS_DELETED", Int),
+            ("ROWS_INSERTED", Int),
+            ("ROWS_UPDATED", Int),
+            ("SELECT_COMMANDS", Int),
+            ("UPDATE_COMMANDS", Int),
+            ("OTHER_COMMANDS", Int),
+            ("COMMIT_TRANSACTIONS", Int),
+            ("ROLLBACK_TRANSACTIONS", Int),
+            ("DENIED_CONNECTIONS", Int),
+            ("LOST_CONNECTIONS", Int),
+            ("ACCESS_DENIED", Int),
+            ("EMPTY_QUERIES", Int),
+            ("TOTAL_SSL_CONNECTIONS", UInt),
+            ("MAX_STATEMENT_TIME_EXCEEDED", Int),
         ],
     ),
 ];

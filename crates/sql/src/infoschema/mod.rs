@@ -40,6 +40,8 @@ pub enum Col {
     Int,
     DateTime,
     LongText,
+    /// DOUBLE, nullable.
+    Double,
 }
 
 fn column(name: &str, c: Col) -> ColumnDef {
@@ -74,6 +76,7 @@ fn column(name: &str, c: Col) -> ColumnDef {
             true,
         ),
         Col::DateTime => (DataType::DateTime { fsp: 0 }, true),
+        Col::Double => (DataType::Double, true),
         Col::LongText => (
             DataType::Text {
                 kind: LobKind::Long,

@@ -276,6 +276,12 @@ impl Session {
                 }
                 crate::show::maintenance::run(self, m)
             }
+            Native::FlushStatistics { status } => {
+                if status {
+                    self.cx.engine.hooks().flush_status();
+                }
+                Ok(QueryResult::ok(0))
+            }
             Native::AlterDatabase {
                 name,
                 charset,

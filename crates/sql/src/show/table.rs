@@ -16,6 +16,9 @@ fn db_or_current(session: &Session, db: Option<String>) -> R<String> {
 }
 
 fn open(session: &Session, db: &str, table: &str) -> R<Arc<dyn Table>> {
+    if crate::infoschema::is_schema(db) {
+        return crate::infoschema::open(table, &session.cx);
+    }
     if !session.cx.engine.storage.database_exists(db) {
         return Err(MySqlError::bad_db(db));
     }

@@ -115,3 +115,36 @@ pub(super) fn maintenance(p: &mut P, first: &str) -> R<Option<Native>> {
     p.end()?;
     Ok(Some(Native::Maintenance(Maintenance { op, tables })))
 }
+
+/// Statistics `FLUSH` names (`mariadb-admin flush-all-statistics` sends them as
+/// one list, with STATUS).
+const STATISTICS: [&str; 4] = [
+    "table_statistics",
+    "index_statistics",
+    "user_statistics",
+    "client_statistics",
+];
+
+/// `FLUSH [NO_WRITE_TO_BINLOG | LOCAL] item [, item ...]` where the items are
+/// the `userstat` tables (and STATUS): `None` for any other FLUSH, which the
+/// general parser takes.
+pub(super) fn flush_statistics(p: &mut P) -> R<Option<Native>> {
+    let _ = p.kw("no_write_to_binlog") || p.kw("local");
+    let (mut status, mut statistics) = (false, false);
+    loop {
+        if p.kw("status") {
+            status = true;
+        } else if STATISTICS.iter().any(|k| p.kw(k)) {
+            statistics = true;
+        } else {
+            return Ok(None);
+        }
+        if !p.punct(",") {
+            break;
+        }
+    }
+    if !statistics || p.end().is_err() {
+        return Ok(None);
+    }
+    Ok(Some(Native::FlushStatistics { status }))
+}

@@ -574,15 +574,9 @@ fn mariadb_dump_round_trip_without_hex_blob() {
     c.ok(b"CREATE DATABASE dst");
     c.ok(b"USE src");
     fill_bin(&mut c);
-    // Basalt has no triggers or tablespaces to dump; the rest is the default dump.
+    // The default dump.
     let out = Command::new("mariadb-dump")
-        .args([
-            "-h127.0.0.1",
-            "-uroot",
-            "--skip-ssl",
-            "--skip-triggers",
-            "--no-tablespaces",
-        ])
+        .args(["-h127.0.0.1", "-uroot", "--skip-ssl"])
         .arg(format!("-P{}", b.port))
         .arg("src")
         .output()

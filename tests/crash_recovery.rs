@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 fn connect(port: u16) -> Option<Conn> {
-    let url = format!("mysql://root@127.0.0.1:{port}/crash");
+    let url = format!("mysql://root@127.0.0.1:{port}/crash?prefer_socket=false");
     Conn::new(Opts::from_url(&url).ok()?).ok()
 }
 

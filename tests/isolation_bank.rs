@@ -135,7 +135,7 @@ impl Bank {
     }
 
     fn db_url(&self) -> String {
-        format!("{}isol", self.url)
+        basalt_tests::url_with_db(&self.url, "isol")
     }
 
     fn total(&self) -> i64 {
@@ -611,7 +611,7 @@ impl ListAppend {
 
     fn session(&self, s: usize, counter: &AtomicU64, deadline: Instant) -> Vec<Txn> {
         let table = self.table();
-        let mut c = connect(&format!("{}isol", self.url));
+        let mut c = connect(&basalt_tests::url_with_db(&self.url, "isol"));
         must(
             &mut c,
             &format!("SET SESSION TRANSACTION ISOLATION LEVEL {}", self.isolation),

@@ -240,7 +240,7 @@ pub fn trace(
     for sql in setup {
         run(&mut admin, sql).unwrap_or_else(|e| panic!("setup {sql}: {e}"));
     }
-    let db_url = format!("{url}test");
+    let db_url = basalt_tests::url_with_db(url, "test");
     let mut ss: Vec<Session> = (0..sessions)
         .map(|_| Session::open(&db_url, flavor))
         .collect();

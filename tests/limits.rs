@@ -17,7 +17,12 @@ fn connect(b: &Basalt) -> Conn {
 }
 
 fn try_connect(port: u16) -> Result<Conn, mysql::Error> {
-    Conn::new(Opts::from_url(&format!("mysql://root@127.0.0.1:{port}/")).expect("url"))
+    Conn::new(
+        Opts::from_url(&format!(
+            "mysql://root@127.0.0.1:{port}/?prefer_socket=false"
+        ))
+        .expect("url"),
+    )
 }
 
 fn err_code(e: mysql::Error) -> u16 {

@@ -33,6 +33,8 @@ fn refused_start(datadir: &Path, args: &[&str]) -> (i32, String) {
     let mut child = Command::new(basaltd_path())
         .args(["--port", "0", "--bind-address", "127.0.0.1", "--datadir"])
         .arg(datadir)
+        .arg("--socket")
+        .arg(basalt_tests::socket_for(datadir))
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())

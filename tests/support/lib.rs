@@ -60,6 +60,9 @@ pub fn basaltd_path() -> PathBuf {
 pub struct Basalt {
     pub port: u16,
     pub datadir: PathBuf,
+    /// The server's Unix socket, next to its data directory (never the default
+    /// path, which stays free for a user's server).
+    pub socket: PathBuf,
     _tmp: Option<tempfile::TempDir>,
     child: Option<Child>,
     log: Arc<Mutex<String>>,
@@ -82,14 +85,25 @@ impl Basalt {
 
     /// Starts a server on an existing data directory (restart after a crash).
     pub fn launch(datadir: &Path, args: &[&str]) -> Basalt {
+        let mut all = vec!["--port", "0", "--bind-address", "127.0.0.1"];
+        all.extend_from_slice(args);
+        Basalt::launch_bare(datadir, &all)
+    }
+
+    /// Starts a server on `datadir` with only `args` (and its own socket unless
+    /// `args` name one): for tests of the listening options. `port` is 0 when it
+    /// listens on no TCP port.
+    pub fn launch_bare(datadir: &Path, args: &[&str]) -> Basalt {
+        let socket = match args.iter().position(|a| *a == "--socket") {
+            Some(i) => PathBuf::from(args[i + 1]),
+            None => socket_for(datadir),
+        };
         let mut cmd = Command::new(basaltd_path());
-        cmd.arg("--port")
-            .arg("0")
-            .arg("--bind-address")
-            .arg("127.0.0.1")
-            .arg("--datadir")
-            .arg(datadir)
-            .args(args)
+        cmd.arg("--datadir").arg(datadir);
+        if !args.contains(&"--socket") {
+            cmd.arg("--socket").arg(&socket);
+        }
+        cmd.args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped());
@@ -99,6 +113,7 @@ impl Basalt {
         let port = wait_ready(stderr, log.clone(), &mut child);
         Basalt {
             port,
+            socket,
             datadir: datadir.to_path_buf(),
             _tmp: None,
             child: Some(child),
@@ -107,12 +122,17 @@ impl Basalt {
         }
     }
 
+    /// A TCP URL for the `mysql` / `mysql_async` crates. `prefer_socket=false`:
+    /// those crates would otherwise move a loopback connection to `@@socket`.
     pub fn url(&self) -> String {
-        format!("mysql://root@127.0.0.1:{}/", self.port)
+        self.url_db("")
     }
 
     pub fn url_db(&self, db: &str) -> String {
-        format!("mysql://root@127.0.0.1:{}/{db}", self.port)
+        format!(
+            "mysql://root@127.0.0.1:{}/{db}?prefer_socket=false",
+            self.port
+        )
     }
 
     /// Everything the server logged so far.
@@ -179,7 +199,7 @@ impl Basalt {
             self.stop();
         }
         let args: Vec<&str> = self.extra_args.iter().map(|s| s.as_str()).collect();
-        let fresh = Basalt::launch(&self.datadir.clone(), &args);
+        let fresh = Basalt::launch_bare(&self.datadir.clone(), &args);
         self.port = fresh.port;
         self.log = fresh.log.clone();
         let mut fresh = fresh;
@@ -190,6 +210,21 @@ impl Basalt {
 impl Drop for Basalt {
     fn drop(&mut self) {
         self.stop();
+    }
+}
+
+/// The Unix socket of a server on `datadir`: `<datadir>.sock`.
+pub fn socket_for(datadir: &Path) -> PathBuf {
+    let mut s = datadir.as_os_str().to_owned();
+    s.push(".sock");
+    PathBuf::from(s)
+}
+
+/// `url` (as [`Basalt::url`] gives it) with the database `db`.
+pub fn url_with_db(url: &str, db: &str) -> String {
+    match url.split_once('?') {
+        Some((base, query)) => format!("{base}{db}?{query}"),
+        None => format!("{url}{db}"),
     }
 }
 
@@ -226,6 +261,9 @@ fn wait_ready(
 
 fn parse_ready(line: &str) -> Option<u16> {
     let rest = line.split("ready for connections on ").nth(1)?;
+    if rest.starts_with("socket ") {
+        return Some(0);
+    }
     let addr = rest.split_whitespace().next()?;
     addr.rsplit(':').next()?.parse().ok()
 }

@@ -271,6 +271,9 @@ fn start_basalt(settings: &Settings, launch: &Launch<'_>) -> Result<Server, Stri
         .arg("127.0.0.1")
         .arg("--datadir")
         .arg(dir.path().join("data"))
+        // Its own socket: the default path stays free for a user's server.
+        .arg("--socket")
+        .arg(dir.path().join("basaltd.sock"))
         .arg("--buffer-pool-size")
         .arg(&settings.buffer_pool)
         .arg("--flush-log-at-trx-commit")

@@ -7,6 +7,7 @@
 //! | COM_INIT_DB 0x02         | schema name `string<EOF>`                             |
 //! | COM_FIELD_LIST 0x04      | table `string<NUL>`, wildcard `string<EOF>`           |
 //! | COM_PROCESS_KILL 0x0c    | connection id `u32`                                   |
+//! | COM_REFRESH 0x07         | `u8`: `REFRESH_*` bits of what to flush                 |
 //! | COM_CHANGE_USER 0x11     | see [`ChangeUser`]                                    |
 //! | COM_STMT_PREPARE 0x16    | SQL text `string<EOF>`                                |
 //! | COM_STMT_EXECUTE 0x17    | decoded later by [`crate::decode_stmt_execute`]       |
@@ -39,6 +40,8 @@ pub enum Command<'a> {
     },
     Statistics,
     ProcessKill(u32),
+    /// COM_REFRESH: the `REFRESH_*` bits (`mariadb-admin refresh`, `flush-threads`).
+    Refresh(u8),
     Debug,
     Ping,
     ChangeUser(ChangeUser),
@@ -89,6 +92,7 @@ pub fn parse_command(payload: &[u8], caps: u32) -> Result<Command<'_>, ProtoErro
         },
         com::COM_STATISTICS => Command::Statistics,
         com::COM_PROCESS_KILL => Command::ProcessKill(r.u32("COM_PROCESS_KILL id")?),
+        com::COM_REFRESH => Command::Refresh(r.u8("COM_REFRESH options")?),
         com::COM_DEBUG => Command::Debug,
         com::COM_PING => Command::Ping,
         com::COM_CHANGE_USER => Command::ChangeUser(ChangeUser::parse(rest, caps)?),

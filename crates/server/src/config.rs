@@ -14,9 +14,17 @@ pub struct Args {
     /// TCP port to listen on (default 3306; 0 picks a free port and logs it).
     #[arg(long, short = 'P')]
     pub port: Option<u16>,
-    /// Address to listen on (default 127.0.0.1).
+    /// Address to listen on (default 127.0.0.1; `::` for every IPv6 and IPv4
+    /// address, `::1` for IPv6 loopback, `*` as `::`).
     #[arg(long = "bind-address")]
     pub bind_address: Option<String>,
+    /// Unix socket to listen on (default /run/mysqld/mysqld.sock, as Debian's
+    /// MariaDB; `mariadb -uroot` without -h connects there).
+    #[arg(long, short = 'S')]
+    pub socket: Option<PathBuf>,
+    /// Listen on no TCP port, only on the Unix socket.
+    #[arg(long = "skip-networking")]
+    pub skip_networking: bool,
     /// Data directory (default ./basalt-data).
     #[arg(long)]
     pub datadir: Option<PathBuf>,
@@ -64,11 +72,21 @@ pub struct Args {
     pub discard_damaged_log_tail: bool,
 }
 
+/// Debian's MariaDB socket, which its clients use when no host is given.
+pub const DEFAULT_SOCKET: &str = "/run/mysqld/mysqld.sock";
+
 /// The resolved configuration.
 #[derive(Debug, Clone)]
 pub struct Config {
     pub port: u16,
     pub bind_address: String,
+    /// The Unix socket's path.
+    pub socket: PathBuf,
+    /// The socket was named (flag or defaults file): failing to listen on it stops
+    /// the start. The default socket is best effort: where it cannot be created
+    /// (no write access to /run/mysqld) the server warns and serves TCP only.
+    pub socket_required: bool,
+    pub skip_networking: bool,
     pub datadir: PathBuf,
     pub buffer_pool_size: u64,
     pub flush_log_at_trx_commit: u8,
@@ -128,8 +146,12 @@ impl Config {
                 None => Ok(default),
             }
         };
+        let socket_named = args.socket.or_else(|| get("socket").map(PathBuf::from));
         Ok(Config {
             port,
+            socket_required: socket_named.is_some(),
+            socket: socket_named.unwrap_or_else(|| PathBuf::from(DEFAULT_SOCKET)),
+            skip_networking: args.skip_networking || flag_on(get("skip_networking")),
             bind_address: args
                 .bind_address
                 .or_else(|| get("bind_address"))
@@ -311,12 +333,13 @@ const KNOWN: &[&str] = &[
     "discard_damaged_log_tail",
     "character_set_server",
     "collation_server",
+    "socket",
+    "skip_networking",
 ];
 
 /// Options MySQL configuration files commonly carry that Basalt accepts and ignores.
 const IGNORED: &[&str] = &[
     "user",
-    "socket",
     "pid_file",
     "skip_log_bin",
     "skip_name_resolve",
@@ -478,7 +501,9 @@ mod tests {
         })
         .expect("resolve");
         assert_eq!(cfg.collation_server.name(), "latin1_swedish_ci");
-        assert_eq!(cfg.ignored_options, vec!["query_cache_size", "socket"]);
+        assert_eq!(cfg.ignored_options, vec!["query_cache_size"]);
+        assert_eq!(cfg.socket, PathBuf::from("/x.sock"));
+        assert!(cfg.socket_required && !cfg.skip_networking);
         std::fs::write(
             &path,
             "[mysqld]\ncharacter-set-server=latin1\ncollation-server=utf8mb4_bin\n",
@@ -495,6 +520,20 @@ mod tests {
             ..Default::default()
         })
         .is_err());
+    }
+
+    #[test]
+    fn socket_defaults_to_debians_and_is_best_effort_only_then() {
+        let cfg = Config::resolve(Args::default()).expect("resolve");
+        assert_eq!(cfg.socket, PathBuf::from(DEFAULT_SOCKET));
+        assert!(!cfg.socket_required && !cfg.skip_networking);
+        let cfg = Config::resolve(Args {
+            socket: Some("/tmp/s.sock".into()),
+            skip_networking: true,
+            ..Default::default()
+        })
+        .expect("resolve");
+        assert!(cfg.socket_required && cfg.skip_networking);
     }
 
     #[test]

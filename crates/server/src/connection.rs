@@ -11,6 +11,7 @@ use crate::blocking::{self, Blocking};
 use crate::registry::ConnState;
 use crate::results::WireSink;
 use crate::statements::Statements;
+use crate::stream::Stream;
 use crate::Server;
 use basalt_common::{MySqlError, Value};
 use basalt_protocol::{
@@ -18,12 +19,11 @@ use basalt_protocol::{
     Command, ConnInfo, OkPacket, PacketConn, ProtoError, RowFormat,
 };
 use basalt_sql::Session;
-use std::net::TcpStream;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub(crate) type Conn = PacketConn<Blocking<TcpStream>>;
+pub(crate) type Conn = PacketConn<Blocking<Stream>>;
 
 /// Accounts: `root` with no password, as `mysqld --initialize-insecure` creates.
 /// More users come with the security work; until then root is the only account.
@@ -48,12 +48,9 @@ pub(crate) fn max_allowed_packet(server: &Server) -> usize {
 }
 
 /// Serves one client until it quits, is killed, or breaks the protocol.
-pub fn serve(server: &Arc<Server>, stream: TcpStream) {
-    let _ = stream.set_nodelay(true);
-    let host = stream
-        .peer_addr()
-        .map(|a| a.ip().to_string())
-        .unwrap_or_else(|_| "unknown".into());
+pub fn serve(server: &Arc<Server>, stream: Stream) {
+    stream.set_nodelay();
+    let host = stream.peer_host();
     let admission = Admission::of(server);
     // Every read and write of the handshake waits at most connect_timeout.
     let _ = stream.set_read_timeout(Some(admission.connect_timeout));
@@ -155,10 +152,11 @@ fn login(
     session.log_command(
         "Connect",
         &format!(
-            "{}@{} on {} using TCP/IP",
+            "{}@{} on {} using {}",
             login.user,
             state.host,
-            session.current_database().unwrap_or("")
+            session.current_database().unwrap_or(""),
+            conn.get_ref().0.transport()
         ),
     );
     let _ = session.take_tracked();
@@ -411,6 +409,7 @@ fn dispatch(
             conn.write_end_marker(0, session.status_flags());
         }
         Command::Debug => conn.write_end_marker(0, session.status_flags()),
+        Command::Refresh(bits) => refresh(conn, session, bits),
         Command::StmtPrepare(_)
         | Command::StmtExecute { .. }
         | Command::StmtSendLongData { .. }
@@ -436,6 +435,42 @@ fn update_db(state: &ConnState, session: &Session) {
     if info.db.as_deref() != db {
         info.db = db.map(str::to_string);
     }
+}
+
+/// COM_REFRESH: the FLUSH statement of each `REFRESH_*` bit, in order; the first
+/// error is the answer. REFRESH_THREADS (flush the thread cache) needs nothing:
+/// cached connection threads keep no session state, and idle ones exit on their
+/// own. REFRESH_SLAVE / REFRESH_MASTER are RESET SLAVE / RESET MASTER, which need
+/// replication.
+fn refresh(conn: &mut Conn, session: &mut Session, bits: u8) {
+    const FLUSHES: [(u8, &str); 5] = [
+        (0x01, "FLUSH PRIVILEGES"),
+        (0x02, "FLUSH LOGS"),
+        (0x04, "FLUSH TABLES"),
+        (0x08, "FLUSH HOSTS"),
+        (0x10, "FLUSH STATUS"),
+    ];
+    if bits & 0xc0 != 0 {
+        let what = if bits & 0x40 != 0 {
+            "RESET SLAVE"
+        } else {
+            "RESET MASTER"
+        };
+        conn.write_err(&MySqlError::not_supported(what));
+        return;
+    }
+    for (bit, sql) in FLUSHES {
+        if bits & bit == 0 {
+            continue;
+        }
+        for r in session.execute(sql) {
+            if let Err(e) = r {
+                conn.write_err(&e);
+                return;
+            }
+        }
+    }
+    write_ok(conn, session, 0, 0, "");
 }
 
 pub(crate) fn write_ok(

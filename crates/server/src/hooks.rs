@@ -110,6 +110,16 @@ impl ServerHooks for Hooks {
         out
     }
 
+    fn flush_status(&self) {
+        if let Some(s) = self.server.upgrade() {
+            let st = &s.stats;
+            st.aborted_clients.store(0, Ordering::Relaxed);
+            st.aborted_connects.store(0, Ordering::Relaxed);
+            st.max_used_connections
+                .store(s.registry.count() as u64, Ordering::Relaxed);
+        }
+    }
+
     fn shutdown(&self, by: u64) -> Result<(), MySqlError> {
         if let Some(server) = self.server.upgrade() {
             server.request_stop(&format!("SHUTDOWN requested by connection {by}"));

@@ -18,6 +18,7 @@ mod registry;
 mod results;
 mod signals;
 mod statements;
+mod stream;
 
 use basalt_protocol::{HandshakeConfig, ProtoError, RsaKeyPair};
 use basalt_sql::{Engine, GlobalConfig};
@@ -42,6 +43,13 @@ pub enum ServerError {
         addr: String,
         source: std::io::Error,
     },
+    #[error("cannot listen on the Unix socket {path}: {source}")]
+    Socket {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("another server is running on the socket {path}; stop it, or give this one another --socket")]
+    SocketInUse { path: String },
     #[error("{0}")]
     Io(#[from] std::io::Error),
     #[error("RSA key for caching_sha2_password: {0}")]
@@ -98,14 +106,19 @@ pub fn run(config: Config) -> Result<(), ServerError> {
     for o in &config.ignored_options {
         tracing::warn!("option '{o}' of the defaults file is accepted but not used by basaltd");
     }
-    let server = start(config)?;
-    let listener = listener::bind(&server)?;
-    let addr = listener.local_addr()?;
+    let lock = datadir_lock::DatadirLock::acquire(&config.datadir)?;
+    let listeners = listener::bind(&config)?;
+    let socket = listeners
+        .unix
+        .as_ref()
+        .map(|u| u.path.display().to_string());
+    let server = start(config, lock, socket.unwrap_or_default())?;
     tracing::info!(
-        "basaltd {SERVER_VERSION} ready for connections on {addr} (datadir {})",
+        "basaltd {SERVER_VERSION} ready for connections on {} (datadir {})",
+        ready_addresses(&listeners)?,
         server.config.datadir.display()
     );
-    let _ = server.stopper.set(listener::StopHandle::new(&listener)?);
+    let _ = server.stopper.set(listener::StopHandle::new(&listeners));
     let s2 = server.clone();
     std::thread::Builder::new()
         .name("basalt-signals".into())
@@ -113,13 +126,32 @@ pub fn run(config: Config) -> Result<(), ServerError> {
             let sig = signals::wait_for_termination();
             s2.request_stop(&format!("received {sig}"));
         })?;
-    listener::accept_loop(&server, listener);
-    shutdown(&server)
+    listener::accept_loops(&server, &listeners);
+    let result = shutdown(&server);
+    drop(listeners);
+    result
 }
 
-/// Locks the data directory, opens storage and the SQL engine.
-pub fn start(config: Config) -> Result<Arc<Server>, ServerError> {
-    let lock = datadir_lock::DatadirLock::acquire(&config.datadir)?;
+/// The start-up line's addresses: `127.0.0.1:3306 socket /run/mysqld/mysqld.sock`
+/// (the TCP address first: scripts read the port from it).
+fn ready_addresses(l: &listener::Listeners) -> Result<String, ServerError> {
+    let mut parts = Vec::new();
+    if let Some(t) = &l.tcp {
+        parts.push(t.local_addr()?.to_string());
+    }
+    if let Some(u) = &l.unix {
+        parts.push(format!("socket {}", u.path.display()));
+    }
+    Ok(parts.join(" "))
+}
+
+/// Opens storage and the SQL engine on the locked data directory; `socket` is the
+/// Unix socket listened on (`@@socket`; empty when there is none).
+pub fn start(
+    config: Config,
+    lock: datadir_lock::DatadirLock,
+    socket: String,
+) -> Result<Arc<Server>, ServerError> {
     let mut sc = StorageConfig::new(&config.datadir);
     sc.buffer_pool_size = config.buffer_pool_size;
     sc.flush_log_at_trx_commit = config.flush_log_at_trx_commit;
@@ -135,7 +167,7 @@ pub fn start(config: Config) -> Result<Arc<Server>, ServerError> {
     }));
     let storage = Storage::open(sc)?;
     let handshake = handshake_config(&config)?;
-    let engine = Engine::new(storage.clone(), global_config(&config));
+    let engine = Engine::new(storage.clone(), global_config(&config, socket));
     let server = Arc::new(Server {
         config,
         engine: engine.clone(),
@@ -162,10 +194,10 @@ fn handshake_config(c: &Config) -> Result<HandshakeConfig, ServerError> {
     })
 }
 
-fn global_config(c: &Config) -> GlobalConfig {
+fn global_config(c: &Config, socket: String) -> GlobalConfig {
     let datadir = std::fs::canonicalize(&c.datadir).unwrap_or_else(|_| c.datadir.clone());
     GlobalConfig {
-        port: c.port,
+        port: if c.skip_networking { 0 } else { c.port },
         bind_address: c.bind_address.clone(),
         datadir: format!("{}/", datadir.display()),
         version: SERVER_VERSION.into(),
@@ -179,6 +211,8 @@ fn global_config(c: &Config) -> GlobalConfig {
         collation_server: c.collation_server,
         max_session_mem_used: c.max_session_mem_used,
         tmpdir: c.tmpdir.display().to_string(),
+        socket,
+        skip_networking: c.skip_networking,
         ..GlobalConfig::default()
     }
 }

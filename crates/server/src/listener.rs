@@ -1,4 +1,5 @@
-//! The accept loop and the connection thread cache.
+//! The listeners (TCP and the Unix socket), their accept loops and the connection
+//! thread cache.
 //!
 //! The accept loop does nothing but `accept()` and hand the socket over: no
 //! syscalls on the socket, no allocation beyond the queue entry, no session set-up
@@ -6,11 +7,16 @@
 //! bottleneck of connection storms). Idle connection threads are kept for reuse, so a
 //! new connection usually costs a condition-variable wake-up, not a thread spawn.
 
+use crate::config::Config;
+use crate::stream::Stream;
 use crate::{connection, Server, ServerError};
 use parking_lot::{Condvar, Mutex};
 use std::collections::VecDeque;
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpListener;
 use std::os::fd::AsRawFd;
+use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
@@ -25,38 +31,173 @@ const CONNECTION_STACK: usize = 8 << 20;
 /// An idle cached thread exits after this long without work.
 const IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 
-pub fn bind(server: &Server) -> Result<TcpListener, ServerError> {
-    let addr = format!("{}:{}", server.config.bind_address, server.config.port);
-    TcpListener::bind(&addr).map_err(|source| ServerError::Listen { addr, source })
+/// Where the server listens: a TCP socket (none with `--skip-networking`) and a
+/// Unix socket (none when the default path cannot be created).
+pub struct Listeners {
+    pub tcp: Option<TcpListener>,
+    pub unix: Option<UnixSocket>,
 }
 
-/// Wakes the accept loop from another thread (shutdown).
-pub struct StopHandle {
-    fd: i32,
+/// The listening Unix socket; its file is removed when this is dropped (the clean
+/// stop), unless another file has taken its path meanwhile.
+pub struct UnixSocket {
+    pub listener: UnixListener,
+    pub path: PathBuf,
+    inode: (u64, u64),
 }
 
-impl StopHandle {
-    pub fn new(listener: &TcpListener) -> std::io::Result<StopHandle> {
-        Ok(StopHandle {
-            fd: listener.as_raw_fd(),
-        })
-    }
-
-    /// Makes the blocked `accept()` return.
-    pub fn stop(&self) {
-        // SAFETY: shutdown(2) on the listening socket's fd, which outlives this call
-        // (the listener is dropped only after the accept loop has returned).
-        unsafe {
-            libc::shutdown(self.fd, libc::SHUT_RDWR);
+impl Drop for UnixSocket {
+    fn drop(&mut self) {
+        if file_id(&self.path).ok() == Some(self.inode) {
+            let _ = std::fs::remove_file(&self.path);
         }
     }
 }
 
-pub fn accept_loop(server: &Arc<Server>, listener: TcpListener) {
+fn file_id(path: &Path) -> std::io::Result<(u64, u64)> {
+    let m = std::fs::symlink_metadata(path)?;
+    Ok((m.dev(), m.ino()))
+}
+
+/// Opens the listeners the configuration asks for.
+pub fn bind(c: &Config) -> Result<Listeners, ServerError> {
+    let tcp = if c.skip_networking {
+        None
+    } else {
+        Some(bind_tcp(&c.bind_address, c.port)?)
+    };
+    let unix = match bind_unix(&c.socket) {
+        Ok(u) => Some(u),
+        Err(e @ ServerError::SocketInUse { .. }) => return Err(e),
+        Err(e) if c.socket_required || tcp.is_none() => return Err(e),
+        Err(e) => {
+            tracing::warn!("{e}; serving TCP only");
+            None
+        }
+    };
+    Ok(Listeners { tcp, unix })
+}
+
+/// `--bind-address` as mysqld takes it: an IPv4 or IPv6 address (`::` listens on
+/// every address of both families where the system allows dual-stack sockets),
+/// `*` as `::` (`0.0.0.0` where IPv6 is unavailable), or a host name.
+fn bind_tcp(address: &str, port: u16) -> Result<TcpListener, ServerError> {
+    let listen = |host: &str| {
+        let display = match host.parse::<std::net::IpAddr>() {
+            Ok(std::net::IpAddr::V6(_)) => format!("[{host}]:{port}"),
+            _ => format!("{host}:{port}"),
+        };
+        TcpListener::bind((host, port)).map_err(|source| ServerError::Listen {
+            addr: display,
+            source,
+        })
+    };
+    if address == "*" {
+        return listen("::").or_else(|_| listen("0.0.0.0"));
+    }
+    listen(address)
+}
+
+/// Listens on the Unix socket at `path`: creates its directory if missing, refuses
+/// a path a live server answers on, and replaces a stale socket file (left by a
+/// server that was killed). Anything else at the path is left alone (an error).
+fn bind_unix(path: &Path) -> Result<UnixSocket, ServerError> {
+    let err = |source: std::io::Error| ServerError::Socket {
+        path: path.display().to_string(),
+        source,
+    };
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(err)?;
+    }
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_socket() => {
+            if UnixStream::connect(path).is_ok() {
+                return Err(ServerError::SocketInUse {
+                    path: path.display().to_string(),
+                });
+            }
+            tracing::info!("removing the stale socket file {}", path.display());
+            std::fs::remove_file(path).map_err(err)?;
+        }
+        Ok(_) => {
+            return Err(err(std::io::Error::new(
+                std::io::ErrorKind::AlreadyExists,
+                "a file that is not a socket is in the way",
+            )))
+        }
+        Err(_) => {}
+    }
+    let listener = UnixListener::bind(path).map_err(err)?;
+    // Any local user may connect, as with mysqld's socket; accounts decide the rest.
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o777)).map_err(err)?;
+    let inode = file_id(path).map_err(err)?;
+    Ok(UnixSocket {
+        listener,
+        path: path.to_path_buf(),
+        inode,
+    })
+}
+
+/// Wakes the accept loops from another thread (shutdown).
+pub struct StopHandle {
+    fds: Vec<i32>,
+}
+
+impl StopHandle {
+    pub fn new(listeners: &Listeners) -> StopHandle {
+        let mut fds = Vec::new();
+        fds.extend(listeners.tcp.as_ref().map(|l| l.as_raw_fd()));
+        fds.extend(listeners.unix.as_ref().map(|u| u.listener.as_raw_fd()));
+        StopHandle { fds }
+    }
+
+    /// Makes the blocked `accept()` calls return.
+    pub fn stop(&self) {
+        for &fd in &self.fds {
+            // SAFETY: shutdown(2) on a listening socket's fd, which outlives this
+            // call (the listeners are dropped only after the accept loops return).
+            unsafe {
+                libc::shutdown(fd, libc::SHUT_RDWR);
+            }
+        }
+    }
+}
+
+/// Accepts on every listener (the Unix socket on a thread of its own) until the
+/// server stops; connections of both go to one thread cache.
+pub fn accept_loops(server: &Arc<Server>, listeners: &Listeners) {
     let cache = ThreadCache::new(server.clone());
+    std::thread::scope(|scope| {
+        if let Some(u) = &listeners.unix {
+            let cache = &cache;
+            let spawned = std::thread::Builder::new()
+                .name("basalt-accept-unix".into())
+                .spawn_scoped(scope, move || {
+                    accept_loop(
+                        server,
+                        || u.listener.accept().map(|(s, _)| Stream::Unix(s)),
+                        cache,
+                    )
+                });
+            if let Err(e) = spawned {
+                tracing::error!(error = %e, "cannot start the Unix socket's accept thread");
+            }
+        }
+        if let Some(t) = &listeners.tcp {
+            accept_loop(server, || t.accept().map(|(s, _)| Stream::Tcp(s)), &cache);
+        }
+    });
+    cache.close();
+}
+
+fn accept_loop(
+    server: &Arc<Server>,
+    mut accept: impl FnMut() -> std::io::Result<Stream>,
+    cache: &ThreadCache,
+) {
     loop {
-        match listener.accept() {
-            Ok((stream, _)) => {
+        match accept() {
+            Ok(stream) => {
                 if server.shutting_down.load(Ordering::SeqCst) {
                     break;
                 }
@@ -72,11 +213,10 @@ pub fn accept_loop(server: &Arc<Server>, listener: TcpListener) {
             }
         }
     }
-    cache.close();
 }
 
 struct Queue {
-    streams: VecDeque<TcpStream>,
+    streams: VecDeque<Stream>,
     idle: usize,
     closed: bool,
 }
@@ -102,7 +242,7 @@ impl ThreadCache {
         }
     }
 
-    fn dispatch(&self, stream: TcpStream) {
+    fn dispatch(&self, stream: Stream) {
         let (lock, cond) = &*self.queue;
         let mut q = lock.lock();
         q.streams.push_back(stream);
@@ -153,5 +293,59 @@ fn worker(server: Arc<Server>, queue: Arc<(Mutex<Queue>, Condvar)>) {
             Some(s) => connection::serve(&server, s),
             None => return,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Args;
+
+    fn config(socket: &Path, required: bool, skip_networking: bool) -> Config {
+        let mut c = Config::resolve(Args {
+            port: Some(0),
+            socket: Some(socket.to_path_buf()),
+            skip_networking,
+            ..Default::default()
+        })
+        .expect("resolve");
+        c.socket_required = required;
+        c
+    }
+
+    #[test]
+    fn an_unusable_default_socket_leaves_tcp_only_and_a_named_one_stops_the_start() {
+        // /proc refuses new directories, as /run/mysqld does to a non-root user.
+        let bad = Path::new("/proc/basalt-no-such-dir/mysqld.sock");
+        let l = bind(&config(bad, false, false)).expect("TCP only");
+        assert!(l.tcp.is_some() && l.unix.is_none());
+        assert!(matches!(
+            bind(&config(bad, true, false)),
+            Err(ServerError::Socket { .. })
+        ));
+        assert!(
+            bind(&config(bad, false, true)).is_err(),
+            "nothing to listen on"
+        );
+    }
+
+    #[test]
+    fn a_live_socket_is_refused_and_a_stale_one_replaced() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("sub").join("s.sock");
+        let first = bind(&config(&path, true, true)).expect("bind");
+        assert!(matches!(
+            bind(&config(&path, false, false)),
+            Err(ServerError::SocketInUse { .. })
+        ));
+        drop(first);
+        assert!(!path.exists(), "removed at the clean stop");
+        // A killed server leaves its file: the listener is gone, the file stays.
+        drop(UnixListener::bind(&path).expect("bind"));
+        assert!(path.exists());
+        let second = bind(&config(&path, true, true)).expect("stale socket replaced");
+        assert!(path.exists());
+        drop(second);
+        assert!(!path.exists(), "removed at the clean stop");
     }
 }

@@ -21,9 +21,9 @@
 //! registered until its thread notices the closed socket and removes it, but it no
 //! longer counts, is never picked again, and can no longer log in.
 
+use crate::stream::Stream;
 use parking_lot::Mutex;
 use std::collections::BTreeMap;
-use std::net::TcpStream;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
@@ -42,7 +42,7 @@ pub struct ConnState {
     pub killed: AtomicBool,
     /// A handle on the socket, to wake a connection blocked reading when killed or
     /// at shutdown.
-    pub socket: Option<TcpStream>,
+    pub socket: Option<Stream>,
     /// Logged in (counted against `max_connections`); clear while pending.
     authenticated: AtomicBool,
     /// Closed by [`Registry::admit`] to make room for newer handshakes.
@@ -59,7 +59,7 @@ pub struct ConnInfo {
 }
 
 impl ConnState {
-    pub fn new(id: u64, host: String, socket: Option<TcpStream>) -> Arc<ConnState> {
+    pub fn new(id: u64, host: String, socket: Option<Stream>) -> Arc<ConnState> {
         Arc::new(ConnState {
             id,
             host,

@@ -45,6 +45,8 @@ pub struct GlobalConfig {
     pub max_session_mem_used: u64,
     /// `@@tmpdir`: where sorts and spooled rows spill.
     pub tmpdir: String,
+    /// `@@skip_networking`: no TCP listener, only the Unix socket.
+    pub skip_networking: bool,
 }
 
 impl Default for GlobalConfig {
@@ -75,6 +77,7 @@ impl Default for GlobalConfig {
             collation_server: basalt_common::Collation::Utf8mb4GeneralCi,
             max_session_mem_used: 1 << 30,
             tmpdir: std::env::temp_dir().display().to_string(),
+            skip_networking: false,
         }
     }
 }
@@ -115,6 +118,10 @@ pub trait ServerHooks: Send + Sync {
     /// `SHUTDOWN` / COM_SHUTDOWN from connection `by`: starts the clean stop that
     /// SIGTERM starts, and returns (the caller still gets its OK).
     fn shutdown(&self, by: u64) -> Result<(), MySqlError>;
+    /// `FLUSH STATUS`: resets the server's resettable counters as MariaDB's
+    /// `refresh_status()` does (aborted counts to 0, `Max_used_connections` to the
+    /// connections open now; cumulative ones such as `Questions` stay).
+    fn flush_status(&self) {}
 }
 
 struct NoHooks;

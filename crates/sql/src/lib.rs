@@ -68,6 +68,7 @@ mod result;
 mod session;
 mod show;
 mod stack;
+mod system_tables;
 mod sysvars;
 mod tablelock;
 mod ty;

@@ -212,6 +212,7 @@ static DEFS: &[VarDef] = &[
     var!("session_track_system_variables", Both, Str, false, S("autocommit,character_set_client,character_set_connection,character_set_results,time_zone")),
     var!("session_track_transaction_info", Both, Enum(&["OFF", "STATE", "CHARACTERISTICS"]), false, S("OFF")),
     var!("skip_name_resolve", Global, Bool, true, B(true)),
+    var!("skip_networking", Global, Bool, true, Config(|c| Value::Int(c.skip_networking as i64))),
     var!("slow_query_log", Both, Bool, false, B(false)),
     var!("socket", Global, Str, true, Config(|c| Value::str(&c.socket))),
     var!("sort_buffer_size", Both, UInt, false, U(2_097_152)),

@@ -5,6 +5,9 @@
 //! exclusively (waiting for transactions that wrote the table), and ends by writing the
 //! catalog durably. Lookups of tables take a read lock on the name map only.
 
+mod maintenance;
+mod rename;
+
 use crate::api::*;
 use crate::catalog::{self, CatalogImage, DatabaseDef};
 use crate::engine::EngineSet;

@@ -349,7 +349,12 @@ impl<'a> Binder<'a> {
         }
         match self.storage.table(db, name) {
             Some(t) => Ok(t),
-            None => Err(MySqlError::no_such_table(db, name)),
+            None => {
+                let t = crate::system_tables::open(self.storage, db, name)
+                    .ok_or_else(|| MySqlError::no_such_table(db, name))?;
+                self.reusable = false;
+                Ok(t)
+            }
         }
     }
 }

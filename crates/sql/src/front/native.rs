@@ -7,8 +7,11 @@ use super::parse::near_offset;
 use basalt_common::MySqlError;
 use basalt_storage::IsolationLevel;
 
+mod database;
+mod maint;
 mod show;
 mod unsupported;
+pub use maint::{MaintOp, Maintenance};
 use show::show;
 pub use show::{Show, ShowFilter};
 pub use unsupported::{account_statement, dml_modifiers, ignore_modifier};
@@ -83,6 +86,20 @@ pub enum Native {
         db: Option<String>,
         table: String,
         disable: bool,
+    },
+    /// CHECK / CHECKSUM / OPTIMIZE / REPAIR / ANALYZE TABLE.
+    Maintenance(Maintenance),
+    /// `FLUSH {TABLE|INDEX|USER|CLIENT}_STATISTICS [, STATUS ...]`: Basalt collects
+    /// no `userstat` statistics (the tables are empty, as MariaDB's with
+    /// `userstat=OFF`), so only STATUS has something to reset.
+    FlushStatistics {
+        status: bool,
+    },
+    /// `ALTER {DATABASE|SCHEMA} [name] [DEFAULT] CHARACTER SET x / COLLATE y`.
+    AlterDatabase {
+        name: Option<String>,
+        charset: Option<String>,
+        collation: Option<String>,
     },
     /// A statement refused with 1235 naming this feature.
     Unsupported(&'static str),
@@ -306,6 +323,12 @@ pub fn parse_native(src: &str, toks: &[Token], markers: bool) -> R<Option<Native
         let db = p.ident()?;
         p.end()?;
         Native::Use(db)
+    } else if is("alter")
+        && toks
+            .get(1)
+            .is_some_and(|t| t.is_kw(src, "database") || t.is_kw(src, "schema"))
+    {
+        database::alter_database(&mut p)?
     } else if is("alter") {
         match alter_keys(&mut p)? {
             Some(n) => n,
@@ -321,6 +344,19 @@ pub fn parse_native(src: &str, toks: &[Token], markers: bool) -> R<Option<Native
         }
         p.end()?;
         Native::Shutdown
+    } else if is("flush") {
+        match maint::flush_statistics(&mut p)? {
+            Some(n) => n,
+            None => return Ok(None),
+        }
+    } else if let Some(k) = ["check", "checksum", "optimize", "repair", "analyze"]
+        .into_iter()
+        .find(|k| is(k))
+    {
+        match maint::maintenance(&mut p, k)? {
+            Some(n) => n,
+            None => return Ok(None),
+        }
     } else {
         return Ok(None);
     };

@@ -6,6 +6,7 @@
 //! like any other table (it has no index: every read is a full scan). Plans that
 //! read one are never cached: their rows are a snapshot.
 
+pub mod layouts;
 pub mod tables;
 
 use crate::session::ctx::SessionCtx;
@@ -39,6 +40,8 @@ pub enum Col {
     Int,
     DateTime,
     LongText,
+    /// DOUBLE, nullable.
+    Double,
 }
 
 fn column(name: &str, c: Col) -> ColumnDef {
@@ -73,6 +76,7 @@ fn column(name: &str, c: Col) -> ColumnDef {
             true,
         ),
         Col::DateTime => (DataType::DateTime { fsp: 0 }, true),
+        Col::Double => (DataType::Double, true),
         Col::LongText => (
             DataType::Text {
                 kind: LobKind::Long,
@@ -256,7 +260,12 @@ pub fn open(name: &str, cx: &SessionCtx) -> Result<Arc<dyn Table>, MySqlError> {
 
 /// The names of the virtual tables, sorted.
 pub fn table_names() -> Vec<String> {
-    let mut v: Vec<String> = tables::NAMES.iter().map(|s| s.to_string()).collect();
+    let mut v: Vec<String> = tables::NAMES
+        .iter()
+        .chain(layouts::LAYOUTS.iter().map(|(n, _)| n))
+        .map(|s| s.to_string())
+        .collect();
     v.sort();
+    v.dedup();
     v
 }

@@ -150,13 +150,6 @@ pub fn build(name: &str, cx: &SessionCtx) -> Built {
             }
             (def(&[("VARIABLE_NAME", Str(64)), ("VARIABLE_VALUE", Str(2048))]), rows)
         }
-        "VIEWS" => (def(&[("TABLE_CATALOG", Str(512)), ("TABLE_SCHEMA", Str(64)), ("TABLE_NAME", Str(64)), ("VIEW_DEFINITION", LongText)]), Vec::new()),
-        "ROUTINES" => (def(&[("SPECIFIC_NAME", Str(64)), ("ROUTINE_SCHEMA", Str(64)), ("ROUTINE_NAME", Str(64)), ("ROUTINE_TYPE", Str(13))]), Vec::new()),
-        "TRIGGERS" => (def(&[("TRIGGER_SCHEMA", Str(64)), ("TRIGGER_NAME", Str(64)), ("EVENT_OBJECT_TABLE", Str(64))]), Vec::new()),
-        "EVENTS" => (def(&[("EVENT_SCHEMA", Str(64)), ("EVENT_NAME", Str(64))]), Vec::new()),
-        "PARTITIONS" => (def(&[("TABLE_SCHEMA", Str(64)), ("TABLE_NAME", Str(64)), ("PARTITION_NAME", OptStr(64)), ("TABLE_ROWS", UInt)]), Vec::new()),
-        "FILES" => (def(&[("FILE_ID", Int), ("FILE_NAME", OptStr(512)), ("FILE_TYPE", Str(20)), ("TABLESPACE_NAME", OptStr(64)), ("LOGFILE_GROUP_NAME", OptStr(64)), ("ENGINE", Str(64)), ("EXTRA", OptStr(255))]), Vec::new()),
-        "REFERENTIAL_CONSTRAINTS" => (def(&[("CONSTRAINT_SCHEMA", Str(64)), ("CONSTRAINT_NAME", Str(64)), ("TABLE_NAME", Str(64)), ("REFERENCED_TABLE_NAME", Str(64))]), Vec::new()),
         "CHECK_CONSTRAINTS" => (
             def(&[
                 ("CONSTRAINT_CATALOG", Str(512)),
@@ -173,8 +166,38 @@ pub fn build(name: &str, cx: &SessionCtx) -> Built {
             def(&[("GRANTEE", Str(385)), ("TABLE_CATALOG", Str(512)), ("PRIVILEGE_TYPE", Str(64)), ("IS_GRANTABLE", Str(3))]),
             vec![vec![s(format!("'{}'@'%'", cx.user)), s("def"), s("ALL PRIVILEGES"), s("YES")]],
         ),
-        _ => return None,
+        "PARTITIONS" => (def(super::layouts::layout(name)?), partitions(cx)),
+        _ => (def(super::layouts::layout(name)?), Vec::new()),
     })
+}
+
+/// One row per table, with no partition (NULL names), as MariaDB shows an
+/// unpartitioned table.
+fn partitions(cx: &SessionCtx) -> Vec<Row> {
+    all_tables(cx)
+        .into_iter()
+        .map(|(db, t)| {
+            let st = t.stats();
+            let mut row = vec![s("def"), s(db), s(&t.def().name)];
+            row.extend(std::iter::repeat_n(Value::Null, 9));
+            row.extend([
+                Value::UInt(st.rows),
+                Value::UInt(st.data_bytes.checked_div(st.rows).unwrap_or(0)),
+                Value::UInt(st.data_bytes),
+                Value::Null,
+                Value::UInt(0),
+                Value::UInt(0),
+                Value::Null,
+                Value::Null,
+                Value::Null,
+                Value::Null,
+                s(""),
+                s(""),
+                Value::Null,
+            ]);
+            row
+        })
+        .collect()
 }
 
 /// Every user table as (database, definition, handle).
@@ -188,6 +211,7 @@ fn all_tables(cx: &SessionCtx) -> Vec<(String, std::sync::Arc<dyn basalt_storage
             }
         }
     }
+    out.extend(crate::system_tables::all(st));
     out
 }
 
@@ -494,9 +518,19 @@ fn statistics(cx: &SessionCtx) -> Vec<Row> {
     let mut rows = Vec::new();
     for (db, t) in all_tables(cx) {
         let def = t.def();
+        let stats = t.stats();
         for idx in def.indexes.iter().filter(|i| !i.columns.is_empty()) {
+            // CARDINALITY as SHOW INDEX gives it: the distinct prefixes ANALYZE
+            // (or the background refresh) counted.
+            let distinct = stats
+                .indexes
+                .iter()
+                .find(|x| x.index_id == idx.id)
+                .map(|x| x.distinct.clone())
+                .unwrap_or_default();
             for (seq, kc) in idx.columns.iter().enumerate() {
                 let col = &def.columns[kc.column];
+                let card = distinct.get(seq).copied().unwrap_or(0).min(stats.rows);
                 rows.push(vec![
                     s("def"),
                     s(&db),
@@ -507,7 +541,7 @@ fn statistics(cx: &SessionCtx) -> Vec<Row> {
                     Value::UInt(seq as u64 + 1),
                     s(&col.name),
                     s(if kc.descending { "D" } else { "A" }),
-                    Value::Int(0),
+                    Value::Int(card as i64),
                     kc.prefix_len.map_or(Value::Null, |p| Value::Int(p as i64)),
                     Value::Null,
                     s(if col.nullable { "YES" } else { "" }),

@@ -195,6 +195,10 @@ impl Session {
                 self.cx.engine.reopen_logs()?;
                 Ok(QueryResult::ok(0))
             }
+            FlushType::Status => {
+                self.cx.engine.hooks().flush_status();
+                Ok(QueryResult::ok(0))
+            }
             FlushType::EngineLogs => {
                 self.cx
                     .engine
@@ -352,6 +356,11 @@ impl Session {
             S::AlterTable(at) => q(&at.name).into_iter().collect(),
             S::CreateIndex(ci) => q(&ci.table_name).into_iter().collect(),
             S::Truncate(t) => t.table_names.iter().filter_map(|n| q(&n.name)).collect(),
+            S::RenameTable(pairs) => pairs
+                .iter()
+                .flat_map(|r| [q(&r.old_name), q(&r.new_name)])
+                .flatten()
+                .collect(),
             S::Drop {
                 object_type: ast::ObjectType::Table,
                 names,

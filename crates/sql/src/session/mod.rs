@@ -12,6 +12,7 @@
 pub mod ctx;
 mod locks;
 mod prepared;
+mod rename;
 mod respond;
 mod run;
 mod set_statement;

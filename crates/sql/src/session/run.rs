@@ -270,6 +270,23 @@ impl Session {
                 self.cx.engine.hooks().shutdown(self.cx.conn_id)?;
                 Ok(QueryResult::ok(0))
             }
+            Native::Maintenance(m) => {
+                if !matches!(m.op, crate::front::native::MaintOp::Checksum { .. }) {
+                    self.implicit_commit()?;
+                }
+                crate::show::maintenance::run(self, m)
+            }
+            Native::FlushStatistics { status } => {
+                if status {
+                    self.cx.engine.hooks().flush_status();
+                }
+                Ok(QueryResult::ok(0))
+            }
+            Native::AlterDatabase {
+                name,
+                charset,
+                collation,
+            } => self.alter_database(name, charset, collation),
             Native::Unsupported(what) => Err(MySqlError::not_supported(what)),
         }
     }

@@ -199,6 +199,7 @@ impl Session {
             }
             Statement::LockTables { tables } => self.lock_tables(&tables),
             Statement::Analyze(a) => crate::show::analyze(self, a.table_name.as_ref()),
+            Statement::RenameTable(pairs) => self.rename_tables(&pairs),
             other => Err(MySqlError::not_supported(&statement_kind(&other))),
         }
     }

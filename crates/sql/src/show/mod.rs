@@ -4,7 +4,9 @@
 //! `LIKE 'pattern'` filters on the first column; `WHERE expr` is bound against the
 //! result's column names and evaluated per row.
 
+mod checksum;
 mod explain;
+pub mod maintenance;
 mod table;
 
 pub use explain::{analyze, describe, explain};
@@ -115,7 +117,10 @@ pub fn run(session: &mut Session, show: Show) -> R<QueryResult> {
             filter: f,
         } => table::show_columns(session, full, &table, db, f),
         Show::CreateTable { db, table } => table::show_create_table(session, db, &table),
-        Show::CreateDatabase { name, .. } => show_create_database(session, &name),
+        Show::CreateDatabase {
+            name,
+            if_not_exists,
+        } => show_create_database(session, &name, if_not_exists),
         Show::Index {
             table,
             db,
@@ -173,16 +178,65 @@ pub fn run(session: &mut Session, show: Show) -> R<QueryResult> {
             "HY000",
             "You are not using binary logging",
         )),
-        Show::Privileges
-        | Show::OpenTables
-        | Show::Triggers
-        | Show::Events
-        | Show::ProcedureStatus
-        | Show::FunctionStatus => result(vec![text_col("Name", 64)], Vec::new()),
+        Show::Privileges | Show::OpenTables => result(vec![text_col("Name", 64)], Vec::new()),
+        // Basalt has no stored programs: MariaDB's columns, no rows.
+        Show::Triggers => empty(TRIGGER_COLS),
+        Show::Events => empty(EVENT_COLS),
+        Show::ProcedureStatus | Show::FunctionStatus | Show::PackageStatus => {
+            empty(ROUTINE_STATUS_COLS)
+        }
     }
 }
 
-fn show_create_database(session: &mut Session, name: &str) -> R<QueryResult> {
+const TRIGGER_COLS: &[&str] = &[
+    "Trigger",
+    "Event",
+    "Table",
+    "Statement",
+    "Timing",
+    "Created",
+    "sql_mode",
+    "Definer",
+    "character_set_client",
+    "collation_connection",
+    "Database Collation",
+];
+const EVENT_COLS: &[&str] = &[
+    "Db",
+    "Name",
+    "Definer",
+    "Time zone",
+    "Type",
+    "Execute at",
+    "Interval value",
+    "Interval field",
+    "Starts",
+    "Ends",
+    "Status",
+    "Originator",
+    "character_set_client",
+    "collation_connection",
+    "Database Collation",
+];
+const ROUTINE_STATUS_COLS: &[&str] = &[
+    "Db",
+    "Name",
+    "Type",
+    "Definer",
+    "Modified",
+    "Created",
+    "Security_type",
+    "Comment",
+    "character_set_client",
+    "collation_connection",
+    "Database Collation",
+];
+
+fn empty(cols: &[&str]) -> R<QueryResult> {
+    result(cols.iter().map(|c| text_col(c, 64)).collect(), Vec::new())
+}
+
+fn show_create_database(session: &mut Session, name: &str, if_not_exists: bool) -> R<QueryResult> {
     let coll = session
         .cx
         .engine
@@ -190,7 +244,12 @@ fn show_create_database(session: &mut Session, name: &str) -> R<QueryResult> {
         .database_collation(name)
         .ok_or_else(|| MySqlError::bad_db(name))?;
     let text = format!(
-        "CREATE DATABASE `{name}` /*!40100 DEFAULT CHARACTER SET {} COLLATE {} */",
+        "CREATE DATABASE {}`{name}` /*!40100 DEFAULT CHARACTER SET {} COLLATE {} */",
+        if if_not_exists {
+            "/*!32312 IF NOT EXISTS*/ "
+        } else {
+            ""
+        },
         coll.charset().name(),
         coll.name()
     );

@@ -16,14 +16,16 @@ fn db_or_current(session: &Session, db: Option<String>) -> R<String> {
 }
 
 fn open(session: &Session, db: &str, table: &str) -> R<Arc<dyn Table>> {
+    if crate::infoschema::is_schema(db) {
+        return crate::infoschema::open(table, &session.cx);
+    }
     if !session.cx.engine.storage.database_exists(db) {
         return Err(MySqlError::bad_db(db));
     }
-    session
-        .cx
-        .engine
-        .storage
+    let storage = &session.cx.engine.storage;
+    storage
         .table(db, table)
+        .or_else(|| crate::system_tables::open(storage, db, table))
         .ok_or_else(|| MySqlError::no_such_table(db, table))
 }
 
@@ -37,12 +39,17 @@ pub fn show_tables(
     let names = if crate::infoschema::is_schema(&db) {
         crate::infoschema::table_names()
     } else {
-        session
-            .cx
-            .engine
-            .storage
-            .tables(&db)
-            .map_err(MySqlError::from)?
+        let storage = &session.cx.engine.storage;
+        let mut names = storage.tables(&db).map_err(MySqlError::from)?;
+        if db == crate::system_tables::DB {
+            names.extend(
+                crate::system_tables::all(storage)
+                    .into_iter()
+                    .map(|(_, t)| t.def().name.clone()),
+            );
+            names.sort();
+        }
+        names
     };
     let base = format!("Tables_in_{db}");
     let col = match &f {

@@ -137,6 +137,15 @@ impl Store for DurableStore {
     fn size_bytes(&self) -> u64 {
         self.file.size_bytes()
     }
+
+    fn verify(&self) -> Result<()> {
+        self.file.verify()?;
+        let trees: Vec<Tree> = self.trees.read().values().cloned().collect();
+        for t in trees {
+            t.check()?;
+        }
+        Ok(())
+    }
 }
 
 /// The store of a table whose file failed its checks at start-up: every access fails
@@ -207,5 +216,9 @@ impl Store for BrokenStore {
     }
     fn size_bytes(&self) -> u64 {
         0
+    }
+
+    fn verify(&self) -> Result<()> {
+        self.err()
     }
 }

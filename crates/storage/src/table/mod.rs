@@ -17,6 +17,7 @@
 //! - Schema changes (CREATE/DROP INDEX, TRUNCATE) take the table's metadata lock
 //!   exclusively; transactions that wrote the table hold it shared until they end.
 
+mod check;
 mod cursor;
 mod ddl;
 mod gap;
@@ -38,6 +39,7 @@ use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering}
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+pub use check::CheckReport;
 pub use cursor::TableCursor;
 
 /// Derived layout of one index.

@@ -82,6 +82,8 @@ pub enum Show {
     Events,
     ProcedureStatus,
     FunctionStatus,
+    /// `SHOW PACKAGE [BODY] STATUS` (Oracle-mode packages, MariaDB 10.3+).
+    PackageStatus,
 }
 
 pub(super) fn show(p: &mut P) -> R<Show> {
@@ -253,6 +255,11 @@ fn show_misc(p: &mut P) -> R<Show> {
         } else {
             Show::Triggers
         }
+    } else if p.kw("package") {
+        p.kw("body");
+        p.expect_kw("status")?;
+        p.filter()?;
+        Show::PackageStatus
     } else if p.kw("procedure") || p.kw("function") {
         let f = p.toks[p.pos - 1].is_kw(p.src, "function");
         p.expect_kw("status")?;

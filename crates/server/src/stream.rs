@@ -1,0 +1,105 @@
+//! A client connection's socket: TCP or Unix domain, behind one type so the
+//! connection code does not care which listener accepted it.
+//!
+//! A connection over the Unix socket is `localhost` to the server (its process-list
+//! host and the host part of `USER()`), as MariaDB names it; a TCP connection is
+//! named by the peer's IP address, an IPv4-mapped IPv6 address (`::ffff:1.2.3.4`,
+//! from a dual-stack `::` listener) by its IPv4 form, as MariaDB prints it.
+
+use std::io::{self, Read, Write};
+use std::net::{IpAddr, Shutdown, TcpStream};
+use std::os::unix::net::UnixStream;
+use std::time::Duration;
+
+pub enum Stream {
+    Tcp(TcpStream),
+    Unix(UnixStream),
+}
+
+impl Stream {
+    /// The host the connection comes from, as the process list shows it.
+    pub fn peer_host(&self) -> String {
+        match self {
+            Stream::Tcp(s) => match s.peer_addr() {
+                Ok(a) => match a.ip() {
+                    IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+                        Some(v4) => v4.to_string(),
+                        None => v6.to_string(),
+                    },
+                    ip => ip.to_string(),
+                },
+                Err(_) => "unknown".into(),
+            },
+            Stream::Unix(_) => "localhost".into(),
+        }
+    }
+
+    /// How the general log names the transport (`... using TCP/IP` / `Socket`).
+    pub fn transport(&self) -> &'static str {
+        match self {
+            Stream::Tcp(_) => "TCP/IP",
+            Stream::Unix(_) => "Socket",
+        }
+    }
+
+    pub fn set_nodelay(&self) {
+        if let Stream::Tcp(s) = self {
+            let _ = s.set_nodelay(true);
+        }
+    }
+
+    pub fn set_read_timeout(&self, t: Option<Duration>) -> io::Result<()> {
+        match self {
+            Stream::Tcp(s) => s.set_read_timeout(t),
+            Stream::Unix(s) => s.set_read_timeout(t),
+        }
+    }
+
+    pub fn set_write_timeout(&self, t: Option<Duration>) -> io::Result<()> {
+        match self {
+            Stream::Tcp(s) => s.set_write_timeout(t),
+            Stream::Unix(s) => s.set_write_timeout(t),
+        }
+    }
+
+    pub fn try_clone(&self) -> io::Result<Stream> {
+        Ok(match self {
+            Stream::Tcp(s) => Stream::Tcp(s.try_clone()?),
+            Stream::Unix(s) => Stream::Unix(s.try_clone()?),
+        })
+    }
+
+    pub fn shutdown(&self, how: Shutdown) -> io::Result<()> {
+        match self {
+            Stream::Tcp(s) => s.shutdown(how),
+            Stream::Unix(s) => s.shutdown(how),
+        }
+    }
+}
+
+impl Read for Stream {
+    #[inline]
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Stream::Tcp(s) => s.read(buf),
+            Stream::Unix(s) => s.read(buf),
+        }
+    }
+}
+
+impl Write for Stream {
+    #[inline]
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Stream::Tcp(s) => s.write(buf),
+            Stream::Unix(s) => s.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Stream::Tcp(s) => s.flush(),
+            Stream::Unix(s) => s.flush(),
+        }
+    }
+}

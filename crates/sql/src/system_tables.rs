@@ -1,0 +1,119 @@
+//! The `mysql` database's log tables, `general_log` and `slow_log`, in MariaDB's
+//! column layout. Tools read them by name (`mariadb-dump --all-databases` dumps
+//! their structure, monitoring scripts select from them). Basalt writes its logs
+//! to files only (`log_output=TABLE` is refused), so the tables are always
+//! empty, as MariaDB's are under `log_output=FILE`.
+//!
+//! They are read-only virtual tables, not catalog entries: a data directory holds
+//! only the user's tables. A real table of the same name in `mysql` (created by
+//! loading a dump) takes precedence.
+
+use crate::infoschema::{columns_def, VirtualTable};
+use basalt_common::{
+    Collation, ColumnDef, DataType, DefaultValue, EngineKind, IntKind, LobKind, TableDef,
+};
+use basalt_storage::{Storage, Table};
+use std::sync::Arc;
+
+pub const DB: &str = "mysql";
+pub const NAMES: [&str; 2] = ["general_log", "slow_log"];
+
+/// The log table `db.name`, if that is one and no real table has its name.
+pub fn open(storage: &Storage, db: &str, name: &str) -> Option<Arc<dyn Table>> {
+    if !db.eq_ignore_ascii_case(DB) || storage.table(DB, name).is_some() {
+        return None;
+    }
+    let def = definition(&name.to_ascii_lowercase())?;
+    Some(Arc::new(VirtualTable::new(def, Vec::new())))
+}
+
+/// Every log table no real table shadows, as (database, handle).
+pub fn all(storage: &Storage) -> Vec<(String, Arc<dyn Table>)> {
+    if !storage.database_exists(DB) {
+        return Vec::new();
+    }
+    NAMES
+        .iter()
+        .filter_map(|n| open(storage, DB, n).map(|t| (DB.to_string(), t)))
+        .collect()
+}
+
+fn col(name: &str, data_type: DataType) -> ColumnDef {
+    let mut c = ColumnDef::new(name, data_type);
+    c.nullable = false;
+    c
+}
+
+fn text(name: &str) -> ColumnDef {
+    col(
+        name,
+        DataType::Text {
+            kind: LobKind::Medium,
+            collation: Collation::Utf8mb3GeneralCi,
+        },
+    )
+}
+
+fn int(name: &str, kind: IntKind, unsigned: bool) -> ColumnDef {
+    col(name, DataType::Int { kind, unsigned })
+}
+
+fn time6(name: &str) -> ColumnDef {
+    col(name, DataType::Time { fsp: 6 })
+}
+
+fn event_time(name: &str) -> ColumnDef {
+    let mut c = col(name, DataType::Timestamp { fsp: 6 });
+    c.default = Some(DefaultValue::CurrentTimestamp);
+    c.on_update_current_timestamp = true;
+    c
+}
+
+fn varchar(name: &str, len: u32) -> ColumnDef {
+    col(
+        name,
+        DataType::VarChar {
+            len,
+            collation: Collation::Utf8mb3GeneralCi,
+        },
+    )
+}
+
+fn definition(name: &str) -> Option<TableDef> {
+    let (columns, comment) = match name {
+        "general_log" => (
+            vec![
+                event_time("event_time"),
+                text("user_host"),
+                int("thread_id", IntKind::Big, true),
+                int("server_id", IntKind::Int, true),
+                varchar("command_type", 64),
+                text("argument"),
+            ],
+            "General log",
+        ),
+        "slow_log" => (
+            vec![
+                event_time("start_time"),
+                text("user_host"),
+                time6("query_time"),
+                time6("lock_time"),
+                int("rows_sent", IntKind::Big, true),
+                int("rows_examined", IntKind::Big, true),
+                varchar("db", 512),
+                int("last_insert_id", IntKind::Int, false),
+                int("insert_id", IntKind::Int, false),
+                int("server_id", IntKind::Int, true),
+                text("sql_text"),
+                int("thread_id", IntKind::Big, true),
+                int("rows_affected", IntKind::Big, true),
+            ],
+            "Slow log",
+        ),
+        _ => return None,
+    };
+    let mut def = columns_def(DB, name, columns);
+    def.engine = EngineKind::Basalt;
+    def.comment = comment.into();
+    Some(def)
+}

@@ -67,7 +67,9 @@ pub struct Txn {
     view: Option<Arc<ReadView>>,
     undo: Vec<UndoRec>,
     locks: Vec<(Arc<TableCore>, LockKey, LockKind)>,
-    mdl: Vec<Arc<TableCore>>,
+    /// Tables whose metadata lock this transaction holds, and whether as a writer
+    /// (a table read and then written is held both ways).
+    mdl: Vec<(Arc<TableCore>, bool)>,
     versions: Vec<u64>,
     dead: Vec<DeadEntry>,
     pub(crate) ctx: WriteCtx,
@@ -227,6 +229,7 @@ impl Txn {
         self.finished = true;
         self.drop_view();
         let Some(slot) = self.slot.clone() else {
+            self.release_mdl();
             return;
         };
         // Locks go first: a waiter woken by `end` must find them free, or it would
@@ -239,9 +242,7 @@ impl Txn {
             table.explicit_lock_released(kind);
         }
         let end_seq = self.mgr.end(&slot);
-        for table in self.mdl.drain(..) {
-            table.mdl_release();
-        }
+        self.release_mdl();
         self.undo.clear();
         self.mgr.defer_purge(Garbage {
             end_seq,
@@ -307,11 +308,35 @@ impl Txn {
             return Err(StorageError::ReadOnlyTransaction);
         }
         let id = self.ensure_id()?;
-        if !self.mdl.iter().any(|t| Arc::ptr_eq(t, table)) {
-            table.mdl_acquire_shared(self)?;
-            self.mdl.push(table.clone());
-        }
+        self.hold_table(table, true)?;
         Ok(id)
+    }
+
+    /// Takes `table`'s metadata lock shared for the rest of the transaction (as a
+    /// reader, or as a writer), so no DDL changes the table under it.
+    pub(crate) fn hold_table(&mut self, table: &Arc<TableCore>, write: bool) -> Result<()> {
+        if self
+            .mdl
+            .iter()
+            .any(|(t, w)| (*w || !write) && Arc::ptr_eq(t, table))
+        {
+            return Ok(());
+        }
+        table.mdl_acquire_shared(self, write)?;
+        if write && table.is_dropped() {
+            // Planned before a DDL replaced or dropped the table: writing the old
+            // one would lose the change.
+            table.mdl_release(write);
+            return Err(StorageError::TableChanged);
+        }
+        self.mdl.push((table.clone(), write));
+        Ok(())
+    }
+
+    fn release_mdl(&mut self) {
+        for (table, write) in self.mdl.drain(..) {
+            table.mdl_release(write);
+        }
     }
 
     /// Waits for transaction `holder` to end, honouring the wait timeout and KILL.

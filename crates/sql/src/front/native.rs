@@ -7,6 +7,7 @@ use super::parse::near_offset;
 use basalt_common::MySqlError;
 use basalt_storage::IsolationLevel;
 
+pub mod alter;
 mod show;
 mod unsupported;
 use show::show;
@@ -84,6 +85,8 @@ pub enum Native {
         table: String,
         disable: bool,
     },
+    /// Any other `ALTER TABLE`.
+    AlterTable(alter::AlterTable),
     /// A statement refused with 1235 naming this feature.
     Unsupported(&'static str),
 }
@@ -309,7 +312,13 @@ pub fn parse_native(src: &str, toks: &[Token], markers: bool) -> R<Option<Native
     } else if is("alter") {
         match alter_keys(&mut p)? {
             Some(n) => n,
-            None => return Ok(None),
+            None => {
+                p.pos = 1;
+                match alter::alter_table(&mut p)? {
+                    Some(a) => Native::AlterTable(a),
+                    None => return Ok(None),
+                }
+            }
         }
     } else if is("shutdown") {
         if p.kw("wait") {

@@ -97,6 +97,7 @@ fn as_ref(b: &Bound<Vec<u8>>) -> Bound<&[u8]> {
 
 impl TableCursor {
     pub(crate) fn open(core: Arc<TableCore>, txn: &mut Txn, req: ScanRequest) -> Result<Self> {
+        txn.hold_table(&core, false)?;
         let schema = core.schema();
         let (index_pos, layout) = schema
             .layout(req.index_id)

@@ -76,6 +76,7 @@ impl TableCore {
         wait: WaitPolicy,
         columns: Option<&[usize]>,
     ) -> Result<Option<Fetched>> {
+        txn.hold_table(self, false)?;
         let schema = self.schema();
         if schema.def.has_hidden_pk() {
             return Err(StorageError::Invalid("table has no primary key".into()));

@@ -97,7 +97,8 @@ fn as_ref(b: &Bound<Vec<u8>>) -> Bound<&[u8]> {
 
 impl TableCursor {
     pub(crate) fn open(core: Arc<TableCore>, txn: &mut Txn, req: ScanRequest) -> Result<Self> {
-        txn.hold_table(&core, false)?;
+        // Locking reads hold the table as writers (see `TableCore::get`).
+        txn.hold_table(&core, req.lock != LockMode::Consistent)?;
         let schema = core.schema();
         let (index_pos, layout) = schema
             .layout(req.index_id)

@@ -518,3 +518,73 @@ fn sigkill_during_alter_leaves_the_table_before_or_after() {
     }
     assert!(after > 0, "no ALTER completed before a kill");
 }
+
+/// What a statement did: OK with its warnings, or the error code.
+fn outcome(c: &mut Conn, q: &str) -> Result<Vec<(u16, String)>, u16> {
+    match c.query_drop(q) {
+        Ok(()) => Ok(warnings(c)),
+        Err(mysql::Error::MySqlError(m)) => Err(m.code),
+        Err(e) => panic!("{q}: {e}"),
+    }
+}
+
+#[test]
+#[ignore = "needs mariadb-server"]
+fn differential_alter_sequence_matches_mariadb() {
+    use basalt_tests::mariadb::{self, MariaDb};
+    if !mariadb::available() {
+        eprintln!("mariadbd not installed; skipping");
+        return;
+    }
+    let mut m = MariaDb::start(&[]);
+    let b = Basalt::start();
+    let mut bc = conn(&b);
+    let mut mc = Conn::new(Opts::from_url(&m.url()).expect("url")).expect("connect mariadb");
+    mc.query_drop("create database if not exists a")
+        .expect("db");
+    mc.query_drop("use a").expect("use");
+    let steps = [
+        "create table t (id int primary key auto_increment, a int, b varchar(10), c int, \
+         key kc (c), unique key ua (a)) default charset=utf8mb4",
+        "insert into t (a, b, c) values (1,'x',5),(NULL,'yy',5),(300,'abcdefghij',6)",
+        "alter table t modify a int not null",
+        "alter table t modify a tinyint",
+        "alter table t modify b varchar(3)",
+        "alter table t add unique key uc (c)",
+        "set sql_mode = ''",
+        "alter table t modify a int not null, modify b varchar(3)",
+        "set sql_mode = default",
+        "alter table t add column d int not null, add e varchar(5) not null default 'q' first, \
+         add f datetime not null after id, add g int",
+        "alter table t drop column e, change b bb varchar(20) after g, rename column d to dd",
+        "alter table t alter column g set default 7, alter column c drop default",
+        "alter table t add unique key ub (bb), add key k2 (a, dd), rename index kc to kc2",
+        "alter table t drop key k2, drop index ua",
+        "alter table t add constraint pos check (a >= 0), add check (c < 1000)",
+        "alter table t add constraint neg check (a < 0)",
+        "alter table t drop constraint pos",
+        "alter table t comment = 'hello', auto_increment = 50",
+        "insert into t (a, f, dd) values (7, '2024-01-01', 1)",
+        "alter table t engine = memory",
+        "alter table t engine = InnoDB, drop primary key",
+        "alter table t engine = InnoDB",
+        "alter table t modify id int not null, drop primary key",
+        "alter table t add primary key (id, a)",
+        "alter table t drop column nope",
+        "alter table t rename index nope to x",
+        "alter table t rename column g to gg, algorithm = instant",
+        "alter table t drop column if exists nope",
+        "alter table t add column if not exists gg int",
+    ];
+    for q in steps {
+        let (got, want) = (outcome(&mut bc, q), outcome(&mut mc, q));
+        assert_eq!(got, want, "{q}");
+        if q.starts_with("set") {
+            continue;
+        }
+        assert_eq!(show(&mut bc, "t"), show(&mut mc, "t"), "after {q}");
+        let all = "select * from t order by id";
+        assert_eq!(rows(&mut bc, all), rows(&mut mc, all), "rows after {q}");
+    }
+    m.stop();
+}

@@ -69,6 +69,9 @@ pub struct Txn {
     locks: Vec<(Arc<TableCore>, LockKey, LockKind)>,
     /// Tables whose metadata lock this transaction holds, and whether as a writer
     /// (a table read and then written is held both ways).
+    /// The first one is kept inline: most transactions use one table, and a
+    /// statement in autocommit mode then allocates nothing for it.
+    mdl_first: Option<(Arc<TableCore>, bool)>,
     mdl: Vec<(Arc<TableCore>, bool)>,
     versions: Vec<u64>,
     dead: Vec<DeadEntry>,
@@ -95,6 +98,7 @@ impl Txn {
             view: None,
             undo: Vec::new(),
             locks: Vec::new(),
+            mdl_first: None,
             mdl: Vec::new(),
             versions: Vec::new(),
             dead: Vec::new(),
@@ -315,11 +319,8 @@ impl Txn {
     /// Takes `table`'s metadata lock shared for the rest of the transaction (as a
     /// reader, or as a writer), so no DDL changes the table under it.
     pub(crate) fn hold_table(&mut self, table: &Arc<TableCore>, write: bool) -> Result<()> {
-        if self
-            .mdl
-            .iter()
-            .any(|(t, w)| (*w || !write) && Arc::ptr_eq(t, table))
-        {
+        let held = |(t, w): &(Arc<TableCore>, bool)| (*w || !write) && Arc::ptr_eq(t, table);
+        if self.mdl_first.as_ref().is_some_and(held) || self.mdl.iter().any(held) {
             return Ok(());
         }
         table.mdl_acquire_shared(self, write)?;
@@ -329,12 +330,16 @@ impl Txn {
             table.mdl_release(write);
             return Err(StorageError::TableChanged);
         }
-        self.mdl.push((table.clone(), write));
+        if self.mdl_first.is_none() {
+            self.mdl_first = Some((table.clone(), write));
+        } else {
+            self.mdl.push((table.clone(), write));
+        }
         Ok(())
     }
 
     fn release_mdl(&mut self) {
-        for (table, write) in self.mdl.drain(..) {
+        for (table, write) in self.mdl_first.take().into_iter().chain(self.mdl.drain(..)) {
             table.mdl_release(write);
         }
     }

@@ -588,3 +588,30 @@ fn differential_alter_sequence_matches_mariadb() {
     }
     m.stop();
 }
+
+#[test]
+fn django_add_alter_and_remove_field_migrations() {
+    use std::process::Command;
+    let importable = Command::new("python3")
+        .args(["-c", "import django, pymysql"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !importable {
+        println!("skipped: python3 with django and pymysql is not installed");
+        return;
+    }
+    let b = Basalt::start();
+    let dir = basalt_tests::workspace_root().join("tests/drivers/python");
+    let out = Command::new("python3")
+        .current_dir(&dir)
+        .arg(dir.join("django_alter.py"))
+        .arg(b.port.to_string())
+        .output()
+        .expect("run python3");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stdout.contains("OK django alter"),
+        "django_alter.py failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+}

@@ -72,6 +72,9 @@ pub struct Txn {
     /// The first one is kept inline: most transactions use one table, and a
     /// statement in autocommit mode then allocates nothing for it.
     mdl_first: Option<(Arc<TableCore>, bool)>,
+    /// One autocommit statement: its reads take no metadata lock (see
+    /// [`Txn::set_single_statement`]).
+    single_statement: bool,
     mdl: Vec<(Arc<TableCore>, bool)>,
     versions: Vec<u64>,
     dead: Vec<DeadEntry>,
@@ -99,6 +102,7 @@ impl Txn {
             undo: Vec::new(),
             locks: Vec::new(),
             mdl_first: None,
+            single_statement: false,
             mdl: Vec::new(),
             versions: Vec::new(),
             dead: Vec::new(),
@@ -316,9 +320,21 @@ impl Txn {
         Ok(id)
     }
 
+    /// Marks the transaction as one autocommit statement. Its consistent reads then
+    /// take no metadata lock: a DDL does not wait for them, and one that replaces
+    /// the table meanwhile leaves them reading the old table's rows, which is what
+    /// their read view (taken before the switch) sees. Its writes still hold the
+    /// table. This keeps the lock off the path of every autocommit SELECT.
+    pub fn set_single_statement(&mut self) {
+        self.single_statement = true;
+    }
+
     /// Takes `table`'s metadata lock shared for the rest of the transaction (as a
     /// reader, or as a writer), so no DDL changes the table under it.
     pub(crate) fn hold_table(&mut self, table: &Arc<TableCore>, write: bool) -> Result<()> {
+        if !write && self.single_statement {
+            return Ok(());
+        }
         let held = |(t, w): &(Arc<TableCore>, bool)| (*w || !write) && Arc::ptr_eq(t, table);
         if self.mdl_first.as_ref().is_some_and(held) || self.mdl.iter().any(held) {
             return Ok(());

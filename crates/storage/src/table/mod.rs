@@ -211,20 +211,23 @@ impl TableCore {
     /// Shared metadata lock for a transaction that reads (`write` false) or writes
     /// this table, waiting up to its lock wait timeout for a DDL to finish.
     pub(crate) fn mdl_acquire_shared(&self, txn: &Txn, write: bool) -> Result<()> {
-        let deadline = Instant::now() + txn.options().lock_wait_timeout;
-        let mut st = self.mdl.lock();
-        loop {
-            let admitted = if write {
+        let admitted = |st: &MdlState| {
+            if write {
                 st.admits_writer()
             } else {
                 st.admits_reader()
-            };
-            if admitted {
-                break;
             }
-            txn.check_interrupt()?;
-            if self.mdl_cond.wait_until(&mut st, deadline).timed_out() {
-                return Err(StorageError::LockWaitTimeout);
+        };
+        let mut st = self.mdl.lock();
+        if !admitted(&st) {
+            // The clock is read only when there is something to wait for: this
+            // runs for every statement that reads a table.
+            let deadline = Instant::now() + txn.options().lock_wait_timeout;
+            while !admitted(&st) {
+                txn.check_interrupt()?;
+                if self.mdl_cond.wait_until(&mut st, deadline).timed_out() {
+                    return Err(StorageError::LockWaitTimeout);
+                }
             }
         }
         if write {

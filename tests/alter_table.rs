@@ -487,7 +487,10 @@ fn sigkill_during_alter_leaves_the_table_before_or_after() {
             // The kill may come before the connection or the statement.
             Conn::new(Opts::from_url(&url).expect("url")).is_ok_and(|mut c| c.query_drop(q).is_ok())
         });
-        std::thread::sleep(Duration::from_millis(5 + (round as u64 * 37) % 150));
+        // From before the copy starts to after it ends (an ALTER here takes a few
+        // hundred milliseconds).
+        let delays = [5, 40, 120, 250, 400, 600, 900, 1500];
+        std::thread::sleep(Duration::from_millis(delays[round]));
         b.kill9();
         let acknowledged = runner.join().expect("runner");
         b.restart(false);

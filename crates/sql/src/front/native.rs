@@ -748,6 +748,11 @@ mod tests {
             Ok(Some(Native::AlterKeys { disable: false, .. }))
         ));
         let s = "ALTER TABLE t ADD COLUMN c INT";
+        assert!(matches!(
+            parse_native(s, &l(s).tokens, false),
+            Ok(Some(Native::AlterTable(_)))
+        ));
+        let s = "ALTER SEQUENCE s RESTART";
         assert_eq!(
             parse_native(s, &l(s).tokens, false).expect("not native"),
             None

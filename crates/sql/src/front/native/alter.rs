@@ -94,8 +94,10 @@ pub struct AlterTable {
 
 /// Parses the statement after `ALTER` (`None` when it is not ALTER TABLE).
 pub(super) fn alter_table(p: &mut P) -> R<Option<AlterTable>> {
-    p.kw("online");
-    p.kw("ignore");
+    // ONLINE is LOCK=NONE (MariaDB); IGNORE (drop rows that clash with a new
+    // unique key) is not done here.
+    let online = p.kw("online");
+    let ignore = p.kw("ignore");
     if !p.kw("table") {
         return Ok(None);
     }
@@ -105,6 +107,12 @@ pub(super) fn alter_table(p: &mut P) -> R<Option<AlterTable>> {
     };
     let (db, table) = p.qualified()?;
     let mut clauses = Vec::new();
+    if online {
+        clauses.push(Clause::Lock("NONE".into()));
+    }
+    if ignore {
+        clauses.push(Clause::Unsupported("ALTER IGNORE TABLE"));
+    }
     if p.peek().is_none() {
         return Ok(Some(AlterTable {
             db,
@@ -430,4 +438,79 @@ fn table_option(p: &mut P) -> R<Clause> {
     };
     p.pos += 1;
     Ok(Clause::Option { key, value })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{parse_native, Native};
+    use super::*;
+
+    fn parse(sql: &str) -> AlterTable {
+        let lexed = crate::front::lexer::lex(sql);
+        match parse_native(sql, &lexed.tokens, false) {
+            Ok(Some(Native::AlterTable(a))) => a,
+            other => panic!("{sql}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn clauses_split_at_top_level_commas() {
+        let a = parse(
+            "ALTER TABLE d.t ADD COLUMN c decimal(10,2) NOT NULL DEFAULT 0 AFTER b, \
+             ADD UNIQUE KEY IF NOT EXISTS u (a, b), MODIFY x int FIRST, \
+             RENAME INDEX i TO j, ENGINE = MEMORY, COMMENT 'a, b', ALGORITHM=COPY",
+        );
+        assert_eq!(a.db.as_deref(), Some("d"));
+        assert_eq!(
+            a.clauses,
+            vec![
+                Clause::AddColumn {
+                    def: "c decimal(10,2) NOT NULL DEFAULT 0".into(),
+                    position: Some(Position::After("b".into())),
+                    if_not_exists: false,
+                },
+                Clause::AddConstraint {
+                    def: "UNIQUE KEY u (a, b)".into(),
+                    if_not_exists: true,
+                },
+                Clause::Change {
+                    old: None,
+                    def: "x int".into(),
+                    position: Some(Position::First),
+                    if_exists: false,
+                },
+                Clause::RenameIndex {
+                    old: "i".into(),
+                    new: "j".into(),
+                },
+                Clause::Option {
+                    key: "ENGINE".into(),
+                    value: "MEMORY".into(),
+                },
+                Clause::Option {
+                    key: "COMMENT".into(),
+                    value: "a, b".into(),
+                },
+                Clause::Algorithm("COPY".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn forms_not_carried_out_are_named() {
+        for (sql, what) in [
+            ("alter table t order by a", "ALTER TABLE ... ORDER BY"),
+            ("alter ignore table t add unique (a)", "ALTER IGNORE TABLE"),
+            ("alter table t drop foreign key f", "FOREIGN KEY"),
+            ("alter table t add partition (partition p1)", "partitioning"),
+        ] {
+            assert!(
+                parse(sql).clauses.contains(&Clause::Unsupported(what)),
+                "{sql}"
+            );
+        }
+        assert!(parse("alter online table t add c int")
+            .clauses
+            .contains(&Clause::Lock("NONE".into())));
+    }
 }

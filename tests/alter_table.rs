@@ -368,6 +368,29 @@ fn alter_waits_for_transactions_that_used_the_table() {
     reader.query_drop("commit").expect("commit");
     c.query_drop("alter table t add column z int")
         .expect("after commit");
+    // A snapshot older than the copy cannot read the copy (which keeps only the
+    // newest versions): MariaDB's 1412, and the transaction can be retried.
+    c.query_drop("create table u (id int primary key)")
+        .expect("create u");
+    reader
+        .query_drop("start transaction with consistent snapshot")
+        .expect("begin");
+    let _: Vec<i32> = reader.query("select id from u").expect("read u");
+    c.query_drop("update t set v = 2 where id = 1")
+        .expect("update");
+    c.query_drop("alter table t add column y int")
+        .expect("alter");
+    let (code, msg) = err(&mut reader, "select * from t");
+    assert_eq!(
+        (code, msg.as_str()),
+        (
+            1412,
+            "Table definition has changed, please retry transaction"
+        )
+    );
+    reader.query_drop("rollback").expect("rollback");
+    let got: Vec<(i32, i32)> = reader.query("select id, v from t").expect("after retry");
+    assert_eq!(got, vec![(1, 2)]);
 }
 
 #[test]

@@ -354,6 +354,23 @@ impl Txn {
         Ok(())
     }
 
+    /// 1412 when this transaction's read view predates the copy that built
+    /// `table` (ALTER TABLE): the copy keeps only the newest version of each row,
+    /// which such a view might not see, so MariaDB's answer (retry the
+    /// transaction) replaces a wrong result. One autocommit statement is exempt:
+    /// its view is taken at its first read.
+    pub(crate) fn check_rebuilt(&mut self, table: &TableCore) -> Result<()> {
+        let at = table.rebuilt_at();
+        if at == 0 || self.single_statement {
+            return Ok(());
+        }
+        if self.view().sees_all_before(at) {
+            Ok(())
+        } else {
+            Err(StorageError::TableChanged)
+        }
+    }
+
     fn release_mdl(&mut self) {
         for (table, write) in self.mdl_first.take().into_iter().chain(self.mdl.drain(..)) {
             table.mdl_release(write);

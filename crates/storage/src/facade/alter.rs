@@ -156,6 +156,9 @@ impl Storage {
         let engine = self.engines.get(def.engine);
         let store = engine.create_store(&def)?;
         let new = TableCore::new(Arc::new(def.clone()), store, self.mgr.clone());
+        // Writers are out: every version copied was written by a transaction with
+        // a smaller id.
+        new.set_rebuilt_at(self.mgr.next_id());
         let filled = fill(old, &new, convert).and_then(|()| {
             new.set_auto_increment(counter)?;
             engine.after_ddl(&def, new.store())?;

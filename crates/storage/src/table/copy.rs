@@ -131,6 +131,14 @@ impl TableCore {
         self.init_counters()
     }
 
+    pub(crate) fn rebuilt_at(&self) -> u64 {
+        self.rebuilt_at.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn set_rebuilt_at(&self, next_trx: u64) {
+        self.rebuilt_at.store(next_trx, Ordering::Relaxed);
+    }
+
     pub(crate) fn is_dropped(&self) -> bool {
         self.dropped.load(Ordering::SeqCst)
     }

@@ -112,6 +112,7 @@ impl TableCursor {
         let lock = effective_lock(txn, req.lock);
         if lock == LockMode::Consistent {
             txn.view();
+            txn.check_rebuilt(&core)?;
         }
         let gap = if lock == LockMode::Consistent || exhausted || !TableCore::uses_gap_locks(txn) {
             GapMode::Off

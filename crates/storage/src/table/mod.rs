@@ -136,6 +136,9 @@ pub struct TableCore {
     mdl_cond: Condvar,
     unique_stripes: Vec<Mutex<()>>,
     dropped: AtomicBool,
+    /// For a table built by ALTER TABLE's copy: the next transaction id when the
+    /// copy started (0 otherwise; see `Txn::check_rebuilt`).
+    rebuilt_at: AtomicU64,
     analyze_queued: AtomicBool,
     /// When statistics were last computed.
     analyzed_at: Mutex<Option<std::time::Instant>>,
@@ -160,6 +163,7 @@ impl TableCore {
             mdl_cond: Condvar::new(),
             unique_stripes: (0..256).map(|_| Mutex::new(())).collect(),
             dropped: AtomicBool::new(false),
+            rebuilt_at: AtomicU64::new(0),
             analyze_queued: AtomicBool::new(false),
             analyzed_at: Mutex::new(None),
             me: me.clone(),

@@ -90,6 +90,7 @@ impl TableCore {
             // The snapshot starts at the first consistent read even when the row is
             // not there, or a later read of the key could see a newer insert.
             let view = txn.view();
+            txn.check_rebuilt(self)?;
             let Some(rec) = self.store.get(schema.primary_tree(), &key)? else {
                 return Ok(None);
             };

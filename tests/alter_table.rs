@@ -302,11 +302,20 @@ fn algorithm_lock_and_unsupported_forms() {
         .expect("in place");
     c.query_drop("alter table t add column z int, algorithm=copy, lock=shared")
         .expect("copy");
+    c.query_drop("alter table t order by w").expect("order by");
+    assert_eq!(
+        warnings(&mut c),
+        vec![(
+            1105,
+            "ORDER BY ignored as there is a user-defined clustered index in the table 't'".into()
+        )]
+    );
+    c.query_drop("create table nopk (a int)").expect("create");
+    assert_eq!(err(&mut c, "alter table nopk order by a").0, 1235);
     for q in [
         "alter table t add foreign key (z) references t (id)",
         "alter table t drop foreign key f",
         "alter table t convert to character set latin1",
-        "alter table t order by w",
         "alter table t partition by hash(id) partitions 2",
     ] {
         assert_eq!(err(&mut c, q).0, 1235, "{q}");

@@ -54,6 +54,7 @@ struct Work<'a> {
     new_checks: bool,
     algorithm: Option<String>,
     lock: Option<String>,
+    order_by: bool,
 }
 
 fn parse_create(body: &str) -> R<ast::CreateTable> {
@@ -76,6 +77,22 @@ pub fn bind(old: &TableDef, stmt: &AlterTable, cx: &mut SessionCtx) -> R<AlterPl
     let mut w = Work::new(old);
     for c in &stmt.clauses {
         w.apply(c, cx)?;
+    }
+    if w.order_by {
+        // Rows are clustered on the primary key, as in InnoDB: MariaDB's warning.
+        if w.primary.is_none() {
+            return Err(MySqlError::not_supported(
+                "ALTER TABLE ... ORDER BY on a table without a primary key",
+            ));
+        }
+        cx.warn(
+            crate::session::ctx::Level::Warning,
+            1105,
+            format!(
+                "ORDER BY ignored as there is a user-defined clustered index in the table '{}'",
+                old.name
+            ),
+        );
     }
     w.finish()
 }
@@ -105,6 +122,7 @@ impl<'a> Work<'a> {
             new_checks: false,
             algorithm: None,
             lock: None,
+            order_by: false,
         }
     }
 
@@ -173,6 +191,11 @@ impl<'a> Work<'a> {
                 Ok(())
             }
             Clause::Force => {
+                self.copy = true;
+                Ok(())
+            }
+            Clause::OrderBy => {
+                self.order_by = true;
                 self.copy = true;
                 Ok(())
             }

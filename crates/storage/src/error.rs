@@ -40,6 +40,10 @@ pub enum StorageError {
     /// writes until the process restarts and recovers from the log.
     #[error("storage engine halted: {0}")]
     Halted(String),
+    /// The statement was planned against a table that a DDL has since replaced or
+    /// dropped (errno 1412; an autocommit statement is planned and run again).
+    #[error("table definition has changed")]
+    TableChanged,
     #[error("{0}")]
     Invalid(String),
 }
@@ -83,6 +87,11 @@ impl From<StorageError> for MySqlError {
                 }
             }
             StorageError::Halted(d) => MySqlError::engine_io(-1, &d),
+            StorageError::TableChanged => MySqlError::new(
+                1412,
+                "HY000",
+                "Table definition has changed, please retry transaction",
+            ),
             StorageError::Invalid(d) => MySqlError::internal(d),
         }
     }

@@ -24,6 +24,9 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+mod alter;
+pub use alter::AlterSpec;
+
 /// How the storage layer is set up at start.
 #[derive(Clone)]
 pub struct StorageConfig {

@@ -23,5 +23,5 @@ mod txn;
 
 pub use api::*;
 pub use error::StorageError;
-pub use facade::{Storage, StorageConfig};
+pub use facade::{AlterSpec, Storage, StorageConfig};
 pub use txn::{CommitLog, Savepoint, Txn};

@@ -67,7 +67,15 @@ pub struct Txn {
     view: Option<Arc<ReadView>>,
     undo: Vec<UndoRec>,
     locks: Vec<(Arc<TableCore>, LockKey, LockKind)>,
-    mdl: Vec<Arc<TableCore>>,
+    /// Tables whose metadata lock this transaction holds, and whether as a writer
+    /// (a table read and then written is held both ways).
+    /// The first one is kept inline: most transactions use one table, and a
+    /// statement in autocommit mode then allocates nothing for it.
+    mdl_first: Option<(Arc<TableCore>, bool)>,
+    /// One autocommit statement: its reads take no metadata lock (see
+    /// [`Txn::set_single_statement`]).
+    single_statement: bool,
+    mdl: Vec<(Arc<TableCore>, bool)>,
     versions: Vec<u64>,
     dead: Vec<DeadEntry>,
     pub(crate) ctx: WriteCtx,
@@ -93,6 +101,8 @@ impl Txn {
             view: None,
             undo: Vec::new(),
             locks: Vec::new(),
+            mdl_first: None,
+            single_statement: false,
             mdl: Vec::new(),
             versions: Vec::new(),
             dead: Vec::new(),
@@ -227,6 +237,7 @@ impl Txn {
         self.finished = true;
         self.drop_view();
         let Some(slot) = self.slot.clone() else {
+            self.release_mdl();
             return;
         };
         // Locks go first: a waiter woken by `end` must find them free, or it would
@@ -239,9 +250,7 @@ impl Txn {
             table.explicit_lock_released(kind);
         }
         let end_seq = self.mgr.end(&slot);
-        for table in self.mdl.drain(..) {
-            table.mdl_release();
-        }
+        self.release_mdl();
         self.undo.clear();
         self.mgr.defer_purge(Garbage {
             end_seq,
@@ -307,11 +316,65 @@ impl Txn {
             return Err(StorageError::ReadOnlyTransaction);
         }
         let id = self.ensure_id()?;
-        if !self.mdl.iter().any(|t| Arc::ptr_eq(t, table)) {
-            table.mdl_acquire_shared(self)?;
-            self.mdl.push(table.clone());
-        }
+        self.hold_table(table, true)?;
         Ok(id)
+    }
+
+    /// Marks the transaction as one autocommit statement. Its consistent reads then
+    /// take no metadata lock: a DDL does not wait for them, and one that replaces
+    /// the table meanwhile leaves them reading the old table's rows, which is what
+    /// their read view (taken before the switch) sees. Its writes still hold the
+    /// table. This keeps the lock off the path of every autocommit SELECT.
+    pub fn set_single_statement(&mut self) {
+        self.single_statement = true;
+    }
+
+    /// Takes `table`'s metadata lock shared for the rest of the transaction (as a
+    /// reader, or as a writer), so no DDL changes the table under it.
+    pub(crate) fn hold_table(&mut self, table: &Arc<TableCore>, write: bool) -> Result<()> {
+        if !write && self.single_statement {
+            return Ok(());
+        }
+        let held = |(t, w): &(Arc<TableCore>, bool)| (*w || !write) && Arc::ptr_eq(t, table);
+        if self.mdl_first.as_ref().is_some_and(held) || self.mdl.iter().any(held) {
+            return Ok(());
+        }
+        table.mdl_acquire_shared(self, write)?;
+        if write && table.is_dropped() {
+            // Planned before a DDL replaced or dropped the table: writing the old
+            // one would lose the change.
+            table.mdl_release(write);
+            return Err(StorageError::TableChanged);
+        }
+        if self.mdl_first.is_none() {
+            self.mdl_first = Some((table.clone(), write));
+        } else {
+            self.mdl.push((table.clone(), write));
+        }
+        Ok(())
+    }
+
+    /// 1412 when this transaction's read view predates the copy that built
+    /// `table` (ALTER TABLE): the copy keeps only the newest version of each row,
+    /// which such a view might not see, so MariaDB's answer (retry the
+    /// transaction) replaces a wrong result. One autocommit statement is exempt:
+    /// its view is taken at its first read.
+    pub(crate) fn check_rebuilt(&mut self, table: &TableCore) -> Result<()> {
+        let at = table.rebuilt_at();
+        if at == 0 || self.single_statement {
+            return Ok(());
+        }
+        if self.view().sees_all_before(at) {
+            Ok(())
+        } else {
+            Err(StorageError::TableChanged)
+        }
+    }
+
+    fn release_mdl(&mut self) {
+        for (table, write) in self.mdl_first.take().into_iter().chain(self.mdl.drain(..)) {
+            table.mdl_release(write);
+        }
     }
 
     /// Waits for transaction `holder` to end, honouring the wait timeout and KILL.

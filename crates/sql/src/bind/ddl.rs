@@ -164,7 +164,7 @@ pub fn check_ident(name: &str, is_db: bool) -> R<()> {
     Ok(())
 }
 
-fn table_options(
+pub(crate) fn table_options(
     opts: &ast::CreateTableOptions,
     comment: Option<&ast::CommentDef>,
     (db, table): (&str, &str),
@@ -295,7 +295,7 @@ pub fn engine_kind(name: &str, table: &str, cx: &mut SessionCtx) -> R<EngineKind
     }
 }
 
-fn column_def(
+pub(crate) fn column_def(
     c: &ast::ColumnDef,
     table_coll: Collation,
     cx: &SessionCtx,
@@ -422,7 +422,7 @@ fn on_update(e: &ast::Expr, col: &ColumnDef) -> R<()> {
 }
 
 /// Parses a DEFAULT clause; the literal is converted to the column type later.
-fn default_expr(e: &ast::Expr, col: &str, cx: &SessionCtx) -> R<DefaultValue> {
+pub(crate) fn default_expr(e: &ast::Expr, col: &str, cx: &SessionCtx) -> R<DefaultValue> {
     use ast::Expr as A;
     let e = super::chains::unnest(e);
     let lit = |v: &ast::Value| -> R<Value> {
@@ -488,7 +488,12 @@ fn default_expr(e: &ast::Expr, col: &str, cx: &SessionCtx) -> R<DefaultValue> {
     }
 }
 
-fn resolve_default(col: &mut ColumnDef, db: &str, table: &str, cx: &mut SessionCtx) -> R<()> {
+pub(crate) fn resolve_default(
+    col: &mut ColumnDef,
+    db: &str,
+    table: &str,
+    cx: &mut SessionCtx,
+) -> R<()> {
     match col.default.clone() {
         Some(DefaultValue::Literal(Value::Null)) if !col.nullable => {
             Err(MySqlError::invalid_default(&col.name))
@@ -737,7 +742,7 @@ fn index_columns(cols: &[ast::IndexColumn], columns: &[ColumnDef]) -> R<Vec<Inde
     Ok(out)
 }
 
-fn constraint_index(tc: &TableConstraint, columns: &[ColumnDef]) -> R<Option<IndexDef>> {
+pub(crate) fn constraint_index(tc: &TableConstraint, columns: &[ColumnDef]) -> R<Option<IndexDef>> {
     let (name, kind, cols) = match tc {
         TableConstraint::PrimaryKey(p) => {
             (Some("PRIMARY".to_string()), IndexKind::Primary, &p.columns)
@@ -773,7 +778,7 @@ fn constraint_index(tc: &TableConstraint, columns: &[ColumnDef]) -> R<Option<Ind
     }))
 }
 
-fn auto_index_name(first_col: &str, existing: &[IndexDef]) -> String {
+pub(crate) fn auto_index_name(first_col: &str, existing: &[IndexDef]) -> String {
     let taken = |n: &str| existing.iter().any(|i| i.name.eq_ignore_ascii_case(n));
     if !taken(first_col) && !first_col.eq_ignore_ascii_case("PRIMARY") {
         return first_col.to_string();
@@ -815,6 +820,7 @@ fn finish_indexes(list: Vec<IndexDef>, columns: &mut [ColumnDef]) -> R<Vec<Index
         }
         others.push(idx);
     }
+    sort_keys(&mut others, columns);
     let primary = primary.unwrap_or(IndexDef {
         id: 0,
         name: "PRIMARY".into(),
@@ -834,9 +840,21 @@ fn finish_indexes(list: Vec<IndexDef>, columns: &mut [ColumnDef]) -> R<Vec<Index
     Ok(out)
 }
 
+/// Orders secondary keys as MariaDB does (`sort_keys`): UNIQUE keys first, those
+/// over NOT NULL columns only before the others, keys without prefix parts before
+/// those with; otherwise in the order they were defined (the sort is stable).
+pub(crate) fn sort_keys(keys: &mut [IndexDef], columns: &[ColumnDef]) {
+    keys.sort_by_key(|k| {
+        let unique = k.is_unique();
+        let nullable = k.columns.iter().any(|c| columns[c.column].nullable);
+        let prefix = k.columns.iter().any(|c| c.prefix_len.is_some());
+        (!unique, unique && nullable, unique && prefix)
+    });
+}
+
 /// Gives TEXT / BLOB key parts without a length the longest prefix a key allows,
 /// as MariaDB does.
-fn implicit_prefixes(idx: &mut IndexDef, columns: &[ColumnDef]) {
+pub(crate) fn implicit_prefixes(idx: &mut IndexDef, columns: &[ColumnDef]) {
     for kc in idx.columns.iter_mut() {
         let dt = &columns[kc.column].data_type;
         if dt.is_lob() && kc.prefix_len.is_none() {
@@ -846,7 +864,7 @@ fn implicit_prefixes(idx: &mut IndexDef, columns: &[ColumnDef]) {
     }
 }
 
-fn check_key(idx: &IndexDef, columns: &[ColumnDef]) -> R<()> {
+pub(crate) fn check_key(idx: &IndexDef, columns: &[ColumnDef]) -> R<()> {
     let mut bytes = 0u32;
     for kc in &idx.columns {
         let col = &columns[kc.column];
@@ -869,7 +887,7 @@ fn check_key(idx: &IndexDef, columns: &[ColumnDef]) -> R<()> {
     Ok(())
 }
 
-fn check_auto_increment(columns: &[ColumnDef], indexes: &[IndexDef]) -> R<()> {
+pub(crate) fn check_auto_increment(columns: &[ColumnDef], indexes: &[IndexDef]) -> R<()> {
     let autos: Vec<usize> = columns
         .iter()
         .enumerate()

@@ -12,6 +12,7 @@
 //! plan (a select-list item, whose text is its column name; ORDER BY / GROUP BY
 //! positions) makes the plan single-use.
 
+pub mod alter;
 pub mod call;
 pub mod chains;
 pub mod check;

@@ -179,7 +179,7 @@ fn source_rows(plan: &InsertPlan, ex: &mut Exec) -> R<Vec<SourceRow>> {
 
 /// The zero value MySQL uses for a NOT NULL column without a default in
 /// non-strict mode.
-fn implicit_default(col: &ColumnDef) -> Value {
+pub(crate) fn implicit_default(col: &ColumnDef) -> Value {
     match &col.data_type {
         DataType::Int { unsigned: true, .. } => Value::UInt(0),
         DataType::Int { .. } | DataType::Year => Value::Int(0),

@@ -9,6 +9,7 @@ use basalt_storage::IsolationLevel;
 
 mod database;
 mod maint;
+pub mod alter;
 mod show;
 mod unsupported;
 pub use maint::{MaintOp, Maintenance};
@@ -101,6 +102,8 @@ pub enum Native {
         charset: Option<String>,
         collation: Option<String>,
     },
+    /// Any other `ALTER TABLE`.
+    AlterTable(alter::AlterTable),
     /// A statement refused with 1235 naming this feature.
     Unsupported(&'static str),
 }
@@ -332,7 +335,13 @@ pub fn parse_native(src: &str, toks: &[Token], markers: bool) -> R<Option<Native
     } else if is("alter") {
         match alter_keys(&mut p)? {
             Some(n) => n,
-            None => return Ok(None),
+            None => {
+                p.pos = 1;
+                match alter::alter_table(&mut p)? {
+                    Some(a) => Native::AlterTable(a),
+                    None => return Ok(None),
+                }
+            }
         }
     } else if is("shutdown") {
         if p.kw("wait") {
@@ -775,6 +784,11 @@ mod tests {
             Ok(Some(Native::AlterKeys { disable: false, .. }))
         ));
         let s = "ALTER TABLE t ADD COLUMN c INT";
+        assert!(matches!(
+            parse_native(s, &l(s).tokens, false),
+            Ok(Some(Native::AlterTable(_)))
+        ));
+        let s = "ALTER SEQUENCE s RESTART";
         assert_eq!(
             parse_native(s, &l(s).tokens, false).expect("not native"),
             None

@@ -9,6 +9,7 @@
 //! 4. runs inside the session's transaction under a savepoint (see [`txn`]),
 //!    under its `max_statement_time` deadline when it has one (see [`timer`]).
 
+mod alter;
 pub mod ctx;
 mod locks;
 mod prepared;

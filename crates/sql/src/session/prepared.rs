@@ -197,6 +197,25 @@ impl Session {
         command: &str,
         out: &mut Out<'_>,
     ) -> R<QueryResult> {
+        // A write that met a table an ALTER TABLE replaced (1412) is planned again
+        // and rerun in autocommit mode, as for text statements (see `run_statement`).
+        let mut attempts = 0;
+        loop {
+            let r = self.execute_prepared_once(id, params, command, out);
+            match &r {
+                Err(e) if e.code == 1412 && attempts < 3 && self.txn.is_none() => attempts += 1,
+                _ => return r,
+            }
+        }
+    }
+
+    fn execute_prepared_once(
+        &mut self,
+        id: u32,
+        params: &[Value],
+        command: &str,
+        out: &mut Out<'_>,
+    ) -> R<QueryResult> {
         let run = {
             let p = self
                 .prepared

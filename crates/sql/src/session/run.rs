@@ -41,6 +41,21 @@ pub(crate) struct PlanScope {
 
 impl Session {
     pub(super) fn run_statement(&mut self, text: &str, out: &mut Out<'_>) -> R<QueryResult> {
+        let mut attempts = 0;
+        loop {
+            let r = self.run_statement_once(text, out);
+            // A write planned against a table that an ALTER TABLE replaced meanwhile
+            // (1412) changed nothing; in autocommit mode it is planned and run again
+            // on the new table, as MariaDB reopens the table after its metadata lock
+            // wait. Inside a transaction the client must retry.
+            match &r {
+                Err(e) if e.code == 1412 && attempts < 3 && self.txn.is_none() => attempts += 1,
+                _ => return r,
+            }
+        }
+    }
+
+    fn run_statement_once(&mut self, text: &str, out: &mut Out<'_>) -> R<QueryResult> {
         self.clear_interrupt();
         self.extra_status = 0;
         if let Some(r) = self.run_memoized(text, out) {
@@ -287,6 +302,7 @@ impl Session {
                 charset,
                 collation,
             } => self.alter_database(name, charset, collation),
+            Native::AlterTable(a) => self.alter_table_native(a),
             Native::Unsupported(what) => Err(MySqlError::not_supported(what)),
         }
     }

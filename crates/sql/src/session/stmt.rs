@@ -122,7 +122,6 @@ impl Session {
                 ddl::create_index(&storage, &db, &t, idx)?;
                 ok(0)
             }
-            Statement::AlterTable(at) => self.alter_table(&at),
             Statement::Truncate(t) => {
                 self.implicit_commit()?;
                 for target in &t.table_names {
@@ -371,49 +370,6 @@ impl Session {
         def.schema = db;
         def.name = name;
         Ok(def)
-    }
-
-    fn alter_table(&mut self, at: &ast::AlterTable) -> R<QueryResult> {
-        self.implicit_commit()?;
-        let storage = self.cx.engine.storage.clone();
-        let (db, t) = qualified(&at.name, &self.cx)?;
-        for op in &at.operations {
-            let table = storage
-                .table(&db, &t)
-                .ok_or_else(|| MySqlError::no_such_table(&db, &t))?;
-            let def = table.def();
-            match op {
-                ast::AlterTableOperation::AddConstraint { constraint, .. } => {
-                    let (name, unique, cols) = match constraint {
-                        ast::TableConstraint::Index(i) => {
-                            (i.name.as_ref().map(|n| n.value.clone()), false, &i.columns)
-                        }
-                        ast::TableConstraint::Unique(u) => (
-                            u.index_name
-                                .as_ref()
-                                .or(u.name.as_ref())
-                                .map(|n| n.value.clone()),
-                            true,
-                            &u.columns,
-                        ),
-                        _ => return Err(MySqlError::not_supported("this ALTER TABLE operation")),
-                    };
-                    let mut idx = index_def(&def, name, unique, cols)?;
-                    idx.comment = crate::bind::options::index_options(constraint)?;
-                    ddl::create_index(&storage, &db, &t, idx)?;
-                }
-                ast::AlterTableOperation::DropIndex { name } => {
-                    ddl::drop_index(&storage, &db, &t, &name.value)?
-                }
-                ast::AlterTableOperation::Algorithm { .. } => {}
-                _ => return Err(MySqlError::not_supported("this ALTER TABLE operation")),
-            }
-        }
-        let mut r = QueryResult::ok(0);
-        if let QueryResult::Ok { info, .. } = &mut r {
-            *info = "Records: 0  Duplicates: 0  Warnings: 0".into();
-        }
-        Ok(r)
     }
 }
 

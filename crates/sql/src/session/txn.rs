@@ -182,6 +182,9 @@ impl Session {
         let Some(txn) = self.txn.as_mut() else {
             return Err(MySqlError::internal("no transaction"));
         };
+        if own && self.cx.autocommit && !self.explicit {
+            txn.set_single_statement();
+        }
         txn.new_statement();
         let sp = (!read_only).then(|| txn.savepoint());
         let mut ctx = EvalCtx::new(params, &mut self.cx);

@@ -63,6 +63,13 @@ impl ReadView {
         trx < self.low_limit && self.active.binary_search(&trx).is_err()
     }
 
+    /// Whether the view sees every transaction with an id below `id` as ended, or
+    /// was taken after `id` was handed out (then every transaction that ended
+    /// before `id` existed is seen too).
+    pub fn sees_all_before(&self, id: u64) -> bool {
+        self.sees_all || self.up_limit >= id || self.low_limit > id
+    }
+
     pub fn set_creator(&self, id: u64) {
         self.creator.store(id, Ordering::Relaxed);
     }

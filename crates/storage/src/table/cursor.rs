@@ -97,6 +97,8 @@ fn as_ref(b: &Bound<Vec<u8>>) -> Bound<&[u8]> {
 
 impl TableCursor {
     pub(crate) fn open(core: Arc<TableCore>, txn: &mut Txn, req: ScanRequest) -> Result<Self> {
+        // Locking reads hold the table as writers (see `TableCore::get`).
+        txn.hold_table(&core, req.lock != LockMode::Consistent)?;
         let schema = core.schema();
         let (index_pos, layout) = schema
             .layout(req.index_id)
@@ -110,6 +112,7 @@ impl TableCursor {
         let lock = effective_lock(txn, req.lock);
         if lock == LockMode::Consistent {
             txn.view();
+            txn.check_rebuilt(&core)?;
         }
         let gap = if lock == LockMode::Consistent || exhausted || !TableCore::uses_gap_locks(txn) {
             GapMode::Off

@@ -86,7 +86,7 @@ impl TableCore {
         }
     }
 
-    fn key_taken(&self, tree: u32, sk: &[u8]) -> Result<bool> {
+    pub(super) fn key_taken(&self, tree: u32, sk: &[u8]) -> Result<bool> {
         let upper = keycodec::prefix_successor(sk);
         let upper = upper.as_deref().map_or(Bound::Unbounded, Bound::Excluded);
         let mut out = Vec::new();

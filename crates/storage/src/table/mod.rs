@@ -14,10 +14,12 @@
 //! - Writers modify a row only while holding its lock: implicitly (their id in the
 //!   record, still active) or explicitly (lock table); a writer meeting another
 //!   active transaction's lock waits for it to end.
-//! - Schema changes (CREATE/DROP INDEX, TRUNCATE) take the table's metadata lock
-//!   exclusively; transactions that wrote the table hold it shared until they end.
+//! - Schema changes (CREATE/DROP INDEX, TRUNCATE, ALTER) take the table's metadata
+//!   lock exclusively; transactions that read or wrote the table hold it shared until
+//!   they end (see [`MdlState`]).
 
 mod check;
+mod copy;
 mod cursor;
 mod ddl;
 mod gap;
@@ -93,11 +95,32 @@ impl Schema {
     }
 }
 
+/// The table's metadata lock. Transactions hold it shared while they last: as
+/// readers once they read the table, as writers once they change it. DDL takes it
+/// in two steps: first it blocks writes (waits for writer transactions to end and
+/// keeps new ones out, readers go on), then, for the short switch of definitions,
+/// it waits for reader transactions too and keeps everyone out. A DDL waiting for
+/// a step queues the transactions that step would exclude, so it cannot starve.
 #[derive(Default)]
 struct MdlState {
-    shared: usize,
+    readers: usize,
+    writers: usize,
+    /// Held by a DDL: writer transactions wait.
+    no_write: bool,
+    /// Held by a DDL: every transaction waits.
     exclusive: bool,
+    no_write_waiting: usize,
     exclusive_waiting: usize,
+}
+
+impl MdlState {
+    fn admits_reader(&self) -> bool {
+        !self.exclusive && self.exclusive_waiting == 0
+    }
+
+    fn admits_writer(&self) -> bool {
+        self.admits_reader() && !self.no_write && self.no_write_waiting == 0
+    }
 }
 
 pub struct TableCore {
@@ -115,6 +138,9 @@ pub struct TableCore {
     mdl_cond: Condvar,
     unique_stripes: Vec<Mutex<()>>,
     dropped: AtomicBool,
+    /// For a table built by ALTER TABLE's copy: the next transaction id when the
+    /// copy started (0 otherwise; see `Txn::check_rebuilt`).
+    rebuilt_at: AtomicU64,
     analyze_queued: AtomicBool,
     /// When statistics were last computed.
     analyzed_at: Mutex<Option<std::time::Instant>>,
@@ -139,6 +165,7 @@ impl TableCore {
             mdl_cond: Condvar::new(),
             unique_stripes: (0..256).map(|_| Mutex::new(())).collect(),
             dropped: AtomicBool::new(false),
+            rebuilt_at: AtomicU64::new(0),
             analyze_queued: AtomicBool::new(false),
             analyzed_at: Mutex::new(None),
             me: me.clone(),
@@ -187,50 +214,107 @@ impl TableCore {
         self.dropped.store(true, Ordering::SeqCst);
     }
 
-    /// Shared metadata lock for a transaction that writes this table.
-    pub(crate) fn mdl_acquire_shared(&self, txn: &Txn) -> Result<()> {
-        let deadline = Instant::now() + txn.options().lock_wait_timeout;
+    /// Shared metadata lock for a transaction that reads (`write` false) or writes
+    /// this table, waiting up to its lock wait timeout for a DDL to finish.
+    pub(crate) fn mdl_acquire_shared(&self, txn: &Txn, write: bool) -> Result<()> {
+        let admitted = |st: &MdlState| {
+            if write {
+                st.admits_writer()
+            } else {
+                st.admits_reader()
+            }
+        };
         let mut st = self.mdl.lock();
-        while st.exclusive || st.exclusive_waiting > 0 {
-            txn.check_interrupt()?;
-            if self.mdl_cond.wait_until(&mut st, deadline).timed_out() {
-                return Err(StorageError::LockWaitTimeout);
+        if !admitted(&st) {
+            // The clock is read only when there is something to wait for: this
+            // runs for every statement that reads a table.
+            let deadline = Instant::now() + txn.options().lock_wait_timeout;
+            while !admitted(&st) {
+                txn.check_interrupt()?;
+                if self.mdl_cond.wait_until(&mut st, deadline).timed_out() {
+                    return Err(StorageError::LockWaitTimeout);
+                }
             }
         }
-        st.shared += 1;
+        if write {
+            st.writers += 1;
+        } else {
+            st.readers += 1;
+        }
         Ok(())
     }
 
-    pub(crate) fn mdl_release(&self) {
+    pub(crate) fn mdl_release(&self, write: bool) {
         let mut st = self.mdl.lock();
-        st.shared -= 1;
+        if write {
+            st.writers -= 1;
+        } else {
+            st.readers -= 1;
+        }
+        if (st.writers == 0 && st.no_write_waiting > 0)
+            || (st.readers == 0 && st.exclusive_waiting > 0)
+        {
+            self.mdl_cond.notify_all();
+        }
+    }
+
+    /// DDL step one: waits (until `deadline`) for writer transactions to end and
+    /// keeps new ones out. Readers go on.
+    pub(crate) fn mdl_block_writes(&self, deadline: Instant) -> Result<()> {
+        let mut st = self.mdl.lock();
+        st.no_write_waiting += 1;
+        while st.writers > 0 || st.no_write || st.exclusive {
+            if self.mdl_cond.wait_until(&mut st, deadline).timed_out() {
+                st.no_write_waiting -= 1;
+                self.mdl_cond.notify_all();
+                return Err(StorageError::LockWaitTimeout);
+            }
+        }
+        st.no_write_waiting -= 1;
+        st.no_write = true;
+        Ok(())
+    }
+
+    /// DDL step two (after step one): waits for reader transactions to end too.
+    /// On timeout the write block stays; [`Self::mdl_end_ddl`] lifts both.
+    pub(crate) fn mdl_upgrade(&self, deadline: Instant) -> Result<()> {
+        let mut st = self.mdl.lock();
+        st.exclusive_waiting += 1;
+        while st.readers > 0 {
+            if self.mdl_cond.wait_until(&mut st, deadline).timed_out() {
+                st.exclusive_waiting -= 1;
+                self.mdl_cond.notify_all();
+                return Err(StorageError::LockWaitTimeout);
+            }
+        }
+        st.exclusive_waiting -= 1;
+        st.exclusive = true;
+        Ok(())
+    }
+
+    /// Ends a DDL's hold (either step).
+    pub(crate) fn mdl_end_ddl(&self) {
+        let mut st = self.mdl.lock();
+        st.no_write = false;
+        st.exclusive = false;
         self.mdl_cond.notify_all();
     }
 
-    /// Runs `f` holding the metadata lock exclusively (no writer transaction open).
+    /// Runs `f` holding the metadata lock exclusively (no transaction that used
+    /// the table is open).
     pub(crate) fn with_exclusive<T>(
         &self,
         timeout: Duration,
         f: impl FnOnce() -> Result<T>,
     ) -> Result<T> {
         let deadline = Instant::now() + timeout;
-        {
-            let mut st = self.mdl.lock();
-            st.exclusive_waiting += 1;
-            while st.shared > 0 || st.exclusive {
-                if self.mdl_cond.wait_until(&mut st, deadline).timed_out() {
-                    st.exclusive_waiting -= 1;
-                    self.mdl_cond.notify_all();
-                    return Err(StorageError::LockWaitTimeout);
-                }
-            }
-            st.exclusive_waiting -= 1;
-            st.exclusive = true;
+        self.mdl_block_writes(deadline)?;
+        if let Err(e) = self.mdl_upgrade(deadline) {
+            self.mdl_end_ddl();
+            return Err(e);
         }
         let r = f();
-        let mut st = self.mdl.lock();
-        st.exclusive = false;
-        self.mdl_cond.notify_all();
+        self.mdl_end_ddl();
         r
     }
 

@@ -76,6 +76,10 @@ impl TableCore {
         wait: WaitPolicy,
         columns: Option<&[usize]>,
     ) -> Result<Option<Fetched>> {
+        // A locking read is the first step of a write: it holds the table as a
+        // writer from the start (as MariaDB's SELECT ... FOR UPDATE and UPDATE take
+        // MDL_SHARED_WRITE), so it never waits for an ALTER as a reader upgrading.
+        txn.hold_table(self, lock != LockMode::Consistent)?;
         let schema = self.schema();
         if schema.def.has_hidden_pk() {
             return Err(StorageError::Invalid("table has no primary key".into()));
@@ -86,6 +90,7 @@ impl TableCore {
             // The snapshot starts at the first consistent read even when the row is
             // not there, or a later read of the key could see a newer insert.
             let view = txn.view();
+            txn.check_rebuilt(self)?;
             let Some(rec) = self.store.get(schema.primary_tree(), &key)? else {
                 return Ok(None);
             };

@@ -1,0 +1,717 @@
+//! ALTER TABLE binding: the clauses applied, in order, to a working copy of the
+//! table's definition, giving the new [`TableDef`], where each new column's values
+//! come from, and whether the rows must be copied.
+//!
+//! Columns carry a stable id while clauses move, add and drop them (the old
+//! ordinal for existing columns), and keys refer to columns by that id, so a key
+//! follows its columns wherever they move; ids become ordinals at the end.
+//!
+//! Only renames, defaults, comments, AUTO_INCREMENT=, the recorded table options
+//! and dropping CHECK constraints leave the stored rows valid: those run in place
+//! (ALGORITHM=INSTANT in MariaDB's terms). Everything else copies the table
+//! (ALGORITHM=COPY); asking for INSTANT, NOCOPY or INPLACE then fails with 1845 and
+//! LOCK=NONE with 1846, as MariaDB answers for its copy algorithm.
+
+use super::ddl::{
+    auto_index_name, check_auto_increment, check_ident, check_key, column_def, constraint_index,
+    default_expr, engine_kind, implicit_prefixes, resolve_default, sort_keys,
+};
+use crate::front::native::alter::{AlterTable, Clause, Position};
+use crate::session::ctx::SessionCtx;
+use basalt_common::error::code;
+use basalt_common::{CheckDef, ColumnDef, IndexColumn, IndexDef, IndexKind, MySqlError, TableDef};
+use sqlparser::ast::{self, TableConstraint};
+
+type R<T> = Result<T, MySqlError>;
+
+/// The bound ALTER TABLE.
+pub struct AlterPlan {
+    pub def: TableDef,
+    /// Per new column: the ordinal of the old column its values come from.
+    pub sources: Vec<Option<usize>>,
+    pub copy: bool,
+    pub auto_increment: Option<u64>,
+    /// New CHECK constraints, which every existing row must pass.
+    pub new_checks: bool,
+}
+
+struct WCol {
+    def: ColumnDef,
+    id: usize,
+    src: Option<usize>,
+}
+
+struct Work<'a> {
+    old: &'a TableDef,
+    cols: Vec<WCol>,
+    /// Keys with `IndexColumn::column` holding column ids.
+    keys: Vec<IndexDef>,
+    primary: Option<IndexDef>,
+    def: TableDef,
+    next_id: usize,
+    copy: bool,
+    auto_increment: Option<u64>,
+    new_checks: bool,
+    algorithm: Option<String>,
+    lock: Option<String>,
+    order_by: bool,
+}
+
+fn parse_create(body: &str) -> R<ast::CreateTable> {
+    match crate::front::parse::parse_statement(&format!("CREATE TABLE _t ({body})"))? {
+        ast::Statement::CreateTable(ct) => Ok(ct),
+        _ => Err(MySqlError::parse_error(body, 1)),
+    }
+}
+
+fn cant_drop(what: &str, name: &str) -> MySqlError {
+    MySqlError::new(
+        code::ER_CANT_DROP_FIELD_OR_KEY,
+        "42000",
+        format!("Can't DROP {what} `{name}`; check that it exists"),
+    )
+}
+
+/// Binds `stmt` against the table's current definition `old`.
+pub fn bind(old: &TableDef, stmt: &AlterTable, cx: &mut SessionCtx) -> R<AlterPlan> {
+    let mut w = Work::new(old);
+    for c in &stmt.clauses {
+        w.apply(c, cx)?;
+    }
+    if w.order_by {
+        // Rows are clustered on the primary key, as in InnoDB: MariaDB's warning.
+        if w.primary.is_none() {
+            return Err(MySqlError::not_supported(
+                "ALTER TABLE ... ORDER BY on a table without a primary key",
+            ));
+        }
+        cx.warn(
+            crate::session::ctx::Level::Warning,
+            1105,
+            format!(
+                "ORDER BY ignored as there is a user-defined clustered index in the table '{}'",
+                old.name
+            ),
+        );
+    }
+    w.finish()
+}
+
+impl<'a> Work<'a> {
+    fn new(old: &'a TableDef) -> Self {
+        let cols = old
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| WCol {
+                def: c.clone(),
+                id: i,
+                src: Some(i),
+            })
+            .collect();
+        let primary = (!old.has_hidden_pk()).then(|| old.indexes[0].clone());
+        Work {
+            old,
+            cols,
+            keys: old.indexes[1..].to_vec(),
+            primary,
+            def: old.clone(),
+            next_id: old.columns.len(),
+            copy: false,
+            auto_increment: None,
+            new_checks: false,
+            algorithm: None,
+            lock: None,
+            order_by: false,
+        }
+    }
+
+    fn pos(&self, name: &str) -> Option<usize> {
+        self.cols
+            .iter()
+            .position(|c| c.def.name.eq_ignore_ascii_case(name))
+    }
+
+    fn unknown(&self, name: &str) -> MySqlError {
+        MySqlError::bad_field(name, &self.old.name)
+    }
+
+    fn apply(&mut self, c: &Clause, cx: &mut SessionCtx) -> R<()> {
+        match c {
+            Clause::AddColumn {
+                def,
+                position,
+                if_not_exists,
+            } => self.add_column(def, position.as_ref(), *if_not_exists, cx),
+            Clause::DropColumn { name, if_exists } => self.drop_column(name, *if_exists, cx),
+            Clause::Change {
+                old,
+                def,
+                position,
+                if_exists,
+            } => self.change(old.as_deref(), def, position.as_ref(), *if_exists, cx),
+            Clause::RenameColumn { old, new } => self.rename_column(old, new),
+            Clause::Default { column, expr } => self.set_default(column, expr.as_deref(), cx),
+            Clause::AddConstraint { def, if_not_exists } => {
+                self.add_constraint(def, *if_not_exists, cx)
+            }
+            Clause::DropIndex { name, if_exists } => self.drop_index(name, *if_exists, cx),
+            Clause::DropPrimaryKey => {
+                if self.primary.take().is_none() {
+                    return Err(cant_drop("INDEX", "PRIMARY"));
+                }
+                self.copy = true;
+                Ok(())
+            }
+            Clause::DropConstraint { name, if_exists } => {
+                self.drop_constraint(name, *if_exists, cx)
+            }
+            Clause::RenameIndex { old, new } => self.rename_index(old, new),
+            Clause::RenameTable { db, name } => {
+                check_ident(name, false)?;
+                if let Some(d) = db {
+                    self.def.schema = d.clone();
+                }
+                self.def.name = name.clone();
+                Ok(())
+            }
+            Clause::Option { key, value } => self.option(key, value, cx),
+            Clause::Algorithm(a) => {
+                if !["DEFAULT", "INSTANT", "NOCOPY", "INPLACE", "COPY"].contains(&a.as_str()) {
+                    return Err(MySqlError::parse_error(a, 1));
+                }
+                self.algorithm = Some(a.clone());
+                Ok(())
+            }
+            Clause::Lock(l) => {
+                if !["DEFAULT", "NONE", "SHARED", "EXCLUSIVE"].contains(&l.as_str()) {
+                    return Err(MySqlError::parse_error(l, 1));
+                }
+                self.lock = Some(l.clone());
+                Ok(())
+            }
+            Clause::Force => {
+                self.copy = true;
+                Ok(())
+            }
+            Clause::OrderBy => {
+                self.order_by = true;
+                self.copy = true;
+                Ok(())
+            }
+            Clause::Unsupported(what) => Err(MySqlError::not_supported(what)),
+        }
+    }
+
+    /// Parses a column definition; returns it with the keys it declares inline
+    /// and its column-level CHECK.
+    fn parse_column(
+        &self,
+        text: &str,
+        cx: &mut SessionCtx,
+    ) -> R<(ColumnDef, Vec<IndexKind>, Option<CheckDef>)> {
+        let ct = parse_create(text)?;
+        let [c] = ct.columns.as_slice() else {
+            return Err(MySqlError::parse_error(text, 1));
+        };
+        let (mut col, keys) = column_def(c, self.def.collation, cx)?;
+        resolve_default(&mut col, &self.def.schema, &self.def.name, cx)?;
+        let check = super::check::collect(&ct, std::slice::from_ref(&col))?
+            .into_iter()
+            .next();
+        Ok((col, keys, check))
+    }
+
+    fn place(&mut self, col: WCol, position: Option<&Position>) -> R<()> {
+        let at = match position {
+            None => self.cols.len(),
+            Some(Position::First) => 0,
+            Some(Position::After(c)) => self.pos(c).ok_or_else(|| self.unknown(c))? + 1,
+        };
+        self.cols.insert(at, col);
+        Ok(())
+    }
+
+    fn inline_keys(&mut self, id: usize, kinds: Vec<IndexKind>) -> R<()> {
+        for kind in kinds {
+            let key = IndexDef {
+                id: 0,
+                name: String::new(),
+                kind,
+                columns: vec![IndexColumn {
+                    column: id,
+                    prefix_len: None,
+                    descending: false,
+                }],
+                comment: String::new(),
+            };
+            self.add_key(key, false, &mut None)?;
+            self.copy = true;
+        }
+        Ok(())
+    }
+
+    fn add_column(
+        &mut self,
+        text: &str,
+        position: Option<&Position>,
+        if_not_exists: bool,
+        cx: &mut SessionCtx,
+    ) -> R<()> {
+        let (col, keys, check) = self.parse_column(text, cx)?;
+        if self.pos(&col.name).is_some() {
+            if if_not_exists {
+                cx.note(
+                    code::ER_DUP_FIELDNAME,
+                    format!("Duplicate column name '{}'", col.name),
+                );
+                return Ok(());
+            }
+            return Err(MySqlError::dup_fieldname(&col.name));
+        }
+        let id = self.next_id;
+        self.next_id += 1;
+        self.place(
+            WCol {
+                def: col,
+                id,
+                src: None,
+            },
+            position,
+        )?;
+        self.inline_keys(id, keys)?;
+        if let Some(chk) = check {
+            self.def.checks.push(chk);
+            self.new_checks = true;
+        }
+        self.copy = true;
+        Ok(())
+    }
+
+    fn drop_column(&mut self, name: &str, if_exists: bool, cx: &mut SessionCtx) -> R<()> {
+        let Some(at) = self.pos(name) else {
+            if if_exists {
+                let e = cant_drop("COLUMN", name);
+                cx.note(e.code, e.message);
+                return Ok(());
+            }
+            return Err(cant_drop("COLUMN", name));
+        };
+        let col = self.cols.remove(at);
+        let keep = |k: &mut IndexDef| {
+            k.columns.retain(|c| c.column != col.id);
+            !k.columns.is_empty()
+        };
+        self.keys.retain_mut(keep);
+        if let Some(p) = self.primary.as_mut() {
+            if !keep(p) {
+                self.primary = None;
+            }
+        }
+        self.def
+            .checks
+            .retain(|c| !(c.column_level && c.name.eq_ignore_ascii_case(&col.def.name)));
+        self.copy = true;
+        Ok(())
+    }
+
+    fn change(
+        &mut self,
+        old: Option<&str>,
+        text: &str,
+        position: Option<&Position>,
+        if_exists: bool,
+        cx: &mut SessionCtx,
+    ) -> R<()> {
+        let (col, keys, check) = self.parse_column(text, cx)?;
+        let name = old.unwrap_or(&col.name).to_string();
+        let Some(at) = self.pos(&name) else {
+            if if_exists {
+                let e = self.unknown(&name);
+                cx.note(e.code, e.message);
+                return Ok(());
+            }
+            return Err(self.unknown(&name));
+        };
+        if let Some(other) = self.pos(&col.name) {
+            if other != at {
+                return Err(MySqlError::dup_fieldname(&col.name));
+            }
+        }
+        let prev = self.cols.remove(at);
+        let stored_same = prev.def.data_type == col.data_type
+            && prev.def.nullable == col.nullable
+            && prev.def.auto_increment == col.auto_increment;
+        if !stored_same || position.is_some() {
+            self.copy = true;
+        }
+        for c in self.def.checks.iter_mut() {
+            if c.column_level && c.name.eq_ignore_ascii_case(&prev.def.name) {
+                c.name = col.name.clone();
+            }
+        }
+        let id = prev.id;
+        let w = WCol {
+            def: col,
+            id,
+            src: prev.src,
+        };
+        match position {
+            None => self.cols.insert(at, w),
+            Some(p) => self.place(w, Some(p))?,
+        }
+        self.inline_keys(id, keys)?;
+        if let Some(chk) = check {
+            self.def.checks.push(chk);
+            self.new_checks = true;
+            self.copy = true;
+        }
+        Ok(())
+    }
+
+    fn rename_column(&mut self, old: &str, new: &str) -> R<()> {
+        let at = self.pos(old).ok_or_else(|| self.unknown(old))?;
+        if self.pos(new).is_some_and(|o| o != at) {
+            return Err(MySqlError::dup_fieldname(new));
+        }
+        let prev = std::mem::replace(&mut self.cols[at].def.name, new.to_string());
+        for c in self.def.checks.iter_mut() {
+            if c.column_level && c.name.eq_ignore_ascii_case(&prev) {
+                c.name = new.to_string();
+            }
+        }
+        Ok(())
+    }
+
+    fn set_default(&mut self, column: &str, expr: Option<&str>, cx: &mut SessionCtx) -> R<()> {
+        let at = self.pos(column).ok_or_else(|| self.unknown(column))?;
+        let (db, table) = (self.def.schema.clone(), self.def.name.clone());
+        let col = &mut self.cols[at].def;
+        col.default = match expr {
+            None => None,
+            Some(text) => {
+                let e = crate::front::parse::parse_expr(text)?;
+                Some(default_expr(&e, &col.name, cx)?)
+            }
+        };
+        resolve_default(col, &db, &table, cx)
+    }
+
+    /// The working columns as definitions, for binding keys by name.
+    fn column_defs(&self) -> Vec<ColumnDef> {
+        self.cols.iter().map(|c| c.def.clone()).collect()
+    }
+
+    fn add_constraint(&mut self, text: &str, if_not_exists: bool, cx: &mut SessionCtx) -> R<()> {
+        let ct = parse_create(&format!("_c int, {text}"))?;
+        let [tc] = ct.constraints.as_slice() else {
+            return Err(MySqlError::parse_error(text, 1));
+        };
+        if let TableConstraint::Check(_) = tc {
+            return self.add_check(&ct);
+        }
+        let defs = self.column_defs();
+        let Some(mut key) = constraint_index(tc, &defs)? else {
+            return Ok(());
+        };
+        for kc in key.columns.iter_mut() {
+            kc.column = self.cols[kc.column].id;
+        }
+        let mut note = if_not_exists.then_some(None);
+        self.add_key(key, if_not_exists, &mut note)?;
+        if let Some(Some(e)) = note {
+            cx.note(e.code, e.message);
+        } else {
+            self.copy = true;
+        }
+        Ok(())
+    }
+
+    fn add_check(&mut self, ct: &ast::CreateTable) -> R<()> {
+        let mut got = super::check::collect(ct, &[])?;
+        for c in got.iter_mut() {
+            let taken =
+                |n: &str, all: &[CheckDef]| all.iter().any(|d| d.name.eq_ignore_ascii_case(n));
+            if taken(&c.name, &self.def.checks) {
+                if !c.name.starts_with("CONSTRAINT_") {
+                    return Err(MySqlError::new(
+                        1826,
+                        "HY000",
+                        format!("Duplicate CHECK constraint name '{}'", c.name),
+                    ));
+                }
+                c.name = (1..)
+                    .map(|i| format!("CONSTRAINT_{i}"))
+                    .find(|n| !taken(n, &self.def.checks))
+                    .unwrap_or_default();
+            }
+            self.def.checks.push(c.clone());
+        }
+        self.new_checks = true;
+        self.copy = true;
+        Ok(())
+    }
+
+    /// Adds a key (columns by id). A duplicate name is 1061, or with IF NOT EXISTS
+    /// the note put in `note` and nothing added.
+    fn add_key(
+        &mut self,
+        mut key: IndexDef,
+        if_not_exists: bool,
+        note: &mut Option<Option<MySqlError>>,
+    ) -> R<()> {
+        if key.kind == IndexKind::Primary {
+            if self.primary.is_some() {
+                return Err(MySqlError::multiple_pri_key());
+            }
+            key.name = "PRIMARY".into();
+            for kc in &key.columns {
+                if let Some(c) = self.cols.iter_mut().find(|c| c.id == kc.column) {
+                    c.def.nullable = false;
+                }
+            }
+            self.primary = Some(key);
+            return Ok(());
+        }
+        let first = self
+            .cols
+            .iter()
+            .find(|c| c.id == key.columns[0].column)
+            .map(|c| c.def.name.clone())
+            .unwrap_or_default();
+        let mut all = self.keys.clone();
+        all.extend(self.primary.clone());
+        if key.name.is_empty() {
+            key.name = auto_index_name(&first, &all);
+        } else if all.iter().any(|k| k.name.eq_ignore_ascii_case(&key.name))
+            || key.name.eq_ignore_ascii_case("PRIMARY")
+        {
+            let e = MySqlError::dup_keyname(&key.name);
+            if if_not_exists {
+                *note = Some(Some(e));
+                return Ok(());
+            }
+            return Err(e);
+        }
+        self.keys.push(key);
+        Ok(())
+    }
+
+    fn drop_index(&mut self, name: &str, if_exists: bool, cx: &mut SessionCtx) -> R<()> {
+        if name.eq_ignore_ascii_case("PRIMARY") {
+            return self.apply(&Clause::DropPrimaryKey, cx);
+        }
+        match self
+            .keys
+            .iter()
+            .position(|k| k.name.eq_ignore_ascii_case(name))
+        {
+            Some(at) => {
+                self.keys.remove(at);
+                self.copy = true;
+                Ok(())
+            }
+            None if if_exists => {
+                let e = cant_drop("INDEX", name);
+                cx.note(e.code, e.message);
+                Ok(())
+            }
+            None => Err(cant_drop("INDEX", name)),
+        }
+    }
+
+    fn drop_constraint(&mut self, name: &str, if_exists: bool, cx: &mut SessionCtx) -> R<()> {
+        let check = self
+            .def
+            .checks
+            .iter()
+            .position(|c| !c.column_level && c.name.eq_ignore_ascii_case(name));
+        if let Some(at) = check {
+            self.def.checks.remove(at);
+            return Ok(());
+        }
+        let unique = self
+            .keys
+            .iter()
+            .position(|k| k.kind == IndexKind::Unique && k.name.eq_ignore_ascii_case(name));
+        match unique {
+            Some(at) => {
+                self.keys.remove(at);
+                self.copy = true;
+                Ok(())
+            }
+            None if if_exists => {
+                let e = cant_drop("CONSTRAINT", name);
+                cx.note(e.code, e.message);
+                Ok(())
+            }
+            None => Err(cant_drop("CONSTRAINT", name)),
+        }
+    }
+
+    fn rename_index(&mut self, old: &str, new: &str) -> R<()> {
+        let bad = |n: &str| MySqlError::new(1280, "42000", format!("Incorrect index name '{n}'"));
+        if old.eq_ignore_ascii_case("PRIMARY") {
+            return Err(bad(old));
+        }
+        if new.eq_ignore_ascii_case("PRIMARY") {
+            return Err(bad(new));
+        }
+        let at = self
+            .keys
+            .iter()
+            .position(|k| k.name.eq_ignore_ascii_case(old))
+            .ok_or_else(|| {
+                MySqlError::new(
+                    1176,
+                    "42000",
+                    format!("Key '{old}' doesn't exist in table '{}'", self.old.name),
+                )
+            })?;
+        let clash = self
+            .keys
+            .iter()
+            .enumerate()
+            .any(|(i, k)| i != at && k.name.eq_ignore_ascii_case(new));
+        if clash {
+            return Err(MySqlError::dup_keyname(new));
+        }
+        self.keys[at].name = new.to_string();
+        Ok(())
+    }
+
+    fn option(&mut self, key: &str, value: &str, cx: &mut SessionCtx) -> R<()> {
+        match key {
+            "ENGINE" => {
+                self.def.engine = engine_kind(value, &self.old.name, cx)?;
+                self.copy = true;
+            }
+            "COMMENT" => self.def.comment = value.to_string(),
+            "AUTO_INCREMENT" => {
+                let n = value
+                    .parse::<u64>()
+                    .map_err(|_| MySqlError::parse_error(value, 1))?;
+                self.auto_increment = Some(n.max(1));
+            }
+            "CHARSET" | "CHARACTER SET" => {
+                let cs = basalt_common::Charset::from_name(value)
+                    .ok_or_else(|| MySqlError::unknown_character_set(value))?;
+                self.def.charset = cs;
+                self.def.collation = cs.default_collation();
+            }
+            "COLLATE" => {
+                let c = basalt_common::Collation::from_name(value)
+                    .ok_or_else(|| MySqlError::unknown_collation(value))?;
+                self.def.charset = c.charset();
+                self.def.collation = c;
+            }
+            _ => {
+                let table = (self.old.schema.as_str(), self.old.name.as_str());
+                super::options::table_option(key, value, &mut self.def.options, cx, table)?;
+                super::options::sort(&mut self.def.options);
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(mut self) -> R<AlterPlan> {
+        if self.cols.is_empty() {
+            return Err(MySqlError::new(
+                1090,
+                "42000",
+                "You can't delete all columns with ALTER TABLE; use DROP TABLE instead",
+            ));
+        }
+        let ordinal = |cols: &[WCol], id: usize| {
+            cols.iter()
+                .position(|c| c.id == id)
+                .expect("keys refer to working columns")
+        };
+        let mut columns: Vec<ColumnDef> = self.cols.iter().map(|c| c.def.clone()).collect();
+        let mut keys = std::mem::take(&mut self.keys);
+        // Without a primary key the rows are clustered on a hidden row id (the
+        // stored one when the table had none before).
+        let hidden = IndexDef {
+            columns: Vec::new(),
+            ..self.old.indexes[0].clone()
+        };
+        let mut primary = self.primary.take().unwrap_or(hidden);
+        for k in keys.iter_mut().chain(std::iter::once(&mut primary)) {
+            for kc in k.columns.iter_mut() {
+                kc.column = ordinal(&self.cols, kc.column);
+            }
+        }
+        for kc in &primary.columns {
+            columns[kc.column].nullable = false;
+        }
+        sort_keys(&mut keys, &columns);
+        let mut indexes = vec![primary];
+        indexes.extend(keys);
+        for idx in indexes.iter_mut().filter(|i| !i.columns.is_empty()) {
+            implicit_prefixes(idx, &columns);
+            check_key(idx, &columns)?;
+        }
+        check_auto_increment(&columns, &indexes)?;
+        // Column-level checks in column order, then table-level ones (MariaDB's order).
+        let col_pos = |c: &CheckDef| {
+            columns
+                .iter()
+                .position(|d| d.name.eq_ignore_ascii_case(&c.name))
+        };
+        let mut checks = std::mem::take(&mut self.def.checks);
+        checks.sort_by_key(|c| {
+            if c.column_level { col_pos(c) } else { None }.map_or(usize::MAX, |p| p)
+        });
+        let sources = self.cols.iter().map(|c| c.src).collect();
+        if self.indexes_changed(&indexes) {
+            self.copy = true;
+        }
+        self.def.columns = columns;
+        self.def.indexes = indexes;
+        self.def.checks = checks;
+        self.check_algorithm()?;
+        Ok(AlterPlan {
+            def: self.def,
+            sources,
+            copy: self.copy,
+            auto_increment: self.auto_increment,
+            new_checks: self.new_checks,
+        })
+    }
+
+    /// Whether the keys differ from the stored ones other than by name.
+    fn indexes_changed(&self, new: &[IndexDef]) -> bool {
+        let shape = |i: &IndexDef| (i.kind, i.columns.clone());
+        new.len() != self.old.indexes.len()
+            || new
+                .iter()
+                .zip(&self.old.indexes)
+                .any(|(a, b)| shape(a) != shape(b))
+    }
+
+    /// 1845 / 1846 when ALGORITHM= or LOCK= asks for more than the copy gives.
+    fn check_algorithm(&self) -> R<()> {
+        if !self.copy {
+            return Ok(());
+        }
+        if let Some(a) = self.algorithm.as_deref() {
+            if matches!(a, "INSTANT" | "NOCOPY" | "INPLACE") {
+                return Err(MySqlError::new(
+                    1845,
+                    "0A000",
+                    format!(
+                        "ALGORITHM={a} is not supported for this operation. Try ALGORITHM=COPY"
+                    ),
+                ));
+            }
+        }
+        if self.lock.as_deref() == Some("NONE") {
+            return Err(MySqlError::new(
+                1846,
+                "0A000",
+                "LOCK=NONE is not supported. Reason: COPY algorithm requires a lock. Try LOCK=SHARED",
+            ));
+        }
+        Ok(())
+    }
+}

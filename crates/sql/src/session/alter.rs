@@ -1,0 +1,202 @@
+//! Running ALTER TABLE: bind the clauses (`bind::alter`), then let storage change
+//! the definition in place or copy the table (`basalt_storage::AlterSpec`), with
+//! each row converted here to the new columns by the session's sql_mode (as an
+//! INSERT would store it: strict modes fail on the first bad value, 1264/1265,
+//! and nothing changes; other modes warn and store the adjusted value) and checked
+//! against new CHECK constraints (4025).
+
+use super::Session;
+use crate::bind::alter::AlterPlan;
+use crate::bind::check::Checks;
+use crate::exec::store::{store, Target};
+use crate::expr::EvalCtx;
+use crate::front::native::alter::AlterTable;
+use crate::result::QueryResult;
+use basalt_common::{ColumnDef, DefaultValue, MySqlError, Row, TableDef, Value};
+use basalt_storage::AlterSpec;
+use std::sync::Arc;
+use std::time::Duration;
+
+type R<T> = Result<T, MySqlError>;
+
+impl Session {
+    pub(super) fn alter_table_native(&mut self, a: AlterTable) -> R<QueryResult> {
+        self.implicit_commit()?;
+        let db = match &a.db {
+            Some(d) => d.clone(),
+            None => self.cx.db.clone().ok_or_else(MySqlError::no_db)?,
+        };
+        let entered = self.enter_ddl(&[(db.clone(), a.table.clone())])?;
+        let r = self.alter_entered(&db, &a);
+        self.leave(entered);
+        r
+    }
+
+    fn alter_entered(&mut self, db: &str, a: &AlterTable) -> R<QueryResult> {
+        let storage = self.cx.engine.storage.clone();
+        let Some(table) = storage.table(db, &a.table) else {
+            if a.if_exists {
+                let e = MySqlError::no_such_table(db, &a.table);
+                self.cx.note(e.code, e.message);
+                return Ok(QueryResult::ok(0));
+            }
+            return Err(MySqlError::no_such_table(db, &a.table));
+        };
+        let old = table.def();
+        let plan = crate::bind::alter::bind(&old, a, &mut self.cx)?;
+        let new_def = Arc::new(plan.def.clone());
+        let checks = self.alter_checks(&plan, &new_def)?;
+        let timeout = Duration::from_secs(self.cx.var_u64("lock_wait_timeout").max(1));
+        let spec = AlterSpec {
+            def: plan.def.clone(),
+            copy: plan.copy,
+            auto_increment: plan.auto_increment,
+            timeout,
+        };
+        let mut copied = 0u64;
+        let strict = self.cx.mode.strict;
+        let now = self.cx.stmt_time;
+        {
+            let mut ctx = EvalCtx::new(&[], &mut self.cx);
+            let mut convert = |row: Row, n: u64| -> R<Row> {
+                copied = n;
+                let new = convert_row(&old, &new_def, &plan, row, n, strict, now, &mut ctx)?;
+                verify_checks(&checks, &new, &new_def, &mut ctx)?;
+                Ok(new)
+            };
+            storage.alter_table(db, &a.table, spec, &mut convert)?;
+        }
+        let warnings = self.warning_count();
+        let records = if plan.copy { copied } else { 0 };
+        Ok(QueryResult::Ok {
+            affected_rows: records,
+            last_insert_id: 0,
+            info: format!("Records: {records}  Duplicates: 0  Warnings: {warnings}"),
+            warnings,
+        })
+    }
+
+    /// Binds the new definition's CHECK constraints (MariaDB's refusals for ones
+    /// that do not bind); returns them when existing rows must pass them.
+    fn alter_checks(&mut self, plan: &AlterPlan, def: &Arc<TableDef>) -> R<Checks> {
+        let storage = self.cx.engine.storage.clone();
+        let mut binder = crate::bind::Binder::new(&storage, &self.cx, "", None);
+        binder
+            .validate_checks(&def.schema, def)
+            .map_err(|(e, _)| e)?;
+        if !plan.new_checks {
+            return Ok(Arc::from(Vec::new()));
+        }
+        let mut binder = crate::bind::Binder::new(&storage, &self.cx, "", None);
+        binder.bind_checks_of(&def.schema, def)
+    }
+}
+
+/// One old row as a row of the new definition.
+#[allow(clippy::too_many_arguments)]
+fn convert_row(
+    old: &TableDef,
+    new: &TableDef,
+    plan: &AlterPlan,
+    mut row: Row,
+    n: u64,
+    strict: bool,
+    now: basalt_common::DateTime,
+    ctx: &mut EvalCtx,
+) -> R<Row> {
+    let mut out = Vec::with_capacity(new.columns.len());
+    for (col, src) in new.columns.iter().zip(&plan.sources) {
+        let target = Target {
+            db: &new.schema,
+            table: &new.name,
+            col,
+            row: n,
+            strict,
+        };
+        let v = match src {
+            Some(j) => {
+                let v = std::mem::take(&mut row[*j]);
+                let was = &old.columns[*j];
+                if was.data_type == col.data_type && (col.nullable || !was.nullable) {
+                    v
+                } else {
+                    stored(v, &target, ctx)?
+                }
+            }
+            None if col.auto_increment => {
+                if matches!(
+                    col.data_type,
+                    basalt_common::DataType::Int { unsigned: true, .. }
+                ) {
+                    Value::UInt(n)
+                } else {
+                    Value::Int(n as i64)
+                }
+            }
+            None => added_value(col, now),
+        };
+        out.push(v);
+    }
+    Ok(out)
+}
+
+/// A value converted to a column as an INSERT stores it; NULL into NOT NULL is
+/// 1265 in strict mode, otherwise a warning and the type's implicit default.
+fn stored(v: Value, t: &Target, ctx: &mut EvalCtx) -> R<Value> {
+    if v.is_null() && !t.col.nullable {
+        let e = MySqlError::new(
+            1265,
+            "01000",
+            format!(
+                "Data truncated for column '{}' at row {}",
+                t.col.name, t.row
+            ),
+        );
+        if t.strict {
+            return Err(e);
+        }
+        ctx.cx
+            .warn(crate::session::ctx::Level::Warning, e.code, e.message);
+        return Ok(crate::exec::insert::implicit_default(t.col));
+    }
+    // ALTER reports a string too long for the new type as truncation (1265), not
+    // as INSERT's 1406.
+    store(v, t, ctx.cx).map_err(|e| {
+        if e.code == 1406 {
+            MySqlError::new(
+                1265,
+                "01000",
+                format!(
+                    "Data truncated for column '{}' at row {}",
+                    t.col.name, t.row
+                ),
+            )
+        } else {
+            e
+        }
+    })
+}
+
+/// The value an added column takes in existing rows: its default, or for a NOT
+/// NULL column without one the type's implicit default (as MariaDB fills it).
+fn added_value(col: &ColumnDef, now: basalt_common::DateTime) -> Value {
+    match &col.default {
+        Some(DefaultValue::Literal(v)) => v.clone(),
+        Some(DefaultValue::CurrentTimestamp) => Value::DateTime(now),
+        None if col.nullable => Value::Null,
+        None => crate::exec::insert::implicit_default(col),
+    }
+}
+
+fn verify_checks(checks: &Checks, row: &[Value], def: &TableDef, ctx: &mut EvalCtx) -> R<()> {
+    for c in checks.iter() {
+        if c.expr.eval_bool(row, ctx)? == Some(false) {
+            return Err(crate::bind::check::constraint_failed(
+                &c.label,
+                &def.schema,
+                &def.name,
+            ));
+        }
+    }
+    Ok(())
+}

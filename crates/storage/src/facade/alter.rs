@@ -1,0 +1,248 @@
+//! ALTER TABLE in the storage layer: a change of definition in place, or a table copy.
+//!
+//! # In place (rename of the table, a column or an index; defaults; comments;
+//! AUTO_INCREMENT=; dropped CHECK constraints)
+//! The stored rows stay valid under the new definition. The DDL takes the table's
+//! metadata lock exclusively (it waits for every open transaction that used the
+//! table), replaces the definition, and writes the catalog.
+//!
+//! # Table copy (everything that changes how rows or indexes are stored)
+//! 1. Block writes: wait for the transactions that wrote the table to end and keep
+//!    new writers waiting. Readers go on reading the old table meanwhile.
+//! 2. Create the new table under a fresh table id (so a fresh file) that no catalog
+//!    entry names, copy every committed row into it converted by the SQL layer
+//!    (which may refuse a row: the ALTER then fails and the new table is dropped),
+//!    building every index and checking uniqueness, and checkpoint its file.
+//! 3. Wait for reader transactions to end too (the short exclusive section), point
+//!    the catalog entry at the new table, write the catalog (one atomic rename of
+//!    `catalog.json`), then free the old table's file.
+//!
+//! Crash safety: before the catalog write of step 3 the durable catalog names the
+//! old table only, and the next start removes the new table's file as an orphan;
+//! after it the catalog names the new table only, whose file was complete and
+//! checkpointed before, and the start removes the old file if its removal had not
+//! happened. The new table's rows are never in the log, so recovery never redoes
+//! half of it.
+//!
+//! What blocks: writers of the table from the start to the end of the ALTER (up to
+//! their lock wait timeout, errno 1205); readers only during step 3, which lasts a
+//! catalog write (one fsync'd rename) after the last reader transaction that used
+//! the table ends. A statement planned against the old table that reaches it after
+//! the switch reads the old rows if it only reads, and fails with 1412 if it writes
+//! (the SQL layer plans and runs an autocommit statement again).
+
+use super::{Storage, TableEntry};
+use crate::error::StorageError;
+use crate::table::TableCore;
+use basalt_common::{Row, TableDef};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// An ALTER TABLE as the storage layer runs it.
+pub struct AlterSpec {
+    /// The new definition; its `schema` and `name` may differ (RENAME). Ids are
+    /// assigned here.
+    pub def: TableDef,
+    /// Copy the rows into a new table; otherwise the rows as stored must stay valid
+    /// under `def` (same columns, types, order and indexes).
+    pub copy: bool,
+    /// `AUTO_INCREMENT=`.
+    pub auto_increment: Option<u64>,
+    /// How long to wait for transactions that use the table (`lock_wait_timeout`).
+    pub timeout: Duration,
+}
+
+/// Converts one row of the old table (its ordinal, from 1) to the new definition.
+pub type Convert<'a, E> = dyn FnMut(Row, u64) -> Result<Row, E> + 'a;
+
+impl Storage {
+    /// Runs an ALTER TABLE of `db`.`name` (see the module docs).
+    pub fn alter_table<E: From<StorageError>>(
+        &self,
+        db: &str,
+        name: &str,
+        spec: AlterSpec,
+        convert: &mut Convert<'_, E>,
+    ) -> Result<(), E> {
+        let _ddl = self.ddl.lock();
+        let old = self.core(db, name)?;
+        self.check_target(db, name, &spec.def)?;
+        let deadline = Instant::now() + spec.timeout;
+        if !spec.copy {
+            return Ok(self.alter_in_place(&old, spec, deadline)?);
+        }
+        old.mdl_block_writes(deadline)?;
+        let r = self.copy_and_switch(&old, spec, convert, deadline);
+        old.mdl_end_ddl();
+        r
+    }
+
+    /// A renamed table's database must exist and its new name be free.
+    fn check_target(&self, db: &str, name: &str, def: &TableDef) -> crate::api::Result<()> {
+        if def.schema == db && def.name == name {
+            return Ok(());
+        }
+        let cat = self.catalog.read();
+        if !cat.databases.contains_key(&def.schema) {
+            return Err(StorageError::NoSuchDatabase(def.schema.clone()));
+        }
+        if cat
+            .tables
+            .get(&def.schema)
+            .is_some_and(|m| m.contains_key(&def.name))
+        {
+            return Err(StorageError::TableExists(def.name.clone()));
+        }
+        Ok(())
+    }
+
+    fn alter_in_place(
+        &self,
+        core: &Arc<TableCore>,
+        spec: AlterSpec,
+        deadline: Instant,
+    ) -> crate::api::Result<()> {
+        let old = core.def();
+        let mut def = spec.def;
+        def.id = old.id;
+        let timeout = deadline.saturating_duration_since(Instant::now());
+        core.with_exclusive(timeout, || {
+            if let Some(n) = spec.auto_increment {
+                def.auto_increment_start = n;
+            }
+            let renamed = def.schema != old.schema || def.name != old.name;
+            core.set_def(Arc::new(def));
+            if let Some(n) = spec.auto_increment {
+                core.set_auto_increment(n)?;
+            }
+            if renamed {
+                let mut cat = self.catalog.write();
+                let entry = cat
+                    .tables
+                    .get_mut(&old.schema)
+                    .and_then(|m| m.remove(&old.name));
+                if let Some(entry) = entry {
+                    cat.place(entry);
+                }
+            }
+            Ok(())
+        })?;
+        self.bump();
+        self.persist()
+    }
+
+    fn copy_and_switch<E: From<StorageError>>(
+        &self,
+        old: &Arc<TableCore>,
+        spec: AlterSpec,
+        convert: &mut Convert<'_, E>,
+        deadline: Instant,
+    ) -> Result<(), E> {
+        let old_def = old.def();
+        let mut def = spec.def;
+        def.id = {
+            let mut cat = self.catalog.write();
+            cat.next_table_id += 1;
+            cat.next_table_id - 1
+        };
+        for (i, ix) in def.indexes.iter_mut().enumerate() {
+            ix.id = i as u32 + 1;
+        }
+        def.next_index_id = def.indexes.len() as u32 + 1;
+        let counter = spec
+            .auto_increment
+            .unwrap_or_else(|| old.peek_auto_increment());
+        def.auto_increment_start = spec.auto_increment.unwrap_or(old_def.auto_increment_start);
+        let engine = self.engines.get(def.engine);
+        let store = engine.create_store(&def)?;
+        let new = TableCore::new(Arc::new(def.clone()), store, self.mgr.clone());
+        // Writers are out: every version copied was written by a transaction with
+        // a smaller id.
+        new.set_rebuilt_at(self.mgr.next_id());
+        let filled = fill(old, &new, convert).and_then(|()| {
+            new.set_auto_increment(counter)?;
+            engine.after_ddl(&def, new.store())?;
+            Ok(old.mdl_upgrade(deadline)?)
+        });
+        if let Err(e) = filled {
+            new.mark_dropped();
+            if let Err(d) = engine.drop_store(&def) {
+                tracing::warn!(error = %d, "dropping the copy of a failed ALTER TABLE failed");
+            }
+            return Err(e);
+        }
+        self.switch(old, new)?;
+        if let Err(e) = self.engines.get(old_def.engine).drop_store(&old_def) {
+            // The catalog no longer names the file: the next start removes it.
+            tracing::warn!(table = %old_def.qualified_name(), error = %e, "freeing the table replaced by ALTER TABLE failed");
+        }
+        Ok(())
+    }
+
+    /// Points the catalog at `new` in place of `old` (held exclusively) and writes it.
+    fn switch(&self, old: &Arc<TableCore>, new: Arc<TableCore>) -> crate::api::Result<()> {
+        let old_def = old.def();
+        let entry = {
+            let mut cat = self.catalog.write();
+            let entry = cat
+                .tables
+                .get_mut(&old_def.schema)
+                .and_then(|m| m.remove(&old_def.name));
+            cat.insert(new.clone());
+            entry
+        };
+        self.bump();
+        if let Err(e) = self.persist() {
+            let mut cat = self.catalog.write();
+            let def = new.def();
+            if let Some(m) = cat.tables.get_mut(&def.schema) {
+                m.remove(&def.name);
+            }
+            if let Some(entry) = entry {
+                cat.place(entry);
+            }
+            new.mark_dropped();
+            let _ = self.engines.get(def.engine).drop_store(&def);
+            return Err(e);
+        }
+        old.mark_dropped();
+        Ok(())
+    }
+}
+
+/// Copies every committed row of `old` into `new`, converted; the first refusal
+/// of `convert` (or storage error) stops the copy.
+fn fill<E: From<StorageError>>(
+    old: &TableCore,
+    new: &TableCore,
+    convert: &mut Convert<'_, E>,
+) -> Result<(), E> {
+    let mut refused: Option<E> = None;
+    let mut n = 0u64;
+    let r = old.for_each_committed(&mut |trx, row| {
+        n += 1;
+        match convert(row, n) {
+            Ok(row) => new.load_row(trx, &row),
+            Err(e) => {
+                refused = Some(e);
+                Err(StorageError::Interrupted)
+            }
+        }
+    });
+    match (r, refused) {
+        (_, Some(e)) => Err(e),
+        (Err(e), None) => Err(e.into()),
+        (Ok(()), None) => Ok(()),
+    }
+}
+
+impl super::Catalog {
+    /// Files an existing entry under its table's (possibly new) name.
+    fn place(&mut self, entry: TableEntry) {
+        let def = entry.core.def();
+        self.tables
+            .entry(def.schema.clone())
+            .or_default()
+            .insert(def.name.clone(), entry);
+    }
+}

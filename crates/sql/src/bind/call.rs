@@ -32,7 +32,16 @@ impl Binder<'_> {
             types.push(t);
         }
         super::strings::byte_args(f, &mut bound, &types);
-        let t = crate::expr::func::result_type(f, &types);
+        let f = crate::expr::func::refine(f, &types);
+        let t = if crate::expr::func::uses_consts(f) {
+            let consts: Vec<Option<Value>> = bound.iter().map(|e| self.const_value(e)).collect();
+            crate::expr::func::result_type_with(f, &types, &consts)
+        } else {
+            crate::expr::func::result_type(f, &types)
+        };
+        if let Some(v) = crate::expr::func::bind_time_value(f, &types) {
+            return Ok((Expr::Const(v), t));
+        }
         Ok((Expr::Func(f, bound), t))
     }
 
@@ -215,6 +224,19 @@ impl Binder<'_> {
             order,
         });
         Ok((Expr::Column(AGG_BASE + aggs.calls.len() - 1), ty))
+    }
+
+    /// The value of a constant argument whose value shapes a result type: a
+    /// stripped literal is read only in the select list (whose literals already
+    /// make the plan single-use); elsewhere the type is the general one.
+    fn const_value(&self, e: &Expr) -> Option<Value> {
+        match e {
+            Expr::Const(c) => Some(c.clone()),
+            Expr::Param(i) if self.in_projection => {
+                self.params.stripped.and_then(|p| p.get(*i)).cloned()
+            }
+            _ => None,
+        }
     }
 
     /// The value of a literal that shapes the plan (a GROUP_CONCAT separator): a

@@ -298,6 +298,24 @@ impl Binder<'_> {
                 };
                 (e, bool_type(false))
             }
+            A::RLike {
+                negated,
+                expr,
+                pattern,
+                ..
+            } => {
+                use crate::expr::func::regexp::{Kind, RegexpFn};
+                let f = Func::Regexp(RegexpFn {
+                    kind: Kind::Like,
+                    ci: true,
+                });
+                let (x, t) = self.call(f, &[expr.as_ref(), pattern.as_ref()], scope, aggs)?;
+                if *negated {
+                    (Expr::Not(x.boxed()), t)
+                } else {
+                    (x, t)
+                }
+            }
             other => return Err(MySqlError::not_supported(&format!("expression '{other}'"))),
         })
     }

@@ -57,6 +57,7 @@ pub fn eval(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
                 T::Tan => x.tan(),
                 T::Asin => x.asin(),
                 T::Acos => x.acos(),
+                T::Atan if vals.len() == 2 => x.atan2(to_f64(&vals[1])),
                 T::Atan => x.atan(),
                 T::Cot => 1.0 / x.tan(),
             }))

@@ -46,6 +46,9 @@ pub fn eval(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
             }
             Ok(Value::Bytes(parts.join(sep.as_slice())))
         }
+        // QUOTE(NULL) is the word NULL; FIELD(NULL, ...) is 0.
+        Quote if vals[0].is_null() => Ok(Value::str("NULL")),
+        Field if vals[0].is_null() => Ok(Value::Int(0)),
         _ if vals.iter().any(Value::is_null) => Ok(Value::Null),
         Length => Ok(Value::Int(to_bytes(&vals[0]).len() as i64)),
         CharLength => Ok(Value::Int(text(&vals[0]).chars().count() as i64)),
@@ -101,7 +104,7 @@ pub fn eval(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
         Lpad | Rpad => Ok(pad(
             &text(&vals[0]),
             int_arg(&vals[1]),
-            &text(&vals[2]),
+            &vals.get(2).map_or_else(|| " ".to_string(), text),
             f == Lpad,
             ctx,
         )),
@@ -129,7 +132,16 @@ pub fn eval(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
                 &vals[0],
             )))))
         }
-        Sha2 => Ok(sha2(&to_bytes(&vals[0]), int_arg(&vals[1]))),
+        Sha2 => {
+            let v = sha2(&to_bytes(&vals[0]), int_arg(&vals[1]));
+            if v.is_null() {
+                ctx.warn(
+                    1583,
+                    "Incorrect parameters in the call to native function 'sha2'",
+                );
+            }
+            Ok(v)
+        }
         Crc32 => Ok(Value::Int(crc32(&to_bytes(&vals[0])) as i64)),
         Strcmp => {
             let o = Collation::Utf8mb4GeneralCi.compare(&to_bytes(&vals[0]), &to_bytes(&vals[1]));
@@ -316,7 +328,7 @@ const MIN_PACKET: u64 = 1024;
 /// A string function must not build a result longer than the session's
 /// `max_allowed_packet`: MariaDB returns NULL with warning 1301 instead. Checked on
 /// the computed length, before allocating.
-fn over_packet(ctx: &mut EvalCtx, func: &str, len: u64) -> bool {
+pub(super) fn over_packet(ctx: &mut EvalCtx, func: &str, len: u64) -> bool {
     if len <= MIN_PACKET {
         return false;
     }

@@ -32,7 +32,7 @@ impl Binder<'_> {
             types.push(t);
         }
         super::strings::byte_args(f, &mut bound, &types);
-        let f = crate::expr::func::refine(f, &types);
+        let f = crate::expr::func::refine(f, &types, &bound);
         let t = if crate::expr::func::uses_consts(f) {
             let consts: Vec<Option<Value>> = bound.iter().map(|e| self.const_value(e)).collect();
             crate::expr::func::result_type_with(f, &types, &consts)
@@ -109,6 +109,7 @@ impl Binder<'_> {
             MySqlError::function_not_defined(&self.cx.db.clone().unwrap_or_default(), &name)
         })?;
         crate::expr::func::check_arity(&name, args.len(), min, max)?;
+        crate::expr::func::check_shape(func, &name, args.len())?;
         self.call(func, &args, scope, aggs)
     }
 

@@ -7,6 +7,9 @@
 mod clock;
 mod clock_parse;
 pub mod json;
+mod json_fn;
+mod json_search;
+mod json_tree;
 mod misc;
 mod numeric;
 pub mod regexp;
@@ -156,6 +159,7 @@ pub enum Func {
     Clock(clock::ClockFn),
     Misc(misc::MiscFn),
     Regexp(regexp::RegexpFn),
+    Json(json_fn::JsonFn),
 }
 
 /// (function, min args, max args) for a lower-case SQL function name.
@@ -288,6 +292,9 @@ fn family_lookup(name: &str) -> Option<(Func, usize, usize)> {
     if let Some((f, lo, hi)) = regexp::lookup(name) {
         return Some((Func::Regexp(f), lo, hi));
     }
+    if let Some((f, lo, hi)) = json_fn::lookup(name) {
+        return Some((Func::Json(f), lo, hi));
+    }
     Some(match name {
         "adddate" => (Func::DateAdd(Unit::Day), 2, 2),
         "subdate" => (Func::DateSub(Unit::Day), 2, 2),
@@ -297,9 +304,10 @@ fn family_lookup(name: &str) -> Option<(Func, usize, usize)> {
 
 /// The variant of `f` for its arguments' static types (the case mode of a
 /// regular expression follows the operands' collation).
-pub fn refine(f: Func, args: &[ExprType]) -> Func {
+pub fn refine(f: Func, args: &[ExprType], bound: &[Expr]) -> Func {
     match f {
         Func::Regexp(r) => Func::Regexp(regexp::refine(r, args)),
+        Func::Json(j) => Func::Json(json_fn::refine(j, bound)),
         _ => f,
     }
 }
@@ -508,6 +516,7 @@ pub fn result_type(f: Func, args: &[ExprType]) -> ExprType {
         Clock(c) => clock::result_type(c, args, &[]),
         Misc(m) => misc::result_type(m),
         Regexp(r) => regexp::result_type(r, args),
+        Json(j) => json_fn::result_type(j, args),
     }
 }
 
@@ -635,6 +644,7 @@ fn eval_values(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
         Clock(c) => clock::eval(c, vals, ctx),
         Misc(m) => misc::eval(m, vals, ctx),
         Regexp(r) => regexp::eval(r, vals, ctx),
+        Json(j) => json_fn::eval(j, vals, ctx),
         _ => string::eval(f, vals, ctx),
     }
 }
@@ -674,6 +684,17 @@ fn extreme(greatest: bool, vals: Vec<Value>) -> Value {
         }
     }
     best
+}
+
+/// 1582 for an argument count that is within bounds but of the wrong shape
+/// (JSON_OBJECT takes pairs; JSON_SET and friends a document and pairs).
+pub fn check_shape(f: Func, name: &str, n: usize) -> Result<(), MySqlError> {
+    match f {
+        Func::Json(j) if !json_fn::check_pairs(j, n) => {
+            Err(MySqlError::wrong_paramcount_to_native_fct(name))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// 1582 for a wrong argument count.

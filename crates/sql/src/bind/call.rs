@@ -318,6 +318,8 @@ pub fn agg_func(name: &str) -> Option<AggFunc> {
         "bit_xor" => AggFunc::BitXor,
         "std" | "stddev" | "stddev_pop" => AggFunc::StdDev,
         "variance" | "var_pop" => AggFunc::Variance,
+        "stddev_samp" => AggFunc::StdDevSamp,
+        "var_samp" => AggFunc::VarSamp,
         _ => return None,
     })
 }
@@ -359,6 +361,18 @@ pub fn agg_type(f: AggFunc, arg: &ExprType) -> ExprType {
             t
         }
         AggFunc::BitAnd | AggFunc::BitOr | AggFunc::BitXor => ExprType::bigint().unsigned(),
-        AggFunc::StdDev | AggFunc::Variance => ExprType::double().nullable(true),
+        // MariaDB: DOUBLE with the argument's scale + 4 decimals (exact types), 26
+        // characters; a floating-point argument keeps DOUBLE's own metadata.
+        AggFunc::StdDev | AggFunc::Variance | AggFunc::StdDevSamp | AggFunc::VarSamp => {
+            let mut t = ExprType::double().nullable(true);
+            match arg.class {
+                Class::Int | Class::Decimal => {
+                    t.len = 26;
+                    t.decimals = (arg.decimals + 4).min(30);
+                }
+                _ => t.len = 23,
+            }
+            t
+        }
     }
 }

@@ -103,6 +103,11 @@ pub fn result_type(f: ClockFn, args: &[ExprType], consts: &[Option<Value>]) -> E
         AddTime | SubTime => match args[0].class {
             Class::DateTime | Class::Date => ExprType::datetime(fsp(0).max(fsp(1))).nullable(true),
             Class::Time => ExprType::time(fsp(0).max(fsp(1))).nullable(true),
+            Class::Null => {
+                let mut t = char_string(19);
+                t.decimals = 0;
+                t
+            }
             _ => char_string(26),
         },
         TimeDiff => ExprType::time(fsp(0).max(fsp(1))).nullable(true),
@@ -465,6 +470,19 @@ fn time_diff(vals: &[Value], ctx: &mut EvalCtx) -> Value {
     } else {
         return Value::Null;
     };
+    if us.unsigned_abs() > MAX_TIME_MICROS as u128 {
+        let secs = us.unsigned_abs() / 1_000_000;
+        let sign = if us < 0 { "-" } else { "" };
+        ctx.warn(
+            basalt_common::error::code::ER_TRUNCATED_WRONG_VALUE,
+            format!(
+                "Truncated incorrect time value: '{sign}{}:{:02}:{:02}'",
+                secs / 3600,
+                secs / 60 % 60,
+                secs % 60
+            ),
+        );
+    }
     Value::Time(time_from_micros(
         us.clamp(i64::MIN as i128, i64::MAX as i128) as i64,
     ))

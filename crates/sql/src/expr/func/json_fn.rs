@@ -13,7 +13,7 @@ use super::json_tree::{self as jt, Json, Path, Step, V};
 use crate::expr::{EvalCtx, Expr, R};
 use crate::ty::{Class, ExprType};
 use crate::value::to_bytes;
-use basalt_common::{Collation, MySqlError, Value};
+use basalt_common::{Collation, Value};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -146,10 +146,16 @@ pub fn refine(f: JsonFn, args: &[Expr]) -> JsonFn {
 
 pub fn result_type(f: JsonFn, args: &[ExprType]) -> ExprType {
     use Kind::*;
-    let coll = args
+    let null_first = args.first().is_some_and(|a| a.class == Class::Null);
+    let coll = match args
         .iter()
         .find(|a| a.class == Class::String && !a.collation.is_binary())
-        .map_or(Collation::Utf8mb4GeneralCi, |a| a.collation);
+    {
+        // A NULL document gives MariaDB's binary string type.
+        _ if null_first && !matches!(f.kind, Kind::Unquote | Kind::Quote) => Collation::Binary,
+        Some(a) => a.collation,
+        None => Collation::Utf8mb4GeneralCi,
+    };
     let total: u32 = args.iter().map(|a| a.len.max(4)).sum();
     let int = |len: u32| ExprType::int(len).nullable(true);
     match f.kind {
@@ -158,6 +164,11 @@ pub fn result_type(f: JsonFn, args: &[ExprType]) -> ExprType {
         Type => ExprType::string(12, coll).nullable(true),
         Unquote | ValueOf | Query => ExprType::string(args[0].len, coll).nullable(true),
         Quote => ExprType::string(args[0].len * 6 + 2, coll).nullable(true),
+        Compact | Loose => {
+            let mut t = ExprType::string(args[0].len, coll).nullable(true);
+            t.decimals = 0;
+            t
+        }
         Object | Array => ExprType::string(total * 2 + 4, coll),
         _ => ExprType::string(total * 2 + 4, coll).nullable(true),
     }
@@ -308,7 +319,7 @@ pub fn eval(f: JsonFn, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
                     return Ok(Value::Null);
                 };
                 if p.has_wildcard() {
-                    return Err(wildcard(i, k));
+                    return Ok(wildcard(i, k, ctx));
                 }
                 let v = node(&vals[i + 1], is_json(i + 1));
                 change(&mut d, &p.steps, v, k);
@@ -331,7 +342,7 @@ pub fn eval(f: JsonFn, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
                     return Ok(Value::Null);
                 }
                 if p.has_wildcard() {
-                    return Err(wildcard(i, k));
+                    return Ok(wildcard(i, k, ctx));
                 }
                 remove(&mut d, &p.steps);
             }
@@ -476,16 +487,17 @@ pub fn eval(f: JsonFn, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
     })
 }
 
-fn wildcard(i: usize, k: Kind) -> MySqlError {
-    MySqlError::new(
+/// NULL with warning 4044 for a wildcard path where one place is needed.
+fn wildcard(i: usize, k: Kind, ctx: Warn) -> Value {
+    ctx.warn(
         4044,
-        "HY000",
         format!(
             "Wildcards or range in JSON path not allowed in argument {} to function '{}'",
             i + 1,
             name(k)
         ),
-    )
+    );
+    Value::Null
 }
 
 /// The node at argument `i`'s path: None for a bad path (warned), Some(None)

@@ -62,7 +62,11 @@ pub fn result_type(f: MiscFn) -> ExprType {
         SysGuid => ExprType::string(32, Collation::Utf8mb3GeneralCi),
         InetAton => ExprType::bigint().unsigned().nullable(true),
         InetNtoa => ascii(31),
-        Inet6Aton => ExprType::string(16, Collation::Binary).nullable(true),
+        Inet6Aton => {
+            let mut t = ExprType::string(16, Collation::Binary).nullable(true);
+            t.decimals = 0;
+            t
+        }
         Inet6Ntoa => ascii(39),
         IsIpv4 | IsIpv6 | IsIpv4Compat | IsIpv4Mapped => ExprType::int(1),
     }

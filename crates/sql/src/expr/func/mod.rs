@@ -343,7 +343,12 @@ impl Func {
 pub fn uses_consts(f: Func) -> bool {
     matches!(
         f,
-        Func::Clock(_) | Func::FromUnixtime | Func::UnixTimestamp | Func::Sha2
+        Func::Clock(_)
+            | Func::FromUnixtime
+            | Func::UnixTimestamp
+            | Func::Sha2
+            | Func::Round
+            | Func::Truncate
     )
 }
 
@@ -362,6 +367,31 @@ pub fn result_type_with(f: Func, args: &[ExprType], consts: &[Option<Value>]) ->
             }
             _ => result_type(f, args),
         },
+        Func::Round | Func::Truncate if args[0].class == Class::Double => {
+            let digits = consts
+                .get(1)
+                .and_then(Option::as_ref)
+                .filter(|v| !v.is_null());
+            match digits.map(|v| crate::value::to_num(v).0.to_i64().unwrap_or(0)) {
+                Some(d) if d <= 30 => {
+                    let mut t = ExprType::double().nullable(args.iter().any(|a| a.nullable));
+                    t.decimals = d.max(0) as u8;
+                    t.len = 17 + t.decimals as u32;
+                    t
+                }
+                Some(_) => double23(),
+                _ => result_type(f, args),
+            }
+        }
+        Func::Round | Func::Truncate if args[0].class == Class::Decimal => {
+            match consts.get(1).and_then(Option::as_ref) {
+                Some(v) if !v.is_null() => {
+                    let d = crate::value::to_num(v).0.to_i64().unwrap_or(0);
+                    decimal_rounding_type(f == Func::Round, &args[0], d, args)
+                }
+                _ => result_type(f, args),
+            }
+        }
         Func::Sha2 => match consts.get(1) {
             Some(Some(v)) => {
                 let bits = crate::value::to_num(v).0.to_i64().unwrap_or(-1);
@@ -389,16 +419,24 @@ pub fn result_type(f: Func, args: &[ExprType]) -> ExprType {
     use Func::*;
     let any_null = args.iter().any(|a| a.nullable);
     let utf = Collation::Utf8mb3GeneralCi;
-    let str_coll = args
-        .iter()
-        .find(|a| a.class == Class::String)
-        .map_or(Collation::Utf8mb4GeneralCi, |a| a.collation);
+    // A NULL literal alone gives MariaDB's binary string type.
+    let str_coll = match args.iter().find(|a| a.class == Class::String) {
+        Some(a) => a.collation,
+        None if args.first().is_some_and(|a| a.class == Class::Null) => Collation::Binary,
+        None => Collation::Utf8mb4GeneralCi,
+    };
     let arg_len = |i: usize| args.get(i).map_or(0, |a| a.len);
     match f {
         Database => ExprType::string(64, utf).nullable(true),
         User | CurrentUser => ExprType::string(384, utf).nullable(true),
         Version => ExprType::string(26, utf),
         ConnectionId => ExprType::int(10).unsigned(),
+        LastInsertId if !args.is_empty() => {
+            let mut t = ExprType::bigint().unsigned();
+            t.len = args[0].len;
+            t.column_type = Some(basalt_common::ColumnType::LongLong);
+            t
+        }
         LastInsertId => ExprType::bigint().unsigned(),
         RowCount | FoundRows => ExprType::bigint(),
         Now | SysDate | UtcTimestamp => ExprType::datetime(0),
@@ -416,10 +454,20 @@ pub fn result_type(f: Func, args: &[ExprType]) -> ExprType {
         ToDays => ExprType::int(6).nullable(true),
         DateAdd(_) | DateSub(_) => match args.first().map(|a| a.class) {
             Some(Class::Date) => ExprType::date().nullable(true),
-            Some(Class::String) => ExprType::string(29, utf).nullable(true),
+            // MariaDB: a string argument gives CHAR(19) text.
+            Some(Class::String) => {
+                let mut t = ExprType::string(19, Collation::Utf8mb4GeneralCi).nullable(true);
+                t.column_type = Some(basalt_common::ColumnType::String);
+                t.decimals = 0;
+                t
+            }
             _ => ExprType::datetime(args.first().map_or(0, |a| a.decimals.min(6))).nullable(true),
         },
-        DateFormat => ExprType::string(64, utf).nullable(true),
+        DateFormat => {
+            let mut t = ExprType::string(64, utf).nullable(true);
+            t.decimals = 0;
+            t
+        }
         Concat => ExprType::string(args.iter().map(|a| a.len).sum(), str_coll).nullable(true),
         ConcatWs => {
             let parts: u32 = args[1..].iter().map(|a| a.len).sum();
@@ -436,7 +484,7 @@ pub fn result_type(f: Func, args: &[ExprType]) -> ExprType {
         Uuid => ExprType::string(36, utf),
         Format => ExprType::string(arg_len(0) + 20, utf).nullable(true),
         Quote => ExprType::string(arg_len(0) * 2 + 2, str_coll).nullable(true),
-        Bin | Oct => ExprType::string(64, utf).nullable(true),
+        Bin | Oct => ExprType::string(65, utf).nullable(true),
         DayName | MonthName => {
             let mut t = ExprType::string(9, utf).nullable(true);
             t.decimals = 0;
@@ -460,7 +508,8 @@ pub fn result_type(f: Func, args: &[ExprType]) -> ExprType {
         Hex => {
             let bytes = match args[0].class {
                 Class::String => arg_len(0) * args[0].collation.charset().max_len(),
-                _ => 16,
+                Class::Null => 0,
+                _ => 8,
             };
             let mut t = ExprType::string(bytes * 2, utf).nullable(any_null);
             t.decimals = 0;
@@ -520,6 +569,15 @@ pub fn result_type(f: Func, args: &[ExprType]) -> ExprType {
     }
 }
 
+/// ROUND/TRUNCATE of a DECIMAL to a constant number of digits: the scale is the
+/// digits asked for (at most the argument's), ROUND keeps a digit for the carry.
+fn decimal_rounding_type(round: bool, a: &ExprType, digits: i64, args: &[ExprType]) -> ExprType {
+    let scale = digits.clamp(0, a.decimals as i64) as u8;
+    let ints = a.precision().saturating_sub(a.decimals as u32) + u32::from(round);
+    let nullable = args.iter().any(|x| x.nullable);
+    ExprType::decimal((ints + scale as u32).max(1), scale).nullable(nullable)
+}
+
 /// A DOUBLE result as MariaDB sizes most math functions (23 characters).
 fn double23() -> ExprType {
     let mut t = ExprType::double().nullable(true);
@@ -550,6 +608,13 @@ fn rounding_type(f: Func, args: &[ExprType]) -> ExprType {
                 return ExprType::int(ints + 1).nullable(nullable);
             }
             ExprType::decimal(ints + scale as u32, scale).nullable(nullable)
+        }
+        // MariaDB: DOUBLE(17,0) for FLOOR/CEIL of a floating-point value.
+        _ if matches!(f, Func::Floor | Func::Ceil) || args.len() < 2 => {
+            let mut t = ExprType::double().nullable(nullable);
+            t.len = 17;
+            t.decimals = 0;
+            t
         }
         _ => ExprType::double().nullable(nullable),
     }
@@ -697,8 +762,48 @@ pub fn check_shape(f: Func, name: &str, n: usize) -> Result<(), MySqlError> {
     }
 }
 
-/// 1582 for a wrong argument count.
+/// Functions MariaDB's grammar spells out: a wrong argument count is a syntax
+/// error (1064) there, not 1582.
+const GRAMMAR_FUNCTIONS: &[&str] = &[
+    "adddate",
+    "ascii",
+    "char",
+    "charset",
+    "curdate",
+    "current_user",
+    "curtime",
+    "date",
+    "day",
+    "hour",
+    "if",
+    "insert",
+    "left",
+    "minute",
+    "mod",
+    "month",
+    "now",
+    "replace",
+    "repeat",
+    "right",
+    "second",
+    "subdate",
+    "time",
+    "timestamp",
+    "timestampadd",
+    "timestampdiff",
+    "truncate",
+    "user",
+    "utc_date",
+    "utc_time",
+    "utc_timestamp",
+    "year",
+];
+
+/// 1582 for a wrong argument count (1064 for the functions of the grammar).
 pub fn check_arity(name: &str, n: usize, min: usize, max: usize) -> Result<(), MySqlError> {
+    if (n < min || n > max) && GRAMMAR_FUNCTIONS.contains(&name) {
+        return Err(MySqlError::parse_error(if n > max { "," } else { ")" }, 1));
+    }
     if n < min || n > max {
         return Err(MySqlError::wrong_paramcount_to_native_fct(name));
     }

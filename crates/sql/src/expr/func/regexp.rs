@@ -106,7 +106,7 @@ fn compile(pattern: &[u8], ci: bool) -> Result<regex::Regex, MySqlError> {
                 .unwrap_or("")
                 .trim()
                 .trim_start_matches("error: ");
-            MySqlError::new(1139, "42000", format!("Got error '{first}' from regexp"))
+            MySqlError::new(1139, "42000", format!("Regex error '{first}'"))
         })?;
     CACHE.with(|c| {
         let mut c = c.borrow_mut();

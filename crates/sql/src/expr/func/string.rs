@@ -49,6 +49,18 @@ pub fn eval(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
         // QUOTE(NULL) is the word NULL; FIELD(NULL, ...) is 0.
         Quote if vals[0].is_null() => Ok(Value::str("NULL")),
         Field if vals[0].is_null() => Ok(Value::Int(0)),
+        // ELT(n, ...) is NULL only when n or the chosen string is.
+        Elt if !vals[0].is_null() => {
+            let n = int_arg(&vals[0]);
+            Ok(if n >= 1 && (n as usize) < vals.len() {
+                match &vals[n as usize] {
+                    Value::Null => Value::Null,
+                    v => Value::Bytes(to_bytes(v)),
+                }
+            } else {
+                Value::Null
+            })
+        }
         _ if vals.iter().any(Value::is_null) => Ok(Value::Null),
         Length => Ok(Value::Int(to_bytes(&vals[0]).len() as i64)),
         CharLength => Ok(Value::Int(text(&vals[0]).chars().count() as i64)),
@@ -155,9 +167,11 @@ pub fn eval(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
         ))),
         FindInSet => {
             let needle = text(&vals[0]);
-            let pos = text(&vals[1])
-                .split(',')
-                .position(|x| x.eq_ignore_ascii_case(&needle));
+            let hay = text(&vals[1]);
+            if hay.is_empty() {
+                return Ok(Value::Int(0));
+            }
+            let pos = hay.split(',').position(|x| x.eq_ignore_ascii_case(&needle));
             Ok(Value::Int(pos.map_or(0, |p| p as i64 + 1)))
         }
         Elt => {

@@ -56,9 +56,11 @@ pub fn lookup(name: &str) -> Option<(TextFn, usize, usize)> {
 }
 
 fn str_coll(args: &[ExprType]) -> Collation {
-    args.iter()
-        .find(|a| a.class == Class::String)
-        .map_or(Collation::Utf8mb4GeneralCi, |a| a.collation)
+    match args.iter().find(|a| a.class == Class::String) {
+        Some(a) => a.collation,
+        None if args.first().is_some_and(|a| a.class == Class::Null) => Collation::Binary,
+        None => Collation::Utf8mb4GeneralCi,
+    }
 }
 
 /// Byte length MariaDB assumes for an argument (characters times 4 for text).
@@ -92,7 +94,11 @@ pub fn result_type(f: TextFn, args: &[ExprType]) -> ExprType {
             ExprType::string(64 * len(1).max(len(2)) + 63 * sep, coll).nullable(true)
         }
         Soundex => ExprType::string(len(0).max(4), coll).nullable(any_null),
-        Unhex => binary(byte_len(&args[0]).div_ceil(2)).nullable(true),
+        Unhex => {
+            let mut t = binary(byte_len(&args[0]).div_ceil(2)).nullable(true);
+            t.decimals = 0;
+            t
+        }
         ToBase64 => {
             let n = byte_len(&args[0]);
             ExprType::string(n.div_ceil(3) * 4, coll_of_conn(coll)).nullable(any_null)
@@ -172,7 +178,13 @@ pub fn eval(f: TextFn, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
         Soundex => Value::str(&soundex(&text(&vals[0]))),
         Unhex => unhex(&to_bytes(&vals[0])).map_or(Value::Null, Value::Bytes),
         ToBase64 => Value::str(&base64_encode(&to_bytes(&vals[0]))),
-        FromBase64 => base64_decode(&to_bytes(&vals[0])).map_or(Value::Null, Value::Bytes),
+        FromBase64 => match base64_decode(&to_bytes(&vals[0])) {
+            Ok(b) => Value::Bytes(b),
+            Err(pos) => {
+                ctx.warn(1958, format!("Bad base64 data as position {pos}"));
+                Value::Null
+            }
+        },
         Ord => Value::Int(ord(&to_bytes(&vals[0]))),
         Conv => conv(&vals),
         BitLength => Value::Int(to_bytes(&vals[0]).len() as i64 * 8),
@@ -267,7 +279,8 @@ pub fn soundex(s: &str) -> String {
     let mut out = String::new();
     let mut last = 0u8;
     for c in s.chars() {
-        if !c.is_alphabetic() {
+        // MariaDB's SOUNDEX reads the letters A-Z only.
+        if !c.is_ascii_alphabetic() {
             continue;
         }
         if out.is_empty() {
@@ -275,12 +288,8 @@ pub fn soundex(s: &str) -> String {
             last = code(c).unwrap_or(b'0');
             continue;
         }
-        // Letters outside A-Z (MariaDB: "international" letters) are kept as they are.
-        let ch = code(c).unwrap_or(0);
-        if ch == 0 {
-            out.push(c);
-            last = 0;
-        } else if ch != b'0' && ch != last {
+        let ch = code(c).unwrap_or(b'0');
+        if ch != b'0' && ch != last {
             out.push(ch as char);
             last = ch;
         }
@@ -320,22 +329,27 @@ pub fn base64_encode(data: &[u8]) -> String {
     out
 }
 
-/// FROM_BASE64: whitespace is skipped; a bad character or bad padding gives None.
-pub fn base64_decode(text: &[u8]) -> Option<Vec<u8>> {
+/// FROM_BASE64: whitespace is skipped; a bad character or bad padding is an
+/// error at that byte position.
+pub fn base64_decode(text: &[u8]) -> Result<Vec<u8>, usize> {
     let mut out = Vec::new();
     let mut acc = 0u32;
     let mut n = 0;
     let mut pad = 0;
-    for &c in text.iter().filter(|c| !c.is_ascii_whitespace()) {
+    for (i, &c) in text
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| !c.is_ascii_whitespace())
+    {
         if c == b'=' {
             pad += 1;
             acc <<= 6;
             n += 1;
         } else {
             if pad > 0 {
-                return None;
+                return Err(i);
             }
-            let v = B64.iter().position(|&x| x == c)? as u32;
+            let v = B64.iter().position(|&x| x == c).ok_or(i)? as u32;
             acc = acc << 6 | v;
             n += 1;
         }
@@ -347,9 +361,9 @@ pub fn base64_decode(text: &[u8]) -> Option<Vec<u8>> {
         }
     }
     if n != 0 || pad > 2 {
-        return None;
+        return Err(text.len());
     }
-    Some(out)
+    Ok(out)
 }
 
 /// UNHEX: pairs of hex digits (an odd leading digit stands alone); None on a
@@ -457,8 +471,8 @@ mod tests {
     fn base64_round_trip_and_line_breaks() {
         assert_eq!(base64_encode(b"abc"), "YWJj");
         assert_eq!(base64_encode(b"ab"), "YWI=");
-        assert_eq!(base64_decode(b"YWI=").as_deref(), Some(&b"ab"[..]));
-        assert_eq!(base64_decode(b"YW!="), None);
+        assert_eq!(base64_decode(b"YWI=").as_deref(), Ok(&b"ab"[..]));
+        assert_eq!(base64_decode(b"YW!="), Err(2));
         let long = base64_encode(&[b'x'; 60]);
         assert_eq!(long.split('\n').next().map(str::len), Some(76));
     }

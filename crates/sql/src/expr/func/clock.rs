@@ -614,7 +614,7 @@ pub fn time_format(t: &Time, fmt: &str) -> String {
         out.push('-');
     }
     let h = t.hours as u32;
-    let h12 = if (h % 24) % 12 == 0 {
+    let h12 = if (h % 24).is_multiple_of(12) {
         12
     } else {
         (h % 24) % 12

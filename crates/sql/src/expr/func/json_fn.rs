@@ -95,7 +95,7 @@ pub fn lookup(name: &str) -> Option<(JsonFn, usize, usize)> {
 /// a document and pairs.
 pub fn check_pairs(f: JsonFn, n: usize) -> bool {
     match f.kind {
-        Kind::Object => n % 2 == 0,
+        Kind::Object => n.is_multiple_of(2),
         Kind::Set | Kind::Insert | Kind::Replace | Kind::ArrayAppend | Kind::ArrayInsert => {
             n % 2 == 1
         }

@@ -230,7 +230,7 @@ fn normal(j: &Json, out: &mut String) {
         }
         V::Obj(members) => {
             let mut sorted: Vec<&(String, Json)> = members.iter().collect();
-            sorted.sort_by(|a, b| unescape(&a.0).cmp(&unescape(&b.0)));
+            sorted.sort_by_key(|a| unescape(&a.0));
             out.push('{');
             for (i, (k, x)) in sorted.iter().enumerate() {
                 if i > 0 {

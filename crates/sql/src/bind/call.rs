@@ -95,7 +95,7 @@ impl Binder<'_> {
             }
         }
         let unit;
-        if name == "timestampdiff" || name == "timestampadd" {
+        if name == "timestampdiff" || name == "timestampadd" || name == "get_format" {
             if let Some(ast::Expr::Identifier(u)) = args.first() {
                 let v = ast::Value::SingleQuotedString(u.value.clone()).with_empty_span();
                 unit = ast::Expr::Value(v);

@@ -39,6 +39,7 @@ pub enum ClockFn {
     StrToDate,
     TimeFormat,
     FromUnixtimeFormat,
+    GetFormat,
 }
 
 pub fn lookup(name: &str) -> Option<(ClockFn, usize, usize)> {
@@ -63,6 +64,7 @@ pub fn lookup(name: &str) -> Option<(ClockFn, usize, usize)> {
         "timestamp" => (Timestamp, 1, 2),
         "str_to_date" => (StrToDate, 2, 2),
         "time_format" => (TimeFormat, 2, 2),
+        "get_format" => (GetFormat, 2, 2),
         _ => return None,
     })
 }
@@ -159,7 +161,7 @@ pub fn result_type(f: ClockFn, args: &[ExprType], consts: &[Option<Value>]) -> E
         }
         Timestamp => ExprType::datetime(fsp(0).max(fsp(1))).nullable(true),
         StrToDate => str_to_date_type(consts.get(1).and_then(Option::as_ref)),
-        TimeFormat | FromUnixtimeFormat => {
+        TimeFormat | FromUnixtimeFormat | GetFormat => {
             let mut t = ExprType::string(64, Collation::Utf8mb3GeneralCi).nullable(true);
             t.decimals = 0;
             t
@@ -380,6 +382,7 @@ pub fn eval(f: ClockFn, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
             )),
             None => Value::Null,
         },
+        GetFormat => get_format(&vals[0], &vals[1]),
         FromUnixtimeFormat => {
             let secs = to_num(&vals[0]).0.to_i64().unwrap_or(-1);
             if secs < 0 {
@@ -390,6 +393,33 @@ pub fn eval(f: ClockFn, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
             Value::str(&super::time::date_format(&dt, &fmt))
         }
     })
+}
+
+/// GET_FORMAT(DATE|TIME|DATETIME|TIMESTAMP, 'EUR'|'USA'|'JIS'|'ISO'|'INTERNAL').
+fn get_format(kind: &Value, std: &Value) -> Value {
+    let kind = String::from_utf8_lossy(&to_bytes(kind)).to_ascii_lowercase();
+    let std = String::from_utf8_lossy(&to_bytes(std)).to_ascii_lowercase();
+    let i = match std.as_str() {
+        "usa" => 0,
+        "jis" => 1,
+        "iso" => 2,
+        "eur" => 3,
+        "internal" => 4,
+        _ => return Value::Null,
+    };
+    let table: [&str; 5] = match kind.as_str() {
+        "date" => ["%m.%d.%Y", "%Y-%m-%d", "%Y-%m-%d", "%d.%m.%Y", "%Y%m%d"],
+        "datetime" | "timestamp" => [
+            "%Y-%m-%d %H.%i.%s",
+            "%Y-%m-%d %H:%i:%s",
+            "%Y-%m-%d %H:%i:%s",
+            "%Y-%m-%d %H.%i.%s",
+            "%Y%m%d%H%i%s",
+        ],
+        "time" => ["%h:%i:%s %p", "%H:%i:%s", "%H:%i:%s", "%H.%i.%s", "%H%i%s"],
+        _ => return Value::Null,
+    };
+    Value::str(table[i])
 }
 
 fn period_to_months(p: i64) -> i64 {

@@ -10,6 +10,7 @@ pub mod json;
 mod json_fn;
 mod json_search;
 mod json_tree;
+mod locale;
 mod misc;
 mod numeric;
 pub mod regexp;
@@ -349,6 +350,12 @@ pub fn uses_consts(f: Func) -> bool {
             | Func::Sha2
             | Func::Round
             | Func::Truncate
+            | Func::Lpad
+            | Func::Rpad
+            | Func::Repeat
+            | Func::Space
+            | Func::Left
+            | Func::Right
     )
 }
 
@@ -367,6 +374,21 @@ pub fn result_type_with(f: Func, args: &[ExprType], consts: &[Option<Value>]) ->
             }
             _ => result_type(f, args),
         },
+        Func::Lpad | Func::Rpad | Func::Repeat | Func::Space | Func::Left | Func::Right => {
+            let at = if f == Func::Space { 0 } else { 1 };
+            let n = match consts.get(at).and_then(Option::as_ref) {
+                Some(v) if !v.is_null() => crate::value::to_num(v).0.to_i64().unwrap_or(0),
+                _ => return result_type(f, args),
+            };
+            let n = n.clamp(0, 16_777_216) as u32;
+            let mut t = result_type(f, args);
+            t.len = match f {
+                Func::Repeat => args[0].len.saturating_mul(n),
+                Func::Left | Func::Right => args[0].len.min(n),
+                _ => n,
+            };
+            t
+        }
         Func::Round | Func::Truncate if args[0].class == Class::Double => {
             let digits = consts
                 .get(1)

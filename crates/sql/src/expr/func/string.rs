@@ -184,10 +184,16 @@ pub fn eval(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
         }
         Format => {
             let d = int_arg(&vals[1]).clamp(0, 30) as usize;
-            Ok(Value::str(&format_number(
-                crate::value::to_f64(&vals[0]),
-                d,
-            )))
+            let en_us = format_number(crate::value::to_f64(&vals[0]), d);
+            let Some(locale) = vals.get(2) else {
+                return Ok(Value::str(&en_us));
+            };
+            let name = text(locale);
+            let (s, unknown) = super::locale::localize(&en_us, &name);
+            if unknown {
+                ctx.warn(1649, format!("Unknown locale: '{name}'"));
+            }
+            Ok(Value::str(&s))
         }
         Quote => Ok(Value::str(&format!(
             "'{}'",

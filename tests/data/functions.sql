@@ -168,3 +168,9 @@ select soundex()
 select round(1.015e0,2), round(1.025e0,2), round(0.285e0,2), round(2.675e0,2), round(2.555e0,2), round(-2.5e0), round(0.5e0), round(1234.5e0,-1), round(2.5e0, 40), truncate(2.555e0, 1)
 ~ select format(1234.5, 2, 'de_DE'), format(1234567.891, 2, 'fr_FR'), format(1234567.891, 2, 'de_CH'), format(1234567.891, 2, 'en_IN'), format(-1234.5, 2, 'ru_RU'), format(1234.5, 2, 'xx')
 ~ select get_format(date, 'usa'), get_format(datetime, 'iso'), get_format(time, 'eur'), get_format(timestamp, 'jis'), get_format(date, 'x'), get_format(date, 'internal')
+select json_arrayagg(i), json_arrayagg(s), json_objectagg(id, s), json_arrayagg(distinct i order by i desc) from ft
+select json_arrayagg(i) from ft where id > 5
+select json_arrayagg(json_object('a', i)), json_objectagg(s, i) from ft where id < 3
+select id, json_arrayagg(s) from ft group by id order by id
+~ select json_objectagg(1)
+~ select json_arrayagg(1, 2)

@@ -73,6 +73,9 @@ impl Binder<'_> {
                 return Err(MySqlError::not_supported("subqueries"))
             }
         };
+        if name == "json_arrayagg" || name == "json_objectagg" {
+            return self.json_agg(&name, list, distinct, clauses, scope, aggs);
+        }
         if let Some(agg) = agg_func(&name) {
             return self.aggregate_call(agg, &name, list, distinct, clauses, scope, aggs);
         }

@@ -45,6 +45,12 @@ pub enum Kind {
     Search,
     Overlaps,
     Loose,
+    /// JSON_ARRAYAGG's per-row text and result (internal, not callable by name).
+    ToJson,
+    WrapArray,
+    /// JSON_OBJECTAGG's per-row member and result.
+    Member,
+    WrapObject,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -125,6 +131,8 @@ pub fn produces_json(f: JsonFn) -> bool {
             | MergePreserve
             | Search
             | Loose
+            | WrapArray
+            | WrapObject
     )
 }
 
@@ -207,6 +215,8 @@ fn name(k: Kind) -> &'static str {
         Search => "json_search",
         Overlaps => "json_overlaps",
         Loose => "json_loose",
+        ToJson | WrapArray => "json_arrayagg",
+        Member | WrapObject => "json_objectagg",
     }
 }
 
@@ -288,6 +298,28 @@ pub fn eval(f: JsonFn, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
                 .map(|(i, v)| node(v, is_json(i)))
                 .collect();
             return Ok(out(&Json::new(V::Arr(items))));
+        }
+        ToJson => return Ok(Value::str(&jt::to_text(&node(&vals[0], is_json(0))))),
+        Member => {
+            let key = jt::escape(&String::from_utf8_lossy(&to_bytes(&vals[0])));
+            let v = node(&vals[1], is_json(1));
+            return Ok(Value::str(&format!("\"{key}\":{}", jt::to_text(&v))));
+        }
+        WrapArray | WrapObject => {
+            return Ok(match &vals[0] {
+                Value::Null => Value::Null,
+                v => {
+                    let (open, close) = if k == WrapArray {
+                        ('[', ']')
+                    } else {
+                        ('{', '}')
+                    };
+                    let mut out = vec![open as u8];
+                    out.extend_from_slice(&to_bytes(v));
+                    out.push(close as u8);
+                    Value::Bytes(out)
+                }
+            })
         }
         Quote => {
             return Ok(match &vals[0] {

@@ -13,8 +13,9 @@ fn format_of(name: &str) -> Option<Format> {
         "de_de" | "es_es" | "da_dk" | "nb_no" | "tr_tr" | "uk_ua" | "hu_hu" | "ro_ro" => {
             (".", ',', false)
         }
-        "de_at" | "fr_fr" | "fr_ca" | "it_it" | "pt_br" | "pt_pt" | "nl_nl" | "pl_pl"
-        | "el_gr" => ("", ',', false),
+        "de_at" | "fr_fr" | "fr_ca" | "it_it" | "pt_br" | "pt_pt" | "nl_nl" | "pl_pl" | "el_gr" => {
+            ("", ',', false)
+        }
         "de_ch" => ("'", '.', false),
         "ru_ru" | "sv_se" | "fi_fi" | "cs_cz" => (" ", ',', false),
         "bg_bg" => ("\0", ',', false),
@@ -77,6 +78,9 @@ mod tests {
         assert_eq!(localize("1,234,567.89", "en_IN").0, "12,34,567.89");
         assert_eq!(localize("-1,234.50", "ru_RU").0, "-1 234,50");
         assert_eq!(localize("1,234.50", "xx"), ("1,234.50".to_string(), true));
-        assert_eq!(localize("1,234.50", "en_GB"), ("1,234.50".to_string(), false));
+        assert_eq!(
+            localize("1,234.50", "en_GB"),
+            ("1,234.50".to_string(), false)
+        );
     }
 }

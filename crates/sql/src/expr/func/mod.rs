@@ -7,7 +7,7 @@
 mod clock;
 mod clock_parse;
 pub mod json;
-mod json_fn;
+pub mod json_fn;
 mod json_search;
 mod json_tree;
 mod locale;

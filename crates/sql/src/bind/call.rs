@@ -32,7 +32,16 @@ impl Binder<'_> {
             types.push(t);
         }
         super::strings::byte_args(f, &mut bound, &types);
-        let t = crate::expr::func::result_type(f, &types);
+        let f = crate::expr::func::refine(f, &types, &bound);
+        let t = if crate::expr::func::uses_consts(f) {
+            let consts: Vec<Option<Value>> = bound.iter().map(|e| self.const_value(e)).collect();
+            crate::expr::func::result_type_with(f, &types, &consts)
+        } else {
+            crate::expr::func::result_type(f, &types)
+        };
+        if let Some(v) = crate::expr::func::bind_time_value(f, &types) {
+            return Ok((Expr::Const(v), t));
+        }
         Ok((Expr::Func(f, bound), t))
     }
 
@@ -64,6 +73,9 @@ impl Binder<'_> {
                 return Err(MySqlError::not_supported("subqueries"))
             }
         };
+        if name == "json_arrayagg" || name == "json_objectagg" {
+            return self.json_agg(&name, list, distinct, clauses, scope, aggs);
+        }
         if let Some(agg) = agg_func(&name) {
             return self.aggregate_call(agg, &name, list, distinct, clauses, scope, aggs);
         }
@@ -86,7 +98,7 @@ impl Binder<'_> {
             }
         }
         let unit;
-        if name == "timestampdiff" || name == "timestampadd" {
+        if name == "timestampdiff" || name == "timestampadd" || name == "get_format" {
             if let Some(ast::Expr::Identifier(u)) = args.first() {
                 let v = ast::Value::SingleQuotedString(u.value.clone()).with_empty_span();
                 unit = ast::Expr::Value(v);
@@ -100,6 +112,7 @@ impl Binder<'_> {
             MySqlError::function_not_defined(&self.cx.db.clone().unwrap_or_default(), &name)
         })?;
         crate::expr::func::check_arity(&name, args.len(), min, max)?;
+        crate::expr::func::check_shape(func, &name, args.len())?;
         self.call(func, &args, scope, aggs)
     }
 
@@ -217,6 +230,19 @@ impl Binder<'_> {
         Ok((Expr::Column(AGG_BASE + aggs.calls.len() - 1), ty))
     }
 
+    /// The value of a constant argument whose value shapes a result type: a
+    /// stripped literal is read only in the select list (whose literals already
+    /// make the plan single-use); elsewhere the type is the general one.
+    fn const_value(&self, e: &Expr) -> Option<Value> {
+        match e {
+            Expr::Const(c) => Some(c.clone()),
+            Expr::Param(i) if self.in_projection => {
+                self.params.stripped.and_then(|p| p.get(*i)).cloned()
+            }
+            _ => None,
+        }
+    }
+
     /// The value of a literal that shapes the plan (a GROUP_CONCAT separator): a
     /// stripped literal's value makes the plan single-use.
     fn value_of(&mut self, v: &ast::ValueWithSpan) -> R<Value> {
@@ -295,6 +321,8 @@ pub fn agg_func(name: &str) -> Option<AggFunc> {
         "bit_xor" => AggFunc::BitXor,
         "std" | "stddev" | "stddev_pop" => AggFunc::StdDev,
         "variance" | "var_pop" => AggFunc::Variance,
+        "stddev_samp" => AggFunc::StdDevSamp,
+        "var_samp" => AggFunc::VarSamp,
         _ => return None,
     })
 }
@@ -336,6 +364,18 @@ pub fn agg_type(f: AggFunc, arg: &ExprType) -> ExprType {
             t
         }
         AggFunc::BitAnd | AggFunc::BitOr | AggFunc::BitXor => ExprType::bigint().unsigned(),
-        AggFunc::StdDev | AggFunc::Variance => ExprType::double().nullable(true),
+        // MariaDB: DOUBLE with the argument's scale + 4 decimals (exact types), 26
+        // characters; a floating-point argument keeps DOUBLE's own metadata.
+        AggFunc::StdDev | AggFunc::Variance | AggFunc::StdDevSamp | AggFunc::VarSamp => {
+            let mut t = ExprType::double().nullable(true);
+            match arg.class {
+                Class::Int | Class::Decimal => {
+                    t.len = 26;
+                    t.decimals = (arg.decimals + 4).min(30);
+                }
+                _ => t.len = 23,
+            }
+            t
+        }
     }
 }

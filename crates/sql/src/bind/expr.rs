@@ -298,6 +298,24 @@ impl Binder<'_> {
                 };
                 (e, bool_type(false))
             }
+            A::RLike {
+                negated,
+                expr,
+                pattern,
+                ..
+            } => {
+                use crate::expr::func::regexp::{Kind, RegexpFn};
+                let f = Func::Regexp(RegexpFn {
+                    kind: Kind::Like,
+                    ci: true,
+                });
+                let (x, t) = self.call(f, &[expr.as_ref(), pattern.as_ref()], scope, aggs)?;
+                if *negated {
+                    (Expr::Not(x.boxed()), t)
+                } else {
+                    (x, t)
+                }
+            }
             other => return Err(MySqlError::not_supported(&format!("expression '{other}'"))),
         })
     }
@@ -712,8 +730,8 @@ impl Binder<'_> {
             .map_or("DAY".to_string(), |f| f.to_string());
         let unit = Unit::from_name(unit_name.trim_end_matches('S'))
             .ok_or_else(|| MySqlError::not_supported(&format!("INTERVAL unit {unit_name}")))?;
-        let (b, _) = self.expr(base, scope, aggs.as_deref_mut())?;
-        let (n, _) = self.expr(&iv.value, scope, aggs)?;
+        let (b, tb) = self.expr(base, scope, aggs.as_deref_mut())?;
+        let (n, tn) = self.expr(&iv.value, scope, aggs)?;
         let f = if sub {
             Func::DateSub(unit)
         } else {
@@ -721,7 +739,7 @@ impl Binder<'_> {
         };
         Ok((
             Expr::Func(f, vec![b, n]),
-            crate::expr::func::result_type(f, &[]),
+            crate::expr::func::result_type(f, &[tb, tn]),
         ))
     }
 

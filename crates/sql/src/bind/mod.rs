@@ -21,6 +21,7 @@ pub mod ddl;
 pub mod dml;
 pub mod expr;
 pub mod from;
+pub mod json_agg;
 pub mod levels;
 pub mod names;
 pub mod options;

@@ -92,11 +92,13 @@ fn initial(c: &AggCall) -> State {
         AggFunc::GroupConcat => State::Concat(None),
         AggFunc::BitAnd => State::Bits(u64::MAX),
         AggFunc::BitOr | AggFunc::BitXor => State::Bits(0),
-        AggFunc::StdDev | AggFunc::Variance => State::Moments {
-            n: 0.0,
-            mean: 0.0,
-            m2: 0.0,
-        },
+        AggFunc::StdDev | AggFunc::Variance | AggFunc::StdDevSamp | AggFunc::VarSamp => {
+            State::Moments {
+                n: 0.0,
+                mean: 0.0,
+                m2: 0.0,
+            }
+        }
     }
 }
 
@@ -357,15 +359,18 @@ fn result(s: State, call: &AggCall, incr: u8, max_concat: usize, cut: &mut bool)
         }),
         State::Bits(b) => Value::UInt(b),
         State::Moments { n, m2, .. } => {
-            if n == 0.0 {
+            let sample = matches!(call.func, AggFunc::StdDevSamp | AggFunc::VarSamp);
+            if n == 0.0 || (sample && n < 2.0) {
                 return Value::Null;
             }
-            let var = m2 / n;
-            Value::Double(if call.func == AggFunc::StdDev {
-                var.sqrt()
-            } else {
-                var
-            })
+            let var = if sample { m2 / (n - 1.0) } else { m2 / n };
+            Value::Double(
+                if matches!(call.func, AggFunc::StdDev | AggFunc::StdDevSamp) {
+                    var.sqrt()
+                } else {
+                    var
+                },
+            )
         }
     }
 }

@@ -7,9 +7,9 @@ use super::parse::near_offset;
 use basalt_common::MySqlError;
 use basalt_storage::IsolationLevel;
 
+pub mod alter;
 mod database;
 mod maint;
-pub mod alter;
 mod show;
 mod unsupported;
 pub use maint::{MaintOp, Maintenance};

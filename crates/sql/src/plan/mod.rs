@@ -127,6 +127,9 @@ pub enum AggFunc {
     BitXor,
     StdDev,
     Variance,
+    /// STDDEV_SAMP / VAR_SAMP: divided by n - 1 (NULL for fewer than two values).
+    StdDevSamp,
+    VarSamp,
 }
 
 #[derive(Clone, Debug)]

@@ -57,6 +57,7 @@ pub fn eval(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
                 T::Tan => x.tan(),
                 T::Asin => x.asin(),
                 T::Acos => x.acos(),
+                T::Atan if vals.len() == 2 => x.atan2(to_f64(&vals[1])),
                 T::Atan => x.atan(),
                 T::Cot => 1.0 / x.tan(),
             }))
@@ -64,19 +65,19 @@ pub fn eval(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
         Log if vals.len() == 2 => {
             let (b, x) = (to_f64(&vals[0]), to_f64(&vals[1]));
             Ok(if b <= 0.0 || b == 1.0 || x <= 0.0 {
-                Value::Null
+                return ctx.division_by_zero();
             } else {
                 Value::Double(x.ln() / b.ln())
             })
         }
-        Log => Ok(positive_log(to_f64(&vals[0]), f64::ln)),
-        Log2 => Ok(positive_log(to_f64(&vals[0]), f64::log2)),
+        Log => log_of(to_f64(&vals[0]), f64::ln, ctx),
+        Log2 => log_of(to_f64(&vals[0]), f64::log2, ctx),
         Degrees => Ok(Value::Double(to_f64(&vals[0]).to_degrees())),
         Radians => Ok(Value::Double(to_f64(&vals[0]).to_radians())),
         Pow => Ok(real(to_f64(&vals[0]).powf(to_f64(&vals[1])))),
         Exp => Ok(real(to_f64(&vals[0]).exp())),
-        Ln => Ok(positive_log(to_f64(&vals[0]), f64::ln)),
-        Log10 => Ok(positive_log(to_f64(&vals[0]), f64::log10)),
+        Ln => log_of(to_f64(&vals[0]), f64::ln, ctx),
+        Log10 => log_of(to_f64(&vals[0]), f64::log10, ctx),
         _ => Ok(Value::Null),
     }
 }
@@ -89,12 +90,13 @@ fn real(x: f64) -> Value {
     }
 }
 
-fn positive_log(x: f64, f: fn(f64) -> f64) -> Value {
+/// A logarithm; MariaDB answers a non-positive argument with NULL and the
+/// division-by-zero warning.
+fn log_of(x: f64, f: fn(f64) -> f64, ctx: &mut EvalCtx) -> R {
     if x <= 0.0 {
-        Value::Null
-    } else {
-        Value::Double(f(x))
+        return ctx.division_by_zero();
     }
+    Ok(Value::Double(f(x)))
 }
 
 fn seeded(seed: i64) -> f64 {
@@ -122,14 +124,20 @@ pub fn round(n: Num, digits: i64, truncate: bool) -> Value {
             }
         }
         Num::Dbl(x) => {
-            let f = 10f64.powi(digits.clamp(-308, 308) as i32);
-            let scaled = x * f;
+            // MariaDB's my_double_round: scale by a power of ten (dividing for
+            // negative digits), rint() (halves to even) or truncate, scale back.
+            let d = digits.clamp(-308, 308) as i32;
+            let f = 10f64.powi(d.abs());
+            let scaled = if d < 0 { x / f } else { x * f };
+            if !scaled.is_finite() {
+                return Value::Double(if d < 0 { 0.0 } else { x });
+            }
             let r = if truncate {
                 scaled.trunc()
             } else {
-                scaled.round()
+                scaled.round_ties_even()
             };
-            Value::Double(r / f)
+            Value::Double(if d < 0 { r * f } else { r / f })
         }
     }
 }
@@ -202,7 +210,8 @@ mod tests {
         );
         assert_eq!(round(dec("1.2345"), 2, true).display_lossy(), "1.23");
         assert_eq!(round(Num::Int(1234), -2, false), Value::Int(1200));
-        assert_eq!(round(Num::Dbl(2.5), 0, false), Value::Double(3.0));
+        assert_eq!(round(Num::Dbl(2.5), 0, false), Value::Double(2.0));
+        assert_eq!(round(Num::Dbl(3.5), 0, false), Value::Double(4.0));
     }
 
     #[test]

@@ -46,6 +46,21 @@ pub fn eval(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
             }
             Ok(Value::Bytes(parts.join(sep.as_slice())))
         }
+        // QUOTE(NULL) is the word NULL; FIELD(NULL, ...) is 0.
+        Quote if vals[0].is_null() => Ok(Value::str("NULL")),
+        Field if vals[0].is_null() => Ok(Value::Int(0)),
+        // ELT(n, ...) is NULL only when n or the chosen string is.
+        Elt if !vals[0].is_null() => {
+            let n = int_arg(&vals[0]);
+            Ok(if n >= 1 && (n as usize) < vals.len() {
+                match &vals[n as usize] {
+                    Value::Null => Value::Null,
+                    v => Value::Bytes(to_bytes(v)),
+                }
+            } else {
+                Value::Null
+            })
+        }
         _ if vals.iter().any(Value::is_null) => Ok(Value::Null),
         Length => Ok(Value::Int(to_bytes(&vals[0]).len() as i64)),
         CharLength => Ok(Value::Int(text(&vals[0]).chars().count() as i64)),
@@ -101,7 +116,7 @@ pub fn eval(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
         Lpad | Rpad => Ok(pad(
             &text(&vals[0]),
             int_arg(&vals[1]),
-            &text(&vals[2]),
+            &vals.get(2).map_or_else(|| " ".to_string(), text),
             f == Lpad,
             ctx,
         )),
@@ -129,7 +144,16 @@ pub fn eval(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
                 &vals[0],
             )))))
         }
-        Sha2 => Ok(sha2(&to_bytes(&vals[0]), int_arg(&vals[1]))),
+        Sha2 => {
+            let v = sha2(&to_bytes(&vals[0]), int_arg(&vals[1]));
+            if v.is_null() {
+                ctx.warn(
+                    1583,
+                    "Incorrect parameters in the call to native function 'sha2'",
+                );
+            }
+            Ok(v)
+        }
         Crc32 => Ok(Value::Int(crc32(&to_bytes(&vals[0])) as i64)),
         Strcmp => {
             let o = Collation::Utf8mb4GeneralCi.compare(&to_bytes(&vals[0]), &to_bytes(&vals[1]));
@@ -143,9 +167,11 @@ pub fn eval(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
         ))),
         FindInSet => {
             let needle = text(&vals[0]);
-            let pos = text(&vals[1])
-                .split(',')
-                .position(|x| x.eq_ignore_ascii_case(&needle));
+            let hay = text(&vals[1]);
+            if hay.is_empty() {
+                return Ok(Value::Int(0));
+            }
+            let pos = hay.split(',').position(|x| x.eq_ignore_ascii_case(&needle));
             Ok(Value::Int(pos.map_or(0, |p| p as i64 + 1)))
         }
         Elt => {
@@ -158,10 +184,16 @@ pub fn eval(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
         }
         Format => {
             let d = int_arg(&vals[1]).clamp(0, 30) as usize;
-            Ok(Value::str(&format_number(
-                crate::value::to_f64(&vals[0]),
-                d,
-            )))
+            let en_us = format_number(crate::value::to_f64(&vals[0]), d);
+            let Some(locale) = vals.get(2) else {
+                return Ok(Value::str(&en_us));
+            };
+            let name = text(locale);
+            let (s, unknown) = super::locale::localize(&en_us, &name);
+            if unknown {
+                ctx.warn(1649, format!("Unknown locale: '{name}'"));
+            }
+            Ok(Value::str(&s))
         }
         Quote => Ok(Value::str(&format!(
             "'{}'",
@@ -316,7 +348,7 @@ const MIN_PACKET: u64 = 1024;
 /// A string function must not build a result longer than the session's
 /// `max_allowed_packet`: MariaDB returns NULL with warning 1301 instead. Checked on
 /// the computed length, before allocating.
-fn over_packet(ctx: &mut EvalCtx, func: &str, len: u64) -> bool {
+pub(super) fn over_packet(ctx: &mut EvalCtx, func: &str, len: u64) -> bool {
     if len <= MIN_PACKET {
         return false;
     }

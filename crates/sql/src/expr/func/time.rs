@@ -148,7 +148,7 @@ fn date_part(f: Func, v: &Value, ctx: &mut EvalCtx) -> Value {
         Func::Year => d.year as i64,
         Func::Month => d.month as i64,
         Func::DayOfMonth => d.day as i64,
-        Func::DayOfWeek => (d.to_days() + 1).rem_euclid(7) + 1,
+        Func::DayOfWeek => (d.to_days() + 6).rem_euclid(7) + 1,
         _ => d.to_days() - basalt_common::Date::new(d.year, 1, 1).to_days() + 1,
     })
 }
@@ -272,6 +272,9 @@ pub fn date_format(dt: &DateTime, fmt: &str) -> String {
                 d.to_days() - basalt_common::Date::new(d.year, 1, 1).to_days() + 1
             )),
             'T' => out.push_str(&format!("{:02}:{:02}:{:02}", dt.hour, dt.minute, dt.second)),
+            'D' => out.push_str(&format!("{}{}", d.day, ordinal_suffix(d.day))),
+            'w' => out.push_str(&((d.to_days() + 6).rem_euclid(7)).to_string()),
+            'U' | 'u' | 'V' | 'v' | 'X' | 'x' => out.push_str(&week_spec(s, d)),
             'r' => out.push_str(&format!(
                 "{h12:02}:{:02}:{:02} {}",
                 dt.minute,
@@ -283,6 +286,33 @@ pub fn date_format(dt: &DateTime, fmt: &str) -> String {
         }
     }
     out
+}
+
+fn ordinal_suffix(day: u8) -> &'static str {
+    match (day % 10, day / 10 % 10) {
+        (_, 1) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    }
+}
+
+/// DATE_FORMAT's week specifiers: %U %u week numbers of modes 0 and 1, %V %v
+/// those of modes 2 and 3, %X %x the years %V and %v belong to.
+fn week_spec(spec: char, d: basalt_common::Date) -> String {
+    use super::clock::{calc_week, WEEK_FIRST_WEEKDAY, WEEK_MONDAY_FIRST, WEEK_YEAR};
+    let flags = match spec {
+        'U' => WEEK_FIRST_WEEKDAY,
+        'u' => WEEK_MONDAY_FIRST,
+        'V' | 'X' => WEEK_YEAR | WEEK_FIRST_WEEKDAY,
+        _ => WEEK_MONDAY_FIRST | WEEK_YEAR,
+    };
+    let (week, year) = calc_week(d, flags);
+    match spec {
+        'X' | 'x' => format!("{year:04}"),
+        _ => format!("{week:02}"),
+    }
 }
 
 #[cfg(test)]

@@ -221,7 +221,7 @@ pub fn lookup(name: &str) -> Option<(Func, usize, usize)> {
         "md5" => (Md5, 1, 1),
         "sha1" | "sha" => (Sha1, 1, 1),
         "sha2" => (Sha2, 2, 2),
-        "crc32" => (Crc32, 1, 1),
+        "crc32" => (Crc32, 1, 2),
         "strcmp" => (Strcmp, 2, 2),
         "field" => (Field, 2, many),
         "substring_index" => (SubstringIndex, 3, 3),
@@ -334,7 +334,7 @@ impl Func {
                 | Func::Uuid
                 | Func::Sleep
                 | Func::Misc(misc::MiscFn::Benchmark | misc::MiscFn::UuidShort)
-                | Func::Misc(misc::MiscFn::SysGuid)
+                | Func::Misc(misc::MiscFn::SysGuid | misc::MiscFn::RandomBytes)
         )
     }
 }

@@ -356,6 +356,7 @@ pub fn uses_consts(f: Func) -> bool {
             | Func::Space
             | Func::Left
             | Func::Right
+            | Func::ConvertTz
     )
 }
 
@@ -371,6 +372,17 @@ pub fn result_type_with(f: Func, args: &[ExprType], consts: &[Option<Value>]) ->
                 let mut t = ExprType::int(17).nullable(true);
                 t.column_type = Some(basalt_common::ColumnType::LongLong);
                 t
+            }
+            _ => result_type(f, args),
+        },
+        // A constant string's precision is the digits it has (MariaDB evaluates it).
+        Func::ConvertTz => match consts.first() {
+            Some(Some(Value::Bytes(b))) => {
+                let s = String::from_utf8_lossy(b);
+                let fsp = s.rsplit_once('.').map_or(0, |(_, f)| {
+                    f.chars().take_while(char::is_ascii_digit).count().min(6)
+                });
+                ExprType::datetime(fsp as u8).nullable(true)
             }
             _ => result_type(f, args),
         },

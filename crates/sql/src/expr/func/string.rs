@@ -155,9 +155,10 @@ pub fn eval(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
             Ok(v)
         }
         // CRC32(par, s) continues the checksum `par` over s (MariaDB 10.8).
-        Crc32 if vals.len() == 2 => Ok(Value::Int(
-            crc32_from(int_arg(&vals[0]) as u32, &to_bytes(&vals[1])) as i64,
-        )),
+        Crc32 if vals.len() == 2 => Ok(Value::Int(crc32_from(
+            int_arg(&vals[0]) as u32,
+            &to_bytes(&vals[1]),
+        ) as i64)),
         Crc32 => Ok(Value::Int(crc32(&to_bytes(&vals[0])) as i64)),
         Strcmp => {
             let o = Collation::Utf8mb4GeneralCi.compare(&to_bytes(&vals[0]), &to_bytes(&vals[1]));

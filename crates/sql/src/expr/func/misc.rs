@@ -186,7 +186,7 @@ fn random_bytes(n: usize) -> R {
     let mut buf = vec![0u8; n];
     std::fs::File::open("/dev/urandom")
         .and_then(|mut f| f.read_exact(&mut buf))
-        .map_err(|e| MySqlError::internal(&format!("random source: {e}")))?;
+        .map_err(|e| MySqlError::internal(format!("random source: {e}")))?;
     Ok(Value::Bytes(buf))
 }
 

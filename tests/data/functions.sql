@@ -174,3 +174,6 @@ select json_arrayagg(json_object('a', i)), json_objectagg(s, i) from ft where id
 select id, json_arrayagg(s) from ft group by id order by id
 ~ select json_objectagg(1)
 ~ select json_arrayagg(1, 2)
+select crc32c('MySQL'), crc32(crc32('My'), 'SQL'), crc32c(crc32c('My'), 'SQL'), crc32(null, 'a'), crc32c(null)
+~ select length(random_bytes(8)), random_bytes(null), length(random_bytes(0)), random_bytes(1025), random_bytes(-1)
+select convert_tz('2004-01-01 12:00:00','+00:00','+10:00'), convert_tz('2004-01-01 12:00:00.25','+00:00','-05:00'), convert_tz(dt, '+00:00', '+01:00') from ft order by id

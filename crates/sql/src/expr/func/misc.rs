@@ -28,6 +28,8 @@ pub enum MiscFn {
     IsIpv6,
     IsIpv4Compat,
     IsIpv4Mapped,
+    Crc32c,
+    RandomBytes,
 }
 
 pub fn lookup(name: &str) -> Option<(MiscFn, usize, usize)> {
@@ -44,6 +46,8 @@ pub fn lookup(name: &str) -> Option<(MiscFn, usize, usize)> {
         "is_ipv6" => (IsIpv6, 1, 1),
         "is_ipv4_compat" => (IsIpv4Compat, 1, 1),
         "is_ipv4_mapped" => (IsIpv4Mapped, 1, 1),
+        "crc32c" => (Crc32c, 1, 2),
+        "random_bytes" => (RandomBytes, 1, 1),
         _ => return None,
     })
 }
@@ -69,6 +73,8 @@ pub fn result_type(f: MiscFn) -> ExprType {
         }
         Inet6Ntoa => ascii(39),
         IsIpv4 | IsIpv6 | IsIpv4Compat | IsIpv4Mapped => ExprType::int(1),
+        Crc32c => ExprType::int(10).unsigned().nullable(true),
+        RandomBytes => ExprType::string(1024, Collation::Binary).nullable(true),
     }
 }
 
@@ -158,8 +164,30 @@ pub fn eval(f: MiscFn, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
                 };
             Value::Int(ok as i64)
         }
+        Crc32c => {
+            let (prev, data) = match vals.as_slice() {
+                [p, d] => (to_num(p).0.to_i128().unwrap_or(0) as u32, to_bytes(d)),
+                _ => (0, to_bytes(&vals[0])),
+            };
+            Value::Int(crc32c::crc32c_append(prev, &data) as i64)
+        }
+        RandomBytes => match to_num(&vals[0]).0.to_i128() {
+            Some(n) if (0..=1024).contains(&n) => random_bytes(n as usize)?,
+            _ => Value::Null,
+        },
         _ => Value::Null,
     })
+}
+
+/// RANDOM_BYTES(n): n bytes from the operating system's random source (as
+/// MariaDB takes them from its TLS library's generator).
+fn random_bytes(n: usize) -> R {
+    use std::io::Read;
+    let mut buf = vec![0u8; n];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut buf))
+        .map_err(|e| MySqlError::internal(format!("random source: {e}")))?;
+    Ok(Value::Bytes(buf))
 }
 
 /// INET_ATON: `a.b.c.d`, with short forms putting the last part in the low byte.

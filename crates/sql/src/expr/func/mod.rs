@@ -221,7 +221,7 @@ pub fn lookup(name: &str) -> Option<(Func, usize, usize)> {
         "md5" => (Md5, 1, 1),
         "sha1" | "sha" => (Sha1, 1, 1),
         "sha2" => (Sha2, 2, 2),
-        "crc32" => (Crc32, 1, 1),
+        "crc32" => (Crc32, 1, 2),
         "strcmp" => (Strcmp, 2, 2),
         "field" => (Field, 2, many),
         "substring_index" => (SubstringIndex, 3, 3),
@@ -334,7 +334,7 @@ impl Func {
                 | Func::Uuid
                 | Func::Sleep
                 | Func::Misc(misc::MiscFn::Benchmark | misc::MiscFn::UuidShort)
-                | Func::Misc(misc::MiscFn::SysGuid)
+                | Func::Misc(misc::MiscFn::SysGuid | misc::MiscFn::RandomBytes)
         )
     }
 }
@@ -356,6 +356,7 @@ pub fn uses_consts(f: Func) -> bool {
             | Func::Space
             | Func::Left
             | Func::Right
+            | Func::ConvertTz
     )
 }
 
@@ -371,6 +372,17 @@ pub fn result_type_with(f: Func, args: &[ExprType], consts: &[Option<Value>]) ->
                 let mut t = ExprType::int(17).nullable(true);
                 t.column_type = Some(basalt_common::ColumnType::LongLong);
                 t
+            }
+            _ => result_type(f, args),
+        },
+        // A constant string's precision is the digits it has (MariaDB evaluates it).
+        Func::ConvertTz => match consts.first() {
+            Some(Some(Value::Bytes(b))) => {
+                let s = String::from_utf8_lossy(b);
+                let fsp = s.rsplit_once('.').map_or(0, |(_, f)| {
+                    f.chars().take_while(char::is_ascii_digit).count().min(6)
+                });
+                ExprType::datetime(fsp as u8).nullable(true)
             }
             _ => result_type(f, args),
         },

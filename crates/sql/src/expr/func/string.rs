@@ -154,6 +154,11 @@ pub fn eval(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
             }
             Ok(v)
         }
+        // CRC32(par, s) continues the checksum `par` over s (MariaDB 10.8).
+        Crc32 if vals.len() == 2 => Ok(Value::Int(crc32_from(
+            int_arg(&vals[0]) as u32,
+            &to_bytes(&vals[1]),
+        ) as i64)),
         Crc32 => Ok(Value::Int(crc32(&to_bytes(&vals[0])) as i64)),
         Strcmp => {
             let o = Collation::Utf8mb4GeneralCi.compare(&to_bytes(&vals[0]), &to_bytes(&vals[1]));
@@ -434,7 +439,12 @@ fn sha2(data: &[u8], bits: i64) -> Value {
 }
 
 fn crc32(data: &[u8]) -> u32 {
-    let mut crc = 0xFFFF_FFFFu32;
+    crc32_from(0, data)
+}
+
+/// CRC-32 (ISO-HDLC) of `data` continuing from the checksum `prev`.
+fn crc32_from(prev: u32, data: &[u8]) -> u32 {
+    let mut crc = !prev;
     for &b in data {
         crc ^= b as u32;
         for _ in 0..8 {

@@ -650,3 +650,52 @@ fn django_add_alter_and_remove_field_migrations() {
         "django_alter.py failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
     );
 }
+
+#[test]
+fn drops_name_what_the_table_had_and_modify_replaces_a_column_check() {
+    let b = Basalt::start();
+    let mut c = conn(&b);
+    c.query_drop("create table z (id int primary key, a int check (a > 0), b int)")
+        .expect("create");
+    c.query_drop("insert into z values (1, 1, 1)")
+        .expect("insert");
+    for (q, what) in [
+        (
+            "alter table z add column q int, drop column q",
+            "COLUMN `q`",
+        ),
+        (
+            "alter table z add index n2 (a), drop index n2",
+            "INDEX `n2`",
+        ),
+        (
+            "alter table z add constraint cz check (b > 0), drop constraint cz",
+            "CONSTRAINT `cz`",
+        ),
+    ] {
+        let (code, msg) = err(&mut c, q);
+        assert_eq!(
+            (code, msg),
+            (1091, format!("Can't DROP {what}; check that it exists"))
+        );
+    }
+    // As MariaDB: the new column definition's CHECK replaces the old one and the
+    // existing rows are not checked against it; a definition without one drops it.
+    c.query_drop("alter table z modify a int check (a > 5)")
+        .expect("modify");
+    assert!(show(&mut c, "z").contains("`a` int(11) DEFAULT NULL CHECK (`a` > 5),"));
+    c.query_drop("alter table z modify a bigint")
+        .expect("modify");
+    assert!(!show(&mut c, "z").contains("CHECK"));
+    c.query_drop("alter table if exists nosuch add c int")
+        .expect("if exists");
+    let w: Vec<(String, u16, String)> = c.query("show warnings").expect("warnings");
+    assert_eq!(
+        w,
+        vec![(
+            "Error".into(),
+            1146,
+            "Table 'a.nosuch' doesn't exist".into()
+        )]
+    );
+}

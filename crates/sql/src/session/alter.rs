@@ -36,8 +36,10 @@ impl Session {
         let storage = self.cx.engine.storage.clone();
         let Some(table) = storage.table(db, &a.table) else {
             if a.if_exists {
+                // MariaDB leaves the error in the diagnostics area, at level Error.
                 let e = MySqlError::no_such_table(db, &a.table);
-                self.cx.note(e.code, e.message);
+                self.cx
+                    .warn(crate::session::ctx::Level::Error, e.code, e.message);
                 return Ok(QueryResult::ok(0));
             }
             return Err(MySqlError::no_such_table(db, &a.table));

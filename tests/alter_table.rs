@@ -610,6 +610,30 @@ fn differential_alter_sequence_matches_mariadb() {
         "alter table t rename column g to gg, algorithm = instant",
         "alter table t drop column if exists nope",
         "alter table t add column if not exists gg int",
+        "drop table t",
+        "create table t (a int, b varchar(20), c text, key kab (a, b)) default charset=utf8mb4",
+        "insert into t values (1,'x','t'),(2,'y','u')",
+        "alter table t drop column a",
+        "alter table t add column d int unique comment 'dd', \
+         modify b varchar(30) not null default 'z' comment 'bee', add key kc (c(10))",
+        "alter table t change d dd bigint unsigned, add primary key (b)",
+        "alter table t rename column dd to d2, alter column b set default 'w', drop index dd",
+        "alter table t add column e int first, add column f int after e, drop column c",
+        "alter table t modify b int",
+        "alter table t drop primary key, add unique key (b)",
+        "alter table t add column q int, drop column q",
+        "alter table t add index n2 (b), drop index n2",
+        "alter table t add column id int auto_increment primary key first",
+        "alter table t modify f int check (f > 5)",
+        "alter table t modify f bigint",
+        "drop table t",
+        "create table t (id int primary key, b varchar(5), d varchar(20))",
+        "insert into t values (1,'x','2020-13-01'),(2,'12abc','zz'),(3,'7','2021-02-03')",
+        "alter table t modify b int",
+        "alter table t modify d date",
+        "set sql_mode = ''",
+        "alter table t modify b int, modify d date",
+        "set sql_mode = default",
     ];
     for q in steps {
         let (got, want) = (outcome(&mut bc, q), outcome(&mut mc, q));
@@ -617,8 +641,11 @@ fn differential_alter_sequence_matches_mariadb() {
         if q.starts_with("set") {
             continue;
         }
+        if q.starts_with("drop") {
+            continue;
+        }
         assert_eq!(show(&mut bc, "t"), show(&mut mc, "t"), "after {q}");
-        let all = "select * from t order by id";
+        let all = "select * from t order by 1, 2";
         assert_eq!(rows(&mut bc, all), rows(&mut mc, all), "rows after {q}");
     }
     m.stop();

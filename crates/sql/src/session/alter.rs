@@ -48,7 +48,7 @@ impl Session {
         let plan = crate::bind::alter::bind(&old, a, &mut self.cx)?;
         let new_def = Arc::new(plan.def.clone());
         let checks = self.alter_checks(&plan, &new_def)?;
-        let timeout = Duration::from_secs(self.cx.var_u64("lock_wait_timeout").max(1));
+        let timeout = Duration::from_secs(self.cx.mdl_wait_timeout);
         let spec = AlterSpec {
             def: plan.def.clone(),
             copy: plan.copy,

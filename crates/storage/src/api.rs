@@ -80,6 +80,9 @@ pub struct TxnOptions {
     pub lock_wait_timeout: std::time::Duration,
     /// Take the read view now (`START TRANSACTION WITH CONSISTENT SNAPSHOT`).
     pub consistent_snapshot: bool,
+    /// How long a wait for a table's metadata lock (a DDL on it) lasts before
+    /// errno 1205 (`lock_wait_timeout`).
+    pub metadata_lock_wait_timeout: std::time::Duration,
 }
 
 impl Default for TxnOptions {
@@ -90,6 +93,7 @@ impl Default for TxnOptions {
             snapshot_isolation: true,
             lock_wait_timeout: std::time::Duration::from_secs(50),
             consistent_snapshot: false,
+            metadata_lock_wait_timeout: std::time::Duration::from_secs(86400),
         }
     }
 }

@@ -289,7 +289,11 @@ impl<'a> Work<'a> {
     }
 
     fn drop_column(&mut self, name: &str, if_exists: bool, cx: &mut SessionCtx) -> R<()> {
-        let Some(at) = self.pos(name) else {
+        // DROP clauses name what the table had before the statement (MariaDB).
+        let found = self
+            .pos(name)
+            .filter(|_| self.old.column_index(name).is_some());
+        let Some(at) = found else {
             if if_exists {
                 let e = cant_drop("COLUMN", name);
                 cx.note(e.code, e.message);
@@ -345,11 +349,11 @@ impl<'a> Work<'a> {
         if !stored_same || position.is_some() {
             self.copy = true;
         }
-        for c in self.def.checks.iter_mut() {
-            if c.column_level && c.name.eq_ignore_ascii_case(&prev.def.name) {
-                c.name = col.name.clone();
-            }
-        }
+        // The new definition replaces the column's CHECK too (MariaDB does not
+        // verify the rows against one given here).
+        self.def
+            .checks
+            .retain(|c| !(c.column_level && c.name.eq_ignore_ascii_case(&prev.def.name)));
         let id = prev.id;
         let w = WCol {
             def: col,
@@ -363,8 +367,6 @@ impl<'a> Work<'a> {
         self.inline_keys(id, keys)?;
         if let Some(chk) = check {
             self.def.checks.push(chk);
-            self.new_checks = true;
-            self.copy = true;
         }
         Ok(())
     }
@@ -501,10 +503,11 @@ impl<'a> Work<'a> {
         if name.eq_ignore_ascii_case("PRIMARY") {
             return self.apply(&Clause::DropPrimaryKey, cx);
         }
+        let had = self.old.index_by_name(name).is_some();
         match self
             .keys
             .iter()
-            .position(|k| k.name.eq_ignore_ascii_case(name))
+            .position(|k| had && k.name.eq_ignore_ascii_case(name))
         {
             Some(at) => {
                 self.keys.remove(at);
@@ -521,6 +524,21 @@ impl<'a> Work<'a> {
     }
 
     fn drop_constraint(&mut self, name: &str, if_exists: bool, cx: &mut SessionCtx) -> R<()> {
+        let had = |n: &str| {
+            self.old
+                .checks
+                .iter()
+                .any(|c| c.name.eq_ignore_ascii_case(n))
+                || self.old.index_by_name(n).is_some()
+        };
+        if !had(name) {
+            if if_exists {
+                let e = cant_drop("CONSTRAINT", name);
+                cx.note(e.code, e.message);
+                return Ok(());
+            }
+            return Err(cant_drop("CONSTRAINT", name));
+        }
         let check = self
             .def
             .checks

@@ -36,8 +36,10 @@ impl Session {
         let storage = self.cx.engine.storage.clone();
         let Some(table) = storage.table(db, &a.table) else {
             if a.if_exists {
+                // MariaDB leaves the error in the diagnostics area, at level Error.
                 let e = MySqlError::no_such_table(db, &a.table);
-                self.cx.note(e.code, e.message);
+                self.cx
+                    .warn(crate::session::ctx::Level::Error, e.code, e.message);
                 return Ok(QueryResult::ok(0));
             }
             return Err(MySqlError::no_such_table(db, &a.table));
@@ -46,7 +48,7 @@ impl Session {
         let plan = crate::bind::alter::bind(&old, a, &mut self.cx)?;
         let new_def = Arc::new(plan.def.clone());
         let checks = self.alter_checks(&plan, &new_def)?;
-        let timeout = Duration::from_secs(self.cx.var_u64("lock_wait_timeout").max(1));
+        let timeout = Duration::from_secs(self.cx.mdl_wait_timeout);
         let spec = AlterSpec {
             def: plan.def.clone(),
             copy: plan.copy,
@@ -159,22 +161,57 @@ fn stored(v: Value, t: &Target, ctx: &mut EvalCtx) -> R<Value> {
             .warn(crate::session::ctx::Level::Warning, e.code, e.message);
         return Ok(crate::exec::insert::implicit_default(t.col));
     }
-    // ALTER reports a string too long for the new type as truncation (1265), not
-    // as INSERT's 1406.
-    store(v, t, ctx.cx).map_err(|e| {
-        if e.code == 1406 {
-            MySqlError::new(
-                1265,
-                "01000",
-                format!(
-                    "Data truncated for column '{}' at row {}",
-                    t.col.name, t.row
-                ),
-            )
-        } else {
-            e
+    let source = v.clone();
+    let before = ctx.cx.warnings.len();
+    match store(v, t, ctx.cx) {
+        Ok(stored) => {
+            for w in ctx.cx.warnings[before..].iter_mut() {
+                if let Some((code, message)) = as_copy_reports(w.code, &w.message, &source, t) {
+                    w.code = code;
+                    w.message = message;
+                }
+            }
+            Ok(stored)
         }
-    })
+        Err(e) => Err(match as_copy_reports(e.code, &e.message, &source, t) {
+            Some((code, message)) => MySqlError::new(code, e.state, message),
+            None => e,
+        }),
+    }
+}
+
+/// MariaDB's ALTER copies field to field, which words some conversion problems
+/// differently from an INSERT: a string too long is 1265 (not 1406), a string
+/// that is not a number is 1292 "Truncated incorrect INTEGER value" (not 1366 /
+/// 1265), and a bad date is an "Incorrect datetime value" whatever the type.
+fn as_copy_reports(code: u16, message: &str, source: &Value, t: &Target) -> Option<(u16, String)> {
+    use basalt_common::DataType as D;
+    let text = matches!(source, Value::Bytes(_)).then(|| source.display_lossy());
+    match (code, &t.col.data_type, text) {
+        (1406, _, _) => Some((
+            1265,
+            format!(
+                "Data truncated for column '{}' at row {}",
+                t.col.name, t.row
+            ),
+        )),
+        (1366 | 1265, D::Int { .. }, Some(s)) => {
+            Some((1292, format!("Truncated incorrect INTEGER value: '{s}'")))
+        }
+        (1366 | 1265, D::Decimal { .. }, Some(s)) => {
+            Some((1292, format!("Truncated incorrect DECIMAL value: '{s}'")))
+        }
+        (1366 | 1265, D::Float | D::Double, Some(s)) => {
+            Some((1292, format!("Truncated incorrect DOUBLE value: '{s}'")))
+        }
+        (1292, D::Date | D::DateTime { .. } | D::Timestamp { .. }, Some(_)) => Some((
+            1292,
+            message
+                .replacen("Incorrect date value", "Incorrect datetime value", 1)
+                .replacen("Incorrect timestamp value", "Incorrect datetime value", 1),
+        )),
+        _ => None,
+    }
 }
 
 /// The value an added column takes in existing rows: its default, or for a NOT

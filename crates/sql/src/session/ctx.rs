@@ -64,6 +64,8 @@ pub struct SessionCtx {
     pub tx_read_only: bool,
     pub snapshot_isolation: bool,
     pub lock_wait_timeout: u64,
+    /// `lock_wait_timeout` (metadata lock waits).
+    pub mdl_wait_timeout: u64,
     /// `wait_timeout` (read by the server before every command).
     pub wait_timeout: u64,
     /// `max_session_mem_used`: the memory budget of each statement.
@@ -132,6 +134,7 @@ impl SessionCtx {
             tx_read_only: false,
             snapshot_isolation: true,
             lock_wait_timeout: 50,
+            mdl_wait_timeout: 86400,
             wait_timeout: 28800,
             max_mem_used: u64::MAX,
             net_write_timeout: 60,
@@ -192,6 +195,7 @@ impl SessionCtx {
         self.tx_read_only = self.var_bool("transaction_read_only");
         self.snapshot_isolation = self.var_bool("innodb_snapshot_isolation");
         self.lock_wait_timeout = self.var_u64("innodb_lock_wait_timeout").max(1);
+        self.mdl_wait_timeout = self.var_u64("lock_wait_timeout").max(1);
         self.wait_timeout = self.var_u64("wait_timeout");
         self.max_mem_used = self
             .var_u64("max_session_mem_used")

@@ -33,6 +33,7 @@ impl Session {
             snapshot_isolation: self.cx.snapshot_isolation,
             lock_wait_timeout: Duration::from_secs(self.cx.lock_wait_timeout),
             consistent_snapshot,
+            metadata_lock_wait_timeout: Duration::from_secs(self.cx.mdl_wait_timeout),
         }
     }
 

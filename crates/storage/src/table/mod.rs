@@ -228,7 +228,7 @@ impl TableCore {
         if !admitted(&st) {
             // The clock is read only when there is something to wait for: this
             // runs for every statement that reads a table.
-            let deadline = Instant::now() + txn.options().lock_wait_timeout;
+            let deadline = Instant::now() + txn.options().metadata_lock_wait_timeout;
             while !admitted(&st) {
                 txn.check_interrupt()?;
                 if self.mdl_cond.wait_until(&mut st, deadline).timed_out() {

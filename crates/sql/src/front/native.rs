@@ -353,6 +353,8 @@ pub fn parse_native(src: &str, toks: &[Token], markers: bool) -> R<Option<Native
         }
         p.end()?;
         Native::Shutdown
+    } else if !maint::may_start(first.text(src)) {
+        return Ok(None);
     } else if is("flush") {
         match maint::flush_statistics(&mut p)? {
             Some(n) => n,

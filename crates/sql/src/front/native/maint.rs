@@ -45,6 +45,15 @@ pub struct Maintenance {
     pub tables: Vec<(Option<String>, String)>,
 }
 
+/// Whether a statement starting with `word` may be one of these (a one-byte
+/// test, so that SELECT and DML pay nothing for them).
+pub(super) fn may_start(word: &str) -> bool {
+    matches!(
+        word.as_bytes().first().map(|b| b | 0x20),
+        Some(b'c' | b'o' | b'r' | b'a' | b'f')
+    )
+}
+
 /// Parses a maintenance statement whose first word is `first` (already
 /// consumed); `None` when it is another statement (`ANALYZE SELECT ...`).
 pub(super) fn maintenance(p: &mut P, first: &str) -> R<Option<Native>> {

@@ -52,9 +52,12 @@ pub fn serve(server: &Arc<Server>, stream: Stream) {
     stream.set_nodelay();
     let host = stream.peer_host();
     let admission = Admission::of(server);
-    // Every read and write of the handshake waits at most connect_timeout.
+    // Every read of the handshake waits at most connect_timeout. Its writes (the
+    // greeting, an auth switch, an RSA key, OK or ERR) are far smaller than a
+    // socket's send buffer, so they never wait for the client; the command loop
+    // sets both timeouts to the session's values before its first read and
+    // write, so each connection costs two setsockopt calls for them, not six.
     let _ = stream.set_read_timeout(Some(admission.connect_timeout));
-    let _ = stream.set_write_timeout(Some(admission.connect_timeout));
     let id = server.registry.next_id();
     let state = ConnState::new(id, host.clone(), stream.try_clone().ok());
     let mut conn = PacketConn::new(Blocking(stream));
@@ -190,10 +193,8 @@ fn enter(
         .stats
         .max_used_connections
         .fetch_max(connected as u64, Ordering::Relaxed);
-    // Logged in: reads wait for the client's next command without a limit again.
-    let socket = &conn.get_ref().0;
-    let _ = socket.set_read_timeout(None);
-    let _ = socket.set_write_timeout(None);
+    // Logged in: the command loop replaces connect_timeout with wait_timeout
+    // before it reads the first command.
     true
 }
 

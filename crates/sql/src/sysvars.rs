@@ -317,7 +317,7 @@ impl GlobalVars {
     }
 
     /// The values a new session starts with (variables of session or both scopes).
-    pub fn session_defaults(&self, cfg: &GlobalConfig) -> HashMap<&'static str, Value> {
+    pub fn session_defaults(&self, cfg: &GlobalConfig) -> VarMap {
         let vals = self.values.read();
         DEFS.iter()
             .filter(|d| d.scope != Scope::Global)
@@ -328,6 +328,11 @@ impl GlobalVars {
             .collect()
     }
 }
+
+/// A session's variables by name. The keys are the static names of [`DEFS`], so a
+/// fixed-seed fast hash is safe; SipHash made building the map for every new
+/// connection and each lookup several times dearer.
+pub type VarMap = HashMap<&'static str, Value, foldhash::fast::FixedState>;
 
 /// SQL modes in MariaDB's bit order (which is the order `@@sql_mode` lists them).
 pub const SQL_MODES: &[&str] = &[
@@ -432,22 +437,28 @@ pub struct ModeFlags {
 }
 
 impl ModeFlags {
+    /// The flags of a `sql_mode` text, in one pass over its names.
     pub fn from_text(text: &str) -> Self {
-        let has = |m: &str| text.split(',').any(|p| p.eq_ignore_ascii_case(m));
-        ModeFlags {
-            strict: has("STRICT_TRANS_TABLES") || has("STRICT_ALL_TABLES"),
-            no_auto_value_on_zero: has("NO_AUTO_VALUE_ON_ZERO"),
-            error_for_division_by_zero: has("ERROR_FOR_DIVISION_BY_ZERO"),
-            pipes_as_concat: has("PIPES_AS_CONCAT"),
-            ansi_quotes: has("ANSI_QUOTES"),
-            no_backslash_escapes: has("NO_BACKSLASH_ESCAPES"),
-            no_engine_substitution: has("NO_ENGINE_SUBSTITUTION"),
-            no_zero_date: has("NO_ZERO_DATE"),
-            only_full_group_by: has("ONLY_FULL_GROUP_BY"),
-            pad_char_to_full_length: has("PAD_CHAR_TO_FULL_LENGTH"),
-            real_as_float: has("REAL_AS_FLOAT"),
-            no_dir_in_create: has("NO_DIR_IN_CREATE"),
+        let mut f = ModeFlags::default();
+        for name in text.split(',') {
+            let flag = match name.to_ascii_uppercase().as_str() {
+                "STRICT_TRANS_TABLES" | "STRICT_ALL_TABLES" => &mut f.strict,
+                "NO_AUTO_VALUE_ON_ZERO" => &mut f.no_auto_value_on_zero,
+                "ERROR_FOR_DIVISION_BY_ZERO" => &mut f.error_for_division_by_zero,
+                "PIPES_AS_CONCAT" => &mut f.pipes_as_concat,
+                "ANSI_QUOTES" => &mut f.ansi_quotes,
+                "NO_BACKSLASH_ESCAPES" => &mut f.no_backslash_escapes,
+                "NO_ENGINE_SUBSTITUTION" => &mut f.no_engine_substitution,
+                "NO_ZERO_DATE" => &mut f.no_zero_date,
+                "ONLY_FULL_GROUP_BY" => &mut f.only_full_group_by,
+                "PAD_CHAR_TO_FULL_LENGTH" => &mut f.pad_char_to_full_length,
+                "REAL_AS_FLOAT" => &mut f.real_as_float,
+                "NO_DIR_IN_CREATE" => &mut f.no_dir_in_create,
+                _ => continue,
+            };
+            *flag = true;
         }
+        f
     }
 }
 

@@ -45,7 +45,7 @@ pub struct SessionCtx {
     pub host: String,
     pub db: Option<String>,
     /// Session values of every variable with session scope.
-    pub vars: HashMap<&'static str, Value>,
+    pub vars: crate::sysvars::VarMap,
     pub mode: ModeFlags,
     pub autocommit: bool,
     /// `character_set_results` (None when NULL).

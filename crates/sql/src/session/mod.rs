@@ -237,7 +237,14 @@ impl Session {
     }
 
     fn apply_client_collation(&mut self) {
-        if let Some(c) = self.client_collation {
+        // Most clients ask for the server's own collation: nothing to change.
+        let current = self.cx.connection_collation;
+        let same = |c: basalt_common::Collation| {
+            c == current
+                && self.cx.text_charsets.client == c.charset()
+                && self.cx.results_charset == Some(c.charset())
+        };
+        if let Some(c) = self.client_collation.filter(|&c| !same(c)) {
             // A known collation and its own character set: SET NAMES accepts them.
             let _ = self.set_names(
                 Some(c.charset().name().to_string()),

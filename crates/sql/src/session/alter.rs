@@ -20,7 +20,7 @@ use std::time::Duration;
 type R<T> = Result<T, MySqlError>;
 
 impl Session {
-    pub(super) fn alter_table_native(&mut self, a: AlterTable) -> R<QueryResult> {
+    pub(crate) fn alter_table_native(&mut self, a: AlterTable) -> R<QueryResult> {
         self.implicit_commit()?;
         let db = match &a.db {
             Some(d) => d.clone(),

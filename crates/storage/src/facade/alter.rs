@@ -219,7 +219,7 @@ fn fill<E: From<StorageError>>(
 ) -> Result<(), E> {
     let mut refused: Option<E> = None;
     let mut n = 0u64;
-    let r = old.for_each_committed(&mut |trx, row| {
+    let r = old.for_each_committed(&mut |_, trx, row| {
         n += 1;
         match convert(row, n) {
             Ok(row) => new.load_row(trx, &row),

@@ -22,16 +22,16 @@ use basalt_common::{Row, Value};
 use std::ops::Bound;
 use std::sync::atomic::Ordering;
 
+/// What [`TableCore::for_each_committed`] calls: primary key, writer, row.
+pub(crate) type RowVisitor<'a> = dyn FnMut(&[u8], u64, Row) -> Result<()> + 'a;
+
 /// Rows read from the source per store scan.
 const BATCH: usize = 1024;
 
 impl TableCore {
-    /// Calls `f` with each committed row of the table (in primary key order) and the
-    /// id of the transaction that wrote it.
-    pub(crate) fn for_each_committed(
-        &self,
-        f: &mut dyn FnMut(u64, Row) -> Result<()>,
-    ) -> Result<()> {
+    /// Calls `f` with each row of the table not delete-marked (in primary key
+    /// order): its primary key, the id of the transaction that wrote it, the row.
+    pub(crate) fn for_each_committed(&self, f: &mut RowVisitor<'_>) -> Result<()> {
         let schema = self.schema();
         let mut lower: Bound<Vec<u8>> = Bound::Unbounded;
         loop {
@@ -49,14 +49,14 @@ impl TableCore {
                 &mut out,
             )?;
             let done = out.len() < BATCH;
-            for (_, rec) in &out {
+            for (pk, rec) in &out {
                 let h = parse_rec(rec).ok_or_else(|| self.corrupt("short record"))?;
                 if h.deleted {
                     continue;
                 }
                 let row = rowcodec::decode_row(&rec[HEADER..], &schema.def.columns, None)
                     .map_err(|_| self.corrupt("undecodable row"))?;
-                f(h.trx, row)?;
+                f(pk, h.trx, row)?;
             }
             match out.pop() {
                 Some((k, _)) if !done => lower = Bound::Excluded(k),

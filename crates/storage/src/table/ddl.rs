@@ -1,6 +1,6 @@
 //! Index builds and truncation (run under the table's exclusive metadata lock).
 
-use super::record::{build_sec, parse_rec, SecHeader, HEADER};
+use super::record::{build_sec, SecHeader};
 use super::{Schema, TableCore};
 use crate::api::Result;
 use crate::error::StorageError;
@@ -33,57 +33,30 @@ impl TableCore {
         let tree = layout.def.id;
         let unique = layout.def.is_unique();
         let mut ctx = WriteCtx::default();
-        let mut lower: Bound<Vec<u8>> = Bound::Unbounded;
-        loop {
-            let mut out = Vec::new();
-            let lb = match &lower {
-                Bound::Excluded(v) => Bound::Excluded(&v[..]),
-                _ => Bound::Unbounded,
-            };
-            self.store.scan(
-                schema.primary_tree(),
-                lb,
-                Bound::Unbounded,
-                false,
-                1024,
-                &mut out,
-            )?;
-            let done = out.len() < 1024;
-            for (pk, rec) in &out {
-                let h = parse_rec(rec).ok_or_else(|| self.corrupt("short record"))?;
-                if h.deleted {
-                    continue;
-                }
-                let row = rowcodec::decode_row(&rec[HEADER..], &schema.def.columns, None)
-                    .map_err(|_| self.corrupt("undecodable row"))?;
-                let mut key = Vec::new();
-                keycodec::encode_index_key(&mut key, &layout.def, &schema.def.columns, &row);
-                let has_null = layout.def.columns.iter().any(|c| row[c.column].is_null());
-                if unique && !has_null && self.key_taken(tree, &key)? {
-                    return Err(dup(layout, &row));
-                }
-                key.extend_from_slice(pk);
-                let vals: Vec<Value> = layout.covered.iter().map(|&c| row[c].clone()).collect();
-                let mut payload = Vec::new();
-                rowcodec::encode_row(&mut payload, &layout.covered_cols, &vals);
-                let entry = build_sec(
-                    SecHeader {
-                        created: h.trx,
-                        deleted: 0,
-                        multi: false,
-                    },
-                    &payload,
-                );
-                let mut entry = Some(entry);
-                self.store.modify(&mut ctx, tree, &key, &mut |_| {
-                    Modify::Put(entry.take().expect("closure runs once"))
-                })?;
+        self.for_each_committed(&mut |pk, trx, row| {
+            let mut key = Vec::new();
+            keycodec::encode_index_key(&mut key, &layout.def, &schema.def.columns, &row);
+            let has_null = layout.def.columns.iter().any(|c| row[c.column].is_null());
+            if unique && !has_null && self.key_taken(tree, &key)? {
+                return Err(dup(layout, &row));
             }
-            match out.pop() {
-                Some((k, _)) if !done => lower = Bound::Excluded(k),
-                _ => return Ok(()),
-            }
-        }
+            key.extend_from_slice(pk);
+            let vals: Vec<Value> = layout.covered.iter().map(|&c| row[c].clone()).collect();
+            let mut payload = Vec::new();
+            rowcodec::encode_row(&mut payload, &layout.covered_cols, &vals);
+            let entry = build_sec(
+                SecHeader {
+                    created: trx,
+                    deleted: 0,
+                    multi: false,
+                },
+                &payload,
+            );
+            let mut entry = Some(entry);
+            self.store.modify(&mut ctx, tree, &key, &mut |_| {
+                Modify::Put(entry.take().expect("closure runs once"))
+            })
+        })
     }
 
     pub(super) fn key_taken(&self, tree: u32, sk: &[u8]) -> Result<bool> {

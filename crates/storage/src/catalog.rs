@@ -1,4 +1,4 @@
-//! The persistent catalog: databases and table definitions.
+//! The persistent catalog: databases, table definitions and views.
 //!
 //! Stored as `catalog.json` in the data directory and replaced atomically on every
 //! DDL: written to `catalog.json.tmp`, synced, renamed over the old file, and the
@@ -30,6 +30,37 @@ pub struct CatalogImage {
     pub next_table_id: u64,
     pub databases: Vec<DatabaseDef>,
     pub tables: Vec<TableDef>,
+    /// Views (absent in catalogs written before views existed).
+    #[serde(default)]
+    pub views: Vec<ViewDef>,
+}
+
+/// A view: its query as MariaDB prints it, and the clauses of its CREATE VIEW.
+/// The storage layer keeps it as data; the SQL layer gives the text meaning.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+pub struct ViewDef {
+    pub schema: String,
+    pub name: String,
+    /// The query in MariaDB's normalised form, tables named relative to `schema`
+    /// (what `SHOW CREATE VIEW` prints after `AS`).
+    pub body: String,
+    /// The same query with every table and column qualified by its database
+    /// (`information_schema.VIEWS.VIEW_DEFINITION`).
+    pub definition: String,
+    /// The view's column names, in order.
+    pub columns: Vec<String>,
+    /// `UNDEFINED`, `MERGE` or `TEMPTABLE`.
+    pub algorithm: String,
+    pub definer_user: String,
+    pub definer_host: String,
+    /// `DEFINER` or `INVOKER`.
+    pub security: String,
+    /// `NONE`, `CASCADED` or `LOCAL`.
+    pub check_option: String,
+    /// Whether INSERT / UPDATE / DELETE may go through the view.
+    pub updatable: bool,
+    pub character_set_client: String,
+    pub collation_connection: String,
 }
 
 impl CatalogImage {
@@ -39,6 +70,7 @@ impl CatalogImage {
             next_table_id: 1,
             databases: Vec::new(),
             tables: Vec::new(),
+            views: Vec::new(),
         }
     }
 }

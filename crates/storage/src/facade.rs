@@ -7,9 +7,10 @@
 
 mod maintenance;
 mod rename;
+mod view;
 
 use crate::api::*;
-use crate::catalog::{self, CatalogImage, DatabaseDef};
+use crate::catalog::{self, CatalogImage, DatabaseDef, ViewDef};
 use crate::engine::EngineSet;
 use crate::error::StorageError;
 use crate::io::FileSystem;
@@ -77,6 +78,8 @@ struct TableEntry {
 struct Catalog {
     databases: BTreeMap<String, Collation>,
     tables: HashMap<String, HashMap<String, TableEntry>>,
+    /// Views by database and name.
+    views: HashMap<String, BTreeMap<String, Arc<ViewDef>>>,
     next_table_id: u64,
 }
 
@@ -115,8 +118,15 @@ impl Storage {
                 .map(|d| (d.name.clone(), d.collation))
                 .collect(),
             tables: HashMap::new(),
+            views: HashMap::new(),
             next_table_id: image.next_table_id,
         };
+        for v in image.views {
+            cat.views
+                .entry(v.schema.clone())
+                .or_default()
+                .insert(v.name.clone(), Arc::new(v));
+        }
         for def in image.tables {
             let engine = engines.get(def.engine);
             let store = engine.open_store(&def)?;
@@ -241,7 +251,12 @@ impl Storage {
         for t in &names {
             dropped.push(self.unlink_table(name, t)?);
         }
-        self.catalog.write().databases.remove(name);
+        {
+            let mut cat = self.catalog.write();
+            cat.databases.remove(name);
+            cat.views.remove(name);
+        }
+        self.bump();
         self.persist()?;
         for def in dropped {
             self.engines.get(def.engine).drop_store(&def)?;
@@ -293,6 +308,7 @@ impl Storage {
                 .tables
                 .get(&def.schema)
                 .is_some_and(|m| m.contains_key(&def.name))
+                || cat.has_view(&def.schema, &def.name)
             {
                 return Err(StorageError::TableExists(def.name.clone()));
             }
@@ -475,6 +491,12 @@ impl Storage {
                     })
                     .collect(),
                 tables,
+                views: cat
+                    .views
+                    .values()
+                    .flat_map(|m| m.values())
+                    .map(|v| (**v).clone())
+                    .collect(),
             }
         };
         catalog::store(&*self.config.fs, &self.config.datadir, &image)
@@ -523,6 +545,10 @@ impl Storage {
 }
 
 impl Catalog {
+    fn has_view(&self, db: &str, name: &str) -> bool {
+        self.views.get(db).is_some_and(|m| m.contains_key(name))
+    }
+
     fn insert(&mut self, core: Arc<TableCore>) -> Arc<dyn Table> {
         let def = core.def();
         let handle: Arc<dyn Table> = Arc::new(TableHandle(core.clone()));

@@ -22,6 +22,7 @@ pub mod table;
 mod txn;
 
 pub use api::*;
+pub use catalog::ViewDef;
 pub use error::StorageError;
 pub use facade::{AlterSpec, Storage, StorageConfig};
 pub use txn::{CommitLog, Savepoint, Txn};

@@ -31,6 +31,8 @@ pub mod select;
 pub mod strings;
 pub mod typing;
 pub mod union;
+pub mod view;
+pub mod view_print;
 
 use crate::front::lexer::{lex, TokKind};
 use crate::session::ctx::SessionCtx;
@@ -197,6 +199,8 @@ pub struct Binder<'a> {
     pub ctes: Vec<cte::Frame>,
     /// Recursive CTEs whose steps are being bound.
     pub recursing: Vec<cte::Recursing>,
+    /// The view that CREATE VIEW is defining: invisible while its query binds.
+    pub hidden_view: Option<(String, String)>,
 }
 
 impl<'a> Binder<'a> {
@@ -228,6 +232,7 @@ impl<'a> Binder<'a> {
             derived_depth: 0,
             ctes: Vec::new(),
             recursing: Vec::new(),
+            hidden_view: None,
         }
     }
 

@@ -77,6 +77,24 @@ pub fn print(e: &A, refuse: Refusal) -> R<String> {
     let mut p = Printer {
         out: String::new(),
         refuse,
+        queries: None,
+    };
+    p.expr(e, Prec::Lowest)?;
+    Ok(p.out)
+}
+
+/// Prints the queries nested in an expression of a view's query.
+pub trait Queries {
+    fn query(&self, q: &ast::Query) -> R<String>;
+}
+
+/// Prints an expression of a view's query: qualified names keep every part,
+/// subqueries are printed by `queries`, `count(*)` is `count(0)`.
+pub fn print_in_view(e: &A, queries: &dyn Queries) -> R<String> {
+    let mut p = Printer {
+        out: String::new(),
+        refuse: |w| MySqlError::not_supported(w),
+        queries: Some(queries),
     };
     p.expr(e, Prec::Lowest)?;
     Ok(p.out)
@@ -106,9 +124,10 @@ pub fn reparse_text(text: &str) -> String {
     out
 }
 
-struct Printer {
+struct Printer<'a> {
     out: String,
     refuse: Refusal,
+    queries: Option<&'a dyn Queries>,
 }
 
 fn bin_op(op: &B) -> Option<(&'static str, Prec)> {
@@ -206,7 +225,7 @@ fn number(s: &str) -> String {
     s.to_string()
 }
 
-impl Printer {
+impl Printer<'_> {
     fn push(&mut self, s: &str) {
         self.out.push_str(s);
     }
@@ -227,6 +246,14 @@ impl Printer {
     fn bare(&mut self, e: &A) -> R<()> {
         match e {
             A::Identifier(id) => self.ident(&id.value),
+            A::CompoundIdentifier(ids) if self.queries.is_some() => {
+                for (i, id) in ids.iter().enumerate() {
+                    if i > 0 {
+                        self.push(".");
+                    }
+                    self.ident(&id.value);
+                }
+            }
             A::CompoundIdentifier(ids) => {
                 self.ident(ids.last().map_or("", |i| i.value.as_str()));
             }
@@ -268,6 +295,17 @@ impl Printer {
                 negated,
                 ..
             } => self.in_list(expr, list, *negated)?,
+            A::In {
+                expr,
+                target: ast::InTarget::Subquery(subquery),
+                negated,
+                ..
+            } if self.queries.is_some() => {
+                self.expr(expr, Prec::In)?;
+                self.push(if *negated { " not in (" } else { " in (" });
+                self.subquery(subquery)?;
+                self.push(")");
+            }
             A::In { .. } => return Err((self.refuse)("subquery")),
             A::Like {
                 negated,
@@ -335,10 +373,34 @@ impl Printer {
             } => self.call("trim", &[expr])?,
             A::Ceil { expr, .. } => self.call("ceiling", &[expr])?,
             A::Floor { expr, .. } => self.call("floor", &[expr])?,
+            A::Subquery(q) if self.queries.is_some() => {
+                self.push("(");
+                self.subquery(q)?;
+                self.push(")");
+            }
+            A::Exists { subquery, negated } if self.queries.is_some() => {
+                self.push(if *negated { "!exists(" } else { "exists(" });
+                self.subquery(subquery)?;
+                if subquery.limit_clause.is_none() {
+                    self.push(" limit 1");
+                }
+                self.push(")");
+            }
             A::Subquery(_) | A::Exists { .. } => return Err((self.refuse)("subquery")),
             other => self.push(&other.to_string()),
         }
         Ok(())
+    }
+
+    fn subquery(&mut self, q: &ast::Query) -> R<()> {
+        match self.queries {
+            Some(qs) => {
+                let text = qs.query(q)?;
+                self.push(&text);
+                Ok(())
+            }
+            None => Err((self.refuse)("subquery")),
+        }
     }
 
     fn ident(&mut self, name: &str) {
@@ -500,6 +562,11 @@ impl Printer {
         self.push("(");
         match &f.args {
             ast::FunctionArguments::List(l) => {
+                if self.queries.is_some()
+                    && matches!(l.duplicate_treatment, Some(ast::DuplicateTreatment::Distinct))
+                {
+                    self.push("distinct ");
+                }
                 for (i, a) in l.args.iter().enumerate() {
                     if i > 0 {
                         self.push(",");
@@ -507,6 +574,11 @@ impl Printer {
                     match a {
                         ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => {
                             self.expr(e, Prec::Lowest)?
+                        }
+                        ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Wildcard)
+                            if self.queries.is_some() =>
+                        {
+                            self.push("0")
                         }
                         other => self.push(&other.to_string()),
                     }

@@ -85,6 +85,9 @@ pub fn drop_tables(
     names: &[(String, String)],
     if_exists: bool,
 ) -> R<()> {
+    if let Some((d, t)) = names.iter().find(|(d, t)| s.view(d, t).is_some()) {
+        return Err(MySqlError::new(1965, "42S02", format!("'{d}.{t}' is a view")));
+    }
     let missing: Vec<String> = names
         .iter()
         .filter(|(d, t)| s.table(d, t).is_none())

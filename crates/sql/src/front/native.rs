@@ -12,6 +12,7 @@ mod database;
 mod maint;
 mod show;
 mod unsupported;
+pub mod view;
 pub use maint::{MaintOp, Maintenance};
 use show::show;
 pub use show::{Show, ShowFilter};
@@ -104,6 +105,8 @@ pub enum Native {
     },
     /// Any other `ALTER TABLE`.
     AlterTable(alter::AlterTable),
+    /// CREATE / ALTER / DROP VIEW.
+    View(view::ViewStmt),
     /// A statement refused with 1235 naming this feature.
     Unsupported(&'static str),
 }
@@ -326,6 +329,11 @@ pub fn parse_native(src: &str, toks: &[Token], markers: bool) -> R<Option<Native
         let db = p.ident()?;
         p.end()?;
         Native::Use(db)
+    } else if let Some(n) = match ["create", "alter", "drop"].into_iter().find(|k| is(k)) {
+        Some(k) => view::view_statement(&mut p, k)?,
+        None => None,
+    } {
+        n
     } else if is("alter")
         && toks
             .get(1)

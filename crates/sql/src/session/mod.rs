@@ -23,6 +23,7 @@ mod track;
 mod txn;
 mod varpolicy;
 mod vars;
+pub mod view;
 
 use crate::engine::Engine;
 use crate::result::{QueryResult, ResultSink};

@@ -34,6 +34,11 @@ impl Session {
             names.push((from, to));
         }
         let storage = self.cx.engine.storage.clone();
+        if let [(from, to)] = names.as_slice() {
+            if storage.view(&from.0, &from.1).is_some() {
+                return self.rename_view(from.clone(), to.clone());
+            }
+        }
         match storage.rename_tables(&names) {
             Ok(()) => Ok(QueryResult::ok(0)),
             // MariaDB names the files it could not move.

@@ -303,6 +303,7 @@ impl Session {
                 collation,
             } => self.alter_database(name, charset, collation),
             Native::AlterTable(a) => self.alter_table_native(a),
+            Native::View(v) => self.view_statement(v),
             Native::Unsupported(what) => Err(MySqlError::not_supported(what)),
         }
     }

@@ -117,6 +117,7 @@ pub fn run(session: &mut Session, show: Show) -> R<QueryResult> {
             filter: f,
         } => table::show_columns(session, full, &table, db, f),
         Show::CreateTable { db, table } => table::show_create_table(session, db, &table),
+        Show::CreateView { db, view } => table::show_create_view(session, db, &view),
         Show::CreateDatabase {
             name,
             if_not_exists,

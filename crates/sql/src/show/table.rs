@@ -29,6 +29,10 @@ fn open(session: &Session, db: &str, table: &str) -> R<Arc<dyn Table>> {
         .ok_or_else(|| MySqlError::no_such_table(db, table))
 }
 
+fn storage_view(session: &Session, db: &str, name: &str) -> bool {
+    session.cx.engine.storage.view(db, name).is_some()
+}
+
 pub fn show_tables(
     session: &mut Session,
     full: bool,
@@ -41,6 +45,11 @@ pub fn show_tables(
     } else {
         let storage = &session.cx.engine.storage;
         let mut names = storage.tables(&db).map_err(MySqlError::from)?;
+        let views: Vec<String> = storage.views(&db).iter().map(|v| v.name.clone()).collect();
+        if !views.is_empty() {
+            names.extend(views);
+            names.sort();
+        }
         if db == crate::system_tables::DB {
             names.extend(
                 crate::system_tables::all(storage)
@@ -60,7 +69,12 @@ pub fn show_tables(
         .into_iter()
         .map(|n| {
             if full {
-                vec![s(n), s("BASE TABLE")]
+                let kind = if storage_view(session, &db, &n) {
+                    "VIEW"
+                } else {
+                    "BASE TABLE"
+                };
+                vec![s(n), s(kind)]
             } else {
                 vec![s(n)]
             }
@@ -388,11 +402,35 @@ pub fn create_table_text(t: &dyn Table) -> String {
 
 pub fn show_create_table(session: &mut Session, db: Option<String>, table: &str) -> R<QueryResult> {
     let db = db_or_current(session, db)?;
+    if session.cx.engine.storage.view(&db, table).is_some() {
+        return show_create_view(session, Some(db), table);
+    }
     let t = open(session, &db, table)?;
     let text = create_table_text(t.as_ref());
     result(
         vec![text_col_nn("Table", 64), text_col_nn("Create Table", 1024)],
         vec![vec![s(table), s(text)]],
+    )
+}
+
+/// `SHOW CREATE VIEW` (also what SHOW CREATE TABLE answers for a view).
+pub fn show_create_view(session: &mut Session, db: Option<String>, name: &str) -> R<QueryResult> {
+    let db = db_or_current(session, db)?;
+    let storage = session.cx.engine.storage.clone();
+    let v = crate::session::view::show_create_view(&storage, &db, name)?;
+    result(
+        vec![
+            text_col_nn("View", 64),
+            text_col_nn("Create View", 1024),
+            text_col_nn("character_set_client", 32),
+            text_col_nn("collation_connection", 32),
+        ],
+        vec![vec![
+            s(name),
+            s(crate::session::view::create_statement(&v)),
+            s(v.character_set_client.clone()),
+            s(v.collation_connection.clone()),
+        ]],
     )
 }
 

@@ -76,7 +76,8 @@ impl Storage {
             }
             let taken = moved.iter().any(|(n, _)| n == to)
                 || (!gone.contains(to)
-                    && cat.tables.get(&to.0).is_some_and(|m| m.contains_key(&to.1)));
+                    && (cat.tables.get(&to.0).is_some_and(|m| m.contains_key(&to.1))
+                        || cat.has_view(&to.0, &to.1)));
             if taken {
                 return Err(StorageError::TableExists(to.1.clone()));
             }

@@ -31,6 +31,10 @@ pub enum Show {
         db: Option<String>,
         table: String,
     },
+    CreateView {
+        db: Option<String>,
+        view: String,
+    },
     CreateDatabase {
         name: String,
         if_not_exists: bool,
@@ -334,6 +338,11 @@ fn show_create(p: &mut P) -> R<Show> {
         let (db, table) = p.qualified()?;
         p.end()?;
         return Ok(Show::CreateTable { db, table });
+    }
+    if p.kw("view") {
+        let (db, view) = p.qualified()?;
+        p.end()?;
+        return Ok(Show::CreateView { db, view });
     }
     if p.kw("database") || p.kw("schema") {
         let if_not_exists = if p.kw("if") {

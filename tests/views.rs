@@ -67,6 +67,16 @@ const QUERIES: &[&str] = &[
     "select a from t where a in (select x from v2) order by a",
 ];
 
+/// Catalog queries both servers must answer alike.
+const CATALOG: &[&str] = &[
+    "select * from information_schema.views where table_schema = 'vt' order by table_name",
+    "select * from information_schema.tables where table_schema = 'vt' and table_type = 'VIEW' order by table_name",
+    "select table_name, column_name, ordinal_position, is_nullable, data_type from information_schema.columns where table_schema = 'vt' and table_name in ('v1', 'v2', 'v9') order by table_name, ordinal_position",
+    "show full tables from vt",
+    "show table status from vt like 'v2'",
+    "describe vt.v2",
+];
+
 fn setup(c: &mut Conn) {
     for sql in SETUP.iter().chain(VIEWS) {
         c.query_drop(sql).expect(sql);
@@ -91,6 +101,25 @@ fn views_are_created_queried_and_shown_as_mariadb_does() {
         .expect("join")
         .expect("row");
     assert_eq!(n, 3);
+    let v: Vec<(String, String, String, String)> = c
+        .query("select table_name, view_definition, check_option, is_updatable from information_schema.views where table_schema = 'vt' and table_name in ('v2', 'v4', 'v11') order by table_name")
+        .expect("views");
+    assert_eq!(
+        v,
+        vec![
+            ("v11".into(), "select `vt`.`t`.`a` AS `a`,`vt`.`t`.`c` AS `c` from `vt`.`t` where `vt`.`t`.`c` > 10".into(), "LOCAL".into(), "YES".into()),
+            ("v2".into(), "select `vt`.`t`.`a` AS `x`,`vt`.`t`.`b` AS `y` from `vt`.`t` where `vt`.`t`.`a` > 1".into(), "NONE".into(), "YES".into()),
+            ("v4".into(), "select `vt`.`t`.`a` AS `a`,count(0) AS `count(*)` from `vt`.`t` group by `vt`.`t`.`a` having count(0) > 0 order by `vt`.`t`.`a` desc limit 3".into(), "NONE".into(), "NO".into()),
+        ]
+    );
+    let kinds: Vec<(String, Option<String>, String)> = c
+        .query("select table_type, engine, table_comment from information_schema.tables where table_schema = 'vt' and table_name = 'v1'")
+        .expect("tables");
+    assert_eq!(kinds, vec![("VIEW".into(), None, "VIEW".into())]);
+    let cols: Vec<(String, String)> = c
+        .query("select column_name, column_type from information_schema.columns where table_schema = 'vt' and table_name = 'v2'")
+        .expect("columns");
+    assert_eq!(cols, vec![("x".into(), "int(11)".into()), ("y".into(), "varchar(10)".into())]);
     let full: Vec<(String, String)> = c.query("show full tables").expect("full tables");
     assert!(full.contains(&("v1".into(), "VIEW".into())), "{full:?}");
     assert!(full.contains(&("t".into(), "BASE TABLE".into())), "{full:?}");
@@ -212,6 +241,14 @@ fn views_match_mariadb() {
             create_view_text(&mut mc, name),
             "SHOW CREATE VIEW {name}"
         );
+    }
+    for q in CATALOG {
+        let mr: Vec<mysql::Row> = mc.query(q).expect(q);
+        let br: Vec<mysql::Row> = bc.query(q).expect(q);
+        let show = |rows: &[mysql::Row]| -> Vec<Vec<mysql::Value>> {
+            rows.iter().map(|r| r.clone().unwrap()).collect()
+        };
+        assert_eq!(show(&br), show(&mr), "{q}");
     }
     for q in QUERIES {
         let mr: Vec<mysql::Row> = mc.query(q).expect(q);

@@ -172,6 +172,26 @@ impl Binder<'_> {
     }
 }
 
+/// The columns of view `v`, typed by binding its query.
+pub fn view_columns(
+    storage: &std::sync::Arc<basalt_storage::Storage>,
+    cx: &crate::session::ctx::SessionCtx,
+    v: &ViewDef,
+) -> R<Vec<basalt_common::ColumnDef>> {
+    let mut q = parse_query(&v.body).map_err(|_| invalid_view(&v.schema, &v.name))?;
+    qualify_tables(&mut q, &v.schema);
+    flatten_joins(&mut q);
+    let plan = Binder::new(storage, cx, &v.body, None)
+        .select(&q)
+        .map_err(|_| invalid_view(&v.schema, &v.name))?;
+    Ok(v
+        .columns
+        .iter()
+        .zip(&plan.types)
+        .map(|(n, t)| super::from::derived_column(n, t))
+        .collect())
+}
+
 /// Whether MariaDB would merge the view (and so update through it).
 fn mergeable(q: &ast::Query) -> bool {
     if q.limit_clause.is_some() {
@@ -195,5 +215,12 @@ fn mergeable(q: &ast::Query) -> bool {
         }
         ControlFlow::Continue(())
     });
-    !agg
+    // Some column must be a plain column of a table to update.
+    let plain = s.projection.iter().any(|i| match i {
+        ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. } => {
+            matches!(e, ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_))
+        }
+        _ => true,
+    });
+    !agg && plain
 }

@@ -22,6 +22,10 @@ type R<T> = Result<T, MySqlError>;
 
 /// A FROM table as name resolution sees it.
 struct Entry {
+    /// The name the query block calls it by (alias or table name).
+    name: String,
+    /// The database of a table named without alias.
+    db: Option<String>,
     /// Qualifier printed before its columns (`t`, or `db`.`t` with `qualify_db`).
     qual: Vec<String>,
     columns: Vec<String>,
@@ -252,6 +256,8 @@ impl<'a> ViewPrinter<'a> {
             entries.extend(e);
             acc = Some(match acc {
                 None => first,
+                // MariaDB's VIEW_DEFINITION leaves a comma join unparenthesised.
+                Some(a) if self.qualify_db => format!("{a} join {first}"),
                 Some(a) => format!("({a} join {first})"),
             });
             for j in &twj.joins {
@@ -299,6 +305,8 @@ impl<'a> ViewPrinter<'a> {
                 let visible: Vec<Entry> = entries
                     .iter()
                     .map(|e| Entry {
+                        name: e.name.clone(),
+                        db: e.db.clone(),
                         qual: e.qual.clone(),
                         columns: e.columns.clone(),
                     })
@@ -341,22 +349,32 @@ impl<'a> ViewPrinter<'a> {
                     [d, t] => (d.clone(), t.clone()),
                     _ => return Err(MySqlError::parse_error(&name.to_string(), 1)),
                 };
+                let is_view = self.storage.view(&db, &t).is_some();
                 let columns = self.columns_of(&db, &t);
                 let mut text = if self.qualify_db || db != self.db {
                     format!("{}.{}", q(&db), q(&t))
                 } else {
                     q(&t)
                 };
-                let qual = match alias {
+                let (qual, entry_db) = match alias {
                     Some(a) => {
                         text.push(' ');
                         text.push_str(&q(&a.name.value));
-                        vec![a.name.value.clone()]
+                        (vec![a.name.value.clone()], None)
                     }
-                    None if self.qualify_db => vec![db, t],
-                    None => vec![t],
+                    None if self.qualify_db && !is_view => (vec![db.clone(), t.clone()], Some(db)),
+                    None => (vec![t.clone()], Some(db)),
                 };
-                Ok((text, vec![Entry { qual, columns }]))
+                let name = qual.last().cloned().unwrap_or_default();
+                Ok((
+                    text,
+                    vec![Entry {
+                        name,
+                        db: entry_db,
+                        qual,
+                        columns,
+                    }],
+                ))
             }
             TableFactor::Derived {
                 subquery, alias, ..
@@ -374,6 +392,8 @@ impl<'a> ViewPrinter<'a> {
                 Ok((
                     text,
                     vec![Entry {
+                        name: a.name.value.clone(),
+                        db: None,
                         qual: vec![a.name.value.clone()],
                         columns,
                     }],
@@ -464,12 +484,32 @@ impl VisitorMut for Qualify<'_> {
         if self.depth > 0 {
             return ControlFlow::Continue(());
         }
-        if let A::Identifier(id) = e {
-            if let Some(qual) = resolve(self.scopes, &id.value) {
-                let mut parts: Vec<ast::Ident> = qual.iter().map(ast::Ident::new).collect();
-                parts.push(id.clone());
-                *e = A::CompoundIdentifier(parts);
+        let found = match e {
+            A::Identifier(id) => {
+                resolve(self.scopes, &id.value).map(|qual| (qual.to_vec(), id.clone()))
             }
+            // `t.c` / `db.t.c`: printed with the table's qualifier.
+            A::CompoundIdentifier(ids) if ids.len() == 2 || ids.len() == 3 => {
+                let (db, t, c) = match ids.as_slice() {
+                    [t, c] => (None, t, c),
+                    [d, t, c] => (Some(&d.value), t, c),
+                    _ => unreachable!("two or three parts"),
+                };
+                self.scopes
+                    .iter()
+                    .rev()
+                    .flat_map(|s| s.iter())
+                    .find(|en| {
+                        en.name == t.value && db.is_none_or(|d| en.db.as_ref() == Some(d))
+                    })
+                    .map(|en| (en.qual.clone(), c.clone()))
+            }
+            _ => None,
+        };
+        if let Some((qual, col)) = found {
+            let mut parts: Vec<ast::Ident> = qual.iter().map(ast::Ident::new).collect();
+            parts.push(col);
+            *e = A::CompoundIdentifier(parts);
         }
         ControlFlow::Continue(())
     }

@@ -8,6 +8,7 @@
 
 pub mod layouts;
 pub mod tables;
+pub mod views;
 
 use crate::session::ctx::SessionCtx;
 use basalt_common::{

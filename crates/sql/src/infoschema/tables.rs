@@ -167,6 +167,7 @@ pub fn build(name: &str, cx: &SessionCtx) -> Built {
             vec![vec![s(format!("'{}'@'%'", cx.user)), s("def"), s("ALL PRIVILEGES"), s("YES")]],
         ),
         "PARTITIONS" => (def(super::layouts::layout(name)?), partitions(cx)),
+        "VIEWS" => (def(super::layouts::layout(name)?), super::views::views(cx)),
         _ => (def(super::layouts::layout(name)?), Vec::new()),
     })
 }
@@ -268,6 +269,12 @@ const TABLES_COLS: &[(&str, Col)] = &[
 ];
 
 fn tables(cx: &SessionCtx) -> Vec<Row> {
+    let mut rows = base_tables(cx);
+    rows.extend(super::views::table_rows(cx));
+    rows
+}
+
+fn base_tables(cx: &SessionCtx) -> Vec<Row> {
     all_tables(cx)
         .into_iter()
         .map(|(db, t)| {
@@ -432,8 +439,11 @@ fn key_of(def: &TableDef, ci: usize) -> &'static str {
 
 fn columns(cx: &SessionCtx) -> Vec<Row> {
     let mut rows = Vec::new();
-    for (db, t) in all_tables(cx) {
-        let def = t.def();
+    let defs = all_tables(cx)
+        .into_iter()
+        .map(|(db, t)| (db, t.def()))
+        .chain(super::views::view_defs(cx));
+    for (db, def) in defs {
         for (i, c) in def.columns.iter().enumerate() {
             let dt = &c.data_type;
             let (chars, octets) = match (dt.char_len(), dt.collation()) {

@@ -23,6 +23,11 @@ fn open(session: &Session, db: &str, table: &str) -> R<Arc<dyn Table>> {
         return Err(MySqlError::bad_db(db));
     }
     let storage = &session.cx.engine.storage;
+    if let Some(v) = storage.view(db, table) {
+        let cols = crate::bind::view::view_columns(storage, &session.cx, &v)?;
+        let def = crate::infoschema::columns_def(db, table, cols);
+        return Ok(Arc::new(crate::infoschema::VirtualTable::new(def, Vec::new())));
+    }
     storage
         .table(db, table)
         .or_else(|| crate::system_tables::open(storage, db, table))
@@ -441,9 +446,15 @@ pub fn show_table_status(
 ) -> R<QueryResult> {
     let db = db_or_current(session, db)?;
     let storage = session.cx.engine.storage.clone();
-    let names = storage.tables(&db).map_err(MySqlError::from)?;
+    let mut names = storage.tables(&db).map_err(MySqlError::from)?;
+    names.extend(storage.views(&db).iter().map(|v| v.name.clone()));
+    names.sort();
     let mut rows = Vec::new();
     for n in names {
+        if let Some(v) = storage.view(&db, &n) {
+            rows.push(crate::infoschema::views::status_row(&v));
+            continue;
+        }
         let Some(t) = storage.table(&db, &n) else {
             continue;
         };

@@ -65,6 +65,9 @@ const QUERIES: &[&str] = &[
     "select * from v9",
     "select count(*) from v1 join u on v1.a = u.a",
     "select a from t where a in (select x from v2) order by a",
+    "select u.a, v.x from u left join v2 v on v.x = u.a order by 1, 2",
+    "select * from t join v2 on t.a = v2.x order by 1",
+    "select x from v10 where x = 2",
 ];
 
 /// Catalog queries both servers must answer alike.
@@ -258,4 +261,35 @@ fn views_match_mariadb() {
         };
         assert_eq!(show(&br), show(&mr), "{q}");
     }
+}
+
+#[test]
+fn point_select_through_a_merged_view_uses_the_primary_key() {
+    let b = Basalt::start();
+    let mut c = conn(&b.url());
+    setup(&mut c);
+    for (q, want) in [
+        ("select x from v2 where x = 3", vec![3i64]),
+        // A view over a view merges twice.
+        ("select x from v10 where x = 2", vec![2]),
+    ] {
+        let rows: Vec<i64> = c.query(q).expect(q);
+        assert_eq!(rows, want, "{q}");
+        let plan: Vec<mysql::Row> = c.query(format!("explain {q}")).expect("explain");
+        let ty: String = plan[0].get("type").expect("type");
+        let key: Option<String> = plan[0].get("key").expect("key");
+        assert_eq!((ty.as_str(), key.as_deref()), ("const", Some("PRIMARY")), "{q}");
+    }
+    // The view's WHERE still filters: a = 1 is outside v2 (a > 1).
+    let rows: Vec<i64> = c.query("select x from v2 where x = 1").expect("filtered");
+    assert!(rows.is_empty());
+    // On the inner side of an outer join the view's WHERE joins, not filters.
+    let rows: Vec<(i64, Option<i64>)> = c
+        .query("select u.a, v.x from u left join v2 v on v.x = u.a order by 1, 2")
+        .expect("outer join");
+    assert_eq!(rows, vec![(1, None), (2, Some(2)), (2, Some(2))]);
+    assert_eq!(
+        err(&mut c, "select * from v1 force index (k)").0,
+        1176
+    );
 }

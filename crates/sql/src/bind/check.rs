@@ -203,6 +203,7 @@ fn table_scope(db: &str, def: &Arc<TableDef>) -> Scope {
         def: def.clone(),
         offset: 0,
         nullable: false,
+        view: None,
     });
     scope
 }

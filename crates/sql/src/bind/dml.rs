@@ -188,6 +188,7 @@ impl Binder<'_> {
             def: t.def.clone(),
             offset: 0,
             nullable: false,
+            view: None,
         });
         for (i, c) in t.def.columns.iter().enumerate() {
             scope.named.push((

@@ -572,6 +572,15 @@ impl Binder<'_> {
             };
             return Err(MySqlError::bad_field(&full, self.clause.name()));
         };
+        if let Some(v) = &st.view {
+            let (e, t) = &v[ci];
+            let mut t = t.clone();
+            t.nullable = t.nullable || st.nullable;
+            if let Some(o) = &mut t.origin {
+                o.table = st.alias.clone();
+            }
+            return Ok((e.clone(), t));
+        }
         let col = &st.def.columns[ci];
         let mut t = ExprType::of_column(col);
         t.nullable = t.nullable || st.nullable;

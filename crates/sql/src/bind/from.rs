@@ -48,6 +48,9 @@ pub struct From {
     /// FROM order, except that a USING/NATURAL column appears once, first in its
     /// join.
     pub star: Vec<(usize, usize)>,
+    /// WHERE conditions of merged views, by the table they were merged into: an
+    /// outer level's ON conditions or, for an inner one, filters.
+    pub view_filters: Vec<(usize, Expr)>,
 }
 
 struct RawJoin<'a> {
@@ -75,6 +78,7 @@ impl From {
             inner_on: Vec::new(),
             width: 0,
             star: Vec::new(),
+            view_filters: Vec::new(),
         }
     }
 }
@@ -189,6 +193,12 @@ impl Binder<'_> {
             }
         }
         out.star.append(&mut chain);
+        for (t, cond) in std::mem::take(&mut out.view_filters) {
+            match out.levels.iter_mut().find(|l| l.table == t && l.outer) {
+                Some(level) => level.on.push(cond),
+                None => out.inner_on.push(cond),
+            }
+        }
         self.clause = saved;
         Ok(())
     }
@@ -394,6 +404,7 @@ impl Binder<'_> {
             def: def.clone(),
             offset,
             nullable: false,
+            view: None,
         });
         out.tables.push(TableRef {
             table,
@@ -404,6 +415,11 @@ impl Binder<'_> {
         });
         out.hints.push(Hints::default());
         Ok(out.tables.len() - 1)
+    }
+
+    /// Adds a table reference (a merged view's table); `None` for `DUAL`.
+    pub(super) fn table_factor_of(&mut self, tf: &TableFactor, out: &mut From) -> R<Option<usize>> {
+        self.table_factor(tf, out)
     }
 
     /// Adds a table reference; `None` for `DUAL`.
@@ -450,7 +466,7 @@ impl Binder<'_> {
         if let Some(v) = self.storage.view(&db, &tname) {
             if self.hidden_view.as_ref() != Some(&(db.clone(), tname.clone())) {
                 let a = alias.as_ref().map_or(tname.as_str(), |a| a.name.value.as_str());
-                return self.view_reference(&v, a, out).map(Some);
+                return self.view_reference(&v, a, index_directives, out).map(Some);
             }
             return Err(MySqlError::no_such_table(&db, &tname));
         }
@@ -475,6 +491,7 @@ impl Binder<'_> {
             def: def.clone(),
             offset,
             nullable: false,
+            view: None,
         });
         out.tables.push(TableRef {
             table,

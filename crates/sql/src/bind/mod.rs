@@ -137,6 +137,9 @@ pub struct ScopeTable {
     pub offset: usize,
     /// On the NULL-extended side of an outer join.
     pub nullable: bool,
+    /// A merged view: what each of its columns stands for (the table's row is
+    /// the view's base table's, see `view`).
+    pub view: Option<Arc<Vec<(crate::expr::Expr, ExprType)>>>,
 }
 
 /// Names visible to an expression: tables of the FROM clause, or named columns

@@ -143,6 +143,7 @@ fn table_scope(table: &TableRef) -> Scope {
             def: table.def.clone(),
             offset: 0,
             nullable: false,
+            view: None,
         }],
         ..Scope::default()
     }

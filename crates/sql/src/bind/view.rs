@@ -83,6 +83,149 @@ fn flatten_item(twj: &mut ast::TableWithJoins) {
     }
 }
 
+/// A view query simple enough to merge: one table, plain columns, an optional
+/// WHERE without subqueries, nothing that needs the rows computed first.
+struct Merge {
+    relation: ast::TableFactor,
+    items: Vec<ast::Expr>,
+    filter: Option<ast::Expr>,
+}
+
+impl Merge {
+    /// The parts of `q` to merge under the name `alias`, or `None` when it must be
+    /// materialised. The table is renamed to `alias` and so are the qualifiers of
+    /// the columns (the stored text qualifies every column).
+    fn of(q: &ast::Query, alias: &str) -> Option<Merge> {
+        if q.order_by.is_some() || !mergeable(q) || has_subquery(q) {
+            return None;
+        }
+        let SetExpr::Select(s) = &*q.body else {
+            return None;
+        };
+        let [twj] = s.from.as_slice() else {
+            return None;
+        };
+        if !twj.joins.is_empty() {
+            return None;
+        }
+        let ast::TableFactor::Table {
+            name,
+            alias: inner_alias,
+            args: None,
+            ..
+        } = &twj.relation
+        else {
+            return None;
+        };
+        let inner = match inner_alias {
+            Some(a) => a.name.value.clone(),
+            None => super::object_parts(name).last()?.clone(),
+        };
+        let mut items = Vec::new();
+        for i in &s.projection {
+            let e = match i {
+                ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. } => e,
+                _ => return None,
+            };
+            items.push(requalify(e, &inner, alias)?);
+        }
+        let filter = match &s.selection {
+            Some(w) => Some(requalify_all(w, &inner, alias)),
+            None => None,
+        };
+        let mut relation = twj.relation.clone();
+        if let ast::TableFactor::Table { alias: a, .. } = &mut relation {
+            *a = Some(ast::TableAlias {
+                explicit: true,
+                name: ast::Ident::new(alias),
+                columns: Vec::new(),
+                at: None,
+            });
+        }
+        Some(Merge {
+            relation,
+            items,
+            filter,
+        })
+    }
+}
+
+/// A plain column `inner.c` as `alias.c`; `None` for anything else.
+fn requalify(e: &ast::Expr, inner: &str, alias: &str) -> Option<ast::Expr> {
+    match e {
+        ast::Expr::CompoundIdentifier(p) if p.len() == 2 && p[0].value == inner => {
+            Some(ast::Expr::CompoundIdentifier(vec![
+                ast::Ident::new(alias),
+                p[1].clone(),
+            ]))
+        }
+        _ => None,
+    }
+}
+
+/// Every `inner.c` in `e` as `alias.c`.
+fn requalify_all(e: &ast::Expr, inner: &str, alias: &str) -> ast::Expr {
+    let mut e = e.clone();
+    let _ = ast::visit_expressions_mut(&mut e, |x| {
+        if let Some(r) = requalify(x, inner, alias) {
+            *x = r;
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    e
+}
+
+/// The column name of a plain column item.
+fn item_column(e: &ast::Expr) -> Option<String> {
+    match e {
+        ast::Expr::CompoundIdentifier(p) => p.last().map(|i| i.value.clone()),
+        ast::Expr::Identifier(i) => Some(i.value.clone()),
+        _ => None,
+    }
+}
+
+fn has_subquery(q: &ast::Query) -> bool {
+    let SetExpr::Select(s) = &*q.body else {
+        return true;
+    };
+    let mut found = false;
+    let mut check = |e: &ast::Expr| {
+        if matches!(
+            e,
+            ast::Expr::Subquery(_)
+                | ast::Expr::Exists { .. }
+                | ast::Expr::In {
+                    target: ast::InTarget::Subquery(_),
+                    ..
+                }
+        ) {
+            found = true;
+            return ControlFlow::Break(());
+        }
+        ControlFlow::Continue(())
+    };
+    let _ = ast::visit_expressions(&s.projection, &mut check);
+    let _ = ast::visit_expressions(&s.selection, &mut check);
+    found
+}
+
+fn hint_name(d: &ast::TableIndexDirective) -> Option<String> {
+    match d {
+        ast::TableIndexDirective::MySql(h) => h.index_names.first().map(|i| i.value.clone()),
+        _ => Some(String::new()),
+    }
+}
+
+/// An error binding view `v`'s query as the user sees it: a missing table or
+/// column is 1356; CREATE VIEW's own view reached again (`hidden`) stays 1146.
+fn view_error(e: MySqlError, v: &ViewDef, hidden: Option<&String>) -> MySqlError {
+    match e.code {
+        1146 if hidden == Some(&e.message) => e,
+        1146 | 1054 | 1356 | 1049 => invalid_view(&v.schema, &v.name),
+        _ => e,
+    }
+}
+
 /// What CREATE VIEW learns from binding the query.
 pub struct Analysis {
     pub columns: Vec<String>,
@@ -99,8 +242,12 @@ impl Binder<'_> {
         &mut self,
         v: &Arc<ViewDef>,
         alias: &str,
+        hints: &[ast::TableIndexDirective],
         out: &mut From,
     ) -> R<usize> {
+        if let Some(first) = hints.iter().find_map(hint_name) {
+            return Err(MySqlError::key_does_not_exist(&first, &v.name));
+        }
         let mut q = parse_query(&v.body).map_err(|_| invalid_view(&v.schema, &v.name))?;
         qualify_tables(&mut q, &v.schema);
         flatten_joins(&mut q);
@@ -108,13 +255,59 @@ impl Binder<'_> {
             .hidden_view
             .as_ref()
             .map(|(d, n)| MySqlError::no_such_table(d, n).message);
+        if v.algorithm != "TEMPTABLE" {
+            if let Some(m) = Merge::of(&q, alias) {
+                return self
+                    .merge_view(m, v, alias, out)
+                    .map_err(|e| view_error(e, v, hidden.as_ref()));
+            }
+        }
         self.derived_named(&q, alias, Some(&v.columns), false, out)
-            .map_err(|e| match e.code {
-                // CREATE VIEW's own view, reached again: MariaDB's 1146 for it.
-                1146 if hidden.as_ref() == Some(&e.message) => e,
-                1146 | 1054 | 1356 | 1049 => invalid_view(&v.schema, &v.name),
-                _ => e,
-            })
+            .map_err(|e| view_error(e, v, hidden.as_ref()))
+    }
+
+    /// Merges a view into the FROM clause: its table joins under the view's
+    /// name, its columns stand for its select items, its WHERE filters (or joins,
+    /// on the inner side of an outer join) like an ON condition.
+    fn merge_view(&mut self, m: Merge, v: &ViewDef, alias: &str, out: &mut From) -> R<usize> {
+        let ti = match self.table_factor_of(&m.relation, out)? {
+            Some(t) => t,
+            None => return Err(invalid_view(&v.schema, &v.name)),
+        };
+        let sub = super::Scope {
+            tables: vec![out.scope.tables[ti].clone()],
+            ..Default::default()
+        };
+        let saved = self.clause;
+        self.clause = super::Clause::FieldList;
+        let mut bound = Vec::with_capacity(m.items.len());
+        for e in &m.items {
+            bound.push(self.expr(e, &sub, None)?);
+        }
+        self.clause = super::Clause::Where;
+        let filter = match &m.filter {
+            Some(w) => Some(self.expr(w, &sub, None)?.0),
+            None => None,
+        };
+        self.clause = saved;
+        let base = out.scope.tables[ti].def.clone();
+        let mut columns = Vec::with_capacity(v.columns.len());
+        for (name, e) in v.columns.iter().zip(&m.items) {
+            let col = item_column(e).and_then(|c| base.column_index(&c));
+            let mut cd = match col {
+                Some(i) => base.columns[i].clone(),
+                None => return Err(invalid_view(&v.schema, &v.name)),
+            };
+            cd.name = name.clone();
+            columns.push(cd);
+        }
+        let st = &mut out.scope.tables[ti];
+        st.def = Arc::new(crate::infoschema::columns_def(&v.schema, alias, columns));
+        st.view = Some(Arc::new(bound));
+        if let Some(f) = filter {
+            out.view_filters.push((ti, f));
+        }
+        Ok(ti)
     }
 
     /// Checks a view's query and prints it in MariaDB's form. `columns` is the

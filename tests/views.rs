@@ -122,10 +122,19 @@ fn views_are_created_queried_and_shown_as_mariadb_does() {
     let cols: Vec<(String, String)> = c
         .query("select column_name, column_type from information_schema.columns where table_schema = 'vt' and table_name = 'v2'")
         .expect("columns");
-    assert_eq!(cols, vec![("x".into(), "int(11)".into()), ("y".into(), "varchar(10)".into())]);
+    assert_eq!(
+        cols,
+        vec![
+            ("x".into(), "int(11)".into()),
+            ("y".into(), "varchar(10)".into())
+        ]
+    );
     let full: Vec<(String, String)> = c.query("show full tables").expect("full tables");
     assert!(full.contains(&("v1".into(), "VIEW".into())), "{full:?}");
-    assert!(full.contains(&("t".into(), "BASE TABLE".into())), "{full:?}");
+    assert!(
+        full.contains(&("t".into(), "BASE TABLE".into())),
+        "{full:?}"
+    );
     // SHOW CREATE TABLE of a view answers like SHOW CREATE VIEW.
     let row: (String, String, String, String) = c
         .query_first("show create table v2")
@@ -145,35 +154,51 @@ fn view_statements_fail_with_mariadbs_errors() {
         .expect("if not exists");
     assert_eq!(err(&mut c, "alter view t as select 1").0, 1347);
     assert_eq!(err(&mut c, "show create view t").0, 1347);
-    assert_eq!(err(&mut c, "drop view t"), (4092, "Unknown VIEW: 'vt.t'".into()));
-    assert_eq!(err(&mut c, "drop table v1"), (1965, "'vt.v1' is a view".into()));
+    assert_eq!(
+        err(&mut c, "drop view t"),
+        (4092, "Unknown VIEW: 'vt.t'".into())
+    );
+    assert_eq!(
+        err(&mut c, "drop table v1"),
+        (1965, "'vt.v1' is a view".into())
+    );
     assert_eq!(err(&mut c, "create view vv as select @a").0, 1351);
     assert_eq!(err(&mut c, "create view vv as select 1 a, 2 a").0, 1060);
     assert_eq!(err(&mut c, "create view vv (a, b) as select 1").0, 1353);
     assert_eq!(err(&mut c, "create view vv as select * from nope").0, 1146);
     assert_eq!(
-        err(&mut c, "create algorithm=temptable view vv as select a from t with check option").0,
+        err(
+            &mut c,
+            "create algorithm=temptable view vv as select a from t with check option"
+        )
+        .0,
         1368
     );
     // A definition reaching itself through another view.
     c.query_drop("create view r1 as select 1 a").expect("r1");
-    c.query_drop("create view r2 as select a from r1").expect("r2");
+    c.query_drop("create view r2 as select a from r1")
+        .expect("r2");
     assert_eq!(
         err(&mut c, "create or replace view r1 as select a from r2").0,
         1146
     );
     // A dropped base table makes the view invalid (1356) at use.
     c.query_drop("create table d1 (a int)").expect("d1");
-    c.query_drop("create view wd as select a from d1").expect("wd");
+    c.query_drop("create view wd as select a from d1")
+        .expect("wd");
     c.query_drop("drop table d1").expect("drop d1");
     assert_eq!(
         err(&mut c, "select * from wd"),
         (1356, "View 'vt.wd' references invalid table(s) or column(s) or function(s) or definer/invoker of view lack rights to use them".into())
     );
     // DROP VIEW IF EXISTS: notes for the missing ones.
-    c.query_drop("drop view if exists nope, wd").expect("drop if exists");
+    c.query_drop("drop view if exists nope, wd")
+        .expect("drop if exists");
     let w: Vec<(String, u16, String)> = c.query("show warnings").expect("warnings");
-    assert_eq!(w, vec![("Note".into(), 4092, "Unknown VIEW: 'vt.nope'".into())]);
+    assert_eq!(
+        w,
+        vec![("Note".into(), 4092, "Unknown VIEW: 'vt.nope'".into())]
+    );
     // Another definer: created, with note 1449.
     c.query_drop("create definer=bob@localhost view vb as select 1")
         .expect("definer");
@@ -278,7 +303,11 @@ fn point_select_through_a_merged_view_uses_the_primary_key() {
         let plan: Vec<mysql::Row> = c.query(format!("explain {q}")).expect("explain");
         let ty: String = plan[0].get("type").expect("type");
         let key: Option<String> = plan[0].get("key").expect("key");
-        assert_eq!((ty.as_str(), key.as_deref()), ("const", Some("PRIMARY")), "{q}");
+        assert_eq!(
+            (ty.as_str(), key.as_deref()),
+            ("const", Some("PRIMARY")),
+            "{q}"
+        );
     }
     // The view's WHERE still filters: a = 1 is outside v2 (a > 1).
     let rows: Vec<i64> = c.query("select x from v2 where x = 1").expect("filtered");
@@ -288,8 +317,80 @@ fn point_select_through_a_merged_view_uses_the_primary_key() {
         .query("select u.a, v.x from u left join v2 v on v.x = u.a order by 1, 2")
         .expect("outer join");
     assert_eq!(rows, vec![(1, None), (2, Some(2)), (2, Some(2))]);
+    assert_eq!(err(&mut c, "select * from v1 force index (k)").0, 1176);
+}
+
+/// INSERT / UPDATE / DELETE through views, and the errors of views that cannot
+/// take them; each statement's outcome and the table afterwards.
+const DML: &[&str] = &[
+    "create view m as select a, b from t",
+    "insert into m values (10, 'q')",
+    "insert into m (b, a) values ('r', 11)",
+    "update m set b = 'z' where a = 10",
+    "update v2 set y = 'yy' where x = 2",
+    "update v2 set y = 'no' where x = 1",
+    "delete from v2 where x = 11",
+    "delete from v2 where x = 1",
+    "insert into v10 values (20)",
+    "update v4 set a = 1",
+    "delete from v4",
+    "insert into v4 values (1, 2)",
+    "create view ex as select a, a + 1 as e from t",
+    "update ex set e = 3",
+    "insert into ex (e) values (1)",
+    "update ex set a = a + 100 where e = 4",
+];
+
+/// Runs `sql` and returns its error code (0 for success) and the table's rows.
+fn outcome(c: &mut Conn, sql: &str) -> (u16, Vec<(i64, Option<String>)>) {
+    let code = match c.query_drop(sql) {
+        Ok(()) => 0,
+        Err(mysql::Error::MySqlError(e)) => e.code,
+        Err(e) => panic!("{sql}: {e}"),
+    };
+    (
+        code,
+        c.query("select a, b from t order by a").expect("rows"),
+    )
+}
+
+#[test]
+fn dml_goes_through_merged_views() {
+    let b = Basalt::start();
+    let mut c = conn(&b.url());
+    setup(&mut c);
+    let codes: Vec<u16> = DML.iter().map(|q| outcome(&mut c, q).0).collect();
     assert_eq!(
-        err(&mut c, "select * from v1 force index (k)").0,
-        1176
+        codes,
+        [0, 0, 0, 0, 0, 0, 0, 0, 0, 1288, 1288, 1471, 0, 1348, 1471, 0]
     );
+    let rows: Vec<(i64, Option<String>)> = c.query("select a, b from t order by a").expect("rows");
+    assert_eq!(
+        rows,
+        vec![
+            (1, Some("x".into())),
+            (2, Some("yy".into())),
+            (10, Some("z".into())),
+            (20, None),
+            (103, Some("z".into()))
+        ]
+    );
+}
+
+#[test]
+#[ignore]
+fn dml_through_views_matches_mariadb() {
+    if !mariadb::available() {
+        eprintln!("skipped: mariadb-server is not installed");
+        return;
+    }
+    let m = MariaDb::start(&[]);
+    let b = Basalt::start();
+    let mut mc = conn(&m.url());
+    let mut bc = conn(&b.url());
+    setup(&mut mc);
+    setup(&mut bc);
+    for q in DML {
+        assert_eq!(outcome(&mut bc, q), outcome(&mut mc, q), "{q}");
+    }
 }

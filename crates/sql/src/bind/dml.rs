@@ -24,6 +24,10 @@ impl Binder<'_> {
             _ => return Err(MySqlError::not_supported("INSERT INTO TABLE FUNCTION")),
         };
         let (db, tname) = self.table_name(name)?;
+        if let Some(v) = self.storage.view(&db, &tname) {
+            let through = self.insert_through_view(ins, &v)?;
+            return self.insert(&through);
+        }
         let table = self.open_table(&db, &tname)?;
         if ins.partitioned.is_some() {
             // No table is partitioned (PARTITION BY is not accepted yet).
@@ -219,7 +223,10 @@ impl Binder<'_> {
         if !u.table.joins.is_empty() || u.from.is_some() {
             return Err(MySqlError::not_supported("multi-table UPDATE"));
         }
-        let from = self.bind_from(std::slice::from_ref(&u.table))?;
+        self.merge_expressions = self.check_view_target(&u.table.relation, "UPDATE")?;
+        let from = self.bind_from(std::slice::from_ref(&u.table));
+        self.merge_expressions = false;
+        let from = from?;
         if from.tables.len() != 1 {
             return Err(MySqlError::not_supported("multi-table UPDATE"));
         }
@@ -228,10 +235,13 @@ impl Binder<'_> {
             self.clause = Clause::Set;
             let target = assignment_target(&a.target)?;
             let t = &from.tables[0];
-            let ci = t
-                .def
-                .column_index(&target)
-                .ok_or_else(|| MySqlError::bad_field(&target, self.clause.name()))?;
+            let ci = match super::view::view_column(&from.scope.tables[0], &target)? {
+                Some(ci) => ci,
+                None => t
+                    .def
+                    .column_index(&target)
+                    .ok_or_else(|| MySqlError::bad_field(&target, self.clause.name()))?,
+            };
             let def = t.def.clone();
             let e = self.column_value(&a.value, &from.scope, &def.columns[ci])?;
             set.push((ci, e));
@@ -268,7 +278,10 @@ impl Binder<'_> {
         if multi_table {
             return Err(MySqlError::not_supported("multi-table DELETE"));
         }
-        let from = self.bind_from(list)?;
+        self.merge_expressions = self.check_view_target(&list[0].relation, "DELETE")?;
+        let from = self.bind_from(list);
+        self.merge_expressions = false;
+        let from = from?;
         let returning = match &d.returning {
             Some(items) => {
                 let table = from
@@ -311,6 +324,8 @@ impl Binder<'_> {
             Some(w) => Some(self.condition(w, &from.scope, None)?.0),
             None => None,
         };
+        // A merged view's WHERE (the only ON condition a one-table target has).
+        let filter = super::view::and_filters(filter, &from.inner_on);
         self.clause = Clause::Order;
         let mut project = Vec::new();
         let mut order = Vec::new();

@@ -465,7 +465,9 @@ impl Binder<'_> {
         let (db, tname) = self.table_name(name)?;
         if let Some(v) = self.storage.view(&db, &tname) {
             if self.hidden_view.as_ref() != Some(&(db.clone(), tname.clone())) {
-                let a = alias.as_ref().map_or(tname.as_str(), |a| a.name.value.as_str());
+                let a = alias
+                    .as_ref()
+                    .map_or(tname.as_str(), |a| a.name.value.as_str());
                 return self.view_reference(&v, a, index_directives, out).map(Some);
             }
             return Err(MySqlError::no_such_table(&db, &tname));

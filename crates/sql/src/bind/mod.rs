@@ -204,6 +204,9 @@ pub struct Binder<'a> {
     pub recursing: Vec<cte::Recursing>,
     /// The view that CREATE VIEW is defining: invisible while its query binds.
     pub hidden_view: Option<(String, String)>,
+    /// Binding the target of UPDATE / DELETE: a view with expression columns
+    /// merges too (no outer join can NULL-extend it).
+    pub merge_expressions: bool,
 }
 
 impl<'a> Binder<'a> {
@@ -236,6 +239,7 @@ impl<'a> Binder<'a> {
             ctes: Vec::new(),
             recursing: Vec::new(),
             hidden_view: None,
+            merge_expressions: false,
         }
     }
 

@@ -563,7 +563,10 @@ impl Printer<'_> {
         match &f.args {
             ast::FunctionArguments::List(l) => {
                 if self.queries.is_some()
-                    && matches!(l.duplicate_treatment, Some(ast::DuplicateTreatment::Distinct))
+                    && matches!(
+                        l.duplicate_treatment,
+                        Some(ast::DuplicateTreatment::Distinct)
+                    )
                 {
                     self.push("distinct ");
                 }

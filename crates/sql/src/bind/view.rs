@@ -95,7 +95,7 @@ impl Merge {
     /// The parts of `q` to merge under the name `alias`, or `None` when it must be
     /// materialised. The table is renamed to `alias` and so are the qualifiers of
     /// the columns (the stored text qualifies every column).
-    fn of(q: &ast::Query, alias: &str) -> Option<Merge> {
+    fn of(q: &ast::Query, alias: &str, expressions: bool) -> Option<Merge> {
         if q.order_by.is_some() || !mergeable(q) || has_subquery(q) {
             return None;
         }
@@ -124,10 +124,15 @@ impl Merge {
         let mut items = Vec::new();
         for i in &s.projection {
             let e = match i {
-                ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. } => e,
+                ast::SelectItem::UnnamedExpr(e)
+                | ast::SelectItem::ExprWithAlias { expr: e, .. } => e,
                 _ => return None,
             };
-            items.push(requalify(e, &inner, alias)?);
+            match requalify(e, &inner, alias) {
+                Some(r) => items.push(r),
+                None if expressions => items.push(requalify_all(e, &inner, alias)),
+                None => return None,
+            }
         }
         let filter = match &s.selection {
             Some(w) => Some(requalify_all(w, &inner, alias)),
@@ -226,6 +231,177 @@ fn view_error(e: MySqlError, v: &ViewDef, hidden: Option<&String>) -> MySqlError
     }
 }
 
+/// `filter` AND every condition of `more`.
+pub fn and_filters(
+    filter: Option<crate::expr::Expr>,
+    more: &[crate::expr::Expr],
+) -> Option<crate::expr::Expr> {
+    if more.is_empty() {
+        return filter;
+    }
+    let mut all: Vec<crate::expr::Expr> = more.to_vec();
+    all.extend(filter);
+    if all.len() == 1 {
+        return all.pop();
+    }
+    Some(crate::expr::Expr::And(all))
+}
+
+/// The base column a SET target names in a merged view: `None` when the target
+/// table is no view, 1348 for a column that is an expression.
+pub fn view_column(st: &super::ScopeTable, name: &str) -> R<Option<usize>> {
+    let Some(v) = &st.view else {
+        return Ok(None);
+    };
+    let ci = st
+        .def
+        .column_index(name)
+        .ok_or_else(|| MySqlError::bad_field(name, "field list"))?;
+    match &v[ci].0 {
+        crate::expr::Expr::Column(c) => Ok(Some(*c - st.offset)),
+        _ => Err(MySqlError::new(
+            1348,
+            "HY000",
+            format!("Column '{name}' is not updatable"),
+        )),
+    }
+}
+
+fn not_updatable(name: &str, what: &str) -> MySqlError {
+    MySqlError::new(
+        1288,
+        "HY000",
+        format!("The target table {name} of the {what} is not updatable"),
+    )
+}
+
+fn not_insertable(name: &str) -> MySqlError {
+    MySqlError::new(
+        1471,
+        "HY000",
+        format!("The target table {name} of the INSERT is not insertable-into"),
+    )
+}
+
+impl Binder<'_> {
+    /// The view an UPDATE / DELETE / INSERT targets, if it names one, after the
+    /// checks every such statement makes: 1288 when the view cannot be updated,
+    /// 1235 for what Basalt does not carry out through a view yet (WITH CHECK
+    /// OPTION, views it does not merge).
+    fn target_view(
+        &mut self,
+        tf: &ast::TableFactor,
+        what: &str,
+    ) -> R<Option<(Arc<ViewDef>, ast::Query)>> {
+        let ast::TableFactor::Table { name, .. } = tf else {
+            return Ok(None);
+        };
+        let (db, t) = self.table_name(name)?;
+        self.target_view_of(&db, &t, what)
+    }
+
+    fn target_view_of(
+        &mut self,
+        db: &str,
+        t: &str,
+        what: &str,
+    ) -> R<Option<(Arc<ViewDef>, ast::Query)>> {
+        let Some(v) = self.storage.view(db, t) else {
+            return Ok(None);
+        };
+        if !v.updatable {
+            return Err(if what == "INSERT" {
+                not_insertable(t)
+            } else {
+                not_updatable(t, what)
+            });
+        }
+        if v.check_option != "NONE" {
+            return Err(MySqlError::not_supported(&format!(
+                "{what} through a view WITH CHECK OPTION"
+            )));
+        }
+        let mut q = parse_query(&v.body).map_err(|_| invalid_view(&v.schema, &v.name))?;
+        qualify_tables(&mut q, &v.schema);
+        if Merge::of(&q, t, true).is_none() {
+            return Err(MySqlError::not_supported(&format!(
+                "{what} through a view of several tables"
+            )));
+        }
+        // Every column of a view inserted into must be a column of its table.
+        if what == "INSERT" && Merge::of(&q, t, false).is_none() {
+            return Err(not_insertable(t));
+        }
+        Ok(Some((v, q)))
+    }
+
+    /// UPDATE / DELETE through a view: refused unless the view merges (it then
+    /// binds as its base table, see `merge_view`).
+    /// Returns whether the target is a view.
+    pub(super) fn check_view_target(&mut self, tf: &ast::TableFactor, what: &str) -> R<bool> {
+        self.target_view(tf, what).map(|v| v.is_some())
+    }
+
+    /// INSERT into a view as the INSERT into its base table: the view's columns
+    /// mapped to the base columns they are (1471 when one is an expression).
+    pub(super) fn insert_through_view(&mut self, ins: &ast::Insert, v: &ViewDef) -> R<ast::Insert> {
+        let (_, q) = self
+            .target_view_of(&v.schema, &v.name, "INSERT")?
+            .ok_or_else(|| not_insertable(&v.name))?;
+        let SetExpr::Select(s) = &*q.body else {
+            return Err(not_insertable(&v.name));
+        };
+        let [twj] = s.from.as_slice() else {
+            return Err(not_insertable(&v.name));
+        };
+        let ast::TableFactor::Table { name: base, .. } = &twj.relation else {
+            return Err(not_insertable(&v.name));
+        };
+        let mut map = Vec::with_capacity(v.columns.len());
+        for item in &s.projection {
+            let e = match item {
+                ast::SelectItem::UnnamedExpr(e)
+                | ast::SelectItem::ExprWithAlias { expr: e, .. } => e,
+                _ => return Err(not_insertable(&v.name)),
+            };
+            map.push(item_column(e).ok_or_else(|| not_insertable(&v.name))?);
+        }
+        let base_col = |n: &str| -> R<ast::Ident> {
+            v.columns
+                .iter()
+                .position(|c| c.eq_ignore_ascii_case(n))
+                .map(|i| ast::Ident::new(&map[i]))
+                .ok_or_else(|| MySqlError::bad_field(n, "INSERT INTO"))
+        };
+        let one = |i: ast::Ident| ast::ObjectName(vec![ObjectNamePart::Identifier(i)]);
+        let mut out = ins.clone();
+        out.table = ast::TableObject::TableName(base.clone());
+        out.columns = if ins.columns.is_empty() && ins.assignments.is_empty() {
+            map.iter().map(|c| one(ast::Ident::new(c))).collect()
+        } else {
+            ins.columns
+                .iter()
+                .map(|c| {
+                    let n = super::object_parts(c).last().cloned().unwrap_or_default();
+                    base_col(&n).map(one)
+                })
+                .collect::<R<_>>()?
+        };
+        for a in &mut out.assignments {
+            if let ast::AssignmentTarget::ColumnName(n) = &mut a.target {
+                let col = super::object_parts(n).last().cloned().unwrap_or_default();
+                *n = one(base_col(&col)?);
+            }
+        }
+        if ins.on.is_some() {
+            return Err(MySqlError::not_supported(
+                "INSERT ... ON DUPLICATE KEY UPDATE through a view",
+            ));
+        }
+        Ok(out)
+    }
+}
+
 /// What CREATE VIEW learns from binding the query.
 pub struct Analysis {
     pub columns: Vec<String>,
@@ -256,7 +432,7 @@ impl Binder<'_> {
             .as_ref()
             .map(|(d, n)| MySqlError::no_such_table(d, n).message);
         if v.algorithm != "TEMPTABLE" {
-            if let Some(m) = Merge::of(&q, alias) {
+            if let Some(m) = Merge::of(&q, alias, self.merge_expressions) {
                 return self
                     .merge_view(m, v, alias, out)
                     .map_err(|e| view_error(e, v, hidden.as_ref()));
@@ -295,8 +471,11 @@ impl Binder<'_> {
         for (name, e) in v.columns.iter().zip(&m.items) {
             let col = item_column(e).and_then(|c| base.column_index(&c));
             let mut cd = match col {
-                Some(i) => base.columns[i].clone(),
-                None => return Err(invalid_view(&v.schema, &v.name)),
+                Some(i) if matches!(e, ast::Expr::CompoundIdentifier(_)) => base.columns[i].clone(),
+                _ => {
+                    let k = columns.len();
+                    super::from::derived_column(name, &bound[k].1)
+                }
             };
             cd.name = name.clone();
             columns.push(cd);
@@ -312,12 +491,7 @@ impl Binder<'_> {
 
     /// Checks a view's query and prints it in MariaDB's form. `columns` is the
     /// view's column list, empty when not written.
-    pub fn analyze_view(
-        &mut self,
-        db: &str,
-        query_text: &str,
-        columns: &[String],
-    ) -> R<Analysis> {
+    pub fn analyze_view(&mut self, db: &str, query_text: &str, columns: &[String]) -> R<Analysis> {
         let lexed = crate::front::lexer::lex(query_text);
         if lexed.tokens.iter().any(|t| {
             matches!(
@@ -377,8 +551,7 @@ pub fn view_columns(
     let plan = Binder::new(storage, cx, &v.body, None)
         .select(&q)
         .map_err(|_| invalid_view(&v.schema, &v.name))?;
-    Ok(v
-        .columns
+    Ok(v.columns
         .iter()
         .zip(&plan.types)
         .map(|(n, t)| super::from::derived_column(n, t))
@@ -411,7 +584,10 @@ fn mergeable(q: &ast::Query) -> bool {
     // Some column must be a plain column of a table to update.
     let plain = s.projection.iter().any(|i| match i {
         ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. } => {
-            matches!(e, ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_))
+            matches!(
+                e,
+                ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_)
+            )
         }
         _ => true,
     });

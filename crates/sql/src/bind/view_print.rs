@@ -103,7 +103,11 @@ impl<'a> ViewPrinter<'a> {
                 out.push_str(&self.expr(l)?);
             }
             Some(ast::LimitClause::OffsetCommaLimit { offset, limit }) => {
-                out.push_str(&format!(" limit {},{}", self.expr(offset)?, self.expr(limit)?));
+                out.push_str(&format!(
+                    " limit {},{}",
+                    self.expr(offset)?,
+                    self.expr(limit)?
+                ));
             }
             _ => {}
         }
@@ -216,9 +220,10 @@ impl<'a> ViewPrinter<'a> {
         items: &mut Vec<String>,
     ) -> R<()> {
         let only = match item {
-            ast::SelectItem::QualifiedWildcard(ast::SelectItemQualifiedWildcardKind::ObjectName(n), _) => {
-                super::object_parts(n).last().cloned()
-            }
+            ast::SelectItem::QualifiedWildcard(
+                ast::SelectItemQualifiedWildcardKind::ObjectName(n),
+                _,
+            ) => super::object_parts(n).last().cloned(),
             _ => None,
         };
         let scopes = self.scopes.borrow();
@@ -401,9 +406,7 @@ impl<'a> ViewPrinter<'a> {
             }
             TableFactor::NestedJoin {
                 table_with_joins, ..
-            } => {
-                self.from(std::slice::from_ref(table_with_joins))
-            }
+            } => self.from(std::slice::from_ref(table_with_joins)),
             _ => Err(MySqlError::not_supported("this table reference in a view")),
         }
     }
@@ -499,9 +502,7 @@ impl VisitorMut for Qualify<'_> {
                     .iter()
                     .rev()
                     .flat_map(|s| s.iter())
-                    .find(|en| {
-                        en.name == t.value && db.is_none_or(|d| en.db.as_ref() == Some(d))
-                    })
+                    .find(|en| en.name == t.value && db.is_none_or(|d| en.db.as_ref() == Some(d)))
                     .map(|en| (en.qual.clone(), c.clone()))
             }
             _ => None,

@@ -86,7 +86,11 @@ pub fn drop_tables(
     if_exists: bool,
 ) -> R<()> {
     if let Some((d, t)) = names.iter().find(|(d, t)| s.view(d, t).is_some()) {
-        return Err(MySqlError::new(1965, "42S02", format!("'{d}.{t}' is a view")));
+        return Err(MySqlError::new(
+            1965,
+            "42S02",
+            format!("'{d}.{t}' is a view"),
+        ));
     }
     let missing: Vec<String> = names
         .iter()

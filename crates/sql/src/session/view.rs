@@ -61,7 +61,10 @@ impl Session {
             b.hidden_view = Some((db.clone(), c.name.clone()));
             b.analyze_view(&db, &c.query, &c.columns)?
         };
-        let algorithm = c.algorithm.clone().or_else(|| old_field(&old, |v| v.algorithm.clone()));
+        let algorithm = c
+            .algorithm
+            .clone()
+            .or_else(|| old_field(&old, |v| v.algorithm.clone()));
         let algorithm = algorithm.unwrap_or_else(|| "UNDEFINED".into());
         let updatable = analysis.mergeable && algorithm != "TEMPTABLE";
         if c.check_option != "NONE" && !updatable {
@@ -107,13 +110,19 @@ impl Session {
 
     /// The definer account: the one written (note 1449 when it is not an account
     /// Basalt has), or the current user (kept from the old view by ALTER VIEW).
-    fn definer(&mut self, c: &CreateView, old: &Option<std::sync::Arc<ViewDef>>) -> (String, String) {
+    fn definer(
+        &mut self,
+        c: &CreateView,
+        old: &Option<std::sync::Arc<ViewDef>>,
+    ) -> (String, String) {
         match &c.definer {
             Some(Definer::Account { user, host }) => {
                 if user != &self.cx.user {
                     self.cx.note(
                         1449,
-                        format!("The user specified as a definer ('{user}'@'{host}') does not exist"),
+                        format!(
+                            "The user specified as a definer ('{user}'@'{host}') does not exist"
+                        ),
                     );
                 }
                 (user.clone(), host.clone())
@@ -134,7 +143,11 @@ impl Session {
         }
     }
 
-    fn drop_views(&mut self, if_exists: bool, names: Vec<(Option<String>, String)>) -> R<QueryResult> {
+    fn drop_views(
+        &mut self,
+        if_exists: bool,
+        names: Vec<(Option<String>, String)>,
+    ) -> R<QueryResult> {
         let storage = self.cx.engine.storage.clone();
         let mut found = Vec::new();
         let mut missing = Vec::new();
@@ -158,7 +171,7 @@ impl Session {
         }
         if !found.is_empty() {
             storage.drop_views(&found).map_err(MySqlError::from)?;
-            }
+        }
         for m in missing {
             let e = unknown_view(&m);
             self.cx.note(e.code, e.message);
@@ -167,12 +180,19 @@ impl Session {
     }
 
     /// RENAME TABLE of a view (within its database, as MariaDB allows).
-    pub(super) fn rename_view(&mut self, from: (String, String), to: (String, String)) -> R<QueryResult> {
+    pub(super) fn rename_view(
+        &mut self,
+        from: (String, String),
+        to: (String, String),
+    ) -> R<QueryResult> {
         if from.0 != to.0 {
             return Err(MySqlError::new(
                 1450,
                 "HY000",
-                format!("Changing schema from '{}' to '{}' is not allowed", from.0, to.0),
+                format!(
+                    "Changing schema from '{}' to '{}' is not allowed",
+                    from.0, to.0
+                ),
             ));
         }
         let storage = self.cx.engine.storage.clone();
@@ -184,7 +204,10 @@ impl Session {
     }
 }
 
-fn old_field(old: &Option<std::sync::Arc<ViewDef>>, f: impl Fn(&ViewDef) -> String) -> Option<String> {
+fn old_field(
+    old: &Option<std::sync::Arc<ViewDef>>,
+    f: impl Fn(&ViewDef) -> String,
+) -> Option<String> {
     old.as_deref().map(f)
 }
 
@@ -207,7 +230,11 @@ pub fn create_statement(v: &ViewDef) -> String {
 
 /// `SHOW CREATE VIEW db.name` (and SHOW CREATE TABLE of a view): 1347 for a
 /// table, 1146 when nothing has the name.
-pub fn show_create_view(s: &basalt_storage::Storage, db: &str, name: &str) -> R<std::sync::Arc<ViewDef>> {
+pub fn show_create_view(
+    s: &basalt_storage::Storage,
+    db: &str,
+    name: &str,
+) -> R<std::sync::Arc<ViewDef>> {
     if let Some(v) = s.view(db, name) {
         return Ok(v);
     }

@@ -26,7 +26,10 @@ fn open(session: &Session, db: &str, table: &str) -> R<Arc<dyn Table>> {
     if let Some(v) = storage.view(db, table) {
         let cols = crate::bind::view::view_columns(storage, &session.cx, &v)?;
         let def = crate::infoschema::columns_def(db, table, cols);
-        return Ok(Arc::new(crate::infoschema::VirtualTable::new(def, Vec::new())));
+        return Ok(Arc::new(crate::infoschema::VirtualTable::new(
+            def,
+            Vec::new(),
+        )));
     }
     storage
         .table(db, table)

@@ -1,17 +1,39 @@
-//! Views in queries and the analysis behind CREATE VIEW.
+//! Views in queries, in INSERT / UPDATE / DELETE, and the analysis behind CREATE
+//! VIEW.
 //!
-//! A reference to a view binds the view's stored query (its normalised text,
-//! parsed again, with every unqualified table name qualified by the view's own
-//! database, since the text names tables relative to it) as a derived table whose
-//! columns are the view's column names: the rows are computed when the statement
-//! runs, before the tables that join it are read (MariaDB's TEMPTABLE
-//! algorithm). An error while binding the stored query that says a table or
-//! column is missing becomes MariaDB's 1356 naming the view.
+//! A view's stored query (its normalised text) is parsed again at each use, every
+//! unqualified table name qualified by the view's own database (the text names
+//! tables relative to it) and the parenthesised joins MariaDB prints unnested.
 //!
-//! CREATE VIEW binds the query once to check it (unknown tables 1146, columns
-//! 1054, ...) and to learn its column names; the view being replaced is invisible
-//! meanwhile, so a definition that reaches itself through other views fails with
-//! 1146 as in MariaDB.
+//! Algorithms, as MariaDB chooses them:
+//! - MERGE, for a view over one table whose items are plain columns, with an
+//!   optional WHERE without subqueries and no aggregation, DISTINCT, GROUP BY,
+//!   HAVING, ORDER BY, LIMIT or set operation (unless ALGORITHM=TEMPTABLE): the
+//!   base table joins the query under the view's name, the view's columns resolve
+//!   to the base columns (`ScopeTable::view`), and the view's WHERE is added as an
+//!   ON condition of the view's level (a filter for an inner level, a join
+//!   condition on the NULL-extended side of an outer join). Indexes of the base
+//!   table serve the query: a point select through the view is a primary-key
+//!   lookup. Views over merged views merge again.
+//! - TEMPTABLE otherwise: the query is bound as a derived table named after the
+//!   view, with the view's column names, and materialised before the statement
+//!   reads it.
+//!
+//! Invariant: a merged view's items are plain columns, so a NULL-extended base
+//! row gives NULL in every view column (an expression item could give a value).
+//! Only the target of UPDATE / DELETE, which no outer join can NULL-extend, merges
+//! with expression items, whose columns are then 1348 as SET targets.
+//!
+//! INSERT into a view is the INSERT into its base table with the view's columns
+//! mapped to the base columns (1471 unless every view column is one). Views that
+//! cannot be updated give 1288 / 1471; WITH CHECK OPTION views and views over
+//! several tables are refused with 1235 as DML targets.
+//!
+//! An error binding the stored query that says a table or column is missing
+//! becomes MariaDB's 1356 naming the view. CREATE VIEW binds the query once to
+//! check it (unknown tables 1146, columns 1054, ...) and to learn its column
+//! names; the view being replaced is invisible meanwhile, so a definition that
+//! reaches itself through other views fails with 1146 as in MariaDB.
 
 use super::from::From;
 use super::view_print::ViewPrinter;
@@ -134,10 +156,10 @@ impl Merge {
                 None => return None,
             }
         }
-        let filter = match &s.selection {
-            Some(w) => Some(requalify_all(w, &inner, alias)),
-            None => None,
-        };
+        let filter = s
+            .selection
+            .as_ref()
+            .map(|w| requalify_all(w, &inner, alias));
         let mut relation = twj.relation.clone();
         if let ast::TableFactor::Table { alias: a, .. } = &mut relation {
             *a = Some(ast::TableAlias {

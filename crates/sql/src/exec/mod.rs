@@ -32,6 +32,7 @@ pub mod sort;
 pub mod spill;
 pub mod store;
 pub mod sub;
+pub mod textfile;
 
 use crate::expr::EvalCtx;
 use basalt_common::MySqlError;

@@ -9,9 +9,14 @@ use basalt_storage::IsolationLevel;
 
 pub mod alter;
 mod database;
+mod into;
+mod load;
 mod maint;
 mod show;
 mod unsupported;
+pub(super) use into::select_into;
+pub use into::{IntoTarget, SelectInto};
+pub use load::{LoadData, LoadTarget, OnDuplicate};
 pub use maint::{MaintOp, Maintenance};
 use show::show;
 pub use show::{Show, ShowFilter};
@@ -104,6 +109,10 @@ pub enum Native {
     },
     /// Any other `ALTER TABLE`.
     AlterTable(alter::AlterTable),
+    /// `LOAD DATA [LOCAL] INFILE`.
+    LoadData(Box<LoadData>),
+    /// A query with an INTO clause.
+    SelectInto(Box<SelectInto>),
     /// A statement refused with 1235 naming this feature.
     Unsupported(&'static str),
 }
@@ -353,6 +362,8 @@ pub fn parse_native(src: &str, toks: &[Token], markers: bool) -> R<Option<Native
         }
         p.end()?;
         Native::Shutdown
+    } else if is("load") {
+        load::load(&mut p)?
     } else if !maint::may_start(first.text(src)) {
         return Ok(None);
     } else if is("flush") {

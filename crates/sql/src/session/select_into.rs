@@ -51,7 +51,9 @@ impl Session {
                 let kind = FileKind::Outfile(Writer::new(format), cs);
                 self.select_into_file(&s.query, &file, kind)
             }
-            IntoTarget::Dumpfile(file) => self.select_into_file(&s.query, &file, FileKind::Dumpfile),
+            IntoTarget::Dumpfile(file) => {
+                self.select_into_file(&s.query, &file, FileKind::Dumpfile)
+            }
         }
     }
 

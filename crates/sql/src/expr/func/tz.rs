@@ -56,7 +56,7 @@ impl Zone {
     }
 
     /// Local time in this zone of `utc` seconds since the epoch.
-    fn from_utc(&self, utc: i64, micro: u32) -> DateTime {
+    fn local_time(&self, utc: i64, micro: u32) -> DateTime {
         let off = match self {
             Zone::Fixed(off) => *off,
             Zone::Named(tz) => match jiff::Timestamp::from_second(utc) {
@@ -81,7 +81,7 @@ pub fn eval(vals: &[Value], ctx: &mut EvalCtx) -> R {
     if !TIMESTAMP_RANGE.contains(&utc) {
         return Ok(Value::DateTime(dt));
     }
-    Ok(Value::DateTime(to.from_utc(utc, dt.micro)))
+    Ok(Value::DateTime(to.local_time(utc, dt.micro)))
 }
 
 /// The zone a CONVERT_TZ argument names; `None` for one Basalt cannot resolve.
@@ -142,7 +142,7 @@ mod tests {
             second: 0,
             micro: 0,
         };
-        z.from_utc(utc.unix_seconds(), 0)
+        z.local_time(utc.unix_seconds(), 0)
     }
 
     #[test]

@@ -32,6 +32,8 @@ pub mod sort;
 pub mod spill;
 pub mod store;
 pub mod sub;
+pub mod window;
+mod window_frame;
 
 use crate::expr::EvalCtx;
 use basalt_common::MySqlError;

@@ -253,6 +253,20 @@ const SHAPES: &[&str] = &[
     "select a.id, b.id, row_number() over (order by a.id, b.id) from t a join t b on a.g = b.g and a.id < b.id where a.g = 1",
     "select id, sum(v) over (partition by g order by id) from e",
     "select count(*) over (), sum(v) over () from e",
+    "select id, sum(v) over (order by id rows 3 preceding) from t",
+    "select id, sum(v) over (order by id rows 4 preceding) from t",
+    "select g, sum(v), sum(sum(v)) over (), count(*) over () from t group by g with rollup",
+    "select id, sum(v) over (order by id) from t limit 0",
+    "select id, lead(v, 1) over (order by id), lead(v, 2) over (order by id) from t",
+    "select id, sum(f) over (order by id rows between 1 preceding and 1 following), avg(f) over (order by id rows 2 preceding) from t",
+    "select s, count(*) over (partition by s) from t",
+    "select id, rank() over (partition by s order by id) from t",
+    "with c as (select * from t where g is not null) select id, rank() over (order by v) from c",
+    "select id, count(*) over (order by dt, id rows 1 preceding), sum(d) over (order by dt, id rows between 1 preceding and current row) from t",
+    "select *, rank() over (order by g) from t",
+    "select id, sum(v) over (partition by g order by v range between 5 preceding and 5 following) from t",
+    "select id, sum(v + 0.5) over (order by id rows between 2 preceding and 2 following) from t",
+    "select id, max(concat(s, id)) over (partition by g order by id rows between 1 preceding and 1 following) from t",
 ];
 
 /// Ordered outcomes: window functions in ORDER BY, LIMIT.
@@ -314,6 +328,13 @@ fn window_functions_match_mariadb() {
     for q in ORDERED {
         p.compare(q, true);
     }
+    p.compare(
+        "select sql_calc_found_rows id, row_number() over (order by id) from t order by id limit 2",
+        true,
+    );
+    p.compare("select found_rows()", false);
+    p.both("insert into e select id, row_number() over (order by id desc) from t");
+    p.compare("select * from e", false);
     p.both("update t set v = v");
     p.compare("update t set v = row_number() over ()", false);
     p.compare("delete from t where rank() over (order by id) = 1", false);

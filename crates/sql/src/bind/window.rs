@@ -251,7 +251,13 @@ impl Binder<'_> {
         aggs.win.inside = Some(true);
         let r = self.window_func(name, list, distinct, scope, aggs);
         aggs.win.inside = None;
-        let (func, args, ty, no_frame, needs_order) = r?;
+        let (func, args, mut ty, no_frame, needs_order) = r?;
+        if ty.class == Class::Double && ty.decimals >= 31 {
+            // A window's floating-point result is a DOUBLE of 23 characters
+            // (FLOAT arguments too).
+            ty.len = 23;
+            ty.column_type = None;
+        }
         aggs.win.inside = Some(false);
         let clause = self.clause;
         let r = self.window_spec(&spec, scope, aggs);
@@ -342,6 +348,7 @@ impl Binder<'_> {
                 let mut t = ExprType::double();
                 t.len = 17;
                 t.decimals = 10;
+                t.nullable = true;
                 t
             }
             _ => agg_type(AggFunc::Min, &types[0]),

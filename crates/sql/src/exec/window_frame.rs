@@ -366,3 +366,17 @@ fn aggregate(
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::ntile;
+
+    #[test]
+    fn ntile_gives_the_first_buckets_one_row_more() {
+        let buckets = |n, k| (0..n).map(|j| ntile(j, n, k)).collect::<Vec<_>>();
+        assert_eq!(buckets(5, 3), [1, 1, 2, 2, 3]);
+        assert_eq!(buckets(6, 3), [1, 1, 2, 2, 3, 3]);
+        assert_eq!(buckets(3, 5), [1, 2, 3]);
+        assert_eq!(buckets(7, 1), [1; 7]);
+    }
+}

@@ -2,7 +2,7 @@
 //! aggregates over ROWS and RANGE frames, named windows, windows over GROUP BY,
 //! DISTINCT, window functions in ORDER BY, and the errors MariaDB gives for
 //! misplaced windows, bad references and bad frames. For every statement the
-//! column names and types, the rows, the warnings and the error code and message
+//! column names, types and NOT NULL flags, the rows, the warnings and the error code and message
 //! are compared. Tables hold NULLs, ties in the window ORDER BY keys, several
 //! partitions, case-insensitive strings, dates and decimals.
 //!
@@ -14,6 +14,7 @@
 
 use basalt_tests::mariadb::{self, MariaDb};
 use basalt_tests::Basalt;
+use mysql::consts::ColumnFlags;
 use mysql::prelude::*;
 use mysql::{Conn, Opts, Value};
 
@@ -46,7 +47,15 @@ fn run(c: &mut Conn, sql: &str, ordered: bool) -> Outcome {
             .columns()
             .as_ref()
             .iter()
-            .map(|c| (c.name_str().into_owned(), format!("{:?}", c.column_type())))
+            .map(|c| {
+                let not_null = c.flags().contains(ColumnFlags::NOT_NULL_FLAG);
+                let ty = format!(
+                    "{:?}{}",
+                    c.column_type(),
+                    if not_null { " NOT NULL" } else { "" }
+                );
+                (c.name_str().into_owned(), ty)
+            })
             .collect();
         let mut rows: Vec<Vec<Option<String>>> = Vec::new();
         for row in result.by_ref() {
@@ -315,6 +324,10 @@ const ERRORS: &[&str] = &[
     "select count(distinct v) over () from t",
     "select sum(distinct v) over () from t",
     "select id, sum(v) over (order by nosuch) from t",
+    "select id, row_number() over (order by id) rn from t having rn > 3",
+    "select g, count(*) over () c from t group by g having c > 0",
+    "select id, row_number() over (order by id) rn from t group by rn",
+    "select id, row_number() over (order by id) rn from t where rn > 1",
 ];
 
 #[test]

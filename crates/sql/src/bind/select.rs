@@ -94,6 +94,7 @@ impl Binder<'_> {
                 "Incorrect usage of CUBE/ROLLUP and ORDER BY",
             ));
         }
+        window::reject_in(group.iter().chain(having.as_ref()))?;
         let (order, hidden) = self.order_by(order_by, &having_scope, &items, &mut aggs)?;
         let (limit, offset, limit_hint) = self.limit(limit_clause)?;
         let (lock, wait) = locks(lock_clauses);
@@ -114,6 +115,11 @@ impl Binder<'_> {
                 it.expr
                     .walk(&mut |e| bare |= matches!(e, Expr::Column(c) if *c < AGG_BASE));
                 it.ty.nullable |= bare;
+            }
+        }
+        if !aggs.win.calls.is_empty() {
+            for it in items.iter_mut() {
+                window::temp_table_nullable(&it.expr, &from.tables, &mut it.ty);
             }
         }
         let distinct = matches!(s.distinct, Some(ast::Distinct::Distinct));

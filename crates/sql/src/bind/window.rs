@@ -547,3 +547,30 @@ pub fn scanned<'p>(project: &'p [Expr], win: &mut WinCollector) -> std::borrow::
     all.extend(exprs_mut(win).map(|e| e.clone()));
     std::borrow::Cow::Owned(all)
 }
+
+/// GROUP BY and HAVING may not name a window call through a select alias (4015).
+pub fn reject_in<'e>(exprs: impl Iterator<Item = &'e Expr>) -> R<()> {
+    for e in exprs {
+        let mut found = false;
+        e.walk(&mut |x| found |= matches!(x, Expr::Column(c) if *c >= WIN_BASE));
+        if found {
+            return Err(not_here());
+        }
+    }
+    Ok(())
+}
+
+/// In a SELECT with window functions MariaDB reads the select list back from a
+/// temporary table: an item that reads a column of a stored table (not of a
+/// derived table) is reported nullable.
+pub fn temp_table_nullable(e: &Expr, tables: &[crate::plan::TableRef], ty: &mut ExprType) {
+    let mut reads = false;
+    e.walk(&mut |x| {
+        if let Expr::Column(c) = x {
+            reads |= tables
+                .iter()
+                .any(|t| !t.db.is_empty() && *c >= t.offset && *c < t.offset + t.width());
+        }
+    });
+    ty.nullable |= reads;
+}

@@ -275,6 +275,8 @@ const SHAPES: &[&str] = &[
     "select *, rank() over (order by g) from t",
     "select id, sum(v) over (partition by g order by v range between 5 preceding and 5 following) from t",
     "select id, sum(v + 0.5) over (order by id rows between 2 preceding and 2 following) from t",
+    "select id, min(s) over (order by id rows between 2 preceding and 2 following), max(s) over (order by id rows between 3 preceding and 1 following) from t",
+    "select id, min(d) over (order by v range between 5 preceding and 5 following), max(dt) over (order by id rows between 1 following and 3 following) from t",
     "select id, max(concat(s, id)) over (partition by g order by id rows between 1 preceding and 1 following) from t",
 ];
 

@@ -19,9 +19,9 @@
 //! Cost: one O(n log n) sort per distinct specification, and per call O(n) for
 //! the ranking and offset functions and for aggregates over frames that only grow
 //! (running aggregates) or slide with invertible aggregates (COUNT, SUM, AVG,
-//! BIT_XOR: add the row entering, remove the row leaving); other aggregates over
-//! frames whose start moves (MIN, MAX, BIT_AND, BIT_OR, the variances) are
-//! recomputed per row, O(n * frame size). KILL QUERY and `max_statement_time`
+//! BIT_XOR: add the row entering, remove the row leaving) and for MIN / MAX
+//! (a monotonic queue); other aggregates over frames whose start moves (BIT_AND,
+//! BIT_OR, the variances) are recomputed per row, O(n * frame size). KILL QUERY and `max_statement_time`
 //! are checked every few hundred rows.
 
 use super::agg::Seen;

@@ -14,7 +14,9 @@
 //! Both edges never move backwards from one row to the next, so an aggregate
 //! keeps one running state: rows entering at the end are added; rows leaving at
 //! the start are removed when the aggregate can undo an addition (COUNT, SUM,
-//! AVG, BIT_XOR), otherwise the state is rebuilt over the new frame.
+//! AVG, BIT_XOR), otherwise the state is rebuilt over the new frame. MIN and MAX
+//! keep a monotonic queue of frame positions instead (each position enters and
+//! leaves once: O(n) per partition whatever the frame).
 
 use super::agg::{initial, result, update, State};
 use super::scan::R;
@@ -328,6 +330,9 @@ fn aggregate(
     part: &Part,
     ex: &mut Exec,
 ) -> R<Vec<Value>> {
+    if matches!(agg.func, AggFunc::Min | AggFunc::Max) {
+        return Ok(extreme(call, agg, vals, part));
+    }
     let n = part.rows.len();
     let incr = ex.ctx.cx.div_precision_increment;
     let inv = invertible(agg.func);
@@ -365,6 +370,47 @@ fn aggregate(
         out.push(run.value(incr));
     }
     Ok(out)
+}
+
+/// MIN / MAX over every row's frame with a monotonic queue: the queue holds
+/// positions of the frame whose values strictly improve from back to front, so
+/// the front is the frame's extreme (the first of equal extremes, as a scan of
+/// the frame finds it).
+fn extreme(call: &WinCall, agg: &AggCall, vals: &[Value], part: &Part) -> Vec<Value> {
+    let n = part.rows.len();
+    let want = if agg.func == AggFunc::Min {
+        Ordering::Less
+    } else {
+        Ordering::Greater
+    };
+    let mut queue: std::collections::VecDeque<usize> = std::collections::VecDeque::new();
+    let mut hi = 0;
+    let mut out = Vec::with_capacity(n);
+    for j in 0..n {
+        let (s, e) = frame_of(&call.frame, part, j);
+        hi = hi.max(s);
+        while hi < e {
+            let v = &vals[hi];
+            if !v.is_null() {
+                while queue
+                    .back()
+                    .is_some_and(|&b| sort_cmp(v, &vals[b], agg.coll) == want)
+                {
+                    queue.pop_back();
+                }
+                queue.push_back(hi);
+            }
+            hi += 1;
+        }
+        while queue.front().is_some_and(|&f| f < s) {
+            queue.pop_front();
+        }
+        out.push(match queue.front() {
+            Some(&f) if f < e => vals[f].clone(),
+            _ => Value::Null,
+        });
+    }
+    out
 }
 
 #[cfg(test)]

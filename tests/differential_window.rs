@@ -330,6 +330,14 @@ const ERRORS: &[&str] = &[
     "select g, count(*) over () c from t group by g having c > 0",
     "select id, row_number() over (order by id) rn from t group by rn",
     "select id, row_number() over (order by id) rn from t where rn > 1",
+    "select abs(v) over () from t",
+    "select json_arrayagg(v) over () from t",
+    "select count(v, id) over () from t",
+    "select row_number(1) over () from t",
+    "select lag() over (order by id) from t",
+    "select nth_value(v) over (order by id) from t",
+    "select lead(v, 1, 0) over (order by id) from t",
+    "select sum() over () from t",
 ];
 
 #[test]

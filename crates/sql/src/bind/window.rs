@@ -251,7 +251,11 @@ impl Binder<'_> {
         aggs.win.inside = Some(true);
         let r = self.window_func(name, list, distinct, scope, aggs);
         aggs.win.inside = None;
-        let (func, args, mut ty, no_frame, needs_order) = r?;
+        let (func, args, mut ty, no_frame, needs_order) = match r {
+            Err(Stop::At(at)) => return Err(self.call_syntax(f, at)),
+            Err(Stop::Error(e)) => return Err(e),
+            Ok(x) => x,
+        };
         if ty.class == Class::Double && ty.decimals >= 31 {
             // A window's floating-point result is a DOUBLE of 23 characters
             // (FLOAT arguments too).
@@ -299,7 +303,7 @@ impl Binder<'_> {
         distinct: bool,
         scope: &Scope,
         aggs: &mut AggCollector,
-    ) -> R<(WinFunc, Vec<Expr>, ExprType, bool, bool)> {
+    ) -> Result<(WinFunc, Vec<Expr>, ExprType, bool, bool), Stop> {
         let star = matches!(
             list,
             [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Wildcard)]
@@ -309,28 +313,37 @@ impl Binder<'_> {
             for a in list {
                 match a {
                     ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => exprs.push(e),
-                    _ => return Err(MySqlError::parse_error(name, 1)),
+                    _ => return Err(Stop::At(Near::TooMany(0))),
                 }
             }
         }
         if let Some(agg) = super::call::agg_func(name) {
+            if exprs.len() > 1 {
+                return Err(Stop::At(Near::TooMany(1)));
+            }
+            if star && agg != AggFunc::Count {
+                return Err(Stop::At(Near::TooMany(0)));
+            }
+            if exprs.is_empty() && !star {
+                return Err(Stop::At(Near::Close));
+            }
             let call = self.window_agg(agg, name, &exprs, star, distinct, scope, aggs)?;
             return Ok((WinFunc::Agg(call.0), Vec::new(), call.1, false, false));
         }
         if name == "group_concat" || name == "json_arrayagg" || name == "json_objectagg" {
-            return Err(MySqlError::not_supported(&format!(
+            return Err(Stop::Error(MySqlError::not_supported(&format!(
                 "{}() aggregate as window function",
                 name.to_ascii_uppercase()
-            )));
+            ))));
         }
         let Some(sh) = shape(name) else {
-            return Err(err(
-                4016,
-                format!("Window function '{name}' is not defined"),
-            ));
+            return Err(Stop::At(Near::Over));
         };
-        if star || exprs.len() < sh.min || exprs.len() > sh.max {
-            return Err(MySqlError::parse_error(name, 1));
+        if star || exprs.len() > sh.max {
+            return Err(Stop::At(Near::TooMany(sh.max)));
+        }
+        if exprs.len() < sh.min {
+            return Err(Stop::At(Near::Close));
         }
         let mut args = Vec::new();
         let mut types = Vec::new();
@@ -521,6 +534,83 @@ impl Binder<'_> {
             _ => Err(MySqlError::parse_error(&e.to_string(), 1)),
         }
     }
+}
+
+/// Why a window call did not bind: an error, or where MariaDB's grammar stops.
+enum Stop {
+    Error(MySqlError),
+    At(Near),
+}
+
+impl From<MySqlError> for Stop {
+    fn from(e: MySqlError) -> Self {
+        Stop::Error(e)
+    }
+}
+
+/// Where in `f(args) OVER` a syntax error is reported.
+#[derive(Clone, Copy)]
+enum Near {
+    /// At OVER (a function that is no window function).
+    Over,
+    /// At the argument past the first `n` (after `(` and any spaces, or just
+    /// after the n-th comma).
+    TooMany(usize),
+    /// At the closing parenthesis (an argument missing).
+    Close,
+}
+
+impl Binder<'_> {
+    /// 1064 quoting the statement from where MariaDB's grammar stops in `f`.
+    fn call_syntax(&self, f: &ast::Function, at: Near) -> MySqlError {
+        let fallback = || MySqlError::parse_error(&f.to_string(), 1);
+        let Some(ast::ObjectNamePart::Identifier(id)) = f.name.0.last() else {
+            return fallback();
+        };
+        let raw = self.raw;
+        let loc = id.span.start;
+        let Some(start) = crate::front::parse::offset_of(raw, loc.line, loc.column) else {
+            return fallback();
+        };
+        match call_stop(raw, start, at) {
+            Some(pos) => crate::front::parse::near_offset(raw, pos),
+            None => fallback(),
+        }
+    }
+}
+
+/// The byte offset in `raw` of `at` for the call whose name starts at `start`.
+fn call_stop(raw: &str, start: usize, at: Near) -> Option<usize> {
+    let open = start + raw.get(start..)?.find('(')?;
+    let skip_ws = |p: usize| {
+        p + raw[p..]
+            .find(|c: char| !c.is_whitespace())
+            .unwrap_or(raw.len() - p)
+    };
+    let mut depth = 0usize;
+    let mut quote: Option<char> = None;
+    let mut commas = Vec::new();
+    for (i, c) in raw[open + 1..].char_indices() {
+        let pos = open + 1 + i;
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"' | '`') => quote = Some(c),
+            (None, '(') => depth += 1,
+            (None, ')') if depth > 0 => depth -= 1,
+            (None, ')') => {
+                return Some(match at {
+                    Near::Over => skip_ws(pos + 1),
+                    Near::Close => pos,
+                    Near::TooMany(0) => skip_ws(open + 1),
+                    Near::TooMany(n) => *commas.get(n - 1)? + 1,
+                })
+            }
+            (None, ',') if depth == 0 => commas.push(pos),
+            _ => {}
+        }
+    }
+    None
 }
 
 fn not_here() -> MySqlError {

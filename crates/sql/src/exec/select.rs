@@ -104,7 +104,7 @@ pub(super) struct Window {
     stop_at: Option<u64>,
     visible: usize,
     /// Rows offered.
-    pub(super) passed: u64,
+    passed: u64,
     /// Rows emitted.
     pub(super) sent: u64,
 }

@@ -56,8 +56,8 @@ impl Binder<'_> {
             .cloned()
             .unwrap_or_default()
             .to_ascii_lowercase();
-        if f.over.is_some() {
-            return Err(MySqlError::not_supported("window functions"));
+        if let Some(over) = &f.over {
+            return self.window_call(f, &name, over, scope, aggs);
         }
         let (list, distinct, clauses): (&[_], _, &[_]) = match &f.args {
             ast::FunctionArguments::None => (&[], false, &[]),

@@ -19,6 +19,8 @@ use sqlparser::ast::{self, BinaryOperator as B, UnaryOperator as U};
 #[derive(Default)]
 pub struct AggCollector {
     pub calls: Vec<AggCall>,
+    /// Window calls (select list and ORDER BY only).
+    pub win: super::window::WinCollector,
 }
 
 pub const AGG_BASE: usize = 1 << 40;

@@ -31,6 +31,7 @@ pub mod select;
 pub mod strings;
 pub mod typing;
 pub mod union;
+pub mod window;
 
 use crate::front::lexer::{lex, TokKind};
 use crate::session::ctx::SessionCtx;

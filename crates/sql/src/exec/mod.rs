@@ -33,6 +33,8 @@ pub mod spill;
 pub mod store;
 pub mod sub;
 pub mod textfile;
+pub mod window;
+mod window_frame;
 
 use crate::expr::EvalCtx;
 use basalt_common::MySqlError;

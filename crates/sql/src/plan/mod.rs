@@ -13,6 +13,7 @@
 pub mod access;
 pub mod cache;
 pub mod range;
+pub mod window;
 
 use crate::expr::Expr;
 use crate::ty::ExprType;
@@ -196,6 +197,8 @@ pub struct SelectPlan {
     /// INTERSECT / EXCEPT of two operands (then `union` and the levels are
     /// empty); ORDER BY / LIMIT apply to its result.
     pub setop: Option<Box<SetOpPlan>>,
+    /// Window functions, computed over the rows before the projection.
+    pub window: Option<Box<window::WindowPlan>>,
 }
 
 impl SelectPlan {

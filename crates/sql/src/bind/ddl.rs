@@ -636,6 +636,23 @@ pub fn data_type(dt: &D, coll: Collation, col: &str) -> R<DataType> {
             kind: LobKind::Long,
             collation: Collation::Binary,
         },
+        D::Enum(members, None) => {
+            let names = members
+                .iter()
+                .map(|m| match m {
+                    ast::EnumMember::Name(n) => Ok(n.clone()),
+                    ast::EnumMember::NamedValue(..) => Err(syntax_near(dt)),
+                })
+                .collect::<R<Vec<_>>>()?;
+            DataType::Enum {
+                values: super::enums::members(names, coll, col, false)?,
+                collation: coll,
+            }
+        }
+        D::Set(members) => DataType::Set {
+            values: super::enums::members(members.clone(), coll, col, true)?,
+            collation: coll,
+        },
         D::Date => DataType::Date,
         D::Datetime(p) => DataType::DateTime { fsp: fsp(*p, col)? },
         D::Timestamp(p, _) => DataType::Timestamp { fsp: fsp(*p, col)? },
@@ -649,6 +666,10 @@ pub fn data_type(dt: &D, coll: Collation, col: &str) -> R<DataType> {
         }
         other => return Err(MySqlError::not_supported(&format!("column type {other}"))),
     })
+}
+
+fn syntax_near(dt: &D) -> MySqlError {
+    MySqlError::parse_error(&dt.to_string(), 1)
 }
 
 fn fsp(p: Option<u64>, col: &str) -> R<u8> {

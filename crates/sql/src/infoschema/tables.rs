@@ -405,7 +405,13 @@ fn column_default(c: &ColumnDef) -> Value {
             Value::Int(_) | Value::UInt(_) | Value::Decimal(_) | Value::Double(_) => {
                 s(v.display_lossy())
             }
-            other => s(format!("'{}'", other.display_lossy().replace('\'', "''"))),
+            other => s(format!(
+                "'{}'",
+                other
+                    .display_lossy()
+                    .replace('\\', "\\\\")
+                    .replace('\'', "''")
+            )),
         },
     }
 }

@@ -257,6 +257,18 @@ fn client_sees_string_columns_with_enum_and_set_flags() {
         .exec_first("select e, s, e+0 from t where id = ?", (2,))
         .expect("exec");
     assert_eq!(row, Some(("C".into(), "z".into(), 3)));
+    // Parameters store as literals do: text by member, numbers by position / mask.
+    c.exec_drop(
+        "insert into t (id, e, s) values (?, ?, ?)",
+        (20, "c", "y,x"),
+    )
+    .expect("text params");
+    c.exec_drop("insert into t (id, e, s) values (?, ?, ?)", (21, 2, 3))
+        .expect("number params");
+    assert_eq!(
+        strings(&mut c, "select id, e, s from t where id >= 20 order by id"),
+        ["20|C|x,y", "21|b|x,y"]
+    );
 }
 
 #[test]
@@ -365,4 +377,55 @@ fn dump_of_enum_and_set_reloads_identically() {
             .join("\n")
     };
     assert_eq!(strip(&first), strip(&second));
+}
+
+/// SQLAlchemy reflection reads the member lists back from SHOW CREATE TABLE, and
+/// mysql-connector-python turns a SET column (by its SET flag) into a Python set.
+#[test]
+fn python_drivers_reflect_enum_and_set() {
+    let has = |m: &str| {
+        Command::new("python3")
+            .args(["-c", &format!("import {m}")])
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if !has("sqlalchemy") || !has("pymysql") || !has("mysql.connector") {
+        eprintln!("python3 with SQLAlchemy, PyMySQL and mysql-connector-python needed; skipping");
+        return;
+    }
+    let b = Basalt::start();
+    let mut c = conn(&b);
+    setup(&mut c);
+    let script = r#"
+import sys, sqlalchemy as sa, mysql.connector
+port = int(sys.argv[1])
+insp = sa.inspect(sa.create_engine(f"mysql+pymysql://root@127.0.0.1:{port}/ct"))
+for col in insp.get_columns('t'):
+    t = col['type']
+    print(col['name'], type(t).__name__, list(getattr(t, 'enums', None) or getattr(t, 'values', None) or []), col['nullable'], col.get('default'))
+cn = mysql.connector.connect(host='127.0.0.1', port=port, user='root', database='ct')
+cur = cn.cursor()
+cur.execute("select e, s from t where id = 1")
+e, s = cur.fetchone()
+print(e, sorted(s), type(s).__name__)
+"#;
+    let out = Command::new("python3")
+        .args(["-c", script, &b.port.to_string()])
+        .output()
+        .expect("run python3");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        stdout.lines().collect::<Vec<_>>(),
+        [
+            "id INTEGER [] False None",
+            "e ENUM ['a', 'b', 'C'] False 'b'",
+            "s SET ['x', 'y', 'z'] True None",
+            "a ['x', 'y'] set",
+        ]
+    );
 }

@@ -173,6 +173,22 @@ const STATEMENTS: &[&str] = &[
     "alter table v modify e int",
     "select * from v order by id",
     "set sql_mode = default",
+    "create table w1 (id int primary key, e enum('a','b','C'), s set('x','y'), v varchar(5), n int)",
+    "insert into w1 values (1,'b','y',null,null),(2,'C','x,y',null,null),(3,null,'',null,null)",
+    "insert into w1 (id, v, n, e) select id + 10, e, e, e from w1",
+    "select * from w1 order by id",
+    "create table w2 as select e, s from w1",
+    "show create table w2",
+    "select e from w1 union select 'zz' order by 1",
+    "select if(id > 1, e, 'q') as x from w1 order by id",
+    "select case when id = 1 then e else s end as x from w1 order by id",
+    "select coalesce(e, s) from w1 order by id",
+    "select e, s from w1 where e in (select e from w1 where id = 2)",
+    "select a.id, b.id from w1 a join w1 b on a.e = b.e order by a.id, b.id",
+    "select e from w1 order by concat(e) desc, id",
+    "update w1 set e = e + 1 where id = 1",
+    "select id, e from w1 where id = 1",
+    "select e, sum(id) from w1 group by e with rollup",
 ];
 
 #[test]

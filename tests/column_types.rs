@@ -309,6 +309,10 @@ fn alter_table_converts_to_and_from_enum() {
         strings(&mut c, "select e, e+0 from v order by id"),
         ["hi|1", "lo|2", "|0", "|0"]
     );
+    // An added NOT NULL ENUM fills existing rows with its first member.
+    c.query_drop("alter table v add column f enum('m','n') not null")
+        .expect("add enum");
+    assert_eq!(strings(&mut c, "select distinct f from v"), ["m"]);
     // To a number: the member's position.
     c.query_drop("alter table v modify e int").expect("to int");
     assert_eq!(

@@ -190,9 +190,11 @@ pub(crate) fn implicit_default(col: &ColumnDef) -> Value {
             Value::DateTime(DateTime::default())
         }
         DataType::Time { .. } => Value::Time(Time::default()),
-        DataType::Enum { .. } | DataType::Set { .. } => {
-            basalt_common::enumset::value_of(&col.data_type, 0)
-        }
+        // An ENUM's first member (as MariaDB fills an added NOT NULL ENUM column);
+        // the empty SET.
+        DataType::Enum { .. } => crate::exec::store::first_member(&col.data_type)
+            .unwrap_or_else(|| basalt_common::enumset::value_of(&col.data_type, 0)),
+        DataType::Set { .. } => basalt_common::enumset::value_of(&col.data_type, 0),
         _ => Value::Bytes(Vec::new()),
     }
 }

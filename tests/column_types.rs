@@ -433,3 +433,34 @@ print(e, sorted(s), type(s).__name__)
         ]
     );
 }
+
+/// SERIAL is BIGINT UNSIGNED NOT NULL AUTO_INCREMENT UNIQUE; YEAR 0 reads `0000`;
+/// MEDIUMINT UNSIGNED has 8 digits of precision.
+#[test]
+fn serial_year_and_mediumint_as_mariadb() {
+    let b = Basalt::start();
+    let mut c = conn(&b);
+    c.query_drop("create database sy").expect("db");
+    c.query_drop("use sy").expect("use");
+    c.query_drop("create table y1 (id serial, y year, mu mediumint unsigned)")
+        .expect("serial");
+    let (_, ddl): (String, String) = c
+        .query_first("show create table y1")
+        .expect("show")
+        .expect("row");
+    assert!(
+        ddl.contains("`id` bigint(20) unsigned NOT NULL AUTO_INCREMENT,")
+            && ddl.contains("UNIQUE KEY `id` (`id`)"),
+        "{ddl}"
+    );
+    c.query_drop("insert into y1 (y) values (0), (69)")
+        .expect("insert");
+    assert_eq!(
+        strings(&mut c, "select id, y from y1 order by id"),
+        ["1|0000", "2|2069"]
+    );
+    assert_eq!(
+        strings(&mut c, "select numeric_precision from information_schema.columns where table_schema = 'sy' and column_name = 'mu'"),
+        ["8"]
+    );
+}

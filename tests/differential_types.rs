@@ -199,6 +199,21 @@ const STATEMENTS: &[&str] = &[
     "insert into k2 values (1,'b'),(2,'a')",
     "select * from k2 order by e",
     "select * from k1 where e = (select max(e) from k1)",
+    // SERIAL, YEAR, MEDIUMINT and the TINYTEXT / TINYBLOB limits.
+    "create table y1 (id serial, y year, m mediumint, mu mediumint unsigned, b tinyint, tt tinytext, tb tinyblob)",
+    "show create table y1",
+    "insert into y1 (y, m, mu, b, tt) values (2024, -8388608, 16777215, true, 'x')",
+    "insert into y1 (y) values (69), (70), ('0'), (0)",
+    "insert into y1 (y) values (1900)",
+    "insert into y1 (m) values (8388608)",
+    "insert into y1 (mu) values (-1)",
+    "insert into y1 (tt) values (repeat('a', 256))",
+    "insert into y1 (tb) values (repeat('a', 256))",
+    "select * from y1 order by id",
+    "select y, id + 0 from y1 order by id",
+    "insert into y1 (id) values (null)",
+    "select last_insert_id()",
+    "select column_name, column_type, data_type, numeric_precision, extra from information_schema.columns where table_schema = 'dt' and table_name = 'y1' order by ordinal_position",
 ];
 
 #[test]

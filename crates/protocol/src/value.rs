@@ -38,6 +38,10 @@ pub(crate) fn write_text_value(out: &mut Vec<u8>, v: &Value, col: &ColumnMeta) {
             out.extend_from_slice(itoa::Buffer::new().format(*n).as_bytes())
         }
         Value::Enum(_, b) => out.extend_from_slice(b),
+        // YEAR prints four digits (`0000`), as MariaDB's zero-filled YEAR(4).
+        Value::Int(i) if ct == ColumnType::Year && (0..10_000).contains(i) => {
+            push_digits(out, *i as u32, 4)
+        }
         Value::Int(i) => push_int(out, *i),
         Value::UInt(u) => out.extend_from_slice(itoa::Buffer::new().format(*u).as_bytes()),
         // A declared scale (FLOAT(M,D), DOUBLE(M,D), ROUND(x, D)) prints fixed digits;

@@ -326,13 +326,22 @@ pub(crate) fn column_def(
     let coll = collation
         .or(charset.map(Charset::default_collation))
         .unwrap_or(table_coll);
+    // SERIAL: BIGINT UNSIGNED NOT NULL AUTO_INCREMENT UNIQUE.
+    let serial = matches!(&c.data_type, D::Custom(n, m)
+        if m.is_empty() && super::object_parts(n).join(".").eq_ignore_ascii_case("serial"));
     let data_type = match &c.data_type {
         // REAL_AS_FLOAT: REAL is FLOAT, not DOUBLE.
         D::Real if cx.mode.real_as_float => DataType::Float,
+        _ if serial => int(IntKind::Big, true),
         other => data_type(other, coll, &name)?,
     };
     let mut col = ColumnDef::new(name, data_type);
     let mut keys = Vec::new();
+    if serial {
+        col.nullable = false;
+        col.auto_increment = true;
+        keys.push(IndexKind::Unique);
+    }
     let mut explicit_null = false;
     for o in &c.options {
         match &o.option {

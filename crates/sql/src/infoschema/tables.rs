@@ -379,6 +379,7 @@ fn numeric_precision(dt: &DataType) -> (Value, Value) {
             let p = match kind {
                 IntKind::Tiny => 3,
                 IntKind::Small => 5,
+                IntKind::Medium if *unsigned => 8,
                 IntKind::Medium => 7,
                 IntKind::Int => 10,
                 IntKind::Big if *unsigned => 20,

@@ -50,7 +50,7 @@ pub fn literal_type(v: &Value, coll: Collation) -> ExprType {
             ExprType::decimal(digits.max(d.scale as u32 + 1).max(1), d.scale)
         }
         Value::Double(_) => ExprType::double(),
-        Value::Bytes(b) => {
+        Value::Bytes(b) | Value::Enum(_, b) => {
             let n = String::from_utf8_lossy(b).chars().count() as u32;
             ExprType::string(n, coll)
         }
@@ -625,7 +625,7 @@ impl Binder<'_> {
                     (Expr::Const(n), nt)
                 }
                 other => {
-                    let mut nt = t.clone();
+                    let mut nt = t.numeric_view();
                     nt.origin = None;
                     nt.column_type = None;
                     nt.col_flags = 0;

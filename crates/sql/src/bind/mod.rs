@@ -19,6 +19,7 @@ pub mod check;
 pub mod cte;
 pub mod ddl;
 pub mod dml;
+pub mod enums;
 pub mod expr;
 pub mod from;
 pub mod json_agg;

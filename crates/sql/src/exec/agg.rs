@@ -252,6 +252,11 @@ pub(super) fn update(s: &mut State, call: &AggCall, v: Value, max_concat: usize)
             *n += 1;
         }
         State::Extreme(cur) => {
+            // MIN/MAX of an ENUM/SET compare (and give) the text.
+            let v = match v {
+                Value::Enum(_, b) => Value::Bytes(b),
+                v => v,
+            };
             let replace = match cur {
                 None => true,
                 Some(c) => {

@@ -224,6 +224,11 @@ pub(crate) fn implicit_default(col: &ColumnDef) -> Value {
             Value::DateTime(DateTime::default())
         }
         DataType::Time { .. } => Value::Time(Time::default()),
+        // An ENUM's first member (as MariaDB fills an added NOT NULL ENUM column);
+        // the empty SET.
+        DataType::Enum { .. } => crate::exec::store::first_member(&col.data_type)
+            .unwrap_or_else(|| basalt_common::enumset::value_of(&col.data_type, 0)),
+        DataType::Set { .. } => basalt_common::enumset::value_of(&col.data_type, 0),
         _ => Value::Bytes(Vec::new()),
     }
 }
@@ -236,6 +241,9 @@ fn default_value(col: &ColumnDef, ex: &mut Exec, strict: bool) -> R<Value> {
         )),
         None if col.nullable || col.auto_increment => Ok(Value::Null),
         None => {
+            if let Some(first) = crate::exec::store::first_member(&col.data_type) {
+                return Ok(first);
+            }
             let e = MySqlError::no_default_for_field(&col.name);
             if strict {
                 return Err(e);

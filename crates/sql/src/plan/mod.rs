@@ -12,6 +12,8 @@
 
 pub mod access;
 pub mod cache;
+pub mod join_order;
+pub mod outer_join;
 pub mod range;
 
 use crate::expr::Expr;

@@ -9,6 +9,7 @@
 pub mod app;
 pub mod charts;
 pub mod cpu;
+pub mod joins;
 pub mod load;
 pub mod plan;
 pub mod proc;

@@ -16,6 +16,7 @@
 use super::from::{From, LevelSpec};
 use crate::expr::Expr;
 use crate::plan::access::{self, Hints, Input};
+use crate::plan::hash_keys::{self, HashJoin};
 use crate::plan::join_order::{self, Rel, Step};
 use crate::plan::outer_join::{self, OuterLevel};
 use crate::plan::{Level, TableRef};
@@ -195,6 +196,7 @@ fn plan_one(
         .filter(|(i, _)| !choice.consumed.contains(i))
         .map(|(_, c)| c.clone())
         .collect();
+    let hash = hash_join(tables, spec.table, &conj, &choice.access, available);
     let mut explain = choice.explain;
     explain.using_where = !residual.is_empty() || explain.access_type == "range";
     let level = Level {
@@ -206,9 +208,39 @@ fn plan_one(
         post_filter: None,
         columns: needed.to_vec(),
         est_rows: choice.est_rows,
+        hash,
         explain,
     };
     (level, choice.order_satisfied)
+}
+
+/// A hash join for a level that reads its whole table (no index serves it)
+/// and has equalities with earlier tables that hash exactly.
+fn hash_join(
+    tables: &[TableRef],
+    table: usize,
+    conj: &[Expr],
+    access: &crate::plan::Access,
+    available: u64,
+) -> Option<HashJoin> {
+    let whole = matches!(
+        access,
+        crate::plan::Access::Index {
+            range: crate::plan::RangeSpec::All,
+            ..
+        }
+    );
+    if available == 0 || !whole {
+        return None;
+    }
+    let keys = hash_keys::keys(conj, tables, table, available);
+    if keys.is_empty() {
+        return None;
+    }
+    Some(HashJoin {
+        keys,
+        build_filter: and_of(hash_keys::build_only(conj, tables, table)),
+    })
 }
 
 /// The levels of a join of several tables, in execution order: outer joins that

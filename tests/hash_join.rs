@@ -144,29 +144,34 @@ fn hash_joins_match_mariadb() {
     }
 }
 
-#[test]
-fn a_table_past_the_memory_budget_is_joined_by_nested_loop() {
-    let b = Basalt::start();
-    let mut c = connect(&b.url());
-    exec(&mut c, "create database hj");
-    exec(&mut c, "use hj");
-    exec(&mut c, "create table d (x int primary key)");
+/// `hj.big`: 10,000 rows, `k` = id % 100 (no index), and `hj.small`.
+fn big_tables(c: &mut Conn) {
+    exec(c, "create database hj");
+    exec(c, "use hj");
+    exec(c, "create table d (x int primary key)");
     exec(
-        &mut c,
+        c,
         "insert into d values (0),(1),(2),(3),(4),(5),(6),(7),(8),(9)",
     );
     exec(
-        &mut c,
+        c,
         "create table big (id int primary key, k int, pad varchar(200))",
     );
     exec(
-        &mut c,
+        c,
         "insert into big select a.x * 1000 + b.x * 100 + e.x * 10 + f.x, \
          (a.x * 1000 + b.x * 100 + e.x * 10 + f.x) % 100, repeat('p', 200) \
          from d a, d b, d e, d f",
     );
-    exec(&mut c, "create table small (id int primary key, k int)");
-    exec(&mut c, "insert into small values (1, 5), (2, 6), (3, 500)");
+    exec(c, "create table small (id int primary key, k int)");
+    exec(c, "insert into small values (1, 5), (2, 6), (3, 500)");
+}
+
+#[test]
+fn a_table_past_the_memory_budget_is_joined_by_nested_loop() {
+    let b = Basalt::start();
+    let mut c = connect(&b.url());
+    big_tables(&mut c);
     let q = "select count(*), sum(big.id) from small, big where big.k = small.k";
     assert!(hashed(&mut c, q), "{:?}", extras(&mut c, q));
     let want: (i64, i64) = c.query_first(q).expect("query").expect("row");
@@ -180,4 +185,31 @@ fn a_table_past_the_memory_budget_is_joined_by_nested_loop() {
         .query_first("select id from small order by k desc limit 1")
         .expect("sort");
     assert_eq!(n, Some(3));
+}
+
+#[test]
+fn max_statement_time_ends_a_hash_join() {
+    let b = Basalt::start();
+    let mut c = connect(&b.url());
+    big_tables(&mut c);
+    // 10,000 x 100 x 100 joined rows: far longer than the limit.
+    let q = "select count(*) from big a, big b, big e where b.k = a.k and e.k = b.k";
+    let plan = extras(&mut c, q);
+    assert!(
+        plan.iter().filter(|(_, e)| e.contains("BNLH")).count() == 2,
+        "{plan:?}"
+    );
+    exec(&mut c, "set max_statement_time = 0.3");
+    let t = std::time::Instant::now();
+    match c.query_first::<i64, _>(q) {
+        Err(mysql::Error::MySqlError(e)) => assert_eq!(e.code, 1969, "{}", e.message),
+        other => panic!("expected 1969, got {other:?}"),
+    }
+    assert!(
+        t.elapsed() < std::time::Duration::from_secs(10),
+        "{:?}",
+        t.elapsed()
+    );
+    let one: i64 = c.query_first("select 1").expect("q").expect("row");
+    assert_eq!(one, 1);
 }

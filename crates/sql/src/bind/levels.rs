@@ -304,8 +304,12 @@ fn join_levels(
 }
 
 /// Turns the outer levels whose NULL rows a filter rejects into inner ones.
+/// Derived tables and CTE references (no database) keep their outer join: a
+/// recursive CTE on the NULL-extended side is refused (4008) as written.
 fn simplify_outer(specs: &mut [LevelSpec], conjuncts: &mut Vec<Expr>, tables: &[TableRef]) {
-    let outer: Vec<usize> = (0..specs.len()).filter(|&i| specs[i].outer).collect();
+    let outer: Vec<usize> = (0..specs.len())
+        .filter(|&i| specs[i].outer && !tables[specs[i].table].db.is_empty())
+        .collect();
     let view: Vec<OuterLevel> = outer
         .iter()
         .map(|&i| {

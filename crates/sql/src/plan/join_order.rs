@@ -103,16 +103,21 @@ impl Search<'_, '_> {
         order.iter().fold(START, |s, &r| self.extend(s, r)).cost
     }
 
-    /// Exhaustive search by dynamic programming over subsets of relations.
+    /// Exhaustive search by dynamic programming over subsets of relations: for
+    /// each set (visited in increasing order, so every subset comes first) the
+    /// cheapest state reaching it and the relation it added last.
     fn exhaustive(&mut self) -> Option<Vec<usize>> {
         let n = self.rels.len();
         let full = (1usize << n) - 1;
         let mut best: Vec<Option<(State, usize)>> = vec![None; full + 1];
-        let mut states: Vec<Option<State>> = vec![None; full + 1];
-        states[0] = Some(START);
         for set in 0..full {
-            let Some(s) = states[set] else {
-                continue;
+            let s = if set == 0 {
+                START
+            } else {
+                match best[set] {
+                    Some((s, _)) => s,
+                    None => continue,
+                }
             };
             for r in 0..n {
                 if set & (1 << r) != 0 || !self.ready(r, s.tables) {
@@ -122,7 +127,6 @@ impl Search<'_, '_> {
                 let to = set | 1 << r;
                 if best[to].is_none_or(|(b, _)| next.cost < b.cost) {
                     best[to] = Some((next, r));
-                    states[to] = Some(next);
                 }
             }
         }

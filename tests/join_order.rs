@@ -110,6 +110,14 @@ fn straight_join_keeps_the_from_order_and_left_joins_constrain_it() {
     // ...unless WHERE rejects its NULL rows: then it is an inner join, free to
     // move (t3 is listed first but joins t1 only, so the cheapest order starts
     // elsewhere or follows the chain), and the result is the same.
+    let q = "select count(*) from t0 left join t1 on t1.v = t0.v where t1.id = 3";
+    assert_eq!(explain_tables(&mut c, q), ["t1", "t0"]);
+    let count: i64 = c.query_first(q).expect("query").expect("row");
+    assert_eq!(count, 1);
+    let q = "select count(*) from t0 left join t1 on t1.v = t0.v where t1.id <=> 3";
+    assert_eq!(explain_tables(&mut c, q), ["t0", "t1"]);
+    let count: i64 = c.query_first(q).expect("query").expect("row");
+    assert_eq!(count, 1);
     let q = "select count(*) from t3 left join t2 on t2.v = t3.v, t0, t1 \
              where t2.v = t1.v and t0.v = t1.v";
     let count: i64 = c.query_first(q).expect("query").expect("row");

@@ -307,7 +307,7 @@ mod tests {
     fn full_defaults() {
         let p = resolve(&args(&[])).expect("plan");
         assert_eq!(p.rounds, 3);
-        assert_eq!(p.workloads.len(), 5);
+        assert_eq!(p.workloads.len(), 6);
         assert_eq!(p.seed.clients, [1, 4, 32]);
         assert_eq!(p.seed.queries, 20000);
         // 5 scripts x 6 thread counts with ps, 3 x 3 without.

@@ -55,7 +55,7 @@ pub fn drive_expecting(
         .filter(|_| plan.levels.len() == 1)
         .map(|n| n.min(usize::MAX as u64) as usize);
     let mut st = JoinState::default();
-    if plan.levels.iter().any(|l| l.hash.is_some()) {
+    if plan.levels.len() > 1 && plan.levels.iter().any(|l| l.hash.is_some()) {
         st.hashed = vec![Hashed::NotBuilt; plan.levels.len()];
     }
     let out = level(plan, 0, &mut row, ex, sink, hint, &mut st);
@@ -117,6 +117,7 @@ fn nested_level(
 ) -> R<Flow> {
     let l = &plan.levels[li];
     let t = &plan.tables[l.table];
+    let last = li + 1 == plan.levels.len();
     let single = plan.levels.len() == 1 && t.width() == row.len();
     let mut source = open(plan, l, row, ex)?;
     if let Rows::Ranges { expect, .. } = &mut source.rows {
@@ -143,11 +144,26 @@ fn nested_level(
         } else {
             row[t.offset..t.offset + t.width()].clone_from_slice(&f.row);
         }
-        if pass_on(plan, li, row, ex, sink, st, filter, &f.handle, &mut matched)? == Flow::Stop {
+        if !passes(filter, row, ex.ctx)? {
+            continue;
+        }
+        matched = true;
+        if !passes(l.post_filter.as_ref(), row, ex.ctx)? {
+            continue;
+        }
+        let flow = if last {
+            sink(row, Some(&f.handle), ex.ctx)?
+        } else {
+            level(plan, li + 1, row, ex, sink, None, st)?
+        };
+        if flow == Flow::Stop {
             return Ok(Flow::Stop);
         }
     }
-    unmatched(plan, li, row, ex, sink, st, matched)
+    if l.outer && !matched {
+        return unmatched(plan, li, row, ex, sink, st, matched);
+    }
+    Ok(Flow::Continue)
 }
 
 /// A candidate row of level `li`, already in place in `row`: checks `filter`
@@ -210,6 +226,7 @@ fn unmatched(
 
 /// A hash-joined level: the table's rows are read once into a hash table on
 /// the join key; each outer row probes it.
+#[inline(never)]
 fn hashed_level(
     plan: &SelectPlan,
     li: usize,

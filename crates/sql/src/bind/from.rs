@@ -33,6 +33,10 @@ pub struct LevelSpec {
     pub outer: bool,
     /// ON conjuncts of an outer join (they decide matches, not filter rows).
     pub on: Vec<Expr>,
+    /// Tables (bit set by FROM index) that must run before this level: the left
+    /// operand of a LEFT JOIN (or STRAIGHT_JOIN) whose right side this is, the
+    /// right table of a RIGHT JOIN. The join-order search keeps these.
+    pub deps: u64,
 }
 
 pub struct From {
@@ -48,12 +52,16 @@ pub struct From {
     /// FROM order, except that a USING/NATURAL column appears once, first in its
     /// join.
     pub star: Vec<(usize, usize)>,
+    /// `SELECT STRAIGHT_JOIN`: the levels run in FROM order.
+    pub straight: bool,
 }
 
 struct RawJoin<'a> {
     table: usize,
     kind: Kind,
     constraint: Option<&'a JoinConstraint>,
+    /// `a STRAIGHT_JOIN b`: the left operand runs first.
+    straight: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -75,6 +83,7 @@ impl From {
             inner_on: Vec::new(),
             width: 0,
             star: Vec::new(),
+            straight: false,
         }
     }
 }
@@ -89,6 +98,7 @@ impl Binder<'_> {
                     table: t,
                     kind: Kind::First,
                     constraint: None,
+                    straight: false,
                 });
             }
             for j in &twj.joins {
@@ -106,6 +116,7 @@ impl Binder<'_> {
                         table: t,
                         kind,
                         constraint: c,
+                        straight: matches!(j.join_operator, JoinOperator::StraightJoin(_)),
                     });
                 }
             }
@@ -134,9 +145,12 @@ impl Binder<'_> {
         self.clause = Clause::On;
         // The `SELECT *` columns of the current chain (its left operand so far).
         let mut chain: Vec<(usize, usize)> = Vec::new();
+        // The tables of the current comma-separated item before this one.
+        let mut left = 0u64;
         for (i, r) in raw.iter().enumerate() {
             if r.kind == Kind::First {
                 out.star.append(&mut chain);
+                left = 0;
             }
             let conds = match &r.constraint {
                 Some(c @ (JoinConstraint::Using(_) | JoinConstraint::Natural)) => {
@@ -160,6 +174,7 @@ impl Binder<'_> {
                         table: r.table,
                         outer: false,
                         on: Vec::new(),
+                        deps: if r.straight { left } else { 0 },
                     });
                     out.inner_on.extend(conds);
                 }
@@ -167,6 +182,7 @@ impl Binder<'_> {
                     table: r.table,
                     outer: true,
                     on: conds,
+                    deps: left,
                 }),
                 Kind::Right => {
                     if i != 1 {
@@ -179,14 +195,17 @@ impl Binder<'_> {
                         table: r.table,
                         outer: false,
                         on: Vec::new(),
+                        deps: 0,
                     });
                     out.levels.push(LevelSpec {
                         table: prev,
                         outer: true,
                         on: conds,
+                        deps: 1 << r.table,
                     });
                 }
             }
+            left |= 1 << r.table;
         }
         out.star.append(&mut chain);
         self.clause = saved;

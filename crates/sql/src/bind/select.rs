@@ -70,7 +70,8 @@ impl Binder<'_> {
         if s.into.is_some() {
             return Err(MySqlError::not_supported("SELECT INTO"));
         }
-        let from = self.bind_from(&s.from)?;
+        let mut from = self.bind_from(&s.from)?;
+        from.straight = s.select_modifiers.as_ref().is_some_and(|m| m.straight_join);
         let mut aggs = AggCollector::default();
         super::window::named_windows(&s.named_window, &mut aggs)?;
         let items = self.projection(s, &from, &mut aggs)?;

@@ -12,6 +12,9 @@
 
 pub mod access;
 pub mod cache;
+pub mod hash_keys;
+pub mod join_order;
+pub mod outer_join;
 pub mod range;
 pub mod window;
 
@@ -98,6 +101,9 @@ pub struct Level {
     pub columns: Vec<usize>,
     /// Estimated rows per lookup (for EXPLAIN).
     pub est_rows: u64,
+    /// Joined through a hash table of the table's rows instead of a scan per
+    /// outer row (`exec::hash_join`).
+    pub hash: Option<hash_keys::HashJoin>,
     /// Names for EXPLAIN.
     pub explain: ExplainInfo,
 }

@@ -3,7 +3,8 @@
 # need on a fresh Debian machine: MariaDB Connector/J (and a JDK if java/javac are
 # missing), PyMySQL, MySQL Connector/Python, SQLAlchemy 2 and Django 5, and node's
 # mysql2 under tests/drivers/node; also Prometheus' mysqld_exporter
-# (tests/differential_join.rs); mydumper/myloader (tests/charset_bytes.rs).
+# (tests/differential_join.rs); mydumper/myloader (tests/charset_bytes.rs); tzdata
+# (tests/time_zones.rs).
 # Idempotent: when everything is present it only checks, and returns in a second or two.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,6 +15,9 @@ ls /usr/share/java/mariadb-java-client*.jar >/dev/null 2>&1 || apt_need+=(libmar
 command -v prometheus-mysqld-exporter >/dev/null 2>&1 || apt_need+=(prometheus-mysqld-exporter)
 # Dump and load round trips of non-UTF-8 data (tests/charset_bytes.rs).
 command -v mydumper >/dev/null 2>&1 || apt_need+=(mydumper)
+# The system zoneinfo CONVERT_TZ's differential test loads into MariaDB
+# (tests/time_zones.rs).
+[ -e /usr/share/zoneinfo/Europe/Berlin ] || apt_need+=(tzdata)
 if ! command -v java >/dev/null 2>&1 || ! command -v javac >/dev/null 2>&1; then
     apt_need+=(default-jdk-headless)
 fi

@@ -72,7 +72,7 @@ const CLASSIFIED: &[(&str, Proof)] = &[
     ("last_insert_id", Test("timestamp_insert_id_and_thread_id")),
     ("lc_messages", DefaultOnly("de_DE")),
     ("lc_time_names", DefaultOnly("de_DE")),
-    ("local_infile", DefaultOnly("ON")),
+    ("local_infile", Test("local_infile_off_refuses_load_data_local")),
     ("lock_wait_timeout", Test("lock_tables_locks")),
     ("log_bin_trust_function_creators", NoEffect("it governs CREATE FUNCTION / CREATE TRIGGER under binary logging; Basalt has neither stored routines nor a binary log")),
     ("log_output", Test("general_log_writes_mariadbs_file_format")),

@@ -96,7 +96,8 @@ fn read_stage(plan: &Plan, launch: &Launch<'_>, progress: &Progress, results: &m
     let any = want(Workload::Seed)
         || (want(Workload::Sysbench) && !sb.is_empty())
         || want(Workload::Storm)
-        || want(Workload::Cpu);
+        || want(Workload::Cpu)
+        || want(Workload::Joins);
     if !any {
         return;
     }
@@ -109,6 +110,9 @@ fn read_stage(plan: &Plan, launch: &Launch<'_>, progress: &Progress, results: &m
     }
     if want(Workload::Storm) {
         load::run_storm(&mut stage, &plan.storm, plan.rounds, results);
+    }
+    if want(Workload::Joins) {
+        crate::joins::run(&mut stage, plan.quick, plan.rounds, results);
     }
     if want(Workload::Cpu) {
         let n = plan.cpu_queries.max(1) * 10;

@@ -1,7 +1,7 @@
 //! basalt-bench: the side-by-side benchmark harness. It starts `basaltd` and MariaDB
 //! on loopback with fresh data directories and comparable settings, runs the seed
 //! posts' mysqlslap queries, sysbench OLTP scripts, durable commits, a connection
-//! storm and a CPU-per-query count in alternating rounds, and writes a Markdown
+//! storm, a CPU-per-query count and many-table joins in alternating rounds, and writes a Markdown
 //! report with ratios (Basalt / MariaDB), a CSV of every sample and PNG charts.
 //!
 //! Performance is reported, never asserted.
@@ -9,6 +9,7 @@
 pub mod app;
 pub mod charts;
 pub mod cpu;
+pub mod joins;
 pub mod load;
 pub mod plan;
 pub mod proc;

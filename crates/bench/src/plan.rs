@@ -18,7 +18,7 @@ pub struct Args {
     /// Rounds per system and case (default 3; 1 with --quick).
     #[arg(long)]
     pub rounds: Option<usize>,
-    /// Workloads to run (default all): seed, sysbench, commit, storm, cpu.
+    /// Workloads to run (default all): seed, sysbench, commit, storm, cpu, joins.
     #[arg(long, value_delimiter = ',')]
     pub workloads: Vec<String>,
     /// The basaltd binary (default: basaltd next to this program).
@@ -175,6 +175,7 @@ fn parse_workloads(names: &[String]) -> Result<Vec<Workload>, String> {
         Workload::Commit,
         Workload::Storm,
         Workload::Cpu,
+        Workload::Joins,
     ];
     if names.is_empty() {
         return Ok(all.to_vec());
@@ -186,7 +187,7 @@ fn parse_workloads(names: &[String]) -> Result<Vec<Workload>, String> {
                 .copied()
                 .find(|w| w.name() == n.trim())
                 .ok_or_else(|| {
-                    format!("unknown workload '{n}' (seed, sysbench, commit, storm, cpu)")
+                    format!("unknown workload '{n}' (seed, sysbench, commit, storm, cpu, joins)")
                 })
         })
         .collect()
@@ -306,7 +307,7 @@ mod tests {
     fn full_defaults() {
         let p = resolve(&args(&[])).expect("plan");
         assert_eq!(p.rounds, 3);
-        assert_eq!(p.workloads.len(), 5);
+        assert_eq!(p.workloads.len(), 6);
         assert_eq!(p.seed.clients, [1, 4, 32]);
         assert_eq!(p.seed.queries, 20000);
         // 5 scripts x 6 thread counts with ps, 3 x 3 without.

@@ -49,6 +49,7 @@ pub fn render(r: &Results, charts: &Charts, csv_name: &str) -> String {
     );
     simple_table(&mut out, r, Workload::Storm, "Connection storm", CONNS.key);
     cpu_table(&mut out, r);
+    joins_table(&mut out, r);
     for (file, caption) in charts {
         let _ = writeln!(out, "![{caption}]({file})\n");
     }
@@ -112,6 +113,7 @@ fn headline(c: &Case) -> Option<(&'static str, Better)> {
         Workload::Sysbench => (QPS.key, Better::Higher),
         Workload::Commit => (COMMITS.key, Better::Higher),
         Workload::Storm => (CONNS.key, Better::Higher),
+        Workload::Joins => (crate::joins::MS.key, Better::Lower),
         Workload::Cpu => {
             if c.series(cpu::INSTR.key).is_some() {
                 (cpu::INSTR.key, Better::Lower)
@@ -130,6 +132,7 @@ fn summary(out: &mut String, r: &Results) {
         Workload::Commit,
         Workload::Storm,
         Workload::Cpu,
+        Workload::Joins,
     ] {
         let cases: Vec<&Case> = r.of(w).collect();
         if cases.is_empty() {
@@ -316,6 +319,33 @@ fn simple_table(out: &mut String, r: &Results, w: Workload, title: &str, key: &s
             );
         }
         let _ = writeln!(out, "{row}");
+    }
+    out.push('\n');
+}
+
+fn joins_table(out: &mut String, r: &Results) {
+    let cases: Vec<&Case> = r.of(Workload::Joins).collect();
+    if cases.is_empty() {
+        return;
+    }
+    out.push_str(
+        "## Many-table joins\n\n\
+         One client, `select count(*)` over a chain of 10-row tables joined on `v`, \
+         listed so that no two neighbours are adjacent in FROM; fresh aliases every \
+         time, so the time covers parsing, planning and running. Median ms per query; \
+         lower is better (ratio below 1 = Basalt faster).\n\n\
+         | tables | Basalt ms | MariaDB ms | ratio ↓ |\n|---|---|---|---|\n",
+    );
+    let key = crate::joins::MS.key;
+    for c in &cases {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} |",
+            c.variant,
+            med(c, key, Kind::Basalt),
+            med(c, key, Kind::MariaDb),
+            rat(c, key)
+        );
     }
     out.push('\n');
 }

@@ -17,6 +17,8 @@ pub enum Workload {
     Storm,
     /// CPU cost per point select.
     Cpu,
+    /// Planning and running many-table joins.
+    Joins,
 }
 
 impl Workload {
@@ -27,6 +29,7 @@ impl Workload {
             Workload::Commit => "commit",
             Workload::Storm => "storm",
             Workload::Cpu => "cpu",
+            Workload::Joins => "joins",
         }
     }
 }

@@ -212,5 +212,10 @@ pub fn describe_type(dt: &DataType) -> (ColumnType, u32, u8) {
             *fsp,
         ),
         DataType::Year => (ColumnType::Year, 4, 0),
+        // MariaDB sends ENUM and SET columns as STRING (with ENUM_FLAG / SET_FLAG).
+        DataType::Enum { collation, .. } | DataType::Set { collation, .. } => {
+            let chars = dt.char_len().unwrap_or(0) as u32;
+            (ColumnType::String, chars * collation.charset().max_len(), 0)
+        }
     }
 }

@@ -154,8 +154,18 @@ impl MySqlError {
     }
 
     /// 1064: syntax error near `near` (the text from the offending token on).
+    /// 1064 quoting `near` as MariaDB does: at most 80 bytes, else the first
+    /// whole characters within 77 bytes and `...`.
     pub fn parse_error(near: &str, line: u32) -> Self {
-        let near: String = near.chars().take(80).collect();
+        let near = if near.len() <= 80 {
+            near.to_string()
+        } else {
+            let mut end = 77;
+            while !near.is_char_boundary(end) {
+                end -= 1;
+            }
+            format!("{}...", &near[..end])
+        };
         Self::new(
             code::ER_PARSE_ERROR,
             "42000",
@@ -172,6 +182,42 @@ impl MySqlError {
             code::ER_NOT_SUPPORTED_YET,
             "42000",
             format!("This version of MariaDB doesn't yet support '{what}'"),
+        )
+    }
+    /// 4166: LOAD DATA LOCAL when the client or the server (`local_infile`) does
+    /// not allow it.
+    pub fn local_infile_disabled() -> Self {
+        Self::new(
+            4166,
+            "HY000",
+            "Loading local data is disabled; this must be enabled on both the client and server sides",
+        )
+    }
+    /// 1290 for `--secure-file-priv`: a server-side file outside its directory, or
+    /// any server-side file when it is not set.
+    pub fn secure_file_priv() -> Self {
+        Self::new(
+            1290,
+            "HY000",
+            "The MariaDB server is running with the --secure-file-priv option so it cannot execute this statement",
+        )
+    }
+    /// 29: a file LOAD DATA cannot open.
+    pub fn file_not_found(path: &str, e: &std::io::Error) -> Self {
+        let (errno, text) = os_error(e);
+        Self::new(
+            29,
+            "HY000",
+            format!("File '{path}' not found (Errcode: {errno} \"{text}\")"),
+        )
+    }
+    /// 13: a file LOAD DATA cannot find (stat fails).
+    pub fn cant_get_stat(path: &str, e: &std::io::Error) -> Self {
+        let (errno, text) = os_error(e);
+        Self::new(
+            13,
+            "HY000",
+            format!("Can't get stat of '{path}' (Errcode: {errno} \"{text}\")"),
         )
     }
     /// 1747: a `PARTITION (...)` clause naming partitions of a table that has none.
@@ -740,6 +786,14 @@ impl MySqlError {
             "Got timeout writing communication packets",
         )
     }
+    /// 1158: the client's data (a LOAD DATA LOCAL file) could not be read.
+    pub fn net_read_error() -> Self {
+        Self::new(
+            code::ER_NET_READ_ERROR,
+            "08S01",
+            "Got an error reading communication packets",
+        )
+    }
     /// 1160: writing the result to the client failed (it went away).
     pub fn net_error_on_write() -> Self {
         Self::new(
@@ -800,6 +854,23 @@ impl MySqlError {
     }
 }
 
+/// An I/O error's errno and strerror text, as MariaDB prints them in `Errcode:`.
+fn os_error(e: &std::io::Error) -> (i32, String) {
+    let errno = e.raw_os_error().unwrap_or(0);
+    let text = match e.kind() {
+        std::io::ErrorKind::NotFound => "No such file or directory".to_string(),
+        std::io::ErrorKind::PermissionDenied => "Permission denied".to_string(),
+        _ => {
+            let t = e.to_string();
+            match t.find(" (os error") {
+                Some(i) => t[..i].to_string(),
+                None => t,
+            }
+        }
+    };
+    (errno, text)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -813,6 +884,15 @@ mod tests {
             e.message,
             "You have an error in your SQL syntax; check the manual that corresponds to your MariaDB server version for the right syntax to use near 'selec 1' at line 1"
         );
+        let near = |s: &str| {
+            let m = MySqlError::parse_error(s, 1).message;
+            let start = m.find("near '").expect("near") + 6;
+            m[start..m.len() - "' at line 1".len()].to_string()
+        };
+        let exactly_80 = "a".repeat(80);
+        assert_eq!(near(&exactly_80), exactly_80);
+        assert_eq!(near(&"a".repeat(81)), format!("{}...", "a".repeat(77)));
+        assert_eq!(near(&"é".repeat(41)), format!("{}...", "é".repeat(38)));
     }
 
     #[test]

@@ -5,6 +5,7 @@ pub mod charset;
 pub mod collation;
 pub mod datetime;
 pub mod decimal;
+pub mod enumset;
 pub mod error;
 pub mod types;
 pub mod value;

@@ -133,6 +133,18 @@ pub enum DataType {
         fsp: u8,
     },
     Year,
+    /// ENUM('a','b',...): a value is stored as its 1-based position in `values`
+    /// (0 for the '' error value), held at run time as [`Value::Enum`].
+    Enum {
+        values: Vec<String>,
+        collation: Collation,
+    },
+    /// SET('a','b',...): a value is stored as a bitmask (bit i = `values[i]`), held at
+    /// run time as [`Value::Enum`] with the members in declaration order.
+    Set {
+        values: Vec<String>,
+        collation: Collation,
+    },
 }
 
 impl DataType {
@@ -154,6 +166,11 @@ impl DataType {
         )
     }
 
+    /// ENUM or SET.
+    pub fn is_enum_or_set(&self) -> bool {
+        matches!(self, DataType::Enum { .. } | DataType::Set { .. })
+    }
+
     pub fn is_lob(&self) -> bool {
         matches!(self, DataType::Text { .. })
     }
@@ -172,7 +189,9 @@ impl DataType {
         match self {
             DataType::Char { collation, .. }
             | DataType::VarChar { collation, .. }
-            | DataType::Text { collation, .. } => Some(*collation),
+            | DataType::Text { collation, .. }
+            | DataType::Enum { collation, .. }
+            | DataType::Set { collation, .. } => Some(*collation),
             _ => None,
         }
     }
@@ -198,6 +217,17 @@ impl DataType {
             DataType::Text { kind, collation } => {
                 Some(kind.max_len() / collation.charset().max_len() as u64)
             }
+            DataType::Enum { values, .. } => Some(
+                values
+                    .iter()
+                    .map(|v| v.chars().count() as u64)
+                    .max()
+                    .unwrap_or(0),
+            ),
+            DataType::Set { values, .. } => Some(
+                values.iter().map(|v| v.chars().count() as u64).sum::<u64>()
+                    + values.len().saturating_sub(1) as u64,
+            ),
             _ => None,
         }
     }
@@ -234,8 +264,35 @@ impl DataType {
             DataType::Time { fsp: 0 } => "time".into(),
             DataType::Time { fsp } => format!("time({fsp})"),
             DataType::Year => "year(4)".into(),
+            DataType::Enum { values, .. } => format!("enum({})", quoted_list(values)),
+            DataType::Set { values, .. } => format!("set({})", quoted_list(values)),
         }
     }
+}
+
+/// `'a','b'` as MariaDB prints ENUM and SET members: quotes doubled, backslash
+/// and control characters escaped (`\\`, `\n`, `\r`, `\0`, `\Z`).
+fn quoted_list(values: &[String]) -> String {
+    let mut out = String::new();
+    for (i, v) in values.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push('\'');
+        for ch in v.chars() {
+            match ch {
+                '\'' => out.push_str("''"),
+                '\\' => out.push_str("\\\\"),
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                '\0' => out.push_str("\\0"),
+                '\x1a' => out.push_str("\\Z"),
+                c => out.push(c),
+            }
+        }
+        out.push('\'');
+    }
+    out
 }
 
 /// A column's DEFAULT clause.

@@ -25,6 +25,10 @@ pub enum Value {
     /// DATETIME and TIMESTAMP.
     DateTime(DateTime),
     Time(Time),
+    /// A value of an ENUM or SET column: its number (ENUM position, 1-based, 0 for
+    /// ''; SET bitmask) for numeric context and sorting, and its text (the member,
+    /// or the members in declaration order joined by ',') for string context.
+    Enum(u64, Vec<u8>),
 }
 
 impl Value {
@@ -42,7 +46,7 @@ impl Value {
         let mut s = String::new();
         match self {
             Value::Null => return None,
-            Value::Bytes(b) => return Some(b.clone()),
+            Value::Bytes(b) | Value::Enum(_, b) => return Some(b.clone()),
             Value::Int(v) => write!(s, "{v}").ok()?,
             Value::UInt(v) => write!(s, "{v}").ok()?,
             Value::Double(v) => s = format_double(*v),

@@ -36,7 +36,7 @@ pub mod capability {
 
     /// What Basalt advertises (without TLS; [`crate::HandshakeConfig`] adds
     /// `CLIENT_SSL` when TLS is configured). Deliberately absent: `CLIENT_COMPRESS`,
-    /// `CLIENT_LOCAL_FILES` (LOAD DATA LOCAL is refused), `CLIENT_QUERY_ATTRIBUTES`,
+    /// `CLIENT_QUERY_ATTRIBUTES`,
     /// `CLIENT_OPTIONAL_RESULTSET_METADATA`, `CLIENT_ZSTD_COMPRESSION_ALGORITHM`.
     /// `CLIENT_LONG_PASSWORD` is set, which also tells MariaDB clients not to look for
     /// MariaDB extended capabilities in the greeting's filler.
@@ -46,6 +46,7 @@ pub mod capability {
         | CLIENT_CONNECT_WITH_DB
         | CLIENT_NO_SCHEMA
         | CLIENT_ODBC
+        | CLIENT_LOCAL_FILES
         | CLIENT_IGNORE_SPACE
         | CLIENT_PROTOCOL_41
         | CLIENT_INTERACTIVE

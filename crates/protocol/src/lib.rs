@@ -52,7 +52,7 @@
 //! - Capabilities offered: [`consts::capability::SERVER_DEFAULT`] (PROTOCOL_41,
 //!   SECURE_CONNECTION, PLUGIN_AUTH, PLUGIN_AUTH_LENENC_CLIENT_DATA, CONNECT_WITH_DB,
 //!   CONNECT_ATTRS, MULTI_STATEMENTS, MULTI_RESULTS, PS_MULTI_RESULTS, DEPRECATE_EOF,
-//!   SESSION_TRACK, TRANSACTIONS, ...; no LOCAL_FILES, no COMPRESS, no SSL until TLS
+//!   SESSION_TRACK, TRANSACTIONS, LOCAL_FILES, ...; no COMPRESS, no SSL until TLS
 //!   is configured). The negotiated set is on the connection
 //!   ([`PacketConn::capabilities`]) and shapes OK/EOF encoding automatically.
 //! - Version string: [`consts::DEFAULT_SERVER_VERSION`] (`5.5.5-10.11.99-MariaDB-Basalt`),

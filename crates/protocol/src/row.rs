@@ -20,7 +20,7 @@ use crate::codec::{put_lenenc_bytes, put_lenenc_int, put_lenenc_with};
 use crate::consts::{capability, status};
 use crate::packet::PacketConn;
 use crate::response::{encode_column_definition, OkPacket};
-use crate::value::{client_bytes, encode_binary_value, write_text_value};
+use crate::value::{client_bytes, encode_binary_value, is_integer_type, write_text_value};
 use basalt_common::{ColumnMeta, ColumnType, MySqlError, Row, Value};
 
 /// Which row encoding a result set uses.
@@ -39,6 +39,9 @@ pub fn encode_text_row(out: &mut Vec<u8>, columns: &[ColumnMeta], row: &[Value])
         match row.get(i).unwrap_or(&Value::Null) {
             Value::Null => out.push(0xfb),
             Value::Bytes(b) => put_lenenc_bytes(out, &client_bytes(b, col)),
+            Value::Enum(_, b) if !is_integer_type(col.column_type) => {
+                put_lenenc_bytes(out, &client_bytes(b, col))
+            }
             v => put_lenenc_with(out, |o| write_text_value(o, v, col)),
         }
     }

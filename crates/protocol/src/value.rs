@@ -33,6 +33,15 @@ pub(crate) fn write_text_value(out: &mut Vec<u8>, v: &Value, col: &ColumnMeta) {
     match v {
         Value::Null => {}
         Value::Bytes(b) => out.extend_from_slice(b),
+        // An ENUM/SET value is its text, unless the column is a number.
+        Value::Enum(n, _) if is_integer_type(ct) => {
+            out.extend_from_slice(itoa::Buffer::new().format(*n).as_bytes())
+        }
+        Value::Enum(_, b) => out.extend_from_slice(b),
+        // YEAR prints four digits (`0000`), as MariaDB's zero-filled YEAR(4).
+        Value::Int(i) if ct == ColumnType::Year && (0..10_000).contains(i) => {
+            push_digits(out, *i as u32, 4)
+        }
         Value::Int(i) => push_int(out, *i),
         Value::UInt(u) => out.extend_from_slice(itoa::Buffer::new().format(*u).as_bytes()),
         // A declared scale (FLOAT(M,D), DOUBLE(M,D), ROUND(x, D)) prints fixed digits;
@@ -67,7 +76,7 @@ fn fsp(col: &ColumnMeta, micro: u32) -> u8 {
     }
 }
 
-fn is_integer_type(ct: ColumnType) -> bool {
+pub(crate) fn is_integer_type(ct: ColumnType) -> bool {
     matches!(
         ct,
         ColumnType::Tiny
@@ -171,7 +180,7 @@ pub(crate) fn encode_binary_value(out: &mut Vec<u8>, v: &Value, col: &ColumnMeta
         ColumnType::Time => encode_binary_time(out, &to_time(v)),
         ColumnType::Null => {}
         _ => match v {
-            Value::Bytes(b) => put_lenenc_bytes(out, &client_bytes(b, col)),
+            Value::Bytes(b) | Value::Enum(_, b) => put_lenenc_bytes(out, &client_bytes(b, col)),
             _ => put_lenenc_with(out, |o| write_text_value(o, v, col)),
         },
     }
@@ -231,7 +240,7 @@ pub(crate) fn to_i64(v: &Value) -> i64 {
     match v {
         Value::Null => 0,
         Value::Int(i) => *i,
-        Value::UInt(u) => *u as i64,
+        Value::UInt(u) | Value::Enum(u, _) => *u as i64,
         Value::Double(d) => d.round() as i64,
         Value::Decimal(d) => {
             d.round_i64()
@@ -247,7 +256,7 @@ pub(crate) fn to_f64(v: &Value) -> f64 {
     match v {
         Value::Null => 0.0,
         Value::Int(i) => *i as f64,
-        Value::UInt(u) => *u as f64,
+        Value::UInt(u) | Value::Enum(u, _) => *u as f64,
         // MariaDB never sends a negative zero.
         Value::Double(d) => *d + 0.0,
         Value::Decimal(d) => d.to_f64(),
@@ -286,7 +295,7 @@ fn parse_number(b: &[u8]) -> Option<(Option<i64>, f64)> {
 
 fn text_of(v: &Value) -> String {
     match v {
-        Value::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
+        Value::Bytes(b) | Value::Enum(_, b) => String::from_utf8_lossy(b).into_owned(),
         other => other.display_lossy(),
     }
 }

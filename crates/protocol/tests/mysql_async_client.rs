@@ -299,7 +299,7 @@ fn echo_column(v: &Value) -> ColumnMeta {
         Value::UInt(_) => meta("c", ColumnType::LongLong, true, 0),
         Value::Double(_) => meta("c", ColumnType::Double, false, 31),
         Value::Decimal(d) => meta("c", ColumnType::NewDecimal, false, d.scale),
-        Value::Bytes(_) => ColumnMeta::text("c", 100),
+        Value::Bytes(_) | Value::Enum(..) => ColumnMeta::text("c", 100),
         Value::Date(_) => meta("c", ColumnType::Date, false, 0),
         Value::DateTime(_) => meta("c", ColumnType::DateTime, false, 6),
         Value::Time(_) => meta("c", ColumnType::Time, false, 6),

@@ -53,6 +53,11 @@ pub struct Args {
     /// $TMPDIR or /tmp).
     #[arg(long)]
     pub tmpdir: Option<PathBuf>,
+    /// The only directory server-side LOAD DATA INFILE and SELECT ... INTO
+    /// OUTFILE may read and write (default: none, so both are refused; LOAD DATA
+    /// LOCAL is not affected).
+    #[arg(long = "secure-file-priv")]
+    pub secure_file_priv: Option<PathBuf>,
     /// Read options from this file first ([mysqld] and [basaltd] sections).
     #[arg(long = "defaults-file")]
     pub defaults_file: Option<PathBuf>,
@@ -96,6 +101,7 @@ pub struct Config {
     pub rollback_on_timeout: bool,
     pub max_session_mem_used: u64,
     pub tmpdir: PathBuf,
+    pub secure_file_priv: Option<PathBuf>,
     pub discard_damaged_log_tail: bool,
     /// `collation_server` (and so `character_set_server`): the default of new
     /// databases.
@@ -198,6 +204,10 @@ impl Config {
                 .tmpdir
                 .or_else(|| get("tmpdir").map(PathBuf::from))
                 .unwrap_or_else(std::env::temp_dir),
+            secure_file_priv: args
+                .secure_file_priv
+                .or_else(|| get("secure_file_priv").map(PathBuf::from))
+                .filter(|p| !p.as_os_str().is_empty()),
         })
     }
 }
@@ -330,6 +340,7 @@ const KNOWN: &[&str] = &[
     "innodb_rollback_on_timeout",
     "max_session_mem_used",
     "tmpdir",
+    "secure_file_priv",
     "discard_damaged_log_tail",
     "character_set_server",
     "collation_server",

@@ -213,6 +213,10 @@ fn global_config(c: &Config, socket: String) -> GlobalConfig {
         tmpdir: c.tmpdir.display().to_string(),
         socket,
         skip_networking: c.skip_networking,
+        secure_file_priv: c
+            .secure_file_priv
+            .as_ref()
+            .map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone())),
         ..GlobalConfig::default()
     }
 }

@@ -22,7 +22,7 @@ use crate::blocking;
 use crate::connection::Conn;
 use basalt_common::{ColumnMeta, MySqlError, Row};
 use basalt_protocol::StateChange;
-use basalt_protocol::{status, OkPacket, ProtoError, RowFormat};
+use basalt_protocol::{capability, status, OkPacket, ProtoError, RowFormat};
 use basalt_sql::{Ending, ResultSink, RowSpool, Tracked};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -163,6 +163,45 @@ impl ResultSink for WireSink<'_> {
         }
         self.columns = None;
         self.header_sent = false;
+    }
+
+    /// Sends the LOCAL INFILE request (0xFB and the name) and reads the file's
+    /// packets up to the empty one that ends it.
+    fn local_infile(
+        &mut self,
+        name: &[u8],
+        each: &mut dyn FnMut(&[u8]) -> Result<(), MySqlError>,
+    ) -> Result<(), MySqlError> {
+        if !self.conn.has_capability(capability::CLIENT_LOCAL_FILES) {
+            return Err(MySqlError::local_infile_disabled());
+        }
+        self.conn.push_packet(|b| {
+            b.push(0xFB);
+            b.extend_from_slice(name);
+        });
+        self.flush()?;
+        let mut buf = Vec::new();
+        let mut failed = None;
+        loop {
+            if let Err(e) = blocking::run(self.conn.read_packet(&mut buf)) {
+                tracing::info!(
+                    "LOAD DATA LOCAL: reading the file failed: {e}; closing the connection"
+                );
+                let err = MySqlError::net_read_error();
+                self.broken = Some(err.clone());
+                return Err(err);
+            }
+            if buf.is_empty() {
+                break;
+            }
+            if failed.is_none() {
+                failed = each(&buf).err();
+            }
+        }
+        match failed {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
     }
 }
 

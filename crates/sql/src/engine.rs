@@ -47,6 +47,9 @@ pub struct GlobalConfig {
     pub tmpdir: String,
     /// `@@skip_networking`: no TCP listener, only the Unix socket.
     pub skip_networking: bool,
+    /// `@@secure_file_priv`: the directory server-side LOAD DATA INFILE and
+    /// SELECT ... INTO OUTFILE may use; `None` (NULL) refuses them all.
+    pub secure_file_priv: Option<std::path::PathBuf>,
 }
 
 impl Default for GlobalConfig {
@@ -78,6 +81,7 @@ impl Default for GlobalConfig {
             max_session_mem_used: 1 << 30,
             tmpdir: std::env::temp_dir().display().to_string(),
             skip_networking: false,
+            secure_file_priv: None,
         }
     }
 }

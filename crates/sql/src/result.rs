@@ -30,6 +30,17 @@ pub trait ResultSink {
     /// the `end` of a statement that ends with an OK; a sink that does not
     /// speak the protocol ignores it.
     fn session_changes(&mut self, _changes: &[crate::session::Tracked]) {}
+    /// LOAD DATA LOCAL: asks the client for the file `name` and hands its bytes
+    /// to `each` as they arrive. After `each` fails the rest of the file is still
+    /// read (the protocol has the client send all of it) and the first error is
+    /// returned. A sink without a client refuses with 4166.
+    fn local_infile(
+        &mut self,
+        _name: &[u8],
+        _each: &mut dyn FnMut(&[u8]) -> Result<(), MySqlError>,
+    ) -> Result<(), MySqlError> {
+        Err(MySqlError::local_infile_disabled())
+    }
 }
 
 /// How a statement ended: what the packet closing its response says.

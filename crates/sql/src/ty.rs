@@ -170,6 +170,22 @@ impl ExprType {
         }
     }
 
+    /// An ENUM or SET column (whose values are numbers in numeric context).
+    pub fn is_enum_or_set(&self) -> bool {
+        self.class == Class::String && self.col_flags & (flags::ENUM | flags::SET) != 0
+    }
+
+    /// The type as numeric context sees it: an ENUM or SET column is an integer of
+    /// as many digits as its text has characters (MariaDB's `decimal_precision()`
+    /// of a string field); every other type is itself.
+    pub fn numeric_view(&self) -> ExprType {
+        if self.is_enum_or_set() {
+            ExprType::int_p(self.len).nullable(self.nullable)
+        } else {
+            self.clone()
+        }
+    }
+
     pub fn is_binary_string(&self) -> bool {
         self.class == Class::String && self.collation.is_binary()
     }
@@ -192,7 +208,9 @@ impl ExprType {
             DataType::Decimal { precision, scale } => Self::decimal(*precision as u32, *scale),
             DataType::Char { collation, .. }
             | DataType::VarChar { collation, .. }
-            | DataType::Text { collation, .. } => {
+            | DataType::Text { collation, .. }
+            | DataType::Enum { collation, .. }
+            | DataType::Set { collation, .. } => {
                 let mut t = Self::string(0, *collation);
                 t.decimals = 0;
                 t
@@ -286,6 +304,7 @@ impl ExprType {
 fn column_chars(dt: &DataType) -> u32 {
     match dt {
         DataType::Char { len, .. } | DataType::VarChar { len, .. } => *len,
+        DataType::Enum { .. } | DataType::Set { .. } => dt.char_len().unwrap_or(0) as u32,
         DataType::Text { kind, .. } => kind.max_len().min(u32::MAX as u64 / 4) as u32,
         other => describe_type(other).1,
     }

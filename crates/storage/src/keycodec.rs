@@ -17,6 +17,7 @@
 //!   indexes) with `0x00` escaped as `0x00 0xFF`, terminated by `0x00 0x00`.
 //! - DATE: year (2 bytes), month, day. DATETIME/TIMESTAMP: a packed u64 of
 //!   date, time and microseconds. TIME: signed microseconds, sign bit flipped.
+//! - ENUM/SET: the member position / bitmask, 8 bytes big-endian (declaration order).
 //! - Descending key parts have every byte of the part inverted.
 //!
 //! Values must already be of the column's type domain (the SQL layer converts
@@ -66,6 +67,11 @@ pub fn encode_part(out: &mut Vec<u8>, v: &Value, ty: &DataType, prefix_len: Opti
                 other => as_i64(other),
             };
             out.extend_from_slice(&((micros as u64) ^ (1 << 63)).to_be_bytes())
+        }
+        // By number, so an index on an ENUM is in declaration order.
+        DataType::Enum { .. } | DataType::Set { .. } => {
+            let n = basalt_common::enumset::number_of(ty, v).unwrap_or(0);
+            out.extend_from_slice(&n.to_be_bytes())
         }
     }
 }

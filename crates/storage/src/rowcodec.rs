@@ -15,10 +15,12 @@
 //!   DATE                4 bytes: year u16, month u8, day u8
 //!   DATETIME/TIMESTAMP  4 bytes date as above + hour, minute, second u8 + u32 micro (11 bytes)
 //!   TIME                8 bytes i64 signed microseconds
+//!   ENUM, SET           varint member position / bitmask
 //! ```
 //! Decoding can skip columns the caller does not need (`wanted`), which the point
 //! select path uses to materialise only the selected columns.
 
+use basalt_common::enumset;
 use basalt_common::{ColumnDef, DataType, Date, DateTime, Decimal, Time, Value};
 
 pub fn put_varint(out: &mut Vec<u8>, mut v: u64) {
@@ -102,6 +104,9 @@ fn encode_value(out: &mut Vec<u8>, ty: &DataType, v: &Value) {
                 other => num_i64(other),
             };
             out.extend_from_slice(&micros.to_le_bytes());
+        }
+        DataType::Enum { .. } | DataType::Set { .. } => {
+            put_varint(out, enumset::number_of(ty, v).unwrap_or(0))
         }
     }
 }
@@ -231,12 +236,17 @@ fn decode_value(buf: &[u8], pos: &mut usize, ty: &DataType) -> Option<Value> {
             let micros = i64::from_le_bytes(fixed(buf, pos)?);
             Value::Time(time_from_micros(micros))
         }
+        DataType::Enum { .. } | DataType::Set { .. } => {
+            enumset::value_of(ty, get_varint(buf, pos)?)
+        }
     })
 }
 
 fn skip_value(buf: &[u8], pos: &mut usize, ty: &DataType) -> Option<()> {
     let n = match ty {
-        DataType::Int { .. } | DataType::Year => return get_varint(buf, pos).map(|_| ()),
+        DataType::Int { .. } | DataType::Year | DataType::Enum { .. } | DataType::Set { .. } => {
+            return get_varint(buf, pos).map(|_| ())
+        }
         DataType::Char { .. } | DataType::VarChar { .. } | DataType::Text { .. } => {
             get_varint(buf, pos)? as usize
         }

@@ -343,7 +343,9 @@ impl<'a> Work<'a> {
             }
         }
         let prev = self.cols.remove(at);
-        let stored_same = prev.def.data_type == col.data_type
+        let same_type = prev.def.data_type == col.data_type
+            || basalt_common::enumset::members_appended(&prev.def.data_type, &col.data_type);
+        let stored_same = same_type
             && prev.def.nullable == col.nullable
             && prev.def.auto_increment == col.auto_increment;
         if !stored_same || position.is_some() {

@@ -56,8 +56,8 @@ impl Binder<'_> {
             .cloned()
             .unwrap_or_default()
             .to_ascii_lowercase();
-        if f.over.is_some() {
-            return Err(MySqlError::not_supported("window functions"));
+        if let Some(over) = &f.over {
+            return self.window_call(f, &name, over, scope, aggs);
         }
         let (list, distinct, clauses): (&[_], _, &[_]) = match &f.args {
             ast::FunctionArguments::None => (&[], false, &[]),
@@ -329,6 +329,11 @@ pub fn agg_func(name: &str) -> Option<AggFunc> {
 
 /// Result type of an aggregate, as MariaDB reports it.
 pub fn agg_type(f: AggFunc, arg: &ExprType) -> ExprType {
+    let numeric = arg.numeric_view();
+    let arg = match f {
+        AggFunc::Sum | AggFunc::Avg => &numeric,
+        _ => arg,
+    };
     match f {
         AggFunc::CountStar | AggFunc::Count => ExprType::bigint(),
         AggFunc::Sum => match arg.class {
@@ -351,6 +356,10 @@ pub fn agg_type(f: AggFunc, arg: &ExprType) -> ExprType {
             let mut t = arg.clone().nullable(true);
             if f != AggFunc::First {
                 t.origin = None;
+                // MIN/MAX of an ENUM or SET is the text (compared as text).
+                if t.is_enum_or_set() {
+                    t.column_type = None;
+                }
                 t.col_flags = 0;
                 if t.class == Class::String {
                     t.decimals = 39;

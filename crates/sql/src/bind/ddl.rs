@@ -326,13 +326,22 @@ pub(crate) fn column_def(
     let coll = collation
         .or(charset.map(Charset::default_collation))
         .unwrap_or(table_coll);
+    // SERIAL: BIGINT UNSIGNED NOT NULL AUTO_INCREMENT UNIQUE.
+    let serial = matches!(&c.data_type, D::Custom(n, m)
+        if m.is_empty() && super::object_parts(n).join(".").eq_ignore_ascii_case("serial"));
     let data_type = match &c.data_type {
         // REAL_AS_FLOAT: REAL is FLOAT, not DOUBLE.
         D::Real if cx.mode.real_as_float => DataType::Float,
+        _ if serial => int(IntKind::Big, true),
         other => data_type(other, coll, &name)?,
     };
     let mut col = ColumnDef::new(name, data_type);
     let mut keys = Vec::new();
+    if serial {
+        col.nullable = false;
+        col.auto_increment = true;
+        keys.push(IndexKind::Unique);
+    }
     let mut explicit_null = false;
     for o in &c.options {
         match &o.option {
@@ -636,6 +645,23 @@ pub fn data_type(dt: &D, coll: Collation, col: &str) -> R<DataType> {
             kind: LobKind::Long,
             collation: Collation::Binary,
         },
+        D::Enum(members, None) => {
+            let names = members
+                .iter()
+                .map(|m| match m {
+                    ast::EnumMember::Name(n) => Ok(n.clone()),
+                    ast::EnumMember::NamedValue(..) => Err(syntax_near(dt)),
+                })
+                .collect::<R<Vec<_>>>()?;
+            DataType::Enum {
+                values: super::enums::members(names, coll, col, false)?,
+                collation: coll,
+            }
+        }
+        D::Set(members) => DataType::Set {
+            values: super::enums::members(members.clone(), coll, col, true)?,
+            collation: coll,
+        },
         D::Date => DataType::Date,
         D::Datetime(p) => DataType::DateTime { fsp: fsp(*p, col)? },
         D::Timestamp(p, _) => DataType::Timestamp { fsp: fsp(*p, col)? },
@@ -649,6 +675,10 @@ pub fn data_type(dt: &D, coll: Collation, col: &str) -> R<DataType> {
         }
         other => return Err(MySqlError::not_supported(&format!("column type {other}"))),
     })
+}
+
+fn syntax_near(dt: &D) -> MySqlError {
+    MySqlError::parse_error(&dt.to_string(), 1)
 }
 
 fn fsp(p: Option<u64>, col: &str) -> R<u8> {

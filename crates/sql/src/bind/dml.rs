@@ -380,6 +380,7 @@ impl Binder<'_> {
             subs: Default::default(),
             union: Vec::new(),
             setop: None,
+            window: None,
             tables: from.tables,
             levels: planned.levels,
             row_width: width,

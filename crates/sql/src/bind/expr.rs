@@ -19,6 +19,8 @@ use sqlparser::ast::{self, BinaryOperator as B, UnaryOperator as U};
 #[derive(Default)]
 pub struct AggCollector {
     pub calls: Vec<AggCall>,
+    /// Window calls (select list and ORDER BY only).
+    pub win: super::window::WinCollector,
 }
 
 pub const AGG_BASE: usize = 1 << 40;
@@ -48,7 +50,7 @@ pub fn literal_type(v: &Value, coll: Collation) -> ExprType {
             ExprType::decimal(digits.max(d.scale as u32 + 1).max(1), d.scale)
         }
         Value::Double(_) => ExprType::double(),
-        Value::Bytes(b) => {
+        Value::Bytes(b) | Value::Enum(_, b) => {
             let n = String::from_utf8_lossy(b).chars().count() as u32;
             ExprType::string(n, coll)
         }
@@ -632,7 +634,7 @@ impl Binder<'_> {
                     (Expr::Const(n), nt)
                 }
                 other => {
-                    let mut nt = t.clone();
+                    let mut nt = t.numeric_view();
                     nt.origin = None;
                     nt.column_type = None;
                     nt.col_flags = 0;

@@ -33,6 +33,10 @@ pub struct LevelSpec {
     pub outer: bool,
     /// ON conjuncts of an outer join (they decide matches, not filter rows).
     pub on: Vec<Expr>,
+    /// Tables (bit set by FROM index) that must run before this level: the left
+    /// operand of a LEFT JOIN (or STRAIGHT_JOIN) whose right side this is, the
+    /// right table of a RIGHT JOIN. The join-order search keeps these.
+    pub deps: u64,
 }
 
 pub struct From {
@@ -51,12 +55,16 @@ pub struct From {
     /// WHERE conditions of merged views, by the table they were merged into: an
     /// outer level's ON conditions or, for an inner one, filters.
     pub view_filters: Vec<(usize, Expr)>,
+    /// `SELECT STRAIGHT_JOIN`: the levels run in FROM order.
+    pub straight: bool,
 }
 
 struct RawJoin<'a> {
     table: usize,
     kind: Kind,
     constraint: Option<&'a JoinConstraint>,
+    /// `a STRAIGHT_JOIN b`: the left operand runs first.
+    straight: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -79,6 +87,7 @@ impl From {
             width: 0,
             star: Vec::new(),
             view_filters: Vec::new(),
+            straight: false,
         }
     }
 }
@@ -93,6 +102,7 @@ impl Binder<'_> {
                     table: t,
                     kind: Kind::First,
                     constraint: None,
+                    straight: false,
                 });
             }
             for j in &twj.joins {
@@ -110,6 +120,7 @@ impl Binder<'_> {
                         table: t,
                         kind,
                         constraint: c,
+                        straight: matches!(j.join_operator, JoinOperator::StraightJoin(_)),
                     });
                 }
             }
@@ -138,9 +149,12 @@ impl Binder<'_> {
         self.clause = Clause::On;
         // The `SELECT *` columns of the current chain (its left operand so far).
         let mut chain: Vec<(usize, usize)> = Vec::new();
+        // The tables of the current comma-separated item before this one.
+        let mut left = 0u64;
         for (i, r) in raw.iter().enumerate() {
             if r.kind == Kind::First {
                 out.star.append(&mut chain);
+                left = 0;
             }
             let conds = match &r.constraint {
                 Some(c @ (JoinConstraint::Using(_) | JoinConstraint::Natural)) => {
@@ -164,6 +178,7 @@ impl Binder<'_> {
                         table: r.table,
                         outer: false,
                         on: Vec::new(),
+                        deps: if r.straight { left } else { 0 },
                     });
                     out.inner_on.extend(conds);
                 }
@@ -171,6 +186,7 @@ impl Binder<'_> {
                     table: r.table,
                     outer: true,
                     on: conds,
+                    deps: left,
                 }),
                 Kind::Right => {
                     if i != 1 {
@@ -183,14 +199,17 @@ impl Binder<'_> {
                         table: r.table,
                         outer: false,
                         on: Vec::new(),
+                        deps: 0,
                     });
                     out.levels.push(LevelSpec {
                         table: prev,
                         outer: true,
                         on: conds,
+                        deps: 1 << r.table,
                     });
                 }
             }
+            left |= 1 << r.table;
         }
         out.star.append(&mut chain);
         for (t, cond) in std::mem::take(&mut out.view_filters) {

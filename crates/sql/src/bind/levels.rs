@@ -4,11 +4,23 @@
 //! table it reads has its row in place. At an outer level, WHERE conjuncts go to
 //! `post_filter` (they apply after NULL-extension) while the level's ON conjuncts
 //! decide matches. Conjuncts that read no table are checked once, up front.
+//!
+//! Before that, a join of several tables is rearranged: outer joins whose
+//! NULL-extended rows a filter rejects become inner joins
+//! ([`crate::plan::outer_join`]), and the levels are put in the order of least
+//! estimated cost ([`crate::plan::join_order`]), each level's cost being what
+//! the access-path chooser estimates for it given the tables before it. A
+//! single table skips both. `SELECT STRAIGHT_JOIN` keeps the FROM order; the
+//! `STRAIGHT_JOIN` operator and outer joins constrain it (`LevelSpec::deps`).
 
 use super::from::{From, LevelSpec};
 use crate::expr::Expr;
 use crate::plan::access::{self, Hints, Input};
+use crate::plan::hash_keys::{self, HashJoin};
+use crate::plan::join_order::{self, Rel, Step};
+use crate::plan::outer_join::{self, OuterLevel};
 use crate::plan::{Level, TableRef};
+use std::borrow::Cow;
 
 /// Bit set of the tables (by FROM index) an expression reads; `None` if it calls
 /// something that must not be evaluated early (RAND(), `@x :=`).
@@ -57,9 +69,24 @@ pub struct Planned {
     pub order_satisfied: bool,
 }
 
-pub fn plan_levels(inp: LevelInputs) -> Planned {
+pub fn plan_levels(mut inp: LevelInputs) -> Planned {
     let tables = &inp.from.tables;
-    let specs: &[LevelSpec] = &inp.from.levels;
+    let specs: Cow<[LevelSpec]> = if inp.from.levels.len() <= 1 {
+        Cow::Borrowed(&inp.from.levels)
+    } else {
+        let s = join_levels(
+            inp.from,
+            &mut inp.conjuncts,
+            inp.order.is_some() && inp.limit.is_some(),
+            &inp.needed,
+        );
+        if s.first().map(|l| l.table) != inp.from.levels.first().map(|l| l.table) {
+            // The ORDER BY columns given are of the FROM order's first table.
+            inp.order = None;
+        }
+        Cow::Owned(s)
+    };
+    let specs: &[LevelSpec] = &specs;
     let mut per_level: Vec<Vec<Expr>> = vec![Vec::new(); specs.len()];
     let mut post: Vec<Vec<Expr>> = vec![Vec::new(); specs.len()];
     let mut consts = Vec::new();
@@ -169,6 +196,7 @@ fn plan_one(
         .filter(|(i, _)| !choice.consumed.contains(i))
         .map(|(_, c)| c.clone())
         .collect();
+    let hash = hash_join(tables, spec.table, &conj, &choice.access, available);
     let mut explain = choice.explain;
     explain.using_where = !residual.is_empty() || explain.access_type == "range";
     let level = Level {
@@ -180,7 +208,196 @@ fn plan_one(
         post_filter: None,
         columns: needed.to_vec(),
         est_rows: choice.est_rows,
+        hash,
         explain,
     };
     (level, choice.order_satisfied)
+}
+
+/// A hash join for a level that reads its whole table (no index serves it)
+/// and has equalities with earlier tables that hash exactly.
+fn hash_join(
+    tables: &[TableRef],
+    table: usize,
+    conj: &[Expr],
+    access: &crate::plan::Access,
+    available: u64,
+) -> Option<HashJoin> {
+    let whole = matches!(
+        access,
+        crate::plan::Access::Index {
+            range: crate::plan::RangeSpec::All,
+            ..
+        }
+    );
+    if available == 0 || !whole {
+        return None;
+    }
+    let keys = hash_keys::keys(conj, tables, table, available);
+    if keys.is_empty() {
+        return None;
+    }
+    Some(HashJoin {
+        keys,
+        build_filter: and_of(hash_keys::build_only(conj, tables, table)),
+    })
+}
+
+/// The levels of a join of several tables, in execution order: outer joins that
+/// filters make inner become inner (their ON conjuncts join `conjuncts`), then
+/// the order of least estimated cost unless STRAIGHT_JOIN. `pin_first` keeps the
+/// first table first (its index order may satisfy ORDER BY ... LIMIT).
+fn join_levels(
+    from: &From,
+    conjuncts: &mut Vec<Expr>,
+    pin_first: bool,
+    needed: &[Vec<usize>],
+) -> Vec<LevelSpec> {
+    let tables = &from.tables;
+    let mut specs = from.levels.clone();
+    if specs.iter().any(|s| s.outer) {
+        simplify_outer(&mut specs, conjuncts, tables);
+    }
+    if from.straight {
+        return specs;
+    }
+    let masks: Vec<Option<u64>> = conjuncts.iter().map(|c| table_mask(c, tables)).collect();
+    let first = specs[0].table;
+    let rels: Vec<Rel> = specs
+        .iter()
+        .map(|s| {
+            let own = 1u64 << s.table;
+            let on =
+                s.on.iter()
+                    .map(|c| table_mask(c, tables).unwrap_or(0))
+                    .fold(0, |a, m| a | m);
+            let reads = masks
+                .iter()
+                .flatten()
+                .filter(|m| *m & own != 0)
+                .fold(on, |a, m| a | m);
+            let pin = if pin_first && s.table != first {
+                1 << first
+            } else {
+                0
+            };
+            Rel {
+                table: s.table,
+                deps: (s.deps | on | pin) & !own,
+                nbrs: reads & !own,
+            }
+        })
+        .collect();
+    let mut oracle = |r: usize, joined: u64| {
+        estimate(
+            &specs[r],
+            tables,
+            conjuncts,
+            &masks,
+            joined,
+            &needed[specs[r].table],
+            &from.hints[specs[r].table],
+        )
+    };
+    let order = join_order::best_order(&rels, &mut oracle);
+    order.into_iter().map(|r| specs[r].clone()).collect()
+}
+
+/// Turns the outer levels whose NULL rows a filter rejects into inner ones.
+/// Derived tables and CTE references (no database) keep their outer join: a
+/// recursive CTE on the NULL-extended side is refused (4008) as written.
+fn simplify_outer(specs: &mut [LevelSpec], conjuncts: &mut Vec<Expr>, tables: &[TableRef]) {
+    let outer: Vec<usize> = (0..specs.len())
+        .filter(|&i| specs[i].outer && !tables[specs[i].table].db.is_empty())
+        .collect();
+    let view: Vec<OuterLevel> = outer
+        .iter()
+        .map(|&i| {
+            let t = &tables[specs[i].table];
+            OuterLevel {
+                cols: t.offset..t.offset + t.width(),
+                on: &specs[i].on,
+            }
+        })
+        .collect();
+    let inner = outer_join::convertible(&view, conjuncts);
+    for (&i, make_inner) in outer.iter().zip(inner) {
+        if make_inner {
+            let s = &mut specs[i];
+            s.outer = false;
+            s.deps = 0;
+            conjuncts.append(&mut s.on);
+        }
+    }
+}
+
+/// The cost and fanout of level `spec` after the tables `joined`: the access
+/// path the chooser would take, and the share of its rows the conditions it can
+/// check (and the access path does not) let through.
+fn estimate(
+    spec: &LevelSpec,
+    tables: &[TableRef],
+    conjuncts: &[Expr],
+    masks: &[Option<u64>],
+    joined: u64,
+    needed: &[usize],
+    hints: &Hints,
+) -> Step {
+    let t = &tables[spec.table];
+    let own = 1u64 << spec.table;
+    let here = |m: u64| m & own != 0 && m & !(joined | own) == 0;
+    let conj: Vec<&Expr> = if spec.outer {
+        spec.on
+            .iter()
+            .filter(|c| table_mask(c, tables).is_some_and(here))
+            .collect()
+    } else {
+        conjuncts
+            .iter()
+            .zip(masks)
+            .filter(|(_, m)| m.is_some_and(here))
+            .map(|(c, _)| c)
+            .collect()
+    };
+    let avail = |e: &Expr| table_mask(e, tables).is_some_and(|m| m & !joined == 0);
+    let sargs: Vec<_> = conj
+        .iter()
+        .enumerate()
+        .filter_map(|(i, c)| access::sarg(i, c, t.offset, t.width(), &t.def, &avail))
+        .collect();
+    let stats = t.table.stats();
+    let choice = access::choose(&Input {
+        def: &t.def,
+        stats: &stats,
+        sargs: &sargs,
+        needed,
+        order: None,
+        limit: None,
+        hints,
+    });
+    let mut fanout = choice.est_rows as f64;
+    for (i, c) in conj.iter().enumerate() {
+        if !choice.consumed.contains(&i) {
+            fanout *= selectivity(c);
+        }
+    }
+    if spec.outer {
+        fanout = fanout.max(1.0);
+    }
+    Step {
+        cost: choice.cost.max(0.1),
+        fanout,
+    }
+}
+
+/// The share of rows a condition is guessed to let through.
+fn selectivity(e: &Expr) -> f64 {
+    use crate::expr::CmpOp;
+    match e {
+        Expr::Cmp(CmpOp::Eq, ..) | Expr::NullSafeEq(..) => 0.1,
+        Expr::Cmp(CmpOp::Ne, ..) => 0.9,
+        Expr::Cmp(..) | Expr::Between { .. } => 0.33,
+        Expr::In { list, .. } => (0.1 * list.len() as f64).min(0.5),
+        _ => 0.5,
+    }
 }

@@ -19,6 +19,7 @@ pub mod check;
 pub mod cte;
 pub mod ddl;
 pub mod dml;
+pub mod enums;
 pub mod expr;
 pub mod from;
 pub mod json_agg;
@@ -33,6 +34,7 @@ pub mod typing;
 pub mod union;
 pub mod view;
 pub mod view_print;
+pub mod window;
 
 use crate::front::lexer::{lex, TokKind};
 use crate::session::ctx::SessionCtx;

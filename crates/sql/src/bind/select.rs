@@ -12,6 +12,7 @@ use super::expr::{AggCollector, AGG_BASE};
 use super::from::{split_and, From};
 use super::levels::{plan_levels, LevelInputs};
 use super::names::select_item_texts;
+use super::window;
 use super::{Binder, Clause, Scope};
 use crate::expr::Expr;
 use crate::plan::{AggCall, AggFunc, AggPlan, SelectPlan, SortKey};
@@ -69,8 +70,10 @@ impl Binder<'_> {
         if s.into.is_some() {
             return Err(MySqlError::not_supported("SELECT INTO"));
         }
-        let from = self.bind_from(&s.from)?;
+        let mut from = self.bind_from(&s.from)?;
+        from.straight = s.select_modifiers.as_ref().is_some_and(|m| m.straight_join);
         let mut aggs = AggCollector::default();
+        super::window::named_windows(&s.named_window, &mut aggs)?;
         let items = self.projection(s, &from, &mut aggs)?;
         self.clause = Clause::Where;
         let filter = match &s.selection {
@@ -92,6 +95,7 @@ impl Binder<'_> {
                 "Incorrect usage of CUBE/ROLLUP and ORDER BY",
             ));
         }
+        window::reject_in(group.iter().chain(having.as_ref()))?;
         let (order, hidden) = self.order_by(order_by, &having_scope, &items, &mut aggs)?;
         let (limit, offset, limit_hint) = self.limit(limit_clause)?;
         let (lock, wait) = locks(lock_clauses);
@@ -112,6 +116,11 @@ impl Binder<'_> {
                 it.expr
                     .walk(&mut |e| bare |= matches!(e, Expr::Column(c) if *c < AGG_BASE));
                 it.ty.nullable |= bare;
+            }
+        }
+        if !aggs.win.calls.is_empty() {
+            for it in items.iter_mut() {
+                window::temp_table_nullable(&it.expr, &from.tables, &mut it.ty);
             }
         }
         let distinct = matches!(s.distinct, Some(ast::Distinct::Distinct));
@@ -444,9 +453,12 @@ impl Binder<'_> {
             project.push(e);
             types.push(t);
         }
+        let mut win = std::mem::take(&mut aggs.win);
+        let windowed = !win.calls.is_empty();
+        let scanned = window::scanned(&project, &mut win);
         let needed = needed_columns(
             &from,
-            &project,
+            &scanned,
             filter.as_ref(),
             &group,
             having.as_ref(),
@@ -454,7 +466,7 @@ impl Binder<'_> {
             &from.inner_on,
         );
         let sort_cols: Vec<(usize, bool)> = order.clone();
-        let order_spec = if is_agg {
+        let order_spec = if is_agg || windowed {
             None
         } else {
             index_order(&from, &project, &sort_cols)
@@ -466,9 +478,13 @@ impl Binder<'_> {
             conjuncts,
             needed,
             order: order_spec,
-            limit: if is_agg || distinct { None } else { limit_hint },
+            limit: if is_agg || distinct || windowed {
+                None
+            } else {
+                limit_hint
+            },
         });
-        let sort_needed = !planned.order_satisfied || is_agg;
+        let sort_needed = !planned.order_satisfied || is_agg || windowed;
         if is_agg && self.cx.mode.only_full_group_by {
             full_group_by(&from, &project[..items.len()], &group)?;
         }
@@ -480,6 +496,9 @@ impl Binder<'_> {
             let mut having = having;
             if let Some(h) = having.as_mut() {
                 rewrite_agg(h, &group, ngroups, &mut aggs);
+            }
+            for e in window::exprs_mut(&mut win) {
+                rewrite_agg(e, &group, ngroups, &mut aggs);
             }
             (
                 Some(AggPlan {
@@ -493,6 +512,11 @@ impl Binder<'_> {
         } else {
             (None, having)
         };
+        let width = match &agg {
+            Some(a) => a.group_by.len() + a.calls.len(),
+            None => from.width,
+        };
+        let window = window::finish(win, width, &mut project).map(Box::new);
         let sort = if sort_needed {
             order
                 .iter()
@@ -515,6 +539,7 @@ impl Binder<'_> {
             subs: Default::default(),
             union: Vec::new(),
             setop: None,
+            window,
             tables: from.tables,
             levels: planned.levels,
             row_width: from.width,
@@ -712,6 +737,7 @@ fn rewrite_agg(e: &mut Expr, group: &[Expr], ngroups: usize, aggs: &mut AggColle
         return;
     }
     match e {
+        Expr::Column(c) if *c >= window::WIN_BASE => {}
         Expr::Column(c) if *c >= AGG_BASE => *e = Expr::Column(ngroups + (*c - AGG_BASE)),
         Expr::Column(c) => {
             let arg = Expr::Column(*c);

@@ -24,6 +24,11 @@ pub fn column_flags(def: &basalt_common::TableDef, ci: usize) -> u16 {
     if col.data_type.is_lob() {
         f |= flags::BLOB;
     }
+    match &col.data_type {
+        basalt_common::DataType::Enum { collation, .. } => f |= flags::ENUM | binsort(*collation),
+        basalt_common::DataType::Set { collation, .. } => f |= flags::SET | binsort(*collation),
+        _ => {}
+    }
     if col.data_type.collation().is_some_and(|c| c.is_binary()) {
         f |= flags::BINARY;
     }
@@ -44,6 +49,15 @@ pub fn column_flags(def: &basalt_common::TableDef, ci: usize) -> u16 {
     f
 }
 
+/// MariaDB marks an ENUM/SET column of a `_bin` collation BINARY as well.
+fn binsort(c: basalt_common::Collation) -> u16 {
+    if c.name().ends_with("_bin") {
+        basalt_common::column::flags::BINARY
+    } else {
+        0
+    }
+}
+
 pub fn bit(op: BitOp, x: Expr, y: Expr, nullable: bool) -> Bound {
     (
         Expr::Bit(op, x.boxed(), y.boxed()),
@@ -53,6 +67,7 @@ pub fn bit(op: BitOp, x: Expr, y: Expr, nullable: bool) -> Bound {
 
 /// Result type of arithmetic, MariaDB's rules.
 pub fn arith_bound(op: ArithOp, x: Expr, y: Expr, tx: &ExprType, ty: &ExprType) -> Bound {
+    let (tx, ty) = (&tx.numeric_view(), &ty.numeric_view());
     let nullable =
         tx.nullable || ty.nullable || matches!(op, ArithOp::Div | ArithOp::Mod | ArithOp::IntDiv);
     let exact = |t: &ExprType| matches!(t.class, Class::Int | Class::Decimal | Class::Null);

@@ -166,6 +166,7 @@ impl Binder<'_> {
             subs: Default::default(),
             union: branches,
             setop,
+            window: None,
         })
     }
 

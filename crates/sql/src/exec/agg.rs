@@ -43,7 +43,7 @@ impl Seen {
 }
 
 #[derive(Clone, Debug)]
-enum State {
+pub(super) enum State {
     Count(i64),
     Sum {
         acc: Option<Num>,
@@ -81,7 +81,7 @@ pub struct Aggregator<'p> {
     group_bytes: usize,
 }
 
-fn initial(c: &AggCall) -> State {
+pub(super) fn initial(c: &AggCall) -> State {
     match c.func {
         AggFunc::CountStar | AggFunc::Count => State::Count(0),
         AggFunc::Sum => State::Sum { acc: None },
@@ -240,7 +240,7 @@ fn add_num(acc: Option<Num>, v: &Value) -> Option<Num> {
 
 /// Folds one value into an aggregate state; returns the bytes the state grew by
 /// (GROUP_CONCAT text, a first value).
-fn update(s: &mut State, call: &AggCall, v: Value, max_concat: usize) -> usize {
+pub(super) fn update(s: &mut State, call: &AggCall, v: Value, max_concat: usize) -> usize {
     if v.is_null() && !matches!(s, State::First(..)) {
         return 0;
     }
@@ -252,6 +252,11 @@ fn update(s: &mut State, call: &AggCall, v: Value, max_concat: usize) -> usize {
             *n += 1;
         }
         State::Extreme(cur) => {
+            // MIN/MAX of an ENUM/SET compare (and give) the text.
+            let v = match v {
+                Value::Enum(_, b) => Value::Bytes(b),
+                v => v,
+            };
             let replace = match cur {
                 None => true,
                 Some(c) => {
@@ -314,7 +319,13 @@ fn update(s: &mut State, call: &AggCall, v: Value, max_concat: usize) -> usize {
     0
 }
 
-fn result(s: State, call: &AggCall, incr: u8, max_concat: usize, cut: &mut bool) -> Value {
+pub(super) fn result(
+    s: State,
+    call: &AggCall,
+    incr: u8,
+    max_concat: usize,
+    cut: &mut bool,
+) -> Value {
     match s {
         State::Count(n) => Value::Int(n),
         State::Sum { acc } => acc.map_or(Value::Null, Num::into_value),

@@ -36,7 +36,7 @@ pub struct InsertOutcome {
 }
 
 /// A row position: a value given by the statement, or DEFAULT.
-type SourceRow = Vec<Option<Value>>;
+pub type SourceRow = Vec<Option<Value>>;
 
 /// AUTO_INCREMENT values reserved for one statement, as InnoDB's "consecutive"
 /// lock mode hands them out: a statement whose row count is known reserves that
@@ -83,55 +83,89 @@ pub fn run(plan: &InsertPlan, ex: &mut Exec) -> R<InsertOutcome> {
     }
     let source = source_rows(plan, ex)?;
     let multi = source.len() > 1 || matches!(plan.source, InsertSource::Select(_));
-    let mut out = InsertOutcome {
-        affected: 0,
-        last_insert_id: 0,
-        explicit_id: 0,
-        records: 0,
-        duplicates: 0,
-        returned: Vec::new(),
-    };
     let estimate = match plan.source {
         InsertSource::Values(_) => source.len() as u64,
         InsertSource::Select(_) => 0,
     };
-    let forced = ex.ctx.cx.insert_id.take();
-    if forced.is_some() {
-        ex.ctx
-            .cx
-            .vars
-            .insert("insert_id", basalt_common::Value::UInt(0));
-    }
-    let mut auto = AutoIncRange {
-        next: 0,
-        end: 0,
-        batches: 0,
-        estimate,
-        forced,
-    };
-    for (i, src) in source.into_iter().enumerate() {
+    let mut rows = RowInserter::new(estimate, multi, ex);
+    for src in source {
         ex.check_interrupt()?;
-        let row_no = i as u64 + 1;
-        let row = match complete_row(plan, src, row_no, multi, ex) {
+        rows.push(plan, src, ex)?;
+    }
+    Ok(rows.out)
+}
+
+/// Inserts an INSERT plan's rows one at a time: completes, converts and inserts
+/// each (LOAD DATA feeds it the rows of a file as they are read).
+pub struct RowInserter {
+    pub out: InsertOutcome,
+    auto: AutoIncRange,
+    multi: bool,
+    row_no: u64,
+}
+
+impl RowInserter {
+    /// `estimate`: how many rows the statement inserts, when known (AUTO_INCREMENT
+    /// values are reserved for that many at once); `multi`: more than one row, so
+    /// that a NULL for a NOT NULL column is a warning outside strict mode.
+    pub fn new(estimate: u64, multi: bool, ex: &mut Exec) -> RowInserter {
+        let forced = ex.ctx.cx.insert_id.take();
+        if forced.is_some() {
+            ex.ctx
+                .cx
+                .vars
+                .insert("insert_id", basalt_common::Value::UInt(0));
+        }
+        RowInserter {
+            out: InsertOutcome {
+                affected: 0,
+                last_insert_id: 0,
+                explicit_id: 0,
+                records: 0,
+                duplicates: 0,
+                returned: Vec::new(),
+            },
+            auto: AutoIncRange {
+                next: 0,
+                end: 0,
+                batches: 0,
+                estimate,
+                forced,
+            },
+            multi,
+            row_no: 0,
+        }
+    }
+
+    /// The number of the row [`RowInserter::push`] takes next (1-based), as
+    /// warnings name it.
+    pub fn next_row_no(&self) -> u64 {
+        self.row_no + 1
+    }
+
+    /// Completes and inserts one row given for the plan's columns.
+    pub fn push(&mut self, plan: &InsertPlan, src: SourceRow, ex: &mut Exec) -> R<()> {
+        self.row_no += 1;
+        let row = match complete_row(plan, src, self.row_no, self.multi, ex) {
             Ok(r) => r,
             Err(e) if plan.ignore => {
                 ex.ctx.cx.warn_err(&e);
-                continue;
+                return Ok(());
             }
             Err(e) => return Err(e),
         };
-        out.records += 1;
-        let stored = insert_one(plan, row, &mut out, &mut auto, ex)?;
+        self.out.records += 1;
+        let stored = insert_one(plan, row, &mut self.out, &mut self.auto, ex)?;
         if let (Some(ret), Some(row)) = (&plan.returning, stored) {
             let values = ret
                 .exprs
                 .iter()
                 .map(|e| e.eval(&row, ex.ctx))
                 .collect::<R<Row>>()?;
-            out.returned.push(values);
+            self.out.returned.push(values);
         }
+        Ok(())
     }
-    Ok(out)
 }
 
 fn source_rows(plan: &InsertPlan, ex: &mut Exec) -> R<Vec<SourceRow>> {
@@ -190,6 +224,11 @@ pub(crate) fn implicit_default(col: &ColumnDef) -> Value {
             Value::DateTime(DateTime::default())
         }
         DataType::Time { .. } => Value::Time(Time::default()),
+        // An ENUM's first member (as MariaDB fills an added NOT NULL ENUM column);
+        // the empty SET.
+        DataType::Enum { .. } => crate::exec::store::first_member(&col.data_type)
+            .unwrap_or_else(|| basalt_common::enumset::value_of(&col.data_type, 0)),
+        DataType::Set { .. } => basalt_common::enumset::value_of(&col.data_type, 0),
         _ => Value::Bytes(Vec::new()),
     }
 }
@@ -202,6 +241,9 @@ fn default_value(col: &ColumnDef, ex: &mut Exec, strict: bool) -> R<Value> {
         )),
         None if col.nullable || col.auto_increment => Ok(Value::Null),
         None => {
+            if let Some(first) = crate::exec::store::first_member(&col.data_type) {
+                return Ok(first);
+            }
             let e = MySqlError::no_default_for_field(&col.name);
             if strict {
                 return Err(e);

@@ -34,7 +34,7 @@ pub const HASH_ENTRY: usize = 16;
 #[inline]
 pub fn value_bytes(v: &Value) -> usize {
     match v {
-        Value::Bytes(b) => VALUE + b.capacity(),
+        Value::Bytes(b) | Value::Enum(_, b) => VALUE + b.capacity(),
         _ => VALUE,
     }
 }

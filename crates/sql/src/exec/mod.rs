@@ -21,6 +21,7 @@ pub mod agg;
 pub mod check;
 pub mod cte;
 pub mod ddl;
+pub mod hash_join;
 pub mod insert;
 pub mod mem;
 pub mod modify;
@@ -32,6 +33,9 @@ pub mod sort;
 pub mod spill;
 pub mod store;
 pub mod sub;
+pub mod textfile;
+pub mod window;
+mod window_frame;
 
 use crate::expr::EvalCtx;
 use basalt_common::MySqlError;

@@ -7,12 +7,14 @@
 //! conjuncts the index guarantees (`residual`) is used. An outer level with no
 //! match contributes one NULL row.
 
+use super::hash_join::HashTable;
 use super::{storage_err, Exec};
 use crate::expr::{EvalCtx, Expr};
 use crate::plan::range::{convert, key_ranges, Conv, EvalRange};
 use crate::plan::{Access, Level, RangeSpec, SelectPlan};
 use basalt_common::{MySqlError, Value};
 use basalt_storage::{KeyRange, LockMode, RowHandle, ScanRequest};
+use std::rc::Rc;
 
 pub type R<T> = Result<T, MySqlError>;
 
@@ -52,7 +54,32 @@ pub fn drive_expecting(
     let hint = rows
         .filter(|_| plan.levels.len() == 1)
         .map(|n| n.min(usize::MAX as u64) as usize);
-    level(plan, 0, &mut row, ex, sink, hint).map(|_| ())
+    let mut st = JoinState::default();
+    if plan.levels.len() > 1 && plan.levels.iter().any(|l| l.hash.is_some()) {
+        st.hashed = vec![Hashed::NotBuilt; plan.levels.len()];
+    }
+    let out = level(plan, 0, &mut row, ex, sink, hint, &mut st);
+    for h in &st.hashed {
+        if let Hashed::Built(t) = h {
+            ex.ctx.mem.release(t.charged());
+        }
+    }
+    out.map(|_| ())
+}
+
+/// What the levels keep across outer rows during one run: the hash tables of
+/// hash-joined levels, built when first probed.
+#[derive(Default)]
+pub(super) struct JoinState {
+    hashed: Vec<Hashed>,
+}
+
+#[derive(Clone)]
+enum Hashed {
+    NotBuilt,
+    Built(Rc<HashTable>),
+    /// The table did not fit in the memory budget: nested loop.
+    Off,
 }
 
 fn passes(f: Option<&Expr>, row: &[Value], ctx: &mut EvalCtx) -> R<bool> {
@@ -69,6 +96,24 @@ fn level(
     ex: &mut Exec,
     sink: &mut Sink,
     hint: Option<usize>,
+    st: &mut JoinState,
+) -> R<Flow> {
+    let l = &plan.levels[li];
+    if l.hash.is_some() && !matches!(st.hashed[li], Hashed::Off) {
+        return hashed_level(plan, li, row, ex, sink, st);
+    }
+    nested_level(plan, li, row, ex, sink, hint, st)
+}
+
+/// A level as a nested loop: its access path run for the current outer row.
+fn nested_level(
+    plan: &SelectPlan,
+    li: usize,
+    row: &mut Vec<Value>,
+    ex: &mut Exec,
+    sink: &mut Sink,
+    hint: Option<usize>,
+    st: &mut JoinState,
 ) -> R<Flow> {
     let l = &plan.levels[li];
     let t = &plan.tables[l.table];
@@ -109,25 +154,116 @@ fn level(
         let flow = if last {
             sink(row, Some(&f.handle), ex.ctx)?
         } else {
-            level(plan, li + 1, row, ex, sink, None)?
+            level(plan, li + 1, row, ex, sink, None, st)?
         };
         if flow == Flow::Stop {
             return Ok(Flow::Stop);
         }
     }
     if l.outer && !matched {
+        return unmatched(plan, li, row, ex, sink, st, matched);
+    }
+    Ok(Flow::Continue)
+}
+
+/// A candidate row of level `li`, already in place in `row`: checks `filter`
+/// (which decides a match) and the post-filter, then goes on to the next level
+/// or the sink.
+#[allow(clippy::too_many_arguments)]
+fn pass_on(
+    plan: &SelectPlan,
+    li: usize,
+    row: &mut Vec<Value>,
+    ex: &mut Exec,
+    sink: &mut Sink,
+    st: &mut JoinState,
+    filter: Option<&Expr>,
+    handle: &RowHandle,
+    matched: &mut bool,
+) -> R<Flow> {
+    let l = &plan.levels[li];
+    if !passes(filter, row, ex.ctx)? {
+        return Ok(Flow::Continue);
+    }
+    *matched = true;
+    if !passes(l.post_filter.as_ref(), row, ex.ctx)? {
+        return Ok(Flow::Continue);
+    }
+    if li + 1 == plan.levels.len() {
+        sink(row, Some(handle), ex.ctx)
+    } else {
+        level(plan, li + 1, row, ex, sink, None, st)
+    }
+}
+
+/// After the rows of level `li`: an outer level with no match contributes one
+/// NULL row.
+fn unmatched(
+    plan: &SelectPlan,
+    li: usize,
+    row: &mut Vec<Value>,
+    ex: &mut Exec,
+    sink: &mut Sink,
+    st: &mut JoinState,
+    matched: bool,
+) -> R<Flow> {
+    let l = &plan.levels[li];
+    let t = &plan.tables[l.table];
+    if l.outer && !matched {
         for v in &mut row[t.offset..t.offset + t.width()] {
             *v = Value::Null;
         }
         if passes(l.post_filter.as_ref(), row, ex.ctx)? {
-            return if last {
+            return if li + 1 == plan.levels.len() {
                 sink(row, None, ex.ctx)
             } else {
-                level(plan, li + 1, row, ex, sink, None)
+                level(plan, li + 1, row, ex, sink, None, st)
             };
         }
     }
     Ok(Flow::Continue)
+}
+
+/// A hash-joined level: the table's rows are read once into a hash table on
+/// the join key; each outer row probes it.
+#[inline(never)]
+fn hashed_level(
+    plan: &SelectPlan,
+    li: usize,
+    row: &mut Vec<Value>,
+    ex: &mut Exec,
+    sink: &mut Sink,
+    st: &mut JoinState,
+) -> R<Flow> {
+    let l = &plan.levels[li];
+    let t = &plan.tables[l.table];
+    let table = match &st.hashed[li] {
+        Hashed::Built(h) => h.clone(),
+        _ => {
+            let source = open(plan, l, row, ex)?;
+            let Some(h) = HashTable::build(l, t, source.rows, row, ex)? else {
+                st.hashed[li] = Hashed::Off;
+                return nested_level(plan, li, row, ex, sink, None, st);
+            };
+            let h = Rc::new(h);
+            st.hashed[li] = Hashed::Built(h.clone());
+            h
+        }
+    };
+    let mut matched = false;
+    let mut n = 0u32;
+    for f in table.probe(l, row, ex)? {
+        n = n.wrapping_add(1);
+        if n.is_multiple_of(256) {
+            ex.check_interrupt()?;
+        }
+        row[t.offset..t.offset + t.width()].clone_from_slice(&f.row);
+        let filter = l.filter.as_ref();
+        if pass_on(plan, li, row, ex, sink, st, filter, &f.handle, &mut matched)? == Flow::Stop {
+            return Ok(Flow::Stop);
+        }
+    }
+    unmatched(plan, li, row, ex, sink, st, matched)
 }
 
 /// The rows of one level's access, for the current outer row.
@@ -137,7 +273,7 @@ struct Source {
     exact: bool,
 }
 
-enum Rows {
+pub(super) enum Rows {
     Empty,
     One(Option<basalt_storage::Fetched>),
     Ranges {
@@ -151,7 +287,7 @@ enum Rows {
 }
 
 impl Rows {
-    fn next(&mut self, ex: &mut Exec) -> R<Option<basalt_storage::Fetched>> {
+    pub(super) fn next(&mut self, ex: &mut Exec) -> R<Option<basalt_storage::Fetched>> {
         match self {
             Rows::Empty => Ok(None),
             Rows::One(f) => Ok(f.take()),

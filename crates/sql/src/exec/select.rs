@@ -84,6 +84,9 @@ pub fn run_into(plan: &SelectPlan, ex: &mut Exec, emit: &mut Emit) -> R<u64> {
     if !plan.union.is_empty() {
         return run_union(plan, ex, win, emit);
     }
+    if let Some(w) = &plan.window {
+        return super::window::run(plan, w, ex, win, emit);
+    }
     if plan.agg.is_some() {
         return run_agg(plan, ex, win, emit);
     }
@@ -139,7 +142,7 @@ impl Window {
     }
 
     /// Whether nothing at all can be emitted (`LIMIT 0`).
-    fn closed(&self) -> bool {
+    pub(super) fn closed(&self) -> bool {
         self.stop_at == Some(0)
     }
 }
@@ -246,7 +249,12 @@ fn run_sorted(plan: &SelectPlan, ex: &mut Exec, mut win: Window, emit: &mut Emit
 
 /// The output expressions over one row, into `out` (cleared first; a fresh row
 /// gets exactly their number of cells).
-fn project_into(exprs: &[Expr], row: &[Value], out: &mut Row, ctx: &mut EvalCtx) -> R<()> {
+pub(super) fn project_into(
+    exprs: &[Expr],
+    row: &[Value],
+    out: &mut Row,
+    ctx: &mut EvalCtx,
+) -> R<()> {
     out.clear();
     out.reserve_exact(exprs.len());
     for e in exprs {
@@ -274,23 +282,27 @@ pub(crate) fn row_key(vals: &[Value], types: &[ExprType]) -> Vec<u8> {
     k
 }
 
-fn run_agg(plan: &SelectPlan, ex: &mut Exec, mut win: Window, emit: &mut Emit) -> R<u64> {
+/// The aggregate output rows (before HAVING), in group order.
+pub(super) fn groups(plan: &SelectPlan, ex: &mut Exec) -> R<Vec<Row>> {
     let agg = plan
         .agg
         .as_ref()
         .ok_or_else(|| basalt_common::MySqlError::internal("no aggregate plan"))?;
-    let groups = if agg.rollup {
-        super::rollup::groups(plan, agg, ex)?
-    } else {
-        let mut aggregator = Aggregator::new(agg, ex.ctx);
-        let mut sink =
-            |row: &[Value], _: Option<&basalt_storage::RowHandle>, ctx: &mut EvalCtx| -> R<Flow> {
-                aggregator.add(row, ctx)?;
-                Ok(Flow::Continue)
-            };
-        drive(plan, ex, &mut sink)?;
-        aggregator.finish(ex.ctx)?
-    };
+    if agg.rollup {
+        return super::rollup::groups(plan, agg, ex);
+    }
+    let mut aggregator = Aggregator::new(agg, ex.ctx);
+    let mut sink =
+        |row: &[Value], _: Option<&basalt_storage::RowHandle>, ctx: &mut EvalCtx| -> R<Flow> {
+            aggregator.add(row, ctx)?;
+            Ok(Flow::Continue)
+        };
+    drive(plan, ex, &mut sink)?;
+    aggregator.finish(ex.ctx)
+}
+
+fn run_agg(plan: &SelectPlan, ex: &mut Exec, mut win: Window, emit: &mut Emit) -> R<u64> {
+    let groups = groups(plan, ex)?;
     let mut rows = Vec::with_capacity(groups.len());
     let mut seen = Seen::default();
     for g in groups {

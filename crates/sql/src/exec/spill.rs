@@ -10,7 +10,8 @@
 //! tag byte and its payload — 0 NULL; 1 Int, 2 UInt, 3 Double (8 bytes LE); 4
 //! Decimal (mantissa i128 LE, scale u8); 5 Bytes (varint length, bytes); 6 Date
 //! (year u16, month, day); 7 DateTime (date, hour, minute, second, micro u32); 8
-//! Time (negative, hours u16, minute, second, micro u32). The format only lives as
+//! Time (negative, hours u16, minute, second, micro u32); 9 Enum (number u64 LE,
+//! then as Bytes). The format only lives as
 //! long as the statement (or cursor) that wrote it.
 //!
 //! [`RowSpool`] keeps rows in memory up to a byte limit and moves them to a spill
@@ -252,6 +253,12 @@ pub fn encode_row(out: &mut Vec<u8>, row: &[Value]) {
                 out.extend_from_slice(&[t.minute, t.second]);
                 out.extend_from_slice(&t.micro.to_le_bytes());
             }
+            Value::Enum(n, b) => {
+                out.push(9);
+                out.extend_from_slice(&n.to_le_bytes());
+                put_varint(out, b.len() as u64);
+                out.extend_from_slice(b);
+            }
         }
     }
 }
@@ -326,6 +333,11 @@ pub fn decode_row(buf: &[u8]) -> Option<Row> {
                     second,
                     micro,
                 })
+            }
+            9 => {
+                let n = u64::from_le_bytes(take_arr(buf, &mut at)?);
+                let len = get_varint(buf, &mut at)? as usize;
+                Value::Enum(n, take(buf, &mut at, len)?.to_vec())
             }
             _ => return None,
         });
@@ -441,6 +453,7 @@ mod tests {
             vec![
                 Value::DateTime(DateTime::parse("2024-01-02 03:04:05.678901").expect("dt")),
                 Value::Time(Time::parse("-838:59:59").expect("time")),
+                Value::Enum(5, b"a,c".to_vec()),
             ],
             vec![],
         ]

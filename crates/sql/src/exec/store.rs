@@ -2,6 +2,10 @@
 //! and non-strict warnings (1264 out of range, 1265 truncated, 1366 / 1292
 //! incorrect value, 1406 data too long).
 
+mod enums;
+
+pub(crate) use enums::first_member;
+
 use crate::session::ctx::{Level, SessionCtx};
 use crate::value::temporal::truncate_fsp;
 use crate::value::{
@@ -24,7 +28,7 @@ pub struct Target<'a> {
     pub strict: bool,
 }
 
-type R = Result<Value, MySqlError>;
+pub(crate) type R = Result<Value, MySqlError>;
 
 fn text(v: &Value) -> String {
     String::from_utf8_lossy(&to_bytes(v)).into_owned()
@@ -36,7 +40,7 @@ impl Target<'_> {
         self.problem(cx, e, clamped)
     }
 
-    fn truncated(&self, cx: &mut SessionCtx, v: Value) -> R {
+    pub(crate) fn truncated(&self, cx: &mut SessionCtx, v: Value) -> R {
         let e = MySqlError::new(
             code::WARN_DATA_TRUNCATED,
             "01000",
@@ -113,6 +117,8 @@ pub fn store(v: Value, t: &Target, cx: &mut SessionCtx) -> R {
             store_temporal(v, TemporalKind::DateTime(*fsp), t, cx)
         }
         DataType::Time { fsp } => store_temporal(v, TemporalKind::Time(*fsp), t, cx),
+        DataType::Enum { values, collation } => enums::store_enum(v, values, *collation, t, cx),
+        DataType::Set { values, collation } => enums::store_set(v, values, *collation, t, cx),
     }
 }
 

@@ -225,6 +225,9 @@ pub fn analyze_with(text: &str, opts: LitOpts) -> Result<Front<'_>, MySqlError> 
     if let Some(n) = native::parse_native(text, toks, opts.markers)? {
         return Ok(Front::Native(n));
     }
+    if let Some(n) = native::select_into(text, toks, opts.markers)? {
+        return Ok(Front::Native(n));
+    }
     if let Some(what) = native::ignore_modifier(text, toks) {
         return Ok(Front::Native(Native::Unsupported(what)));
     }

@@ -9,10 +9,15 @@ use basalt_storage::IsolationLevel;
 
 pub mod alter;
 mod database;
+mod into;
+mod load;
 mod maint;
 mod show;
 mod unsupported;
 pub mod view;
+pub(super) use into::select_into;
+pub use into::{IntoTarget, SelectInto};
+pub use load::{LoadData, LoadTarget, OnDuplicate};
 pub use maint::{MaintOp, Maintenance};
 use show::show;
 pub use show::{Show, ShowFilter};
@@ -107,6 +112,10 @@ pub enum Native {
     AlterTable(alter::AlterTable),
     /// CREATE / ALTER / DROP VIEW.
     View(view::ViewStmt),
+    /// `LOAD DATA [LOCAL] INFILE`.
+    LoadData(Box<LoadData>),
+    /// A query with an INTO clause.
+    SelectInto(Box<SelectInto>),
     /// A statement refused with 1235 naming this feature.
     Unsupported(&'static str),
 }
@@ -361,6 +370,8 @@ pub fn parse_native(src: &str, toks: &[Token], markers: bool) -> R<Option<Native
         }
         p.end()?;
         Native::Shutdown
+    } else if is("load") {
+        load::load(&mut p)?
     } else if !maint::may_start(first.text(src)) {
         return Ok(None);
     } else if is("flush") {

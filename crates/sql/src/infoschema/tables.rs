@@ -386,6 +386,7 @@ fn numeric_precision(dt: &DataType) -> (Value, Value) {
             let p = match kind {
                 IntKind::Tiny => 3,
                 IntKind::Small => 5,
+                IntKind::Medium if *unsigned => 8,
                 IntKind::Medium => 7,
                 IntKind::Int => 10,
                 IntKind::Big if *unsigned => 20,
@@ -412,7 +413,13 @@ fn column_default(c: &ColumnDef) -> Value {
             Value::Int(_) | Value::UInt(_) | Value::Decimal(_) | Value::Double(_) => {
                 s(v.display_lossy())
             }
-            other => s(format!("'{}'", other.display_lossy().replace('\'', "''"))),
+            other => s(format!(
+                "'{}'",
+                other
+                    .display_lossy()
+                    .replace('\\', "\\\\")
+                    .replace('\'', "''")
+            )),
         },
     }
 }

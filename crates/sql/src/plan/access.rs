@@ -86,6 +86,9 @@ pub struct Choice {
     pub consumed: Vec<usize>,
     pub order_satisfied: bool,
     pub est_rows: u64,
+    /// The chooser's cost of one execution of the access (about index entries
+    /// read), which the join-order search adds up.
+    pub cost: f64,
     pub explain: ExplainInfo,
 }
 
@@ -474,6 +477,7 @@ fn finish(inp: &Input, c: Candidate) -> Choice {
         consumed: c.consumed,
         order_satisfied: c.order.is_some(),
         est_rows,
+        cost: c.cost,
         explain: ExplainInfo {
             access_type,
             possible_keys: possible,

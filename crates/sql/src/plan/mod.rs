@@ -12,7 +12,11 @@
 
 pub mod access;
 pub mod cache;
+pub mod hash_keys;
+pub mod join_order;
+pub mod outer_join;
 pub mod range;
+pub mod window;
 
 use crate::expr::Expr;
 use crate::ty::ExprType;
@@ -97,6 +101,9 @@ pub struct Level {
     pub columns: Vec<usize>,
     /// Estimated rows per lookup (for EXPLAIN).
     pub est_rows: u64,
+    /// Joined through a hash table of the table's rows instead of a scan per
+    /// outer row (`exec::hash_join`).
+    pub hash: Option<hash_keys::HashJoin>,
     /// Names for EXPLAIN.
     pub explain: ExplainInfo,
 }
@@ -196,6 +203,8 @@ pub struct SelectPlan {
     /// INTERSECT / EXCEPT of two operands (then `union` and the levels are
     /// empty); ORDER BY / LIMIT apply to its result.
     pub setop: Option<Box<SetOpPlan>>,
+    /// Window functions, computed over the rows before the projection.
+    pub window: Option<Box<window::WindowPlan>>,
 }
 
 impl SelectPlan {

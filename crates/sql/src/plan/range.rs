@@ -82,6 +82,15 @@ pub fn convert(v: &Value, col: &ColumnDef) -> Conv {
             }
             _ => Conv::Unusable,
         },
+        // Index order is number order: a number bounds it, a string (compared as
+        // text) only matches a member exactly (see `convert_eq`).
+        DataType::Enum { .. } | DataType::Set { .. } => match v {
+            Value::Enum(n, _) => Conv::Exact(Value::UInt(*n)),
+            Value::Int(_) | Value::UInt(_) | Value::Decimal(_) | Value::Double(_) => {
+                int_key(v, IntKind::Big, true)
+            }
+            _ => Conv::Unusable,
+        },
         DataType::Time { .. } => match v {
             Value::Time(t) => Conv::Exact(Value::Time(*t)),
             Value::Bytes(b) => {
@@ -89,6 +98,20 @@ pub fn convert(v: &Value, col: &ColumnDef) -> Conv {
             }
             _ => Conv::Unusable,
         },
+    }
+}
+
+/// As [`convert`], for an equality: a string equal to an ENUM member under the
+/// column's collation is that member's number.
+pub fn convert_eq(v: &Value, col: &ColumnDef) -> Conv {
+    match (&col.data_type, v) {
+        (DataType::Enum { values, collation }, Value::Bytes(b)) if !b.is_empty() => {
+            match basalt_common::enumset::enum_position(values, *collation, b) {
+                Some(n) => Conv::Exact(Value::UInt(n)),
+                None => Conv::Unusable,
+            }
+        }
+        _ => convert(v, col),
     }
 }
 
@@ -214,7 +237,7 @@ fn points_ranges(
     'outer: for p in points {
         let mut key = Vec::with_capacity(p.len());
         for (v, part) in p.iter().zip(&idx.columns) {
-            match convert(v, &columns[part.column]) {
+            match convert_eq(v, &columns[part.column]) {
                 Conv::Exact(Value::Null) => continue 'outer,
                 Conv::Exact(k) => key.push(k),
                 Conv::Between { .. } => {
@@ -305,7 +328,7 @@ fn prefix_range(
     let mut exact = true;
     let mut prefix = Vec::with_capacity(eq.len() + 1);
     for (v, part) in eq.iter().zip(&idx.columns) {
-        match convert(v, &columns[part.column]) {
+        match convert_eq(v, &columns[part.column]) {
             Conv::Exact(k) => prefix.push(k),
             Conv::Between { .. } => return (Vec::new(), true),
             Conv::Unusable => return (vec![prefix_only(prefix)], false),

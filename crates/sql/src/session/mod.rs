@@ -11,11 +11,13 @@
 
 mod alter;
 pub mod ctx;
+mod load;
 mod locks;
 mod prepared;
 mod rename;
 mod respond;
 mod run;
+mod select_into;
 mod set_statement;
 mod stmt;
 pub mod timer;
@@ -70,6 +72,9 @@ pub struct Session {
     statement_timeouts: u64,
     /// NO_INDEX_USED / NO_GOOD_INDEX_USED of the last statement.
     extra_status: u16,
+    /// The running statement is SHOW WARNINGS / SHOW ERRORS: its result reports
+    /// no warnings of its own (the ones it lists belong to the statement before).
+    showing_diagnostics: bool,
     /// The running statement's text as the client sent it.
     raw: String,
     /// The collation the client asked for at connect (or COM_CHANGE_USER).
@@ -121,6 +126,7 @@ impl Session {
             armed: false,
             statement_timeouts: 0,
             extra_status: 0,
+            showing_diagnostics: false,
             raw: String::new(),
             client_collation: None,
             scope_cache: run::PlanScope::default(),

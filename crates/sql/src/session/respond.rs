@@ -36,6 +36,15 @@ impl<'o> Out<'o> {
     pub fn row(&mut self, row: &mut Row) -> Result<(), MySqlError> {
         self.sink.row(row)
     }
+
+    /// See [`ResultSink::local_infile`].
+    pub fn local_infile(
+        &mut self,
+        name: &[u8],
+        each: &mut dyn FnMut(&[u8]) -> Result<(), MySqlError>,
+    ) -> Result<(), MySqlError> {
+        self.sink.local_infile(name, each)
+    }
 }
 
 /// A sink for statements that never return rows (CREATE TABLE ... SELECT runs its
@@ -73,7 +82,10 @@ impl Session {
         let status = self.status_flags();
         let ending = match &r {
             Ok(None) => Ending::Rows {
-                warnings: self.warning_count(),
+                warnings: match self.showing_diagnostics {
+                    true => 0,
+                    false => self.warning_count(),
+                },
             },
             Ok(Some((affected_rows, last_insert_id, info, warnings))) => Ending::Ok {
                 affected_rows: *affected_rows,

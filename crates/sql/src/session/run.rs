@@ -76,6 +76,7 @@ impl Session {
         if !keeps_diagnostics {
             self.cx.clear_warnings();
         }
+        self.showing_diagnostics = keeps_diagnostics;
         self.cx.stmt_time = self.cx.clock();
         let r = match front {
             Ok(Front::Native(Native::SetStatement { items, body })) => {
@@ -132,6 +133,7 @@ impl Session {
             _ => return None,
         };
         self.cx.clear_warnings();
+        self.showing_diagnostics = false;
         self.cx.stmt_time = self.cx.clock();
         let r = self.timed(|me| me.run_plan(&plan, &params, out));
         if let Err(e) = &r {
@@ -304,6 +306,8 @@ impl Session {
             } => self.alter_database(name, charset, collation),
             Native::AlterTable(a) => self.alter_table_native(a),
             Native::View(v) => self.view_statement(v),
+            Native::LoadData(d) => self.load_data(*d, out),
+            Native::SelectInto(s) => self.select_into(*s),
             Native::Unsupported(what) => Err(MySqlError::not_supported(what)),
         }
     }

@@ -297,7 +297,13 @@ impl Session {
             .columns
             .iter()
             .zip(&select.types)
-            .map(|(c, t)| crate::bind::from::derived_column(&c.name, t))
+            .map(|(c, t)| {
+                let mut col = crate::bind::from::derived_column(&c.name, t);
+                if let Some(dt) = source_enum_type(&storage, t) {
+                    col.data_type = dt;
+                }
+                col
+            })
             .collect();
         for (i, c) in cols.iter().enumerate() {
             if cols[..i]
@@ -377,4 +383,17 @@ fn statement_kind(s: &Statement) -> String {
     let text = s.to_string();
     let words: Vec<&str> = text.split_whitespace().take(2).collect();
     words.join(" ")
+}
+
+/// The ENUM / SET type of the table column a result column reads directly (CREATE
+/// TABLE ... SELECT keeps it, as MariaDB does).
+fn source_enum_type(
+    storage: &basalt_storage::Storage,
+    t: &crate::ty::ExprType,
+) -> Option<basalt_common::DataType> {
+    let o = t.origin.as_ref().filter(|_| t.is_enum_or_set())?;
+    let table = storage.table(&o.schema, &o.org_table)?;
+    let def = table.def();
+    let ci = def.column_index(&o.org_name)?;
+    Some(def.columns[ci].data_type.clone())
 }

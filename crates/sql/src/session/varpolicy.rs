@@ -28,7 +28,6 @@ const DEFAULT_ONLY: &[(&str, &[&str])] = &[
     ("join_buffer_size", &[]),
     ("lc_messages", &[]),
     ("lc_time_names", &[]),
-    ("local_infile", &[]),
     ("log_warnings", &[]),
     ("long_query_time", &[]),
     ("max_heap_table_size", &[]),

@@ -125,6 +125,20 @@ fn field_image(dt: &DataType, v: &Value, out: &mut Vec<u8>) {
             b.resize(width.max(b.len()), pad);
             out.extend_from_slice(&b);
         }
+        // MariaDB's packed ENUM (1 or 2 bytes) and SET (1, 2, 3, 4 or 8 bytes) fields.
+        DataType::Enum { values, .. } => {
+            let n = basalt_common::enumset::number_of(dt, v).unwrap_or(0);
+            let width = if values.len() < 256 { 1 } else { 2 };
+            out.extend_from_slice(&n.to_le_bytes()[..width]);
+        }
+        DataType::Set { values, .. } => {
+            let n = basalt_common::enumset::number_of(dt, v).unwrap_or(0);
+            let width = match values.len().div_ceil(8) {
+                w if w > 4 => 8,
+                w => w,
+            };
+            out.extend_from_slice(&n.to_le_bytes()[..width]);
+        }
         DataType::VarChar { collation, .. } | DataType::Text { collation, .. } => {
             out.extend_from_slice(&string_bytes(v, *collation));
         }

@@ -70,6 +70,9 @@ fn plan_rows(p: &SelectPlan, select_type: &str) -> Vec<Vec<Value>> {
             if i == 0 && sorted {
                 extra.push("Using filesort");
             }
+            if l.hash.is_some() {
+                extra.push("Using join buffer (flat, BNLH join)");
+            }
             let possible = (!e.possible_keys.is_empty()).then(|| e.possible_keys.join(","));
             vec![
                 Value::Int(1),

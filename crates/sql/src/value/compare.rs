@@ -4,7 +4,10 @@
 //! - a string against a number compares both as doubles;
 //! - a temporal value against a string parses the string as that temporal type
 //!   (falling back to comparing texts when it does not parse);
-//! - DATE against DATETIME compares as DATETIME.
+//! - DATE against DATETIME compares as DATETIME;
+//! - an ENUM/SET value is a string against strings (and temporal values), its number
+//!   against numbers; sorting (ORDER BY, index order) puts two of them in number
+//!   order, i.e. declaration order.
 
 use super::{parse_datetime, parse_time, temporal_to_num, to_bytes, to_f64, Num};
 use basalt_common::{Collation, DateTime, Decimal, Value};
@@ -16,7 +19,7 @@ pub fn compare(a: &Value, b: &Value, coll: Collation) -> Option<Ordering> {
     Some(match (a, b) {
         (Null, _) | (_, Null) => return None,
         (Int(x), Int(y)) => x.cmp(y),
-        (Bytes(x), Bytes(y)) => coll.compare(x, y),
+        (Bytes(x) | Enum(_, x), Bytes(y) | Enum(_, y)) => coll.compare(x, y),
         (Int(x), UInt(y)) => (*x as i128).cmp(&(*y as i128)),
         (UInt(x), Int(y)) => (*x as i128).cmp(&(*y as i128)),
         (UInt(x), UInt(y)) => x.cmp(y),
@@ -27,11 +30,15 @@ pub fn compare(a: &Value, b: &Value, coll: Collation) -> Option<Ordering> {
         (Bytes(_), Int(_) | UInt(_) | Decimal(_)) | (Int(_) | UInt(_) | Decimal(_), Bytes(_)) => {
             f64_cmp(to_f64(a), to_f64(b))
         }
+        (Enum(n, _), Int(_) | UInt(_) | Decimal(_)) => return compare(&UInt(*n), b, coll),
+        (Int(_) | UInt(_) | Decimal(_), Enum(n, _)) => return compare(a, &UInt(*n), coll),
         (Date(x), Date(y)) => x.cmp(y),
         (Time(x), Time(y)) => x.cmp(y),
         (Date(_) | DateTime(_), Date(_) | DateTime(_)) => as_datetime(a)?.cmp(&as_datetime(b)?),
-        (Date(_) | DateTime(_) | Time(_), Bytes(s)) => return temporal_vs_str(a, s, coll),
-        (Bytes(s), Date(_) | DateTime(_) | Time(_)) => {
+        (Date(_) | DateTime(_) | Time(_), Bytes(s) | Enum(_, s)) => {
+            return temporal_vs_str(a, s, coll)
+        }
+        (Bytes(s) | Enum(_, s), Date(_) | DateTime(_) | Time(_)) => {
             return temporal_vs_str(b, s, coll).map(Ordering::reverse)
         }
         _ => f64_cmp(temporal_to_num(a).to_f64(), num_of(b).to_f64()),
@@ -45,7 +52,7 @@ fn num_of(v: &Value) -> Num {
 fn exact(v: &Value) -> Option<Decimal> {
     match v {
         Value::Int(i) => Some(Decimal::from_i64(*i)),
-        Value::UInt(u) => Some(Decimal::from_u64(*u)),
+        Value::UInt(u) | Value::Enum(u, _) => Some(Decimal::from_u64(*u)),
         Value::Decimal(d) => Some(*d),
         _ => None,
     }
@@ -87,7 +94,10 @@ pub fn sort_cmp(a: &Value, b: &Value, coll: Collation) -> Ordering {
         (true, true) => Ordering::Equal,
         (true, false) => Ordering::Less,
         (false, true) => Ordering::Greater,
-        _ => compare(a, b, coll).unwrap_or(Ordering::Equal),
+        _ => match (a, b) {
+            (Value::Enum(x, _), Value::Enum(y, _)) => x.cmp(y),
+            _ => compare(a, b, coll).unwrap_or(Ordering::Equal),
+        },
     }
 }
 
@@ -110,7 +120,7 @@ pub fn group_key(v: &Value, coll: Collation, out: &mut Vec<u8>) {
             }
             out.push(0);
         }
-        Value::Bytes(b) => {
+        Value::Bytes(b) | Value::Enum(_, b) => {
             out.push(2);
             let start = out.len();
             coll.sort_key(b, out);

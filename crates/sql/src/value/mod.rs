@@ -149,6 +149,10 @@ pub fn to_num(v: &Value) -> (Num, bool) {
         Value::UInt(u) => (Num::UInt(*u), true),
         Value::Double(d) => (Num::Dbl(*d), true),
         Value::Decimal(d) => (Num::Dec(*d), true),
+        Value::Enum(n, _) => match i64::try_from(*n) {
+            Ok(i) => (Num::Int(i), true),
+            Err(_) => (Num::UInt(*n), true),
+        },
         Value::Bytes(b) => match str_to_num(b) {
             (Num::Int(i), c) if has_point(b) => (Num::Dbl(i as f64), c),
             other => other,
@@ -237,6 +241,7 @@ pub fn to_f64(v: &Value) -> f64 {
         Value::Double(d) => *d,
         Value::Decimal(d) => d.to_f64(),
         Value::Bytes(b) => str_to_f64(b).0,
+        Value::Enum(n, _) => *n as f64,
         other => to_num(other).0.to_f64(),
     }
 }
@@ -250,6 +255,7 @@ pub fn truth(v: &Value) -> Option<bool> {
         Value::Double(d) => Some(*d != 0.0),
         Value::Decimal(d) => Some(!d.is_zero()),
         Value::Bytes(b) => Some(str_to_f64(b).0 != 0.0),
+        Value::Enum(n, _) => Some(*n != 0),
         other => Some(!to_num(other).0.is_zero()),
     }
 }
@@ -257,7 +263,7 @@ pub fn truth(v: &Value) -> Option<bool> {
 /// The text of a value in string context (`CONCAT`, storing into CHAR columns).
 pub fn to_bytes(v: &Value) -> Vec<u8> {
     match v {
-        Value::Bytes(b) => b.clone(),
+        Value::Bytes(b) | Value::Enum(_, b) => b.clone(),
         Value::Double(d) => format_double(*d).into_bytes(),
         Value::Null => Vec::new(),
         Value::DateTime(dt) => {

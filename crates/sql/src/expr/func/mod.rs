@@ -109,6 +109,9 @@ pub enum Func {
     LikeHigh,
     SubstringIndex,
     FindInSet,
+    /// FIND_IN_SET(constant, set_column): the member's position in the SET's
+    /// definition when the value holds it (MariaDB's shortcut for SET fields).
+    FindInSetMember,
     Elt,
     Uuid,
     Format,
@@ -309,6 +312,12 @@ pub fn refine(f: Func, args: &[ExprType], bound: &[Expr]) -> Func {
     match f {
         Func::Regexp(r) => Func::Regexp(regexp::refine(r, args)),
         Func::Json(j) => Func::Json(json_fn::refine(j, bound)),
+        Func::FindInSet
+            if args[1].col_flags & basalt_common::column::flags::SET != 0
+                && matches!(bound[0], Expr::Const(_) | Expr::Param(_)) =>
+        {
+            Func::FindInSetMember
+        }
         _ => f,
     }
 }
@@ -525,7 +534,7 @@ pub fn result_type(f: Func, args: &[ExprType]) -> ExprType {
             t
         }
         FromDays | LastDay => ExprType::date().nullable(true),
-        FindInSet => ExprType::int(3).nullable(any_null),
+        FindInSet | FindInSetMember => ExprType::int(3).nullable(any_null),
         TimestampDiff => ExprType::bigint().nullable(true),
         Trig(_) | Log | Log2 | Degrees | Radians => double23(),
         Field => ExprType::int(3),

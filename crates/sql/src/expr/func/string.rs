@@ -170,6 +170,7 @@ pub fn eval(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
             &text(&vals[1]),
             int_arg(&vals[2]),
         ))),
+        FindInSetMember => Ok(Value::Int(find_set_member(&vals[0], &vals[1]))),
         FindInSet => {
             let needle = text(&vals[0]);
             let hay = text(&vals[1]);
@@ -505,6 +506,30 @@ mod md5 {
         }
         out
     }
+}
+
+/// FIND_IN_SET of a constant in a SET column's value: the declaration position of
+/// the member named, when present. The k-th member of the value's text is the k-th
+/// bit set in its bitmask (members are listed in declaration order).
+fn find_set_member(needle: &Value, hay: &Value) -> i64 {
+    let needle = text(needle);
+    let (mask, hay) = match hay {
+        Value::Enum(mask, b) => (*mask, String::from_utf8_lossy(b).into_owned()),
+        other => (0, text(other)),
+    };
+    if hay.is_empty() {
+        return 0;
+    }
+    let Some(p) = hay.split(',').position(|x| x.eq_ignore_ascii_case(&needle)) else {
+        return 0;
+    };
+    if mask == 0 {
+        return p as i64 + 1;
+    }
+    (0..64)
+        .filter(|b| mask & (1u64 << b) != 0)
+        .nth(p)
+        .map_or(0, |b| b as i64 + 1)
 }
 
 #[cfg(test)]

@@ -204,8 +204,9 @@ const STATEMENTS: &[&str] = &[
     "DELETE t1 FROM t1 WHERE id1 = 1 RETURNING id1",
     "INSERT INTO t1 (id1, val1) VALUES (1, 'a') RETURNING id1",
     "SELECT id2 FROM t2 WHERE id2 >= 50 ORDER BY id2",
-    // CONVERT_TZ, which Django's MySQL backend asks for when it connects.
-    "~SELECT CONVERT_TZ('2001-01-01 01:00:00', 'UTC', 'UTC') IS NOT NULL",
+    // CONVERT_TZ with offsets, which Django's MySQL backend uses. Named zones are
+    // compared in tests/time_zones.rs, against a MariaDB whose time-zone tables
+    // are loaded (this one has none, so it answers NULL for them).
     "~SELECT CONVERT_TZ(CAST('2001-01-01 01:00:00.123456' AS DATETIME(6)), '+01:00', '-02:30'), \
      CONVERT_TZ(CAST('2001-01-01 01:00:00' AS DATETIME), '+00:00', '+13:00'), \
      CONVERT_TZ(CAST('2001-01-01 01:00:00' AS DATETIME), '+00:00', '+14:00'), \

@@ -94,6 +94,14 @@ impl From {
 
 impl Binder<'_> {
     pub fn bind_from(&mut self, from: &[ast::TableWithJoins]) -> R<From> {
+        let flat;
+        let from = match super::nested_join::flatten(from) {
+            Some(f) => {
+                flat = f;
+                &flat[..]
+            }
+            None => from,
+        };
         let mut out = From::empty();
         let mut raw = Vec::new();
         for twj in from {

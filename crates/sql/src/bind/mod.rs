@@ -25,6 +25,7 @@ pub mod from;
 pub mod json_agg;
 pub mod levels;
 pub mod names;
+pub mod nested_join;
 pub mod options;
 pub mod print;
 pub mod returning;

@@ -95,13 +95,24 @@ impl Session {
         let mut tables = Vec::with_capacity(list.len());
         for t in list {
             let name = t.table.value.clone();
-            if self.cx.engine.storage.table(&db, &name).is_none() {
-                return Err(MySqlError::no_such_table(&db, &name));
-            }
             let mode = match t.lock_type {
                 ast::LockTableType::Read { .. } => Mode::Read,
                 ast::LockTableType::Write { .. } => Mode::Write,
             };
+            if self.cx.engine.storage.table(&db, &name).is_none() {
+                if self.cx.engine.storage.view(&db, &name).is_none() {
+                    return Err(MySqlError::no_such_table(&db, &name));
+                }
+                // A view locks the tables it reads, as in MariaDB (mariadb-dump
+                // locks every table and view of a database).
+                for (bdb, bname) in self.view_base_tables(&db, &name, 0)? {
+                    tables.push(Locked {
+                        key: key(&bdb, &bname),
+                        name: bname,
+                        mode,
+                    });
+                }
+            }
             let used = t.alias.as_ref().map_or(name.clone(), |a| a.value.clone());
             tables.push(Locked {
                 key: key(&db, &name),
@@ -111,6 +122,41 @@ impl Session {
         }
         self.take_table_locks(tables)?;
         Ok(QueryResult::ok(0))
+    }
+
+    /// The base tables view `db.name` reads, through the views it reads.
+    fn view_base_tables(&self, db: &str, name: &str, depth: usize) -> R<Vec<(String, String)>> {
+        let storage = &self.cx.engine.storage;
+        let Some(v) = storage.view(db, name) else {
+            return Ok(Vec::new());
+        };
+        if depth > 32 {
+            return Err(crate::bind::view::invalid_view(db, name));
+        }
+        let q = crate::bind::view::parse_query(&v.body)?;
+        let mut names = Vec::new();
+        let _ = ast::visit_relations(&q, |rel| {
+            let parts: Vec<String> = rel
+                .0
+                .iter()
+                .filter_map(|p| p.as_ident().map(|i| i.value.clone()))
+                .collect();
+            match parts.as_slice() {
+                [t] => names.push((v.schema.clone(), t.clone())),
+                [d, t] => names.push((d.clone(), t.clone())),
+                _ => {}
+            }
+            std::ops::ControlFlow::<()>::Continue(())
+        });
+        let mut out = Vec::new();
+        for (d, t) in names {
+            if storage.table(&d, &t).is_some() {
+                out.push((d, t));
+            } else {
+                out.extend(self.view_base_tables(&d, &t, depth + 1)?);
+            }
+        }
+        Ok(out)
     }
 
     fn take_table_locks(&mut self, tables: Vec<Locked>) -> R<()> {

@@ -42,7 +42,14 @@ pub(in crate::front) fn select_into(src: &str, toks: &[Token], markers: bool) ->
     let query_start = first.is_kw(src, "select")
         || first.is_kw(src, "with")
         || (first.kind == TokKind::Punct && first.text(src) == "(");
-    if !query_start {
+    // Most queries have no INTO: look for the word first, four bytes at a time.
+    let b = src.as_bytes();
+    let has_into = toks.iter().any(|t| {
+        t.end - t.start == 4
+            && t.kind == TokKind::Word
+            && b[t.start..t.end].eq_ignore_ascii_case(b"into")
+    });
+    if !query_start || !has_into {
         return Ok(None);
     }
     let mut depth = 0i32;

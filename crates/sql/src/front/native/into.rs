@@ -42,14 +42,7 @@ pub(in crate::front) fn select_into(src: &str, toks: &[Token], markers: bool) ->
     let query_start = first.is_kw(src, "select")
         || first.is_kw(src, "with")
         || (first.kind == TokKind::Punct && first.text(src) == "(");
-    // Most queries have no INTO: look for the word first, four bytes at a time.
-    let b = src.as_bytes();
-    let has_into = toks.iter().any(|t| {
-        t.end - t.start == 4
-            && t.kind == TokKind::Word
-            && b[t.start..t.end].eq_ignore_ascii_case(b"into")
-    });
-    if !query_start || !has_into {
+    if !query_start || !has_into(src.as_bytes(), toks) {
         return Ok(None);
     }
     let mut depth = 0i32;
@@ -87,6 +80,22 @@ pub(in crate::front) fn select_into(src: &str, toks: &[Token], markers: bool) ->
         target,
         after_from,
     }))))
+}
+
+/// Whether a word token is INTO: most queries have none, and every query is
+/// looked at, so this is a tight loop over the tokens' lengths.
+#[inline]
+fn has_into(b: &[u8], toks: &[Token]) -> bool {
+    for t in toks {
+        if t.end - t.start == 4 && t.kind == TokKind::Word {
+            let w =
+                u32::from_le_bytes([b[t.start], b[t.start + 1], b[t.start + 2], b[t.start + 3]]);
+            if w | 0x2020_2020 == u32::from_le_bytes(*b"into") {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 fn target(p: &mut P) -> R<IntoTarget> {

@@ -16,7 +16,7 @@ use basalt_tests::mariadb::{self, MariaDb};
 use basalt_tests::Basalt;
 use mysql::consts::ColumnFlags;
 use mysql::prelude::*;
-use mysql::{Conn, Opts, Value};
+use mysql::{Conn, Opts};
 
 #[derive(Debug, PartialEq)]
 enum Outcome {
@@ -26,14 +26,6 @@ enum Outcome {
         warnings: Vec<(String, u16, String)>,
     },
     Error(u16, String),
-}
-
-fn text(v: &Value) -> Option<String> {
-    match v {
-        Value::NULL => None,
-        Value::Bytes(b) => Some(String::from_utf8_lossy(b).into_owned()),
-        other => Some(format!("{other:?}")),
-    }
 }
 
 fn run(c: &mut Conn, sql: &str, ordered: bool) -> Outcome {
@@ -60,7 +52,7 @@ fn run(c: &mut Conn, sql: &str, ordered: bool) -> Outcome {
         let mut rows: Vec<Vec<Option<String>>> = Vec::new();
         for row in result.by_ref() {
             match row {
-                Ok(r) => rows.push(r.unwrap().iter().map(text).collect()),
+                Ok(r) => rows.push(r.unwrap().iter().map(basalt_tests::cell).collect()),
                 Err(mysql::Error::MySqlError(e)) => return Outcome::Error(e.code, e.message),
                 Err(e) => panic!("{sql}: {e}"),
             }

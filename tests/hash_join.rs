@@ -8,7 +8,7 @@
 use basalt_tests::mariadb::{self, MariaDb};
 use basalt_tests::Basalt;
 use mysql::prelude::*;
-use mysql::{Conn, Opts, Value};
+use mysql::{Conn, Opts};
 
 fn connect(url: &str) -> Conn {
     Conn::new(Opts::from_url(url).expect("url")).expect("connect")
@@ -32,11 +32,7 @@ fn rows(c: &mut Conn, sql: &str) -> Result<Rows, (u16, String)> {
         .map(|r| {
             r.unwrap()
                 .into_iter()
-                .map(|v| match v {
-                    Value::NULL => None,
-                    Value::Bytes(b) => Some(String::from_utf8_lossy(&b).into_owned()),
-                    other => Some(format!("{other:?}")),
-                })
+                .map(|v| basalt_tests::cell(&v))
                 .collect()
         })
         .collect();

@@ -90,11 +90,7 @@ fn rows(c: &mut Conn, q: &str) -> Vec<Vec<Option<String>>> {
             r.expect("row")
                 .unwrap()
                 .into_iter()
-                .map(|v| match v {
-                    mysql::Value::NULL => None,
-                    mysql::Value::Bytes(b) => Some(String::from_utf8_lossy(&b).into_owned()),
-                    other => Some(format!("{other:?}")),
-                })
+                .map(|v| basalt_tests::cell(&v))
                 .collect()
         })
         .collect()

@@ -357,3 +357,13 @@ pub fn seed_ddl() -> String {
 }
 
 pub mod mariadb;
+
+/// A result value as the tests compare it: NULL as `None`, bytes as (lossy) text,
+/// anything else in its debug form.
+pub fn cell(v: &mysql::Value) -> Option<String> {
+    match v {
+        mysql::Value::NULL => None,
+        mysql::Value::Bytes(b) => Some(String::from_utf8_lossy(b).into_owned()),
+        other => Some(format!("{other:?}")),
+    }
+}

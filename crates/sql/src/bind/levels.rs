@@ -162,6 +162,36 @@ pub fn plan_levels(mut inp: LevelInputs) -> Planned {
     }
 }
 
+/// The access path of table `t` given conditions `conj` (numbered in order) and
+/// the tables in `available` already joined.
+#[allow(clippy::too_many_arguments)]
+fn choose_access<'e>(
+    t: &TableRef,
+    tables: &[TableRef],
+    conj: impl Iterator<Item = &'e Expr>,
+    available: u64,
+    needed: &[usize],
+    order: Option<&[(usize, bool)]>,
+    limit: Option<u64>,
+    hints: &Hints,
+) -> access::Choice {
+    let avail = |e: &Expr| table_mask(e, tables).is_some_and(|m| m & !available == 0);
+    let sargs: Vec<_> = conj
+        .enumerate()
+        .filter_map(|(i, c)| access::sarg(i, c, t.offset, t.width(), &t.def, &avail))
+        .collect();
+    let stats = t.table.stats();
+    access::choose(&Input {
+        def: &t.def,
+        stats: &stats,
+        sargs: &sargs,
+        needed,
+        order,
+        limit,
+        hints,
+    })
+}
+
 #[allow(clippy::too_many_arguments)]
 fn plan_one(
     tables: &[TableRef],
@@ -173,23 +203,16 @@ fn plan_one(
     hints: &Hints,
     available: u64,
 ) -> (Level, bool) {
-    let t = &tables[spec.table];
-    let avail = |e: &Expr| table_mask(e, tables).is_some_and(|m| m & !available == 0);
-    let sargs: Vec<_> = conj
-        .iter()
-        .enumerate()
-        .filter_map(|(i, c)| access::sarg(i, c, t.offset, t.width(), &t.def, &avail))
-        .collect();
-    let stats = t.table.stats();
-    let choice = access::choose(&Input {
-        def: &t.def,
-        stats: &stats,
-        sargs: &sargs,
+    let choice = choose_access(
+        &tables[spec.table],
+        tables,
+        conj.iter(),
+        available,
         needed,
         order,
         limit,
         hints,
-    });
+    );
     let residual: Vec<Expr> = conj
         .iter()
         .enumerate()
@@ -359,22 +382,16 @@ fn estimate(
             .map(|(c, _)| c)
             .collect()
     };
-    let avail = |e: &Expr| table_mask(e, tables).is_some_and(|m| m & !joined == 0);
-    let sargs: Vec<_> = conj
-        .iter()
-        .enumerate()
-        .filter_map(|(i, c)| access::sarg(i, c, t.offset, t.width(), &t.def, &avail))
-        .collect();
-    let stats = t.table.stats();
-    let choice = access::choose(&Input {
-        def: &t.def,
-        stats: &stats,
-        sargs: &sargs,
+    let choice = choose_access(
+        t,
+        tables,
+        conj.iter().copied(),
+        joined,
         needed,
-        order: None,
-        limit: None,
+        None,
+        None,
         hints,
-    });
+    );
     let mut fanout = choice.est_rows as f64;
     for (i, c) in conj.iter().enumerate() {
         if !choice.consumed.contains(&i) {

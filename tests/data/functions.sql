@@ -177,3 +177,15 @@ select id, json_arrayagg(s) from ft group by id order by id
 select crc32c('MySQL'), crc32(crc32('My'), 'SQL'), crc32c(crc32c('My'), 'SQL'), crc32(null, 'a'), crc32c(null)
 ~ select length(random_bytes(8)), random_bytes(null), length(random_bytes(0)), random_bytes(1025), random_bytes(-1)
 select convert_tz('2004-01-01 12:00:00','+00:00','+10:00'), convert_tz('2004-01-01 12:00:00.25','+00:00','-05:00'), convert_tz(dt, '+00:00', '+01:00') from ft order by id
+# user-level locks (one session; waits, deadlocks and KILL are in tests/user_locks.rs)
+select get_lock('Ab', 0), is_used_lock('ab'), is_free_lock('AB'), get_lock('ab', 0), release_lock('AB'), release_all_locks(), release_lock('zz'), is_used_lock('zz')
+select get_lock(null, 0), get_lock('', 0), is_free_lock(null), is_used_lock(null), release_lock(null), is_free_lock(''), release_lock(''), release_all_locks()
+select get_lock('a', 0), get_lock('a', 0), get_lock('a', 0.5), release_lock('a'), is_used_lock('a') = connection_id(), is_free_lock('a'), release_all_locks(), is_free_lock('a')
+select get_lock('x', -1), get_lock('y', null), get_lock('q', 'abc'), get_lock('z', -1.5), get_lock('w', -0.5), get_lock('v', -1e30), release_all_locks()
+select get_lock(x'41', 0), get_lock(s, 0), is_used_lock('Hello') = connection_id(), release_all_locks() from ft where id = 1
+select get_lock(1, 0)
+select release_lock(1.5)
+select is_free_lock(date'2020-01-01')
+select is_used_lock(now())
+select is_used_lock(i) from ft
+select get_lock('a', 1e0 + 'x'), release_all_locks()

@@ -155,6 +155,8 @@ pub struct Engine {
     pub(crate) started: std::time::Instant,
     pub(crate) general_log: crate::general_log::GeneralLog,
     pub(crate) locks: crate::tablelock::TableLocks,
+    /// GET_LOCK's named locks.
+    pub(crate) user_locks: crate::userlock::UserLocks,
     /// `max_statement_time` deadlines of every session.
     pub(crate) timer: crate::session::timer::StatementTimer,
     /// `Max_statement_time_exceeded` (global).
@@ -188,6 +190,7 @@ impl Engine {
             started: std::time::Instant::now(),
             general_log,
             locks: Default::default(),
+            user_locks: Default::default(),
             timer: crate::session::timer::StatementTimer::new(),
             statement_timeouts: std::sync::atomic::AtomicU64::new(0),
         })

@@ -72,6 +72,7 @@ mod system_tables;
 mod sysvars;
 mod tablelock;
 mod ty;
+mod userlock;
 mod value;
 
 pub use engine::{Engine, GlobalConfig, ProcessInfo, ServerHooks};

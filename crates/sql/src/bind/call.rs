@@ -31,6 +31,7 @@ impl Binder<'_> {
             bound.push(b);
             types.push(t);
         }
+        crate::expr::func::check_types(f, &types)?;
         super::strings::byte_args(f, &mut bound, &types);
         let f = crate::expr::func::refine(f, &types, &bound);
         let t = if crate::expr::func::uses_consts(f) {

@@ -41,6 +41,8 @@ pub struct Warning {
 pub struct SessionCtx {
     pub engine: Arc<Engine>,
     pub conn_id: u64,
+    /// GET_LOCK granted a lock since the session last released them all.
+    pub holds_user_locks: bool,
     pub user: String,
     pub host: String,
     pub db: Option<String>,
@@ -119,6 +121,7 @@ impl SessionCtx {
         let mut cx = SessionCtx {
             engine,
             conn_id,
+            holds_user_locks: false,
             user: user.to_string(),
             host: host.to_string(),
             db: None,

@@ -343,6 +343,7 @@ impl Session {
     pub fn reset(&mut self) {
         self.rollback_quietly();
         self.release_all_locks();
+        self.release_user_locks();
         let engine = self.cx.engine.clone();
         self.cx.vars = engine.globals.session_defaults(&engine.config);
         self.cx.vars.insert(
@@ -362,10 +363,18 @@ impl Session {
         self.next_txn = NextTxn::default();
     }
 
+    /// GET_LOCK's locks go with the connection (and with COM_RESET_CONNECTION).
+    fn release_user_locks(&mut self) {
+        if std::mem::take(&mut self.cx.holds_user_locks) {
+            self.cx.engine.user_locks.release_all(self.cx.conn_id);
+        }
+    }
+
     /// The connection is gone: rolls back the open transaction.
     pub fn close(&mut self) {
         self.rollback_quietly();
         self.release_all_locks();
+        self.release_user_locks();
         self.prepared.clear();
     }
 
@@ -509,5 +518,6 @@ impl Drop for Session {
     fn drop(&mut self) {
         self.rollback_quietly();
         self.release_all_locks();
+        self.release_user_locks();
     }
 }

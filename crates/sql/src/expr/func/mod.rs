@@ -19,6 +19,7 @@ mod string;
 mod text;
 mod time;
 mod tz;
+mod userlock;
 
 use super::{EvalCtx, Expr, R};
 use crate::ty::{aggregate, Class, ExprType};
@@ -164,6 +165,7 @@ pub enum Func {
     Misc(misc::MiscFn),
     Regexp(regexp::RegexpFn),
     Json(json_fn::JsonFn),
+    Lock(userlock::LockFn),
 }
 
 /// (function, min args, max args) for a lower-case SQL function name.
@@ -293,6 +295,9 @@ fn family_lookup(name: &str) -> Option<(Func, usize, usize)> {
     if let Some((f, lo, hi)) = misc::lookup(name) {
         return Some((Func::Misc(f), lo, hi));
     }
+    if let Some((f, lo, hi)) = userlock::lookup(name) {
+        return Some((Func::Lock(f), lo, hi));
+    }
     if let Some((f, lo, hi)) = regexp::lookup(name) {
         return Some((Func::Regexp(f), lo, hi));
     }
@@ -344,6 +349,7 @@ impl Func {
                 | Func::Sleep
                 | Func::Misc(misc::MiscFn::Benchmark | misc::MiscFn::UuidShort)
                 | Func::Misc(misc::MiscFn::SysGuid | misc::MiscFn::RandomBytes)
+                | Func::Lock(_)
         )
     }
 }
@@ -607,6 +613,7 @@ pub fn result_type(f: Func, args: &[ExprType]) -> ExprType {
         Text(t) => text::result_type(t, args),
         Clock(c) => clock::result_type(c, args, &[]),
         Misc(m) => misc::result_type(m),
+        Lock(l) => userlock::result_type(l),
         Regexp(r) => regexp::result_type(r, args),
         Json(j) => json_fn::result_type(j, args),
     }
@@ -751,6 +758,7 @@ fn eval_values(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
         Text(t) => text::eval(t, vals, ctx),
         Clock(c) => clock::eval(c, vals, ctx),
         Misc(m) => misc::eval(m, vals, ctx),
+        Lock(l) => userlock::eval(l, vals, ctx),
         Regexp(r) => regexp::eval(r, vals, ctx),
         Json(j) => json_fn::eval(j, vals, ctx),
         _ => string::eval(f, vals, ctx),
@@ -796,6 +804,14 @@ fn extreme(greatest: bool, vals: Vec<Value>) -> Value {
 
 /// 1582 for an argument count that is within bounds but of the wrong shape
 /// (JSON_OBJECT takes pairs; JSON_SET and friends a document and pairs).
+/// Argument types a function refuses when the statement is bound (4079).
+pub fn check_types(f: Func, args: &[ExprType]) -> Result<(), MySqlError> {
+    match f {
+        Func::Lock(l) => userlock::check_types(l, args),
+        _ => Ok(()),
+    }
+}
+
 pub fn check_shape(f: Func, name: &str, n: usize) -> Result<(), MySqlError> {
     match f {
         Func::Json(j) if !json_fn::check_pairs(j, n) => {

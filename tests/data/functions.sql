@@ -189,3 +189,8 @@ select is_free_lock(date'2020-01-01')
 select is_used_lock(now())
 select is_used_lock(i) from ft
 select get_lock('a', 1e0 + 'x'), release_all_locks()
+# INTERVAL(N, N1, ...): the function, not an interval literal
+select interval(5,1,10), INTERVAL(null, 1), interval(23, 1, 15, 17, 30, 44, 200), interval(10, 1, 10, 100, 1000), interval(22, 23, 30, 44, 200)
+select interval(1, null, 2), interval(3, 1, null, 2), interval(5, 'a', 10), interval(-5, null, 2), interval(-5, 2, null), interval ( (1), (2) )
+select interval(12345678901234567890, 12345678901234567891), interval(0.1e0+0.2e0, 0.3), interval(i, 0, 4, 6), interval(d, -1, 0, 13), interval(s, 'a') from ft order by id
+~ select now() + interval (1) day > now(), interval(1,2) day, interval(1, 2) + 1

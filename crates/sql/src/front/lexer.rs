@@ -85,6 +85,8 @@ pub mod rare {
     pub const PIPES: u8 = 16;
     /// A `?` placeholder.
     pub const PARAM: u8 = 32;
+    /// The word INTERVAL.
+    pub const INTERVAL: u8 = 64;
 }
 
 /// The [`rare`] bit of one word.
@@ -101,6 +103,7 @@ fn rare_word(w: &[u8]) -> u8 {
                 _ => 0,
             }
         }
+        8 if w.eq_ignore_ascii_case(b"interval") => rare::INTERVAL,
         _ => 0,
     }
 }

@@ -245,7 +245,8 @@ pub fn analyze_with(text: &str, opts: LitOpts) -> Result<Front<'_>, MySqlError> 
             }
         }
     }
-    let scan = lexed.rare & (rare::LOCK | rare::MOD | rare::PIPES | rare::DROP) != 0;
+    let scan =
+        lexed.rare & (rare::LOCK | rare::MOD | rare::PIPES | rare::DROP | rare::INTERVAL) != 0;
     let edits = rewrites_scanning(text, toks, opts.pipes_as_concat, scan);
     let dml = ["select", "insert", "update", "delete", "replace"]
         .iter()
@@ -327,6 +328,13 @@ fn rewrites_scanning(text: &str, toks: &[Token], pipes_as_concat: bool, scan: bo
                 end: toks[i + 3].end,
                 with: "FOR SHARE",
             });
+        } else if t.is_kw(text, "interval") && interval_call(text, toks, i + 1) {
+            // INTERVAL(N, N1, ...) is a function (sqlparser reads an interval).
+            edits.push(Edit {
+                start: t.start,
+                end: t.end,
+                with: "`interval()`",
+            });
         } else if t.is_kw(text, "mod")
             && i > 0
             && toks.get(i + 1).is_none_or(|n| n.text(text) != "(")
@@ -340,6 +348,28 @@ fn rewrites_scanning(text: &str, toks: &[Token], pipes_as_concat: bool, scan: bo
     }
     edits.sort_by_key(|e| e.start);
     edits
+}
+
+/// True when `toks[open]` opens a parenthesised list with a comma at its top
+/// level: MariaDB's grammar reads `INTERVAL (a, b, ...)` as the function.
+fn interval_call(text: &str, toks: &[Token], open: usize) -> bool {
+    if toks.get(open).is_none_or(|t| t.text(text) != "(") {
+        return false;
+    }
+    let mut depth = 0;
+    for t in &toks[open + 1..] {
+        if t.kind != TokKind::Punct {
+            continue;
+        }
+        match t.text(text) {
+            "(" => depth += 1,
+            ")" if depth == 0 => return false,
+            ")" => depth -= 1,
+            "," if depth == 0 => return true,
+            _ => {}
+        }
+    }
+    false
 }
 
 fn apply(text: &str, edits: &[Edit]) -> String {

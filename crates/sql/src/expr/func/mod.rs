@@ -154,6 +154,9 @@ pub enum Func {
     Log10,
     Rand,
     Pi,
+    /// `INTERVAL(N, N1, N2, ...)` (the front end names it `interval()`, see
+    /// [`crate::front`]).
+    Interval,
     // JSON
     JsonValid,
     // miscellaneous
@@ -229,6 +232,7 @@ pub fn lookup(name: &str) -> Option<(Func, usize, usize)> {
         "crc32" => (Crc32, 1, 2),
         "strcmp" => (Strcmp, 2, 2),
         "field" => (Field, 2, many),
+        "interval()" => (Interval, 2, many),
         "substring_index" => (SubstringIndex, 3, 3),
         "find_in_set" => (FindInSet, 2, 2),
         "elt" => (Elt, 2, many),
@@ -606,6 +610,7 @@ pub fn result_type(f: Func, args: &[ExprType]) -> ExprType {
         }
         Sqrt | Pow | Exp | Ln | Log10 => double23(),
         Rand | Pi => ExprType::double(),
+        Interval => ExprType::int(2),
         JsonValid => ExprType::int(1).nullable(any_null),
         // MariaDB: INT(1), nullable only when its argument is.
         Sleep => ExprType::int(1).nullable(any_null),
@@ -755,6 +760,7 @@ fn eval_values(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
         }
         Abs | Round | Truncate | Floor | Ceil | Mod | Sign | Sqrt | Pow | Exp | Ln | Log10
         | Rand | Pi => numeric::eval(f, vals, ctx),
+        Interval => Ok(Value::Int(numeric::interval(&vals, ctx))),
         Text(t) => text::eval(t, vals, ctx),
         Clock(c) => clock::eval(c, vals, ctx),
         Misc(m) => misc::eval(m, vals, ctx),

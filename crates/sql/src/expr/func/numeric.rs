@@ -4,7 +4,7 @@
 use super::Func;
 use crate::expr::{arith_error, EvalCtx, R};
 use crate::value::arith::{num_arith, ArithError, ArithOp};
-use crate::value::{to_f64, to_num, Num};
+use crate::value::{str_to_f64, to_f64, to_num, Num};
 use basalt_common::{Decimal, Value};
 
 pub fn eval(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
@@ -219,5 +219,54 @@ mod tests {
         assert_eq!(floor_ceil(dec("1.5"), false), Value::Int(1));
         assert_eq!(floor_ceil(dec("-1.5"), false), Value::Int(-2));
         assert_eq!(floor_ceil(dec("1.1"), true), Value::Int(2));
+    }
+}
+
+/// `INTERVAL(N, N1, N2, ...)`: how many of N1, N2, ... (ascending) are at most N,
+/// counting up to the first one above N; -1 for a NULL N. NULLs in the list count
+/// as passed, as in MariaDB. Integers and decimals compare exactly; anything else
+/// as doubles (a string with junk warns 1292).
+pub fn interval(vals: &[Value], ctx: &mut EvalCtx) -> i64 {
+    if vals[0].is_null() {
+        return -1;
+    }
+    let exact = vals.iter().all(|v| {
+        matches!(
+            v,
+            Value::Null | Value::Int(_) | Value::UInt(_) | Value::Decimal(_)
+        )
+    });
+    let n = if exact { 0.0 } else { as_real(&vals[0], ctx) };
+    for (i, v) in vals.iter().enumerate().skip(1) {
+        if v.is_null() {
+            continue;
+        }
+        let above = if exact {
+            crate::value::compare::compare(v, &vals[0], basalt_common::Collation::Binary)
+                == Some(std::cmp::Ordering::Greater)
+        } else {
+            as_real(v, ctx) > n
+        };
+        if above {
+            return i as i64 - 1;
+        }
+    }
+    vals.len() as i64 - 1
+}
+
+fn as_real(v: &Value, ctx: &mut EvalCtx) -> f64 {
+    match v {
+        Value::Bytes(b) => {
+            let (x, clean) = str_to_f64(b);
+            if !clean {
+                let text = String::from_utf8_lossy(b);
+                ctx.cx
+                    .warn_err(&basalt_common::MySqlError::truncated_wrong_value(
+                        "DOUBLE", &text,
+                    ));
+            }
+            x
+        }
+        other => to_f64(other),
     }
 }

@@ -190,38 +190,6 @@ fn floor_ceil(n: Num, ceil: bool) -> Value {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn dec(s: &str) -> Num {
-        Num::Dec(Decimal::parse(s).expect("decimal"))
-    }
-
-    #[test]
-    fn rounding() {
-        assert_eq!(
-            round(dec("1.5"), 0, false),
-            Value::Decimal(Decimal::parse("2").expect("d"))
-        );
-        assert_eq!(
-            round(dec("-1.5"), 0, false),
-            Value::Decimal(Decimal::parse("-2").expect("d"))
-        );
-        assert_eq!(round(dec("1.2345"), 2, true).display_lossy(), "1.23");
-        assert_eq!(round(Num::Int(1234), -2, false), Value::Int(1200));
-        assert_eq!(round(Num::Dbl(2.5), 0, false), Value::Double(2.0));
-        assert_eq!(round(Num::Dbl(3.5), 0, false), Value::Double(4.0));
-    }
-
-    #[test]
-    fn floors() {
-        assert_eq!(floor_ceil(dec("1.5"), false), Value::Int(1));
-        assert_eq!(floor_ceil(dec("-1.5"), false), Value::Int(-2));
-        assert_eq!(floor_ceil(dec("1.1"), true), Value::Int(2));
-    }
-}
-
 /// `INTERVAL(N, N1, N2, ...)`: how many of N1, N2, ... (ascending) are at most N,
 /// counting up to the first one above N; -1 for a NULL N. NULLs in the list count
 /// as passed, as in MariaDB. Integers and decimals compare exactly; anything else
@@ -268,5 +236,37 @@ fn as_real(v: &Value, ctx: &mut EvalCtx) -> f64 {
             x
         }
         other => to_f64(other),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dec(s: &str) -> Num {
+        Num::Dec(Decimal::parse(s).expect("decimal"))
+    }
+
+    #[test]
+    fn rounding() {
+        assert_eq!(
+            round(dec("1.5"), 0, false),
+            Value::Decimal(Decimal::parse("2").expect("d"))
+        );
+        assert_eq!(
+            round(dec("-1.5"), 0, false),
+            Value::Decimal(Decimal::parse("-2").expect("d"))
+        );
+        assert_eq!(round(dec("1.2345"), 2, true).display_lossy(), "1.23");
+        assert_eq!(round(Num::Int(1234), -2, false), Value::Int(1200));
+        assert_eq!(round(Num::Dbl(2.5), 0, false), Value::Double(2.0));
+        assert_eq!(round(Num::Dbl(3.5), 0, false), Value::Double(4.0));
+    }
+
+    #[test]
+    fn floors() {
+        assert_eq!(floor_ceil(dec("1.5"), false), Value::Int(1));
+        assert_eq!(floor_ceil(dec("-1.5"), false), Value::Int(-2));
+        assert_eq!(floor_ceil(dec("1.1"), true), Value::Int(2));
     }
 }

@@ -364,6 +364,11 @@ impl<'a> Binder<'a> {
             self.reusable = false;
             return crate::infoschema::open(name, self.cx);
         }
+        if let Some(t) = self.cx.temp.table(db, name) {
+            // The shared plan cache must never hand this plan to another session.
+            self.reusable = false;
+            return Ok(t);
+        }
         match self.storage.table(db, name) {
             Some(t) => Ok(t),
             None => {

@@ -20,6 +20,7 @@ mod run;
 mod select_into;
 mod set_statement;
 mod stmt;
+pub mod temp_tables;
 pub mod timer;
 mod track;
 mod txn;
@@ -317,8 +318,6 @@ impl Session {
         let db = self.cx.db.clone().ok_or_else(MySqlError::no_db)?;
         let t = self
             .cx
-            .engine
-            .storage
             .table(&db, table)
             .ok_or_else(|| MySqlError::no_such_table(&db, table))?;
         let def = t.def();
@@ -348,7 +347,7 @@ impl Session {
     }
 
     /// COM_RESET_CONNECTION: rolls back, restores session variables from the globals,
-    /// drops prepared statements and user variables.
+    /// drops prepared statements, user variables and temporary tables.
     pub fn reset(&mut self) {
         self.rollback_quietly();
         self.release_all_locks();
@@ -369,13 +368,16 @@ impl Session {
         self.prepared.clear();
         self.sql_prepared.clear();
         self.next_txn = NextTxn::default();
+        self.drop_all_temp();
     }
 
-    /// The connection is gone: rolls back the open transaction.
+    /// The connection is gone: rolls back the open transaction and drops the
+    /// temporary tables.
     pub fn close(&mut self) {
         self.rollback_quietly();
         self.release_all_locks();
         self.prepared.clear();
+        self.drop_all_temp();
     }
 
     pub fn current_database(&self) -> Option<&str> {

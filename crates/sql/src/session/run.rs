@@ -362,6 +362,10 @@ impl Session {
     }
 
     fn cached(&mut self, s: Stripped<'_>, out: &mut Out<'_>) -> R<QueryResult> {
+        if !self.cx.temp.is_empty() {
+            // Shared plans may name a base table a temporary one shadows.
+            return self.parse_run(&s.original(), out);
+        }
         let engine = self.cx.engine.clone();
         let version = engine.storage.schema_version();
         self.refresh_scope();
@@ -407,6 +411,9 @@ impl Session {
     /// Runs a bulk insert through the cached plan of its one-row form, repeated
     /// for every row; the full parse when that plan cannot be repeated.
     fn bulk(&mut self, b: BulkInsert<'_>, out: &mut Out<'_>) -> R<QueryResult> {
+        if !self.cx.temp.is_empty() {
+            return self.parse_run(&b.original(), out);
+        }
         let engine = self.cx.engine.clone();
         let version = engine.storage.schema_version();
         self.refresh_scope();

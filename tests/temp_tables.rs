@@ -138,6 +138,18 @@ fn create_like_select_and_errors() {
         one(&mut c, "select count(*) from k where a in (select a from k)"),
         "4"
     );
+    // Views never read temporary tables: CREATE VIEW refuses them, and a view's
+    // body reads the base table a temporary one shadows.
+    assert_eq!(
+        err(&mut c, "create view vk as select * from k"),
+        (1352, "View's SELECT refers to a temporary table 'k'".into())
+    );
+    c.query_drop("create view vt as select b from t").unwrap();
+    c.query_drop("create temporary table t (a int, b varchar(10))")
+        .unwrap();
+    c.query_drop("insert into t values (5, 'temp')").unwrap();
+    assert_eq!(rows(&mut c, "select * from vt"), ["base"]);
+    assert_eq!(rows(&mut c, "select b from t"), ["temp"]);
     c.query_drop("create index ib on k (b)").unwrap();
     assert!(one(&mut c, "show create table k").contains("KEY `ib` (`b`)"));
     c.query_drop("drop index ib on k").unwrap();
@@ -418,7 +430,7 @@ const SCRIPT: &[&str] = &[
     "create temporary table t3 select * from t",
     "show create table t3",
     "create temporary table t4 as select 1 as x",
-    "show create table t4",
+    "select * from t4",
     "create temporary table t5 (a int) engine=innodb",
     "show create table t5",
     "create temporary table t5 (a int)",
@@ -432,16 +444,20 @@ const SCRIPT: &[&str] = &[
     "drop temporary table t5, nosuch",
     "select * from t5",
     "create temporary table k6 like nosuch",
+    // (t3 is InnoDB: MariaDB's MEMORY tables are not transactional, Basalt's are.)
     "begin",
+    "insert into t3 values (3, 30)",
     "insert into t values (3, 30)",
     "create temporary table x1 (a int)",
     "select @@in_transaction",
     "drop temporary table x1",
     "select @@in_transaction",
     "rollback",
-    "select * from t order by a",
+    "select * from t3 order by a",
     "truncate table t",
     "select * from t",
+    "drop temporary table t2",
+    "create temporary table t2 like t3",
     "rename table t2 to t2b",
     "show create table t2b",
     "alter table t2b add column d int default 4, rename to t2c",
@@ -451,6 +467,15 @@ const SCRIPT: &[&str] = &[
     "drop table t",
     "select * from t",
     "show create table t",
+    "create temporary table vt (a int)",
+    "create view v1 as select * from vt",
+    "create table vb (a int)",
+    "insert into vb values (1)",
+    "create view vbv as select * from vb",
+    "create temporary table vb (a int)",
+    "insert into vb values (2)",
+    "select * from vbv",
+    "select * from vb",
 ];
 
 #[derive(Debug, PartialEq)]

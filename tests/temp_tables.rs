@@ -112,15 +112,20 @@ fn create_like_select_and_errors() {
         ["Note,1050,Table 'k' already exists"]
     );
     c.query_drop("insert into k values (1,1),(2,2)").unwrap();
-    c.query_drop("insert into k select a + 10, b from k").unwrap();
+    c.query_drop("insert into k select a + 10, b from k")
+        .unwrap();
     assert_eq!(one(&mut c, "select count(*) from k"), "4");
     c.query_drop("create temporary table k2 like k").unwrap();
     assert!(one(&mut c, "show create table k2").contains("KEY `b` (`b`)"));
     c.query_drop("create temporary table k3 like t").unwrap();
     c.query_drop("create temporary table k4 as select a, b from k where a > 10")
         .unwrap();
-    assert_eq!(rows(&mut c, "select * from k4 order by a"), ["11,1", "12,2"]);
-    c.query_drop("create temporary table k5 select 1 as x").unwrap();
+    assert_eq!(
+        rows(&mut c, "select * from k4 order by a"),
+        ["11,1", "12,2"]
+    );
+    c.query_drop("create temporary table k5 select 1 as x")
+        .unwrap();
     assert_eq!(one(&mut c, "select x from k5"), "1");
     assert_eq!(
         err(&mut c, "create temporary table k6 like nosuch"),
@@ -135,7 +140,10 @@ fn create_like_select_and_errors() {
     // A temporary table may be named twice in one query (MariaDB reopens it).
     assert_eq!(one(&mut c, "select count(*) from k x join k y"), "16");
     assert_eq!(
-        one(&mut c, "select count(*) from k where a in (select a from k)"),
+        one(
+            &mut c,
+            "select count(*) from k where a in (select a from k)"
+        ),
         "4"
     );
     // Views never read temporary tables: CREATE VIEW refuses them, and a view's
@@ -150,6 +158,18 @@ fn create_like_select_and_errors() {
     c.query_drop("insert into t values (5, 'temp')").unwrap();
     assert_eq!(rows(&mut c, "select * from vt"), ["base"]);
     assert_eq!(rows(&mut c, "select b from t"), ["temp"]);
+    // CHECKSUM TABLE reads the temporary table; CHECK / ANALYZE are refused.
+    let base = one(&mut c, "checksum table k");
+    c.query_drop("insert into k values (100, 100)").unwrap();
+    assert_ne!(one(&mut c, "checksum table k"), base);
+    assert_eq!(
+        rows(&mut c, "analyze table k"),
+        [
+            "tt.k,analyze,Error,This version of MariaDB doesn't yet support 'ANALYZE TABLE of a temporary table'",
+            "tt.k,analyze,status,Operation failed"
+        ]
+    );
+    c.query_drop("delete from k where a = 100").unwrap();
     c.query_drop("create index ib on k (b)").unwrap();
     assert!(one(&mut c, "show create table k").contains("KEY `ib` (`b`)"));
     c.query_drop("drop index ib on k").unwrap();
@@ -225,8 +245,9 @@ fn rename_and_alter_of_temporary_tables() {
         .unwrap();
     assert_eq!(one(&mut c, "select * from r3"), "7,5");
     assert_eq!(one(&mut c, "select * from t"), "1,base");
-    assert!(one(&mut c, "show create table r3")
-        .starts_with("r3,CREATE TEMPORARY TABLE `r3` (\n  `x` int(11) DEFAULT NULL,\n  `y` int(11) DEFAULT 5"));
+    assert!(one(&mut c, "show create table r3").starts_with(
+        "r3,CREATE TEMPORARY TABLE `r3` (\n  `x` int(11) DEFAULT NULL,\n  `y` int(11) DEFAULT 5"
+    ));
     c.query_drop("alter table r3 modify x bigint, add primary key (x)")
         .unwrap();
     assert_eq!(err(&mut c, "insert into r3 values (7, 1)").0, 1062);
@@ -363,11 +384,15 @@ fn a_thousand_temporary_tables_are_released_at_disconnect() {
     assert_eq!(err(&mut c, "select * from m0").0, 1146);
 }
 
+/// The names of every file under the data directory, sorted.
 fn datadir_files(dir: &std::path::Path) -> Vec<String> {
     let mut out = Vec::new();
     for e in walk(dir) {
-        let name = e.strip_prefix(dir).expect("under datadir").display().to_string();
-        // The log and the catalog are rewritten by any start; only new files count.
+        let name = e
+            .strip_prefix(dir)
+            .expect("under datadir")
+            .display()
+            .to_string();
         out.push(name);
     }
     out.sort();
@@ -391,7 +416,8 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
 fn nothing_is_left_after_kill9_and_restart() {
     let mut b = Basalt::start();
     let mut c = setup(&b);
-    c.query_drop("create table kept (a int primary key)").unwrap();
+    c.query_drop("create table kept (a int primary key)")
+        .unwrap();
     c.query_drop("insert into kept values (1)").unwrap();
     let before = datadir_files(&b.datadir);
     c.query_drop("create temporary table crash1 (a int primary key, s text)")
@@ -400,7 +426,11 @@ fn nothing_is_left_after_kill9_and_restart() {
     c.query_drop("insert into crash1 values (1, repeat('z', 5000))")
         .unwrap();
     c.query_drop("insert into kept values (9)").unwrap();
-    assert_eq!(datadir_files(&b.datadir), before, "no file for a temporary table");
+    assert_eq!(
+        datadir_files(&b.datadir),
+        before,
+        "no file for a temporary table"
+    );
     drop(c);
     b.kill9();
     b.restart(false);

@@ -585,9 +585,7 @@ pub fn view_columns(
     flatten_joins(&mut q);
     let mut b = Binder::new(storage, cx, &v.body, None);
     b.view_body = 1;
-    let plan = b
-        .select(&q)
-        .map_err(|_| invalid_view(&v.schema, &v.name))?;
+    let plan = b.select(&q).map_err(|_| invalid_view(&v.schema, &v.name))?;
     Ok(v.columns
         .iter()
         .zip(&plan.types)

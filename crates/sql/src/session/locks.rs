@@ -440,7 +440,10 @@ impl Session {
 fn table_access(t: &TableRef, write: bool, out: &mut Vec<Access>) {
     // Derived tables have no database; information_schema and temporary tables
     // are never locked.
-    if t.db.is_empty() || crate::infoschema::is_schema(&t.db) || basalt_storage::is_temp_id(t.def.id) {
+    if t.db.is_empty()
+        || crate::infoschema::is_schema(&t.db)
+        || basalt_storage::is_temp_id(t.def.id)
+    {
         return;
     }
     out.push(Access {

@@ -226,8 +226,7 @@ impl Session {
                 plan: p.plan.clone(),
                 expected: p.params,
                 retype: p.retype,
-                stale: p.schema_version != self.plan_version()
-                    || p.charsets != self.charsets(),
+                stale: p.schema_version != self.plan_version() || p.charsets != self.charsets(),
                 transcoded: p.transcoded,
             }
         };

@@ -172,7 +172,11 @@ impl Session {
 
     /// `CREATE TEMPORARY TABLE [IF NOT EXISTS] t (...) | LIKE x | [AS] SELECT ...`,
     /// within the session's transaction (no implicit commit).
-    pub(super) fn create_temporary(&mut self, mut ct: ast::CreateTable, text: &str) -> R<QueryResult> {
+    pub(super) fn create_temporary(
+        &mut self,
+        mut ct: ast::CreateTable,
+        text: &str,
+    ) -> R<QueryResult> {
         let (db, name) = crate::bind::ddl::qualified(&ct.name, &self.cx)?;
         if self.cx.temp.contains(&db, &name) {
             if ct.if_not_exists {
@@ -239,10 +243,8 @@ impl Session {
         if !if_exists {
             return Err(MySqlError::bad_table(&text));
         }
-        self.cx.note(
-            code::ER_BAD_TABLE_ERROR,
-            format!("Unknown table '{text}'"),
-        );
+        self.cx
+            .note(code::ER_BAD_TABLE_ERROR, format!("Unknown table '{text}'"));
         ok()
     }
 
@@ -320,7 +322,10 @@ impl Session {
         Some(self.rename_temp_pairs(pairs))
     }
 
-    fn rename_temp_pairs(&mut self, pairs: &[((String, String), (String, String))]) -> R<QueryResult> {
+    fn rename_temp_pairs(
+        &mut self,
+        pairs: &[((String, String), (String, String))],
+    ) -> R<QueryResult> {
         for (i, (from, to)) in pairs.iter().enumerate() {
             if !self.cx.temp.contains(&from.0, &from.1) {
                 if i == 0 || self.cx.engine.storage.table(&from.0, &from.1).is_none() {

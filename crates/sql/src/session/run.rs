@@ -363,8 +363,7 @@ impl Session {
 
     fn cached(&mut self, s: Stripped<'_>, out: &mut Out<'_>) -> R<QueryResult> {
         if !self.cx.temp.is_empty() {
-            // Shared plans may name a base table a temporary one shadows.
-            return self.parse_run(&s.original(), out);
+            return self.run_uncached(&s.original(), out);
         }
         let engine = self.cx.engine.clone();
         let version = engine.storage.schema_version();
@@ -412,7 +411,7 @@ impl Session {
     /// for every row; the full parse when that plan cannot be repeated.
     fn bulk(&mut self, b: BulkInsert<'_>, out: &mut Out<'_>) -> R<QueryResult> {
         if !self.cx.temp.is_empty() {
-            return self.parse_run(&b.original(), out);
+            return self.run_uncached(&b.original(), out);
         }
         let engine = self.cx.engine.clone();
         let version = engine.storage.schema_version();

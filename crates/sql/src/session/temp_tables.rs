@@ -48,6 +48,9 @@ use std::sync::Arc;
 
 type R<T> = Result<T, MySqlError>;
 
+/// (database, table).
+type Name = (String, String);
+
 /// The temporary tables of one session, by database and name.
 #[derive(Default)]
 pub struct TempTables {
@@ -160,6 +163,14 @@ impl Session {
             self.memo.clear();
         }
         t
+    }
+
+    /// A statement of a session with temporary tables: never through the shared
+    /// plan cache (its plans may name a base table a temporary one shadows).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn run_uncached(&mut self, text: &str, out: &mut super::Out<'_>) -> R<QueryResult> {
+        self.parse_run(text, out)
     }
 
     /// Drops every temporary table of the session.
@@ -311,10 +322,7 @@ impl Session {
     /// RENAME TABLE when the first source is a temporary table: every pair must
     /// then rename a temporary table (to a name no temporary table has), applied
     /// in order. `None` when the first source is not a temporary table.
-    pub(super) fn rename_temp(
-        &mut self,
-        pairs: &[((String, String), (String, String))],
-    ) -> Option<R<QueryResult>> {
+    pub(super) fn rename_temp(&mut self, pairs: &[(Name, Name)]) -> Option<R<QueryResult>> {
         let ((fd, ft), _) = pairs.first()?;
         if !self.cx.temp.contains(fd, ft) {
             return None;
@@ -322,10 +330,7 @@ impl Session {
         Some(self.rename_temp_pairs(pairs))
     }
 
-    fn rename_temp_pairs(
-        &mut self,
-        pairs: &[((String, String), (String, String))],
-    ) -> R<QueryResult> {
+    fn rename_temp_pairs(&mut self, pairs: &[(Name, Name)]) -> R<QueryResult> {
         for (i, (from, to)) in pairs.iter().enumerate() {
             if !self.cx.temp.contains(&from.0, &from.1) {
                 if i == 0 || self.cx.engine.storage.table(&from.0, &from.1).is_none() {

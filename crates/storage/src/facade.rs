@@ -7,6 +7,7 @@
 
 mod maintenance;
 mod rename;
+mod temp;
 mod view;
 
 use crate::api::*;
@@ -27,6 +28,7 @@ use std::time::Duration;
 
 mod alter;
 pub use alter::AlterSpec;
+pub use temp::{is_temp_id, TempTable, TEMP_ID_BASE};
 
 /// How the storage layer is set up at start.
 #[derive(Clone)]

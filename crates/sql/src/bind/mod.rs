@@ -210,6 +210,9 @@ pub struct Binder<'a> {
     /// Binding the target of UPDATE / DELETE: a view with expression columns
     /// merges too (no outer join can NULL-extend it).
     pub merge_expressions: bool,
+    /// Views whose bodies are being bound: their names never resolve to the
+    /// session's temporary tables (MariaDB).
+    pub view_body: u32,
 }
 
 impl<'a> Binder<'a> {
@@ -243,6 +246,7 @@ impl<'a> Binder<'a> {
             recursing: Vec::new(),
             hidden_view: None,
             merge_expressions: false,
+            view_body: 0,
         }
     }
 
@@ -363,6 +367,18 @@ impl<'a> Binder<'a> {
         if crate::infoschema::is_schema(db) {
             self.reusable = false;
             return crate::infoschema::open(name, self.cx);
+        }
+        if let Some(t) = self.cx.temp.table(db, name).filter(|_| self.view_body == 0) {
+            if self.hidden_view.is_some() {
+                return Err(MySqlError::new(
+                    1352,
+                    "HY000",
+                    format!("View's SELECT refers to a temporary table '{name}'"),
+                ));
+            }
+            // The shared plan cache must never hand this plan to another session.
+            self.reusable = false;
+            return Ok(t);
         }
         match self.storage.table(db, name) {
             Some(t) => Ok(t),

@@ -443,6 +443,19 @@ impl Binder<'_> {
         hints: &[ast::TableIndexDirective],
         out: &mut From,
     ) -> R<usize> {
+        self.view_body += 1;
+        let r = self.view_reference_body(v, alias, hints, out);
+        self.view_body -= 1;
+        r
+    }
+
+    fn view_reference_body(
+        &mut self,
+        v: &Arc<ViewDef>,
+        alias: &str,
+        hints: &[ast::TableIndexDirective],
+        out: &mut From,
+    ) -> R<usize> {
         if let Some(first) = hints.iter().find_map(hint_name) {
             return Err(MySqlError::key_does_not_exist(&first, &v.name));
         }
@@ -570,9 +583,9 @@ pub fn view_columns(
     let mut q = parse_query(&v.body).map_err(|_| invalid_view(&v.schema, &v.name))?;
     qualify_tables(&mut q, &v.schema);
     flatten_joins(&mut q);
-    let plan = Binder::new(storage, cx, &v.body, None)
-        .select(&q)
-        .map_err(|_| invalid_view(&v.schema, &v.name))?;
+    let mut b = Binder::new(storage, cx, &v.body, None);
+    b.view_body = 1;
+    let plan = b.select(&q).map_err(|_| invalid_view(&v.schema, &v.name))?;
     Ok(v.columns
         .iter()
         .zip(&plan.types)

@@ -26,6 +26,9 @@ impl Session {
             Some(d) => d.clone(),
             None => self.cx.db.clone().ok_or_else(MySqlError::no_db)?,
         };
+        if self.cx.temp.contains(&db, &a.table) {
+            return self.alter_temp(&db, &a);
+        }
         let entered = self.enter_ddl(&[(db.clone(), a.table.clone())])?;
         let r = self.alter_entered(&db, &a);
         self.leave(entered);
@@ -44,8 +47,63 @@ impl Session {
             }
             return Err(MySqlError::no_such_table(db, &a.table));
         };
-        let old = table.def();
+        let (_, res) = self.alter_run(
+            table.def(),
+            a,
+            |_, _| Ok(()),
+            |spec, convert| storage.alter_table(db, &a.table, spec, convert),
+        )?;
+        Ok(res)
+    }
+
+    /// ALTER TABLE of a temporary table: the same binding and row conversion, run
+    /// on the session's table (no table locks, nothing written to the catalog).
+    fn alter_temp(&mut self, db: &str, a: &AlterTable) -> R<QueryResult> {
+        let t = self
+            .take_temp_for_alter(db, &a.table)
+            .expect("the caller found the temporary table");
+        let storage = self.cx.engine.storage.clone();
+        let r = self.alter_run(
+            t.def(),
+            a,
+            |cx, def| {
+                let renamed = def.schema != db || def.name != a.table;
+                if renamed && cx.temp.contains(&def.schema, &def.name) {
+                    return Err(MySqlError::table_exists(&def.name));
+                }
+                Ok(())
+            },
+            |spec, convert| storage.alter_temp(&t, spec, convert),
+        );
+        match r {
+            Ok((Some(new), res)) => {
+                drop(t);
+                self.restore_temp(new);
+                Ok(res)
+            }
+            Ok((None, res)) => {
+                self.restore_temp(t);
+                Ok(res)
+            }
+            Err(e) => {
+                self.restore_temp(t);
+                Err(e)
+            }
+        }
+    }
+
+    /// Binds the ALTER TABLE of a table defined by `old`, lets `check` refuse the
+    /// new definition, and runs it through `run` (given the storage-level spec and
+    /// the row converter); returns what `run` returned and the statement's result.
+    fn alter_run<T>(
+        &mut self,
+        old: Arc<TableDef>,
+        a: &AlterTable,
+        check: impl FnOnce(&crate::session::ctx::SessionCtx, &TableDef) -> R<()>,
+        run: impl FnOnce(AlterSpec, &mut dyn FnMut(Row, u64) -> R<Row>) -> R<T>,
+    ) -> R<(T, QueryResult)> {
         let plan = crate::bind::alter::bind(&old, a, &mut self.cx)?;
+        check(&self.cx, &plan.def)?;
         let new_def = Arc::new(plan.def.clone());
         let checks = self.alter_checks(&plan, &new_def)?;
         let timeout = Duration::from_secs(self.cx.mdl_wait_timeout);
@@ -58,7 +116,7 @@ impl Session {
         let mut copied = 0u64;
         let strict = self.cx.mode.strict;
         let now = self.cx.stmt_time;
-        {
+        let out = {
             let mut ctx = EvalCtx::new(&[], &mut self.cx);
             let mut convert = |row: Row, n: u64| -> R<Row> {
                 copied = n;
@@ -66,16 +124,19 @@ impl Session {
                 verify_checks(&checks, &new, &new_def, &mut ctx)?;
                 Ok(new)
             };
-            storage.alter_table(db, &a.table, spec, &mut convert)?;
-        }
+            run(spec, &mut convert)?
+        };
         let warnings = self.warning_count();
         let records = if plan.copy { copied } else { 0 };
-        Ok(QueryResult::Ok {
-            affected_rows: records,
-            last_insert_id: 0,
-            info: format!("Records: {records}  Duplicates: 0  Warnings: {warnings}"),
-            warnings,
-        })
+        Ok((
+            out,
+            QueryResult::Ok {
+                affected_rows: records,
+                last_insert_id: 0,
+                info: format!("Records: {records}  Duplicates: 0  Warnings: {warnings}"),
+                warnings,
+            },
+        ))
     }
 
     /// Binds the new definition's CHECK constraints (MariaDB's refusals for ones

@@ -100,6 +100,8 @@ pub struct SessionCtx {
     /// `SET insert_id = n`: the first AUTO_INCREMENT value of the next INSERT.
     pub insert_id: Option<u64>,
     pub rand_state: u64,
+    /// The session's temporary tables (see [`super::temp_tables`]).
+    pub temp: super::temp_tables::TempTables,
 }
 
 /// The deadline `max_statement_time` (seconds, as a double) sets: MariaDB keeps it
@@ -155,6 +157,7 @@ impl SessionCtx {
             fixed_time: None,
             insert_id: None,
             rand_state: conn_id.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x5DEE_CE66,
+            temp: Default::default(),
         };
         cx.vars.insert("pseudo_thread_id", Value::UInt(conn_id));
         cx.refresh_derived();

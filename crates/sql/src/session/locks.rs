@@ -99,6 +99,10 @@ impl Session {
                 ast::LockTableType::Read { .. } => Mode::Read,
                 ast::LockTableType::Write { .. } => Mode::Write,
             };
+            if self.cx.temp.contains(&db, &name) {
+                // Temporary tables need no lock (MariaDB).
+                continue;
+            }
             if self.cx.engine.storage.table(&db, &name).is_none() {
                 if self.cx.engine.storage.view(&db, &name).is_none() {
                     return Err(MySqlError::no_such_table(&db, &name));
@@ -395,7 +399,12 @@ impl Session {
     /// DATABASE); `None` for statements that are not DDL.
     pub(super) fn ddl_targets(&self, stmt: &ast::Statement) -> Option<Vec<(String, String)>> {
         use ast::Statement as S;
-        let q = |n: &ast::ObjectName| crate::bind::ddl::qualified(n, &self.cx).ok();
+        // Temporary tables take no table lock.
+        let q = |n: &ast::ObjectName| {
+            crate::bind::ddl::qualified(n, &self.cx)
+                .ok()
+                .filter(|(d, t)| !self.cx.temp.contains(d, t))
+        };
         Some(match stmt {
             S::CreateTable(ct) if ct.temporary => return None,
             S::CreateTable(ct) => q(&ct.name).into_iter().collect(),
@@ -429,8 +438,12 @@ impl Session {
 }
 
 fn table_access(t: &TableRef, write: bool, out: &mut Vec<Access>) {
-    // Derived tables have no database; information_schema is never locked.
-    if t.db.is_empty() || crate::infoschema::is_schema(&t.db) {
+    // Derived tables have no database; information_schema and temporary tables
+    // are never locked.
+    if t.db.is_empty()
+        || crate::infoschema::is_schema(&t.db)
+        || basalt_storage::is_temp_id(t.def.id)
+    {
         return;
     }
     out.push(Access {

@@ -21,6 +21,7 @@ mod run;
 mod select_into;
 mod set_statement;
 mod stmt;
+pub mod temp_tables;
 pub mod timer;
 mod track;
 mod txn;
@@ -308,8 +309,6 @@ impl Session {
         let db = self.cx.db.clone().ok_or_else(MySqlError::no_db)?;
         let t = self
             .cx
-            .engine
-            .storage
             .table(&db, table)
             .ok_or_else(|| MySqlError::no_such_table(&db, table))?;
         let def = t.def();
@@ -339,7 +338,7 @@ impl Session {
     }
 
     /// COM_RESET_CONNECTION: rolls back, restores session variables from the globals,
-    /// drops prepared statements and user variables.
+    /// drops prepared statements, user variables and temporary tables.
     pub fn reset(&mut self) {
         self.rollback_quietly();
         self.release_all_locks();
@@ -361,6 +360,7 @@ impl Session {
         self.prepared.clear();
         self.sql_prepared.clear();
         self.next_txn = NextTxn::default();
+        self.drop_all_temp();
     }
 
     /// GET_LOCK's locks go with the connection (and with COM_RESET_CONNECTION).
@@ -370,12 +370,14 @@ impl Session {
         }
     }
 
-    /// The connection is gone: rolls back the open transaction.
+    /// The connection is gone: rolls back the open transaction and drops the
+    /// temporary tables.
     pub fn close(&mut self) {
         self.rollback_quietly();
         self.release_all_locks();
         self.release_user_locks();
         self.prepared.clear();
+        self.drop_all_temp();
     }
 
     pub fn current_database(&self) -> Option<&str> {

@@ -123,7 +123,7 @@ impl Session {
         let (plan, columns, retype) = self.plan_prepared(&text, None, stack_extra)?;
         let id = self.next_stmt_id;
         self.next_stmt_id = self.next_stmt_id.wrapping_add(1).max(1);
-        let version = self.cx.engine.storage.schema_version();
+        let version = self.plan_version();
         self.prepared.insert(
             id,
             Prepared {
@@ -226,8 +226,7 @@ impl Session {
                 plan: p.plan.clone(),
                 expected: p.params,
                 retype: p.retype,
-                stale: p.schema_version != self.cx.engine.storage.schema_version()
-                    || p.charsets != self.charsets(),
+                stale: p.schema_version != self.plan_version() || p.charsets != self.charsets(),
                 transcoded: p.transcoded,
             }
         };
@@ -266,7 +265,7 @@ impl Session {
                 .0
         } else if stale && plan.is_some() {
             let (fresh, _, _) = self.plan_prepared(&text, None, crate::stack::base::COM_PREPARE)?;
-            let version = self.cx.engine.storage.schema_version();
+            let version = self.plan_version();
             let charsets = self.charsets();
             if let Some(p) = self.prepared.get_mut(&id) {
                 p.plan = fresh.clone();

@@ -33,6 +33,9 @@ impl Session {
             }
             names.push((from, to));
         }
+        if let Some(r) = self.rename_temp(&names) {
+            return r;
+        }
         let storage = self.cx.engine.storage.clone();
         if let [(from, to)] = names.as_slice() {
             if storage.view(&from.0, &from.1).is_some() {

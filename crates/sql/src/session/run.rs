@@ -354,6 +354,9 @@ impl Session {
     }
 
     fn cached(&mut self, s: Stripped<'_>, out: &mut Out<'_>) -> R<QueryResult> {
+        if !self.cx.temp.is_empty() {
+            return self.run_uncached(&s.original(), out);
+        }
         let engine = self.cx.engine.clone();
         let version = engine.storage.schema_version();
         self.refresh_scope();
@@ -399,6 +402,9 @@ impl Session {
     /// Runs a bulk insert through the cached plan of its one-row form, repeated
     /// for every row; the full parse when that plan cannot be repeated.
     fn bulk(&mut self, b: BulkInsert<'_>, out: &mut Out<'_>) -> R<QueryResult> {
+        if !self.cx.temp.is_empty() {
+            return self.run_uncached(&b.original(), out);
+        }
         let engine = self.cx.engine.clone();
         let version = engine.storage.schema_version();
         self.refresh_scope();

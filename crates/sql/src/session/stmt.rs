@@ -77,9 +77,7 @@ impl Session {
                 table,
                 ..
             } => self.drop(object_type, if_exists, &names, table.as_ref()),
-            Statement::CreateTable(ct) if ct.temporary => {
-                Err(MySqlError::not_supported("CREATE TEMPORARY TABLE"))
-            }
+            Statement::CreateTable(ct) if ct.temporary => self.create_temporary(ct, text),
             Statement::CreateTable(mut ct) => {
                 self.implicit_commit()?;
                 // Taken out, so that no copy of the statement copies the query.
@@ -90,27 +88,15 @@ impl Session {
                     Some(like) => self.table_like(&ct, like)?,
                     None => create_table_def(&storage, &ct, &mut self.cx)?,
                 };
-                let def = std::sync::Arc::new(def);
-                let checked = crate::bind::Binder::new(&storage, &self.cx, text, None)
-                    .validate_checks(&def.schema, &def);
-                if let Err((e, follow)) = checked {
-                    if let Some(expr) = follow {
-                        self.cx.trailing.push(crate::session::ctx::Warning {
-                            level: crate::session::ctx::Level::Error,
-                            code: 4027,
-                            message: format!("Got an error evaluating stored expression {expr}"),
-                        });
-                    }
-                    return Err(e);
-                }
-                let def = std::sync::Arc::unwrap_or_clone(def);
+                let def = self.checked_def(def, text)?;
                 ddl::create_table(&storage, &mut self.cx, def, ct.if_not_exists)?;
                 ok(0)
             }
             Statement::CreateIndex(ci) => {
                 self.implicit_commit()?;
                 let (db, t) = qualified(&ci.table_name, &self.cx)?;
-                let table = storage
+                let table = self
+                    .cx
                     .table(&db, &t)
                     .ok_or_else(|| MySqlError::no_such_table(&db, &t))?;
                 let name = ci
@@ -119,14 +105,20 @@ impl Session {
                     .map(|n| crate::bind::object_parts(n).join("."));
                 let mut idx = index_def(&table.def(), name, ci.unique, &ci.columns)?;
                 idx.comment = crate::bind::options::index_comment(&ci.index_options);
-                ddl::create_index(&storage, &db, &t, idx)?;
+                match self.create_temp_index(&db, &t, idx.clone()) {
+                    Some(r) => r?,
+                    None => ddl::create_index(&storage, &db, &t, idx)?,
+                }
                 ok(0)
             }
             Statement::Truncate(t) => {
                 self.implicit_commit()?;
                 for target in &t.table_names {
                     let (db, name) = qualified(&target.name, &self.cx)?;
-                    ddl::truncate(&storage, &db, &name)?;
+                    match self.truncate_temp(&db, &name) {
+                        Some(r) => r?,
+                        None => ddl::truncate(&storage, &db, &name)?,
+                    }
                 }
                 ok(0)
             }
@@ -203,25 +195,6 @@ impl Session {
         }
     }
 
-    /// `DROP TEMPORARY TABLE`: there are no temporary tables (CREATE TEMPORARY
-    /// TABLE is refused), so each name is unknown (1051, a note with IF EXISTS);
-    /// a base table of the same name is never dropped.
-    fn drop_temporary(&mut self, if_exists: bool, names: &[ast::ObjectName]) -> R<QueryResult> {
-        let list = names
-            .iter()
-            .map(|n| qualified(n, &self.cx).map(|(d, t)| format!("{d}.{t}")))
-            .collect::<R<Vec<_>>>()?;
-        let text = list.join(",");
-        if !if_exists {
-            return Err(MySqlError::bad_table(&text));
-        }
-        self.cx.note(
-            basalt_common::error::code::ER_BAD_TABLE_ERROR,
-            format!("Unknown table '{text}'"),
-        );
-        ok(0)
-    }
-
     fn drop(
         &mut self,
         kind: ObjectType,
@@ -237,7 +210,11 @@ impl Session {
                     .iter()
                     .map(|n| qualified(n, &self.cx))
                     .collect::<R<Vec<_>>>()?;
-                ddl::drop_tables(&storage, &mut self.cx, &list, if_exists)?;
+                // A temporary table of the name goes first (MariaDB).
+                let list = self.drop_temp_listed(&list);
+                if !list.is_empty() {
+                    ddl::drop_tables(&storage, &mut self.cx, &list, if_exists)?;
+                }
                 ok(0)
             }
             ObjectType::Database | ObjectType::Schema => {
@@ -253,7 +230,11 @@ impl Session {
                 let (db, tname) = qualified(t, &self.cx)?;
                 for n in names {
                     let iname = crate::bind::object_parts(n).join(".");
-                    match ddl::drop_index(&storage, &db, &tname, &iname) {
+                    let r = match self.drop_temp_index(&db, &tname, &iname) {
+                        Some(r) => r,
+                        None => ddl::drop_index(&storage, &db, &tname, &iname),
+                    };
+                    match r {
                         Err(e)
                             if if_exists
                                 && e.code
@@ -278,11 +259,6 @@ impl Session {
         q: &ast::Query,
         text: &str,
     ) -> R<QueryResult> {
-        if !ct.columns.is_empty() || !ct.constraints.is_empty() {
-            return Err(MySqlError::not_supported(
-                "CREATE TABLE (columns) ... SELECT",
-            ));
-        }
         let storage = self.cx.engine.storage.clone();
         let (db, name) = qualified(&ct.name, &self.cx)?;
         if storage.table(&db, &name).is_some() {
@@ -292,6 +268,32 @@ impl Session {
             }
             return Err(MySqlError::table_exists(&name));
         }
+        let (def, select) = self.ctas_def(ct, q, text)?;
+        ddl::create_table(&storage, &mut self.cx, def, false)?;
+        let table = storage
+            .table(&db, &name)
+            .ok_or_else(|| MySqlError::no_such_table(&db, &name))?;
+        let r = self.ctas_fill(table, &db, &name, select);
+        if r.is_err() {
+            let _ = storage.drop_table(&db, &name);
+        }
+        r
+    }
+
+    /// The definition of the table CREATE TABLE ... SELECT makes (the query's
+    /// columns) and the bound query.
+    pub(super) fn ctas_def(
+        &mut self,
+        ct: &ast::CreateTable,
+        q: &ast::Query,
+        text: &str,
+    ) -> R<(basalt_common::TableDef, crate::plan::SelectPlan)> {
+        if !ct.columns.is_empty() || !ct.constraints.is_empty() {
+            return Err(MySqlError::not_supported(
+                "CREATE TABLE (columns) ... SELECT",
+            ));
+        }
+        let storage = self.cx.engine.storage.clone();
         let select = self.plan_query(q, text)?;
         let cols: Vec<basalt_common::ColumnDef> = select
             .columns
@@ -299,7 +301,7 @@ impl Session {
             .zip(&select.types)
             .map(|(c, t)| {
                 let mut col = crate::bind::from::derived_column(&c.name, t);
-                if let Some(dt) = source_enum_type(&storage, t) {
+                if let Some(dt) = source_enum_type(&self.cx, t) {
                     col.data_type = dt;
                 }
                 col
@@ -322,17 +324,24 @@ impl Session {
         }];
         let mut def = create_table_def(&storage, &shell, &mut self.cx)?;
         def.columns = cols;
-        ddl::create_table(&storage, &mut self.cx, def, false)?;
-        let table = storage
-            .table(&db, &name)
-            .ok_or_else(|| MySqlError::no_such_table(&db, &name))?;
+        Ok((def, select))
+    }
+
+    /// Fills the table CREATE TABLE ... SELECT made with the query's rows.
+    pub(super) fn ctas_fill(
+        &mut self,
+        table: std::sync::Arc<dyn basalt_storage::Table>,
+        db: &str,
+        name: &str,
+        select: crate::plan::SelectPlan,
+    ) -> R<QueryResult> {
         let tdef = table.def();
         let plan = crate::plan::Plan::Insert(crate::plan::InsertPlan {
             table: crate::plan::TableRef {
                 table,
                 def: tdef.clone(),
-                db: db.clone(),
-                alias: name.clone(),
+                db: db.to_string(),
+                alias: name.to_string(),
                 offset: 0,
             },
             columns: (0..tdef.columns.len()).collect(),
@@ -345,16 +354,33 @@ impl Session {
             returning: None,
         });
         let mut none = super::respond::NoRows;
-        match self.run_plan(&plan, &[], &mut super::Out::new(&mut none)) {
-            Ok(r) => Ok(r),
-            Err(e) => {
-                let _ = storage.drop_table(&db, &name);
-                Err(e)
-            }
-        }
+        self.run_plan(&plan, &[], &mut super::Out::new(&mut none))
     }
 
-    fn table_like(
+    /// Validates the CHECK constraints of a new table's definition.
+    pub(super) fn checked_def(
+        &mut self,
+        def: basalt_common::TableDef,
+        text: &str,
+    ) -> R<basalt_common::TableDef> {
+        let storage = self.cx.engine.storage.clone();
+        let def = std::sync::Arc::new(def);
+        let checked = crate::bind::Binder::new(&storage, &self.cx, text, None)
+            .validate_checks(&def.schema, &def);
+        if let Err((e, follow)) = checked {
+            if let Some(expr) = follow {
+                self.cx.trailing.push(crate::session::ctx::Warning {
+                    level: crate::session::ctx::Level::Error,
+                    code: 4027,
+                    message: format!("Got an error evaluating stored expression {expr}"),
+                });
+            }
+            return Err(e);
+        }
+        Ok(std::sync::Arc::unwrap_or_clone(def))
+    }
+
+    pub(super) fn table_like(
         &mut self,
         ct: &ast::CreateTable,
         like: &ast::CreateTableLikeKind,
@@ -367,8 +393,6 @@ impl Session {
         let (db, name) = qualified(&ct.name, &self.cx)?;
         let t = self
             .cx
-            .engine
-            .storage
             .table(&sdb, &sname)
             .ok_or_else(|| MySqlError::no_such_table(&sdb, &sname))?;
         let mut def = (*t.def()).clone();
@@ -388,11 +412,11 @@ fn statement_kind(s: &Statement) -> String {
 /// The ENUM / SET type of the table column a result column reads directly (CREATE
 /// TABLE ... SELECT keeps it, as MariaDB does).
 fn source_enum_type(
-    storage: &basalt_storage::Storage,
+    cx: &crate::session::ctx::SessionCtx,
     t: &crate::ty::ExprType,
 ) -> Option<basalt_common::DataType> {
     let o = t.origin.as_ref().filter(|_| t.is_enum_or_set())?;
-    let table = storage.table(&o.schema, &o.org_table)?;
+    let table = cx.table(&o.schema, &o.org_table)?;
     let def = table.def();
     let ci = def.column_index(&o.org_name)?;
     Some(def.columns[ci].data_type.clone())

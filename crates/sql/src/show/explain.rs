@@ -11,7 +11,10 @@ use sqlparser::ast::{ObjectName, Statement};
 pub fn describe(session: &mut Session, name: &ObjectName) -> R<QueryResult> {
     let (db, t) = crate::bind::ddl::qualified(name, &session.cx)?;
     let storage = session.cx.engine.storage.clone();
-    if let Some(v) = storage.view(&db, &t) {
+    if let Some(v) = storage
+        .view(&db, &t)
+        .filter(|_| !session.cx.temp.contains(&db, &t))
+    {
         let cols = crate::bind::view::view_columns(&storage, &session.cx, &v)?;
         let def = crate::infoschema::columns_def(&db, &t, cols);
         let (cols, _) = column_cols(false);
@@ -19,8 +22,6 @@ pub fn describe(session: &mut Session, name: &ObjectName) -> R<QueryResult> {
     }
     let table = session
         .cx
-        .engine
-        .storage
         .table(&db, &t)
         .ok_or_else(|| MySqlError::no_such_table(&db, &t))?;
     let (cols, _) = column_cols(false);

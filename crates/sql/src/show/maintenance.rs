@@ -67,6 +67,15 @@ fn one_table(session: &mut Session, op: MaintOp, db: &str, table: &str, rows: &m
     let mut push = |kind: &str, text: String| {
         rows.push(vec![s(&name), s(op.name()), s(kind), s(text)]);
     };
+    if session.cx.temp.contains(db, table) {
+        let e = MySqlError::not_supported(&format!(
+            "{} TABLE of a temporary table",
+            op.name().to_ascii_uppercase()
+        ));
+        push("Error", e.message);
+        push("status", "Operation failed".into());
+        return;
+    }
     let storage = session.cx.engine.storage.clone();
     let Some(t) = storage.table(db, table) else {
         push("Error", MySqlError::no_such_table(db, table).message);
@@ -136,7 +145,7 @@ fn checksum_tables(
             None => session.cx.db.clone().ok_or_else(MySqlError::no_db)?,
         };
         let name = format!("{db}.{table}");
-        let value = match session.cx.engine.storage.table(&db, table) {
+        let value = match session.cx.table(&db, table) {
             None => {
                 let e = MySqlError::no_such_table(&db, table);
                 session.cx.warn(Level::Error, e.code, e.message);

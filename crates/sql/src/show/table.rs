@@ -22,6 +22,9 @@ fn open(session: &Session, db: &str, table: &str) -> R<Arc<dyn Table>> {
     if !session.cx.engine.storage.database_exists(db) {
         return Err(MySqlError::bad_db(db));
     }
+    if let Some(t) = session.cx.temp.table(db, table) {
+        return Ok(t);
+    }
     let storage = &session.cx.engine.storage;
     if let Some(v) = storage.view(db, table) {
         let cols = crate::bind::view::view_columns(storage, &session.cx, &v)?;
@@ -410,11 +413,15 @@ pub fn create_table_text(t: &dyn Table) -> String {
 
 pub fn show_create_table(session: &mut Session, db: Option<String>, table: &str) -> R<QueryResult> {
     let db = db_or_current(session, db)?;
-    if session.cx.engine.storage.view(&db, table).is_some() {
+    let temp = session.cx.temp.contains(&db, table);
+    if !temp && session.cx.engine.storage.view(&db, table).is_some() {
         return show_create_view(session, Some(db), table);
     }
     let t = open(session, &db, table)?;
-    let text = create_table_text(t.as_ref());
+    let mut text = create_table_text(t.as_ref());
+    if temp {
+        text.replace_range(.."CREATE TABLE".len(), "CREATE TEMPORARY TABLE");
+    }
     result(
         vec![text_col_nn("Table", 64), text_col_nn("Create Table", 1024)],
         vec![vec![s(table), s(text)]],

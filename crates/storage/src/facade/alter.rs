@@ -212,7 +212,7 @@ impl Storage {
 
 /// Copies every committed row of `old` into `new`, converted; the first refusal
 /// of `convert` (or storage error) stops the copy.
-fn fill<E: From<StorageError>>(
+pub(super) fn fill<E: From<StorageError>>(
     old: &TableCore,
     new: &TableCore,
     convert: &mut Convert<'_, E>,

@@ -159,6 +159,8 @@ pub struct Engine {
     pub(crate) timer: crate::session::timer::StatementTimer,
     /// `Max_statement_time_exceeded` (global).
     pub(crate) statement_timeouts: std::sync::atomic::AtomicU64,
+    /// The sequences' cached states.
+    pub(crate) sequences: crate::sequence::Sequences,
 }
 
 impl Engine {
@@ -190,6 +192,7 @@ impl Engine {
             locks: Default::default(),
             timer: crate::session::timer::StatementTimer::new(),
             statement_timeouts: std::sync::atomic::AtomicU64::new(0),
+            sequences: Default::default(),
         })
     }
 

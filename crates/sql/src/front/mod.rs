@@ -24,6 +24,7 @@ pub mod lexer;
 pub mod native;
 pub mod parse;
 pub mod returning;
+mod sequence;
 pub mod transcode;
 
 use basalt_common::{Decimal, MySqlError, Value};
@@ -318,6 +319,17 @@ fn rewrites(text: &str, toks: &[Token], pipes_as_concat: bool) -> Vec<Edit> {
                 start: t.start,
                 end: toks[i + 3].end,
                 with: "FOR SHARE",
+            });
+        } else if let Some((words_end, name_end, with)) = sequence::value_for(text, toks, i) {
+            edits.push(Edit {
+                start: t.start,
+                end: words_end,
+                with,
+            });
+            edits.push(Edit {
+                start: name_end,
+                end: name_end,
+                with: ")",
             });
         } else if t.is_kw(text, "mod")
             && i > 0

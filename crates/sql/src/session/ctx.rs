@@ -98,6 +98,9 @@ pub struct SessionCtx {
     /// `SET insert_id = n`: the first AUTO_INCREMENT value of the next INSERT.
     pub insert_id: Option<u64>,
     pub rand_state: u64,
+    /// LASTVAL() of each sequence this session took a value from: by (db, name),
+    /// the table id it was taken from and the value.
+    pub seq_last: HashMap<(String, String), (u64, i64)>,
 }
 
 /// The deadline `max_statement_time` (seconds, as a double) sets: MariaDB keeps it
@@ -152,6 +155,7 @@ impl SessionCtx {
             fixed_time: None,
             insert_id: None,
             rand_state: conn_id.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x5DEE_CE66,
+            seq_last: HashMap::new(),
         };
         cx.vars.insert("pseudo_thread_id", Value::UInt(conn_id));
         cx.refresh_derived();

@@ -18,6 +18,7 @@ mod rename;
 mod respond;
 mod run;
 mod select_into;
+pub(crate) mod sequence;
 mod set_statement;
 mod stmt;
 pub mod timer;

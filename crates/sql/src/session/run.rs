@@ -306,6 +306,7 @@ impl Session {
             } => self.alter_database(name, charset, collation),
             Native::AlterTable(a) => self.alter_table_native(a),
             Native::View(v) => self.view_statement(v),
+            Native::Sequence(st) => self.sequence_statement(st),
             Native::LoadData(d) => self.load_data(*d, out),
             Native::SelectInto(s) => self.select_into(*s),
             Native::Unsupported(what) => Err(MySqlError::not_supported(what)),

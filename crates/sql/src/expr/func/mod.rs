@@ -14,6 +14,7 @@ mod locale;
 mod misc;
 mod numeric;
 pub mod regexp;
+pub mod sequence;
 mod sleep;
 mod string;
 mod text;
@@ -164,6 +165,8 @@ pub enum Func {
     Misc(misc::MiscFn),
     Regexp(regexp::RegexpFn),
     Json(json_fn::JsonFn),
+    /// NEXTVAL / LASTVAL / SETVAL (arguments: database, name, ...).
+    Seq(sequence::SeqFn),
 }
 
 /// (function, min args, max args) for a lower-case SQL function name.
@@ -344,6 +347,7 @@ impl Func {
                 | Func::Sleep
                 | Func::Misc(misc::MiscFn::Benchmark | misc::MiscFn::UuidShort)
                 | Func::Misc(misc::MiscFn::SysGuid | misc::MiscFn::RandomBytes)
+                | Func::Seq(_)
         )
     }
 }
@@ -607,6 +611,7 @@ pub fn result_type(f: Func, args: &[ExprType]) -> ExprType {
         Text(t) => text::result_type(t, args),
         Clock(c) => clock::result_type(c, args, &[]),
         Misc(m) => misc::result_type(m),
+        Seq(q) => sequence::result_type(q),
         Regexp(r) => regexp::result_type(r, args),
         Json(j) => json_fn::result_type(j, args),
     }
@@ -753,6 +758,7 @@ fn eval_values(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
         Misc(m) => misc::eval(m, vals, ctx),
         Regexp(r) => regexp::eval(r, vals, ctx),
         Json(j) => json_fn::eval(j, vals, ctx),
+        Seq(q) => sequence::eval(q, vals, ctx),
         _ => string::eval(f, vals, ctx),
     }
 }

@@ -199,6 +199,9 @@ fn corrupt(db: &str, name: &str) -> MySqlError {
 
 /// The cached state of one sequence.
 struct State {
+    /// The name the state was read under: RENAME TABLE keeps the id, and MariaDB
+    /// reads the row again under the new name (the cached values are skipped).
+    name: (String, String),
     stored: Stored,
     next_free: i64,
     real_increment: i64,
@@ -214,8 +217,9 @@ pub struct AutoInc {
 }
 
 impl State {
-    fn new(stored: Stored, auto: AutoInc) -> State {
+    fn new(name: (String, String), stored: Stored, auto: AutoInc) -> State {
         let mut s = State {
+            name,
             stored,
             next_free: stored.reserved_until,
             real_increment: 1,
@@ -450,9 +454,12 @@ fn load<'a>(
     h: &Handle,
     auto: AutoInc,
 ) -> R<&'a mut State> {
-    if slot.is_none() {
+    let renamed = slot
+        .as_ref()
+        .is_some_and(|s| s.name.0 != h.db || s.name.1 != h.name);
+    if slot.is_none() || renamed {
         let stored = read(storage, h)?;
-        *slot = Some(State::new(stored, auto));
+        *slot = Some(State::new((h.db.clone(), h.name.clone()), stored, auto));
     }
     slot.as_mut().ok_or_else(|| corrupt(&h.db, &h.name))
 }

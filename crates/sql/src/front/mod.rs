@@ -320,11 +320,16 @@ fn rewrites(text: &str, toks: &[Token], pipes_as_concat: bool) -> Vec<Edit> {
                 end: toks[i + 3].end,
                 with: "FOR SHARE",
             });
-        } else if let Some((words_end, name_end, with)) = sequence::value_for(text, toks, i) {
+        } else if let Some((words_end, name_end, with, pad)) = sequence::value_for(text, toks, i) {
             edits.push(Edit {
                 start: t.start,
                 end: words_end,
                 with,
+            });
+            edits.push(Edit {
+                start: words_end,
+                end: words_end,
+                with: pad,
             });
             edits.push(Edit {
                 start: name_end,

@@ -117,6 +117,8 @@ pub enum Native {
     LoadData(Box<LoadData>),
     /// A query with an INTO clause.
     SelectInto(Box<SelectInto>),
+    /// `DO expr [, expr ...]`: the expressions' text, evaluated and discarded.
+    Do(String),
     /// CREATE / ALTER / DROP SEQUENCE, SHOW CREATE SEQUENCE.
     Sequence(sequence::SeqStmt),
     /// A statement refused with 1235 naming this feature.
@@ -373,6 +375,9 @@ pub fn parse_native(src: &str, toks: &[Token], markers: bool) -> R<Option<Native
                 }
             }
         }
+    } else if is("do") {
+        let rest = toks.get(1).ok_or_else(|| p.err())?;
+        Native::Do(src[rest.start..].to_string())
     } else if is("shutdown") {
         if p.kw("wait") {
             p.expect_kw("for")?;

@@ -11,6 +11,7 @@
 
 mod alter;
 pub mod ctx;
+mod do_stmt;
 mod load;
 mod locks;
 mod prepared;

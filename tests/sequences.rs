@@ -405,7 +405,13 @@ fn outcome(c: &mut Conn, sql: &str) -> String {
             let mut out = Vec::new();
             if let Some(set) = r.iter() {
                 for row in set {
-                    let row = row.expect("row");
+                    let row = match row {
+                        Ok(r) => r,
+                        Err(mysql::Error::MySqlError(e)) => {
+                            return format!("ERROR {} {}", e.code, e.message)
+                        }
+                        Err(e) => panic!("{sql}: {e}"),
+                    };
                     let cells: Vec<String> = row
                         .unwrap()
                         .iter()

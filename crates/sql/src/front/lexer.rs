@@ -65,6 +65,44 @@ pub struct Lexed {
     pub has_exec_comment: bool,
     /// A quote or comment was left open at the end of the text.
     pub unterminated: bool,
+    /// Which of the [`rare`] words and tokens occur (bit set), so that checks for
+    /// them can skip the token walk when none does.
+    pub rare: u8,
+}
+
+/// Words and tokens that later passes look for, noted while lexing (one length
+/// test per word on the hot path; most statements have none of them).
+pub mod rare {
+    /// The word INTO.
+    pub const INTO: u8 = 1;
+    /// The word LOCK.
+    pub const LOCK: u8 = 2;
+    /// The word MOD.
+    pub const MOD: u8 = 4;
+    /// The word DROP.
+    pub const DROP: u8 = 8;
+    /// The operator `||`.
+    pub const PIPES: u8 = 16;
+    /// A `?` placeholder.
+    pub const PARAM: u8 = 32;
+}
+
+/// The [`rare`] bit of one word.
+#[inline]
+fn rare_word(w: &[u8]) -> u8 {
+    match w.len() {
+        3 if w.eq_ignore_ascii_case(b"mod") => rare::MOD,
+        4 => {
+            let lower = u32::from_le_bytes([w[0], w[1], w[2], w[3]]) | 0x2020_2020;
+            match &lower.to_le_bytes() {
+                b"into" => rare::INTO,
+                b"lock" => rare::LOCK,
+                b"drop" => rare::DROP,
+                _ => 0,
+            }
+        }
+        _ => 0,
+    }
 }
 
 /// Lexes `src`. Never fails: malformed input yields tokens the parser will reject.
@@ -94,6 +132,12 @@ pub fn lex_bytes(b: &[u8]) -> Lexed {
             }
         }
         let (kind, end) = next_token(b, i, &mut out);
+        out.rare |= match kind {
+            TokKind::Word => rare_word(&b[i..end]),
+            TokKind::Param => rare::PARAM,
+            TokKind::Punct if &b[i..end] == b"||" => rare::PIPES,
+            _ => 0,
+        };
         out.tokens.push(Token {
             kind,
             start: i,
@@ -367,6 +411,17 @@ mod tests {
 
     fn kinds(s: &str) -> Vec<(TokKind, &str)> {
         lex(s).tokens.iter().map(|t| (t.kind, t.text(s))).collect()
+    }
+
+    #[test]
+    fn rare_words_are_noted_outside_strings_only() {
+        assert_eq!(lex("select v from t where id = 1").rare, 0);
+        assert_eq!(lex("SELECT a INTO @x FROM t").rare, rare::INTO);
+        assert_eq!(lex("select 1 Lock in share mode").rare, rare::LOCK);
+        assert_eq!(lex("select 5 MOD 2, a || b").rare, rare::MOD | rare::PIPES);
+        assert_eq!(lex("alter table t drop key k").rare, rare::DROP);
+        assert_eq!(lex("select ?").rare, rare::PARAM);
+        assert_eq!(lex("select 'into', `lock`, intox, mo, _mod").rare, 0);
     }
 
     #[test]

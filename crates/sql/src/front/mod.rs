@@ -28,7 +28,7 @@ mod sequence;
 pub mod transcode;
 
 use basalt_common::{Decimal, MySqlError, Value};
-use lexer::{NumKind, TokKind, Token};
+use lexer::{rare, NumKind, TokKind, Token};
 pub use native::Native;
 use std::borrow::Cow;
 
@@ -226,8 +226,10 @@ pub fn analyze_with(text: &str, opts: LitOpts) -> Result<Front<'_>, MySqlError> 
     if let Some(n) = native::parse_native(text, toks, opts.markers)? {
         return Ok(Front::Native(n));
     }
-    if let Some(n) = native::select_into(text, toks, opts.markers)? {
-        return Ok(Front::Native(n));
+    if lexed.rare & rare::INTO != 0 {
+        if let Some(n) = native::select_into(text, toks, opts.markers)? {
+            return Ok(Front::Native(n));
+        }
     }
     if let Some(what) = native::ignore_modifier(text, toks) {
         return Ok(Front::Native(Native::Unsupported(what)));
@@ -235,21 +237,17 @@ pub fn analyze_with(text: &str, opts: LitOpts) -> Result<Front<'_>, MySqlError> 
     if let Some(t) = returning::reorder_delete(text, toks) {
         return t.map(Front::Parse);
     }
-    let plain = !lexed.has_exec_comment
-        && !lexed.unterminated
-        && !toks.iter().any(|t| t.kind == TokKind::Param);
+    let plain = !lexed.has_exec_comment && !lexed.unterminated && lexed.rare & rare::PARAM == 0;
     if plain {
         if let Some(b) = bulk::bulk_insert(text, toks, opts) {
             // Bulk texts are rewritten without the `||` rule (see `rewrites`).
-            let pipes = toks
-                .iter()
-                .any(|t| t.kind == TokKind::Punct && t.text(text) == "||");
-            if !pipes {
+            if lexed.rare & rare::PIPES == 0 {
                 return Ok(Front::Bulk(b));
             }
         }
     }
-    let edits = rewrites(text, toks, opts.pipes_as_concat);
+    let scan = lexed.rare & (rare::LOCK | rare::MOD | rare::PIPES | rare::DROP) != 0;
+    let edits = rewrites_scanning(text, toks, opts.pipes_as_concat, scan);
     let dml = ["select", "insert", "update", "delete", "replace"]
         .iter()
         .any(|k| first.is_kw(text, k));
@@ -275,6 +273,13 @@ struct Edit {
 }
 
 fn rewrites(text: &str, toks: &[Token], pipes_as_concat: bool) -> Vec<Edit> {
+    rewrites_scanning(text, toks, pipes_as_concat, true)
+}
+
+/// [`rewrites`]; `scan` false when the lexer saw none of the words and operators
+/// the token walk rewrites (`LOCK`, `MOD`, `DROP`, `||`), so only the statement's
+/// leading words are looked at.
+fn rewrites_scanning(text: &str, toks: &[Token], pipes_as_concat: bool, scan: bool) -> Vec<Edit> {
     let mut edits = Vec::new();
     let ddl = toks
         .first()
@@ -294,6 +299,9 @@ fn rewrites(text: &str, toks: &[Token], pipes_as_concat: bool) -> Vec<Edit> {
             end: t.end,
             with: "",
         });
+    }
+    if !scan {
+        return edits;
     }
     for (i, t) in toks.iter().enumerate() {
         if ddl && t.is_kw(text, "drop") && toks.get(i + 1).is_some_and(|n| n.is_kw(text, "key")) {

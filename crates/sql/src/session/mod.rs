@@ -14,6 +14,7 @@ pub mod ctx;
 mod do_stmt;
 mod load;
 mod locks;
+mod memo;
 mod prepared;
 mod rename;
 mod respond;
@@ -85,7 +86,7 @@ pub struct Session {
     scope_cache: run::PlanScope,
     /// Exact statement texts seen recently with their plan and literal values: a
     /// repeated identical text skips even the literal-stripping scan.
-    memo: HashMap<String, Memo, crate::plan::cache::Fx>,
+    memo: memo::StatementMemo,
     /// LOCK TABLES / FLUSH TABLES WITH READ LOCK held by this session.
     locks: locks::SessionLocks,
     /// COMMIT / ROLLBACK ... RELEASE: the server closes the connection after the
@@ -97,16 +98,6 @@ pub struct Session {
     /// (SERVER_MORE_RESULTS_EXISTS).
     more_results: bool,
 }
-
-/// A memoized statement text (see [`Session`]'s `memo`).
-pub(crate) struct Memo {
-    pub plan: Arc<crate::plan::Plan>,
-    pub params: Arc<[basalt_common::Value]>,
-    pub schema_version: u64,
-}
-
-/// Most statement texts a session memoizes.
-pub(crate) const MEMO_CAP: usize = 256;
 
 impl Session {
     pub(crate) fn new(engine: Arc<Engine>, connection_id: u64, user: &str, host: &str) -> Self {
@@ -132,7 +123,7 @@ impl Session {
             raw: String::new(),
             client_collation: None,
             scope_cache: run::PlanScope::default(),
-            memo: HashMap::default(),
+            memo: Default::default(),
             locks: Default::default(),
             close_requested: false,
             tracked: Vec::new(),

@@ -146,15 +146,7 @@ impl Session {
         if self.cx.transcoded {
             return;
         }
-        if self.memo.len() >= super::MEMO_CAP {
-            self.memo.clear();
-        }
-        let m = super::Memo {
-            plan: plan.clone(),
-            params: params.into(),
-            schema_version: version,
-        };
-        self.memo.insert(text.to_string(), m);
+        self.memo.offer(text, plan, params, version);
     }
 
     fn native(&mut self, n: Native, out: &mut Out<'_>) -> R<QueryResult> {

@@ -246,7 +246,8 @@ pub fn analyze_with(text: &str, opts: LitOpts) -> Result<Front<'_>, MySqlError> 
             }
         }
     }
-    let scan = lexed.rare & (rare::LOCK | rare::MOD | rare::PIPES | rare::DROP) != 0;
+    let scan =
+        lexed.rare & (rare::LOCK | rare::MOD | rare::PIPES | rare::DROP | rare::VALUE_FOR) != 0;
     let edits = rewrites_scanning(text, toks, opts.pipes_as_concat, scan);
     let dml = ["select", "insert", "update", "delete", "replace"]
         .iter()
@@ -277,7 +278,7 @@ fn rewrites(text: &str, toks: &[Token], pipes_as_concat: bool) -> Vec<Edit> {
 }
 
 /// [`rewrites`]; `scan` false when the lexer saw none of the words and operators
-/// the token walk rewrites (`LOCK`, `MOD`, `DROP`, `||`), so only the statement's
+/// the token walk rewrites (`LOCK`, `MOD`, `DROP`, `||`, `NEXT`/`PREVIOUS`), so only the statement's
 /// leading words are looked at.
 fn rewrites_scanning(text: &str, toks: &[Token], pipes_as_concat: bool, scan: bool) -> Vec<Edit> {
     let mut edits = Vec::new();

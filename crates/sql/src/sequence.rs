@@ -69,7 +69,7 @@ pub struct Stored {
 }
 
 impl Stored {
-    pub fn to_row(&self) -> Vec<Value> {
+    pub fn to_row(self) -> Vec<Value> {
         let d = &self.def;
         vec![
             Value::Int(self.reserved_until),

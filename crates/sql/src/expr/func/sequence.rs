@@ -15,17 +15,17 @@ use sqlparser::ast;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SeqFn {
-    NextVal,
-    LastVal,
-    SetVal,
+    Next,
+    Last,
+    Set,
 }
 
 impl SeqFn {
     pub fn from_name(name: &str) -> Option<SeqFn> {
         Some(match name {
-            "nextval" => SeqFn::NextVal,
-            "lastval" => SeqFn::LastVal,
-            "setval" => SeqFn::SetVal,
+            "nextval" => SeqFn::Next,
+            "lastval" => SeqFn::Last,
+            "setval" => SeqFn::Set,
             _ => return None,
         })
     }
@@ -33,8 +33,8 @@ impl SeqFn {
 
 pub fn result_type(f: SeqFn) -> ExprType {
     match f {
-        SeqFn::NextVal => ExprType::bigint(),
-        SeqFn::LastVal | SeqFn::SetVal => ExprType::bigint().nullable(true),
+        SeqFn::Next => ExprType::bigint(),
+        SeqFn::Last | SeqFn::Set => ExprType::bigint().nullable(true),
     }
 }
 
@@ -89,7 +89,7 @@ pub fn bind(
         return Ok(None);
     };
     let (lo, hi) = match f {
-        SeqFn::SetVal => (2, 4),
+        SeqFn::Set => (2, 4),
         _ => (1, 1),
     };
     if args.len() < lo || args.len() > hi {
@@ -98,7 +98,7 @@ pub fn bind(
     let (db, seq) = sequence_name(args[0], current_db)?;
     Handle::open(storage, &db, &seq, &seq)?;
     let mut bound = vec![Expr::Const(Value::str(&db)), Expr::Const(Value::str(&seq))];
-    if f == SeqFn::SetVal {
+    if f == SeqFn::Set {
         let value = literal(args[1])?;
         let is_used = args.get(2).map(|a| literal(a)).transpose()?.unwrap_or(1);
         let round = args.get(3).map(|a| literal(a)).transpose()?.unwrap_or(0);
@@ -127,7 +127,7 @@ fn int(v: &Value) -> i64 {
 pub fn eval(f: SeqFn, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
     let (db, name) = (text(&vals[0]), text(&vals[1]));
     let storage = ctx.cx.engine.storage.clone();
-    if f == SeqFn::LastVal {
+    if f == SeqFn::Last {
         let h = Handle::open(&storage, &db, &name, &name)?;
         return Ok(match ctx.cx.seq_last.get(&(db, name)) {
             Some((id, v)) if *id == h.id() => Value::Int(*v),
@@ -138,7 +138,7 @@ pub fn eval(f: SeqFn, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
     let auto = crate::session::sequence::auto_inc(ctx.cx);
     let engine = ctx.cx.engine.clone();
     match f {
-        SeqFn::NextVal => {
+        SeqFn::Next => {
             let v = engine.sequences.next(&storage, &h, auto)?;
             ctx.cx.seq_last.insert((db, name), (h.id(), v));
             Ok(Value::Int(v))

@@ -239,11 +239,11 @@ fn options(p: &mut P, alter: bool) -> R<SeqOptions> {
         } else if p.kw("nocycle") {
             set(&mut o.cycle, false, "CYCLE")?;
         } else if alter && p.kw("restart") {
-            let value = if p.kw("with") || p.punct("=") {
-                Some(number(p)?)
-            } else if p.peek().is_some_and(|t| matches!(t.kind, TokKind::Num(_)))
-                || p.peek().is_some_and(|t| t.text(p.src) == "-")
-            {
+            let explicit = p.kw("with") || p.punct("=");
+            let number_follows = p
+                .peek()
+                .is_some_and(|t| matches!(t.kind, TokKind::Num(_)) || t.text(p.src) == "-");
+            let value = if explicit || number_follows {
                 Some(number(p)?)
             } else {
                 None
@@ -263,5 +263,75 @@ fn options(p: &mut P, alter: bool) -> R<SeqOptions> {
             p.end()?;
             return Ok(o);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::front::lexer::lex;
+    use crate::front::native::parse_native;
+
+    fn parse(sql: &str) -> Result<Option<Native>, MySqlError> {
+        let lexed = lex(sql);
+        parse_native(sql, &lexed.tokens, false)
+    }
+
+    #[test]
+    fn options_in_any_order_with_mariadbs_spellings() {
+        let n = parse("create sequence if not exists d.s start = 5 increment by -2 minvalue=-10 nomaxvalue cache 3 cycle")
+            .expect("parses")
+            .expect("native");
+        let Native::Sequence(SeqStmt::Create {
+            if_not_exists,
+            db,
+            name,
+            options,
+            ..
+        }) = n
+        else {
+            panic!("not a CREATE SEQUENCE: {n:?}");
+        };
+        assert!(if_not_exists);
+        assert_eq!((db.as_deref(), name.as_str()), (Some("d"), "s"));
+        assert_eq!(options.start, Some(5));
+        assert_eq!(options.increment, Some(-2));
+        assert_eq!(options.min, Some(Some(-10)));
+        assert_eq!(options.max, Some(None));
+        assert_eq!(options.cache, Some(3));
+        assert_eq!(options.cycle, Some(true));
+    }
+
+    #[test]
+    fn restart_forms_and_errors() {
+        let restart = |sql: &str| match parse(sql).expect("parses").expect("native") {
+            Native::Sequence(SeqStmt::Alter { options, .. }) => options.restart,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(restart("alter sequence s restart"), Some(None));
+        assert_eq!(restart("alter sequence s restart with 7"), Some(Some(7)));
+        assert_eq!(restart("alter sequence s restart = -3"), Some(Some(-3)));
+        assert_eq!(restart("alter sequence s restart 9"), Some(Some(9)));
+        let e = parse("create sequence s cache 1 nocache").expect_err("twice");
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (1225, "Option 'CACHE' used twice in statement")
+        );
+        assert_eq!(
+            parse("create sequence s restart")
+                .expect_err("no restart")
+                .code,
+            1064
+        );
+        assert_eq!(
+            parse("create sequence s start with 1.5")
+                .expect_err("not an integer")
+                .code,
+            1064
+        );
+        assert!(matches!(
+            parse("create table t (a int)").expect("parses"),
+            None
+        ));
     }
 }

@@ -161,6 +161,8 @@ pub struct Engine {
     pub(crate) timer: crate::session::timer::StatementTimer,
     /// `Max_statement_time_exceeded` (global).
     pub(crate) statement_timeouts: std::sync::atomic::AtomicU64,
+    /// The sequences' cached states.
+    pub(crate) sequences: crate::sequence::Sequences,
 }
 
 impl Engine {
@@ -193,6 +195,7 @@ impl Engine {
             user_locks: Default::default(),
             timer: crate::session::timer::StatementTimer::new(),
             statement_timeouts: std::sync::atomic::AtomicU64::new(0),
+            sequences: Default::default(),
         })
     }
 

@@ -65,6 +65,7 @@ mod general_log;
 mod infoschema;
 mod plan;
 mod result;
+mod sequence;
 mod session;
 mod show;
 mod stack;

@@ -109,6 +109,10 @@ impl Binder<'_> {
         if name == "values" {
             return self.values_ref(&args, scope);
         }
+        let db = self.cx.db.as_deref();
+        if let Some(b) = crate::expr::func::sequence::bind(&name, &args, self.storage, db)? {
+            return Ok(b);
+        }
         let (func, min, max) = crate::expr::func::lookup(&name).ok_or_else(|| {
             MySqlError::function_not_defined(&self.cx.db.clone().unwrap_or_default(), &name)
         })?;

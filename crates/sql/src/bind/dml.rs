@@ -29,6 +29,7 @@ impl Binder<'_> {
             return self.insert(&through);
         }
         let table = self.open_table(&db, &tname)?;
+        crate::sequence::check_writable(&table.def())?;
         if ins.partitioned.is_some() {
             // No table is partitioned (PARTITION BY is not accepted yet).
             return Err(MySqlError::partition_clause_on_nonpartitioned());
@@ -319,6 +320,9 @@ impl Binder<'_> {
         limit: Option<&ast::Expr>,
         set: &[(usize, Expr)],
     ) -> R<SelectPlan> {
+        for t in &from.tables {
+            crate::sequence::check_writable(&t.def)?;
+        }
         self.clause = Clause::Where;
         let filter = match selection {
             Some(w) => Some(self.condition(w, &from.scope, None)?.0),

@@ -118,8 +118,9 @@ pub fn drop_tables(
 }
 
 pub fn truncate(s: &Storage, db: &str, name: &str) -> R<()> {
-    if s.table(db, name).is_none() {
-        return Err(MySqlError::no_such_table(db, name));
+    match s.table(db, name) {
+        None => return Err(MySqlError::no_such_table(db, name)),
+        Some(t) => crate::sequence::check_writable(&t.def())?,
     }
     s.truncate_table(db, name).map_err(MySqlError::from)
 }

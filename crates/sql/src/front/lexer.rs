@@ -87,6 +87,8 @@ pub mod rare {
     pub const PARAM: u8 = 32;
     /// The word INTERVAL.
     pub const INTERVAL: u8 = 64;
+    /// The word NEXT or PREVIOUS (`NEXT VALUE FOR s`).
+    pub const VALUE_FOR: u8 = 128;
 }
 
 /// The [`rare`] bit of one word.
@@ -100,10 +102,12 @@ fn rare_word(w: &[u8]) -> u8 {
                 b"into" => rare::INTO,
                 b"lock" => rare::LOCK,
                 b"drop" => rare::DROP,
+                b"next" => rare::VALUE_FOR,
                 _ => 0,
             }
         }
         8 if w.eq_ignore_ascii_case(b"interval") => rare::INTERVAL,
+        8 if w.eq_ignore_ascii_case(b"previous") => rare::VALUE_FOR,
         _ => 0,
     }
 }
@@ -424,6 +428,8 @@ mod tests {
         assert_eq!(lex("select 5 MOD 2, a || b").rare, rare::MOD | rare::PIPES);
         assert_eq!(lex("alter table t drop key k").rare, rare::DROP);
         assert_eq!(lex("select ?").rare, rare::PARAM);
+        assert_eq!(lex("select next value for s").rare, rare::VALUE_FOR);
+        assert_eq!(lex("select PREVIOUS value for s").rare, rare::VALUE_FOR);
         assert_eq!(lex("select 'into', `lock`, intox, mo, _mod").rare, 0);
     }
 

@@ -24,6 +24,7 @@ pub mod lexer;
 pub mod native;
 pub mod parse;
 pub mod returning;
+mod sequence;
 pub mod transcode;
 
 use basalt_common::{Decimal, MySqlError, Value};
@@ -246,7 +247,9 @@ pub fn analyze_with(text: &str, opts: LitOpts) -> Result<Front<'_>, MySqlError> 
         }
     }
     let scan =
-        lexed.rare & (rare::LOCK | rare::MOD | rare::PIPES | rare::DROP | rare::INTERVAL) != 0;
+        lexed.rare
+            & (rare::LOCK | rare::MOD | rare::PIPES | rare::DROP | rare::INTERVAL | rare::VALUE_FOR)
+            != 0;
     let edits = rewrites_scanning(text, toks, opts.pipes_as_concat, scan);
     let dml = ["select", "insert", "update", "delete", "replace"]
         .iter()
@@ -277,7 +280,7 @@ fn rewrites(text: &str, toks: &[Token], pipes_as_concat: bool) -> Vec<Edit> {
 }
 
 /// [`rewrites`]; `scan` false when the lexer saw none of the words and operators
-/// the token walk rewrites (`LOCK`, `MOD`, `DROP`, `||`), so only the statement's
+/// the token walk rewrites (`LOCK`, `MOD`, `DROP`, `||`, `NEXT`/`PREVIOUS`), so only the statement's
 /// leading words are looked at.
 fn rewrites_scanning(text: &str, toks: &[Token], pipes_as_concat: bool, scan: bool) -> Vec<Edit> {
     let mut edits = Vec::new();
@@ -334,6 +337,22 @@ fn rewrites_scanning(text: &str, toks: &[Token], pipes_as_concat: bool, scan: bo
                 start: t.start,
                 end: t.end,
                 with: "`interval()`",
+            });
+        } else if let Some((words_end, name_end, with, pad)) = sequence::value_for(text, toks, i) {
+            edits.push(Edit {
+                start: t.start,
+                end: words_end,
+                with,
+            });
+            edits.push(Edit {
+                start: words_end,
+                end: words_end,
+                with: pad,
+            });
+            edits.push(Edit {
+                start: name_end,
+                end: name_end,
+                with: ")",
             });
         } else if t.is_kw(text, "mod")
             && i > 0

@@ -287,7 +287,11 @@ fn base_tables(cx: &SessionCtx) -> Vec<Row> {
                 s("def"),
                 s(db),
                 s(&def.name),
-                s("BASE TABLE"),
+                s(if crate::sequence::is_sequence(&def) {
+                    "SEQUENCE"
+                } else {
+                    "BASE TABLE"
+                }),
                 s(def.engine.name()),
                 Value::UInt(10),
                 s(row_format(&def)),

@@ -102,6 +102,9 @@ pub struct SessionCtx {
     pub rand_state: u64,
     /// The session's temporary tables (see [`super::temp_tables`]).
     pub temp: super::temp_tables::TempTables,
+    /// LASTVAL() of each sequence this session took a value from: by (db, name),
+    /// the table id it was taken from and the value.
+    pub seq_last: HashMap<(String, String), (u64, i64)>,
 }
 
 /// The deadline `max_statement_time` (seconds, as a double) sets: MariaDB keeps it
@@ -158,6 +161,7 @@ impl SessionCtx {
             insert_id: None,
             rand_state: conn_id.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x5DEE_CE66,
             temp: Default::default(),
+            seq_last: HashMap::new(),
         };
         cx.vars.insert("pseudo_thread_id", Value::UInt(conn_id));
         cx.refresh_derived();

@@ -11,6 +11,7 @@
 
 mod alter;
 pub mod ctx;
+mod do_stmt;
 mod load;
 mod locks;
 mod memo;
@@ -19,6 +20,7 @@ mod rename;
 mod respond;
 mod run;
 mod select_into;
+pub(crate) mod sequence;
 mod set_statement;
 mod stmt;
 pub mod temp_tables;

@@ -298,6 +298,8 @@ impl Session {
             } => self.alter_database(name, charset, collation),
             Native::AlterTable(a) => self.alter_table_native(a),
             Native::View(v) => self.view_statement(v),
+            Native::Sequence(st) => self.sequence_statement(st),
+            Native::Do(exprs) => self.do_statement(&exprs),
             Native::LoadData(d) => self.load_data(*d, out),
             Native::SelectInto(s) => self.select_into(*s),
             Native::Unsupported(what) => Err(MySqlError::not_supported(what)),

@@ -82,6 +82,14 @@ pub fn show_tables(
             if full {
                 let kind = if storage_view(session, &db, &n) {
                     "VIEW"
+                } else if session
+                    .cx
+                    .engine
+                    .storage
+                    .table(&db, &n)
+                    .is_some_and(|t| crate::sequence::is_sequence(&t.def()))
+                {
+                    "SEQUENCE"
                 } else {
                     "BASE TABLE"
                 };
@@ -418,7 +426,11 @@ pub fn show_create_table(session: &mut Session, db: Option<String>, table: &str)
         return show_create_view(session, Some(db), table);
     }
     let t = open(session, &db, table)?;
-    let mut text = create_table_text(t.as_ref());
+    let mut text = if crate::sequence::is_sequence(&t.def()) {
+        crate::session::sequence::create_table_text(&t.def())
+    } else {
+        create_table_text(t.as_ref())
+    };
     if temp {
         text.replace_range(.."CREATE TABLE".len(), "CREATE TEMPORARY TABLE");
     }

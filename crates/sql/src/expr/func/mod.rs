@@ -14,6 +14,7 @@ mod locale;
 mod misc;
 mod numeric;
 pub mod regexp;
+pub mod sequence;
 mod sleep;
 mod string;
 mod text;
@@ -169,6 +170,8 @@ pub enum Func {
     Regexp(regexp::RegexpFn),
     Json(json_fn::JsonFn),
     Lock(userlock::LockFn),
+    /// NEXTVAL / LASTVAL / SETVAL (arguments: database, name, ...).
+    Seq(sequence::SeqFn),
 }
 
 /// (function, min args, max args) for a lower-case SQL function name.
@@ -354,6 +357,7 @@ impl Func {
                 | Func::Misc(misc::MiscFn::Benchmark | misc::MiscFn::UuidShort)
                 | Func::Misc(misc::MiscFn::SysGuid | misc::MiscFn::RandomBytes)
                 | Func::Lock(_)
+                | Func::Seq(_)
         )
     }
 }
@@ -619,6 +623,7 @@ pub fn result_type(f: Func, args: &[ExprType]) -> ExprType {
         Clock(c) => clock::result_type(c, args, &[]),
         Misc(m) => misc::result_type(m),
         Lock(l) => userlock::result_type(l),
+        Seq(q) => sequence::result_type(q),
         Regexp(r) => regexp::result_type(r, args),
         Json(j) => json_fn::result_type(j, args),
     }
@@ -767,6 +772,7 @@ fn eval_values(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
         Lock(l) => userlock::eval(l, vals, ctx),
         Regexp(r) => regexp::eval(r, vals, ctx),
         Json(j) => json_fn::eval(j, vals, ctx),
+        Seq(q) => sequence::eval(q, vals, ctx),
         _ => string::eval(f, vals, ctx),
     }
 }

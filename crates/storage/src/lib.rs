@@ -24,5 +24,5 @@ mod txn;
 pub use api::*;
 pub use catalog::ViewDef;
 pub use error::StorageError;
-pub use facade::{AlterSpec, Storage, StorageConfig};
+pub use facade::{AlterSpec, ChildRef, ForeignKeyIndex, Storage, StorageConfig};
 pub use txn::{CommitLog, Savepoint, Txn};

@@ -7,6 +7,7 @@ pub mod datetime;
 pub mod decimal;
 pub mod enumset;
 pub mod error;
+pub mod foreign_key;
 pub mod types;
 pub mod value;
 
@@ -14,6 +15,7 @@ pub use collation::{Charset, Collation};
 pub use datetime::{Date, DateTime, Time};
 pub use decimal::Decimal;
 pub use error::{MySqlError, Result};
+pub use foreign_key::{FkAction, ForeignKeyDef};
 pub use types::{
     CheckDef, ColumnDef, DataType, DefaultValue, EngineKind, IndexColumn, IndexDef, IndexKind,
     IntKind, LobKind, TableDef, TableId,

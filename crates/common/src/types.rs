@@ -415,6 +415,9 @@ pub struct TableDef {
     /// in the order `SHOW CREATE TABLE` prints them.
     #[serde(default)]
     pub options: Vec<(String, String)>,
+    /// FOREIGN KEY constraints of this (child) table, in creation order.
+    #[serde(default)]
+    pub foreign_keys: Vec<crate::ForeignKeyDef>,
 }
 
 /// A CHECK constraint. `expr` is the condition in MariaDB's printed form (what

@@ -5,6 +5,7 @@
 //! exclusively (waiting for transactions that wrote the table), and ends by writing the
 //! catalog durably. Lookups of tables take a read lock on the name map only.
 
+mod foreign_key;
 mod maintenance;
 mod rename;
 mod temp;
@@ -28,6 +29,7 @@ use std::time::Duration;
 
 mod alter;
 pub use alter::AlterSpec;
+pub use foreign_key::{ChildRef, ForeignKeyIndex};
 pub use temp::{is_temp_id, TempTable, TEMP_ID_BASE};
 
 /// How the storage layer is set up at start.
@@ -98,6 +100,11 @@ pub struct Storage {
     /// which returns whether it finished, and how many tables it has still to do.
     sweep: Mutex<Option<std::thread::JoinHandle<bool>>>,
     sweep_pending: Arc<AtomicUsize>,
+    /// The foreign key graph (see `foreign_key`): the cached index, the version it
+    /// was built at, and whether it has any key.
+    fk_cache: Mutex<foreign_key::FkCache>,
+    fk_version: AtomicU64,
+    fk_any: std::sync::atomic::AtomicBool,
 }
 
 /// How long DDL waits for transactions holding the table (MySQL's lock_wait_timeout
@@ -151,6 +158,9 @@ impl Storage {
             purge: Mutex::new(None),
             sweep: Mutex::new(None),
             sweep_pending: Arc::new(AtomicUsize::new(0)),
+            fk_cache: Mutex::new(Default::default()),
+            fk_version: AtomicU64::new(0),
+            fk_any: std::sync::atomic::AtomicBool::new(false),
         });
         if fresh {
             storage.bootstrap()?;

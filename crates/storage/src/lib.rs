@@ -24,5 +24,7 @@ mod txn;
 pub use api::*;
 pub use catalog::ViewDef;
 pub use error::StorageError;
-pub use facade::{is_temp_id, AlterSpec, Storage, StorageConfig, TempTable, TEMP_ID_BASE};
+pub use facade::{
+    is_temp_id, AlterSpec, ChildRef, ForeignKeyIndex, Storage, StorageConfig, TempTable, TEMP_ID_BASE,
+};
 pub use txn::{CommitLog, Savepoint, Txn};

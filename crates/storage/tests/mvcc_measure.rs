@@ -72,6 +72,7 @@ fn setup(rows: i64) -> (tempfile::TempDir, Arc<Storage>, Arc<dyn Table>) {
         next_index_id: 0,
         checks: Vec::new(),
         options: Vec::new(),
+        foreign_keys: Vec::new(),
     };
     let t = s.create_table(def).expect("create");
     let mut w = s.begin(TxnOptions::default());

@@ -66,6 +66,7 @@ fn def() -> TableDef {
         next_index_id: 0,
         checks: Vec::new(),
         options: Vec::new(),
+        foreign_keys: Vec::new(),
     }
 }
 

@@ -60,6 +60,7 @@ fn table_def(engine: EngineKind) -> TableDef {
         next_index_id: 0,
         checks: Vec::new(),
         options: Vec::new(),
+        foreign_keys: Vec::new(),
     }
 }
 

@@ -33,6 +33,9 @@ pub struct AlterPlan {
     pub auto_increment: Option<u64>,
     /// New CHECK constraints, which every existing row must pass.
     pub new_checks: bool,
+    /// New FOREIGN KEY constraints every existing row must satisfy
+    /// (`foreign_key_checks` on).
+    pub new_foreign_keys: Vec<basalt_common::ForeignKeyDef>,
 }
 
 struct WCol {
@@ -55,6 +58,9 @@ struct Work<'a> {
     algorithm: Option<String>,
     lock: Option<String>,
     order_by: bool,
+    fk_added: Vec<super::foreign_key::FkSpec>,
+    fk_dropped: Vec<String>,
+    dropped_keys: Vec<String>,
 }
 
 fn parse_create(body: &str) -> R<ast::CreateTable> {
@@ -94,7 +100,7 @@ pub fn bind(old: &TableDef, stmt: &AlterTable, cx: &mut SessionCtx) -> R<AlterPl
             ),
         );
     }
-    w.finish()
+    w.finish(cx)
 }
 
 impl<'a> Work<'a> {
@@ -123,6 +129,9 @@ impl<'a> Work<'a> {
             algorithm: None,
             lock: None,
             order_by: false,
+            fk_added: Vec::new(),
+            fk_dropped: Vec::new(),
+            dropped_keys: Vec::new(),
         }
     }
 
@@ -164,7 +173,22 @@ impl<'a> Work<'a> {
                 Ok(())
             }
             Clause::DropConstraint { name, if_exists } => {
+                if self.has_foreign_key(name) {
+                    self.fk_dropped.push(name.clone());
+                    return Ok(());
+                }
                 self.drop_constraint(name, *if_exists, cx)
+            }
+            Clause::DropForeignKey { name, if_exists } => {
+                if self.has_foreign_key(name) {
+                    self.fk_dropped.push(name.clone());
+                } else if *if_exists {
+                    let e = super::foreign_key::cant_drop(name);
+                    cx.note(e.code, e.message);
+                } else {
+                    return Err(super::foreign_key::cant_drop(name));
+                }
+                Ok(())
             }
             Clause::RenameIndex { old, new } => self.rename_index(old, new),
             Clause::RenameTable { db, name } => {
@@ -203,6 +227,15 @@ impl<'a> Work<'a> {
         }
     }
 
+    /// True when the table has a foreign key `name` not yet dropped.
+    fn has_foreign_key(&self, name: &str) -> bool {
+        self.old
+            .foreign_keys
+            .iter()
+            .any(|k| k.name.eq_ignore_ascii_case(name))
+            && !self.fk_dropped.iter().any(|d| d.eq_ignore_ascii_case(name))
+    }
+
     /// Parses a column definition; returns it with the keys it declares inline
     /// and its column-level CHECK.
     fn parse_column(
@@ -214,6 +247,11 @@ impl<'a> Work<'a> {
         let [c] = ct.columns.as_slice() else {
             return Err(MySqlError::parse_error(text, 1));
         };
+        if !super::foreign_key::specs_of_create(&ct)?.is_empty() {
+            return Err(MySqlError::not_supported(
+                "REFERENCES in an ALTER TABLE column definition",
+            ));
+        }
         let (mut col, keys) = column_def(c, self.def.collation, cx)?;
         resolve_default(&mut col, &self.def.schema, &self.def.name, cx)?;
         let check = super::check::collect(&ct, std::slice::from_ref(&col))?
@@ -414,6 +452,10 @@ impl<'a> Work<'a> {
         if let TableConstraint::Check(_) = tc {
             return self.add_check(&ct);
         }
+        if let TableConstraint::ForeignKey(fk) = tc {
+            self.fk_added.push(super::foreign_key::spec(fk, None)?);
+            return Ok(());
+        }
         let defs = self.column_defs();
         let Some(mut key) = constraint_index(tc, &defs)? else {
             return Ok(());
@@ -512,7 +554,7 @@ impl<'a> Work<'a> {
             .position(|k| had && k.name.eq_ignore_ascii_case(name))
         {
             Some(at) => {
-                self.keys.remove(at);
+                self.dropped_keys.push(self.keys.remove(at).name);
                 self.copy = true;
                 Ok(())
             }
@@ -634,7 +676,7 @@ impl<'a> Work<'a> {
         Ok(())
     }
 
-    fn finish(mut self) -> R<AlterPlan> {
+    fn finish(mut self, cx: &SessionCtx) -> R<AlterPlan> {
         if self.cols.is_empty() {
             return Err(MySqlError::new(
                 1090,
@@ -664,6 +706,7 @@ impl<'a> Work<'a> {
         for kc in &primary.columns {
             columns[kc.column].nullable = false;
         }
+        let new_foreign_keys = self.foreign_keys(cx, &columns, &primary, &mut keys)?;
         sort_keys(&mut keys, &columns);
         let mut indexes = vec![primary];
         indexes.extend(keys);
@@ -696,7 +739,59 @@ impl<'a> Work<'a> {
             copy: self.copy,
             auto_increment: self.auto_increment,
             new_checks: self.new_checks,
+            new_foreign_keys,
         })
+    }
+
+    /// Sets the constraints of the new definition (see
+    /// [`super::foreign_key::alter_keys`]); returns the added ones that existing
+    /// rows must satisfy. Adding one with checks on copies the table, as MariaDB's
+    /// ALGORITHM=COPY does.
+    fn foreign_keys(
+        &mut self,
+        cx: &SessionCtx,
+        columns: &[ColumnDef],
+        primary: &IndexDef,
+        keys: &mut Vec<IndexDef>,
+    ) -> R<Vec<basalt_common::ForeignKeyDef>> {
+        if self.old.foreign_keys.is_empty()
+            && self.fk_added.is_empty()
+            && self.dropped_keys.is_empty()
+        {
+            return Ok(Vec::new());
+        }
+        let renamed = (0..self.old.columns.len())
+            .map(|i| {
+                self.cols
+                    .iter()
+                    .find(|c| c.src == Some(i))
+                    .map(|c| c.def.name.clone())
+            })
+            .collect();
+        let a = super::foreign_key::AlterKeys {
+            old: self.old,
+            renamed,
+            dropped: &self.fk_dropped,
+            dropped_keys: &self.dropped_keys,
+            added: &self.fk_added,
+        };
+        let all = super::foreign_key::alter_keys(
+            cx,
+            &a,
+            (&self.def.schema, &self.def.name),
+            columns,
+            primary,
+            keys,
+        )?;
+        let added =
+            all.len() - (self.old.foreign_keys.len() - self.fk_dropped.len()).min(all.len());
+        let fresh: Vec<_> = all[all.len() - added..].to_vec();
+        self.def.foreign_keys = all;
+        if !fresh.is_empty() && cx.var_bool("foreign_key_checks") {
+            self.copy = true;
+            return Ok(fresh);
+        }
+        Ok(Vec::new())
     }
 
     /// Whether the keys differ from the stored ones other than by name.

@@ -91,6 +91,7 @@ pub fn create_table_def(
         }
     }
     let checks = super::check::collect(ct, &columns)?;
+    let foreign_keys = foreign_keys_of_create(ct, (&db, &name), &columns, &mut indexes, cx)?;
     let indexes = finish_indexes(indexes, &mut columns)?;
     for col in columns.iter_mut() {
         resolve_default(col, &db, &name, cx)?;
@@ -111,7 +112,32 @@ pub fn create_table_def(
         next_index_id,
         checks,
         options: opts.recorded,
+        foreign_keys,
     })
+}
+
+/// The FOREIGN KEY constraints of a CREATE TABLE; adds the child indexes they need.
+fn foreign_keys_of_create(
+    ct: &ast::CreateTable,
+    (db, name): (&str, &str),
+    columns: &[ColumnDef],
+    indexes: &mut Vec<IndexDef>,
+    cx: &SessionCtx,
+) -> R<Vec<basalt_common::ForeignKeyDef>> {
+    let specs = super::foreign_key::specs_of_create(ct)?;
+    if specs.is_empty() {
+        return Ok(Vec::new());
+    }
+    let child = super::foreign_key::Child {
+        schema: db,
+        name,
+        columns,
+        indexes,
+        existing: &[],
+    };
+    let got = super::foreign_key::resolve(cx, &child, &specs)?;
+    indexes.extend(got.indexes);
+    Ok(got.keys)
 }
 
 /// `CREATE [UNIQUE] INDEX name ON t (cols)` / `ALTER TABLE ADD INDEX`.
@@ -359,7 +385,8 @@ pub(crate) fn column_def(
                 col.on_update_current_timestamp = true;
             }
             ColumnOption::Check(_) => {}
-            ColumnOption::ForeignKey(_) => return Err(MySqlError::not_supported("FOREIGN KEY")),
+            // Bound with the table's constraints (`foreign_key::specs_of_create`).
+            ColumnOption::ForeignKey(_) => {}
             ColumnOption::Generated { .. }
             | ColumnOption::Materialized(_)
             | ColumnOption::Alias(_)
@@ -793,7 +820,8 @@ pub(crate) fn constraint_index(tc: &TableConstraint, columns: &[ColumnDef]) -> R
         TableConstraint::FulltextOrSpatial(_) => {
             return Err(MySqlError::not_supported("FULLTEXT and SPATIAL indexes"))
         }
-        TableConstraint::ForeignKey(_) => return Err(MySqlError::not_supported("FOREIGN KEY")),
+        // Bound by `foreign_key::specs_of_create` (CREATE) or the ALTER binder.
+        TableConstraint::ForeignKey(_) => return Ok(None),
         TableConstraint::Check(_) => return Ok(None),
         other => return Err(MySqlError::not_supported(&format!("constraint {other}"))),
     };

@@ -21,6 +21,7 @@ pub mod ddl;
 pub mod dml;
 pub mod enums;
 pub mod expr;
+pub mod foreign_key;
 pub mod from;
 pub mod json_agg;
 pub mod levels;

@@ -100,6 +100,7 @@ pub fn drop_tables(
     if !missing.is_empty() && !if_exists {
         return Err(MySqlError::bad_table(&missing.join(",")));
     }
+    crate::bind::foreign_key::check_drop(cx, names)?;
     for (d, t) in names {
         if s.table(d, t).is_some() {
             match s.drop_table(d, t) {

@@ -13,7 +13,7 @@
 
 use super::scan::R;
 use super::store::{store, Target};
-use super::{select, storage_err, Exec};
+use super::{foreign_key, select, storage_err, Exec};
 use crate::plan::{InsertPlan, InsertSource, TableRef};
 use crate::session::ctx::Level;
 use basalt_common::error::code;
@@ -365,6 +365,7 @@ fn insert_one(
         let res = t.table.insert(ex.txn()?, row.clone());
         let (entry, key) = match res {
             Ok(_) => {
+                foreign_key::after_insert(&fk_target(t), &row, ex)?;
                 out.affected += 1;
                 return Ok(Some(row));
             }
@@ -387,9 +388,8 @@ fn insert_one(
             return Err(MySqlError::dup_entry(&entry, &key));
         };
         if plan.replace {
-            t.table
-                .delete(ex.txn()?, &handle, &old)
-                .map_err(storage_err)?;
+            let mut cascaded = foreign_key::Cascaded::default();
+            foreign_key::delete_row(&fk_target(t), &handle, &old, &mut cascaded, ex)?;
             out.affected += 1;
             out.duplicates += 1;
             continue;
@@ -398,6 +398,14 @@ fn insert_one(
         return on_duplicate(plan, handle, old, &row, out, ex);
     }
     Err(MySqlError::internal("REPLACE did not converge"))
+}
+
+fn fk_target(t: &TableRef) -> foreign_key::Target<'_> {
+    foreign_key::Target {
+        db: &t.db,
+        table: &t.table,
+        def: &t.def,
+    }
 }
 
 /// The existing row that clashes with `row` on index `key`.
@@ -480,11 +488,17 @@ fn on_duplicate(
             t.table.observe_auto_increment(x as u64);
         }
     }
-    let kept = plan.returning.is_some().then(|| new.clone());
+    foreign_key::before_update(&fk_target(t), &old, &new, ex)?;
+    let fk = foreign_key::involved(&fk_target(t), ex);
+    let kept = (plan.returning.is_some() || fk).then(|| new.clone());
     match t.table.update(ex.txn()?, &handle, &old, new) {
         Ok(_) => {
+            if let (true, Some(written)) = (fk, &kept) {
+                let mut cascaded = foreign_key::Cascaded::default();
+                foreign_key::after_update(&fk_target(t), &old, written, &mut cascaded, ex)?;
+            }
             out.affected += 2;
-            Ok(kept)
+            Ok(kept.filter(|_| plan.returning.is_some()))
         }
         Err(StorageError::DuplicateKey { entry, key }) if plan.ignore => {
             ex.ctx.cx.warn(

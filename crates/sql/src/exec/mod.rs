@@ -21,6 +21,7 @@ pub mod agg;
 pub mod check;
 pub mod cte;
 pub mod ddl;
+pub mod foreign_key;
 pub mod hash_join;
 pub mod insert;
 pub mod mem;

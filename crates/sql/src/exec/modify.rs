@@ -10,7 +10,7 @@
 use super::mem::row_bytes;
 use super::scan::{drive, Flow, R};
 use super::store::{store, Target};
-use super::{storage_err, Exec};
+use super::{foreign_key, storage_err, Exec};
 use crate::expr::EvalCtx;
 use crate::plan::ModifyPlan;
 use crate::session::ctx::Level;
@@ -104,12 +104,19 @@ pub fn run(plan: &ModifyPlan, ex: &mut Exec, ignore: bool) -> R<ModifyOutcome> {
         returned: Vec::new(),
     };
     let t = &plan.scan.tables[0];
-    for (i, f) in rows.into_iter().enumerate() {
+    let fk_target = foreign_key::Target {
+        db: &t.db,
+        table: &t.table,
+        def: &t.def,
+    };
+    let mut cascaded = foreign_key::Cascaded::default();
+    for (i, mut f) in rows.into_iter().enumerate() {
         ex.check_interrupt()?;
+        if !cascaded.refresh(t.def.id, &mut f.handle, &mut f.row) {
+            continue;
+        }
         if plan.delete {
-            t.table
-                .delete(ex.txn()?, &f.handle, &f.row)
-                .map_err(storage_err)?;
+            foreign_key::delete_row(&fk_target, &f.handle, &f.row, &mut cascaded, ex)?;
             out.changed += 1;
             if let Some(ret) = &plan.returning {
                 let values = ret
@@ -148,8 +155,15 @@ pub fn run(plan: &ModifyPlan, ex: &mut Exec, ignore: bool) -> R<ModifyOutcome> {
                 t.table.observe_auto_increment(x as u64);
             }
         }
+        foreign_key::before_update(&fk_target, &f.row, &new, ex)?;
+        let kept = foreign_key::involved(&fk_target, ex).then(|| new.clone());
         match t.table.update(ex.txn()?, &f.handle, &f.row, new) {
-            Ok(_) => out.changed += 1,
+            Ok(_) => {
+                out.changed += 1;
+                if let Some(new) = kept {
+                    foreign_key::after_update(&fk_target, &f.row, &new, &mut cascaded, ex)?;
+                }
+            }
             Err(StorageError::DuplicateKey { entry, key }) if ignore => {
                 ex.ctx.cx.warn(
                     Level::Warning,

@@ -6,6 +6,7 @@
 //! like any other table (it has no index: every read is a full scan). Plans that
 //! read one are never cached: their rows are a snapshot.
 
+pub mod foreign_keys;
 pub mod layouts;
 pub mod tables;
 pub mod views;
@@ -122,6 +123,7 @@ pub fn columns_def(schema: &str, name: &str, columns: Vec<ColumnDef>) -> TableDe
         next_index_id: 1,
         checks: Vec::new(),
         options: Vec::new(),
+        foreign_keys: Vec::new(),
     }
 }
 

@@ -168,6 +168,10 @@ pub fn build(name: &str, cx: &SessionCtx) -> Built {
         ),
         "PARTITIONS" => (def(super::layouts::layout(name)?), partitions(cx)),
         "VIEWS" => (def(super::layouts::layout(name)?), super::views::views(cx)),
+        "REFERENTIAL_CONSTRAINTS" => (
+            def(super::layouts::layout(name)?),
+            super::foreign_keys::referential_constraints(&all_tables(cx)),
+        ),
         _ => (def(super::layouts::layout(name)?), Vec::new()),
     })
 }
@@ -618,6 +622,9 @@ fn key_column_usage(cx: &SessionCtx) -> Vec<Row> {
                 ]);
             }
         }
+        for fk in &def.foreign_keys {
+            rows.extend(super::foreign_keys::key_column_usage(&db, &def.name, fk));
+        }
     }
     rows
 }
@@ -643,6 +650,16 @@ fn table_constraints(cx: &SessionCtx) -> Vec<Row> {
                 s(&db),
                 s(&def.name),
                 s(kind),
+            ]);
+        }
+        for fk in &def.foreign_keys {
+            rows.push(vec![
+                s("def"),
+                s(&db),
+                s(&fk.name),
+                s(&db),
+                s(&def.name),
+                s("FOREIGN KEY"),
             ]);
         }
         for c in &def.checks {

@@ -667,6 +667,7 @@ mod tests {
             next_index_id: 3,
             checks: Vec::new(),
             options: Vec::new(),
+            foreign_keys: Vec::new(),
         };
         let stats = TableStats {
             rows: 64_000,

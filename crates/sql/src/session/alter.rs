@@ -106,6 +106,12 @@ impl Session {
         check(&self.cx, &plan.def)?;
         let new_def = Arc::new(plan.def.clone());
         let checks = self.alter_checks(&plan, &new_def)?;
+        crate::exec::foreign_key::check_existing_rows(
+            &storage,
+            &table,
+            &plan.new_foreign_keys,
+            &mut EvalCtx::new(&[], &mut self.cx).mem,
+        )?;
         let timeout = Duration::from_secs(self.cx.mdl_wait_timeout);
         let spec = AlterSpec {
             def: plan.def.clone(),

@@ -388,6 +388,13 @@ pub fn create_table_text(t: &dyn Table) -> String {
         }
         lines.push(line);
     }
+    for fk in &def.foreign_keys {
+        lines.push(format!(
+            "  CONSTRAINT {} {}",
+            quote_ident(&fk.name),
+            fk.clause(&def.schema)
+        ));
+    }
     for chk in def.checks.iter().filter(|k| !k.column_level) {
         lines.push(format!(
             "  CONSTRAINT {} CHECK ({})",

@@ -64,6 +64,7 @@ mod tests {
             next_index_id: 0,
             checks: Vec::new(),
             options: Vec::new(),
+            foreign_keys: Vec::new(),
         }
     }
 

@@ -46,6 +46,7 @@ impl Storage {
                     .or_default()
                     .insert(to.1.clone(), entry);
             }
+            Storage::retarget_foreign_keys(&cat, pairs);
             Ok(())
         })?;
         self.bump();

@@ -62,6 +62,11 @@ pub enum Clause {
         name: String,
         if_exists: bool,
     },
+    /// `DROP FOREIGN KEY [IF EXISTS] name`.
+    DropForeignKey {
+        name: String,
+        if_exists: bool,
+    },
     /// `RENAME {INDEX | KEY} old TO new`.
     RenameIndex {
         old: String,
@@ -355,9 +360,11 @@ fn drop(p: &mut P) -> R<Clause> {
     }
     if p.kw("foreign") {
         p.expect_kw("key")?;
-        if_exists(p)?;
-        p.ident()?;
-        return Ok(Clause::Unsupported("FOREIGN KEY"));
+        let if_exists = if_exists(p)?;
+        return Ok(Clause::DropForeignKey {
+            name: p.ident()?,
+            if_exists,
+        });
     }
     if p.kw("constraint") {
         let if_exists = if_exists(p)?;
@@ -507,7 +514,6 @@ mod tests {
     fn forms_not_carried_out_are_named() {
         for (sql, what) in [
             ("alter ignore table t add unique (a)", "ALTER IGNORE TABLE"),
-            ("alter table t drop foreign key f", "FOREIGN KEY"),
             ("alter table t add partition (partition p1)", "partitioning"),
         ] {
             assert!(

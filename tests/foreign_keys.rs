@@ -336,7 +336,12 @@ fn alter_drop_rename_and_restart() {
             "Cannot delete or update a parent row: a foreign key constraint fails".into()
         )
     );
-    run(&mut c, &["rename table p to pp"]);
+    assert_eq!(err(&mut c, "drop index ok1 on a1").0, 1553);
+    assert_eq!(err(&mut c, "alter table p change id pid int").0, 1235);
+    run(
+        &mut c,
+        &["alter table p rename to p0", "rename table p0 to pp"],
+    );
     assert!(show_create(&mut c, "a1").contains("REFERENCES `pp` (`id`)"));
     b.restart(false);
     let mut c = conn(&b.url_db("fk"));

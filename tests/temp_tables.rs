@@ -127,6 +127,22 @@ fn create_like_select_and_errors() {
     c.query_drop("create temporary table k5 select 1 as x")
         .unwrap();
     assert_eq!(one(&mut c, "select x from k5"), "1");
+    // InnoDB refuses foreign keys on temporary tables.
+    let formed = "(errno: 150 \"Foreign key constraint is incorrectly formed\")";
+    assert_eq!(
+        err(
+            &mut c,
+            "create temporary table f (a int, foreign key (a) references k (a))"
+        ),
+        (1005, format!("Can't create table `tt`.`f` {formed}"))
+    );
+    assert_eq!(
+        err(
+            &mut c,
+            "alter table k5 add foreign key (x) references k (a)"
+        ),
+        (1005, format!("Can't create table `tt`.`k5` {formed}"))
+    );
     assert_eq!(
         err(&mut c, "create temporary table k6 like nosuch"),
         (1146, "Table 'tt.nosuch' doesn't exist".into())

@@ -25,6 +25,7 @@ pub use api::*;
 pub use catalog::ViewDef;
 pub use error::StorageError;
 pub use facade::{
-    is_temp_id, AlterSpec, ChildRef, ForeignKeyIndex, Storage, StorageConfig, TempTable, TEMP_ID_BASE,
+    is_temp_id, AlterSpec, ChildRef, ForeignKeyIndex, Storage, StorageConfig, TempTable,
+    TEMP_ID_BASE,
 };
 pub use txn::{CommitLog, Savepoint, Txn};

@@ -754,10 +754,12 @@ impl<'a> Work<'a> {
         primary: &IndexDef,
         keys: &mut Vec<IndexDef>,
     ) -> R<Vec<basalt_common::ForeignKeyDef>> {
-        if self.old.foreign_keys.is_empty()
-            && self.fk_added.is_empty()
-            && self.dropped_keys.is_empty()
-        {
+        let referenced = cx
+            .engine
+            .storage
+            .foreign_keys()
+            .is_some_and(|i| !i.children(&self.old.schema, &self.old.name).is_empty());
+        if self.old.foreign_keys.is_empty() && self.fk_added.is_empty() && !referenced {
             return Ok(Vec::new());
         }
         let renamed = (0..self.old.columns.len())

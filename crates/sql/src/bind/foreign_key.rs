@@ -469,7 +469,9 @@ pub fn alter_keys(
     Ok(kept)
 }
 
-/// 1553 when a dropped key was the index a referencing table's constraint uses.
+/// 1553 when a dropped key was the index a referencing table's constraint uses;
+/// 1235 when a column such a constraint names is renamed or dropped (MariaDB
+/// renames it in the constraint; Basalt does not yet).
 fn check_parent_side(
     cx: &SessionCtx,
     a: &AlterKeys,
@@ -477,9 +479,6 @@ fn check_parent_side(
     columns: &[ColumnDef],
     all: &[IndexDef],
 ) -> R<()> {
-    if a.dropped_keys.is_empty() {
-        return Ok(());
-    }
     let Some(index) = cx.engine.storage.foreign_keys() else {
         return Ok(());
     };
@@ -493,8 +492,43 @@ fn check_parent_side(
             .iter()
             .map(|n| columns.iter().position(|x| x.name.eq_ignore_ascii_case(n)))
             .collect();
-        if cols.is_some_and(|cols| !index_starts_with(all, &cols)) {
-            return Err(needed_index(&a.dropped_keys[0]));
+        let Some(cols) = cols else {
+            return Err(MySqlError::not_supported(
+                "renaming or dropping a column that a FOREIGN KEY of another table references",
+            ));
+        };
+        if !index_starts_with(all, &cols) {
+            let key = a.dropped_keys.first().map_or("PRIMARY", String::as_str);
+            return Err(needed_index(key));
+        }
+    }
+    Ok(())
+}
+
+/// DROP INDEX `index` ON `def`: 1553 when a constraint of the table, or one that
+/// references it, would be left without an index.
+pub fn check_index_drop(storage: &basalt_storage::Storage, def: &TableDef, index: &str) -> R<()> {
+    let rest: Vec<IndexDef> = def
+        .indexes
+        .iter()
+        .filter(|i| !i.name.eq_ignore_ascii_case(index))
+        .cloned()
+        .collect();
+    let needs = |cols: Option<Vec<usize>>| cols.is_some_and(|c| !index_starts_with(&rest, &c));
+    if def
+        .foreign_keys
+        .iter()
+        .any(|fk| needs(ordinals(&fk.columns, def)))
+    {
+        return Err(needed_index(index));
+    }
+    if let Some(fks) = storage.foreign_keys() {
+        let children = fks.children(&def.schema, &def.name);
+        if children
+            .iter()
+            .any(|c| needs(ordinals(&c.foreign_key().parent_columns, def)))
+        {
+            return Err(needed_index(index));
         }
     }
     Ok(())

@@ -148,5 +148,6 @@ pub fn drop_index(s: &Storage, db: &str, table: &str, index: &str) -> R<()> {
         .find(|i| i.name.eq_ignore_ascii_case(index))
         .map(|i| i.name.clone())
         .unwrap_or_else(|| index.to_string());
+    crate::bind::foreign_key::check_index_drop(s, &def, &name)?;
     s.drop_index(db, table, &name).map_err(MySqlError::from)
 }

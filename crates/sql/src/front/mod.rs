@@ -246,10 +246,9 @@ pub fn analyze_with(text: &str, opts: LitOpts) -> Result<Front<'_>, MySqlError> 
             }
         }
     }
-    let scan =
-        lexed.rare
-            & (rare::LOCK | rare::MOD | rare::PIPES | rare::DROP | rare::INTERVAL | rare::VALUE_FOR)
-            != 0;
+    let scan = lexed.rare
+        & (rare::LOCK | rare::MOD | rare::PIPES | rare::DROP | rare::INTERVAL | rare::VALUE_FOR)
+        != 0;
     let edits = rewrites_scanning(text, toks, opts.pipes_as_concat, scan);
     let dml = ["select", "insert", "update", "delete", "replace"]
         .iter()

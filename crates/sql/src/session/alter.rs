@@ -50,6 +50,7 @@ impl Session {
         let (_, res) = self.alter_run(
             table.def(),
             a,
+            Some(&table),
             |_, _| Ok(()),
             |spec, convert| storage.alter_table(db, &a.table, spec, convert),
         )?;
@@ -66,7 +67,11 @@ impl Session {
         let r = self.alter_run(
             t.def(),
             a,
+            None,
             |cx, def| {
+                if !def.foreign_keys.is_empty() {
+                    return Err(crate::bind::foreign_key::incorrectly_formed(db, &a.table));
+                }
                 let renamed = def.schema != db || def.name != a.table;
                 if renamed && cx.temp.contains(&def.schema, &def.name) {
                     return Err(MySqlError::table_exists(&def.name));
@@ -95,10 +100,12 @@ impl Session {
     /// Binds the ALTER TABLE of a table defined by `old`, lets `check` refuse the
     /// new definition, and runs it through `run` (given the storage-level spec and
     /// the row converter); returns what `run` returned and the statement's result.
+    /// The rows of `table` must satisfy the FOREIGN KEYs the statement adds.
     fn alter_run<T>(
         &mut self,
         old: Arc<TableDef>,
         a: &AlterTable,
+        table: Option<&Arc<dyn basalt_storage::Table>>,
         check: impl FnOnce(&crate::session::ctx::SessionCtx, &TableDef) -> R<()>,
         run: impl FnOnce(AlterSpec, &mut dyn FnMut(Row, u64) -> R<Row>) -> R<T>,
     ) -> R<(T, QueryResult)> {
@@ -106,12 +113,15 @@ impl Session {
         check(&self.cx, &plan.def)?;
         let new_def = Arc::new(plan.def.clone());
         let checks = self.alter_checks(&plan, &new_def)?;
-        crate::exec::foreign_key::check_existing_rows(
-            &storage,
-            &table,
-            &plan.new_foreign_keys,
-            &mut EvalCtx::new(&[], &mut self.cx).mem,
-        )?;
+        if let Some(table) = table {
+            let storage = self.cx.engine.storage.clone();
+            crate::exec::foreign_key::check_existing_rows(
+                &storage,
+                table,
+                &plan.new_foreign_keys,
+                &mut EvalCtx::new(&[], &mut self.cx).mem,
+            )?;
+        }
         let timeout = Duration::from_secs(self.cx.mdl_wait_timeout);
         let spec = AlterSpec {
             def: plan.def.clone(),

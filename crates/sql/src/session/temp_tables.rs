@@ -223,7 +223,14 @@ impl Session {
         ok()
     }
 
+    /// InnoDB refuses FOREIGN KEYs on temporary tables (1005, errno 150).
     fn create_temp_def(&self, def: TableDef) -> R<TempTable> {
+        if !def.foreign_keys.is_empty() {
+            return Err(crate::bind::foreign_key::incorrectly_formed(
+                &def.schema,
+                &def.name,
+            ));
+        }
         self.cx
             .engine
             .storage

@@ -124,6 +124,12 @@ impl Storage {
                 if let Some(entry) = entry {
                     cat.place(entry);
                 }
+                let now = core.def();
+                let pair = (
+                    (old.schema.clone(), old.name.clone()),
+                    (now.schema.clone(), now.name.clone()),
+                );
+                Storage::retarget_foreign_keys(&cat, &[pair]);
             }
             Ok(())
         })?;
@@ -189,6 +195,14 @@ impl Storage {
                 .get_mut(&old_def.schema)
                 .and_then(|m| m.remove(&old_def.name));
             cat.insert(new.clone());
+            let now = new.def();
+            if now.schema != old_def.schema || now.name != old_def.name {
+                let pair = (
+                    (old_def.schema.clone(), old_def.name.clone()),
+                    (now.schema.clone(), now.name.clone()),
+                );
+                Storage::retarget_foreign_keys(&cat, &[pair]);
+            }
             entry
         };
         self.bump();

@@ -117,7 +117,7 @@ impl Storage {
     /// chain or a swap through a temporary name ends at the right table.
     pub(super) fn retarget_foreign_keys(
         cat: &Catalog,
-        renames: &[((String, String), (String, String))],
+        renames: &[(super::rename::TableName, super::rename::TableName)],
     ) {
         for tables in cat.tables.values() {
             for entry in tables.values() {

@@ -195,7 +195,7 @@ pub fn resolve(cx: &SessionCtx, child: &Child, specs: &[FkSpec]) -> R<Resolved> 
         indexes: Vec::new(),
     };
     for s in specs {
-        let cols = child_ordinals(s, &child.columns)?;
+        let cols = child_ordinals(s, child.columns)?;
         if s.parent_columns.len() != cols.len() {
             return Err(MySqlError::new(
                 1239,
@@ -229,10 +229,10 @@ pub fn resolve(cx: &SessionCtx, child: &Child, specs: &[FkSpec]) -> R<Resolved> 
             None if checks => return Err(incorrectly_formed(db, table)),
             None => {}
         }
-        if s.on_delete == FkAction::SetNull || s.on_update == FkAction::SetNull {
-            if cols.iter().any(|&c| !child.columns[c].nullable) {
-                return Err(incorrectly_formed(db, table));
-            }
+        if (s.on_delete == FkAction::SetNull || s.on_update == FkAction::SetNull)
+            && cols.iter().any(|&c| !child.columns[c].nullable)
+        {
+            return Err(incorrectly_formed(db, table));
         }
         let name = match s.name.clone().or_else(|| s.index_name.clone()) {
             Some(n) => n,

@@ -329,9 +329,6 @@ mod tests {
                 .code,
             1064
         );
-        assert!(matches!(
-            parse("create table t (a int)").expect("parses"),
-            None
-        ));
+        assert!(parse("create table t (a int)").expect("parses").is_none());
     }
 }

@@ -156,20 +156,10 @@ fn table_reference_clauses_are_carried_out_or_refused() {
 }
 
 #[test]
-fn foreign_keys_generated_and_invisible_columns_are_refused() {
+fn generated_and_invisible_columns_are_refused() {
     let b = Basalt::start();
     let mut c = setup(&b);
     ok(&mut c, "create table p (a int primary key)");
-    not_supported(
-        &mut c,
-        "create table c1 (a int, foreign key (a) references p (a))",
-        "FOREIGN KEY",
-    );
-    not_supported(
-        &mut c,
-        "create table c2 (a int references p (a))",
-        "FOREIGN KEY",
-    );
     not_supported(
         &mut c,
         "create table c3 (a int, g int as (a + 1) virtual)",
@@ -362,15 +352,10 @@ fn json_columns_check_their_values() {
 }
 
 #[test]
-fn temporary_tables_delayed_inserts_and_table_options() {
+fn drop_temporary_delayed_inserts_and_table_options() {
     let b = Basalt::start();
     let mut c = setup(&b);
     ok(&mut c, "create table t (a int primary key)");
-    not_supported(
-        &mut c,
-        "create temporary table tmp (a int)",
-        "CREATE TEMPORARY TABLE",
-    );
     assert_eq!(
         error(&mut c, "drop temporary table t"),
         (1051, "Unknown table 'd.t'".into())

@@ -313,8 +313,6 @@ fn algorithm_lock_and_unsupported_forms() {
     c.query_drop("create table nopk (a int)").expect("create");
     assert_eq!(err(&mut c, "alter table nopk order by a").0, 1235);
     for q in [
-        "alter table t add foreign key (z) references t (id)",
-        "alter table t drop foreign key f",
         "alter table t convert to character set latin1",
         "alter table t partition by hash(id) partitions 2",
     ] {

@@ -32,7 +32,8 @@ fn type_flags(f: ColumnFlags) -> u16 {
         | ColumnFlags::BINARY_FLAG
         | ColumnFlags::UNSIGNED_FLAG
         | ColumnFlags::NOT_NULL_FLAG
-        | ColumnFlags::BLOB_FLAG;
+        | ColumnFlags::BLOB_FLAG
+        | ColumnFlags::ZEROFILL_FLAG;
     (f & keep).bits()
 }
 
@@ -50,9 +51,14 @@ fn run(c: &mut Conn, sql: &str, with_types: bool) -> Outcome {
             .iter()
             .map(|c| {
                 if with_types {
+                    let len = if sql.contains(" zf") {
+                        format!(" ({})", c.column_length())
+                    } else {
+                        String::new()
+                    };
                     (
                         c.name_str().into_owned(),
-                        format!("{:?}", c.column_type()),
+                        format!("{:?}{len}", c.column_type()),
                         type_flags(c.flags()),
                     )
                 } else {
@@ -206,6 +212,20 @@ const STATEMENTS: &[&str] = &[
     "insert into y1 (id) values (null)",
     "select last_insert_id()",
     "select column_name, column_type, data_type, numeric_precision, extra from information_schema.columns where table_schema = 'dt' and table_name = 'y1' order by ordinal_position",
+    // Integer display widths and ZEROFILL (the column length is compared too).
+    "create table zf (a int(0), b int zerofill, c bigint(3) zerofill, d tinyint(1) unsigned, e mediumint(2) zerofill, f int(255), g boolean, h smallint(3) unsigned zerofill not null default 7)",
+    "create table zf2 (a int(256))",
+    "show create table zf",
+    "insert into zf values (1, 2, 12345, 1, 1, -1, true, 42), (null, 4294967295, 1, 0, 99, 5, false, 1234)",
+    "select * from zf order by b",
+    "select a, b, c, h from zf group by a, b, c, h order by b",
+    "alter table zf modify a int(5) zerofill, modify d tinyint(2)",
+    "show create table zf",
+    "select a, d from zf order by b",
+    "create table zf4 as select b, d from zf",
+    "show create table zf4",
+    "select column_name, column_type, numeric_precision, column_default from information_schema.columns where table_schema = 'dt' and table_name = 'zf' order by ordinal_position",
+    "show columns from zf",
 ];
 
 #[test]

@@ -162,7 +162,7 @@ impl ColumnMeta {
 /// Protocol type, display length (bytes) and decimals of a table column's SQL type.
 pub fn describe_type(dt: &DataType) -> (ColumnType, u32, u8) {
     match dt {
-        DataType::Int { kind, unsigned } => {
+        DataType::Int { kind, .. } => {
             let ct = match kind {
                 IntKind::Tiny => ColumnType::Tiny,
                 IntKind::Small => ColumnType::Short,
@@ -170,11 +170,7 @@ pub fn describe_type(dt: &DataType) -> (ColumnType, u32, u8) {
                 IntKind::Int => ColumnType::Long,
                 IntKind::Big => ColumnType::LongLong,
             };
-            let len = match (kind, unsigned) {
-                (IntKind::Big, _) => 20,
-                (k, u) => k.default_width(*u),
-            };
-            (ct, len, 0)
+            (ct, dt.display_width(), 0)
         }
         DataType::Float => (ColumnType::Float, 12, 31),
         DataType::Double => (ColumnType::Double, 22, 31),

@@ -100,6 +100,12 @@ pub enum DataType {
     Int {
         kind: IntKind,
         unsigned: bool,
+        /// Display width (`int(5)`); 0 for the type's default.
+        #[serde(default)]
+        width: u8,
+        /// ZEROFILL: values print padded with zeros to the width (implies unsigned).
+        #[serde(default)]
+        zerofill: bool,
     },
     Float,
     Double,
@@ -232,16 +238,63 @@ impl DataType {
         }
     }
 
+    /// An integer type of the default display width, without ZEROFILL.
+    pub const fn int(kind: IntKind, unsigned: bool) -> DataType {
+        DataType::Int {
+            kind,
+            unsigned,
+            width: 0,
+            zerofill: false,
+        }
+    }
+
+    /// The display width of an integer type (declared, else the default); 0 for
+    /// other types.
+    pub fn display_width(&self) -> u32 {
+        match self {
+            DataType::Int { width, .. } if *width > 0 => *width as u32,
+            DataType::Int { kind, unsigned, .. } => kind.default_width(*unsigned),
+            _ => 0,
+        }
+    }
+
+    /// Whether two types store values alike: equal but for what only affects
+    /// display (an integer's width and ZEROFILL).
+    pub fn same_storage(&self, other: &DataType) -> bool {
+        match (self, other) {
+            (
+                DataType::Int {
+                    kind: k1,
+                    unsigned: u1,
+                    ..
+                },
+                DataType::Int {
+                    kind: k2,
+                    unsigned: u2,
+                    ..
+                },
+            ) => k1 == k2 && u1 == u2,
+            _ => self == other,
+        }
+    }
+
     /// The column type as `SHOW CREATE TABLE` and `DESCRIBE` print it.
     pub fn sql_name(&self) -> String {
         match self {
-            DataType::Int { kind, unsigned } => {
-                let base = format!("{}({})", kind.name(), kind.default_width(*unsigned));
+            DataType::Int {
+                kind,
+                unsigned,
+                zerofill,
+                ..
+            } => {
+                let mut base = format!("{}({})", kind.name(), self.display_width());
                 if *unsigned {
-                    format!("{base} unsigned")
-                } else {
-                    base
+                    base.push_str(" unsigned");
                 }
+                if *zerofill {
+                    base.push_str(" zerofill");
+                }
+                base
             }
             DataType::Float => "float".into(),
             DataType::Double => "double".into(),

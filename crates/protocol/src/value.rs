@@ -24,6 +24,21 @@ use basalt_common::{ColumnMeta, ColumnType, Date, DateTime, Time, Value};
 use std::io::Write as _;
 
 /// Appends the text form of a non-NULL value (without length prefix).
+/// An integer column declared ZEROFILL (YEAR has the flag too but prints itself).
+#[inline]
+fn zerofill(col: &ColumnMeta) -> bool {
+    col.flags & basalt_common::column::flags::ZEROFILL != 0 && col.column_type != ColumnType::Year
+}
+
+/// `u` in decimal, left-padded with zeros to `width` digits.
+fn push_padded(out: &mut Vec<u8>, u: u64, width: u32) {
+    let mut buf = itoa::Buffer::new();
+    let digits = buf.format(u).as_bytes();
+    let pad = (width as usize).saturating_sub(digits.len());
+    out.resize(out.len() + pad, b'0');
+    out.extend_from_slice(digits);
+}
+
 pub(crate) fn write_text_value(out: &mut Vec<u8>, v: &Value, col: &ColumnMeta) {
     let ct = col.column_type;
     if is_integer_type(ct) && matches!(v, Value::Double(_) | Value::Decimal(_)) {
@@ -42,6 +57,9 @@ pub(crate) fn write_text_value(out: &mut Vec<u8>, v: &Value, col: &ColumnMeta) {
         Value::Int(i) if ct == ColumnType::Year && (0..10_000).contains(i) => {
             push_digits(out, *i as u32, 4)
         }
+        // A ZEROFILL column pads to its display width.
+        Value::Int(i) if zerofill(col) && *i >= 0 => push_padded(out, *i as u64, col.length),
+        Value::UInt(u) if zerofill(col) => push_padded(out, *u, col.length),
         Value::Int(i) => push_int(out, *i),
         Value::UInt(u) => out.extend_from_slice(itoa::Buffer::new().format(*u).as_bytes()),
         // A declared scale (FLOAT(M,D), DOUBLE(M,D), ROUND(x, D)) prints fixed digits;

@@ -128,7 +128,7 @@ pub fn check_writable(def: &TableDef) -> R<()> {
 /// The table definition of a new sequence `db.name`.
 pub fn table_def(db: &str, name: &str, engine: EngineKind, comment: &str) -> TableDef {
     let int = |n: &str, kind: IntKind, unsigned: bool| {
-        let mut c = ColumnDef::new(n, DataType::Int { kind, unsigned });
+        let mut c = ColumnDef::new(n, DataType::int(kind, unsigned));
         c.nullable = false;
         c
     };

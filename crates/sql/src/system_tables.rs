@@ -55,7 +55,7 @@ fn text(name: &str) -> ColumnDef {
 }
 
 fn int(name: &str, kind: IntKind, unsigned: bool) -> ColumnDef {
-    col(name, DataType::Int { kind, unsigned })
+    col(name, DataType::int(kind, unsigned))
 }
 
 fn time6(name: &str) -> ColumnDef {

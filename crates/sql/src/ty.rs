@@ -51,6 +51,9 @@ pub struct ExprType {
     pub origin: Option<Origin>,
     /// Extra column flags (key flags, AUTO_INCREMENT, ...) of a direct column reference.
     pub col_flags: u16,
+    /// The declared display width of an integer column (`int(5)`), 0 for none: the
+    /// length a direct reference reports; arithmetic sizes by the type's own `len`.
+    pub int_width: u8,
 }
 
 /// Where a result column comes from.
@@ -85,6 +88,7 @@ impl ExprType {
             column_type: None,
             origin: None,
             col_flags: 0,
+            int_width: 0,
         }
     }
 
@@ -220,6 +224,16 @@ impl ExprType {
             DataType::Time { fsp } => Self::time(*fsp),
         };
         t.len = column_chars(dt);
+        if let DataType::Int {
+            kind,
+            unsigned,
+            width,
+            ..
+        } = dt
+        {
+            t.len = kind.default_width(*unsigned);
+            t.int_width = *width;
+        }
         t.decimals = decimals;
         t.column_type = Some(ct);
         t.nullable = col.nullable;
@@ -242,7 +256,11 @@ impl ExprType {
         } else {
             (Collation::Binary.id(), 1)
         };
-        let mut m = ColumnMeta::expr(name, ct, self.len.saturating_mul(mbmax));
+        let len = match self.int_width {
+            w if w > 0 && self.origin.is_some() => w as u32,
+            _ => self.len,
+        };
+        let mut m = ColumnMeta::expr(name, ct, len.saturating_mul(mbmax));
         m.charset = charset;
         m.text_as = if string_like {
             text_as(self.collation.charset(), results)

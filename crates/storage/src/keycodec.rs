@@ -298,6 +298,8 @@ mod tests {
     const INT: DataType = DataType::Int {
         kind: IntKind::Big,
         unsigned: false,
+        width: 0,
+        zerofill: false,
     };
 
     proptest! {

@@ -290,6 +290,8 @@ mod tests {
                 DataType::Int {
                     kind: IntKind::Int,
                     unsigned: false,
+                    width: 0,
+                    zerofill: false,
                 },
             ),
             ColumnDef::new(
@@ -297,6 +299,8 @@ mod tests {
                 DataType::Int {
                     kind: IntKind::Big,
                     unsigned: true,
+                    width: 0,
+                    zerofill: false,
                 },
             ),
             ColumnDef::new(

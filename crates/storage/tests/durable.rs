@@ -14,6 +14,8 @@ fn int(name: &str) -> ColumnDef {
         DataType::Int {
             kind: IntKind::Big,
             unsigned: false,
+            width: 0,
+            zerofill: false,
         },
     );
     c.nullable = false;

@@ -23,6 +23,8 @@ fn int(name: &str) -> ColumnDef {
         DataType::Int {
             kind: IntKind::Big,
             unsigned: false,
+            width: 0,
+            zerofill: false,
         },
     );
     c.nullable = false;

@@ -41,6 +41,8 @@ fn int(name: &str) -> ColumnDef {
         DataType::Int {
             kind: IntKind::Int,
             unsigned: false,
+            width: 0,
+            zerofill: false,
         },
     )
 }

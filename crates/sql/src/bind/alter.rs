@@ -381,7 +381,7 @@ impl<'a> Work<'a> {
             }
         }
         let prev = self.cols.remove(at);
-        let same_type = prev.def.data_type == col.data_type
+        let same_type = prev.def.data_type.same_storage(&col.data_type)
             || basalt_common::enumset::members_appended(&prev.def.data_type, &col.data_type);
         let stored_same = same_type
             && prev.def.nullable == col.nullable

@@ -358,7 +358,7 @@ pub(crate) fn column_def(
     let data_type = match &c.data_type {
         // REAL_AS_FLOAT: REAL is FLOAT, not DOUBLE.
         D::Real if cx.mode.real_as_float => DataType::Float,
-        _ if serial => int(IntKind::Big, true),
+        _ if serial => DataType::int(IntKind::Big, true),
         other => data_type(other, coll, &name)?,
     };
     let mut col = ColumnDef::new(name, data_type);
@@ -568,24 +568,62 @@ fn len_of(n: &Option<ast::CharacterLength>) -> Option<u64> {
     }
 }
 
-fn int(kind: IntKind, unsigned: bool) -> DataType {
-    DataType::Int { kind, unsigned }
+/// An integer SQL type with its display width (1439 past 255; 0 is the default).
+fn int_type(dt: &D, col: &str) -> R<Option<DataType>> {
+    let (kind, unsigned, width) = match dt {
+        D::TinyInt(w) => (IntKind::Tiny, false, *w),
+        D::TinyIntUnsigned(w) => (IntKind::Tiny, true, *w),
+        D::UTinyInt => (IntKind::Tiny, true, None),
+        D::SmallInt(w) | D::Int2(w) => (IntKind::Small, false, *w),
+        D::SmallIntUnsigned(w) | D::Int2Unsigned(w) => (IntKind::Small, true, *w),
+        D::USmallInt => (IntKind::Small, true, None),
+        D::MediumInt(w) => (IntKind::Medium, false, *w),
+        D::MediumIntUnsigned(w) => (IntKind::Medium, true, *w),
+        D::Int(w) | D::Integer(w) | D::Int4(w) => (IntKind::Int, false, *w),
+        D::IntUnsigned(w) | D::IntegerUnsigned(w) | D::Int4Unsigned(w) => (IntKind::Int, true, *w),
+        D::BigInt(w) | D::Int8(w) => (IntKind::Big, false, *w),
+        D::BigIntUnsigned(w) | D::Int8Unsigned(w) => (IntKind::Big, true, *w),
+        D::UBigInt => (IntKind::Big, true, None),
+        _ => return Ok(None),
+    };
+    let width = width.unwrap_or(0);
+    if width > 255 {
+        return Err(MySqlError::new(
+            1439,
+            "42000",
+            format!("Display width out of range for '{col}' (max = 255)"),
+        ));
+    }
+    Ok(Some(DataType::Int {
+        kind,
+        unsigned,
+        width: width as u8,
+        zerofill: false,
+    }))
 }
 
 /// SQL type to column type.
 pub fn data_type(dt: &D, coll: Collation, col: &str) -> R<DataType> {
     let max_chars = |c: Collation| 65_532 / c.charset().max_len() as u64;
+    if let Some(t) = int_type(dt, col)? {
+        return Ok(t);
+    }
     Ok(match dt {
-        D::TinyInt(_) | D::Bool | D::Boolean => int(IntKind::Tiny, false),
-        D::TinyIntUnsigned(_) | D::UTinyInt => int(IntKind::Tiny, true),
-        D::SmallInt(_) | D::Int2(_) => int(IntKind::Small, false),
-        D::SmallIntUnsigned(_) | D::USmallInt | D::Int2Unsigned(_) => int(IntKind::Small, true),
-        D::MediumInt(_) => int(IntKind::Medium, false),
-        D::MediumIntUnsigned(_) => int(IntKind::Medium, true),
-        D::Int(_) | D::Integer(_) | D::Int4(_) => int(IntKind::Int, false),
-        D::IntUnsigned(_) | D::IntegerUnsigned(_) | D::Int4Unsigned(_) => int(IntKind::Int, true),
-        D::BigInt(_) | D::Int8(_) => int(IntKind::Big, false),
-        D::BigIntUnsigned(_) | D::UBigInt | D::Int8Unsigned(_) => int(IntKind::Big, true),
+        D::Zerofill(inner) => match int_type(inner, col)? {
+            Some(DataType::Int { kind, width, .. }) => DataType::Int {
+                kind,
+                unsigned: true,
+                width,
+                zerofill: true,
+            },
+            _ => return Err(MySqlError::not_supported(&format!("column type {dt}"))),
+        },
+        D::Bool | D::Boolean => DataType::Int {
+            kind: IntKind::Tiny,
+            unsigned: false,
+            width: 1,
+            zerofill: false,
+        },
         D::Decimal(i) | D::Numeric(i) | D::Dec(i) | D::DecimalUnsigned(i) | D::DecUnsigned(i) => {
             decimal(i, col)?
         }

@@ -146,16 +146,7 @@ pub fn index_starts_with(indexes: &[IndexDef], cols: &[usize]) -> bool {
 fn compatible(a: &DataType, b: &DataType) -> bool {
     use DataType as D;
     match (a, b) {
-        (
-            D::Int {
-                kind: k1,
-                unsigned: u1,
-            },
-            D::Int {
-                kind: k2,
-                unsigned: u2,
-            },
-        ) => k1 == k2 && u1 == u2,
+        (D::Int { .. }, D::Int { .. }) => a.same_storage(b),
         (
             D::Char { collation: c1, .. } | D::VarChar { collation: c1, .. },
             D::Char { collation: c2, .. } | D::VarChar { collation: c2, .. },

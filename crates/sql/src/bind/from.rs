@@ -621,6 +621,8 @@ pub(crate) fn derived_column(name: &str, t: &ExprType) -> ColumnDef {
                 IntKind::Big
             },
             unsigned: t.unsigned,
+            width: 0,
+            zerofill: false,
         },
         Class::Decimal => DataType::Decimal {
             precision: t.precision().clamp(1, 38) as u8,

@@ -24,6 +24,12 @@ pub fn column_flags(def: &basalt_common::TableDef, ci: usize) -> u16 {
     if col.data_type.is_lob() {
         f |= flags::BLOB;
     }
+    if matches!(
+        col.data_type,
+        basalt_common::DataType::Int { zerofill: true, .. }
+    ) {
+        f |= flags::ZEROFILL;
+    }
     match &col.data_type {
         basalt_common::DataType::Enum { collation, .. } => f |= flags::ENUM | binsort(*collation),
         basalt_common::DataType::Set { collation, .. } => f |= flags::SET | binsort(*collation),

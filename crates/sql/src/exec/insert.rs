@@ -321,7 +321,7 @@ fn assign_auto_increment(
     if is_auto_zero(&row[ai], ex.ctx.cx.mode.no_auto_value_on_zero) {
         let id = auto.take(t)?;
         let (lo, hi) = match &t.def.columns[ai].data_type {
-            DataType::Int { kind, unsigned } => kind.range(*unsigned),
+            DataType::Int { kind, unsigned, .. } => kind.range(*unsigned),
             _ => (i64::MIN as i128, u64::MAX as i128),
         };
         if (id as i128) > hi || (id as i128) < lo {

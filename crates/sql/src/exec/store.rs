@@ -101,7 +101,7 @@ pub fn store(v: Value, t: &Target, cx: &mut SessionCtx) -> R {
         return Ok(Value::Null);
     }
     match &t.col.data_type {
-        DataType::Int { kind, unsigned } => store_int(v, *kind, *unsigned, t, cx),
+        DataType::Int { kind, unsigned, .. } => store_int(v, *kind, *unsigned, t, cx),
         DataType::Year => store_year(v, t, cx),
         DataType::Decimal { precision, scale } => store_decimal(v, *precision, *scale, t, cx),
         DataType::Float | DataType::Double => {

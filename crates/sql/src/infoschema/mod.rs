@@ -67,6 +67,8 @@ fn column(name: &str, c: Col) -> ColumnDef {
             DataType::Int {
                 kind: IntKind::Big,
                 unsigned: true,
+                width: 0,
+                zerofill: false,
             },
             true,
         ),
@@ -74,6 +76,8 @@ fn column(name: &str, c: Col) -> ColumnDef {
             DataType::Int {
                 kind: IntKind::Big,
                 unsigned: false,
+                width: 0,
+                zerofill: false,
             },
             true,
         ),

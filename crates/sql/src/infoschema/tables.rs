@@ -390,7 +390,7 @@ fn data_type_name(dt: &DataType) -> String {
 
 fn numeric_precision(dt: &DataType) -> (Value, Value) {
     match dt {
-        DataType::Int { kind, unsigned } => {
+        DataType::Int { kind, unsigned, .. } => {
             let p = match kind {
                 IntKind::Tiny => 3,
                 IntKind::Small => 5,
@@ -418,9 +418,8 @@ fn column_default(c: &ColumnDef) -> Value {
         None if c.nullable => s("NULL"),
         None => Value::Null,
         Some(DefaultValue::Literal(v)) => match v {
-            Value::Int(_) | Value::UInt(_) | Value::Decimal(_) | Value::Double(_) => {
-                s(v.display_lossy())
-            }
+            Value::Int(_) | Value::UInt(_) => s(crate::show::table::literal_text(v, &c.data_type)),
+            Value::Decimal(_) | Value::Double(_) => s(v.display_lossy()),
             other => s(format!(
                 "'{}'",
                 other

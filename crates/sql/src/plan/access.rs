@@ -624,6 +624,8 @@ mod tests {
         DataType::Int {
             kind: IntKind::Int,
             unsigned: false,
+            width: 0,
+            zerofill: false,
         }
     }
 

@@ -42,7 +42,7 @@ pub fn convert(v: &Value, col: &ColumnDef) -> Conv {
         return Conv::Exact(Value::Null);
     }
     match &col.data_type {
-        DataType::Int { kind, unsigned } => int_key(v, *kind, *unsigned),
+        DataType::Int { kind, unsigned, .. } => int_key(v, *kind, *unsigned),
         DataType::Year => int_key(v, IntKind::Small, true),
         DataType::Decimal { scale, .. } => decimal_key(v, *scale),
         DataType::Float | DataType::Double => match v {
@@ -400,6 +400,8 @@ mod tests {
             DataType::Int {
                 kind: IntKind::Int,
                 unsigned: false,
+                width: 0,
+                zerofill: false,
             },
         )
     }

@@ -196,7 +196,7 @@ fn convert_row(
             Some(j) => {
                 let v = std::mem::take(&mut row[*j]);
                 let was = &old.columns[*j];
-                if was.data_type == col.data_type && (col.nullable || !was.nullable) {
+                if was.data_type.same_storage(&col.data_type) && (col.nullable || !was.nullable) {
                     v
                 } else {
                     stored(v, &target, ctx)?

@@ -301,7 +301,7 @@ impl Session {
             .zip(&select.types)
             .map(|(c, t)| {
                 let mut col = crate::bind::from::derived_column(&c.name, t);
-                if let Some(dt) = source_enum_type(&self.cx, t) {
+                if let Some(dt) = source_column_type(&self.cx, t) {
                     col.data_type = dt;
                 }
                 col
@@ -409,13 +409,18 @@ fn statement_kind(s: &Statement) -> String {
     words.join(" ")
 }
 
-/// The ENUM / SET type of the table column a result column reads directly (CREATE
+/// The ENUM / SET or integer type (with its display width and ZEROFILL) of the
+/// table column a result column reads directly (CREATE
 /// TABLE ... SELECT keeps it, as MariaDB does).
-fn source_enum_type(
+fn source_column_type(
     cx: &crate::session::ctx::SessionCtx,
     t: &crate::ty::ExprType,
 ) -> Option<basalt_common::DataType> {
-    let o = t.origin.as_ref().filter(|_| t.is_enum_or_set())?;
+    let integer = t.class == crate::ty::Class::Int && t.column_type.is_some();
+    let o = t
+        .origin
+        .as_ref()
+        .filter(|_| t.is_enum_or_set() || integer)?;
     let table = cx.table(&o.schema, &o.org_table)?;
     let def = table.def();
     let ci = def.column_index(&o.org_name)?;

@@ -322,6 +322,8 @@ mod tests {
                 DataType::Int {
                     kind: IntKind::Int,
                     unsigned: false,
+                    width: 0,
+                    zerofill: false,
                 },
                 false,
             ),
@@ -338,6 +340,8 @@ mod tests {
                 DataType::Int {
                     kind: IntKind::Int,
                     unsigned: false,
+                    width: 0,
+                    zerofill: false,
                 },
                 true,
             ),

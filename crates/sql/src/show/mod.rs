@@ -7,7 +7,7 @@
 mod checksum;
 mod explain;
 pub mod maintenance;
-mod table;
+pub(crate) mod table;
 
 pub use explain::{analyze, describe, explain};
 

@@ -139,10 +139,15 @@ fn default_text(c: &ColumnDef) -> Option<String> {
     }
 }
 
-fn literal_text(v: &Value, dt: &DataType) -> String {
+pub(crate) fn literal_text(v: &Value, dt: &DataType) -> String {
     match v {
         Value::DateTime(d) => d.display(dt.fsp()).to_string(),
         Value::Time(t) => t.display(dt.fsp()).to_string(),
+        Value::Int(_) | Value::UInt(_) if matches!(dt, DataType::Int { zerofill: true, .. }) => {
+            let digits = v.display_lossy();
+            let width = dt.display_width() as usize;
+            format!("{}{digits}", "0".repeat(width.saturating_sub(digits.len())))
+        }
         other => other.display_lossy(),
     }
 }

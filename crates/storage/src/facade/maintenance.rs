@@ -33,6 +33,8 @@ mod tests {
                 DataType::Int {
                     kind: IntKind::Int,
                     unsigned: false,
+                    width: 0,
+                    zerofill: false,
                 },
             )
         };

@@ -108,6 +108,8 @@ impl TableCore {
             let ty = basalt_common::DataType::Int {
                 kind: basalt_common::IntKind::Big,
                 unsigned: true,
+                width: 0,
+                zerofill: false,
             };
             keycodec::encode_part(&mut k, &id, &ty, None);
         } else {

@@ -65,6 +65,8 @@ impl TableCore {
                 &basalt_common::DataType::Int {
                     kind: basalt_common::IntKind::Big,
                     unsigned: true,
+                    width: 0,
+                    zerofill: false,
                 },
                 None,
             );

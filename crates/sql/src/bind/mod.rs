@@ -23,6 +23,7 @@ pub mod enums;
 pub mod expr;
 pub mod from;
 pub mod json_agg;
+pub mod multi_dml;
 pub mod levels;
 pub mod names;
 pub mod nested_join;
@@ -178,6 +179,8 @@ pub struct Binder<'a> {
     pub params: Params<'a>,
     /// The statement as the client wrote it: select-item names are cut from it.
     pub raw: &'a str,
+    /// The statement as sqlparser read it (after the front end's rewrites).
+    pub text: &'a str,
     pub clause: Clause,
     /// The plan does not depend on the values of stripped literals.
     pub reusable: bool,
@@ -228,6 +231,7 @@ impl<'a> Binder<'a> {
                 prepared: false,
             },
             raw: text,
+            text,
             clause: Clause::FieldList,
             reusable: true,
             in_projection: false,

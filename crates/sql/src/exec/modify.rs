@@ -1,4 +1,5 @@
-//! UPDATE and DELETE execution (single table).
+//! UPDATE and DELETE execution (single table), and the per-row write paths that
+//! multi-table UPDATE / DELETE (`multi_dml`) share.
 //!
 //! Matching rows are read with exclusive locks and collected first, so a change
 //! never feeds back into the scan that finds rows (an UPDATE of an indexed column
@@ -12,9 +13,8 @@ use super::scan::{drive, Flow, R};
 use super::store::{store, Target};
 use super::{storage_err, Exec};
 use crate::expr::EvalCtx;
-use crate::plan::ModifyPlan;
-use crate::session::ctx::Level;
-use basalt_common::error::code;
+use crate::bind::check::BoundCheck;
+use crate::plan::{ModifyPlan, SortKey, TableRef};
 use basalt_common::{MySqlError, Row, Value};
 use basalt_storage::{RowHandle, StorageError};
 
@@ -31,7 +31,7 @@ struct Found {
     keys: Row,
 }
 
-fn eval_limit(plan: &ModifyPlan, ex: &mut Exec) -> R<Option<u64>> {
+pub(super) fn eval_limit(plan: &ModifyPlan, ex: &mut Exec) -> R<Option<u64>> {
     match &plan.scan.limit {
         None => Ok(None),
         Some(e) => {
@@ -75,17 +75,7 @@ fn collect(plan: &ModifyPlan, ex: &mut Exec) -> R<Vec<Found>> {
         drive(scan, ex, &mut sink)?;
     }
     if !scan.order.is_empty() {
-        found.sort_by(|a, b| {
-            for k in &scan.order {
-                let o =
-                    crate::value::compare::sort_cmp(&a.keys[k.column], &b.keys[k.column], k.coll);
-                let o = if k.desc { o.reverse() } else { o };
-                if o != std::cmp::Ordering::Equal {
-                    return o;
-                }
-            }
-            std::cmp::Ordering::Equal
-        });
+        found.sort_by(|a, b| order_cmp(&scan.order, &a.keys, &b.keys));
         if let Some(l) = limit {
             found.truncate(l.min(usize::MAX as u64) as usize);
         }
@@ -93,7 +83,23 @@ fn collect(plan: &ModifyPlan, ex: &mut Exec) -> R<Vec<Found>> {
     Ok(found)
 }
 
-pub fn run(plan: &ModifyPlan, ex: &mut Exec, ignore: bool) -> R<ModifyOutcome> {
+/// The ORDER BY order of two rows' sort keys.
+pub(super) fn order_cmp(order: &[SortKey], a: &[Value], b: &[Value]) -> std::cmp::Ordering {
+    for k in order {
+        let o = crate::value::compare::sort_cmp(&a[k.column], &b[k.column], k.coll);
+        let o = if k.desc { o.reverse() } else { o };
+        if o != std::cmp::Ordering::Equal {
+            return o;
+        }
+    }
+    std::cmp::Ordering::Equal
+}
+
+pub fn run(plan: &ModifyPlan, ex: &mut Exec) -> R<ModifyOutcome> {
+    if let Some(multi) = &plan.multi {
+        return super::multi_dml::run(plan, multi, ex);
+    }
+    let ignore = plan.ignore;
     if !plan.subs.is_empty() {
         super::sub::materialize(&plan.subs, ex)?;
     }
@@ -107,10 +113,11 @@ pub fn run(plan: &ModifyPlan, ex: &mut Exec, ignore: bool) -> R<ModifyOutcome> {
     for (i, f) in rows.into_iter().enumerate() {
         ex.check_interrupt()?;
         if plan.delete {
-            t.table
-                .delete(ex.txn()?, &f.handle, &f.row)
-                .map_err(storage_err)?;
-            out.changed += 1;
+            if delete_row(t, &f.handle, &f.row, ex, ignore)? {
+                out.changed += 1;
+            } else {
+                continue;
+            }
             if let Some(ret) = &plan.returning {
                 let values = ret
                     .exprs
@@ -132,35 +139,75 @@ pub fn run(plan: &ModifyPlan, ex: &mut Exec, ignore: bool) -> R<ModifyOutcome> {
         if new == f.row {
             continue;
         }
-        match super::check::verify(&plan.checks, &new, &t.db, &t.def.name, ex) {
-            Err(e) if ignore => {
-                ex.ctx.cx.warn_err(&e);
-                continue;
-            }
-            other => other?,
-        }
-        if let Some(ai) = t.def.auto_increment_column() {
-            if let Some(x) = crate::value::to_num(&new[ai])
-                .0
-                .to_i128()
-                .filter(|x| *x > 0)
-            {
-                t.table.observe_auto_increment(x as u64);
-            }
-        }
-        match t.table.update(ex.txn()?, &f.handle, &f.row, new) {
-            Ok(_) => out.changed += 1,
-            Err(StorageError::DuplicateKey { entry, key }) if ignore => {
-                ex.ctx.cx.warn(
-                    Level::Warning,
-                    code::ER_DUP_ENTRY,
-                    MySqlError::dup_entry(&entry, &key).message,
-                );
-            }
-            Err(e) => return Err(storage_err(e)),
+        if update_row(t, &plan.checks, &f.handle, &f.row, new, ex, ignore)? == Written::Yes {
+            out.changed += 1;
         }
     }
     Ok(out)
+}
+
+/// What [`update_row`] did with a changed row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Written {
+    Yes,
+    /// UPDATE IGNORE: an ignorable error skipped the row, with a warning.
+    Skipped,
+    /// UPDATE IGNORE: the new row had a duplicate key and was skipped without a
+    /// warning (as MariaDB does).
+    Duplicate,
+}
+
+/// Writes the new version `new` of the row `handle` (values `old`, read with an
+/// exclusive lock) of `t`, after its CHECK constraints: the one per-row write
+/// path of UPDATE, single- and multi-table.
+pub fn update_row(
+    t: &TableRef,
+    checks: &[BoundCheck],
+    handle: &RowHandle,
+    old: &Row,
+    new: Row,
+    ex: &mut Exec,
+    ignore: bool,
+) -> R<Written> {
+    match super::check::verify(checks, &new, &t.db, &t.def.name, ex) {
+        Err(e) if ignore => {
+            ex.ctx.cx.warn_err(&e);
+            return Ok(Written::Skipped);
+        }
+        other => other?,
+    }
+    if let Some(ai) = t.def.auto_increment_column() {
+        if let Some(x) = crate::value::to_num(&new[ai])
+            .0
+            .to_i128()
+            .filter(|x| *x > 0)
+        {
+            t.table.observe_auto_increment(x as u64);
+        }
+    }
+    match t.table.update(ex.txn()?, handle, old, new) {
+        Ok(_) => Ok(Written::Yes),
+        // MariaDB skips the row without a warning.
+        Err(StorageError::DuplicateKey { .. }) if ignore => Ok(Written::Duplicate),
+        Err(e) => Err(storage_err(e)),
+    }
+}
+
+/// Deletes the row `handle` (values `old`, read with an exclusive lock) of `t`:
+/// the one per-row delete path of DELETE, single- and multi-table. `false` when
+/// DELETE IGNORE skipped it.
+pub fn delete_row(
+    t: &TableRef,
+    handle: &RowHandle,
+    old: &Row,
+    ex: &mut Exec,
+    ignore: bool,
+) -> R<bool> {
+    let _ = ignore;
+    t.table
+        .delete(ex.txn()?, handle, old)
+        .map_err(storage_err)?;
+    Ok(true)
 }
 
 /// Applies the assignments left to right: each sees the columns already changed.
@@ -171,42 +218,59 @@ fn new_row(plan: &ModifyPlan, old: &Row, row_no: u64, ex: &mut Exec, ignore: boo
     let mut assigned = vec![false; new.len()];
     for (ci, e) in &plan.set {
         let v = e.eval(&new, ex.ctx)?;
-        let col = &t.def.columns[*ci];
-        let v = if v.is_null() {
-            if col.nullable {
-                Value::Null
-            } else {
-                let err = MySqlError::bad_null(&col.name);
-                if strict {
-                    return Err(err);
-                }
-                ex.ctx.cx.warn_err(&err);
-                zero_of(&col.data_type)
-            }
-        } else {
-            let target = Target {
-                db: &t.db,
-                table: &t.def.name,
-                col,
-                row: row_no,
-                strict,
-            };
-            store(v, &target, ex.ctx.cx)?
-        };
-        new[*ci] = v;
+        new[*ci] = assigned_value(t, *ci, v, row_no, strict, ex)?;
         assigned[*ci] = true;
     }
     if new != *old {
-        for (ci, col) in t.def.columns.iter().enumerate() {
-            if col.on_update_current_timestamp && !assigned[ci] {
-                new[ci] = Value::DateTime(crate::value::temporal::truncate_fsp(
-                    ex.ctx.cx.stmt_time,
-                    col.data_type.fsp(),
-                ));
-            }
-        }
+        touch_on_update(t, &mut new, &assigned, ex);
     }
     Ok(new)
+}
+
+/// `v` as stored into column `ci` of `t` by an assignment: NULL into a NOT NULL
+/// column is 1048 (strict) or the type's zero with a warning; other values are
+/// converted as the column's type stores them.
+pub fn assigned_value(
+    t: &TableRef,
+    ci: usize,
+    v: Value,
+    row_no: u64,
+    strict: bool,
+    ex: &mut Exec,
+) -> R<Value> {
+    let col = &t.def.columns[ci];
+    if v.is_null() {
+        if col.nullable {
+            return Ok(Value::Null);
+        }
+        let err = MySqlError::bad_null(&col.name);
+        if strict {
+            return Err(err);
+        }
+        ex.ctx.cx.warn_err(&err);
+        return Ok(zero_of(&col.data_type));
+    }
+    let target = Target {
+        db: &t.db,
+        table: &t.def.name,
+        col,
+        row: row_no,
+        strict,
+    };
+    store(v, &target, ex.ctx.cx)
+}
+
+/// Sets the `ON UPDATE CURRENT_TIMESTAMP` columns not assigned explicitly, for a
+/// row that changes.
+pub fn touch_on_update(t: &TableRef, new: &mut Row, assigned: &[bool], ex: &mut Exec) {
+    for (ci, col) in t.def.columns.iter().enumerate() {
+        if col.on_update_current_timestamp && !assigned[ci] {
+            new[ci] = Value::DateTime(crate::value::temporal::truncate_fsp(
+                ex.ctx.cx.stmt_time,
+                col.data_type.fsp(),
+            ));
+        }
+    }
 }
 
 fn zero_of(dt: &basalt_common::DataType) -> Value {

@@ -20,6 +20,7 @@
 //! as `0 = (1 || 1)`).
 
 pub mod bulk;
+pub mod dml_rewrite;
 pub mod lexer;
 pub mod native;
 pub mod parse;
@@ -228,9 +229,6 @@ pub fn analyze_with(text: &str, opts: LitOpts) -> Result<Front<'_>, MySqlError> 
     if let Some(n) = native::select_into(text, toks, opts.markers)? {
         return Ok(Front::Native(n));
     }
-    if let Some(what) = native::ignore_modifier(text, toks) {
-        return Ok(Front::Native(Native::Unsupported(what)));
-    }
     if let Some(t) = returning::reorder_delete(text, toks) {
         return t.map(Front::Parse);
     }
@@ -286,12 +284,22 @@ fn rewrites(text: &str, toks: &[Token], pipes_as_concat: bool) -> Vec<Edit> {
         });
     }
     // UPDATE / DELETE LOW_PRIORITY | QUICK: no effect here (as in MariaDB for
-    // transactional tables); sqlparser does not know them.
-    for t in &toks[1..=native::dml_modifiers(text, toks)] {
+    // transactional tables); sqlparser does not know them, nor IGNORE (see
+    // `dml_rewrite`).
+    let modifiers = native::dml_modifiers(text, toks);
+    for t in &toks[1..=modifiers] {
+        let ignore = t.is_kw(text, "ignore");
         edits.push(Edit {
             start: t.start,
             end: t.end,
-            with: "",
+            with: if ignore { dml_rewrite::IGNORE_MARKER } else { "" },
+        });
+    }
+    for r in dml_rewrite::multi_table(text, toks, modifiers + 1) {
+        edits.push(Edit {
+            start: r.start,
+            end: r.end,
+            with: r.with,
         });
     }
     for (i, t) in toks.iter().enumerate() {

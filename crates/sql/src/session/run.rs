@@ -628,7 +628,7 @@ impl Session {
                 })
             }
             Plan::Modify(p) => {
-                let o = self.in_statement(params, false, |ex| modify::run(p, ex, false))?;
+                let o = self.in_statement(params, false, |ex| modify::run(p, ex))?;
                 if let Some(ret) = &p.returning {
                     return Ok(self.returned(ret, o.returned));
                 }

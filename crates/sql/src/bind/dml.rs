@@ -224,6 +224,10 @@ impl Binder<'_> {
         if !u.table.joins.is_empty() || u.from.is_some() {
             return self.multi_update(u);
         }
+        if let ast::TableFactor::Derived { alias, .. } = &u.table.relation {
+            let name = alias.as_ref().map(|a| a.name.value.as_str()).unwrap_or("");
+            return Err(super::view::not_updatable(name, "UPDATE"));
+        }
         self.merge_expressions = self.check_view_target(&u.table.relation, "UPDATE")?;
         let from = self.bind_from(std::slice::from_ref(&u.table));
         self.merge_expressions = false;

@@ -167,11 +167,7 @@ impl Binder<'_> {
             }
         }
         if t.db.is_empty() {
-            return Err(MySqlError::new(
-                1288,
-                "HY000",
-                format!("The target table {} of the {what} is not updatable", t.alias),
-            ));
+            return Err(super::view::not_updatable(&t.alias, what));
         }
         Ok(())
     }

@@ -363,7 +363,11 @@ impl Binder<'_> {
         };
         let width = from.width;
         // Every column of every table: the rows are written back whole.
-        let all_cols: Vec<Vec<usize>> = from.tables.iter().map(|t| (0..t.width()).collect()).collect();
+        let all_cols: Vec<Vec<usize>> = from
+            .tables
+            .iter()
+            .map(|t| (0..t.width()).collect())
+            .collect();
         let index_order =
             (order_cols.len() == order.len() && !order.is_empty()).then_some(order_cols);
         let limit_hint = match &limit {

@@ -261,7 +261,10 @@ fn factor_named<'a>(sources: &'a [TableWithJoins], alias: &str) -> Option<&'a Ta
             TableFactor::Table { name, alias: a, .. } => {
                 let own = match a {
                     Some(a) => a.name.value.clone(),
-                    None => super::object_parts(name).last().cloned().unwrap_or_default(),
+                    None => super::object_parts(name)
+                        .last()
+                        .cloned()
+                        .unwrap_or_default(),
                 };
                 (own == alias).then_some(tf)
             }
@@ -274,7 +277,8 @@ fn factor_named<'a>(sources: &'a [TableWithJoins], alias: &str) -> Option<&'a Ta
     }
     fn in_list<'a>(list: &'a [TableWithJoins], alias: &str) -> Option<&'a TableFactor> {
         list.iter().find_map(|t| {
-            find(&t.relation, alias).or_else(|| t.joins.iter().find_map(|j| find(&j.relation, alias)))
+            find(&t.relation, alias)
+                .or_else(|| t.joins.iter().find_map(|j| find(&j.relation, alias)))
         })
     }
     in_list(sources, alias)

@@ -12,8 +12,8 @@ use super::mem::row_bytes;
 use super::scan::{drive, Flow, R};
 use super::store::{store, Target};
 use super::{storage_err, Exec};
-use crate::expr::EvalCtx;
 use crate::bind::check::BoundCheck;
+use crate::expr::EvalCtx;
 use crate::plan::{ModifyPlan, SortKey, TableRef};
 use basalt_common::{MySqlError, Row, Value};
 use basalt_storage::{RowHandle, StorageError};
@@ -23,6 +23,9 @@ pub struct ModifyOutcome {
     pub changed: u64,
     /// DELETE ... RETURNING rows, in deletion order.
     pub returned: Vec<Row>,
+    /// The "Warnings" of UPDATE's info string when it is not the statement's
+    /// warning count (multi-table UPDATE).
+    pub info_warnings: Option<u64>,
 }
 
 struct Found {
@@ -96,6 +99,11 @@ pub(super) fn order_cmp(order: &[SortKey], a: &[Value], b: &[Value]) -> std::cmp
 }
 
 pub fn run(plan: &ModifyPlan, ex: &mut Exec) -> R<ModifyOutcome> {
+    if plan.ignore {
+        // Errors a row's expressions raise become warnings (MariaDB's IGNORE).
+        ex.ctx.strict_dml = false;
+        ex.ctx.ignore_errors = true;
+    }
     if let Some(multi) = &plan.multi {
         return super::multi_dml::run(plan, multi, ex);
     }
@@ -108,16 +116,14 @@ pub fn run(plan: &ModifyPlan, ex: &mut Exec) -> R<ModifyOutcome> {
         matched: rows.len() as u64,
         changed: 0,
         returned: Vec::new(),
+        info_warnings: None,
     };
     let t = &plan.scan.tables[0];
     for (i, f) in rows.into_iter().enumerate() {
         ex.check_interrupt()?;
         if plan.delete {
-            if delete_row(t, &f.handle, &f.row, ex, ignore)? {
-                out.changed += 1;
-            } else {
-                continue;
-            }
+            delete_row(t, &f.handle, &f.row, ex)?;
+            out.changed += 1;
             if let Some(ret) = &plan.returning {
                 let values = ret
                     .exprs
@@ -194,20 +200,10 @@ pub fn update_row(
 }
 
 /// Deletes the row `handle` (values `old`, read with an exclusive lock) of `t`:
-/// the one per-row delete path of DELETE, single- and multi-table. `false` when
-/// DELETE IGNORE skipped it.
-pub fn delete_row(
-    t: &TableRef,
-    handle: &RowHandle,
-    old: &Row,
-    ex: &mut Exec,
-    ignore: bool,
-) -> R<bool> {
-    let _ = ignore;
-    t.table
-        .delete(ex.txn()?, handle, old)
-        .map_err(storage_err)?;
-    Ok(true)
+/// the one per-row delete path of DELETE, single- and multi-table. (Without
+/// foreign keys, no error of a row's delete is one IGNORE skips.)
+pub fn delete_row(t: &TableRef, handle: &RowHandle, old: &Row, ex: &mut Exec) -> R<()> {
+    t.table.delete(ex.txn()?, handle, old).map_err(storage_err)
 }
 
 /// Applies the assignments left to right: each sees the columns already changed.

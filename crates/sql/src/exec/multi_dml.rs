@@ -20,8 +20,10 @@
 //!
 //! Counts follow MariaDB: "matched" counts target rows, "changed" the rows
 //! written. Under UPDATE IGNORE a row skipped for a duplicate key counts as
-//! changed except in the table the join reads first (MariaDB updates that table
-//! while it scans and the others afterwards, and counts them differently).
+//! changed except in the table MariaDB would update while it scans (see
+//! [`updated_on_the_fly`]). The "Warnings" of the info string count only the
+//! warnings of the conversions into the columns, 1366 aside (MariaDB's "cut
+//! fields").
 
 use super::modify::{
     assigned_value, delete_row, eval_limit, order_cmp, touch_on_update, update_row, ModifyOutcome,
@@ -61,11 +63,14 @@ pub fn run(plan: &ModifyPlan, multi: &MultiDml, ex: &mut Exec) -> R<ModifyOutcom
         matched: hits.iter().map(|h| h.len() as u64).sum(),
         changed: 0,
         returned: Vec::new(),
+        info_warnings: None,
     };
     if plan.delete {
         out.changed = delete_all(plan, multi, &joined, &hits, ex)?;
     } else {
-        out.changed = update_all(plan, multi, &joined, &hits, ex)?;
+        let (changed, cut) = update_all(plan, multi, &joined, &hits, ex)?;
+        out.changed = changed;
+        out.info_warnings = Some(cut);
     }
     Ok(out)
 }
@@ -191,9 +196,8 @@ fn delete_all(
                 continue;
             }
             let old = own_row(t, &joined[hit.joined].row);
-            if delete_row(t, &hit.handle, &old, ex, plan.ignore)? {
-                n += 1;
-            }
+            delete_row(t, &hit.handle, &old, ex)?;
+            n += 1;
         }
     }
     Ok(n)
@@ -213,12 +217,9 @@ fn update_all(
     joined: &[Joined],
     hits: &[Vec<Hit>],
     ex: &mut Exec,
-) -> R<u64> {
-    let mut changes: Vec<Vec<Change>> = Vec::with_capacity(multi.targets.len());
-    for (target, rows) in multi.targets.iter().zip(hits) {
-        changes.push(new_values(plan, target, rows, joined, ex)?);
-    }
-    let first = plan.scan.levels.first().map(|l| l.table);
+) -> R<(u64, u64)> {
+    let (changes, cut) = new_values(plan, multi, hits, joined, ex)?;
+    let on_the_fly = updated_on_the_fly(plan, multi);
     let mut latest: HashMap<(usize, RowHandle), Row> = HashMap::new();
     let shared = shares_a_table(plan, multi);
     let mut changed = 0;
@@ -244,7 +245,7 @@ fn update_all(
             let kept = shared.then(|| new.clone());
             match update_row(t, &target.checks, &key.1, &old, new, ex, plan.ignore)? {
                 Written::Yes => changed += 1,
-                Written::Duplicate if first != Some(target.table) => changed += 1,
+                Written::Duplicate if on_the_fly != Some(target.table) => changed += 1,
                 Written::Duplicate | Written::Skipped => continue,
             }
             if let Some(r) = kept {
@@ -252,7 +253,39 @@ fn update_all(
             }
         }
     }
-    Ok(changed)
+    Ok((changed, cut))
+}
+
+/// The target MariaDB updates while it scans the join ("on the fly"), if any: the
+/// table read first, when it is in the join once and read by a primary-key
+/// lookup, or through an index none of whose columns (nor the primary key's) the
+/// statement assigns. MariaDB updates the other targets afterwards and, under
+/// IGNORE, counts their rows skipped for a duplicate key as changed; not this
+/// one's.
+fn updated_on_the_fly(plan: &ModifyPlan, multi: &MultiDml) -> Option<usize> {
+    let level = plan.scan.levels.first()?;
+    let target = multi.targets.iter().find(|t| t.table == level.table)?;
+    let t = &plan.scan.tables[level.table];
+    let once = plan
+        .scan
+        .tables
+        .iter()
+        .filter(|x| table_key(x) == table_key(t))
+        .count()
+        == 1;
+    let index_id = match &level.access {
+        crate::plan::Access::PkGet { .. } => return once.then_some(level.table),
+        crate::plan::Access::Index { index_id, .. } => *index_id,
+    };
+    let key_columns: HashSet<usize> = t
+        .def
+        .indexes
+        .iter()
+        .filter(|ix| ix.id == index_id || ix.kind == basalt_common::IndexKind::Primary)
+        .flat_map(|ix| ix.column_ordinals())
+        .collect();
+    let writes_key = target.set.iter().any(|(ci, _)| key_columns.contains(ci));
+    (once && !writes_key).then_some(level.table)
 }
 
 /// Whether two targets are the same stored table under different aliases.
@@ -265,47 +298,64 @@ fn shares_a_table(plan: &ModifyPlan, multi: &MultiDml) -> bool {
     keys.len() != multi.targets.len()
 }
 
-/// The assignments of `target` evaluated on the joined row of each of its rows.
-/// Under IGNORE a row whose values fail is skipped with a warning.
+/// The assignments of every target, evaluated joined row by joined row (the
+/// order MariaDB raises their warnings in), each target row's on the first joined
+/// row that has it. Under IGNORE a row whose values fail is skipped with a
+/// warning. Also counts the warnings the conversions into the columns raised.
 fn new_values(
     plan: &ModifyPlan,
-    target: &DmlTarget,
-    rows: &[Hit],
+    multi: &MultiDml,
+    hits: &[Vec<Hit>],
     joined: &[Joined],
     ex: &mut Exec,
-) -> R<Vec<Change>> {
+) -> R<(Vec<Vec<Change>>, u64)> {
+    let mut order: Vec<(usize, usize, usize)> = hits
+        .iter()
+        .enumerate()
+        .flat_map(|(k, rows)| rows.iter().enumerate().map(move |(i, h)| (h.joined, k, i)))
+        .collect();
+    order.sort_unstable();
+    let mut out: Vec<Vec<Change>> = hits.iter().map(|r| Vec::with_capacity(r.len())).collect();
+    let mut cut = 0;
+    for (ji, k, i) in order {
+        let target = &multi.targets[k];
+        let row = &joined[ji].row;
+        match target_values(plan, target, row, ji as u64 + 1, &mut cut, ex) {
+            Ok(values) => out[k].push(Change {
+                handle: hits[k][i].handle.clone(),
+                old: own_row(&plan.scan.tables[target.table], row),
+                values,
+            }),
+            Err(e) if plan.ignore => ex.ctx.cx.warn_err(&e),
+            Err(e) => return Err(e),
+        }
+    }
+    Ok((out, cut))
+}
+
+/// One target's assignments on joined row `row` (number `row_no`), converted for
+/// their columns; `cut` counts the conversions' warnings other than 1366, as
+/// MariaDB's count of "cut fields" does.
+fn target_values(
+    plan: &ModifyPlan,
+    target: &DmlTarget,
+    row: &Row,
+    row_no: u64,
+    cut: &mut u64,
+    ex: &mut Exec,
+) -> R<Vec<(usize, Value)>> {
     let t = &plan.scan.tables[target.table];
     let strict = ex.ctx.cx.mode.strict && !plan.ignore;
-    let mut out = Vec::with_capacity(rows.len());
-    for (i, hit) in rows.iter().enumerate() {
-        let row = &joined[hit.joined].row;
-        let mut values = Vec::with_capacity(target.set.len());
-        let mut failed = None;
-        for (ci, e) in &target.set {
-            let v = e
-                .eval(row, ex.ctx)
-                .and_then(|v| assigned_value(t, *ci, v, i as u64 + 1, strict, ex));
-            match v {
-                Ok(v) => values.push((*ci, v)),
-                Err(e) => {
-                    failed = Some(e);
-                    break;
-                }
-            }
-        }
-        match failed {
-            Some(e) if plan.ignore => {
-                ex.ctx.cx.warn_err(&e);
-                continue;
-            }
-            Some(e) => return Err(e),
-            None => {}
-        }
-        out.push(Change {
-            handle: hit.handle.clone(),
-            old: own_row(t, row),
-            values,
-        });
+    let mut values = Vec::with_capacity(target.set.len());
+    for (ci, e) in &target.set {
+        let v = e.eval(row, ex.ctx)?;
+        let before = ex.ctx.cx.warnings.len();
+        let v = assigned_value(t, *ci, v, row_no, strict, ex)?;
+        *cut += ex.ctx.cx.warnings[before..]
+            .iter()
+            .filter(|w| w.code != basalt_common::error::code::ER_TRUNCATED_WRONG_VALUE_FOR_FIELD)
+            .count() as u64;
+        values.push((*ci, v));
     }
-    Ok(out)
+    Ok(values)
 }

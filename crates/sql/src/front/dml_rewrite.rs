@@ -142,7 +142,10 @@ mod tests {
             rewrite("update (select a, b from t) d, t2 set t2.a = 1", 1),
             "update (select a, b from t) d CROSS JOIN  t2 set t2.a = 1"
         );
-        assert_eq!(rewrite("update t set a = 1, b = 2", 1), "update t set a = 1, b = 2");
+        assert_eq!(
+            rewrite("update t set a = 1, b = 2", 1),
+            "update t set a = 1, b = 2"
+        );
     }
 
     #[test]

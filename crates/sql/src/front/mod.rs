@@ -292,7 +292,11 @@ fn rewrites(text: &str, toks: &[Token], pipes_as_concat: bool) -> Vec<Edit> {
         edits.push(Edit {
             start: t.start,
             end: t.end,
-            with: if ignore { dml_rewrite::IGNORE_MARKER } else { "" },
+            with: if ignore {
+                dml_rewrite::IGNORE_MARKER
+            } else {
+                ""
+            },
         });
     }
     for r in dml_rewrite::multi_table(text, toks, modifiers + 1) {

@@ -643,7 +643,9 @@ impl Session {
                 } else {
                     format!(
                         "Rows matched: {}  Changed: {}  Warnings: {}",
-                        o.matched, o.changed, self.cx.warning_total
+                        o.matched,
+                        o.changed,
+                        o.info_warnings.unwrap_or(self.cx.warning_total as u64)
                     )
                 };
                 Ok(QueryResult::Ok {

@@ -522,6 +522,20 @@ fn explain_shows_every_table_of_the_join() {
         .query("explain delete t1 from t1 join t2 using (id)")
         .expect("explain");
     assert_eq!(r.len(), 2);
+    for sql in [
+        "explain update t1, t2 set t1.a = 1 where t1.id = t2.id",
+        "explain update ignore t1 join t2 on t1.id = t2.id set t1.a = 1",
+        "explain delete ignore t1.* from t1, t2 where t1.id = t2.id",
+        "describe delete from t1 using t1 join t2 using (id)",
+    ] {
+        let r: Vec<mysql::Row> = c.query(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+        assert_eq!(r.len(), 2, "{sql}");
+    }
+    // EXPLAIN changes nothing.
+    assert_eq!(
+        rows(&mut c, "select a from t1 order by id"),
+        "rows [10; 20; 30]"
+    );
 }
 
 /// Statements run on both servers, each followed by dumps of the tables.
@@ -564,6 +578,8 @@ const SCRIPT: &[&str] = &[
     "update ignore t1 join t2 on t1.id = t2.id set t2.id = t2.id + 10, t1.b = 1",
     "delete ignore from t3 where k = (select id from t1)",
     "delete ignore t3 from t1 join t3 on t1.id = t3.k where t1.id = (select k from t3)",
+    "delete t3 from t1 join t3 on t1.id = t3.k where t3.k in (select k from (select k from t3) x)",
+    "delete t3 from t1, t3 where t1.id = t3.k and exists (select 1 from m.t3 z)",
     "create or replace view v1 as select id, a + 1 as a1, b from t1",
     "update t1 join v1 on t1.id = v1.id set v1.b = 7 where v1.id = 1",
     "update t1 join v1 on t1.id = v1.id set v1.a1 = 7",

@@ -24,7 +24,7 @@ use crate::front::parse::near_offset;
 use crate::plan::multi_dml::{DmlTarget, MultiDml};
 use crate::plan::ModifyPlan;
 use basalt_common::MySqlError;
-use sqlparser::ast::{self, TableFactor, TableWithJoins};
+use sqlparser::ast::{self, TableFactor, TableWithJoins, Visit, Visitor};
 use std::ops::ControlFlow;
 
 type R<T> = Result<T, MySqlError>;
@@ -33,6 +33,9 @@ impl Binder<'_> {
     /// Whether the statement had the IGNORE modifier (see
     /// [`crate::front::dml_rewrite`]).
     pub(super) fn dml_ignore(&self) -> bool {
+        if !self.text.contains(crate::front::dml_rewrite::IGNORE_MARKER) {
+            return false;
+        }
         let lexed = lex(self.text);
         crate::front::dml_rewrite::has_ignore(self.text, &lexed.tokens)
     }
@@ -301,33 +304,65 @@ fn subquery_reads_target(
             }
         }
     }
-    let mut hit = None;
+    let mut v = TargetReads {
+        from,
+        targets,
+        current,
+        derived: 0,
+    };
     // Outside a subquery an expression names no table.
-    for e in exprs {
-        let _ = ast::visit_relations(e, |rel| {
-            let parts = super::object_parts(rel);
-            let (db, name) = match parts.as_slice() {
-                [n] => (current, n.as_str()),
-                [d, n] => (d.as_str(), n.as_str()),
-                _ => return ControlFlow::Continue(()),
-            };
-            let t = targets
-                .iter()
-                .map(|t| &from.tables[t.table])
-                .find(|t| t.db == db && t.def.name == name);
-            match t {
-                Some(t) => {
-                    hit = Some(t.def.name.clone());
-                    ControlFlow::Break(())
-                }
-                None => ControlFlow::Continue(()),
-            }
-        });
-        if hit.is_some() {
-            break;
+    exprs.iter().find_map(|e| match e.visit(&mut v) {
+        ControlFlow::Break(name) => Some(name),
+        ControlFlow::Continue(()) => None,
+    })
+}
+
+/// Finds a target table that an expression's subqueries read outside derived
+/// tables (those are materialised first, as MariaDB does).
+struct TargetReads<'a> {
+    from: &'a super::from::From,
+    targets: &'a [DmlTarget],
+    current: &'a str,
+    derived: usize,
+}
+
+impl Visitor for TargetReads<'_> {
+    type Break = String;
+
+    fn pre_visit_table_factor(&mut self, tf: &TableFactor) -> ControlFlow<String> {
+        if matches!(tf, TableFactor::Derived { .. }) {
+            self.derived += 1;
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn post_visit_table_factor(&mut self, tf: &TableFactor) -> ControlFlow<String> {
+        if matches!(tf, TableFactor::Derived { .. }) {
+            self.derived -= 1;
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn pre_visit_relation(&mut self, rel: &ast::ObjectName) -> ControlFlow<String> {
+        if self.derived > 0 {
+            return ControlFlow::Continue(());
+        }
+        let parts = super::object_parts(rel);
+        let (db, name) = match parts.as_slice() {
+            [n] => (self.current, n.as_str()),
+            [d, n] => (d.as_str(), n.as_str()),
+            _ => return ControlFlow::Continue(()),
+        };
+        let hit = self
+            .targets
+            .iter()
+            .map(|t| &self.from.tables[t.table])
+            .find(|t| t.db == db && t.def.name == name);
+        match hit {
+            Some(t) => ControlFlow::Break(t.def.name.clone()),
+            None => ControlFlow::Continue(()),
         }
     }
-    hit
 }
 
 fn join_constraint(op: &ast::JoinOperator) -> Option<&ast::JoinConstraint> {

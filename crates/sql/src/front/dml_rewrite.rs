@@ -40,9 +40,23 @@ pub fn multi_table(text: &str, toks: &[Token], first: usize) -> Vec<Replace> {
     out
 }
 
+/// The index of the statement keyword: 1 after EXPLAIN / DESCRIBE / DESC
+/// (`EXPLAIN UPDATE t1, t2 SET ...`), else 0.
+pub fn statement_start(text: &str, toks: &[Token]) -> usize {
+    let explain = toks.first().is_some_and(|t| {
+        ["explain", "describe", "desc"]
+            .iter()
+            .any(|k| t.is_kw(text, k))
+    });
+    let dml = toks
+        .get(1)
+        .is_some_and(|t| t.is_kw(text, "update") || t.is_kw(text, "delete"));
+    usize::from(explain && dml)
+}
+
 /// Whether the statement text (as sqlparser reads it) had the IGNORE modifier.
 pub fn has_ignore(text: &str, toks: &[Token]) -> bool {
-    match toks {
+    match &toks[statement_start(text, toks).min(toks.len())..] {
         [a, b, ..] => text[a.end..b.start].contains(IGNORE_MARKER),
         _ => false,
     }
@@ -170,5 +184,7 @@ mod tests {
         assert!(has_ignore(&s, &lex(&s).tokens));
         let s = format!("update t set a = '{IGNORE_MARKER}'");
         assert!(!has_ignore(&s, &lex(&s).tokens));
+        let s = format!("explain delete {IGNORE_MARKER} from t");
+        assert!(has_ignore(&s, &lex(&s).tokens));
     }
 }

@@ -286,8 +286,9 @@ fn rewrites(text: &str, toks: &[Token], pipes_as_concat: bool) -> Vec<Edit> {
     // UPDATE / DELETE LOW_PRIORITY | QUICK: no effect here (as in MariaDB for
     // transactional tables); sqlparser does not know them, nor IGNORE (see
     // `dml_rewrite`).
-    let modifiers = native::dml_modifiers(text, toks);
-    for t in &toks[1..=modifiers] {
+    let dml = &toks[dml_rewrite::statement_start(text, toks)..];
+    let modifiers = native::dml_modifiers(text, dml);
+    for t in &dml[1..=modifiers] {
         let ignore = t.is_kw(text, "ignore");
         edits.push(Edit {
             start: t.start,
@@ -299,7 +300,7 @@ fn rewrites(text: &str, toks: &[Token], pipes_as_concat: bool) -> Vec<Edit> {
             },
         });
     }
-    for r in dml_rewrite::multi_table(text, toks, modifiers + 1) {
+    for r in dml_rewrite::multi_table(text, dml, modifiers + 1) {
         edits.push(Edit {
             start: r.start,
             end: r.end,

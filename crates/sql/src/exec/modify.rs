@@ -26,6 +26,9 @@ pub struct ModifyOutcome {
     /// The "Warnings" of UPDATE's info string when it is not the statement's
     /// warning count (multi-table UPDATE).
     pub info_warnings: Option<u64>,
+    /// UPDATE found nothing before reading (an impossible WHERE, LIMIT 0):
+    /// MariaDB then sends no info string.
+    pub no_info: bool,
 }
 
 struct Found {
@@ -111,12 +114,19 @@ pub fn run(plan: &ModifyPlan, ex: &mut Exec) -> R<ModifyOutcome> {
     if !plan.subs.is_empty() {
         super::sub::materialize(&plan.subs, ex)?;
     }
-    let rows = collect(plan, ex)?;
+    let no_info = !plan.delete
+        && (eval_limit(plan, ex)? == Some(0) || super::scan::finds_nothing(&plan.scan, ex)?);
+    let rows = if no_info {
+        Vec::new()
+    } else {
+        collect(plan, ex)?
+    };
     let mut out = ModifyOutcome {
         matched: rows.len() as u64,
         changed: 0,
         returned: Vec::new(),
         info_warnings: None,
+        no_info,
     };
     let t = &plan.scan.tables[0];
     for (i, f) in rows.into_iter().enumerate() {

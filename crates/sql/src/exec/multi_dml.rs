@@ -64,6 +64,7 @@ pub fn run(plan: &ModifyPlan, multi: &MultiDml, ex: &mut Exec) -> R<ModifyOutcom
         changed: 0,
         returned: Vec::new(),
         info_warnings: None,
+        no_info: false,
     };
     if plan.delete {
         out.changed = delete_all(plan, multi, &joined, &hits, ex)?;

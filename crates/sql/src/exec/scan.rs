@@ -53,6 +53,30 @@ pub fn drive_tracking(
     run_levels(plan, ex, sink, None, st)
 }
 
+/// Whether a single-table plan finds no row whatever the data: its constant
+/// filter fails, or its key lookup compares a key column with NULL. MariaDB
+/// notices these before reading (an impossible WHERE), and its UPDATE then sends
+/// no info string.
+pub fn finds_nothing(plan: &SelectPlan, ex: &mut Exec) -> R<bool> {
+    if let Some(f) = &plan.const_filter {
+        if f.eval_bool(&[], ex.ctx)? != Some(true) {
+            return Ok(true);
+        }
+    }
+    let [l] = plan.levels.as_slice() else {
+        return Ok(false);
+    };
+    let row = vec![Value::Null; plan.row_width];
+    match &l.access {
+        Access::PkGet { key } => Ok(eval_all(key, &row, ex.ctx)?.iter().any(Value::is_null)),
+        Access::Index {
+            range: RangeSpec::Prefix { eq, .. },
+            ..
+        } => Ok(eval_eq(eq, &row, ex.ctx)?.is_none()),
+        Access::Index { .. } => Ok(false),
+    }
+}
+
 /// [`drive`], telling the index cursor of a single-table plan that the sink
 /// expects to take about `rows` rows (a LIMIT), so storage reads no more up front.
 pub fn drive_expecting(

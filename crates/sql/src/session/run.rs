@@ -638,7 +638,7 @@ impl Session {
                     o.changed
                 };
                 self.cx.row_count = affected as i64;
-                let info = if p.delete {
+                let info = if p.delete || o.no_info {
                     String::new()
                 } else {
                     format!(

@@ -145,12 +145,11 @@ fn table_reference_clauses_are_carried_out_or_refused() {
     );
     assert_eq!(one(&mut c, "select count(*) from t"), "1");
     assert_eq!(one(&mut c, "select b from t"), "1");
-    // LOW_PRIORITY and QUICK do nothing for transactional tables; IGNORE would.
+    // LOW_PRIORITY and QUICK do nothing for transactional tables; IGNORE does.
     ok(&mut c, "update low_priority t set b = 5 where a = 1");
     assert_eq!(one(&mut c, "select b from t"), "5");
-    not_supported(&mut c, "update ignore t set b = 6", "UPDATE IGNORE");
-    not_supported(&mut c, "delete ignore from t", "DELETE IGNORE");
-    assert_eq!(one(&mut c, "select b from t"), "5");
+    ok(&mut c, "update low_priority ignore t set b = 6");
+    assert_eq!(one(&mut c, "select b from t"), "6");
     ok(&mut c, "delete low_priority quick from t where a = 1");
     assert_eq!(one(&mut c, "select count(*) from t"), "0");
 }

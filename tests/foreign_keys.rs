@@ -228,6 +228,37 @@ fn enforcement_restrict_cascade_set_null() {
 }
 
 #[test]
+fn multi_table_update_and_delete_check_and_cascade() {
+    let b = Basalt::start();
+    let mut c = conn(&b.url());
+    run(
+        &mut c,
+        &[
+            "create database fm",
+            "use fm",
+            "create table p (id int primary key)",
+            "create table c (id int primary key, pid int, foreign key (pid) references p (id) \
+             on delete cascade on update cascade)",
+            "create table o (id int primary key, pid int)",
+            "insert into p values (1), (2), (3)",
+            "insert into c values (10, 1), (20, 2), (30, 3)",
+            "insert into o values (1, 1), (2, 2)",
+            "delete p from p join o on o.pid = p.id",
+        ],
+    );
+    let some = |v: &[&str]| v.iter().map(|x| Some(x.to_string())).collect::<Vec<_>>();
+    assert_eq!(rows(&mut c, "select * from c"), [some(&["30", "3"])]);
+    run(
+        &mut c,
+        &["update p join o on o.id = 1 set p.id = p.id + 10"],
+    );
+    assert_eq!(rows(&mut c, "select * from c"), [some(&["30", "13"])]);
+    let (code, _) = err(&mut c, "update c join o on o.id = 1 set c.pid = 99");
+    assert_eq!(code, 1452);
+    assert_eq!(rows(&mut c, "select * from c"), [some(&["30", "13"])]);
+}
+
+#[test]
 fn self_references_and_cascade_depth() {
     let b = Basalt::start();
     let mut c = conn(&b.url());

@@ -1,4 +1,5 @@
-//! INSERT / REPLACE, UPDATE and DELETE binding (single-table).
+//! INSERT / REPLACE, UPDATE and DELETE binding (single-table; several tables:
+//! `multi_dml`).
 //!
 //! UPDATE and DELETE reuse the SELECT machinery for finding rows: their plan holds
 //! a single-table [`SelectPlan`] (exclusive locks, ORDER BY keys as hidden
@@ -222,7 +223,11 @@ impl Binder<'_> {
             return Err(self.no_returning_here());
         }
         if !u.table.joins.is_empty() || u.from.is_some() {
-            return Err(MySqlError::not_supported("multi-table UPDATE"));
+            return self.multi_update(u);
+        }
+        if let ast::TableFactor::Derived { alias, .. } = &u.table.relation {
+            let name = alias.as_ref().map(|a| a.name.value.as_str()).unwrap_or("");
+            return Err(super::view::not_updatable(name, "UPDATE"));
         }
         self.merge_expressions = self.check_view_target(&u.table.relation, "UPDATE")?;
         let from = self.bind_from(std::slice::from_ref(&u.table));
@@ -262,6 +267,8 @@ impl Binder<'_> {
             subs: Default::default(),
             checks,
             returning: None,
+            ignore: self.dml_ignore(),
+            multi: None,
         })
     }
 
@@ -277,7 +284,7 @@ impl Binder<'_> {
             return Err(self.no_returning_here());
         }
         if multi_table {
-            return Err(MySqlError::not_supported("multi-table DELETE"));
+            return self.multi_delete(d);
         }
         self.merge_expressions = self.check_view_target(&list[0].relation, "DELETE")?;
         let from = self.bind_from(list);
@@ -309,10 +316,12 @@ impl Binder<'_> {
             subs: Default::default(),
             checks: Default::default(),
             returning,
+            ignore: self.dml_ignore(),
+            multi: None,
         })
     }
 
-    fn modify_scan(
+    pub(super) fn modify_scan(
         &mut self,
         from: super::from::From,
         selection: Option<&ast::Expr>,
@@ -357,7 +366,12 @@ impl Binder<'_> {
             None => None,
         };
         let width = from.width;
-        let all_cols: Vec<usize> = (0..width).collect();
+        // Every column of every table: the rows are written back whole.
+        let all_cols: Vec<Vec<usize>> = from
+            .tables
+            .iter()
+            .map(|t| (0..t.width()).collect())
+            .collect();
         let index_order =
             (order_cols.len() == order.len() && !order.is_empty()).then_some(order_cols);
         let limit_hint = match &limit {
@@ -369,7 +383,7 @@ impl Binder<'_> {
         let planned = plan_levels(LevelInputs {
             from: &from,
             conjuncts: filter.map(split_and).unwrap_or_default(),
-            needed: vec![all_cols],
+            needed: all_cols,
             order: index_order,
             limit: limit_hint,
         });

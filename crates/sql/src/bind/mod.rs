@@ -25,6 +25,7 @@ pub mod foreign_key;
 pub mod from;
 pub mod json_agg;
 pub mod levels;
+pub mod multi_dml;
 pub mod names;
 pub mod nested_join;
 pub mod options;
@@ -179,6 +180,8 @@ pub struct Binder<'a> {
     pub params: Params<'a>,
     /// The statement as the client wrote it: select-item names are cut from it.
     pub raw: &'a str,
+    /// The statement as sqlparser read it (after the front end's rewrites).
+    pub text: &'a str,
     pub clause: Clause,
     /// The plan does not depend on the values of stripped literals.
     pub reusable: bool,
@@ -232,6 +235,7 @@ impl<'a> Binder<'a> {
                 prepared: false,
             },
             raw: text,
+            text,
             clause: Clause::FieldList,
             reusable: true,
             in_projection: false,

@@ -289,7 +289,8 @@ pub fn view_column(st: &super::ScopeTable, name: &str) -> R<Option<usize>> {
     }
 }
 
-fn not_updatable(name: &str, what: &str) -> MySqlError {
+/// 1288: the target of an UPDATE / DELETE cannot be changed.
+pub(super) fn not_updatable(name: &str, what: &str) -> MySqlError {
     MySqlError::new(
         1288,
         "HY000",

@@ -26,6 +26,7 @@ pub mod hash_join;
 pub mod insert;
 pub mod mem;
 pub mod modify;
+pub mod multi_dml;
 pub mod rollup;
 pub mod scan;
 pub mod select;

@@ -1,4 +1,5 @@
-//! UPDATE and DELETE execution (single table).
+//! UPDATE and DELETE execution (single table), and the per-row write paths that
+//! multi-table UPDATE / DELETE (`multi_dml`) share.
 //!
 //! Matching rows are read with exclusive locks and collected first, so a change
 //! never feeds back into the scan that finds rows (an UPDATE of an indexed column
@@ -7,14 +8,14 @@
 //! statement has ORDER BY / LIMIT, and changed one by one. DELETE ... RETURNING
 //! evaluates its list on each row as it was before the delete.
 
+use super::foreign_key::{self, Cascaded};
 use super::mem::row_bytes;
 use super::scan::{drive, Flow, R};
 use super::store::{store, Target};
-use super::{foreign_key, storage_err, Exec};
+use super::{storage_err, Exec};
+use crate::bind::check::BoundCheck;
 use crate::expr::EvalCtx;
-use crate::plan::ModifyPlan;
-use crate::session::ctx::Level;
-use basalt_common::error::code;
+use crate::plan::{ModifyPlan, SortKey, TableRef};
 use basalt_common::{MySqlError, Row, Value};
 use basalt_storage::{RowHandle, StorageError};
 
@@ -23,6 +24,12 @@ pub struct ModifyOutcome {
     pub changed: u64,
     /// DELETE ... RETURNING rows, in deletion order.
     pub returned: Vec<Row>,
+    /// The "Warnings" of UPDATE's info string when it is not the statement's
+    /// warning count (multi-table UPDATE).
+    pub info_warnings: Option<u64>,
+    /// UPDATE found nothing before reading (an impossible WHERE, LIMIT 0):
+    /// MariaDB then sends no info string.
+    pub no_info: bool,
 }
 
 struct Found {
@@ -31,7 +38,7 @@ struct Found {
     keys: Row,
 }
 
-fn eval_limit(plan: &ModifyPlan, ex: &mut Exec) -> R<Option<u64>> {
+pub(super) fn eval_limit(plan: &ModifyPlan, ex: &mut Exec) -> R<Option<u64>> {
     match &plan.scan.limit {
         None => Ok(None),
         Some(e) => {
@@ -75,17 +82,7 @@ fn collect(plan: &ModifyPlan, ex: &mut Exec) -> R<Vec<Found>> {
         drive(scan, ex, &mut sink)?;
     }
     if !scan.order.is_empty() {
-        found.sort_by(|a, b| {
-            for k in &scan.order {
-                let o =
-                    crate::value::compare::sort_cmp(&a.keys[k.column], &b.keys[k.column], k.coll);
-                let o = if k.desc { o.reverse() } else { o };
-                if o != std::cmp::Ordering::Equal {
-                    return o;
-                }
-            }
-            std::cmp::Ordering::Equal
-        });
+        found.sort_by(|a, b| order_cmp(&scan.order, &a.keys, &b.keys));
         if let Some(l) = limit {
             found.truncate(l.min(usize::MAX as u64) as usize);
         }
@@ -93,30 +90,54 @@ fn collect(plan: &ModifyPlan, ex: &mut Exec) -> R<Vec<Found>> {
     Ok(found)
 }
 
-pub fn run(plan: &ModifyPlan, ex: &mut Exec, ignore: bool) -> R<ModifyOutcome> {
+/// The ORDER BY order of two rows' sort keys.
+pub(super) fn order_cmp(order: &[SortKey], a: &[Value], b: &[Value]) -> std::cmp::Ordering {
+    for k in order {
+        let o = crate::value::compare::sort_cmp(&a[k.column], &b[k.column], k.coll);
+        let o = if k.desc { o.reverse() } else { o };
+        if o != std::cmp::Ordering::Equal {
+            return o;
+        }
+    }
+    std::cmp::Ordering::Equal
+}
+
+pub fn run(plan: &ModifyPlan, ex: &mut Exec) -> R<ModifyOutcome> {
+    if plan.ignore {
+        // Errors a row's expressions raise become warnings (MariaDB's IGNORE).
+        ex.ctx.strict_dml = false;
+        ex.ctx.ignore_errors = true;
+    }
+    if let Some(multi) = &plan.multi {
+        return super::multi_dml::run(plan, multi, ex);
+    }
+    let ignore = plan.ignore;
     if !plan.subs.is_empty() {
         super::sub::materialize(&plan.subs, ex)?;
     }
-    let rows = collect(plan, ex)?;
+    let no_info = !plan.delete
+        && (eval_limit(plan, ex)? == Some(0) || super::scan::finds_nothing(&plan.scan, ex)?);
+    let rows = if no_info {
+        Vec::new()
+    } else {
+        collect(plan, ex)?
+    };
     let mut out = ModifyOutcome {
         matched: rows.len() as u64,
         changed: 0,
         returned: Vec::new(),
+        info_warnings: None,
+        no_info,
     };
     let t = &plan.scan.tables[0];
-    let fk_target = foreign_key::Target {
-        db: &t.db,
-        table: &t.table,
-        def: &t.def,
-    };
-    let mut cascaded = foreign_key::Cascaded::default();
+    let mut cascaded = Cascaded::default();
     for (i, mut f) in rows.into_iter().enumerate() {
         ex.check_interrupt()?;
         if !cascaded.refresh(t.def.id, &mut f.handle, &mut f.row) {
             continue;
         }
         if plan.delete {
-            foreign_key::delete_row(&fk_target, &f.handle, &f.row, &mut cascaded, ex)?;
+            delete_row(t, &f.handle, &f.row, &mut cascaded, ex)?;
             out.changed += 1;
             if let Some(ret) = &plan.returning {
                 let values = ret
@@ -139,42 +160,100 @@ pub fn run(plan: &ModifyPlan, ex: &mut Exec, ignore: bool) -> R<ModifyOutcome> {
         if new == f.row {
             continue;
         }
-        match super::check::verify(&plan.checks, &new, &t.db, &t.def.name, ex) {
-            Err(e) if ignore => {
-                ex.ctx.cx.warn_err(&e);
-                continue;
-            }
-            other => other?,
-        }
-        if let Some(ai) = t.def.auto_increment_column() {
-            if let Some(x) = crate::value::to_num(&new[ai])
-                .0
-                .to_i128()
-                .filter(|x| *x > 0)
-            {
-                t.table.observe_auto_increment(x as u64);
-            }
-        }
-        foreign_key::before_update(&fk_target, &f.row, &new, ex)?;
-        let kept = foreign_key::involved(&fk_target, ex).then(|| new.clone());
-        match t.table.update(ex.txn()?, &f.handle, &f.row, new) {
-            Ok(_) => {
-                out.changed += 1;
-                if let Some(new) = kept {
-                    foreign_key::after_update(&fk_target, &f.row, &new, &mut cascaded, ex)?;
-                }
-            }
-            Err(StorageError::DuplicateKey { entry, key }) if ignore => {
-                ex.ctx.cx.warn(
-                    Level::Warning,
-                    code::ER_DUP_ENTRY,
-                    MySqlError::dup_entry(&entry, &key).message,
-                );
-            }
-            Err(e) => return Err(storage_err(e)),
+        let written = update_row(
+            t,
+            &plan.checks,
+            &f.handle,
+            &f.row,
+            new,
+            ex,
+            ignore,
+            &mut cascaded,
+        )?;
+        if written == Written::Yes {
+            out.changed += 1;
         }
     }
     Ok(out)
+}
+
+/// What [`update_row`] did with a changed row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Written {
+    Yes,
+    /// UPDATE IGNORE: an ignorable error skipped the row, with a warning.
+    Skipped,
+    /// UPDATE IGNORE: the new row had a duplicate key and was skipped without a
+    /// warning (as MariaDB does).
+    Duplicate,
+}
+
+/// Writes the new version `new` of the row `handle` (values `old`, read with an
+/// exclusive lock) of `t`, after its CHECK constraints and with its FOREIGN KEY
+/// checks and cascades (noted in `cas`): the one per-row write path of UPDATE,
+/// single- and multi-table.
+#[allow(clippy::too_many_arguments)]
+pub fn update_row(
+    t: &TableRef,
+    checks: &[BoundCheck],
+    handle: &RowHandle,
+    old: &Row,
+    new: Row,
+    ex: &mut Exec,
+    ignore: bool,
+    cas: &mut Cascaded,
+) -> R<Written> {
+    match super::check::verify(checks, &new, &t.db, &t.def.name, ex) {
+        Err(e) if ignore => {
+            ex.ctx.cx.warn_err(&e);
+            return Ok(Written::Skipped);
+        }
+        other => other?,
+    }
+    if let Some(ai) = t.def.auto_increment_column() {
+        if let Some(x) = crate::value::to_num(&new[ai])
+            .0
+            .to_i128()
+            .filter(|x| *x > 0)
+        {
+            t.table.observe_auto_increment(x as u64);
+        }
+    }
+    let fk = fk_target(t);
+    foreign_key::before_update(&fk, old, &new, ex)?;
+    let kept = foreign_key::involved(&fk, ex).then(|| new.clone());
+    match t.table.update(ex.txn()?, handle, old, new) {
+        Ok(_) => {
+            if let Some(new) = kept {
+                foreign_key::after_update(&fk, old, &new, cas, ex)?;
+            }
+            Ok(Written::Yes)
+        }
+        // MariaDB skips the row without a warning.
+        Err(StorageError::DuplicateKey { .. }) if ignore => Ok(Written::Duplicate),
+        Err(e) => Err(storage_err(e)),
+    }
+}
+
+/// Deletes the row `handle` (values `old`, read with an exclusive lock) of `t`,
+/// with its FOREIGN KEY checks and cascades (noted in `cas`): the one per-row
+/// delete path of DELETE, single- and multi-table.
+pub fn delete_row(
+    t: &TableRef,
+    handle: &RowHandle,
+    old: &Row,
+    cas: &mut Cascaded,
+    ex: &mut Exec,
+) -> R<()> {
+    foreign_key::delete_row(&fk_target(t), handle, old, cas, ex)
+}
+
+fn fk_target(t: &TableRef) -> foreign_key::Target<'_> {
+    foreign_key::Target {
+        db: &t.db,
+        table: &t.table,
+        def: &t.def,
+    }
 }
 
 /// Applies the assignments left to right: each sees the columns already changed.
@@ -185,42 +264,59 @@ fn new_row(plan: &ModifyPlan, old: &Row, row_no: u64, ex: &mut Exec, ignore: boo
     let mut assigned = vec![false; new.len()];
     for (ci, e) in &plan.set {
         let v = e.eval(&new, ex.ctx)?;
-        let col = &t.def.columns[*ci];
-        let v = if v.is_null() {
-            if col.nullable {
-                Value::Null
-            } else {
-                let err = MySqlError::bad_null(&col.name);
-                if strict {
-                    return Err(err);
-                }
-                ex.ctx.cx.warn_err(&err);
-                zero_of(&col.data_type)
-            }
-        } else {
-            let target = Target {
-                db: &t.db,
-                table: &t.def.name,
-                col,
-                row: row_no,
-                strict,
-            };
-            store(v, &target, ex.ctx.cx)?
-        };
-        new[*ci] = v;
+        new[*ci] = assigned_value(t, *ci, v, row_no, strict, ex)?;
         assigned[*ci] = true;
     }
     if new != *old {
-        for (ci, col) in t.def.columns.iter().enumerate() {
-            if col.on_update_current_timestamp && !assigned[ci] {
-                new[ci] = Value::DateTime(crate::value::temporal::truncate_fsp(
-                    ex.ctx.cx.stmt_time,
-                    col.data_type.fsp(),
-                ));
-            }
-        }
+        touch_on_update(t, &mut new, &assigned, ex);
     }
     Ok(new)
+}
+
+/// `v` as stored into column `ci` of `t` by an assignment: NULL into a NOT NULL
+/// column is 1048 (strict) or the type's zero with a warning; other values are
+/// converted as the column's type stores them.
+pub fn assigned_value(
+    t: &TableRef,
+    ci: usize,
+    v: Value,
+    row_no: u64,
+    strict: bool,
+    ex: &mut Exec,
+) -> R<Value> {
+    let col = &t.def.columns[ci];
+    if v.is_null() {
+        if col.nullable {
+            return Ok(Value::Null);
+        }
+        let err = MySqlError::bad_null(&col.name);
+        if strict {
+            return Err(err);
+        }
+        ex.ctx.cx.warn_err(&err);
+        return Ok(zero_of(&col.data_type));
+    }
+    let target = Target {
+        db: &t.db,
+        table: &t.def.name,
+        col,
+        row: row_no,
+        strict,
+    };
+    store(v, &target, ex.ctx.cx)
+}
+
+/// Sets the `ON UPDATE CURRENT_TIMESTAMP` columns not assigned explicitly, for a
+/// row that changes.
+pub fn touch_on_update(t: &TableRef, new: &mut Row, assigned: &[bool], ex: &mut Exec) {
+    for (ci, col) in t.def.columns.iter().enumerate() {
+        if col.on_update_current_timestamp && !assigned[ci] {
+            new[ci] = Value::DateTime(crate::value::temporal::truncate_fsp(
+                ex.ctx.cx.stmt_time,
+                col.data_type.fsp(),
+            ));
+        }
+    }
 }
 
 fn zero_of(dt: &basalt_common::DataType) -> Value {

@@ -14,6 +14,7 @@ use crate::plan::range::{convert, key_ranges, Conv, EvalRange};
 use crate::plan::{Access, Level, RangeSpec, SelectPlan};
 use basalt_common::{MySqlError, Value};
 use basalt_storage::{KeyRange, LockMode, RowHandle, ScanRequest};
+use std::cell::RefCell;
 use std::rc::Rc;
 
 pub type R<T> = Result<T, MySqlError>;
@@ -33,6 +34,49 @@ pub fn drive(plan: &SelectPlan, ex: &mut Exec, sink: &mut Sink) -> R<()> {
     drive_expecting(plan, ex, sink, None)
 }
 
+/// [`drive`] for statements that change rows of several tables: each table is
+/// read with its own lock mode (`locks`, by table), and `handles` holds, while
+/// `sink` runs, the handle of every table's current row (`None` for a
+/// NULL-extended one).
+pub fn drive_tracking(
+    plan: &SelectPlan,
+    ex: &mut Exec,
+    locks: Vec<LockMode>,
+    handles: Rc<RefCell<Vec<Option<RowHandle>>>>,
+    sink: &mut Sink,
+) -> R<()> {
+    let st = JoinState {
+        locks,
+        handles: Some(handles),
+        ..JoinState::default()
+    };
+    run_levels(plan, ex, sink, None, st)
+}
+
+/// Whether a single-table plan finds no row whatever the data: its constant
+/// filter fails, or its key lookup compares a key column with NULL. MariaDB
+/// notices these before reading (an impossible WHERE), and its UPDATE then sends
+/// no info string.
+pub fn finds_nothing(plan: &SelectPlan, ex: &mut Exec) -> R<bool> {
+    if let Some(f) = &plan.const_filter {
+        if f.eval_bool(&[], ex.ctx)? != Some(true) {
+            return Ok(true);
+        }
+    }
+    let [l] = plan.levels.as_slice() else {
+        return Ok(false);
+    };
+    let row = vec![Value::Null; plan.row_width];
+    match &l.access {
+        Access::PkGet { key } => Ok(eval_all(key, &row, ex.ctx)?.iter().any(Value::is_null)),
+        Access::Index {
+            range: RangeSpec::Prefix { eq, .. },
+            ..
+        } => Ok(eval_eq(eq, &row, ex.ctx)?.is_none()),
+        Access::Index { .. } => Ok(false),
+    }
+}
+
 /// [`drive`], telling the index cursor of a single-table plan that the sink
 /// expects to take about `rows` rows (a LIMIT), so storage reads no more up front.
 pub fn drive_expecting(
@@ -40,6 +84,19 @@ pub fn drive_expecting(
     ex: &mut Exec,
     sink: &mut Sink,
     rows: Option<u64>,
+) -> R<()> {
+    let hint = rows
+        .filter(|_| plan.levels.len() == 1)
+        .map(|n| n.min(usize::MAX as u64) as usize);
+    run_levels(plan, ex, sink, hint, JoinState::default())
+}
+
+fn run_levels(
+    plan: &SelectPlan,
+    ex: &mut Exec,
+    sink: &mut Sink,
+    hint: Option<usize>,
+    mut st: JoinState,
 ) -> R<()> {
     if let Some(f) = &plan.const_filter {
         if f.eval_bool(&[], ex.ctx)? != Some(true) {
@@ -51,10 +108,6 @@ pub fn drive_expecting(
         sink(&row, None, ex.ctx)?;
         return Ok(());
     }
-    let hint = rows
-        .filter(|_| plan.levels.len() == 1)
-        .map(|n| n.min(usize::MAX as u64) as usize);
-    let mut st = JoinState::default();
     if plan.levels.len() > 1 && plan.levels.iter().any(|l| l.hash.is_some()) {
         st.hashed = vec![Hashed::NotBuilt; plan.levels.len()];
     }
@@ -68,10 +121,29 @@ pub fn drive_expecting(
 }
 
 /// What the levels keep across outer rows during one run: the hash tables of
-/// hash-joined levels, built when first probed.
+/// hash-joined levels, built when first probed; for [`drive_tracking`], the lock
+/// mode of each table and the handles of the current rows.
 #[derive(Default)]
 pub(super) struct JoinState {
     hashed: Vec<Hashed>,
+    /// By table; empty: every table is read with the plan's lock mode.
+    locks: Vec<LockMode>,
+    /// By table: the handle of its row in the joined row being built.
+    handles: Option<Rc<RefCell<Vec<Option<RowHandle>>>>>,
+}
+
+impl JoinState {
+    fn lock(&self, plan: &SelectPlan, table: usize) -> LockMode {
+        self.locks.get(table).copied().unwrap_or(plan.lock)
+    }
+
+    /// Records the handle of table `table`'s current row (tracking runs only).
+    #[inline]
+    fn track(&self, table: usize, handle: Option<&RowHandle>) {
+        if let Some(h) = &self.handles {
+            h.borrow_mut()[table] = handle.cloned();
+        }
+    }
 }
 
 #[derive(Clone)]
@@ -119,7 +191,7 @@ fn nested_level(
     let t = &plan.tables[l.table];
     let last = li + 1 == plan.levels.len();
     let single = plan.levels.len() == 1 && t.width() == row.len();
-    let mut source = open(plan, l, row, ex)?;
+    let mut source = open(plan, l, row, ex, st.lock(plan, l.table))?;
     if let Rows::Ranges { expect, .. } = &mut source.rows {
         *expect = hint;
     }
@@ -151,6 +223,7 @@ fn nested_level(
         if !passes(l.post_filter.as_ref(), row, ex.ctx)? {
             continue;
         }
+        st.track(l.table, Some(&f.handle));
         let flow = if last {
             sink(row, Some(&f.handle), ex.ctx)?
         } else {
@@ -189,6 +262,7 @@ fn pass_on(
     if !passes(l.post_filter.as_ref(), row, ex.ctx)? {
         return Ok(Flow::Continue);
     }
+    st.track(l.table, Some(handle));
     if li + 1 == plan.levels.len() {
         sink(row, Some(handle), ex.ctx)
     } else {
@@ -214,6 +288,7 @@ fn unmatched(
             *v = Value::Null;
         }
         if passes(l.post_filter.as_ref(), row, ex.ctx)? {
+            st.track(l.table, None);
             return if li + 1 == plan.levels.len() {
                 sink(row, None, ex.ctx)
             } else {
@@ -240,7 +315,7 @@ fn hashed_level(
     let table = match &st.hashed[li] {
         Hashed::Built(h) => h.clone(),
         _ => {
-            let source = open(plan, l, row, ex)?;
+            let source = open(plan, l, row, ex, st.lock(plan, l.table))?;
             let Some(h) = HashTable::build(l, t, source.rows, row, ex)? else {
                 st.hashed[li] = Hashed::Off;
                 return nested_level(plan, li, row, ex, sink, None, st);
@@ -339,7 +414,7 @@ fn eval_eq(list: &[Option<Expr>], row: &[Value], ctx: &mut EvalCtx) -> R<Option<
     Ok(Some(out))
 }
 
-fn open(plan: &SelectPlan, l: &Level, row: &[Value], ex: &mut Exec) -> R<Source> {
+fn open(plan: &SelectPlan, l: &Level, row: &[Value], ex: &mut Exec, lock: LockMode) -> R<Source> {
     let t = &plan.tables[l.table];
     let def = &t.def;
     match &l.access {
@@ -361,14 +436,14 @@ fn open(plan: &SelectPlan, l: &Level, row: &[Value], ex: &mut Exec) -> R<Source>
                             exact: true,
                         })
                     }
-                    Conv::Unusable => return full_scan(plan, l, ex),
+                    Conv::Unusable => return full_scan(plan, l, lock),
                 }
             }
             let txn = ex.txn()?;
-            let got = if plan.lock == LockMode::Consistent {
+            let got = if lock == LockMode::Consistent {
                 t.table.get_columns(txn, &pk, &l.columns)
             } else {
-                t.table.get(txn, &pk, plan.lock, plan.wait)
+                t.table.get(txn, &pk, lock, plan.wait)
             };
             Ok(Source {
                 rows: Rows::One(got.map_err(storage_err)?),
@@ -417,7 +492,7 @@ fn open(plan: &SelectPlan, l: &Level, row: &[Value], ex: &mut Exec) -> R<Source>
                 range: KeyRange::all(),
                 reverse: *reverse,
                 columns,
-                lock: plan.lock,
+                lock,
                 wait: plan.wait,
             };
             Ok(Source {
@@ -434,14 +509,14 @@ fn open(plan: &SelectPlan, l: &Level, row: &[Value], ex: &mut Exec) -> R<Source>
     }
 }
 
-fn full_scan(plan: &SelectPlan, l: &Level, _ex: &mut Exec) -> R<Source> {
+fn full_scan(plan: &SelectPlan, l: &Level, lock: LockMode) -> R<Source> {
     let t = &plan.tables[l.table];
     let base = ScanRequest {
         index_id: t.def.indexes[0].id,
         range: KeyRange::all(),
         reverse: false,
         columns: (0..t.def.columns.len()).collect(),
-        lock: plan.lock,
+        lock,
         wait: plan.wait,
     };
     Ok(Source {

@@ -86,7 +86,13 @@ fn run_shaped(sp: &SubPlan, ex: &mut Exec) -> R<(SubResult, usize)> {
         SubKind::Scalar => {
             let mut first: Option<Value> = None;
             let mut seen = false;
+            let mut too_many = false;
+            let ignore = ex.ctx.ignore_errors;
             select::run_into(&sp.plan, ex, &mut |r: &mut Row, _: &mut EvalCtx| {
+                if seen && ignore {
+                    too_many = true;
+                    return Ok(Flow::Stop);
+                }
                 if seen {
                     return Err(MySqlError::subquery_no_1_row());
                 }
@@ -94,6 +100,11 @@ fn run_shaped(sp: &SubPlan, ex: &mut Exec) -> R<(SubResult, usize)> {
                 first = r.first_mut().map(std::mem::take);
                 Ok(Flow::Continue)
             })?;
+            if too_many {
+                // UPDATE / DELETE IGNORE: NULL, with the error as a warning.
+                ex.ctx.cx.warn_err(&MySqlError::subquery_no_1_row());
+                return Ok((SubResult::Scalar(Value::Null), 0));
+            }
             Ok((SubResult::Scalar(first.unwrap_or_default()), 0))
         }
         SubKind::In => {

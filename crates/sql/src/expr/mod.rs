@@ -162,6 +162,9 @@ pub struct EvalCtx<'a> {
     /// Statement is a data change under a strict sql_mode (division by zero and bad
     /// conversions are errors rather than warnings).
     pub strict_dml: bool,
+    /// UPDATE / DELETE IGNORE: a scalar subquery of more than one row is NULL
+    /// with warning 1242 instead of an error.
+    pub ignore_errors: bool,
     /// Results of the statement's subqueries, by index.
     pub subs: Vec<SubResult>,
     /// The statement's subqueries (correlated ones run from expressions).
@@ -196,6 +199,7 @@ impl<'a> EvalCtx<'a> {
             params,
             cx,
             strict_dml: false,
+            ignore_errors: false,
             subs: Vec::new(),
             sub_plans: None,
             sub_cache: std::collections::HashMap::new(),

@@ -20,6 +20,7 @@
 //! as `0 = (1 || 1)`).
 
 pub mod bulk;
+pub mod dml_rewrite;
 pub mod lexer;
 pub mod native;
 pub mod parse;
@@ -231,9 +232,6 @@ pub fn analyze_with(text: &str, opts: LitOpts) -> Result<Front<'_>, MySqlError> 
             return Ok(Front::Native(n));
         }
     }
-    if let Some(what) = native::ignore_modifier(text, toks) {
-        return Ok(Front::Native(Native::Unsupported(what)));
-    }
     if let Some(t) = returning::reorder_delete(text, toks) {
         return t.map(Front::Parse);
     }
@@ -294,12 +292,27 @@ fn rewrites_scanning(text: &str, toks: &[Token], pipes_as_concat: bool, scan: bo
         });
     }
     // UPDATE / DELETE LOW_PRIORITY | QUICK: no effect here (as in MariaDB for
-    // transactional tables); sqlparser does not know them.
-    for t in &toks[1..=native::dml_modifiers(text, toks)] {
+    // transactional tables); sqlparser does not know them, nor IGNORE (see
+    // `dml_rewrite`).
+    let dml = &toks[dml_rewrite::statement_start(text, toks)..];
+    let modifiers = native::dml_modifiers(text, dml);
+    for t in &dml[1..=modifiers] {
+        let ignore = t.is_kw(text, "ignore");
         edits.push(Edit {
             start: t.start,
             end: t.end,
-            with: "",
+            with: if ignore {
+                dml_rewrite::IGNORE_MARKER
+            } else {
+                ""
+            },
+        });
+    }
+    for r in dml_rewrite::multi_table(text, dml, modifiers + 1) {
+        edits.push(Edit {
+            start: r.start,
+            end: r.end,
+            with: r.with,
         });
     }
     if !scan {

@@ -22,7 +22,7 @@ pub use load::{LoadData, LoadTarget, OnDuplicate};
 pub use maint::{MaintOp, Maintenance};
 use show::show;
 pub use show::{Show, ShowFilter};
-pub use unsupported::{account_statement, dml_modifiers, ignore_modifier};
+pub use unsupported::{account_statement, dml_modifiers};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum PrepareSource {

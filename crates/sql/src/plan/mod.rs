@@ -14,6 +14,7 @@ pub mod access;
 pub mod cache;
 pub mod hash_keys;
 pub mod join_order;
+pub mod multi_dml;
 pub mod outer_join;
 pub mod range;
 pub mod window;
@@ -331,6 +332,11 @@ pub struct ModifyPlan {
     pub checks: crate::bind::check::Checks,
     /// DELETE ... RETURNING (UPDATE has none in MariaDB 10.11).
     pub returning: Option<Returning>,
+    /// UPDATE IGNORE / DELETE IGNORE.
+    pub ignore: bool,
+    /// Multi-table UPDATE / DELETE: `scan` is the join, `set` and `checks` are
+    /// empty and each target says what changes.
+    pub multi: Option<Box<multi_dml::MultiDml>>,
 }
 
 #[derive(Clone, Debug)]

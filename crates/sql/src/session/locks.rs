@@ -482,11 +482,12 @@ fn plan_access(plan: &Plan) -> Vec<Access> {
             subs_access(&p.subs, &mut out);
         }
         Plan::Modify(p) => {
-            if let Some(t) = p.scan.tables.first() {
-                table_access(t, true, &mut out);
-            }
-            for t in p.scan.tables.iter().skip(1) {
-                table_access(t, false, &mut out);
+            for (i, t) in p.scan.tables.iter().enumerate() {
+                let written = match &p.multi {
+                    Some(m) => m.targets.iter().any(|x| x.table == i),
+                    None => i == 0,
+                };
+                table_access(t, written, &mut out);
             }
             subs_access(&p.subs, &mut out);
             subs_access(&p.scan.subs, &mut out);

@@ -628,7 +628,7 @@ impl Session {
                 })
             }
             Plan::Modify(p) => {
-                let o = self.in_statement(params, false, |ex| modify::run(p, ex, false))?;
+                let o = self.in_statement(params, false, |ex| modify::run(p, ex))?;
                 if let Some(ret) = &p.returning {
                     return Ok(self.returned(ret, o.returned));
                 }
@@ -638,12 +638,14 @@ impl Session {
                     o.changed
                 };
                 self.cx.row_count = affected as i64;
-                let info = if p.delete {
+                let info = if p.delete || o.no_info {
                     String::new()
                 } else {
                     format!(
                         "Rows matched: {}  Changed: {}  Warnings: {}",
-                        o.matched, o.changed, self.cx.warning_total
+                        o.matched,
+                        o.changed,
+                        o.info_warnings.unwrap_or(self.cx.warning_total as u64)
                     )
                 };
                 Ok(QueryResult::Ok {

@@ -84,18 +84,6 @@ pub fn dml_modifiers(src: &str, toks: &[Token]) -> usize {
         .count()
 }
 
-/// `UPDATE IGNORE` / `DELETE IGNORE` (errors demoted to warnings) are not
-/// carried out yet.
-pub fn ignore_modifier(src: &str, toks: &[Token]) -> Option<&'static str> {
-    let n = dml_modifiers(src, toks);
-    let ignore = toks[1..=n].iter().any(|t| t.is_kw(src, "ignore"));
-    match ignore {
-        true if toks[0].is_kw(src, "update") => Some("UPDATE IGNORE"),
-        true => Some("DELETE IGNORE"),
-        false => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::super::lexer::lex;
@@ -128,17 +116,10 @@ mod tests {
     #[test]
     fn dml_modifiers_are_counted() {
         let n = |s: &str| dml_modifiers(s, &lex(s).tokens);
-        let ig = |s: &str| ignore_modifier(s, &lex(s).tokens);
         assert_eq!(n("update low_priority t set a = 1"), 1);
         assert_eq!(n("delete low_priority quick ignore from t"), 3);
         assert_eq!(n("update t set a = 1"), 0);
         assert_eq!(n("select ignore from t"), 0);
         assert_eq!(n("update quick set a = 1"), 0, "a table named quick");
-        assert_eq!(
-            ig("update low_priority ignore t set a = 1"),
-            Some("UPDATE IGNORE")
-        );
-        assert_eq!(ig("delete ignore from t"), Some("DELETE IGNORE"));
-        assert_eq!(ig("delete quick from t"), None);
     }
 }

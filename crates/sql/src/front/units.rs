@@ -1,0 +1,139 @@
+//! Temporal units sqlparser does not read: `EXTRACT(unit FROM x)` for every unit
+//! and the compound interval units (`INTERVAL '1:30' MINUTE_SECOND`), rewritten
+//! into calls the binder knows.
+//!
+//! - `EXTRACT(DAY_HOUR FROM x)` becomes `` `extract()`('DAY_HOUR', x) ``.
+//! - `INTERVAL v DAY_HOUR` becomes `` INTERVAL `compound_interval`('DAY_HOUR', v) MICROSECOND ``;
+//!   the binder sees the call and takes the unit from it. MySQL reserves the
+//!   compound unit words, so an unquoted one is always a unit.
+
+use super::lexer::{TokKind, Token};
+
+/// A replacement of `text[start..end]` by the string.
+pub type RawEdit = (usize, usize, &'static str);
+
+/// The compound units: (name, the text that opens the value's call).
+const COMPOUND: [(&str, &str); 11] = [
+    ("year_month", " `compound_interval`('YEAR_MONTH', "),
+    ("day_hour", " `compound_interval`('DAY_HOUR', "),
+    ("day_minute", " `compound_interval`('DAY_MINUTE', "),
+    ("day_second", " `compound_interval`('DAY_SECOND', "),
+    ("day_microsecond", " `compound_interval`('DAY_MICROSECOND', "),
+    ("hour_minute", " `compound_interval`('HOUR_MINUTE', "),
+    ("hour_second", " `compound_interval`('HOUR_SECOND', "),
+    ("hour_microsecond", " `compound_interval`('HOUR_MICROSECOND', "),
+    ("minute_second", " `compound_interval`('MINUTE_SECOND', "),
+    ("minute_microsecond", " `compound_interval`('MINUTE_MICROSECOND', "),
+    ("second_microsecond", " `compound_interval`('SECOND_MICROSECOND', "),
+];
+
+/// The single units an INTERVAL may end with (sqlparser reads these itself).
+const SINGLE: [&str; 9] = [
+    "microsecond",
+    "second",
+    "minute",
+    "hour",
+    "day",
+    "week",
+    "month",
+    "quarter",
+    "year",
+];
+
+/// `EXTRACT ( unit FROM` at token `i`: the three edits of the rewrite.
+pub fn extract(text: &str, toks: &[Token], i: usize) -> Option<[RawEdit; 3]> {
+    let [kw, open, unit, from] = toks.get(i..i + 4)? else {
+        return None;
+    };
+    let shaped = kw.is_kw(text, "extract")
+        && open.text(text) == "("
+        && unit.kind == TokKind::Word
+        && from.is_kw(text, "from");
+    shaped.then_some([
+        (kw.start, kw.end, "`extract()`"),
+        (unit.start, unit.start, "'"),
+        (from.start, from.end, "',"),
+    ])
+}
+
+/// `INTERVAL value unit` at token `i` with a compound unit: the two edits.
+pub fn compound_interval(text: &str, toks: &[Token], i: usize) -> Option<[RawEdit; 2]> {
+    let kw = toks.get(i)?;
+    let mut depth = 0usize;
+    for t in toks.get(i + 1..)? {
+        match (t.kind, t.text(text)) {
+            (TokKind::Punct, "(") => depth += 1,
+            (TokKind::Punct, ")" | "," | ";") if depth == 0 => return None,
+            (TokKind::Punct, ")") => depth -= 1,
+            (TokKind::Word, w) if depth == 0 => {
+                let lower = w.to_ascii_lowercase();
+                if let Some((_, open)) = COMPOUND.iter().find(|(n, _)| *n == lower) {
+                    return Some([(kw.end, kw.end, open), (t.start, t.end, ") MICROSECOND")]);
+                }
+                if SINGLE.contains(&lower.as_str()) {
+                    return None;
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::front::lexer::lex;
+
+    fn apply(text: &str, mut edits: Vec<RawEdit>) -> String {
+        edits.sort_by_key(|e| e.0);
+        let mut out = String::new();
+        let mut pos = 0;
+        for (start, end, with) in edits {
+            out.push_str(&text[pos..start]);
+            out.push_str(with);
+            pos = end;
+        }
+        out.push_str(&text[pos..]);
+        out
+    }
+
+    fn rewrite(text: &str) -> String {
+        let toks = lex(text).tokens;
+        let mut edits = Vec::new();
+        for i in 0..toks.len() {
+            if let Some(e) = extract(text, &toks, i) {
+                edits.extend(e);
+            }
+            if toks[i].is_kw(text, "interval") {
+                if let Some(e) = compound_interval(text, &toks, i) {
+                    edits.extend(e);
+                }
+            }
+        }
+        apply(text, edits)
+    }
+
+    #[test]
+    fn rewrites() {
+        assert_eq!(
+            rewrite("select extract(day_hour from d) from t"),
+            "select `extract()`('day_hour', d) from t"
+        );
+        assert_eq!(
+            rewrite("select d + interval '1:30' minute_second"),
+            "select d + interval `compound_interval`('MINUTE_SECOND', '1:30' ) MICROSECOND"
+        );
+        assert_eq!(
+            rewrite("select date_add(d, interval (a + 1) day_hour), 2"),
+            "select date_add(d, interval `compound_interval`('DAY_HOUR', (a + 1) ) MICROSECOND), 2"
+        );
+        for same in [
+            "select d + interval 1 day",
+            "select date_add(d, interval n hour), day_hour",
+            "select interval(1, 2, 3)",
+        ] {
+            assert_eq!(rewrite(same), same);
+        }
+    }
+}

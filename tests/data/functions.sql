@@ -194,3 +194,12 @@ select interval(5,1,10), INTERVAL(null, 1), interval(23, 1, 15, 17, 30, 44, 200)
 select interval(1, null, 2), interval(3, 1, null, 2), interval(5, 'a', 10), interval(-5, null, 2), interval(-5, 2, null), interval ( (1), (2) )
 select interval(12345678901234567890, 12345678901234567891), interval(0.1e0+0.2e0, 0.3), interval(i, 0, 4, 6), interval(d, -1, 0, 13), interval(s, 'a') from ft order by id
 ~ select now() + interval (1) day > now(), interval(1,2) day, interval(1, 2) + 1
+# EXTRACT, every unit; compound INTERVAL units in DATE_ADD / DATE_SUB / + INTERVAL
+select extract(year from '2020-01-02') a, extract(quarter from '2020-05-02') q, extract(month from '2020-01-02') b, extract(week from '2020-01-04') w, extract(day from '2020-01-02') c, extract(hour from '2020-01-02 03:04:05') d, extract(minute from '03:04:05') e, extract(second from '03:04:05') f, extract(microsecond from '03:04:05.25') g
+select extract(year_month from '2020-01-02') h, extract(day_hour from '2020-01-02 03:04') i, extract(day_minute from '2020-01-02 03:04') j, extract(day_second from '2020-01-02 03:04') k, extract(day_microsecond from '2020-01-02 03:04') l, extract(hour_minute from '03:04') m, extract(hour_second from '03:04') n
+select extract(hour_microsecond from '03:04') o, extract(minute_second from '03:04') p, extract(minute_microsecond from '03:04') r, extract(second_microsecond from '03:04:05.1') s, extract(day from null) t, extract(hour from '-30:04:05') u, extract(day from '-30:04:05') v
+select extract(year from 'junk') y, extract(hour from 20200102030405) z, extract(day_second from '10 11:12:13') zz, extract(DAY_HOUR from dt), extract(year from dt), extract(minute_second from t), extract(day_microsecond from t), dt + interval i day_hour from ft order by id
+~ select extract(day from time'30:04:05') x
+select date_add('2020-01-01', interval '1:2:3' day_hour) a, date_add('2020-01-01', interval '1 2' day_hour) b, date_add('2020-01-01', interval '-1 2' day_hour) c, date_add('2020-01-01', interval '2' day_hour) d, date_add('2020-01-01 00:00:00', interval '1.5' second_microsecond) e
+select date_add('2020-01-01', interval '1-2' year_month) f, date_add(date'2020-01-01', interval '1-2' year_month) g, date_add('2020-01-01', interval 1.5 hour_minute) h, date_add('2020-01-01', interval 'x' day_hour) i, date_sub('2020-01-01', interval '1 1:1:1.000002' day_microsecond) j
+select '2020-01-01' + interval '1:1' minute_second k, date_add(date'2020-01-01', interval 1 hour) l, date'2020-01-01' - interval '1 1' day_hour m, interval '1 1' day_hour + date'2020-01-01' n

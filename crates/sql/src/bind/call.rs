@@ -5,6 +5,7 @@ use super::{object_parts, Binder, Scope};
 use crate::expr::{CastTarget, Expr, Func};
 use crate::plan::{AggCall, AggFunc};
 use crate::ty::{Class, ExprType};
+use crate::value::temporal::Unit;
 use basalt_common::{Collation, MySqlError, Value};
 use sqlparser::ast;
 
@@ -87,6 +88,9 @@ impl Binder<'_> {
                 _ => return Err(syntax(&f.to_string())),
             }
         }
+        if let Some(unit) = name.strip_prefix("extract:") {
+            return self.extract_call(unit, &args, scope, aggs);
+        }
         if name == "date_add" || name == "date_sub" || name == "adddate" || name == "subdate" {
             if let [base, ast::Expr::Interval(iv)] = args.as_slice() {
                 return self.date_add(
@@ -119,6 +123,25 @@ impl Binder<'_> {
         crate::expr::func::check_arity(&name, args.len(), min, max)?;
         crate::expr::func::check_shape(func, &name, args.len())?;
         self.call(func, &args, scope, aggs)
+    }
+
+    /// `` `extract:unit`(x) ``, the front end's form of `EXTRACT(unit FROM x)`; an
+    /// unknown unit is the syntax error MariaDB gives.
+    fn extract_call(
+        &mut self,
+        unit: &str,
+        args: &[&ast::Expr],
+        scope: &Scope,
+        aggs: Option<&mut AggCollector>,
+    ) -> R<Bound> {
+        let unit = Unit::from_name(unit).or_else(|| Unit::compound(unit));
+        let (Some(unit), [x]) = (unit, args) else {
+            return Err(syntax("EXTRACT"));
+        };
+        let (x, t) = self.expr(x, scope, aggs)?;
+        let f = crate::expr::func::extract(unit);
+        let ty = crate::expr::func::result_type(f, &[t]);
+        Ok((Expr::Func(f, vec![x]), ty))
     }
 
     /// `VALUES(col)` in ON DUPLICATE KEY UPDATE: the named scope holds `values.col`.

@@ -735,14 +735,21 @@ impl Binder<'_> {
         scope: &Scope,
         mut aggs: Option<&mut AggCollector>,
     ) -> R<Bound> {
-        let unit_name = iv
-            .leading_field
-            .as_ref()
-            .map_or("DAY".to_string(), |f| f.to_string());
-        let unit = Unit::from_name(unit_name.trim_end_matches('S'))
-            .ok_or_else(|| MySqlError::not_supported(&format!("INTERVAL unit {unit_name}")))?;
+        let (unit, value) = match compound_interval(&iv.value) {
+            Some(c) => c,
+            None => {
+                let unit_name = iv
+                    .leading_field
+                    .as_ref()
+                    .map_or("DAY".to_string(), |f| f.to_string());
+                let unit = Unit::from_name(unit_name.trim_end_matches('S')).ok_or_else(|| {
+                    MySqlError::not_supported(&format!("INTERVAL unit {unit_name}"))
+                })?;
+                (unit, &*iv.value)
+            }
+        };
         let (b, tb) = self.expr(base, scope, aggs.as_deref_mut())?;
-        let (n, tn) = self.expr(&iv.value, scope, aggs)?;
+        let (n, tn) = self.expr(value, scope, aggs)?;
         let f = if sub {
             Func::DateSub(unit)
         } else {
@@ -905,4 +912,21 @@ fn is_coalesced(scope: &Scope, ti: usize, ci: usize) -> bool {
         .coalesced
         .iter()
         .any(|g| g.members.contains(&(ti, ci)))
+}
+
+/// The front end's `` `interval:DAY_HOUR`(v) `` (see `front::units`): the
+/// compound unit and the value expression.
+fn compound_interval(e: &ast::Expr) -> Option<(Unit, &ast::Expr)> {
+    let ast::Expr::Function(f) = e else {
+        return None;
+    };
+    let name = super::object_parts(&f.name).pop()?;
+    let unit = Unit::compound(name.strip_prefix("interval:")?)?;
+    let ast::FunctionArguments::List(list) = &f.args else {
+        return None;
+    };
+    match list.args.as_slice() {
+        [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(v))] => Some((unit, v)),
+        _ => None,
+    }
 }

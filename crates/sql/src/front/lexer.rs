@@ -67,33 +67,35 @@ pub struct Lexed {
     pub unterminated: bool,
     /// Which of the [`rare`] words and tokens occur (bit set), so that checks for
     /// them can skip the token walk when none does.
-    pub rare: u8,
+    pub rare: u16,
 }
 
 /// Words and tokens that later passes look for, noted while lexing (one length
 /// test per word on the hot path; most statements have none of them).
 pub mod rare {
     /// The word INTO.
-    pub const INTO: u8 = 1;
+    pub const INTO: u16 = 1;
     /// The word LOCK.
-    pub const LOCK: u8 = 2;
+    pub const LOCK: u16 = 2;
     /// The word MOD.
-    pub const MOD: u8 = 4;
+    pub const MOD: u16 = 4;
     /// The word DROP.
-    pub const DROP: u8 = 8;
+    pub const DROP: u16 = 8;
     /// The operator `||`.
-    pub const PIPES: u8 = 16;
+    pub const PIPES: u16 = 16;
     /// A `?` placeholder.
-    pub const PARAM: u8 = 32;
+    pub const PARAM: u16 = 32;
     /// The word INTERVAL.
-    pub const INTERVAL: u8 = 64;
+    pub const INTERVAL: u16 = 64;
     /// The word NEXT or PREVIOUS (`NEXT VALUE FOR s`).
-    pub const VALUE_FOR: u8 = 128;
+    pub const VALUE_FOR: u16 = 128;
+    /// The word EXTRACT.
+    pub const EXTRACT: u16 = 256;
 }
 
 /// The [`rare`] bit of one word.
 #[inline]
-fn rare_word(w: &[u8]) -> u8 {
+fn rare_word(w: &[u8]) -> u16 {
     match w.len() {
         3 if w.eq_ignore_ascii_case(b"mod") => rare::MOD,
         4 => {
@@ -106,6 +108,7 @@ fn rare_word(w: &[u8]) -> u8 {
                 _ => 0,
             }
         }
+        7 if w.eq_ignore_ascii_case(b"extract") => rare::EXTRACT,
         8 if w.eq_ignore_ascii_case(b"interval") => rare::INTERVAL,
         8 if w.eq_ignore_ascii_case(b"previous") => rare::VALUE_FOR,
         _ => 0,

@@ -27,6 +27,7 @@ pub mod parse;
 pub mod returning;
 mod sequence;
 pub mod transcode;
+mod units;
 
 use basalt_common::{Decimal, MySqlError, Value};
 use lexer::{rare, NumKind, TokKind, Token};
@@ -245,7 +246,13 @@ pub fn analyze_with(text: &str, opts: LitOpts) -> Result<Front<'_>, MySqlError> 
         }
     }
     let scan = lexed.rare
-        & (rare::LOCK | rare::MOD | rare::PIPES | rare::DROP | rare::INTERVAL | rare::VALUE_FOR)
+        & (rare::LOCK
+            | rare::MOD
+            | rare::PIPES
+            | rare::DROP
+            | rare::INTERVAL
+            | rare::VALUE_FOR
+            | rare::EXTRACT)
         != 0;
     let edits = rewrites_scanning(text, toks, opts.pipes_as_concat, scan);
     let dml = ["select", "insert", "update", "delete", "replace"]
@@ -350,6 +357,14 @@ fn rewrites_scanning(text: &str, toks: &[Token], pipes_as_concat: bool, scan: bo
                 end: t.end,
                 with: "`interval()`",
             });
+        } else if let Some(raw) = t
+            .is_kw(text, "interval")
+            .then(|| units::compound_interval(text, toks, i))
+            .flatten()
+        {
+            edits.extend(raw.map(|(start, end, with)| Edit { start, end, with }));
+        } else if let Some(raw) = units::extract(text, toks, i) {
+            edits.extend(raw.map(|(start, end, with)| Edit { start, end, with }));
         } else if let Some((words_end, name_end, with, pad)) = sequence::value_for(text, toks, i) {
             edits.push(Edit {
                 start: t.start,

@@ -2,10 +2,13 @@
 //! and the compound interval units (`INTERVAL '1:30' MINUTE_SECOND`), rewritten
 //! into calls the binder knows.
 //!
-//! - `EXTRACT(DAY_HOUR FROM x)` becomes `` `extract()`('DAY_HOUR', x) ``.
-//! - `INTERVAL v DAY_HOUR` becomes `` INTERVAL `compound_interval`('DAY_HOUR', v) MICROSECOND ``;
+//! - `EXTRACT(DAY_HOUR FROM x)` becomes `` `extract:DAY_HOUR`( x) ``.
+//! - `INTERVAL v DAY_HOUR` becomes `` INTERVAL `interval:DAY_HOUR`( v) MICROSECOND ``;
 //!   the binder sees the call and takes the unit from it. MySQL reserves the
 //!   compound unit words, so an unquoted one is always a unit.
+//!
+//! The unit is part of the function's name, not a string argument, so the plan
+//! cache (which turns literals into parameters) keeps it.
 
 use super::lexer::{TokKind, Token};
 
@@ -14,17 +17,17 @@ pub type RawEdit = (usize, usize, &'static str);
 
 /// The compound units: (name, the text that opens the value's call).
 const COMPOUND: [(&str, &str); 11] = [
-    ("year_month", " `compound_interval`('YEAR_MONTH', "),
-    ("day_hour", " `compound_interval`('DAY_HOUR', "),
-    ("day_minute", " `compound_interval`('DAY_MINUTE', "),
-    ("day_second", " `compound_interval`('DAY_SECOND', "),
-    ("day_microsecond", " `compound_interval`('DAY_MICROSECOND', "),
-    ("hour_minute", " `compound_interval`('HOUR_MINUTE', "),
-    ("hour_second", " `compound_interval`('HOUR_SECOND', "),
-    ("hour_microsecond", " `compound_interval`('HOUR_MICROSECOND', "),
-    ("minute_second", " `compound_interval`('MINUTE_SECOND', "),
-    ("minute_microsecond", " `compound_interval`('MINUTE_MICROSECOND', "),
-    ("second_microsecond", " `compound_interval`('SECOND_MICROSECOND', "),
+    ("year_month", " `interval:YEAR_MONTH`("),
+    ("day_hour", " `interval:DAY_HOUR`("),
+    ("day_minute", " `interval:DAY_MINUTE`("),
+    ("day_second", " `interval:DAY_SECOND`("),
+    ("day_microsecond", " `interval:DAY_MICROSECOND`("),
+    ("hour_minute", " `interval:HOUR_MINUTE`("),
+    ("hour_second", " `interval:HOUR_SECOND`("),
+    ("hour_microsecond", " `interval:HOUR_MICROSECOND`("),
+    ("minute_second", " `interval:MINUTE_SECOND`("),
+    ("minute_microsecond", " `interval:MINUTE_MICROSECOND`("),
+    ("second_microsecond", " `interval:SECOND_MICROSECOND`("),
 ];
 
 /// The single units an INTERVAL may end with (sqlparser reads these itself).
@@ -50,9 +53,9 @@ pub fn extract(text: &str, toks: &[Token], i: usize) -> Option<[RawEdit; 3]> {
         && unit.kind == TokKind::Word
         && from.is_kw(text, "from");
     shaped.then_some([
-        (kw.start, kw.end, "`extract()`"),
-        (unit.start, unit.start, "'"),
-        (from.start, from.end, "',"),
+        (kw.start, open.end, "`extract:"),
+        (unit.end, unit.end, "`"),
+        (from.start, from.end, "("),
     ])
 }
 
@@ -118,15 +121,15 @@ mod tests {
     fn rewrites() {
         assert_eq!(
             rewrite("select extract(day_hour from d) from t"),
-            "select `extract()`('day_hour', d) from t"
+            "select `extract:day_hour` ( d) from t"
         );
         assert_eq!(
             rewrite("select d + interval '1:30' minute_second"),
-            "select d + interval `compound_interval`('MINUTE_SECOND', '1:30' ) MICROSECOND"
+            "select d + interval `interval:MINUTE_SECOND`( '1:30' ) MICROSECOND"
         );
         assert_eq!(
             rewrite("select date_add(d, interval (a + 1) day_hour), 2"),
-            "select date_add(d, interval `compound_interval`('DAY_HOUR', (a + 1) ) MICROSECOND), 2"
+            "select date_add(d, interval `interval:DAY_HOUR`( (a + 1) ) MICROSECOND), 2"
         );
         for same in [
             "select d + interval 1 day",

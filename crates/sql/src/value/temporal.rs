@@ -31,6 +31,17 @@ pub enum Unit {
     Month,
     Quarter,
     Year,
+    YearMonth,
+    DayHour,
+    DayMinute,
+    DaySecond,
+    DayMicrosecond,
+    HourMinute,
+    HourSecond,
+    HourMicrosecond,
+    MinuteSecond,
+    MinuteMicrosecond,
+    SecondMicrosecond,
 }
 
 impl Unit {
@@ -47,6 +58,62 @@ impl Unit {
             "YEAR" => Unit::Year,
             _ => return None,
         })
+    }
+
+    /// A compound unit (`DAY_HOUR`, ...): INTERVAL and EXTRACT take these.
+    pub fn compound(s: &str) -> Option<Unit> {
+        Some(match s.to_ascii_uppercase().as_str() {
+            "YEAR_MONTH" => Unit::YearMonth,
+            "DAY_HOUR" => Unit::DayHour,
+            "DAY_MINUTE" => Unit::DayMinute,
+            "DAY_SECOND" => Unit::DaySecond,
+            "DAY_MICROSECOND" => Unit::DayMicrosecond,
+            "HOUR_MINUTE" => Unit::HourMinute,
+            "HOUR_SECOND" => Unit::HourSecond,
+            "HOUR_MICROSECOND" => Unit::HourMicrosecond,
+            "MINUTE_SECOND" => Unit::MinuteSecond,
+            "MINUTE_MICROSECOND" => Unit::MinuteMicrosecond,
+            "SECOND_MICROSECOND" => Unit::SecondMicrosecond,
+            _ => return None,
+        })
+    }
+
+    /// Whether this is a compound unit (`DAY_HOUR`, ...).
+    pub fn is_compound(self) -> bool {
+        matches!(
+            self,
+            Unit::YearMonth
+                | Unit::DayHour
+                | Unit::DayMinute
+                | Unit::DaySecond
+                | Unit::DayMicrosecond
+                | Unit::HourMinute
+                | Unit::HourSecond
+                | Unit::HourMicrosecond
+                | Unit::MinuteSecond
+                | Unit::MinuteMicrosecond
+                | Unit::SecondMicrosecond
+        )
+    }
+
+    /// Whether adding an interval of this unit to a DATE gives a DATETIME.
+    pub fn has_time(self) -> bool {
+        !matches!(
+            self,
+            Unit::Day | Unit::Week | Unit::Month | Unit::Quarter | Unit::Year | Unit::YearMonth
+        )
+    }
+
+    /// Whether the unit's smallest part is microseconds.
+    pub fn has_micros(self) -> bool {
+        matches!(
+            self,
+            Unit::Microsecond
+                | Unit::DayMicrosecond
+                | Unit::HourMicrosecond
+                | Unit::MinuteMicrosecond
+                | Unit::SecondMicrosecond
+        )
     }
 }
 

@@ -40,6 +40,8 @@ pub enum ClockFn {
     TimeFormat,
     FromUnixtimeFormat,
     GetFormat,
+    /// `EXTRACT(unit FROM x)` (bound from the front end's `` `extract()` `` call).
+    Extract(Unit),
 }
 
 pub fn lookup(name: &str) -> Option<(ClockFn, usize, usize)> {
@@ -102,6 +104,10 @@ pub fn result_type(f: ClockFn, args: &[ExprType], consts: &[Option<Value>]) -> E
     };
     let int = |n: u32| ExprType::int(n).nullable(true);
     match f {
+        Extract(u) => {
+            let temporal = matches!(args[0].class, Class::Date | Class::DateTime | Class::Time);
+            int(super::units::extract_len(u, temporal))
+        }
         AddTime | SubTime => match args[0].class {
             Class::DateTime | Class::Date => ExprType::datetime(fsp(0).max(fsp(1))).nullable(true),
             Class::Time => ExprType::time(fsp(0).max(fsp(1))).nullable(true),
@@ -293,6 +299,8 @@ pub fn eval(f: ClockFn, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
         return Ok(Value::Null);
     }
     Ok(match f {
+        Extract(u) => super::units::source(&vals[0], u, ctx)
+            .map_or(Value::Null, |s| Value::Int(super::units::extract(u, &s))),
         AddTime | SubTime => add_time(&vals, f == SubTime, ctx),
         TimeDiff => time_diff(&vals, ctx),
         TimestampAdd => timestamp_add(&vals, ctx),

@@ -20,6 +20,7 @@ mod string;
 mod text;
 mod time;
 mod tz;
+pub mod units;
 mod userlock;
 
 use super::{EvalCtx, Expr, R};
@@ -362,6 +363,11 @@ impl Func {
     }
 }
 
+/// `EXTRACT(unit FROM x)`.
+pub fn extract(unit: Unit) -> Func {
+    Func::Clock(clock::ClockFn::Extract(unit))
+}
+
 /// Whether the result type of `f` depends on the values of constant arguments
 /// (the binder then passes them to [`result_type_with`]).
 pub fn uses_consts(f: Func) -> bool {
@@ -509,16 +515,24 @@ pub fn result_type(f: Func, args: &[ExprType]) -> ExprType {
         DayOfWeek | Weekday => ExprType::int(1).nullable(true),
         DateDiff => ExprType::int(8).nullable(true),
         ToDays => ExprType::int(6).nullable(true),
-        DateAdd(_) | DateSub(_) => match args.first().map(|a| a.class) {
-            Some(Class::Date) => ExprType::date().nullable(true),
-            // MariaDB: a string argument gives CHAR(19) text.
+        DateAdd(u) | DateSub(u) => match args.first().map(|a| a.class) {
+            Some(Class::Date) if !u.has_time() => ExprType::date().nullable(true),
+            Some(Class::Date) => {
+                ExprType::datetime(if u.has_micros() { 6 } else { 0 }).nullable(true)
+            }
+            // MariaDB: a string argument gives CHAR(19) text (26 with microseconds).
             Some(Class::String) => {
-                let mut t = ExprType::string(19, Collation::Utf8mb4GeneralCi).nullable(true);
+                let micros = u.has_micros();
+                let len = if micros { 26 } else { 19 };
+                let mut t = ExprType::string(len, Collation::Utf8mb4GeneralCi).nullable(true);
                 t.column_type = Some(basalt_common::ColumnType::String);
-                t.decimals = 0;
+                t.decimals = if micros { 6 } else { 0 };
                 t
             }
-            _ => ExprType::datetime(args.first().map_or(0, |a| a.decimals.min(6))).nullable(true),
+            _ => {
+                let fsp = args.first().map_or(0, |a| a.decimals.min(6));
+                ExprType::datetime(if u.has_micros() { 6 } else { fsp }).nullable(true)
+            }
         },
         DateFormat => {
             let mut t = ExprType::string(64, utf).nullable(true);

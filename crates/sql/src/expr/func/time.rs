@@ -4,7 +4,7 @@
 use super::Func;
 use crate::expr::cast::{to_datetime, to_time};
 use crate::expr::{EvalCtx, R};
-use crate::value::temporal::{add_interval, now, truncate_fsp};
+use crate::value::temporal::{add_interval, now, truncate_fsp, Unit};
 use crate::value::{to_bytes, to_num};
 use basalt_common::{DateTime, Decimal, Time, Value};
 
@@ -64,21 +64,18 @@ pub fn eval(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
             let Some(dt) = to_datetime(&vals[0], ctx) else {
                 return Ok(Value::Null);
             };
-            let n = to_num(&vals[1]).0.to_i64().unwrap_or(0);
-            let n = if matches!(f, DateSub(_)) { -n } else { n };
+            let sub = matches!(f, DateSub(_));
+            let time_unit = unit.has_time();
+            let (n, unit) = match interval_amount(unit, &vals[1], sub) {
+                Some(x) => x,
+                None => return Ok(Value::Null),
+            };
             let date_only = match &vals[0] {
                 Value::Date(_) => true,
                 Value::Bytes(b) => crate::value::parse_datetime(b).is_some() && !b.contains(&b':'),
                 _ => false,
             };
-            let was_date = date_only
-                && !matches!(
-                    unit,
-                    crate::value::temporal::Unit::Hour
-                        | crate::value::temporal::Unit::Minute
-                        | crate::value::temporal::Unit::Second
-                        | crate::value::temporal::Unit::Microsecond
-                );
+            let was_date = date_only && !time_unit;
             let as_text = matches!(vals[0], Value::Bytes(_));
             Ok(match add_interval(dt, n, unit) {
                 Some(r) if was_date && as_text => Value::str(&r.date.to_string()),
@@ -204,7 +201,24 @@ fn timestamp_diff(unit: crate::value::temporal::Unit, a: DateTime, b: DateTime) 
         U::Month => months() as i128,
         U::Quarter => (months() / 3) as i128,
         U::Year => (months() / 12) as i128,
+        // TIMESTAMPDIFF's unit comes from `Unit::from_name`, never a compound one.
+        _ => 0,
     }) as i64
+}
+
+/// The amount and unit `add_interval` adds for `INTERVAL v unit` (negated for
+/// DATE_SUB): a compound unit's value read into months or microseconds (None
+/// when it does not read, MariaDB's NULL).
+fn interval_amount(unit: Unit, v: &Value, sub: bool) -> Option<(i64, Unit)> {
+    let (n, unit) = if unit.is_compound() {
+        match super::units::compound_span(unit, &to_bytes(v))? {
+            super::units::Span::Months(m) => (m, Unit::Month),
+            super::units::Span::Micros(u) => (u, Unit::Microsecond),
+        }
+    } else {
+        (to_num(v).0.to_i64().unwrap_or(0), unit)
+    };
+    Some((if sub { -n } else { n }, unit))
 }
 
 const MONTHS: [&str; 12] = [

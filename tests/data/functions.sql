@@ -203,3 +203,7 @@ select extract(year from 'junk') y, extract(hour from 20200102030405) z, extract
 select date_add('2020-01-01', interval '1:2:3' day_hour) a, date_add('2020-01-01', interval '1 2' day_hour) b, date_add('2020-01-01', interval '-1 2' day_hour) c, date_add('2020-01-01', interval '2' day_hour) d, date_add('2020-01-01 00:00:00', interval '1.5' second_microsecond) e
 select date_add('2020-01-01', interval '1-2' year_month) f, date_add(date'2020-01-01', interval '1-2' year_month) g, date_add('2020-01-01', interval 1.5 hour_minute) h, date_add('2020-01-01', interval 'x' day_hour) i, date_sub('2020-01-01', interval '1 1:1:1.000002' day_microsecond) j
 select '2020-01-01' + interval '1:1' minute_second k, date_add(date'2020-01-01', interval 1 hour) l, date'2020-01-01' - interval '1 1' day_hour m, interval '1 1' day_hour + date'2020-01-01' n
+# CHAR(... USING charset)
+select char(65,66 using utf8mb4) a, hex(char(50089 using utf8mb4)) b, char(50089 using utf8mb4) c, char(233 using latin1) d, hex(char(255 using utf8mb4)) e, charset(char(65 using latin1)) f, char(null, 65 using ascii) h, collation(char(65 using utf8mb3)) i, length(char(233 using latin1)) j
+~ select hex(char(65, 255, 66, 67, 68 using utf8mb4)) a, hex(char(4036991104 using utf8mb3)) b, char(i + 60 using utf8mb4) c, char(i, u using binary) from ft order by id
+select char(65 using foo)

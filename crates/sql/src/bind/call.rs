@@ -88,6 +88,9 @@ impl Binder<'_> {
                 _ => return Err(syntax(&f.to_string())),
             }
         }
+        if name == "char using" {
+            return self.char_using_call(&args, scope, aggs);
+        }
         if let Some(unit) = name.strip_prefix("extract:") {
             return self.extract_call(unit, &args, scope, aggs);
         }
@@ -142,6 +145,30 @@ impl Binder<'_> {
         let f = crate::expr::func::extract(unit);
         let ty = crate::expr::func::result_type(f, &[t]);
         Ok((Expr::Func(f, vec![x]), ty))
+    }
+
+    /// `` `char using`(n, ..., cs) ``, the front end's form of `CHAR(n, ... USING cs)`.
+    fn char_using_call(
+        &mut self,
+        args: &[&ast::Expr],
+        scope: &Scope,
+        mut aggs: Option<&mut AggCollector>,
+    ) -> R<Bound> {
+        let Some((ast::Expr::Identifier(cs), values)) = args.split_last() else {
+            return Err(syntax("CHAR"));
+        };
+        let charset = basalt_common::Charset::from_name(&cs.value)
+            .ok_or_else(|| MySqlError::unknown_character_set(&cs.value))?;
+        let mut bound = Vec::with_capacity(values.len());
+        let mut types = Vec::with_capacity(values.len());
+        for v in values {
+            let (e, t) = self.expr(v, scope, aggs.as_deref_mut())?;
+            bound.push(e);
+            types.push(t);
+        }
+        let f = crate::expr::func::char_using(charset);
+        let ty = crate::expr::func::result_type(f, &types);
+        Ok((Expr::Func(f, bound), ty))
     }
 
     /// `VALUES(col)` in ON DUPLICATE KEY UPDATE: the named scope holds `values.col`.

@@ -91,6 +91,8 @@ pub mod rare {
     pub const VALUE_FOR: u16 = 128;
     /// The word EXTRACT.
     pub const EXTRACT: u16 = 256;
+    /// The word CHAR (`CHAR(n, ... USING cs)`).
+    pub const CHAR: u16 = 512;
 }
 
 /// The [`rare`] bit of one word.
@@ -104,6 +106,7 @@ fn rare_word(w: &[u8]) -> u16 {
                 b"into" => rare::INTO,
                 b"lock" => rare::LOCK,
                 b"drop" => rare::DROP,
+                b"char" => rare::CHAR,
                 b"next" => rare::VALUE_FOR,
                 _ => 0,
             }

@@ -7,6 +7,9 @@
 //!   the binder sees the call and takes the unit from it. MySQL reserves the
 //!   compound unit words, so an unquoted one is always a unit.
 //!
+//! - `CHAR(n, ... USING cs)` becomes `` `char using`(n, ... , cs) `` (the character
+//!   set as a bare name the binder reads).
+//!
 //! The unit is part of the function's name, not a string argument, so the plan
 //! cache (which turns literals into parameters) keeps it.
 
@@ -59,6 +62,33 @@ pub fn extract(text: &str, toks: &[Token], i: usize) -> Option<[RawEdit; 3]> {
     ])
 }
 
+/// `CHAR ( ... USING cs )` at token `i`: the two edits (the last top-level
+/// `USING` of the parentheses, followed by one word and the closing one).
+pub fn char_using(text: &str, toks: &[Token], i: usize) -> Option<[RawEdit; 2]> {
+    let kw = toks.get(i)?;
+    if !kw.is_kw(text, "char") || toks.get(i + 1)?.text(text) != "(" {
+        return None;
+    }
+    let mut depth = 0usize;
+    for (j, t) in toks.iter().enumerate().skip(i + 2) {
+        match (t.kind, t.text(text)) {
+            (TokKind::Punct, "(") => depth += 1,
+            (TokKind::Punct, ")") if depth == 0 => return None,
+            (TokKind::Punct, ")") => depth -= 1,
+            (TokKind::Word, _) if depth == 0 && t.is_kw(text, "using") => {
+                let [cs, close] = toks.get(j + 1..j + 3)? else {
+                    return None;
+                };
+                let shaped = cs.kind == TokKind::Word && close.text(text) == ")";
+                return shaped
+                    .then_some([(kw.start, kw.end, "`char using`"), (t.start, t.end, ",")]);
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 /// `INTERVAL value unit` at token `i` with a compound unit: the two edits.
 pub fn compound_interval(text: &str, toks: &[Token], i: usize) -> Option<[RawEdit; 2]> {
     let kw = toks.get(i)?;
@@ -108,6 +138,9 @@ mod tests {
             if let Some(e) = extract(text, &toks, i) {
                 edits.extend(e);
             }
+            if let Some(e) = char_using(text, &toks, i) {
+                edits.extend(e);
+            }
             if toks[i].is_kw(text, "interval") {
                 if let Some(e) = compound_interval(text, &toks, i) {
                     edits.extend(e);
@@ -131,7 +164,13 @@ mod tests {
             rewrite("select date_add(d, interval (a + 1) day_hour), 2"),
             "select date_add(d, interval `interval:DAY_HOUR`( (a + 1) ) MICROSECOND), 2"
         );
+        assert_eq!(
+            rewrite("select char(65, 66 using utf8mb4), char(1)"),
+            "select `char using`(65, 66 , utf8mb4), char(1)"
+        );
         for same in [
+            "select cast(a as char(10)), convert(b using latin1)",
+            "create table t (c char(10) character set latin1)",
             "select d + interval 1 day",
             "select date_add(d, interval n hour), day_hour",
             "select interval(1, 2, 3)",

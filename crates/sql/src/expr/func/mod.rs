@@ -363,6 +363,11 @@ impl Func {
     }
 }
 
+/// `CHAR(n, ... USING cs)`.
+pub fn char_using(cs: basalt_common::Charset) -> Func {
+    Func::Text(text::TextFn::CharUsing(cs))
+}
+
 /// `EXTRACT(unit FROM x)`.
 pub fn extract(unit: Unit) -> Func {
     Func::Clock(clock::ClockFn::Extract(unit))

@@ -15,6 +15,8 @@ use basalt_common::{Collation, Value};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TextFn {
     Char,
+    /// `CHAR(n, ... USING cs)`.
+    CharUsing(basalt_common::Charset),
     Insert,
     MakeSet,
     ExportSet,
@@ -84,6 +86,10 @@ pub fn result_type(f: TextFn, args: &[ExprType]) -> ExprType {
     let utf = Collation::Utf8mb3GeneralCi;
     match f {
         Char => binary(4 * args.len() as u32),
+        CharUsing(cs) => {
+            ExprType::string(4 * args.len() as u32 / cs.max_len(), cs.default_collation())
+                .nullable(true)
+        }
         Insert => ExprType::string(len(0) + len(3), coll).nullable(true),
         MakeSet => {
             let l: u32 = args[1..].iter().map(|a| a.len).sum();
@@ -165,6 +171,7 @@ pub fn eval(f: TextFn, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
     use TextFn::*;
     match f {
         Char => return Ok(Value::Bytes(char_bytes(&vals))),
+        CharUsing(cs) => return Ok(char_using(char_bytes(&vals), cs, ctx)),
         MakeSet if !vals[0].is_null() => return Ok(make_set(&vals)),
         Charset | CollationOf | Coercibility => return Ok(Value::Null),
         _ => {}
@@ -204,6 +211,51 @@ fn char_bytes(vals: &[Value]) -> Vec<u8> {
         out.extend_from_slice(&b[skip..]);
     }
     out
+}
+
+/// CHAR(...)'s bytes read in character set `cs` (as held internally: UTF-8 for
+/// every character set but binary); NULL with warning 1300 when they are not
+/// well-formed there. ASCII takes any byte, as MariaDB's does (one past 127
+/// reads as `?`).
+fn char_using(b: Vec<u8>, cs: basalt_common::Charset, ctx: &mut EvalCtx) -> Value {
+    use basalt_common::Charset as Cs;
+    let bad = match cs {
+        Cs::Binary => None,
+        Cs::Latin1 => {
+            let s: String = b
+                .iter()
+                .map(|&c| basalt_common::charset::latin1_char(c))
+                .collect();
+            return Value::str(&s);
+        }
+        Cs::Ascii => {
+            let s: String = b
+                .iter()
+                .map(|&c| if c < 128 { c as char } else { '?' })
+                .collect();
+            return Value::str(&s);
+        }
+        Cs::Utf8mb4 => std::str::from_utf8(&b).err().map(|e| e.valid_up_to()),
+        Cs::Utf8mb3 => {
+            let ok = std::str::from_utf8(&b).map_err(|e| e.valid_up_to());
+            match ok {
+                Ok(s) => s
+                    .char_indices()
+                    .find(|(_, c)| c.len_utf8() > 3)
+                    .map(|(i, _)| i),
+                Err(at) => Some(at),
+            }
+        }
+    };
+    let Some(at) = bad else {
+        return Value::Bytes(b);
+    };
+    let hex: String = b[at..].iter().take(3).map(|c| format!("{c:02X}")).collect();
+    ctx.warn(
+        basalt_common::error::code::ER_INVALID_CHARACTER_STRING,
+        format!("Invalid {} character string: '{hex}'", cs.name()),
+    );
+    Value::Null
 }
 
 /// INSERT(str, pos, len, new): `str` with `len` characters from `pos` replaced.

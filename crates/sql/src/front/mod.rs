@@ -289,39 +289,14 @@ fn rewrites(text: &str, toks: &[Token], pipes_as_concat: bool) -> Vec<Edit> {
 /// leading words are looked at.
 fn rewrites_scanning(text: &str, toks: &[Token], pipes_as_concat: bool, scan: bool) -> Vec<Edit> {
     let mut edits = Vec::new();
-    let ddl = toks
-        .first()
-        .is_some_and(|t| t.is_kw(text, "create") || t.is_kw(text, "alter"));
-    if ddl && toks.get(1).is_some_and(|t| t.is_kw(text, "schema")) {
-        edits.push(Edit {
-            start: toks[1].start,
-            end: toks[1].end,
-            with: "DATABASE",
-        });
-    }
-    // UPDATE / DELETE LOW_PRIORITY | QUICK: no effect here (as in MariaDB for
-    // transactional tables); sqlparser does not know them, nor IGNORE (see
-    // `dml_rewrite`).
-    let dml = &toks[dml_rewrite::statement_start(text, toks)..];
-    let modifiers = native::dml_modifiers(text, dml);
-    for t in &dml[1..=modifiers] {
-        let ignore = t.is_kw(text, "ignore");
-        edits.push(Edit {
-            start: t.start,
-            end: t.end,
-            with: if ignore {
-                dml_rewrite::IGNORE_MARKER
-            } else {
-                ""
-            },
-        });
-    }
-    for r in dml_rewrite::multi_table(text, dml, modifiers + 1) {
-        edits.push(Edit {
-            start: r.start,
-            end: r.end,
-            with: r.with,
-        });
+    // A SELECT has none of the leading-word rewrites (the common case, kept short).
+    let select = toks.first().is_some_and(|t| t.is_kw(text, "select"));
+    let ddl = !select
+        && toks
+            .first()
+            .is_some_and(|t| t.is_kw(text, "create") || t.is_kw(text, "alter"));
+    if !select {
+        leading_rewrites(text, toks, ddl, &mut edits);
     }
     if !scan {
         return edits;
@@ -401,6 +376,42 @@ fn rewrites_scanning(text: &str, toks: &[Token], pipes_as_concat: bool, scan: bo
 
 /// True when `toks[open]` opens a parenthesised list with a comma at its top
 /// level: MariaDB's grammar reads `INTERVAL (a, b, ...)` as the function.
+/// The rewrites of a statement's leading words: `CREATE / ALTER SCHEMA`, and the
+/// UPDATE / DELETE modifiers and multi-table forms.
+fn leading_rewrites(text: &str, toks: &[Token], ddl: bool, edits: &mut Vec<Edit>) {
+    if ddl && toks.get(1).is_some_and(|t| t.is_kw(text, "schema")) {
+        edits.push(Edit {
+            start: toks[1].start,
+            end: toks[1].end,
+            with: "DATABASE",
+        });
+    }
+    // UPDATE / DELETE LOW_PRIORITY | QUICK: no effect here (as in MariaDB for
+    // transactional tables); sqlparser does not know them, nor IGNORE (see
+    // `dml_rewrite`).
+    let dml = &toks[dml_rewrite::statement_start(text, toks)..];
+    let modifiers = native::dml_modifiers(text, dml);
+    for t in &dml[1..=modifiers] {
+        let ignore = t.is_kw(text, "ignore");
+        edits.push(Edit {
+            start: t.start,
+            end: t.end,
+            with: if ignore {
+                dml_rewrite::IGNORE_MARKER
+            } else {
+                ""
+            },
+        });
+    }
+    for r in dml_rewrite::multi_table(text, dml, modifiers + 1) {
+        edits.push(Edit {
+            start: r.start,
+            end: r.end,
+            with: r.with,
+        });
+    }
+}
+
 fn interval_call(text: &str, toks: &[Token], open: usize) -> bool {
     if toks.get(open).is_none_or(|t| t.text(text) != "(") {
         return false;

@@ -159,6 +159,16 @@ fn generated_and_invisible_columns_are_refused() {
     let b = Basalt::start();
     let mut c = setup(&b);
     ok(&mut c, "create table p (a int primary key)");
+    for q in [
+        "create table d1 (a int default (1 + 1))",
+        "create table d2 (a varchar(40) default uuid())",
+    ] {
+        not_supported(
+            &mut c,
+            q,
+            "DEFAULT expressions other than CURRENT_TIMESTAMP",
+        );
+    }
     not_supported(
         &mut c,
         "create table c3 (a int, g int as (a + 1) virtual)",

@@ -509,7 +509,7 @@ pub(crate) fn default_expr(e: &ast::Expr, col: &str, cx: &SessionCtx) -> R<Defau
             ) {
                 Ok(DefaultValue::CurrentTimestamp)
             } else {
-                Err(MySqlError::invalid_default(col))
+                Err(expression_default())
             }
         }
         A::Identifier(i)
@@ -520,8 +520,15 @@ pub(crate) fn default_expr(e: &ast::Expr, col: &str, cx: &SessionCtx) -> R<Defau
         {
             Ok(DefaultValue::CurrentTimestamp)
         }
-        _ => Err(MySqlError::invalid_default(col)),
+        A::Identifier(_) => Err(MySqlError::invalid_default(col)),
+        _ => Err(expression_default()),
     }
+}
+
+/// A DEFAULT that is an expression (`DEFAULT (a + 1)`, `DEFAULT uuid()`,
+/// `DEFAULT nextval(s)`): MariaDB evaluates it per row; Basalt does not yet.
+fn expression_default() -> MySqlError {
+    MySqlError::not_supported("DEFAULT expressions other than CURRENT_TIMESTAMP")
 }
 
 pub(crate) fn resolve_default(

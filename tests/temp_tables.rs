@@ -370,7 +370,23 @@ fn rss_kib(pid: u32) -> u64 {
 #[test]
 fn a_thousand_temporary_tables_are_released_at_disconnect() {
     let b = Basalt::start();
-    let _c = setup(&b);
+    let mut watcher = setup(&b);
+    // The server drops a session's tables when it sees the disconnect: wait for
+    // that, so rounds do not overlap and RSS is read with only `watcher` open.
+    let mut settled = || {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while one(
+            &mut watcher,
+            "select count(*) from information_schema.processlist",
+        ) != "1"
+        {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "a session did not end"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    };
     let round = || {
         let mut c = conn(&b.url_db("tt"));
         for i in 0..1000 {
@@ -386,9 +402,11 @@ fn a_thousand_temporary_tables_are_released_at_disconnect() {
         assert_eq!(one(&mut c, "select count(*) from m999"), "2");
     };
     round();
+    settled();
     let after_first = rss_kib(b.pid());
     for _ in 0..2 {
         round();
+        settled();
     }
     let after_third = rss_kib(b.pid());
     // Each round holds well over 1 MiB of tables; what is released is reused.

@@ -16,6 +16,7 @@ pub mod alter;
 pub mod call;
 pub mod chains;
 pub mod check;
+pub mod column_type;
 pub mod cte;
 pub mod ddl;
 pub mod dml;

@@ -594,3 +594,39 @@ fn differential_temporary_tables_against_mariadb() {
     }
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
 }
+
+#[test]
+fn default_tmp_storage_engine_applies_to_temporary_tables_only() {
+    let b = Basalt::start();
+    let mut c = setup(&b);
+    assert_eq!(
+        one(&mut c, "select @@default_tmp_storage_engine is null"),
+        "1"
+    );
+    c.query_drop("set default_tmp_storage_engine = memory")
+        .expect("set");
+    assert_eq!(one(&mut c, "select @@default_tmp_storage_engine"), "MEMORY");
+    c.query_drop("create temporary table m (a int)")
+        .expect("temp");
+    c.query_drop("create table d (a int)").expect("base");
+    c.query_drop("create temporary table i (a int) engine=innodb")
+        .expect("explicit");
+    let engine = |c: &mut Conn, t: &str| {
+        let r: Vec<(String, String)> = c.query(format!("show create table {t}")).expect("show");
+        let text = &r[0].1;
+        let at = text.find("ENGINE=").expect("engine") + 7;
+        text[at..].split(' ').next().unwrap_or_default().to_string()
+    };
+    assert_eq!(engine(&mut c, "m"), "MEMORY");
+    assert_eq!(engine(&mut c, "d"), "InnoDB");
+    assert_eq!(engine(&mut c, "i"), "InnoDB");
+    c.query_drop("insert into m values (1), (2)")
+        .expect("insert");
+    assert_eq!(one(&mut c, "select sum(a) from m"), "3");
+    assert_eq!(err(&mut c, "set default_tmp_storage_engine = ''").0, 1286);
+    c.query_drop("set default_tmp_storage_engine = NULL")
+        .expect("null");
+    c.query_drop("create temporary table n (a int)")
+        .expect("temp");
+    assert_eq!(engine(&mut c, "n"), "InnoDB");
+}

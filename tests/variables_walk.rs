@@ -37,7 +37,7 @@ const CLASSIFIED: &[(&str, Proof)] = &[
     ("character_set_client", Elsewhere("statement text handled as bytes in the client character set")),
     ("character_set_connection", Test("connection_and_server_character_sets")),
     ("character_set_database", Test("connection_and_server_character_sets")),
-    ("character_set_filesystem", NoEffect("it names the files of LOAD DATA INFILE, SELECT ... INTO OUTFILE and LOAD_FILE(), none of which Basalt runs (1064 / 1305)")),
+    ("character_set_filesystem", DefaultOnly("utf8mb4")),
     ("character_set_results", Elsewhere("conversion of result text to the client character set")),
     ("character_set_server", Test("connection_and_server_character_sets")),
     ("check_constraint_checks", Test("check_constraints_are_enforced_shown_and_kept")),
@@ -47,11 +47,11 @@ const CLASSIFIED: &[(&str, Proof)] = &[
     ("completion_type", Test("completion_type_chains_and_releases")),
     ("connect_timeout", Elsewhere("time limits: connect_timeout applied to the handshake")),
     ("default_storage_engine", Test("drop_temporary_delayed_inserts_and_table_options")),
-    ("default_tmp_storage_engine", NoEffect("the engine of CREATE TEMPORARY TABLE, which Basalt refuses (1235)")),
-    ("default_week_format", NoEffect("read only by WEEK() and YEARWEEK(), which Basalt does not have (1305)")),
+    ("default_tmp_storage_engine", Test("default_tmp_storage_engine_applies_to_temporary_tables_only")),
+    ("default_week_format", Test("default_week_format_is_weeks_default_mode")),
     ("div_precision_increment", Test("division_group_concat_and_notes")),
     ("explicit_defaults_for_timestamp", DefaultOnly("OFF")),
-    ("foreign_key_checks", NoEffect("no foreign key exists: FOREIGN KEY and REFERENCES are refused (1235)")),
+    ("foreign_key_checks", Test("enforcement_restrict_cascade_set_null")),
     ("general_log", Test("general_log_writes_mariadbs_file_format")),
     ("general_log_file", Test("general_log_writes_mariadbs_file_format")),
     ("group_concat_max_len", Test("division_group_concat_and_notes")),
@@ -68,6 +68,8 @@ const CLASSIFIED: &[(&str, Proof)] = &[
     ("insert_id", Test("timestamp_insert_id_and_thread_id")),
     ("interactive_timeout", Test("wait_timeout_closes_idle_connections")),
     ("join_buffer_size", DefaultOnly("131072")),
+    ("join_buffer_space_limit", DefaultOnly("4194304")),
+    ("join_cache_level", Test("flags_change_as_mariadb_and_steer_the_plan")),
     ("key_buffer_size", NoEffect("the MyISAM key cache: no table is MyISAM (ENGINE=MyISAM creates a transactional table, with warning 1266)")),
     ("last_insert_id", Test("timestamp_insert_id_and_thread_id")),
     ("lc_messages", DefaultOnly("de_DE")),
@@ -95,7 +97,10 @@ const CLASSIFIED: &[(&str, Proof)] = &[
     ("net_retry_count", DefaultOnly("20")),
     ("net_write_timeout", Test("client_that_stops_reading_is_cut_off_after_net_write_timeout")),
     ("old_passwords", NoEffect("it chooses the hash of PASSWORD() and of account passwords; there is no PASSWORD() and account statements are refused (1235)")),
-    ("optimizer_search_depth", DefaultOnly("5")),
+    ("optimizer_prune_level", DefaultOnly("1")),
+    ("optimizer_search_depth", Test("search_depth_bounds_the_join_order_search")),
+    ("optimizer_switch", Test("flags_change_as_mariadb_and_steer_the_plan")),
+    ("optimizer_use_condition_selectivity", DefaultOnly("1")),
     ("profiling", DefaultOnly("ON")),
     ("pseudo_thread_id", Test("timestamp_insert_id_and_thread_id")),
     ("query_cache_size", DefaultOnly("1048576")),
@@ -550,4 +555,19 @@ fn server_character_set_from_the_defaults_file() {
         .expect("q")
         .expect("row");
     assert!(text.contains("CHARACTER SET latin1"), "{text}");
+}
+
+#[test]
+fn default_week_format_is_weeks_default_mode() {
+    let b = Basalt::start();
+    let mut c = connect(&b);
+    let weeks =
+        "SELECT CONCAT_WS(',', WEEK('2024-01-07'), YEARWEEK('2024-01-07'), WEEK('2024-12-31'))";
+    assert_eq!(one(&mut c, weeks), "1,202401,52");
+    ok(&mut c, "SET default_week_format = 1");
+    assert_eq!(one(&mut c, weeks), "1,202401,53");
+    ok(&mut c, "SET default_week_format = 5");
+    assert_eq!(one(&mut c, "SELECT WEEK('2024-12-31')"), "53");
+    // An explicit mode wins.
+    assert_eq!(one(&mut c, "SELECT WEEK('2024-12-31', 0)"), "52");
 }

@@ -45,7 +45,7 @@ pub fn create_table_def(
 ) -> R<TableDef> {
     let (db, name) = qualified(&ct.name, cx)?;
     check_ident(&name, false)?;
-    let opts = table_options(&ct.table_options, ct.comment.as_ref(), (&db, &name), cx)?;
+    let opts = table_options(ct, (&db, &name), cx)?;
     let db_coll = storage
         .database_collation(&db)
         .unwrap_or(Collation::Utf8mb4GeneralCi);
@@ -193,11 +193,11 @@ pub fn check_ident(name: &str, is_db: bool) -> R<()> {
 }
 
 pub(crate) fn table_options(
-    opts: &ast::CreateTableOptions,
-    comment: Option<&ast::CommentDef>,
+    ct: &ast::CreateTable,
     (db, table): (&str, &str),
     cx: &mut SessionCtx,
 ) -> R<TableOptions> {
+    let (opts, comment) = (&ct.table_options, ct.comment.as_ref());
     let mut out = TableOptions {
         engine: EngineKind::Basalt,
         charset: None,
@@ -217,7 +217,15 @@ pub(crate) fn table_options(
         _ => false,
     });
     if !explicit {
-        out.engine = engine_kind(&cx.var_text("default_storage_engine"), table, cx)?;
+        let tmp = match cx.vars.get("default_tmp_storage_engine") {
+            Some(Value::Null) | None => None,
+            Some(v) => Some(v.display_lossy()),
+        };
+        let default = match tmp {
+            Some(engine) if ct.temporary => engine,
+            _ => cx.var_text("default_storage_engine"),
+        };
+        out.engine = engine_kind(&default, table, cx)?;
     }
     let list = match opts {
         ast::CreateTableOptions::None => return Ok(out),

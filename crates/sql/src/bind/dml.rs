@@ -386,6 +386,7 @@ impl Binder<'_> {
             needed: all_cols,
             order: index_order,
             limit: limit_hint,
+            planner: self.cx.planner,
         });
         let order = if planned.order_satisfied {
             Vec::new()

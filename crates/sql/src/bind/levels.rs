@@ -19,6 +19,7 @@ use crate::plan::access::{self, Hints, Input};
 use crate::plan::hash_keys::{self, HashJoin};
 use crate::plan::join_order::{self, Rel, Step};
 use crate::plan::outer_join::{self, OuterLevel};
+use crate::plan::switch::Planner;
 use crate::plan::{Level, TableRef};
 use std::borrow::Cow;
 
@@ -61,6 +62,8 @@ pub struct LevelInputs<'a> {
     /// decides the order.
     pub order: Option<Vec<(usize, bool)>>,
     pub limit: Option<u64>,
+    /// The session's planner settings (hash joins, search depth).
+    pub planner: Planner,
 }
 
 pub struct Planned {
@@ -79,6 +82,7 @@ pub fn plan_levels(mut inp: LevelInputs) -> Planned {
             &mut inp.conjuncts,
             inp.order.is_some() && inp.limit.is_some(),
             &inp.needed,
+            inp.planner,
         );
         if s.first().map(|l| l.table) != inp.from.levels.first().map(|l| l.table) {
             // The ORDER BY columns given are of the FROM order's first table.
@@ -151,6 +155,9 @@ pub fn plan_levels(mut inp: LevelInputs) -> Planned {
             order_satisfied = satisfied;
         }
         let mut level = level;
+        if !inp.planner.hash_join {
+            level.hash = None;
+        }
         level.post_filter = and_of(std::mem::take(&mut post[li]));
         levels.push(level);
         available |= 1 << s.table;
@@ -275,6 +282,7 @@ fn join_levels(
     conjuncts: &mut Vec<Expr>,
     pin_first: bool,
     needed: &[Vec<usize>],
+    planner: Planner,
 ) -> Vec<LevelSpec> {
     let tables = &from.tables;
     let mut specs = from.levels.clone();
@@ -322,7 +330,7 @@ fn join_levels(
             &from.hints[specs[r].table],
         )
     };
-    let order = join_order::best_order(&rels, &mut oracle);
+    let order = join_order::best_order(&rels, &mut oracle, planner.search(rels.len()));
     order.into_iter().map(|r| specs[r].clone()).collect()
 }
 

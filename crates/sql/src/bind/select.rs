@@ -483,6 +483,7 @@ impl Binder<'_> {
             } else {
                 limit_hint
             },
+            planner: self.cx.planner,
         });
         let sort_needed = !planned.order_satisfied || is_agg || windowed;
         if is_agg && self.cx.mode.only_full_group_by {

@@ -23,6 +23,7 @@
 //! ([`KEEP_FROM`]), so that joins whose orders cost the same keep the rows in the
 //! order the query lists the tables.
 
+use super::switch::Search as How;
 use std::collections::HashMap;
 
 /// Relations up to which the search is exhaustive (2^n subsets).
@@ -167,8 +168,8 @@ impl Search<'_, '_> {
         }
     }
 
-    /// Greedy search with a lookahead of [`LOOKAHEAD`] levels.
-    fn greedy(&mut self) -> Option<Vec<usize>> {
+    /// Greedy search with a lookahead of `lookahead` levels.
+    fn greedy(&mut self, lookahead: usize) -> Option<Vec<usize>> {
         let n = self.rels.len();
         let mut done = vec![false; n];
         let mut order = Vec::with_capacity(n);
@@ -182,7 +183,7 @@ impl Search<'_, '_> {
                 let next = self.extend(s, r);
                 done[r] = true;
                 let bound = pick.map_or(f64::INFINITY, |p| p.0);
-                let score = self.look(next, &done, LOOKAHEAD - 1, bound);
+                let score = self.look(next, &done, lookahead - 1, bound);
                 done[r] = false;
                 if pick.is_none_or(|p| score < p.0) {
                     pick = Some((score, r, next));
@@ -199,7 +200,8 @@ impl Search<'_, '_> {
 
 /// The order (indexes into `rels`) to run the levels in; `rels` lists them in
 /// FROM order, which is the answer unless another order is clearly cheaper.
-pub fn best_order(rels: &[Rel], oracle: &mut Oracle) -> Vec<usize> {
+/// `how` is how to look (see [`super::switch::Planner::search`]).
+pub fn best_order(rels: &[Rel], oracle: &mut Oracle, how: How) -> Vec<usize> {
     let identity: Vec<usize> = (0..rels.len()).collect();
     if rels.len() <= 1 {
         return identity;
@@ -209,10 +211,9 @@ pub fn best_order(rels: &[Rel], oracle: &mut Oracle) -> Vec<usize> {
         oracle,
         memo: HashMap::new(),
     };
-    let found = if rels.len() <= EXHAUSTIVE {
-        search.exhaustive()
-    } else {
-        search.greedy()
+    let found = match how {
+        How::Exhaustive => search.exhaustive(),
+        How::Greedy { lookahead } => search.greedy(lookahead),
     };
     let Some(found) = found else {
         return identity;
@@ -283,6 +284,10 @@ mod tests {
         true
     }
 
+    fn auto(n: usize) -> How {
+        crate::plan::switch::Planner::default().search(n)
+    }
+
     fn shuffled(n: usize) -> Vec<usize> {
         let mut v: Vec<usize> = (0..n).step_by(2).collect();
         v.extend((1..n).step_by(2));
@@ -293,7 +298,7 @@ mod tests {
     fn exhaustive_follows_the_chain() {
         let (rels, _) = chain(&shuffled(8));
         let mut o = oracle(&rels);
-        let order = best_order(&rels, &mut o);
+        let order = best_order(&rels, &mut o, auto(rels.len()));
         assert!(connected(&rels, &order), "{order:?}");
     }
 
@@ -302,10 +307,19 @@ mod tests {
         for n in [16, 32, 61] {
             let (rels, _) = chain(&shuffled(n));
             let mut o = oracle(&rels);
-            let order = best_order(&rels, &mut o);
+            let order = best_order(&rels, &mut o, auto(rels.len()));
             assert_eq!(order.len(), n);
             assert!(connected(&rels, &order), "{n}: {order:?}");
         }
+    }
+
+    #[test]
+    fn a_shallow_search_still_places_every_table() {
+        let (rels, _) = chain(&shuffled(8));
+        let mut o = oracle(&rels);
+        let order = best_order(&rels, &mut o, How::Greedy { lookahead: 1 });
+        assert_eq!(order.len(), 8);
+        assert!(connected(&rels, &order), "{order:?}");
     }
 
     #[test]
@@ -316,7 +330,7 @@ mod tests {
             let dep = rels[n - 1].table;
             rels[0].deps = 1 << dep;
             let mut o = oracle(&rels);
-            let order = best_order(&rels, &mut o);
+            let order = best_order(&rels, &mut o, auto(rels.len()));
             let p0 = order.iter().position(|&r| r == 0).expect("placed");
             let pd = order.iter().position(|&r| r == n - 1).expect("placed");
             assert!(pd < p0, "{order:?}");
@@ -336,6 +350,9 @@ mod tests {
             cost: 10.0,
             fanout: 10.0,
         };
-        assert_eq!(best_order(&rels, &mut o), vec![0, 1, 2, 3]);
+        assert_eq!(
+            best_order(&rels, &mut o, auto(rels.len())),
+            vec![0, 1, 2, 3]
+        );
     }
 }

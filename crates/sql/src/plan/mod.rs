@@ -17,6 +17,7 @@ pub mod join_order;
 pub mod multi_dml;
 pub mod outer_join;
 pub mod range;
+pub mod switch;
 pub mod window;
 
 use crate::expr::Expr;

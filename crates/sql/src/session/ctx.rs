@@ -76,6 +76,8 @@ pub struct SessionCtx {
     pub net_write_timeout: u64,
     /// `max_statement_time` (None when 0: no limit).
     pub max_statement_time: Option<std::time::Duration>,
+    /// `optimizer_switch`, `join_cache_level`, `optimizer_search_depth`.
+    pub planner: crate::plan::switch::Planner,
     pub user_vars: HashMap<String, Value>,
     /// Diagnostics of the last statement (capped at [`MAX_WARNINGS`]).
     pub warnings: Vec<Warning>,
@@ -147,6 +149,7 @@ impl SessionCtx {
             max_mem_used: u64::MAX,
             net_write_timeout: 60,
             max_statement_time: None,
+            planner: Default::default(),
             user_vars: HashMap::new(),
             warnings: Vec::new(),
             warning_total: 0,
@@ -212,6 +215,11 @@ impl SessionCtx {
             .max(crate::exec::mem::MIN_LIMIT);
         self.net_write_timeout = self.var_u64("net_write_timeout").max(1);
         self.max_statement_time = statement_limit(self.vars.get("max_statement_time"));
+        self.planner = crate::plan::switch::Planner::from_vars(
+            &self.var_text("optimizer_switch"),
+            self.var_u64("join_cache_level"),
+            self.var_u64("optimizer_search_depth"),
+        );
     }
 
     pub fn var_u64(&self, name: &str) -> u64 {

@@ -29,6 +29,7 @@ struct ScopeState {
     pipes: bool,
     charsets: TextCharsets,
     collation: basalt_common::Collation,
+    planner: crate::plan::switch::Planner,
 }
 
 /// The plan-cache scope of a session (see `Session::refresh_scope`).
@@ -318,6 +319,7 @@ impl Session {
                 && s.pipes == cx.mode.pipes_as_concat
                 && s.charsets == cx.text_charsets
                 && s.collation == cx.connection_collation
+                && s.planner == cx.planner
             {
                 return;
             }
@@ -328,15 +330,19 @@ impl Session {
             pipes: cx.mode.pipes_as_concat,
             charsets: cx.text_charsets,
             collation: cx.connection_collation,
+            planner: cx.planner,
         };
         self.memo.clear();
+        let p = now.planner;
         let key = format!(
-            "{}\u{1}{}\u{1}{}\u{1}{}.{}",
+            "{}\u{1}{}\u{1}{}\u{1}{}.{}\u{1}{}{}",
             now.db.as_deref().unwrap_or(""),
             now.results.map_or("", |c| c.name()),
             now.pipes as u8,
             now.charsets.client.default_collation().id(),
             now.collation.id(),
+            p.hash_join as u8,
+            p.search_depth,
         );
         self.scope_cache = PlanScope {
             key_transcoded: format!("{key}\u{1}t"),

@@ -18,6 +18,9 @@ const DEFAULT_ONLY: &[(&str, &[&str])] = &[
     ("auto_increment_increment", &[]),
     ("auto_increment_offset", &[]),
     ("big_tables", &[]),
+    // File names of LOAD DATA, INTO OUTFILE and LOAD_FILE() are taken as they
+    // arrive (binary), not converted to another character set.
+    ("character_set_filesystem", &[]),
     ("explicit_defaults_for_timestamp", &[]),
     ("innodb_buffer_pool_size", &[]),
     ("innodb_deadlock_detect", &[]),
@@ -26,6 +29,7 @@ const DEFAULT_ONLY: &[(&str, &[&str])] = &[
     ("innodb_flush_log_at_trx_commit", &[]),
     ("innodb_strict_mode", &[]),
     ("join_buffer_size", &[]),
+    ("join_buffer_space_limit", &[]),
     ("lc_messages", &[]),
     ("lc_time_names", &[]),
     ("log_warnings", &[]),
@@ -37,7 +41,8 @@ const DEFAULT_ONLY: &[(&str, &[&str])] = &[
     ("net_buffer_length", &[]),
     ("net_read_timeout", &[]),
     ("net_retry_count", &[]),
-    ("optimizer_search_depth", &[]),
+    ("optimizer_prune_level", &[]),
+    ("optimizer_use_condition_selectivity", &[]),
     ("profiling", &[]),
     ("query_cache_size", &[]),
     ("query_cache_type", &[]),

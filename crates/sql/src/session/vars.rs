@@ -108,16 +108,22 @@ impl Session {
             return Err(session_read_only(def.name));
         }
         let v = sysvars::validate(def, v)?;
+        let v = if def.name == "optimizer_switch" {
+            self.optimizer_switch(&v, global)?
+        } else {
+            v
+        };
         super::varpolicy::check(def, &v, &def.initial(&self.cx.engine.config))?;
         let v = match def.name {
             "default_storage_engine" | "storage_engine" => storage_engine(&v)?,
+            "default_tmp_storage_engine" if v != Value::Null => storage_engine(&v)?,
             _ => v,
         };
         if def.name == "insert_id" {
             let n = unsigned(&v);
             self.cx.insert_id = (n > 0).then_some(n);
         }
-        let v = self.at_least_minimum(def.name, v);
+        let v = self.within_range(def.name, v);
         if global {
             let v = self.general_log_setting(def.name, v)?;
             self.cx.engine.globals.set(def, v);
@@ -182,19 +188,37 @@ impl Session {
     }
 
     /// MariaDB raises a value below a variable's minimum to it, with warning 1292.
-    fn at_least_minimum(&mut self, name: &str, v: Value) -> Value {
-        let min = match name {
-            "max_session_mem_used" => crate::exec::mem::MIN_LIMIT,
+    /// `SET optimizer_switch = 'flag=on,...'`: the current value with the named
+    /// flags changed.
+    fn optimizer_switch(&self, v: &Value, global: bool) -> R<Value> {
+        let current = if global {
+            self.cx.engine.globals.get("optimizer_switch")
+        } else {
+            self.cx.vars.get("optimizer_switch").cloned()
+        };
+        let current = current.map(|c| c.display_lossy()).unwrap_or_default();
+        crate::plan::switch::apply(&current, &v.display_lossy())
+            .map(|s| Value::str(&s))
+            .map_err(|part| MySqlError::wrong_value_for_var("optimizer_switch", &part))
+    }
+
+    /// A numeric value outside the variable's range becomes the nearest bound,
+    /// with MariaDB's warning.
+    fn within_range(&mut self, name: &str, v: Value) -> Value {
+        let (min, max) = match name {
+            "max_session_mem_used" => (crate::exec::mem::MIN_LIMIT, u64::MAX),
+            "optimizer_search_depth" => (0, 62),
+            "join_cache_level" => (0, 8),
             _ => return v,
         };
         match v {
-            Value::UInt(u) if u < min => {
+            Value::UInt(u) if u < min || u > max => {
                 self.cx.warn(
                     super::ctx::Level::Warning,
                     basalt_common::error::code::ER_TRUNCATED_WRONG_VALUE,
                     format!("Truncated incorrect {name} value: '{u}'"),
                 );
-                Value::UInt(min)
+                Value::UInt(u.clamp(min, max))
             }
             other => other,
         }

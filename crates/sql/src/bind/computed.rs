@@ -70,8 +70,20 @@ fn printed(e: &ast::Expr, clause: Clause, col: &str) -> R<String> {
 }
 
 /// The stored form of `DEFAULT (expr)` for column `col`.
-pub fn default_text(e: &ast::Expr, col: &str) -> R<DefaultValue> {
-    Ok(DefaultValue::Expr(printed(e, Clause::Default, col)?))
+/// `db` (the session's database) qualifies a sequence named alone in
+/// `nextval(s)` / `lastval(s)`, as MariaDB stores it.
+pub fn default_text(e: &ast::Expr, col: &str, db: Option<&str>) -> R<DefaultValue> {
+    let text = printed(e, Clause::Default, col)?;
+    let qualified = db.and_then(|db| {
+        let open = text.find("(`")?;
+        let name = &text[..open];
+        let rest = &text[open + 1..];
+        let lone = rest.strip_suffix(')')?;
+        let plain = lone.len() > 2 && !lone[1..lone.len() - 1].contains('`');
+        (matches!(name, "nextval" | "lastval") && plain)
+            .then(|| format!("{name}(`{}`.{lone})", db.replace('`', "``")))
+    });
+    Ok(DefaultValue::Expr(qualified.unwrap_or(text)))
 }
 
 /// The stored form of `AS (expr) [VIRTUAL | STORED]`.

@@ -525,7 +525,7 @@ pub(crate) fn default_expr(e: &ast::Expr, col: &str, cx: &SessionCtx) -> R<Defau
             ) {
                 Ok(DefaultValue::CurrentTimestamp)
             } else {
-                super::computed::default_text(e, col)
+                super::computed::default_text(e, col, cx.db.as_deref())
             }
         }
         A::Identifier(i)
@@ -536,7 +536,7 @@ pub(crate) fn default_expr(e: &ast::Expr, col: &str, cx: &SessionCtx) -> R<Defau
         {
             Ok(DefaultValue::CurrentTimestamp)
         }
-        _ => super::computed::default_text(e, col),
+        _ => super::computed::default_text(e, col, cx.db.as_deref()),
     }
 }
 

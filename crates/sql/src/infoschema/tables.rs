@@ -506,7 +506,11 @@ fn columns(cx: &SessionCtx) -> Vec<Row> {
                 s(extra.join(" ")),
                 s("select,insert,update,references"),
                 s(&c.comment),
-                s(if c.generated.is_some() { "ALWAYS" } else { "NEVER" }),
+                s(if c.generated.is_some() {
+                    "ALWAYS"
+                } else {
+                    "NEVER"
+                }),
                 c.generated
                     .as_ref()
                     .map_or(Value::Null, |g| s(g.expr.as_str())),

@@ -155,40 +155,6 @@ fn table_reference_clauses_are_carried_out_or_refused() {
 }
 
 #[test]
-fn generated_and_invisible_columns_are_refused() {
-    let b = Basalt::start();
-    let mut c = setup(&b);
-    ok(&mut c, "create table p (a int primary key)");
-    for q in [
-        "create table d1 (a int default (1 + 1))",
-        "create table d2 (a varchar(40) default uuid())",
-    ] {
-        not_supported(
-            &mut c,
-            q,
-            "DEFAULT expressions other than CURRENT_TIMESTAMP",
-        );
-    }
-    not_supported(
-        &mut c,
-        "create table c3 (a int, g int as (a + 1) virtual)",
-        "generated columns",
-    );
-    not_supported(
-        &mut c,
-        "create table c4 (a int, g int generated always as (a * 2) stored)",
-        "generated columns",
-    );
-    not_supported(
-        &mut c,
-        "create table c5 (a int, b int invisible)",
-        "INVISIBLE columns",
-    );
-    let tables: Vec<String> = c.query("show tables").expect("show tables");
-    assert_eq!(tables, vec!["p".to_string()], "nothing half-created");
-}
-
-#[test]
 fn check_constraints_are_enforced_shown_and_kept() {
     let b = Basalt::start();
     let mut c = setup(&b);

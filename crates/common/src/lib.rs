@@ -17,8 +17,8 @@ pub use decimal::Decimal;
 pub use error::{MySqlError, Result};
 pub use foreign_key::{FkAction, ForeignKeyDef};
 pub use types::{
-    CheckDef, ColumnDef, DataType, DefaultValue, EngineKind, IndexColumn, IndexDef, IndexKind,
-    IntKind, LobKind, TableDef, TableId,
+    CheckDef, ColumnDef, DataType, DefaultValue, EngineKind, Generated, IndexColumn, IndexDef,
+    IndexKind, IntKind, LobKind, TableDef, TableId,
 };
 pub use value::{Row, Value};
 pub mod column;

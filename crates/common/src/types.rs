@@ -355,6 +355,20 @@ pub enum DefaultValue {
     Literal(Value),
     /// `CURRENT_TIMESTAMP[(fsp)]` / `NOW()`.
     CurrentTimestamp,
+    /// Any other expression (`DEFAULT (a + 1)`, `DEFAULT uuid()`), evaluated for
+    /// each inserted row; the text is MariaDB's printed form, without the
+    /// parentheses `SHOW CREATE TABLE` adds around some.
+    Expr(String),
+}
+
+/// A generated column's expression (`AS (expr) VIRTUAL | STORED`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Generated {
+    /// MariaDB's printed form of the expression.
+    pub expr: String,
+    /// STORED / PERSISTENT; VIRTUAL otherwise. Basalt keeps both kinds' values in
+    /// the row, recomputed on every write.
+    pub stored: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -367,6 +381,11 @@ pub struct ColumnDef {
     pub auto_increment: bool,
     pub on_update_current_timestamp: bool,
     pub comment: String,
+    #[serde(default)]
+    pub generated: Option<Generated>,
+    /// Not part of `SELECT *` nor of an INSERT without a column list.
+    #[serde(default)]
+    pub invisible: bool,
 }
 
 impl ColumnDef {
@@ -379,6 +398,8 @@ impl ColumnDef {
             auto_increment: false,
             on_update_current_timestamp: false,
             comment: String::new(),
+            generated: None,
+            invisible: false,
         }
     }
 }

@@ -34,8 +34,30 @@ pub struct BoundCheck {
     pub expr: Expr,
 }
 
-/// The checks of a table, bound for one plan (empty for most tables).
-pub type Checks = Arc<[BoundCheck]>;
+/// What a statement that writes a table must do to each new row, bound for one
+/// plan (nothing for most tables): its CHECK constraints (the slice this
+/// dereferences to) and its computed columns.
+#[derive(Clone, Debug)]
+pub struct Checks {
+    pub list: Arc<[BoundCheck]>,
+    pub computed: Arc<super::computed::Computed>,
+}
+
+impl Default for Checks {
+    fn default() -> Self {
+        Checks {
+            list: Arc::from(Vec::new()),
+            computed: Arc::default(),
+        }
+    }
+}
+
+impl std::ops::Deref for Checks {
+    type Target = [BoundCheck];
+    fn deref(&self) -> &[BoundCheck] {
+        &self.list
+    }
+}
 
 /// 4025: the row does not satisfy constraint `label` of `db`.`table`.
 pub fn constraint_failed(label: &str, db: &str, table: &str) -> MySqlError {
@@ -65,7 +87,7 @@ fn duplicate_name(name: &str) -> MySqlError {
 
 /// The name MariaDB's 1901 gives a function whose value is not fixed by the row
 /// (MariaDB refuses these in a CHECK); `None` for the others.
-fn not_allowed(f: Func, args: usize) -> Option<&'static str> {
+pub(crate) fn not_allowed(f: Func, args: usize) -> Option<&'static str> {
     use Func::*;
     Some(match f {
         Rand => "rand()",
@@ -211,6 +233,14 @@ fn table_scope(db: &str, def: &Arc<TableDef>) -> Scope {
 impl Binder<'_> {
     /// Binds every CHECK of `def` over the table's row layout.
     pub fn bind_checks_of(&mut self, db: &str, def: &Arc<TableDef>) -> R<Checks> {
+        let computed = Arc::new(self.bind_computed(db, def)?);
+        Ok(Checks {
+            list: self.bind_conditions(db, def)?,
+            computed,
+        })
+    }
+
+    fn bind_conditions(&mut self, db: &str, def: &Arc<TableDef>) -> R<Arc<[BoundCheck]>> {
         if def.checks.is_empty() {
             return Ok(Arc::from(Vec::new()));
         }
@@ -250,7 +280,7 @@ impl Binder<'_> {
                 checks: vec![c.clone()],
                 ..(**def).clone()
             });
-            let bound = self.bind_checks_of(db, &one).map_err(|e| {
+            let bound = self.bind_conditions(db, &one).map_err(|e| {
                 let follow = (e.code == 1054).then(|| c.expr.clone());
                 (e, follow)
             })?;

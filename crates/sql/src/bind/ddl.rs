@@ -397,6 +397,19 @@ pub(crate) fn column_def(
             ColumnOption::Check(_) => {}
             // Bound with the table's constraints (`foreign_key::specs_of_create`).
             ColumnOption::ForeignKey(_) => {}
+            ColumnOption::Generated {
+                generated_as,
+                sequence_options: None,
+                generation_expr: Some(e),
+                generation_expr_mode,
+                ..
+            } if *generated_as != ast::GeneratedAs::ByDefault => {
+                col.generated = Some(super::computed::generated_def(
+                    e,
+                    *generation_expr_mode == Some(ast::GeneratedExpressionMode::Stored),
+                    &col.name,
+                )?);
+            }
             ColumnOption::Generated { .. }
             | ColumnOption::Materialized(_)
             | ColumnOption::Alias(_)
@@ -404,7 +417,7 @@ pub(crate) fn column_def(
             | ColumnOption::Identity(_) => {
                 return Err(MySqlError::not_supported("generated columns"))
             }
-            ColumnOption::Invisible => return Err(MySqlError::not_supported("INVISIBLE columns")),
+            ColumnOption::Invisible => col.invisible = true,
             ColumnOption::CharacterSet(_) | ColumnOption::Collation(_) => {}
             ColumnOption::DialectSpecific(toks) => {
                 let t: String = toks
@@ -426,6 +439,7 @@ pub(crate) fn column_def(
             other => return Err(MySqlError::not_supported(&format!("column option {other}"))),
         }
     }
+    super::computed::check_column_options(&col, &c.options)?;
     if keys.contains(&IndexKind::Primary) {
         if explicit_null {
             return Err(MySqlError::primary_cant_have_null());
@@ -519,7 +533,7 @@ pub(crate) fn default_expr(e: &ast::Expr, col: &str, cx: &SessionCtx) -> R<Defau
             ) {
                 Ok(DefaultValue::CurrentTimestamp)
             } else {
-                Err(expression_default())
+                super::computed::default_text(e, col, cx.db.as_deref())
             }
         }
         A::Identifier(i)
@@ -530,15 +544,8 @@ pub(crate) fn default_expr(e: &ast::Expr, col: &str, cx: &SessionCtx) -> R<Defau
         {
             Ok(DefaultValue::CurrentTimestamp)
         }
-        A::Identifier(_) => Err(MySqlError::invalid_default(col)),
-        _ => Err(expression_default()),
+        _ => super::computed::default_text(e, col, cx.db.as_deref()),
     }
-}
-
-/// A DEFAULT that is an expression (`DEFAULT (a + 1)`, `DEFAULT uuid()`,
-/// `DEFAULT nextval(s)`): MariaDB evaluates it per row; Basalt does not yet.
-fn expression_default() -> MySqlError {
-    MySqlError::not_supported("DEFAULT expressions other than CURRENT_TIMESTAMP")
 }
 
 pub(crate) fn resolve_default(
@@ -565,6 +572,9 @@ pub(crate) fn resolve_default(
             let stored = store(v, &t, cx).map_err(|_| MySqlError::invalid_default(&col.name))?;
             col.default = Some(DefaultValue::Literal(stored));
             Ok(())
+        }
+        Some(DefaultValue::Expr(_)) if col.auto_increment => {
+            Err(MySqlError::invalid_default(&col.name))
         }
         Some(DefaultValue::CurrentTimestamp)
             if !matches!(

@@ -82,7 +82,9 @@ impl Binder<'_> {
         }
         let explicit_columns = !columns.is_empty();
         if !explicit_columns {
-            columns = (0..def.columns.len()).collect();
+            columns = (0..def.columns.len())
+                .filter(|&ci| !def.columns[ci].invisible)
+                .collect();
         }
         self.clause = Clause::FieldList;
         let source = if !ins.assignments.is_empty() {

@@ -17,6 +17,7 @@ pub mod call;
 pub mod chains;
 pub mod check;
 pub mod column_type;
+pub mod computed;
 pub mod cte;
 pub mod ddl;
 pub mod dml;
@@ -111,6 +112,10 @@ pub enum Clause {
     OnDupTarget,
     /// A CHECK constraint's condition.
     Check,
+    /// A column's DEFAULT expression.
+    Default,
+    /// A generated column's expression.
+    Generated,
     /// INSERT / REPLACE / DELETE ... RETURNING.
     Returning,
 }
@@ -129,6 +134,8 @@ impl Clause {
             Clause::InsertInto => "INSERT INTO",
             Clause::OnDupTarget => "UPDATE",
             Clause::Check => "CHECK",
+            Clause::Default => "DEFAULT",
+            Clause::Generated => "GENERATED ALWAYS AS",
             Clause::Returning => "RETURNING",
         }
     }

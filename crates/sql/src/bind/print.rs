@@ -387,6 +387,18 @@ impl Printer<'_> {
                 self.push(")");
             }
             A::Subquery(_) | A::Exists { .. } => return Err((self.refuse)("subquery")),
+            A::Interval(iv)
+                if iv.last_field.is_none()
+                    && iv.leading_precision.is_none()
+                    && iv.fractional_seconds_precision.is_none() =>
+            {
+                self.push("interval ");
+                self.expr(&iv.value, Prec::Highest)?;
+                if let Some(f) = &iv.leading_field {
+                    self.push(" ");
+                    self.push(&f.to_string().to_ascii_lowercase());
+                }
+            }
             other => self.push(&other.to_string()),
         }
         Ok(())

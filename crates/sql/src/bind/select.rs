@@ -244,8 +244,11 @@ impl Binder<'_> {
             }
         };
         for &(t, c) in cols {
-            any = true;
             let st = &from.scope.tables[t];
+            any = true;
+            if st.def.columns[c].invisible {
+                continue;
+            }
             let name = &st.def.columns[c].name;
             let (expr, ty) =
                 self.column(Some(std::slice::from_ref(&st.alias)), name, &from.scope)?;

@@ -155,7 +155,7 @@ impl RowInserter {
             Err(e) => return Err(e),
         };
         self.out.records += 1;
-        let stored = insert_one(plan, row, &mut self.out, &mut self.auto, ex)?;
+        let stored = insert_one(plan, self.row_no, row, &mut self.out, &mut self.auto, ex)?;
         if let (Some(ret), Some(row)) = (&plan.returning, stored) {
             let values = ret
                 .exprs
@@ -239,6 +239,8 @@ fn default_value(col: &ColumnDef, ex: &mut Exec, strict: bool) -> R<Value> {
         Some(DefaultValue::CurrentTimestamp) => Ok(Value::DateTime(
             crate::value::temporal::truncate_fsp(ex.ctx.cx.stmt_time, col.data_type.fsp()),
         )),
+        // Evaluated once the row's other values are in (`computed::fill_defaults`).
+        Some(DefaultValue::Expr(_)) => Ok(Value::Null),
         None if col.nullable || col.auto_increment => Ok(Value::Null),
         None => {
             if let Some(first) = crate::exec::store::first_member(&col.data_type) {
@@ -268,9 +270,24 @@ fn complete_row(
         given[*pos] = Some(v);
     }
     let mut row = Vec::with_capacity(def.columns.len());
+    let mut pending = vec![false; def.columns.len()];
     for (ci, col) in def.columns.iter().enumerate() {
+        if col.generated.is_some() {
+            if let Some(Some(v)) = given[ci].take() {
+                if !v.is_null() {
+                    super::computed::written_generated(&def, ci, strict, ex.ctx)?;
+                }
+            }
+            row.push(Value::Null);
+            continue;
+        }
         let v = match given[ci].take() {
             Some(Some(v)) => v,
+            Some(None) | None if matches!(col.default, Some(DefaultValue::Expr(_))) => {
+                pending[ci] = true;
+                row.push(Value::Null);
+                continue;
+            }
             Some(None) | None => default_value(col, ex, strict)?,
         };
         if v.is_null() {
@@ -294,6 +311,16 @@ fn complete_row(
             strict,
         };
         row.push(store(v, &target, ex.ctx.cx)?);
+    }
+    if pending.contains(&true) {
+        let place = super::computed::Place {
+            db: &plan.table.db,
+            def: &def,
+            row_no,
+            strict,
+        };
+        let computed = plan.checks.computed.clone();
+        super::computed::fill_defaults(&computed, &mut row, &pending, &place, ex.ctx)?;
     }
     Ok(row)
 }
@@ -351,8 +378,23 @@ fn assign_auto_increment(
 
 /// Inserts one complete row; returns the row the table now holds for it (None
 /// when IGNORE skipped it).
+/// The generated columns of a row of `plan`'s table.
+fn generate(plan: &InsertPlan, row: &mut Row, row_no: u64, ex: &mut Exec) -> R<()> {
+    if plan.checks.computed.generated.is_empty() {
+        return Ok(());
+    }
+    let place = super::computed::Place {
+        db: &plan.table.db,
+        def: &plan.table.def,
+        row_no,
+        strict: ex.ctx.cx.mode.strict && !plan.ignore,
+    };
+    super::computed::fill_generated(&plan.checks.computed, row, &place, ex.ctx)
+}
+
 fn insert_one(
     plan: &InsertPlan,
+    row_no: u64,
     mut row: Row,
     out: &mut InsertOutcome,
     auto: &mut AutoIncRange,
@@ -360,6 +402,7 @@ fn insert_one(
 ) -> R<Option<Row>> {
     let t = &plan.table;
     assign_auto_increment(t, &mut row, out, auto, ex)?;
+    generate(plan, &mut row, row_no, ex)?;
     super::check::verify(&plan.checks, &row, &t.db, &t.def.name, ex)?;
     for _attempt in 0..=t.def.indexes.len() {
         let res = t.table.insert(ex.txn()?, row.clone());
@@ -457,6 +500,12 @@ fn on_duplicate(
     for (ci, e) in &plan.on_dup {
         let v = e.eval(&layout, ex.ctx)?;
         let col = &t.def.columns[*ci];
+        if col.generated.is_some() {
+            if !v.is_null() {
+                super::computed::written_generated(&t.def, *ci, strict, ex.ctx)?;
+            }
+            continue;
+        }
         let v = if v.is_null() {
             if !col.nullable {
                 return Err(MySqlError::bad_null(&col.name));
@@ -474,7 +523,8 @@ fn on_duplicate(
         };
         layout[*ci] = v;
     }
-    let new: Row = layout[..n].to_vec();
+    let mut new: Row = layout[..n].to_vec();
+    generate(plan, &mut new, 1, ex)?;
     if new == old {
         return Ok(Some(old));
     }

@@ -19,6 +19,7 @@
 
 pub mod agg;
 pub mod check;
+pub mod computed;
 pub mod cte;
 pub mod ddl;
 pub mod foreign_key;

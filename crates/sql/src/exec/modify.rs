@@ -13,7 +13,7 @@ use super::mem::row_bytes;
 use super::scan::{drive, Flow, R};
 use super::store::{store, Target};
 use super::{storage_err, Exec};
-use crate::bind::check::BoundCheck;
+use crate::bind::check::Checks;
 use crate::expr::EvalCtx;
 use crate::plan::{ModifyPlan, SortKey, TableRef};
 use basalt_common::{MySqlError, Row, Value};
@@ -195,14 +195,33 @@ pub enum Written {
 #[allow(clippy::too_many_arguments)]
 pub fn update_row(
     t: &TableRef,
-    checks: &[BoundCheck],
+    checks: &Checks,
     handle: &RowHandle,
     old: &Row,
-    new: Row,
+    mut new: Row,
     ex: &mut Exec,
     ignore: bool,
     cas: &mut Cascaded,
 ) -> R<Written> {
+    if !checks.computed.generated.is_empty() {
+        let place = super::computed::Place {
+            db: &t.db,
+            def: &t.def,
+            row_no: 1,
+            strict: ex.ctx.cx.mode.strict && !ignore,
+        };
+        let computed = &checks.computed;
+        match super::computed::fill_generated(computed, &mut new, &place, ex.ctx) {
+            Err(e) if ignore => {
+                ex.ctx.cx.warn_err(&e);
+                return Ok(Written::Skipped);
+            }
+            other => other?,
+        }
+        if new == *old {
+            return Ok(Written::Skipped);
+        }
+    }
     match super::check::verify(checks, &new, &t.db, &t.def.name, ex) {
         Err(e) if ignore => {
             ex.ctx.cx.warn_err(&e);
@@ -264,6 +283,12 @@ fn new_row(plan: &ModifyPlan, old: &Row, row_no: u64, ex: &mut Exec, ignore: boo
     let mut assigned = vec![false; new.len()];
     for (ci, e) in &plan.set {
         let v = e.eval(&new, ex.ctx)?;
+        if t.def.columns[*ci].generated.is_some() {
+            if !v.is_null() {
+                super::computed::written_generated(&t.def, *ci, strict, ex.ctx)?;
+            }
+            continue;
+        }
         new[*ci] = assigned_value(t, *ci, v, row_no, strict, ex)?;
         assigned[*ci] = true;
     }

@@ -413,7 +413,9 @@ fn numeric_precision(dt: &DataType) -> (Value, Value) {
 
 fn column_default(c: &ColumnDef) -> Value {
     match &c.default {
+        _ if c.generated.is_some() => s("NULL"),
         Some(DefaultValue::CurrentTimestamp) => s("current_timestamp()"),
+        Some(DefaultValue::Expr(e)) => s(crate::show::table::expr_default_text(e)),
         Some(DefaultValue::Literal(Value::Null)) => s("NULL"),
         None if c.nullable => s("NULL"),
         None => Value::Null,
@@ -482,13 +484,7 @@ fn columns(cx: &SessionCtx) -> Vec<Row> {
                 Value::Null
             };
             let coll = dt.collation().filter(|c| !c.is_binary());
-            let mut extra = Vec::new();
-            if c.auto_increment {
-                extra.push("auto_increment");
-            }
-            if c.on_update_current_timestamp {
-                extra.push("on update current_timestamp()");
-            }
+            let extra = crate::show::table::extra_words(c);
             rows.push(vec![
                 s("def"),
                 s(&db),
@@ -510,8 +506,14 @@ fn columns(cx: &SessionCtx) -> Vec<Row> {
                 s(extra.join(" ")),
                 s("select,insert,update,references"),
                 s(&c.comment),
-                s("NEVER"),
-                Value::Null,
+                s(if c.generated.is_some() {
+                    "ALWAYS"
+                } else {
+                    "NEVER"
+                }),
+                c.generated
+                    .as_ref()
+                    .map_or(Value::Null, |g| s(g.expr.as_str())),
             ]);
         }
     }

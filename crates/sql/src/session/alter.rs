@@ -136,7 +136,8 @@ impl Session {
             let mut ctx = EvalCtx::new(&[], &mut self.cx);
             let mut convert = |row: Row, n: u64| -> R<Row> {
                 copied = n;
-                let new = convert_row(&old, &new_def, &plan, row, n, strict, now, &mut ctx)?;
+                let mut new = convert_row(&old, &new_def, &plan, row, n, strict, now, &mut ctx)?;
+                computed_values(&checks, &plan, &mut new, n, strict, &mut ctx)?;
                 verify_checks(&checks, &new, &new_def, &mut ctx)?;
                 Ok(new)
             };
@@ -162,12 +163,14 @@ impl Session {
         let mut binder = crate::bind::Binder::new(&storage, &self.cx, "", None);
         binder
             .validate_checks(&def.schema, def)
+            .and_then(|_| binder.validate_computed(&def.schema, def))
             .map_err(|(e, _)| e)?;
-        if !plan.new_checks {
-            return Ok(Arc::from(Vec::new()));
-        }
         let mut binder = crate::bind::Binder::new(&storage, &self.cx, "", None);
-        binder.bind_checks_of(&def.schema, def)
+        let mut checks = binder.bind_checks_of(&def.schema, def)?;
+        if !plan.new_checks {
+            checks.list = Arc::from(Vec::new());
+        }
+        Ok(checks)
     }
 }
 
@@ -297,9 +300,36 @@ fn added_value(col: &ColumnDef, now: basalt_common::DateTime) -> Value {
     match &col.default {
         Some(DefaultValue::Literal(v)) => v.clone(),
         Some(DefaultValue::CurrentTimestamp) => Value::DateTime(now),
+        // Evaluated on the converted row (`computed_values`).
+        Some(DefaultValue::Expr(_)) => Value::Null,
         None if col.nullable => Value::Null,
         None => crate::exec::insert::implicit_default(col),
     }
+}
+
+/// The DEFAULT expressions of added columns and every generated column of a
+/// copied row.
+fn computed_values(
+    checks: &Checks,
+    plan: &AlterPlan,
+    row: &mut Row,
+    n: u64,
+    strict: bool,
+    ctx: &mut EvalCtx,
+) -> R<()> {
+    let c = &checks.computed;
+    if c.defaults.is_empty() && c.generated.is_empty() {
+        return Ok(());
+    }
+    let place = crate::exec::computed::Place {
+        db: &plan.def.schema,
+        def: &plan.def,
+        row_no: n,
+        strict,
+    };
+    let added: Vec<bool> = plan.sources.iter().map(Option::is_none).collect();
+    crate::exec::computed::fill_defaults(c, row, &added, &place, ctx)?;
+    crate::exec::computed::fill_generated(c, row, &place, ctx)
 }
 
 fn verify_checks(checks: &Checks, row: &[Value], def: &TableDef, ctx: &mut EvalCtx) -> R<()> {

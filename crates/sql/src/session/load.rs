@@ -111,6 +111,7 @@ impl Session {
             None => def
                 .columns
                 .iter()
+                .filter(|c| !c.invisible)
                 .map(|c| LoadTarget::Column(c.name.clone()))
                 .collect(),
         };

@@ -365,8 +365,11 @@ impl Session {
     ) -> R<basalt_common::TableDef> {
         let storage = self.cx.engine.storage.clone();
         let def = std::sync::Arc::new(def);
-        let checked = crate::bind::Binder::new(&storage, &self.cx, text, None)
-            .validate_checks(&def.schema, &def);
+        let checked = {
+            let mut b = crate::bind::Binder::new(&storage, &self.cx, text, None);
+            b.validate_checks(&def.schema, &def)
+                .and_then(|_| b.validate_computed(&def.schema, &def))
+        };
         if let Err((e, follow)) = checked {
             if let Some(expr) = follow {
                 self.cx.trailing.push(crate::session::ctx::Warning {

@@ -133,7 +133,9 @@ fn key_flag(def: &TableDef, ci: usize) -> &'static str {
 /// A default value as SHOW COLUMNS prints it (None: NULL).
 fn default_text(c: &ColumnDef) -> Option<String> {
     match &c.default {
+        _ if c.generated.is_some() => None,
         Some(DefaultValue::CurrentTimestamp) => Some("current_timestamp()".into()),
+        Some(DefaultValue::Expr(e)) => Some(expr_default_text(e)),
         Some(DefaultValue::Literal(Value::Null)) | None => None,
         Some(DefaultValue::Literal(v)) => Some(literal_text(v, &c.data_type)),
     }
@@ -153,6 +155,11 @@ pub(crate) fn literal_text(v: &Value, dt: &DataType) -> String {
 }
 
 fn extra(c: &ColumnDef) -> String {
+    extra_words(c).join(" ")
+}
+
+/// The Extra of SHOW COLUMNS / information_schema.COLUMNS.EXTRA.
+pub(crate) fn extra_words(c: &ColumnDef) -> Vec<&'static str> {
     let mut parts = Vec::new();
     if c.auto_increment {
         parts.push("auto_increment");
@@ -160,7 +167,50 @@ fn extra(c: &ColumnDef) -> String {
     if c.on_update_current_timestamp {
         parts.push("on update current_timestamp()");
     }
-    parts.join(" ")
+    match &c.generated {
+        Some(g) if g.stored => parts.push("STORED GENERATED"),
+        Some(_) => parts.push("VIRTUAL GENERATED"),
+        None => {}
+    }
+    if c.invisible {
+        parts.push("INVISIBLE");
+    }
+    parts
+}
+
+/// A DEFAULT expression as MariaDB prints it: a lone function call as it is,
+/// anything else in parentheses.
+pub(crate) fn expr_default_text(text: &str) -> String {
+    if is_call(text) {
+        text.to_string()
+    } else {
+        format!("({text})")
+    }
+}
+
+fn is_call(text: &str) -> bool {
+    let Some(open) = text.find('(') else {
+        return false;
+    };
+    let name = &text[..open];
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return false;
+    }
+    let lexed = crate::front::lexer::lex(text);
+    let mut depth = 0i32;
+    for t in &lexed.tokens {
+        match t.text(text) {
+            "(" => depth += 1,
+            ")" => {
+                depth -= 1;
+                if depth == 0 {
+                    return t.end == text.len();
+                }
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 pub fn column_rows(def: &TableDef, full: bool) -> Vec<Vec<Value>> {
@@ -329,8 +379,26 @@ fn column_line(c: &ColumnDef, def: &TableDef) -> String {
     } else if matches!(c.data_type, DataType::Timestamp { .. }) {
         line.push_str(" NULL");
     }
+    if let Some(g) = &c.generated {
+        let kind = if g.stored { "STORED" } else { "VIRTUAL" };
+        line.push_str(&format!(" GENERATED ALWAYS AS ({}) {kind}", g.expr));
+        if c.invisible {
+            line.push_str(" INVISIBLE");
+        }
+        if !c.comment.is_empty() {
+            line.push_str(&format!(" COMMENT {}", quote_str(&c.comment)));
+        }
+        return line;
+    }
+    if c.invisible {
+        line.push_str(" INVISIBLE");
+    }
     match &c.default {
         Some(DefaultValue::CurrentTimestamp) => line.push_str(" DEFAULT current_timestamp()"),
+        Some(DefaultValue::Expr(e)) => {
+            line.push_str(" DEFAULT ");
+            line.push_str(&expr_default_text(e));
+        }
         Some(DefaultValue::Literal(Value::Null)) => line.push_str(" DEFAULT NULL"),
         Some(DefaultValue::Literal(v)) => {
             let text = literal_text(v, &c.data_type);

@@ -199,7 +199,9 @@ impl Config {
                 get("character_set_server"),
                 get("collation_server"),
             )?,
-            default_time_zone: time_zone(args.default_time_zone.or_else(|| get("default_time_zone")))?,
+            default_time_zone: time_zone(
+                args.default_time_zone.or_else(|| get("default_time_zone")),
+            )?,
             ignored_options,
             max_session_mem_used: size(
                 args.max_session_mem_used,

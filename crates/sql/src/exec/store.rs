@@ -115,7 +115,15 @@ pub fn store(v: Value, t: &Target, cx: &mut SessionCtx) -> R {
         DataType::Date => store_temporal(v, TemporalKind::Date, t, cx),
         DataType::DateTime { fsp } => store_temporal(v, TemporalKind::DateTime(*fsp), t, cx),
         DataType::Timestamp { fsp } => {
+            let source = v.clone();
             let v = store_temporal(v, TemporalKind::DateTime(*fsp), t, cx)?;
+            if let (Value::DateTime(d), Some(z)) = (&v, &cx.zone) {
+                if z.skips(d) {
+                    // A local time the zone skips (MariaDB: 1292 in strict mode).
+                    let fallback = Value::DateTime(z.to_utc_datetime(d));
+                    return t.incorrect(cx, "datetime", &source, 1292, fallback);
+                }
+            }
             Ok(timestamp_to_utc(v, cx))
         }
         DataType::Time { fsp } => store_temporal(v, TemporalKind::Time(*fsp), t, cx),

@@ -71,6 +71,29 @@ impl Zone {
         }
     }
 
+    /// Whether local time `dt` is one this zone skips (clocks moved forward).
+    pub fn skips(&self, dt: &DateTime) -> bool {
+        let Zone::Named(tz) = self else {
+            return false;
+        };
+        let d = &dt.date;
+        let civil = jiff::civil::DateTime::new(
+            i16::try_from(d.year).unwrap_or(0),
+            i8::try_from(d.month).unwrap_or(1),
+            i8::try_from(d.day).unwrap_or(1),
+            i8::try_from(dt.hour).unwrap_or(0),
+            i8::try_from(dt.minute).unwrap_or(0),
+            i8::try_from(dt.second).unwrap_or(0),
+            0,
+        );
+        civil.is_ok_and(|c| {
+            matches!(
+                tz.to_ambiguous_timestamp(c).offset(),
+                jiff::tz::AmbiguousOffset::Gap { .. }
+            )
+        })
+    }
+
     /// Local time in this zone of `utc` seconds since the epoch.
     pub fn local_time(&self, utc: i64, micro: u32) -> DateTime {
         let off = match self {
@@ -120,7 +143,7 @@ fn offset(text: &str) -> Option<i64> {
 }
 
 /// `time_zone` as MariaDB reads it back: `SYSTEM`, a numeric offset as
-/// `+hh:mm`, a named zone as the database spells it; 1298 for a zone that is
+/// `+hh:mm`, a named zone as it was given; 1298 for a zone that is
 /// none of these.
 pub fn canonical_name(text: &str) -> Result<String, MySqlError> {
     let unknown = || {
@@ -140,7 +163,7 @@ pub fn canonical_name(text: &str) -> Result<String, MySqlError> {
             let m = off.abs() / 60;
             Ok(format!("{sign}{:02}:{:02}", m / 60, m % 60))
         }
-        Zone::Named(tz) => Ok(tz.iana_name().unwrap_or(t).to_string()),
+        Zone::Named(_) => Ok(t.to_string()),
     }
 }
 
@@ -175,8 +198,14 @@ mod tests {
         assert_eq!(canonical_name("-0:00").expect("ok"), "+00:00");
         assert_eq!(canonical_name("-08:00").expect("ok"), "-08:00");
         assert_eq!(canonical_name("system").expect("ok"), "SYSTEM");
-        assert_eq!(canonical_name("europe/berlin").expect("ok"), "Europe/Berlin");
-        assert_eq!(canonical_name("Mars/Olympus").map_err(|e| e.code), Err(1298));
+        assert_eq!(
+            canonical_name("europe/berlin").expect("ok"),
+            "Europe/Berlin"
+        );
+        assert_eq!(
+            canonical_name("Mars/Olympus").map_err(|e| e.code),
+            Err(1298)
+        );
         assert_eq!(canonical_name("+14:00").map_err(|e| e.code), Err(1298));
         assert!(session_zone("UTC").is_none());
         assert!(session_zone("+00:00").is_none());

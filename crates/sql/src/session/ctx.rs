@@ -184,7 +184,7 @@ impl SessionCtx {
     pub fn local(&self, utc: DateTime) -> DateTime {
         match &self.zone {
             None => utc,
-            Some(z) => z.from_utc(&utc),
+            Some(z) => z.local_of(&utc),
         }
     }
 

@@ -108,7 +108,7 @@ impl Zone {
 
     /// Local time in this zone of `utc`, a UTC wall-clock time (as TIMESTAMP
     /// values are stored).
-    pub fn from_utc(&self, utc: &DateTime) -> DateTime {
+    pub fn local_of(&self, utc: &DateTime) -> DateTime {
         self.local_time(utc.unix_seconds(), utc.micro)
     }
 

@@ -733,7 +733,7 @@ pub fn eval(f: Func, args: &[Expr], row: &[Value], ctx: &mut EvalCtx) -> R {
         }
         Misc(misc::MiscFn::Benchmark) => misc::benchmark(args, row, ctx),
         TimestampLocal => Ok(match (args[0].eval(row, ctx)?, &ctx.cx.zone) {
-            (Value::DateTime(d), Some(z)) if d.date.year != 0 => Value::DateTime(z.from_utc(&d)),
+            (Value::DateTime(d), Some(z)) if d.date.year != 0 => Value::DateTime(z.local_of(&d)),
             (v, _) => v,
         }),
         _ => {

@@ -200,7 +200,7 @@ mod tests {
         assert_eq!(canonical_name("system").expect("ok"), "SYSTEM");
         assert_eq!(
             canonical_name("europe/berlin").expect("ok"),
-            "Europe/Berlin"
+            "europe/berlin"
         );
         assert_eq!(
             canonical_name("Mars/Olympus").map_err(|e| e.code),

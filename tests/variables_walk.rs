@@ -129,7 +129,7 @@ const CLASSIFIED: &[(&str, Proof)] = &[
     ("storage_engine", Test("drop_temporary_delayed_inserts_and_table_options")),
     ("table_open_cache", DefaultOnly("400")),
     ("thread_cache_size", DefaultOnly("8")),
-    ("time_zone", DefaultOnly("+01:00")),
+    ("time_zone", Test("timestamp_columns_follow_the_session_time_zone")),
     ("timestamp", Test("timestamp_insert_id_and_thread_id")),
     ("tmp_table_size", DefaultOnly("33554432")),
     ("transaction_alloc_block_size", DefaultOnly("16384")),
@@ -518,6 +518,9 @@ fn session_state_is_tracked() {
     let ok_packet = query(&mut s, "set autocommit = 0");
     assert!(ok_packet.windows(10).any(|w| w == b"autocommit"));
     assert!(ok_packet.ends_with(b"OFF"), "{ok_packet:?}");
+    let ok_packet = query(&mut s, "set time_zone = '+5:30'");
+    assert!(ok_packet.windows(9).any(|w| w == b"time_zone"));
+    assert!(ok_packet.ends_with(b"+05:30"), "{ok_packet:?}");
     let ok_packet = query(&mut s, "set session_track_schema = OFF");
     let _ = ok_packet;
     let ok_packet = query(&mut s, "use mysql_does_not_matter_here");

@@ -58,6 +58,10 @@ pub struct Args {
     /// LOCAL is not affected).
     #[arg(long = "secure-file-priv")]
     pub secure_file_priv: Option<PathBuf>,
+    /// The global `time_zone` at start (default SYSTEM, which is UTC): a
+    /// numeric offset such as +05:30, or a named zone such as Europe/Berlin.
+    #[arg(long = "default-time-zone")]
+    pub default_time_zone: Option<String>,
     /// Read options from this file first ([mysqld] and [basaltd] sections).
     #[arg(long = "defaults-file")]
     pub defaults_file: Option<PathBuf>,
@@ -106,6 +110,8 @@ pub struct Config {
     /// `collation_server` (and so `character_set_server`): the default of new
     /// databases.
     pub collation_server: basalt_common::Collation,
+    /// `--default-time-zone`, as `@@global.time_zone` prints it.
+    pub default_time_zone: String,
     /// Options of the defaults file that basaltd accepts and does not use (the
     /// server logs each at start).
     pub ignored_options: Vec<String>,
@@ -193,6 +199,9 @@ impl Config {
                 get("character_set_server"),
                 get("collation_server"),
             )?,
+            default_time_zone: time_zone(
+                args.default_time_zone.or_else(|| get("default_time_zone")),
+            )?,
             ignored_options,
             max_session_mem_used: size(
                 args.max_session_mem_used,
@@ -210,6 +219,18 @@ impl Config {
                 .filter(|p| !p.as_os_str().is_empty()),
         })
     }
+}
+
+/// `--default-time-zone`, checked as `SET GLOBAL time_zone` checks it.
+fn time_zone(v: Option<String>) -> Result<String, ConfigError> {
+    let Some(v) = v else {
+        return Ok("SYSTEM".into());
+    };
+    basalt_sql::time_zone_name(&v).map_err(|e| ConfigError::Value {
+        option: "default_time_zone".into(),
+        value: v,
+        msg: e.message,
+    })
 }
 
 /// `character-set-server` / `collation-server` to a collation (its character set's
@@ -344,6 +365,7 @@ const KNOWN: &[&str] = &[
     "discard_damaged_log_tail",
     "character_set_server",
     "collation_server",
+    "default_time_zone",
     "socket",
     "skip_networking",
 ];

@@ -209,6 +209,7 @@ fn global_config(c: &Config, socket: String) -> GlobalConfig {
         hostname: hostname(),
         rollback_on_timeout: c.rollback_on_timeout,
         collation_server: c.collation_server,
+        default_time_zone: c.default_time_zone.clone(),
         max_session_mem_used: c.max_session_mem_used,
         tmpdir: c.tmpdir.display().to_string(),
         socket,

@@ -30,6 +30,9 @@ pub struct GlobalConfig {
     pub max_connections: u64,
     pub have_ssl: String,
     pub system_time_zone: String,
+    /// `--default-time-zone`: the global `time_zone` at start, as MariaDB prints
+    /// it (`SYSTEM` by default).
+    pub default_time_zone: String,
     pub server_id: u64,
     pub log_bin: bool,
     pub performance_schema: bool,
@@ -70,6 +73,7 @@ impl Default for GlobalConfig {
             max_connections: 151,
             have_ssl: "DISABLED".into(),
             system_time_zone: "UTC".into(),
+            default_time_zone: "SYSTEM".into(),
             server_id: 1,
             log_bin: false,
             performance_schema: false,

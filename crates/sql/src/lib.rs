@@ -80,6 +80,7 @@ pub use engine::{Engine, GlobalConfig, ProcessInfo, ServerHooks};
 pub use exec::spill::RowSpool;
 pub use result::{Collected, Ending, PreparedInfo, QueryResult, ResultSink};
 pub use session::{Session, Tracked};
+pub use value::zone::canonical_name as time_zone_name;
 
 /// `SERVER_STATUS_*` bits of OK and EOF packets, as MySQL defines them.
 pub mod status {

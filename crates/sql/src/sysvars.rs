@@ -242,7 +242,7 @@ static DEFS: &[VarDef] = &[
     var!("thread_cache_size", Global, UInt, false, U(151)),
     var!("thread_handling", Global, Str, true, S("one-thread-per-connection")),
     var!("thread_stack", Global, UInt, true, U(299_008)),
-    var!("time_zone", Both, Str, false, S("SYSTEM")),
+    var!("time_zone", Both, Str, false, Config(|c| Value::str(&c.default_time_zone))),
     var!("timestamp", Session, Dynamic, false, Null),
     var!("tmp_table_size", Both, UInt, false, U(16_777_216)),
     var!("tmpdir", Global, Str, true, Config(|c| Value::str(&c.tmpdir))),
@@ -512,6 +512,9 @@ pub fn validate(def: &VarDef, v: Value) -> Result<Value, MySqlError> {
         Kind::Str => match v {
             Value::Null if matches!(def.init, Init::Null) => Ok(Value::Null),
             Value::Null => Err(wrong(&Value::str("NULL"))),
+            other if def.name == "time_zone" => {
+                crate::value::zone::canonical_name(&value_text(&other)).map(|n| Value::str(&n))
+            }
             other => Ok(Value::str(&value_text(&other))),
         },
         Kind::Enum(names) => enum_value(names, &v).ok_or_else(|| wrong(&v)),

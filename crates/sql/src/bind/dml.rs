@@ -348,7 +348,7 @@ impl Binder<'_> {
         for (i, o) in order_by.iter().enumerate() {
             let (e, t) = self.expr(&o.expr, &from.scope, None)?;
             let desc = matches!(o.options.sort, Some(ast::OrderBySort::Desc));
-            if let Expr::Column(c) = e {
+            if let Some(c) = e.as_column() {
                 order_cols.push((c, desc));
             }
             let coll = if t.class == Class::String {

@@ -593,7 +593,12 @@ impl Binder<'_> {
             org_name: col.name.clone(),
         });
         t.col_flags = column_flags(&st.def, ci);
-        Ok((Expr::Column(st.offset + ci), t))
+        let e = Expr::Column(st.offset + ci);
+        if matches!(col.data_type, basalt_common::DataType::Timestamp { .. }) {
+            // Stored in UTC, seen in the session's time zone.
+            return Ok((Expr::Func(Func::TimestampLocal, vec![e]), t));
+        }
+        Ok((e, t))
     }
 
     /// Resolves a column of the enclosing query (a correlated reference): the

@@ -640,12 +640,12 @@ fn index_order(
     let first = from.levels.first()?;
     let t = &from.tables[first.table];
     keys.iter()
-        .map(|(pos, desc)| match project.get(*pos) {
-            Some(Expr::Column(c)) if *c >= t.offset && *c < t.offset + t.width() => {
-                Some((*c - t.offset, *desc))
-            }
-            _ => None,
-        })
+        .map(
+            |(pos, desc)| match project.get(*pos).and_then(Expr::as_column) {
+                Some(c) if c >= t.offset && c < t.offset + t.width() => Some((c - t.offset, *desc)),
+                _ => None,
+            },
+        )
         .collect()
 }
 

@@ -279,9 +279,9 @@ pub fn view_column(st: &super::ScopeTable, name: &str) -> R<Option<usize>> {
         .def
         .column_index(name)
         .ok_or_else(|| MySqlError::bad_field(name, "field list"))?;
-    match &v[ci].0 {
-        crate::expr::Expr::Column(c) => Ok(Some(*c - st.offset)),
-        _ => Err(MySqlError::new(
+    match v[ci].0.as_column() {
+        Some(c) => Ok(Some(c - st.offset)),
+        None => Err(MySqlError::new(
             1348,
             "HY000",
             format!("Column '{name}' is not updatable"),

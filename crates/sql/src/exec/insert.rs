@@ -236,9 +236,9 @@ pub(crate) fn implicit_default(col: &ColumnDef) -> Value {
 fn default_value(col: &ColumnDef, ex: &mut Exec, strict: bool) -> R<Value> {
     match &col.default {
         Some(DefaultValue::Literal(v)) => Ok(v.clone()),
-        Some(DefaultValue::CurrentTimestamp) => Ok(Value::DateTime(
-            crate::value::temporal::truncate_fsp(ex.ctx.cx.stmt_time, col.data_type.fsp()),
-        )),
+        Some(DefaultValue::CurrentTimestamp) => {
+            Ok(crate::exec::store::current_timestamp(col, ex.ctx.cx))
+        }
         // Evaluated once the row's other values are in (`computed::fill_defaults`).
         Some(DefaultValue::Expr(_)) => Ok(Value::Null),
         None if col.nullable || col.auto_increment => Ok(Value::Null),
@@ -287,6 +287,15 @@ fn complete_row(
                 pending[ci] = true;
                 row.push(Value::Null);
                 continue;
+            }
+            // A TIMESTAMP's default is kept as stored (in UTC).
+            Some(None) | None if matches!(col.data_type, DataType::Timestamp { .. }) => {
+                let v = default_value(col, ex, strict)?;
+                if !v.is_null() {
+                    row.push(v);
+                    continue;
+                }
+                v
             }
             Some(None) | None => default_value(col, ex, strict)?,
         };

@@ -336,10 +336,7 @@ pub fn assigned_value(
 pub fn touch_on_update(t: &TableRef, new: &mut Row, assigned: &[bool], ex: &mut Exec) {
     for (ci, col) in t.def.columns.iter().enumerate() {
         if col.on_update_current_timestamp && !assigned[ci] {
-            new[ci] = Value::DateTime(crate::value::temporal::truncate_fsp(
-                ex.ctx.cx.stmt_time,
-                col.data_type.fsp(),
-            ));
+            new[ci] = crate::exec::store::current_timestamp(col, ex.ctx.cx);
         }
     }
 }

@@ -10,7 +10,7 @@
 use super::hash_join::HashTable;
 use super::{storage_err, Exec};
 use crate::expr::{EvalCtx, Expr};
-use crate::plan::range::{convert, key_ranges, Conv, EvalRange};
+use crate::plan::range::{convert, key_ranges, stored_key, stored_range, Conv, EvalRange};
 use crate::plan::{Access, Level, RangeSpec, SelectPlan};
 use basalt_common::{MySqlError, Value};
 use basalt_storage::{KeyRange, LockMode, RowHandle, ScanRequest};
@@ -419,7 +419,12 @@ fn open(plan: &SelectPlan, l: &Level, row: &[Value], ex: &mut Exec, lock: LockMo
     let def = &t.def;
     match &l.access {
         Access::PkGet { key } => {
-            let vals = eval_all(key, row, ex.ctx)?;
+            let mut vals = eval_all(key, row, ex.ctx)?;
+            if let Some(z) = &ex.ctx.cx.zone {
+                for (v, kc) in vals.iter_mut().zip(&def.indexes[0].columns) {
+                    *v = stored_key(std::mem::take(v), &def.columns[kc.column], z);
+                }
+            }
             let mut pk = Vec::with_capacity(vals.len());
             for (v, kc) in vals.iter().zip(&def.indexes[0].columns) {
                 match convert(v, &def.columns[kc.column]) {
@@ -480,6 +485,10 @@ fn open(plan: &SelectPlan, l: &Level, row: &[Value], ex: &mut Exec, lock: LockMo
                         },
                     },
                 },
+            };
+            let spec = match &ex.ctx.cx.zone {
+                Some(z) => stored_range(spec, idx, &def.columns, z),
+                None => spec,
             };
             let (mut ranges, exact) = key_ranges(spec, idx, &def.columns);
             if *reverse {

@@ -113,13 +113,44 @@ pub fn store(v: Value, t: &Target, cx: &mut SessionCtx) -> R {
         }
         DataType::Text { kind, collation } => store_lob(v, kind.max_len(), *collation, t, cx),
         DataType::Date => store_temporal(v, TemporalKind::Date, t, cx),
-        DataType::DateTime { fsp } | DataType::Timestamp { fsp } => {
-            store_temporal(v, TemporalKind::DateTime(*fsp), t, cx)
+        DataType::DateTime { fsp } => store_temporal(v, TemporalKind::DateTime(*fsp), t, cx),
+        DataType::Timestamp { fsp } => {
+            let source = v.clone();
+            let v = store_temporal(v, TemporalKind::DateTime(*fsp), t, cx)?;
+            if let (Value::DateTime(d), Some(z)) = (&v, &cx.zone) {
+                if z.skips(d) {
+                    // A local time the zone skips (MariaDB: 1292 in strict mode).
+                    let fallback = Value::DateTime(z.to_utc_datetime(d));
+                    return t.incorrect(cx, "datetime", &source, 1292, fallback);
+                }
+            }
+            Ok(timestamp_to_utc(v, cx))
         }
         DataType::Time { fsp } => store_temporal(v, TemporalKind::Time(*fsp), t, cx),
         DataType::Enum { values, collation } => enums::store_enum(v, values, *collation, t, cx),
         DataType::Set { values, collation } => enums::store_set(v, values, *collation, t, cx),
     }
+}
+
+/// A TIMESTAMP value as stored: a local time of the session's zone moved to UTC
+/// (the zero value stays zero).
+fn timestamp_to_utc(v: Value, cx: &SessionCtx) -> Value {
+    match v {
+        Value::DateTime(d) if d.date.year != 0 => Value::DateTime(cx.to_utc(d)),
+        v => v,
+    }
+}
+
+/// CURRENT_TIMESTAMP of the running statement as column `col` stores it: a
+/// TIMESTAMP in UTC, a DATETIME in the session's time zone.
+pub fn current_timestamp(col: &ColumnDef, cx: &SessionCtx) -> Value {
+    let utc = cx.stmt_time;
+    let t = if matches!(col.data_type, DataType::Timestamp { .. }) {
+        utc
+    } else {
+        cx.local(utc)
+    };
+    Value::DateTime(truncate_fsp(t, col.data_type.fsp()))
 }
 
 fn store_int(v: Value, kind: IntKind, unsigned: bool, t: &Target, cx: &mut SessionCtx) -> R {

@@ -250,7 +250,7 @@ pub fn to_datetime(v: &Value, ctx: &mut EvalCtx) -> Option<DateTime> {
         Value::DateTime(d) => Some(*d),
         Value::Date(d) => Some(DateTime::from_date(*d)),
         Value::Time(t) => {
-            let today = ctx.cx.stmt_time.date;
+            let today = ctx.cx.local(ctx.cx.stmt_time).date;
             let base = DateTime::from_date(today);
             crate::value::temporal::add_interval(
                 base,

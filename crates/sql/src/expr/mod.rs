@@ -297,6 +297,19 @@ impl Expr {
         Box::new(self)
     }
 
+    /// The row position a plain column reference reads (through the session-zone
+    /// view of a TIMESTAMP column).
+    pub fn as_column(&self) -> Option<usize> {
+        match self {
+            Expr::Column(c) => Some(*c),
+            Expr::Func(Func::TimestampLocal, a) => match a.as_slice() {
+                [Expr::Column(c)] => Some(*c),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     /// True when the value does not depend on the row (constants, parameters,
     /// variables and functions of them).
     pub fn is_row_independent(&self) -> bool {

@@ -532,9 +532,10 @@ pub fn sarg(
     def: &TableDef,
     available: &dyn Fn(&Expr) -> bool,
 ) -> Option<Sarg> {
-    let col_of = |x: &Expr| match x {
-        Expr::Column(c) if *c >= offset && *c < offset + width => Some(*c - offset),
-        _ => None,
+    let col_of = |x: &Expr| {
+        x.as_column()
+            .filter(|c| *c >= offset && *c < offset + width)
+            .map(|c| c - offset)
     };
     let compatible = |col: usize, coll: Collation| match def.columns[col].data_type.collation() {
         Some(c) => c == coll || coll == Collation::Binary && c.is_binary(),

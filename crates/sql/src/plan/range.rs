@@ -14,6 +14,7 @@
 //! selects them.
 
 use crate::value::compare::sort_cmp;
+use crate::value::zone::Zone;
 use crate::value::{parse_date, parse_datetime, parse_time, to_num, Num};
 use basalt_common::{Collation, ColumnDef, DataType, Decimal, IndexDef, IntKind, Value};
 use basalt_storage::KeyRange;
@@ -98,6 +99,46 @@ pub fn convert(v: &Value, col: &ColumnDef) -> Conv {
             }
             _ => Conv::Unusable,
         },
+    }
+}
+
+/// A comparison value for key part `col` as the keys hold it: for a TIMESTAMP
+/// (stored in UTC) a local time of the session's `zone` moves to UTC; anything
+/// else is unchanged.
+pub fn stored_key(v: Value, col: &ColumnDef, zone: &Zone) -> Value {
+    if !matches!(col.data_type, DataType::Timestamp { .. }) {
+        return v;
+    }
+    match convert(&v, col) {
+        Conv::Exact(Value::DateTime(d)) if d.date.year != 0 => {
+            Value::DateTime(zone.to_utc_datetime(&d))
+        }
+        _ => v,
+    }
+}
+
+/// [`EvalRange`] with its values as index `idx`'s keys hold them (see
+/// [`stored_key`]).
+pub fn stored_range(spec: EvalRange, idx: &IndexDef, cols: &[ColumnDef], zone: &Zone) -> EvalRange {
+    let col = |i: usize| &cols[idx.columns[i].column];
+    let keys = |vals: Vec<Value>| -> Vec<Value> {
+        vals.into_iter()
+            .enumerate()
+            .map(|(i, v)| stored_key(v, col(i), zone))
+            .collect()
+    };
+    match spec {
+        EvalRange::Prefix { eq, lower, upper } => {
+            let n = eq.len();
+            let bound = |b: Option<(Value, bool)>| b.map(|(v, i)| (stored_key(v, col(n), zone), i));
+            EvalRange::Prefix {
+                eq: keys(eq),
+                lower: bound(lower),
+                upper: bound(upper),
+            }
+        }
+        EvalRange::Points(p) => EvalRange::Points(p.into_iter().map(keys).collect()),
+        other => other,
     }
 }
 

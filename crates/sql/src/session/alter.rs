@@ -131,12 +131,11 @@ impl Session {
         };
         let mut copied = 0u64;
         let strict = self.cx.mode.strict;
-        let now = self.cx.stmt_time;
         let out = {
             let mut ctx = EvalCtx::new(&[], &mut self.cx);
             let mut convert = |row: Row, n: u64| -> R<Row> {
                 copied = n;
-                let mut new = convert_row(&old, &new_def, &plan, row, n, strict, now, &mut ctx)?;
+                let mut new = convert_row(&old, &new_def, &plan, row, n, strict, &mut ctx)?;
                 computed_values(&checks, &plan, &mut new, n, strict, &mut ctx)?;
                 verify_checks(&checks, &new, &new_def, &mut ctx)?;
                 Ok(new)
@@ -183,7 +182,6 @@ fn convert_row(
     mut row: Row,
     n: u64,
     strict: bool,
-    now: basalt_common::DateTime,
     ctx: &mut EvalCtx,
 ) -> R<Row> {
     let mut out = Vec::with_capacity(new.columns.len());
@@ -201,6 +199,13 @@ fn convert_row(
                 let was = &old.columns[*j];
                 if was.data_type.same_storage(&col.data_type) && (col.nullable || !was.nullable) {
                     v
+                } else if matches!(was.data_type, basalt_common::DataType::Timestamp { .. }) {
+                    // Stored in UTC: converted as the session sees it.
+                    let v = match v {
+                        Value::DateTime(d) if d.date.year != 0 => Value::DateTime(ctx.cx.local(d)),
+                        v => v,
+                    };
+                    stored(v, &target, ctx)?
                 } else {
                     stored(v, &target, ctx)?
                 }
@@ -215,7 +220,7 @@ fn convert_row(
                     Value::Int(n as i64)
                 }
             }
-            None => added_value(col, now),
+            None => added_value(col, ctx.cx),
         };
         out.push(v);
     }
@@ -296,10 +301,10 @@ fn as_copy_reports(code: u16, message: &str, source: &Value, t: &Target) -> Opti
 
 /// The value an added column takes in existing rows: its default, or for a NOT
 /// NULL column without one the type's implicit default (as MariaDB fills it).
-fn added_value(col: &ColumnDef, now: basalt_common::DateTime) -> Value {
+fn added_value(col: &ColumnDef, cx: &crate::session::ctx::SessionCtx) -> Value {
     match &col.default {
         Some(DefaultValue::Literal(v)) => v.clone(),
-        Some(DefaultValue::CurrentTimestamp) => Value::DateTime(now),
+        Some(DefaultValue::CurrentTimestamp) => crate::exec::store::current_timestamp(col, cx),
         // Evaluated on the converted row (`computed_values`).
         Some(DefaultValue::Expr(_)) => Value::Null,
         None if col.nullable => Value::Null,

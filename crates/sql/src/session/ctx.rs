@@ -99,6 +99,10 @@ pub struct SessionCtx {
     pub stmt_time: DateTime,
     /// `SET timestamp = t`: the time statements see instead of the clock.
     pub fixed_time: Option<DateTime>,
+    /// The session's `time_zone`; `None` when it is UTC, so that nothing converts.
+    pub zone: Option<Arc<crate::value::zone::Zone>>,
+    /// The `time_zone` text [`Self::zone`] was made from.
+    zone_name: String,
     /// `SET insert_id = n`: the first AUTO_INCREMENT value of the next INSERT.
     pub insert_id: Option<u64>,
     pub rand_state: u64,
@@ -161,6 +165,8 @@ impl SessionCtx {
             in_transaction: false,
             stmt_time: DateTime::default(),
             fixed_time: None,
+            zone: None,
+            zone_name: String::new(),
             insert_id: None,
             rand_state: conn_id.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x5DEE_CE66,
             temp: Default::default(),
@@ -175,6 +181,22 @@ impl SessionCtx {
     pub fn clock(&self) -> DateTime {
         self.fixed_time
             .unwrap_or_else(super::super::value::temporal::now)
+    }
+
+    /// Local time in the session zone of `utc`, a UTC wall-clock time.
+    pub fn local(&self, utc: DateTime) -> DateTime {
+        match &self.zone {
+            None => utc,
+            Some(z) => z.local_of(&utc),
+        }
+    }
+
+    /// The UTC wall-clock time of `local`, a time in the session zone.
+    pub fn to_utc(&self, local: DateTime) -> DateTime {
+        match &self.zone {
+            None => local,
+            Some(z) => z.to_utc_datetime(&local),
+        }
     }
 
     /// Recomputes the cached flags after a session variable changed.
@@ -205,6 +227,11 @@ impl SessionCtx {
         self.isolation = text(self, "transaction_isolation")
             .and_then(|n| basalt_storage::IsolationLevel::from_name(&n))
             .unwrap_or_default();
+        let zone = text(self, "time_zone").unwrap_or_default();
+        if zone != self.zone_name {
+            self.zone = crate::value::zone::session_zone(&zone);
+            self.zone_name = zone;
+        }
         self.tx_read_only = self.var_bool("transaction_read_only");
         self.snapshot_isolation = self.var_bool("innodb_snapshot_isolation");
         self.lock_wait_timeout = self.var_u64("innodb_lock_wait_timeout").max(1);

@@ -59,9 +59,6 @@ const DEFAULT_ONLY: &[(&str, &[&str])] = &[
     ("sql_warnings", &[]),
     ("table_open_cache", &[]),
     ("thread_cache_size", &[]),
-    // TIMESTAMP values and NOW() are in UTC (the server's SYSTEM zone): a zone of
-    // offset 0 is what Basalt does; any other is not converted to.
-    ("time_zone", &["+00:00", "-00:00", "+0:00", "-0:00"]),
     ("tmp_table_size", &[]),
     ("transaction_alloc_block_size", &[]),
 ];

@@ -8,6 +8,7 @@
 pub mod arith;
 pub mod compare;
 pub mod temporal;
+pub mod zone;
 
 use basalt_common::value::format_double;
 use basalt_common::{Date, DateTime, Decimal, Time, Value};

@@ -1,6 +1,7 @@
 //! Clock and calendar helpers: the statement's current time, interval arithmetic.
 //!
-//! Basalt's session time zone is always the system zone, which is UTC.
+//! `now()` is UTC (the server's SYSTEM zone); sessions see it in their `time_zone`
+//! through [`crate::session::ctx::SessionCtx::local`].
 
 use basalt_common::{Date, DateTime};
 use std::time::{SystemTime, UNIX_EPOCH};

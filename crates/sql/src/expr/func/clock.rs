@@ -396,7 +396,7 @@ pub fn eval(f: ClockFn, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
             if secs < 0 {
                 return Ok(Value::Null);
             }
-            let dt = DateTime::from_unix_seconds(secs, 0);
+            let dt = ctx.cx.local(DateTime::from_unix_seconds(secs, 0));
             let fmt = String::from_utf8_lossy(&to_bytes(&vals[1])).into_owned();
             Value::str(&super::time::date_format(&dt, &fmt))
         }

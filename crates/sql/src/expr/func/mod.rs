@@ -64,6 +64,9 @@ pub enum Func {
     CurTime,
     UtcTimestamp,
     UtcDate,
+    /// A TIMESTAMP column's value (stored in UTC) in the session's time zone: the
+    /// binder wraps every reference to a TIMESTAMP column of a table in it.
+    TimestampLocal,
     UnixTimestamp,
     FromUnixtime,
     DateOf,
@@ -495,6 +498,7 @@ pub fn result_type(f: Func, args: &[ExprType]) -> ExprType {
     };
     let arg_len = |i: usize| args.get(i).map_or(0, |a| a.len);
     match f {
+        TimestampLocal => args[0].clone(),
         Database => ExprType::string(64, utf).nullable(true),
         User | CurrentUser => ExprType::string(384, utf).nullable(true),
         Version => ExprType::string(26, utf),
@@ -728,6 +732,10 @@ pub fn eval(f: Func, args: &[Expr], row: &[Value], ctx: &mut EvalCtx) -> R {
             }
         }
         Misc(misc::MiscFn::Benchmark) => misc::benchmark(args, row, ctx),
+        TimestampLocal => Ok(match (args[0].eval(row, ctx)?, &ctx.cx.zone) {
+            (Value::DateTime(d), Some(z)) if d.date.year != 0 => Value::DateTime(z.local_of(&d)),
+            (v, _) => v,
+        }),
         _ => {
             let vals = args
                 .iter()

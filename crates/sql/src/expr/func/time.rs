@@ -1,5 +1,6 @@
 //! Date and time functions. NOW() and friends return the statement's start time,
-//! so they are constant within a statement (SYSDATE() reads the clock each call).
+//! so they are constant within a statement (SYSDATE() reads the clock each call),
+//! in the session's `time_zone` (the UTC_* ones in UTC).
 
 use super::Func;
 use crate::expr::cast::{to_datetime, to_time};
@@ -15,13 +16,21 @@ fn fsp_arg(vals: &[Value]) -> u8 {
 
 pub fn eval(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
     use Func::*;
-    let stmt = ctx.cx.stmt_time;
+    let utc = ctx.cx.stmt_time;
     match f {
-        Now | UtcTimestamp => Ok(Value::DateTime(truncate_fsp(stmt, fsp_arg(&vals)))),
-        SysDate => Ok(Value::DateTime(truncate_fsp(now(), fsp_arg(&vals)))),
-        CurDate | UtcDate => Ok(Value::Date(stmt.date)),
+        Now => Ok(Value::DateTime(truncate_fsp(
+            ctx.cx.local(utc),
+            fsp_arg(&vals),
+        ))),
+        UtcTimestamp => Ok(Value::DateTime(truncate_fsp(utc, fsp_arg(&vals)))),
+        SysDate => Ok(Value::DateTime(truncate_fsp(
+            ctx.cx.local(now()),
+            fsp_arg(&vals),
+        ))),
+        CurDate => Ok(Value::Date(ctx.cx.local(utc).date)),
+        UtcDate => Ok(Value::Date(utc.date)),
         CurTime => {
-            let t = truncate_fsp(stmt, fsp_arg(&vals));
+            let t = truncate_fsp(ctx.cx.local(utc), fsp_arg(&vals));
             Ok(Value::Time(Time {
                 negative: false,
                 hours: t.hour as u16,
@@ -30,9 +39,9 @@ pub fn eval(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
                 micro: t.micro,
             }))
         }
-        UnixTimestamp if vals.is_empty() => Ok(Value::UInt(stmt.unix_seconds().max(0) as u64)),
+        UnixTimestamp if vals.is_empty() => Ok(Value::UInt(utc.unix_seconds().max(0) as u64)),
         _ if vals.iter().any(Value::is_null) => Ok(Value::Null),
-        UnixTimestamp => Ok(match to_datetime(&vals[0], ctx) {
+        UnixTimestamp => Ok(match to_datetime(&vals[0], ctx).map(|d| ctx.cx.to_utc(d)) {
             Some(dt) if dt.micro == 0 => Value::Int(dt.unix_seconds().max(0)),
             Some(dt) => Value::Decimal(Decimal::new(
                 dt.unix_seconds().max(0) as i128 * 1_000_000 + dt.micro as i128,
@@ -45,7 +54,7 @@ pub fn eval(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
             Ok(if secs < 0 {
                 Value::Null
             } else {
-                Value::DateTime(DateTime::from_unix_seconds(secs, 0))
+                Value::DateTime(ctx.cx.local(DateTime::from_unix_seconds(secs, 0)))
             })
         }
         DateOf => Ok(to_datetime(&vals[0], ctx).map_or(Value::Null, |d| Value::Date(d.date))),

@@ -25,6 +25,8 @@ pub enum CastTarget {
     Date,
     DateTime(u8),
     Time(u8),
+    /// A binary string as the big-endian number a BIT compares with.
+    BitNumber,
     /// UUID or INET6.
     Fixed(basalt_common::fixedbin::FixedBin),
 }
@@ -51,6 +53,7 @@ impl CastTarget {
             CastTarget::DateTime(f) => ExprType::datetime(*f),
             CastTarget::Time(f) => ExprType::time(*f),
             CastTarget::Fixed(k) => ExprType::fixed(*k),
+            CastTarget::BitNumber => ExprType::uint_p(20),
         };
         t.nullable(
             arg.nullable
@@ -119,6 +122,13 @@ pub fn cast(v: Value, target: &CastTarget, ctx: &mut EvalCtx) -> R {
         })),
         CastTarget::Time(_) => Ok(to_time(&v, ctx).map_or(Value::Null, Value::Time)),
         CastTarget::Fixed(k) => Ok(to_fixed(&v, *k, ctx)),
+        CastTarget::BitNumber => Ok(match &v {
+            Value::Bytes(b) => Value::UInt(
+                b.iter()
+                    .fold(0u64, |acc, x| acc.wrapping_shl(8) | *x as u64),
+            ),
+            other => other.clone(),
+        }),
     }
 }
 

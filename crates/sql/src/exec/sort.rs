@@ -21,11 +21,11 @@
 //! computed once per row while sorting a buffer; merges compare with
 //! [`sort_cmp`] directly, which orders identically.
 
-use basalt_common::fixedbin;
 use super::mem::{row_bytes, MemBudget};
 use super::spill::{RunReader, SpillFile};
 use crate::plan::SortKey;
 use crate::value::compare::sort_cmp;
+use basalt_common::fixedbin;
 use basalt_common::{MySqlError, Row, Value};
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;

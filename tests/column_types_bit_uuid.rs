@@ -229,11 +229,9 @@ const DIFF: &[&str] = &[
 ];
 
 type Cols = Vec<(String, u8, u32, u16)>;
+type Outcome = Result<(Cols, Vec<Vec<mysql::Value>>, Vec<Vec<Option<String>>>), (u16, String)>;
 
-fn outcome(
-    c: &mut Conn,
-    sql: &str,
-) -> Result<(Cols, Vec<Vec<mysql::Value>>, Vec<Vec<Option<String>>>), (u16, String)> {
+fn outcome(c: &mut Conn, sql: &str) -> Outcome {
     let (cols, data) = {
         let mut r = match c.query_iter(sql) {
             Ok(r) => r,
@@ -249,7 +247,7 @@ fn outcome(
                     f.name_str().into_owned(),
                     f.column_type() as u8,
                     f.column_length(),
-                    f.flags().bits() as u16 & 0xB1,
+                    f.flags().bits() & 0xB1,
                 )
             })
             .collect();

@@ -213,5 +213,9 @@ pub fn describe_type(dt: &DataType) -> (ColumnType, u32, u8) {
             let chars = dt.char_len().unwrap_or(0) as u32;
             (ColumnType::String, chars * collation.charset().max_len(), 0)
         }
+        DataType::Bit { width } => (ColumnType::Bit, *width as u32, 0),
+        // MariaDB sends UUID and INET6 as STRING of their text length in characters.
+        DataType::Uuid => (ColumnType::String, 36, 0),
+        DataType::Inet6 => (ColumnType::String, 39, 0),
     }
 }

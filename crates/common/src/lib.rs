@@ -7,6 +7,7 @@ pub mod datetime;
 pub mod decimal;
 pub mod enumset;
 pub mod error;
+pub mod fixedbin;
 pub mod foreign_key;
 pub mod types;
 pub mod value;

@@ -151,6 +151,16 @@ pub enum DataType {
         values: Vec<String>,
         collation: Collation,
     },
+    /// BIT(width), 1..=64: held at run time as [`Value::UInt`].
+    Bit {
+        width: u8,
+    },
+    /// UUID (MariaDB 10.7): 16 bytes in storage, held at run time as its canonical
+    /// 36-character text.
+    Uuid,
+    /// INET6 (MariaDB 10.5): 16 bytes in storage, held at run time as its canonical
+    /// text (`::1`, `::ffff:1.2.3.4`).
+    Inet6,
 }
 
 impl DataType {
@@ -175,6 +185,11 @@ impl DataType {
     /// ENUM or SET.
     pub fn is_enum_or_set(&self) -> bool {
         matches!(self, DataType::Enum { .. } | DataType::Set { .. })
+    }
+
+    /// UUID or INET6: a fixed 16-byte binary type shown as text.
+    pub fn is_fixed_binary(&self) -> bool {
+        matches!(self, DataType::Uuid | DataType::Inet6)
     }
 
     pub fn is_lob(&self) -> bool {
@@ -319,6 +334,9 @@ impl DataType {
             DataType::Year => "year(4)".into(),
             DataType::Enum { values, .. } => format!("enum({})", quoted_list(values)),
             DataType::Set { values, .. } => format!("set({})", quoted_list(values)),
+            DataType::Bit { width } => format!("bit({width})"),
+            DataType::Uuid => "uuid".into(),
+            DataType::Inet6 => "inet6".into(),
         }
     }
 }

@@ -41,6 +41,11 @@ fn push_padded(out: &mut Vec<u8>, u: u64, width: u32) {
 
 pub(crate) fn write_text_value(out: &mut Vec<u8>, v: &Value, col: &ColumnMeta) {
     let ct = col.column_type;
+    if ct == ColumnType::Bit {
+        if let Value::Int(_) | Value::UInt(_) = v {
+            return write_bit(out, to_i64(v) as u64, col.length);
+        }
+    }
     if is_integer_type(ct) && matches!(v, Value::Double(_) | Value::Decimal(_)) {
         push_int(out, to_i64(v));
         return;
@@ -82,6 +87,12 @@ pub(crate) fn write_text_value(out: &mut Vec<u8>, v: &Value, col: &ColumnMeta) {
         Value::DateTime(dt) => write_datetime(out, dt, fsp(col, dt.micro)),
         Value::Time(t) => write_time(out, t, fsp(col, t.micro)),
     }
+}
+
+/// A BIT(width) value as MariaDB sends it: big-endian, (width + 7) / 8 bytes.
+fn write_bit(out: &mut Vec<u8>, n: u64, width: u32) {
+    let bytes = (width as usize).div_ceil(8).clamp(1, 8);
+    out.extend_from_slice(&n.to_be_bytes()[8 - bytes..]);
 }
 
 /// Fractional digits to print: the column's `decimals` for temporal columns, else

@@ -7,6 +7,7 @@
 //! mbmaxlen` bytes) and the collation string comparisons use.
 
 use basalt_common::column::{describe_type, flags};
+use basalt_common::fixedbin::FixedBin;
 use basalt_common::{Charset, Collation, ColumnDef, ColumnMeta, ColumnType, DataType};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,6 +55,9 @@ pub struct ExprType {
     /// The declared display width of an integer column (`int(5)`), 0 for none: the
     /// length a direct reference reports; arithmetic sizes by the type's own `len`.
     pub int_width: u8,
+    /// A UUID or INET6 value (a string of its canonical text, compared, sorted and
+    /// grouped by its binary form).
+    pub fixedbin: Option<FixedBin>,
 }
 
 /// Where a result column comes from.
@@ -89,6 +93,7 @@ impl ExprType {
             origin: None,
             col_flags: 0,
             int_width: 0,
+            fixedbin: None,
         }
     }
 
@@ -143,6 +148,16 @@ impl ExprType {
         let mut t = Self::base(Class::String, len);
         t.collation = collation;
         t.decimals = 39;
+        t
+    }
+
+    /// A UUID or INET6 expression (as `CAST(x AS UUID)` gives).
+    pub fn fixed(kind: FixedBin) -> Self {
+        let mut t = Self::string(kind.text_len(), Collation::Latin1Bin);
+        t.decimals = 0;
+        t.fixedbin = Some(kind);
+        t.column_type = Some(ColumnType::String);
+        t.unsigned = true;
         t
     }
 
@@ -222,6 +237,12 @@ impl ExprType {
             DataType::Date => Self::date(),
             DataType::DateTime { fsp } | DataType::Timestamp { fsp } => Self::datetime(*fsp),
             DataType::Time { fsp } => Self::time(*fsp),
+            DataType::Bit { .. } => Self::base(Class::Int, 0).unsigned(),
+            DataType::Uuid | DataType::Inet6 => {
+                let mut t = Self::fixed(FixedBin::of(dt).expect("fixed binary type"));
+                t.col_flags |= flags::BINARY;
+                t
+            }
         };
         t.len = column_chars(dt);
         if let DataType::Int {
@@ -284,7 +305,7 @@ impl ExprType {
         if ct == ColumnType::Year && self.origin.is_some() {
             m.flags |= flags::ZEROFILL;
         }
-        if self.class.is_numeric() || self.class == Class::Null {
+        if (self.class.is_numeric() || self.class == Class::Null) && ct != ColumnType::Bit {
             m.flags |= flags::NUM;
         }
         if matches!(ct, ColumnType::Blob) {

@@ -24,6 +24,7 @@
 //! constants before building ranges); a mismatching value is encoded by a best-effort
 //! conversion so that nothing panics.
 
+use basalt_common::fixedbin;
 use basalt_common::{ColumnDef, DataType, IndexDef, Value};
 
 const NULL_TAG: u8 = 0x00;
@@ -37,8 +38,12 @@ pub fn encode_part(out: &mut Vec<u8>, v: &Value, ty: &DataType, prefix_len: Opti
     }
     out.push(VALUE_TAG);
     match ty {
-        DataType::Int { unsigned: true, .. } | DataType::Year => {
+        DataType::Int { unsigned: true, .. } | DataType::Year | DataType::Bit { .. } => {
             out.extend_from_slice(&as_u64(v).to_be_bytes())
+        }
+        // The 16 bytes in MariaDB's order (a UUID's time parts swapped).
+        DataType::Uuid | DataType::Inet6 => {
+            out.extend_from_slice(&fixedbin::sort_key(*ty == DataType::Inet6, &as_bytes(v)))
         }
         DataType::Int { .. } => {
             out.extend_from_slice(&((as_i64(v) as u64) ^ (1 << 63)).to_be_bytes())
@@ -157,7 +162,7 @@ fn part_len(key: &[u8], ty: &DataType, desc: bool) -> usize {
         return 1;
     }
     1 + match ty {
-        DataType::Decimal { .. } => 16,
+        DataType::Decimal { .. } | DataType::Uuid | DataType::Inet6 => 16,
         DataType::Char { .. } | DataType::VarChar { .. } | DataType::Text { .. } => {
             escaped_len(&key[1..], desc)
         }

@@ -20,7 +20,7 @@
 //! Decoding can skip columns the caller does not need (`wanted`), which the point
 //! select path uses to materialise only the selected columns.
 
-use basalt_common::enumset;
+use basalt_common::{enumset, fixedbin};
 use basalt_common::{ColumnDef, DataType, Date, DateTime, Decimal, Time, Value};
 
 pub fn put_varint(out: &mut Vec<u8>, mut v: u64) {
@@ -69,7 +69,17 @@ pub fn encode_row(out: &mut Vec<u8>, columns: &[ColumnDef], row: &[Value]) {
 
 fn encode_value(out: &mut Vec<u8>, ty: &DataType, v: &Value) {
     match ty {
-        DataType::Int { unsigned: true, .. } | DataType::Year => put_varint(out, num_u64(v)),
+        DataType::Int { unsigned: true, .. } | DataType::Year | DataType::Bit { .. } => {
+            put_varint(out, num_u64(v))
+        }
+        DataType::Uuid | DataType::Inet6 => {
+            let text = match v {
+                Value::Bytes(b) => std::borrow::Cow::Borrowed(&b[..]),
+                other => std::borrow::Cow::Owned(other.to_text(6).unwrap_or_default()),
+            };
+            let b = fixedbin::parse(*ty == DataType::Inet6, &text).unwrap_or([0; 16]);
+            out.extend_from_slice(&b);
+        }
         DataType::Int { .. } => put_varint(out, zigzag(num_i64(v))),
         DataType::Float => out.extend_from_slice(&(num_f64(v) as f32).to_le_bytes()),
         DataType::Double => out.extend_from_slice(&num_f64(v).to_le_bytes()),
@@ -208,6 +218,11 @@ fn decode_value(buf: &[u8], pos: &mut usize, ty: &DataType) -> Option<Value> {
     Some(match ty {
         DataType::Int { unsigned: true, .. } => Value::UInt(get_varint(buf, pos)?),
         DataType::Year => Value::Int(get_varint(buf, pos)? as i64),
+        DataType::Bit { .. } => Value::UInt(get_varint(buf, pos)?),
+        DataType::Uuid | DataType::Inet6 => {
+            let b: [u8; 16] = fixed(buf, pos)?;
+            Value::Bytes(fixedbin::format(*ty == DataType::Inet6, &b).into_bytes())
+        }
         DataType::Int { .. } => Value::Int(unzigzag(get_varint(buf, pos)?)),
         DataType::Float => Value::Double(f32::from_le_bytes(fixed(buf, pos)?) as f64),
         DataType::Double => Value::Double(f64::from_le_bytes(fixed(buf, pos)?)),
@@ -244,9 +259,12 @@ fn decode_value(buf: &[u8], pos: &mut usize, ty: &DataType) -> Option<Value> {
 
 fn skip_value(buf: &[u8], pos: &mut usize, ty: &DataType) -> Option<()> {
     let n = match ty {
-        DataType::Int { .. } | DataType::Year | DataType::Enum { .. } | DataType::Set { .. } => {
-            return get_varint(buf, pos).map(|_| ())
-        }
+        DataType::Int { .. }
+        | DataType::Year
+        | DataType::Bit { .. }
+        | DataType::Enum { .. }
+        | DataType::Set { .. } => return get_varint(buf, pos).map(|_| ()),
+        DataType::Uuid | DataType::Inet6 => 16,
         DataType::Char { .. } | DataType::VarChar { .. } | DataType::Text { .. } => {
             get_varint(buf, pos)? as usize
         }

@@ -351,6 +351,18 @@ impl Binder<'_> {
             D::Datetime(p) => CastTarget::DateTime(p.unwrap_or(0).min(6) as u8),
             D::Timestamp(p, _) => CastTarget::DateTime(p.unwrap_or(0).min(6) as u8),
             D::Time(p, _) => CastTarget::Time(p.unwrap_or(0).min(6) as u8),
+            D::Uuid => CastTarget::Fixed(basalt_common::fixedbin::FixedBin::Uuid),
+            D::Custom(name, args) if args.is_empty() => {
+                match super::object_parts(name)
+                    .join(".")
+                    .to_ascii_lowercase()
+                    .as_str()
+                {
+                    "uuid" => CastTarget::Fixed(basalt_common::fixedbin::FixedBin::Uuid),
+                    "inet6" => CastTarget::Fixed(basalt_common::fixedbin::FixedBin::Inet6),
+                    _ => return Err(MySqlError::parse_error(&dt.to_string(), 1)),
+                }
+            }
             other => return Err(MySqlError::parse_error(&other.to_string(), 1)),
         })
     }

@@ -183,8 +183,27 @@ pub fn data_type(dt: &D, coll: Collation, col: &str) -> R<DataType> {
         {
             DataType::Year
         }
+        D::Bit(w) => match w.unwrap_or(1) {
+            w @ 1..=64 => DataType::Bit { width: w as u8 },
+            _ => {
+                return Err(MySqlError::new(
+                    1439,
+                    "42000",
+                    format!("Display width out of range for '{col}' (max = 64)"),
+                ))
+            }
+        },
+        D::Uuid => DataType::Uuid,
+        D::Custom(name, args) if args.is_empty() && custom_is(name, "uuid") => DataType::Uuid,
+        D::Custom(name, args) if args.is_empty() && custom_is(name, "inet6") => DataType::Inet6,
         other => return Err(MySqlError::not_supported(&format!("column type {other}"))),
     })
+}
+
+fn custom_is(name: &ast::ObjectName, what: &str) -> bool {
+    super::object_parts(name)
+        .join(".")
+        .eq_ignore_ascii_case(what)
 }
 
 fn syntax_near(dt: &D) -> MySqlError {

@@ -499,6 +499,9 @@ pub(crate) fn default_expr(e: &ast::Expr, col: &str, cx: &SessionCtx) -> R<Defau
             ast::Value::HexStringLiteral(h) => Value::Bytes(
                 super::typing::decode_hex(h).ok_or_else(|| MySqlError::invalid_default(col))?,
             ),
+            ast::Value::SingleQuotedByteStringLiteral(b) => Value::Bytes(
+                super::typing::decode_bits(b).ok_or_else(|| MySqlError::invalid_default(col))?,
+            ),
             ast::Value::Boolean(b) => Value::Int(*b as i64),
             _ => return Err(MySqlError::invalid_default(col)),
         })

@@ -361,6 +361,7 @@ impl Binder<'_> {
                 column: i,
                 desc,
                 coll,
+                fixed: t.fixedbin,
             });
         }
         let limit = match limit {

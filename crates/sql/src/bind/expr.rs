@@ -74,6 +74,13 @@ pub fn cmp_collation(a: &ExprType, b: &ExprType) -> Collation {
     }
 }
 
+fn is_comparison(op: &B) -> bool {
+    matches!(
+        op,
+        B::Eq | B::NotEq | B::Lt | B::LtEq | B::Gt | B::GtEq | B::Spaceship
+    )
+}
+
 fn bool_type(nullable: bool) -> ExprType {
     ExprType::int(1).nullable(nullable)
 }
@@ -692,6 +699,11 @@ impl Binder<'_> {
         let (y, ty) = self.expr(r, scope, aggs)?;
         let nullable = tx.nullable || ty.nullable;
         let coll = cmp_collation(&tx, &ty);
+        let (x, y) = if is_comparison(op) {
+            super::fixed_cmp::adapt(x, &tx, y, &ty)
+        } else {
+            (x, y)
+        };
         let cmp = |c: CmpOp, x: Expr, y: Expr| {
             (
                 Expr::Cmp(c, x.boxed(), y.boxed(), coll),

@@ -23,6 +23,7 @@ pub mod ddl;
 pub mod dml;
 pub mod enums;
 pub mod expr;
+pub mod fixed_cmp;
 pub mod foreign_key;
 pub mod from;
 pub mod json_agg;

@@ -528,6 +528,7 @@ impl Binder<'_> {
                     column: *c,
                     desc: *d,
                     coll: sort_coll(&types[*c]),
+                    fixed: types[*c].fixedbin,
                 })
                 .collect()
         } else {

@@ -217,6 +217,7 @@ impl Binder<'_> {
                 column: pos,
                 desc,
                 coll,
+                fixed: t.fixedbin,
             });
         }
         Ok(keys)

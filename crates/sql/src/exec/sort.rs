@@ -25,6 +25,7 @@ use super::mem::{row_bytes, MemBudget};
 use super::spill::{RunReader, SpillFile};
 use crate::plan::SortKey;
 use crate::value::compare::sort_cmp;
+use basalt_common::fixedbin;
 use basalt_common::{MySqlError, Row, Value};
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -45,7 +46,7 @@ const MIN_RUN_BYTES: usize = 64 << 10;
 /// Compares two rows by `keys`.
 pub fn cmp_rows(a: &[Value], b: &[Value], keys: &[SortKey]) -> Ordering {
     for k in keys {
-        let o = sort_cmp(&a[k.column], &b[k.column], k.coll);
+        let o = key_cmp(k, &a[k.column], &b[k.column]);
         let o = if k.desc { o.reverse() } else { o };
         if o != Ordering::Equal {
             return o;
@@ -75,7 +76,7 @@ pub fn sort_rows(rows: &mut Vec<Row>, keys: &[SortKey]) {
             let o = if keyed[i] {
                 wa[i].cmp(&wb[i])
             } else {
-                sort_cmp(&a[k.column], &b[k.column], k.coll)
+                key_cmp(k, &a[k.column], &b[k.column])
             };
             let o = if k.desc { o.reverse() } else { o };
             if o != Ordering::Equal {
@@ -89,8 +90,19 @@ pub fn sort_rows(rows: &mut Vec<Row>, keys: &[SortKey]) {
 
 /// A key column holding only strings (and NULLs) under a non-binary collation:
 /// there the order of the collation's sort keys (NULL first) is `sort_cmp`'s.
+/// One key's order of two values.
+fn key_cmp(k: &SortKey, a: &Value, b: &Value) -> Ordering {
+    match (k.fixed, a, b) {
+        (Some(f), Value::Bytes(x), Value::Bytes(y)) => {
+            let inet6 = f.is_inet6();
+            fixedbin::sort_key(inet6, x).cmp(&fixedbin::sort_key(inet6, y))
+        }
+        _ => sort_cmp(a, b, k.coll),
+    }
+}
+
 fn string_column(rows: &[Row], k: &SortKey) -> bool {
-    !k.coll.is_binary()
+    (k.fixed.is_some() || !k.coll.is_binary())
         && rows
             .iter()
             .all(|r| matches!(r[k.column], Value::Bytes(_) | Value::Null))
@@ -102,6 +114,10 @@ fn weights_of(row: &[Value], keys: &[SortKey], keyed: &[bool]) -> Vec<Option<Vec
     keys.iter()
         .zip(keyed)
         .map(|(k, &on)| match &row[k.column] {
+            Value::Bytes(b) if on && k.fixed.is_some() => {
+                let inet6 = k.fixed.is_some_and(|f| f.is_inet6());
+                Some(fixedbin::sort_key(inet6, b).to_vec())
+            }
             Value::Bytes(b) if on => {
                 let mut w = Vec::with_capacity(3 * b.len());
                 k.coll.sort_key(b, &mut w);
@@ -399,7 +415,12 @@ mod tests {
     use basalt_common::Collation;
 
     fn key(column: usize, desc: bool, coll: Collation) -> SortKey {
-        SortKey { column, desc, coll }
+        SortKey {
+            column,
+            desc,
+            coll,
+            fixed: None,
+        }
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! incorrect value, 1406 data too long).
 
 mod enums;
+mod fixed;
 
 pub(crate) use enums::first_member;
 
@@ -13,6 +14,7 @@ use crate::value::{
 };
 use basalt_common::charset;
 use basalt_common::error::code;
+use basalt_common::fixedbin::FixedBin;
 use basalt_common::value::format_double;
 use basalt_common::{
     Charset, Collation, ColumnDef, DataType, DateTime, Decimal, IntKind, MySqlError, Time, Value,
@@ -129,6 +131,9 @@ pub fn store(v: Value, t: &Target, cx: &mut SessionCtx) -> R {
         DataType::Time { fsp } => store_temporal(v, TemporalKind::Time(*fsp), t, cx),
         DataType::Enum { values, collation } => enums::store_enum(v, values, *collation, t, cx),
         DataType::Set { values, collation } => enums::store_set(v, values, *collation, t, cx),
+        DataType::Bit { width } => fixed::store_bit(v, *width, t, cx),
+        DataType::Uuid => fixed::store_fixed(v, FixedBin::Uuid, t, cx),
+        DataType::Inet6 => fixed::store_fixed(v, FixedBin::Inet6, t, cx),
     }
 }
 

@@ -117,6 +117,7 @@ fn sorted(spec: &WinSpec, rows: &[Row], ex: &mut Exec) -> R<(Vec<Row>, usize)> {
             column: i,
             desc: false,
             coll: *coll,
+            fixed: None,
         });
     }
     for (i, (_, desc, coll)) in spec.order.iter().enumerate() {
@@ -124,6 +125,7 @@ fn sorted(spec: &WinSpec, rows: &[Row], ex: &mut Exec) -> R<(Vec<Row>, usize)> {
             column: spec.partition.len() + i,
             desc: *desc,
             coll: *coll,
+            fixed: None,
         });
     }
     let mut keyed: Vec<Row> = Vec::with_capacity(rows.len());

@@ -25,6 +25,10 @@ pub enum CastTarget {
     Date,
     DateTime(u8),
     Time(u8),
+    /// A binary string as the big-endian number a BIT compares with.
+    BitNumber,
+    /// UUID or INET6.
+    Fixed(basalt_common::fixedbin::FixedBin),
 }
 
 impl CastTarget {
@@ -48,6 +52,8 @@ impl CastTarget {
             CastTarget::Date => ExprType::date(),
             CastTarget::DateTime(f) => ExprType::datetime(*f),
             CastTarget::Time(f) => ExprType::time(*f),
+            CastTarget::Fixed(k) => ExprType::fixed(*k),
+            CastTarget::BitNumber => ExprType::uint_p(20),
         };
         t.nullable(
             arg.nullable
@@ -59,6 +65,7 @@ impl CastTarget {
                         | CastTarget::Char(..)
                         | CastTarget::FromBinary(..)
                         | CastTarget::Latin1Bytes(..)
+                        | CastTarget::Fixed(_)
                 ),
         )
     }
@@ -114,7 +121,33 @@ pub fn cast(v: Value, target: &CastTarget, ctx: &mut EvalCtx) -> R {
             Value::DateTime(crate::value::temporal::truncate_fsp(d, *fsp))
         })),
         CastTarget::Time(_) => Ok(to_time(&v, ctx).map_or(Value::Null, Value::Time)),
+        CastTarget::Fixed(k) => Ok(to_fixed(&v, *k, ctx)),
+        CastTarget::BitNumber => Ok(match &v {
+            Value::Bytes(b) => Value::UInt(
+                b.iter()
+                    .fold(0u64, |acc, x| acc.wrapping_shl(8) | *x as u64),
+            ),
+            other => other.clone(),
+        }),
     }
+}
+
+/// `CAST(x AS UUID|INET6)`: a text form, or 16 bytes of the binary form; anything
+/// else is NULL with warning 1292.
+fn to_fixed(v: &Value, k: basalt_common::fixedbin::FixedBin, ctx: &mut EvalCtx) -> Value {
+    use basalt_common::fixedbin;
+    let b = to_bytes(v);
+    if let Some(s) = fixedbin::canonical(k.is_inet6(), &b) {
+        return Value::Bytes(s.into_bytes());
+    }
+    if let (Value::Bytes(_), Ok(raw)) = (v, <[u8; 16]>::try_from(&b[..])) {
+        return Value::Bytes(fixedbin::format(k.is_inet6(), &raw).into_bytes());
+    }
+    ctx.warn(
+        code::ER_TRUNCATED_WRONG_VALUE,
+        format!("Incorrect {} value: '{}'", k.name(), text_of(v)),
+    );
+    Value::Null
 }
 
 /// A string converted into character set `cs` (CONVERT ... USING, CAST AS CHAR):

@@ -407,6 +407,7 @@ fn numeric_precision(dt: &DataType) -> (Value, Value) {
         }
         DataType::Double => (Value::UInt(22), Value::Null),
         DataType::Float => (Value::UInt(12), Value::Null),
+        DataType::Bit { width } => (Value::UInt(*width as u64), Value::Null),
         _ => (Value::Null, Value::Null),
     }
 }
@@ -420,6 +421,7 @@ fn column_default(c: &ColumnDef) -> Value {
         None if c.nullable => s("NULL"),
         None => Value::Null,
         Some(DefaultValue::Literal(v)) => match v {
+            Value::UInt(n) if matches!(c.data_type, DataType::Bit { .. }) => s(format!("b'{n:b}'")),
             Value::Int(_) | Value::UInt(_) => s(crate::show::table::literal_text(v, &c.data_type)),
             Value::Decimal(_) | Value::Double(_) => s(v.display_lossy()),
             other => s(format!(

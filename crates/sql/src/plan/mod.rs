@@ -168,6 +168,8 @@ pub struct SortKey {
     pub column: usize,
     pub desc: bool,
     pub coll: Collation,
+    /// UUID / INET6 values sort by their binary form, not their text.
+    pub fixed: Option<basalt_common::fixedbin::FixedBin>,
 }
 
 #[derive(Clone, Debug)]

@@ -45,6 +45,22 @@ pub fn convert(v: &Value, col: &ColumnDef) -> Conv {
     match &col.data_type {
         DataType::Int { kind, unsigned, .. } => int_key(v, *kind, *unsigned),
         DataType::Year => int_key(v, IntKind::Small, true),
+        DataType::Bit { .. } => match v {
+            Value::Bytes(b) if b.len() <= 8 => Conv::Exact(Value::UInt(
+                b.iter().fold(0u64, |acc, x| (acc << 8) | *x as u64),
+            )),
+            Value::Int(_) | Value::UInt(_) => int_key(v, IntKind::Big, true),
+            _ => Conv::Unusable,
+        },
+        DataType::Uuid | DataType::Inet6 => match v {
+            Value::Bytes(b) => {
+                match basalt_common::fixedbin::canonical(col.data_type == DataType::Inet6, b) {
+                    Some(s) => Conv::Exact(Value::Bytes(s.into_bytes())),
+                    None => Conv::Unusable,
+                }
+            }
+            _ => Conv::Unusable,
+        },
         DataType::Decimal { scale, .. } => decimal_key(v, *scale),
         DataType::Float | DataType::Double => match v {
             Value::Bytes(_)

@@ -167,6 +167,19 @@ fn field_image(dt: &DataType, v: &Value, out: &mut Vec<u8>) {
             frac_image(dt.micro, *fsp, out);
         }
         DataType::Time { fsp } => time_image(v, *fsp, out),
+        // MariaDB's BIT field: big-endian, (width + 7) / 8 bytes.
+        DataType::Bit { width } => {
+            let n = int_of(v) as u64;
+            out.extend_from_slice(&n.to_be_bytes()[8 - (*width as usize).div_ceil(8)..]);
+        }
+        // The 16-byte record form.
+        DataType::Uuid | DataType::Inet6 => {
+            let inet6 = *dt == DataType::Inet6;
+            out.extend_from_slice(&basalt_common::fixedbin::sort_key(
+                inet6,
+                &crate::value::to_bytes(v),
+            ));
+        }
         DataType::Year => {
             let y = int_of(v);
             out.push(if y == 0 { 0 } else { (y - 1900) as u8 });

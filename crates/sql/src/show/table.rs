@@ -400,6 +400,13 @@ fn column_line(c: &ColumnDef, def: &TableDef) -> String {
             line.push_str(&expr_default_text(e));
         }
         Some(DefaultValue::Literal(Value::Null)) => line.push_str(" DEFAULT NULL"),
+        // MariaDB prints a BIT default as a bit literal.
+        Some(DefaultValue::Literal(v)) if matches!(c.data_type, DataType::Bit { .. }) => {
+            line.push_str(&format!(
+                " DEFAULT b'{:b}'",
+                crate::value::to_num(v).0.to_i64().unwrap_or(0) as u64
+            ));
+        }
         Some(DefaultValue::Literal(v)) => {
             let text = literal_text(v, &c.data_type);
             let numeric = matches!(

@@ -264,3 +264,40 @@ fn shutdown_statement_and_command_stop_cleanly() {
     assert_eq!(b.wait_exit(Duration::from_secs(60)), Some(0));
     assert!(b.log().contains("COM_SHUTDOWN from connection"));
 }
+
+/// MariaDB clears the diagnostics list only for statements that use tables or
+/// raise diagnostics of their own: after a SET or USE, SHOW WARNINGS still lists
+/// the previous statement's warnings, while the SET's OK packet counts none.
+#[test]
+fn statements_without_tables_keep_the_previous_diagnostics() {
+    let b = Basalt::start();
+    let mut c = connect(&b);
+    c.query_drop("CREATE DATABASE kd").unwrap();
+    c.query_drop("CREATE TABLE kd.t (a INT)").unwrap();
+    let warnings = |c: &mut Conn| -> Vec<u32> {
+        let rows: Vec<mysql::Row> = c.query("SHOW WARNINGS").unwrap();
+        rows.iter().map(|r| r.get::<u32, _>(1).unwrap()).collect()
+    };
+    c.query_drop("INSERT INTO kd.t VALUES ('x' + 0)").unwrap();
+    assert_eq!(c.warnings(), 1);
+    c.query_drop("SET @a = 1").unwrap();
+    assert_eq!(c.warnings(), 0);
+    c.query_drop("USE kd").unwrap();
+    c.query_drop("BEGIN").unwrap();
+    c.query_drop("COMMIT").unwrap();
+    assert_eq!(warnings(&mut c), vec![1292]);
+    let count: Option<u64> = c.query_first("SELECT @@warning_count").unwrap();
+    assert_eq!(count, Some(1));
+    // A SET that raises its own diagnostic replaces the list.
+    c.query_drop("SET @@optimizer_search_depth = 100").unwrap();
+    assert_eq!(c.warnings(), 1);
+    assert_eq!(warnings(&mut c), vec![1292]);
+    let msg: Option<String> = c
+        .query_first("SHOW WARNINGS")
+        .unwrap()
+        .map(|r: mysql::Row| r.get(2).unwrap());
+    assert!(msg.unwrap().contains("optimizer_search_depth"));
+    // A statement that reads a table clears it.
+    c.query_drop("SELECT * FROM kd.t").unwrap();
+    assert!(warnings(&mut c).is_empty());
+}

@@ -288,7 +288,7 @@ impl Binder<'_> {
     /// The value of a constant argument whose value shapes a result type: a
     /// stripped literal is read only in the select list (whose literals already
     /// make the plan single-use); elsewhere the type is the general one.
-    fn const_value(&self, e: &Expr) -> Option<Value> {
+    pub(super) fn const_value(&self, e: &Expr) -> Option<Value> {
         match e {
             Expr::Const(c) => Some(c.clone()),
             Expr::Param(i) if self.in_projection => {

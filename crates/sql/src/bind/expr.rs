@@ -208,7 +208,14 @@ impl Binder<'_> {
             } => {
                 let (x, tx) = self.expr(expr, scope, aggs)?;
                 let target = super::strings::cast_from(self.cast_target(data_type)?, &tx);
-                let t = target.result_type(&tx);
+                let mut t = target.result_type(&tx);
+                if let CastTarget::Fixed(kind) = target {
+                    // MariaDB: a constant that converts makes a NOT NULL result.
+                    if let Some(Value::Bytes(b)) = self.const_value(&x) {
+                        let inet6 = kind == basalt_common::fixedbin::FixedBin::Inet6;
+                        t.nullable = basalt_common::fixedbin::parse(inet6, &b).is_none();
+                    }
+                }
                 (Expr::Cast(x.boxed(), target), t)
             }
             A::Convert {

@@ -35,7 +35,12 @@ pub fn column_flags(def: &basalt_common::TableDef, ci: usize) -> u16 {
         basalt_common::DataType::Set { collation, .. } => f |= flags::SET | binsort(*collation),
         _ => {}
     }
-    if col.data_type.collation().is_some_and(|c| c.is_binary()) {
+    if col.data_type.collation().is_some_and(|c| c.is_binary())
+        || matches!(
+            col.data_type,
+            basalt_common::DataType::Uuid | basalt_common::DataType::Inet6
+        )
+    {
         f |= flags::BINARY;
     }
     if col.default.is_none() && !col.nullable && !col.auto_increment {

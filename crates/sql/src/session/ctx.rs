@@ -83,6 +83,9 @@ pub struct SessionCtx {
     pub warnings: Vec<Warning>,
     /// All diagnostics raised, including those beyond the cap.
     pub warning_total: usize,
+    /// The diagnostics listed are the previous statement's (see
+    /// [`SessionCtx::keep_warnings`]).
+    pub kept_warnings: bool,
     /// Diagnostics MariaDB lists after a statement's error (a storage engine's
     /// 1030 after 1005, 4027 after a CHECK that does not bind); added when the
     /// statement fails.
@@ -157,6 +160,7 @@ impl SessionCtx {
             user_vars: HashMap::new(),
             warnings: Vec::new(),
             warning_total: 0,
+            kept_warnings: false,
             trailing: Vec::new(),
             error_total: 0,
             last_insert_id: 0,
@@ -270,6 +274,9 @@ impl SessionCtx {
 
     /// Adds a diagnostic to the current statement's list.
     pub fn warn(&mut self, level: Level, code: u16, message: impl Into<String>) {
+        if self.kept_warnings {
+            self.clear_warnings();
+        }
         if level == Level::Error {
             self.error_total += 1;
         }
@@ -299,6 +306,24 @@ impl SessionCtx {
         self.warnings.clear();
         self.warning_total = 0;
         self.error_total = 0;
+        self.kept_warnings = false;
+    }
+
+    /// A statement that reads no table keeps the previous statement's
+    /// diagnostics for SHOW WARNINGS until it raises one of its own (MariaDB
+    /// clears the list only for statements that use tables).
+    pub fn keep_warnings(&mut self) {
+        self.kept_warnings = true;
+    }
+
+    /// Diagnostics the running statement raised (the count its OK or EOF
+    /// packet carries).
+    pub fn statement_warnings(&self) -> usize {
+        if self.kept_warnings {
+            0
+        } else {
+            self.warning_total
+        }
     }
 
     /// Reads `@@[session.|global.]name`.

@@ -91,7 +91,8 @@ impl Session {
             last_insert_id: o.last_insert_id,
             info: format!(
                 "Records: {}  Deleted: {deleted}  Skipped: {skipped}  Warnings: {}",
-                o.records, self.cx.warning_total
+                o.records,
+                self.cx.statement_warnings()
             ),
             warnings: self.warning_count(),
         })

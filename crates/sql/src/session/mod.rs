@@ -409,7 +409,7 @@ impl Session {
     }
 
     pub fn warning_count(&self) -> u16 {
-        self.cx.warning_total.min(u16::MAX as usize) as u16
+        self.cx.statement_warnings().min(u16::MAX as usize) as u16
     }
 
     pub fn last_insert_id(&self) -> u64 {

@@ -65,6 +65,7 @@ impl Session {
         let r = match r {
             Ok(QueryResult::Rows { columns, rows }) => {
                 if !o.opened {
+                    let columns = self.in_results_charset(columns);
                     o.columns(&columns, self.status_flags());
                 }
                 rows.into_iter()
@@ -100,6 +101,33 @@ impl Session {
             o.sink.session_changes(&changes);
         }
         o.sink.end(ending, status);
+    }
+
+    /// The columns of a result computed whole (SHOW and the like), whose text
+    /// columns are in the system character set (utf8mb3), described in
+    /// `character_set_results` as MariaDB sends them: its collation, and the
+    /// length in its bytes per character.
+    fn in_results_charset(&self, columns: Arc<[ColumnMeta]>) -> Arc<[ColumnMeta]> {
+        use basalt_common::Collation;
+        let system = Collation::Utf8mb3GeneralCi;
+        let Some(target) = self.cx.results_charset else {
+            return columns;
+        };
+        if target == system.charset() || !columns.iter().any(|c| c.charset == system.id()) {
+            return columns;
+        }
+        let per_char = system.charset().max_len();
+        columns
+            .iter()
+            .map(|c| {
+                let mut c = c.clone();
+                if c.charset == system.id() {
+                    c.charset = target.default_collation().id();
+                    c.length = c.length / per_char * target.max_len();
+                }
+                c
+            })
+            .collect()
     }
 
     /// Parses one statement, first checking that its parse and plan fit in

@@ -75,7 +75,11 @@ impl Session {
             Ok(Front::Native(Native::Show(Show::Warnings { .. })))
         );
         if !keeps_diagnostics {
-            self.cx.clear_warnings();
+            match &front {
+                Ok(Front::Native(n)) if reads_no_table(n) => self.cx.keep_warnings(),
+                _ if selects_no_table(text) => self.cx.keep_warnings(),
+                _ => self.cx.clear_warnings(),
+            }
         }
         self.showing_diagnostics = keeps_diagnostics;
         self.cx.stmt_time = self.cx.clock();
@@ -133,7 +137,11 @@ impl Session {
             Some(m) if m.schema_version == version => (m.plan.clone(), m.params.clone()),
             _ => return None,
         };
-        self.cx.clear_warnings();
+        if selects_no_table(text) {
+            self.cx.keep_warnings();
+        } else {
+            self.cx.clear_warnings();
+        }
         self.showing_diagnostics = false;
         self.cx.stmt_time = self.cx.clock();
         let r = self.timed(|me| me.run_plan(&plan, &params, out));
@@ -617,7 +625,9 @@ impl Session {
                 let info = if multi {
                     format!(
                         "Records: {}  Duplicates: {}  Warnings: {}",
-                        o.records, o.duplicates, self.cx.warning_total
+                        o.records,
+                        o.duplicates,
+                        self.cx.statement_warnings()
                     )
                 } else {
                     String::new()
@@ -651,7 +661,8 @@ impl Session {
                         "Rows matched: {}  Changed: {}  Warnings: {}",
                         o.matched,
                         o.changed,
-                        o.info_warnings.unwrap_or(self.cx.warning_total as u64)
+                        o.info_warnings
+                            .unwrap_or(self.cx.statement_warnings() as u64)
                     )
                 };
                 Ok(QueryResult::Ok {
@@ -679,4 +690,31 @@ impl Session {
             rows,
         }
     }
+}
+
+/// Statements that read no table (and so keep the previous statement's
+/// diagnostics): SET without a subquery, SET NAMES / CHARACTER SET / TRANSACTION,
+/// USE and the transaction statements.
+fn reads_no_table(n: &Native) -> bool {
+    match n {
+        Native::Set(items) => !items
+            .iter()
+            .any(|i| i.value.to_ascii_lowercase().contains("select")),
+        Native::SetNames { .. }
+        | Native::SetCharset(_)
+        | Native::SetTransaction { .. }
+        | Native::Use(_)
+        | Native::Begin { .. }
+        | Native::Commit { .. }
+        | Native::Rollback { .. } => true,
+        _ => false,
+    }
+}
+
+/// A SELECT or DO without FROM anywhere in its text (`SELECT @@warning_count`,
+/// `SELECT 1 + 1`): it reads no table.
+fn selects_no_table(text: &str) -> bool {
+    let t = text.trim_start().as_bytes();
+    let starts = |w: &[u8]| t.len() > w.len() && t[..w.len()].eq_ignore_ascii_case(w);
+    (starts(b"select") || starts(b"do ")) && !t.windows(4).any(|w| w.eq_ignore_ascii_case(b"from"))
 }

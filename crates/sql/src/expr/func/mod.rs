@@ -589,6 +589,8 @@ pub fn result_type(f: Func, args: &[ExprType]) -> ExprType {
             let bytes = match args[0].class {
                 Class::String => arg_len(0) * args[0].collation.charset().max_len(),
                 Class::Null => 0,
+                // MariaDB sizes HEX of a BIT(n) by its display width.
+                _ if args[0].column_type == Some(basalt_common::ColumnType::Bit) => arg_len(0),
                 _ => 8,
             };
             let mut t = ExprType::string(bytes * 2, utf).nullable(any_null);

@@ -399,7 +399,8 @@ fn string_results_over_max_allowed_packet_are_null_with_a_warning() {
         assert_eq!(warnings(&mut c), vec![(1301, msg)], "{sql}");
     }
     let len: Option<i64> = c
-        .query_first("select length(repeat('a', 16777216))")
+        // Reading a table clears the previous statement's warnings (MariaDB).
+        .query_first("select length(repeat('a', 16777216)) from (select 1) t")
         .expect("at the limit");
     assert_eq!(len, Some(16_777_216));
     assert!(warnings(&mut c).is_empty());

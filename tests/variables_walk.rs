@@ -574,3 +574,67 @@ fn default_week_format_is_weeks_default_mode() {
     // An explicit mode wins.
     assert_eq!(one(&mut c, "SELECT WEEK('2024-12-31', 0)"), "52");
 }
+
+#[test]
+fn system_variables_table_describes_every_variable() {
+    let b = Basalt::start();
+    let mut c = connect(&b);
+    let shown: Vec<(String, String)> = c.query("SHOW VARIABLES").expect("show");
+    let listed = one(
+        &mut c,
+        "SELECT COUNT(*) FROM information_schema.SYSTEM_VARIABLES",
+    );
+    assert!(listed.parse::<usize>().unwrap() >= shown.len());
+    let row: Vec<(String, String, String, String, String, String)> = c
+        .query(
+            "SELECT SESSION_VALUE, GLOBAL_VALUE, DEFAULT_VALUE, VARIABLE_SCOPE, VARIABLE_TYPE, \
+             READ_ONLY FROM information_schema.SYSTEM_VARIABLES WHERE VARIABLE_NAME = 'AUTOCOMMIT'",
+        )
+        .expect("autocommit");
+    assert_eq!(
+        row[0],
+        (
+            "ON".into(),
+            "ON".into(),
+            "ON".into(),
+            "SESSION".into(),
+            "BOOLEAN".into(),
+            "NO".into()
+        )
+    );
+    ok(&mut c, "SET SESSION sql_mode = ''");
+    assert_eq!(
+        one(
+            &mut c,
+            "SELECT CONCAT(SESSION_VALUE, '|', GLOBAL_VALUE_ORIGIN, '|', VARIABLE_TYPE) \
+             FROM information_schema.SYSTEM_VARIABLES WHERE VARIABLE_NAME = 'SQL_MODE'"
+        ),
+        "|COMPILE-TIME|SET"
+    );
+    ok(&mut c, "SET GLOBAL max_statement_time = 5");
+    assert_eq!(
+        one(
+            &mut c,
+            "SELECT CONCAT(GLOBAL_VALUE, '|', GLOBAL_VALUE_ORIGIN) \
+             FROM information_schema.SYSTEM_VARIABLES WHERE VARIABLE_NAME = 'MAX_STATEMENT_TIME'"
+        ),
+        "5.000000|SQL"
+    );
+    assert_eq!(
+        one(
+            &mut c,
+            "SELECT CONCAT(VARIABLE_SCOPE, '|', READ_ONLY) FROM information_schema.SYSTEM_VARIABLES \
+             WHERE VARIABLE_NAME = 'VERSION'"
+        ),
+        "GLOBAL|YES"
+    );
+    // What MariaDB's own test includes ask of it.
+    assert_eq!(
+        one(
+            &mut c,
+            "SELECT COUNT(*) FROM information_schema.system_variables \
+             WHERE variable_name = 'have_sanitizer' AND global_value LIKE 'MSAN%'"
+        ),
+        "0"
+    );
+}

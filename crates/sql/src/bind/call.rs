@@ -91,6 +91,9 @@ impl Binder<'_> {
         if name == "char using" {
             return self.char_using_call(&args, scope, aggs);
         }
+        if name == "default" && f.name.0.len() == 1 {
+            return self.default_call(&args, scope);
+        }
         if let Some(unit) = name.strip_prefix("extract:") {
             return self.extract_call(unit, &args, scope, aggs);
         }

@@ -24,8 +24,10 @@
 
 use super::print::{print, reparse_text};
 use super::{Binder, Clause, Scope, ScopeTable};
+use crate::expr::func::Func;
 use crate::expr::Expr;
-use basalt_common::{ColumnDef, DefaultValue, Generated, MySqlError, TableDef};
+use crate::ty::ExprType;
+use basalt_common::{ColumnDef, DataType, DefaultValue, Generated, MySqlError, TableDef, Value};
 use sqlparser::ast::{self, ColumnOption};
 use std::sync::Arc;
 
@@ -276,4 +278,81 @@ impl Binder<'_> {
 fn with_follow(e: MySqlError, text: &str) -> (MySqlError, Option<String>) {
     let follow = (e.code == 1054).then(|| text.to_string());
     (e, follow)
+}
+
+impl Binder<'_> {
+    /// The default of column `col` of the table `st` (a table of the scope being
+    /// bound), as `UPDATE ... SET col = DEFAULT` and `DEFAULT(col)` read it: its
+    /// literal, the statement's time for CURRENT_TIMESTAMP, its DEFAULT
+    /// expression over the row, NULL for a nullable column without one; 1364 for
+    /// a NOT NULL column without one (MariaDB, whatever the sql_mode).
+    pub fn column_default(&mut self, st: &ScopeTable, col: &ColumnDef) -> R<(Expr, ExprType)> {
+        let mut t = ExprType::of_column(col);
+        let e = match &col.default {
+            Some(DefaultValue::Literal(v)) => {
+                let e = Expr::Const(v.clone());
+                if matches!(col.data_type, DataType::Timestamp { .. }) {
+                    // Kept in UTC, as the column's values are.
+                    Expr::Func(Func::TimestampLocal, vec![e])
+                } else {
+                    e
+                }
+            }
+            Some(DefaultValue::CurrentTimestamp) => {
+                let text = format!("current_timestamp({})", col.data_type.fsp());
+                let ast = crate::front::parse::parse_expr(&text)?;
+                self.expr(&ast, &Scope::default(), None)?.0
+            }
+            Some(DefaultValue::Expr(text)) => {
+                let scope = Scope {
+                    tables: vec![st.clone()],
+                    ..Default::default()
+                };
+                self.bind_stored(text, Clause::Default, &scope, &col.name)?
+            }
+            None if col.nullable => {
+                t.nullable = true;
+                Expr::Const(Value::Null)
+            }
+            None => return Err(MySqlError::no_default_for_field(&col.name)),
+        };
+        Ok((e, t))
+    }
+}
+
+impl Binder<'_> {
+    /// `DEFAULT(col)`: the default of a table column of the scope.
+    pub fn default_call(&mut self, args: &[&ast::Expr], scope: &Scope) -> R<(Expr, ExprType)> {
+        let parts: Vec<String> = match args {
+            [ast::Expr::Identifier(id)] => vec![id.value.clone()],
+            [ast::Expr::CompoundIdentifier(ids)] => ids.iter().map(|i| i.value.clone()).collect(),
+            _ => return Err(MySqlError::parse_error("DEFAULT(", 1)),
+        };
+        let (name, qual) = parts.split_last().expect("a name");
+        let mut found = None;
+        for st in &scope.tables {
+            let table_ok = match qual {
+                [] => true,
+                [t] => st.alias.eq_ignore_ascii_case(t),
+                [d, t] => st.alias.eq_ignore_ascii_case(t) && st.db == *d,
+                _ => false,
+            };
+            let Some(ci) = st.def.column_index(name).filter(|_| table_ok) else {
+                continue;
+            };
+            if found.is_some() {
+                return Err(MySqlError::ambiguous_field(name, self.clause.name()));
+            }
+            found = Some((st, ci));
+        }
+        let Some((st, ci)) = found else {
+            return Err(MySqlError::bad_field(&parts.join("."), self.clause.name()));
+        };
+        if st.view.is_some() {
+            return Err(MySqlError::not_supported("DEFAULT() of a view's column"));
+        }
+        let st = st.clone();
+        let col = st.def.columns[ci].clone();
+        self.column_default(&st, &col)
+    }
 }

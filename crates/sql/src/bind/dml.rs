@@ -179,10 +179,8 @@ impl Binder<'_> {
         scope: &Scope,
         col: &ColumnDef,
     ) -> R<Option<Expr>> {
-        if let ast::Expr::Identifier(id) = e {
-            if id.quote_style.is_none() && id.value.eq_ignore_ascii_case("default") {
-                return Ok(None);
-            }
+        if is_default_keyword(e) {
+            return Ok(None);
         }
         Ok(Some(self.column_value(e, scope, col)?))
     }
@@ -214,8 +212,9 @@ impl Binder<'_> {
                 .column_index(&target)
                 .ok_or_else(|| MySqlError::bad_field(&target, self.clause.name()))?;
             self.clause = Clause::FieldList;
-            let value = self.column_value(&a.value, &scope, &t.def.columns[ci])?;
-            out.push((ci, value));
+            if let Some(value) = self.assigned_value(&a.value, &scope, t, 0, ci)? {
+                out.push((ci, value));
+            }
         }
         Ok(out)
     }
@@ -250,9 +249,9 @@ impl Binder<'_> {
                     .column_index(&target)
                     .ok_or_else(|| MySqlError::bad_field(&target, self.clause.name()))?,
             };
-            let def = t.def.clone();
-            let e = self.column_value(&a.value, &from.scope, &def.columns[ci])?;
-            set.push((ci, e));
+            if let Some(e) = self.assigned_value(&a.value, &from.scope, t, t.offset, ci)? {
+                set.push((ci, e));
+            }
         }
         let checks = self.bind_checks(&from.tables[0])?;
         let scan = self.modify_scan(
@@ -421,6 +420,44 @@ impl Binder<'_> {
             calc_found_rows: false,
         })
     }
+}
+
+impl Binder<'_> {
+    /// The value an assignment gives column `ci` of table `t` (whose row starts
+    /// at `offset`): `col = DEFAULT` is the column's default; `None` for DEFAULT
+    /// into a generated column, whose value is computed anyway.
+    pub(super) fn assigned_value(
+        &mut self,
+        value: &ast::Expr,
+        scope: &Scope,
+        t: &TableRef,
+        offset: usize,
+        ci: usize,
+    ) -> R<Option<Expr>> {
+        let col = &t.def.columns[ci];
+        if !is_default_keyword(value) {
+            return self.column_value(value, scope, col).map(Some);
+        }
+        if col.generated.is_some() {
+            return Ok(None);
+        }
+        let st = super::ScopeTable {
+            alias: t.alias.clone(),
+            db: t.db.clone(),
+            def: t.def.clone(),
+            offset,
+            nullable: false,
+            view: None,
+        };
+        let (e, ty) = self.column_default(&st, col)?;
+        Ok(Some(super::strings::into_column(e, &ty, col)))
+    }
+}
+
+/// The bare word DEFAULT as a value (VALUES item, SET assignment).
+pub(super) fn is_default_keyword(e: &ast::Expr) -> bool {
+    matches!(e, ast::Expr::Identifier(id)
+        if id.quote_style.is_none() && id.value.eq_ignore_ascii_case("default"))
 }
 
 fn assignment_target(t: &ast::AssignmentTarget) -> R<String> {

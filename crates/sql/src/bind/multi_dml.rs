@@ -52,8 +52,10 @@ impl Binder<'_> {
             self.clause = Clause::Set;
             let (ti, ci) = set_column(&from.scope, &a.target)?;
             self.clause = Clause::FieldList;
-            let col = from.tables[ti].def.columns[ci].clone();
-            let value = self.column_value(&a.value, &from.scope, &col)?;
+            let t = &from.tables[ti];
+            let Some(value) = self.assigned_value(&a.value, &from.scope, t, t.offset, ci)? else {
+                continue;
+            };
             match targets.iter_mut().find(|t| t.table == ti) {
                 Some(t) => t.set.push((ci, value)),
                 None => targets.push(DmlTarget {

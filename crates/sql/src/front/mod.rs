@@ -374,10 +374,9 @@ fn rewrites_scanning(text: &str, toks: &[Token], pipes_as_concat: bool, scan: bo
     edits
 }
 
-/// True when `toks[open]` opens a parenthesised list with a comma at its top
-/// level: MariaDB's grammar reads `INTERVAL (a, b, ...)` as the function.
-/// The rewrites of a statement's leading words: `CREATE / ALTER SCHEMA`, and the
-/// UPDATE / DELETE modifiers and multi-table forms.
+/// The rewrites of a statement's leading words: `CREATE / ALTER SCHEMA`, a
+/// generated column's `PERSISTENT` (MariaDB's word for STORED), and the UPDATE /
+/// DELETE modifiers and multi-table forms.
 fn leading_rewrites(text: &str, toks: &[Token], ddl: bool, edits: &mut Vec<Edit>) {
     if ddl && toks.get(1).is_some_and(|t| t.is_kw(text, "schema")) {
         edits.push(Edit {
@@ -385,6 +384,17 @@ fn leading_rewrites(text: &str, toks: &[Token], ddl: bool, edits: &mut Vec<Edit>
             end: toks[1].end,
             with: "DATABASE",
         });
+    }
+    if ddl {
+        for (i, t) in toks.iter().enumerate().skip(1) {
+            if t.is_kw(text, "persistent") && toks[i - 1].text(text) == ")" {
+                edits.push(Edit {
+                    start: t.start,
+                    end: t.end,
+                    with: "STORED",
+                });
+            }
+        }
     }
     // UPDATE / DELETE LOW_PRIORITY | QUICK: no effect here (as in MariaDB for
     // transactional tables); sqlparser does not know them, nor IGNORE (see
@@ -412,6 +422,8 @@ fn leading_rewrites(text: &str, toks: &[Token], ddl: bool, edits: &mut Vec<Edit>
     }
 }
 
+/// True when `toks[open]` opens a parenthesised list with a comma at its top
+/// level: MariaDB's grammar reads `INTERVAL (a, b, ...)` as the function.
 fn interval_call(text: &str, toks: &[Token], open: usize) -> bool {
     if toks.get(open).is_none_or(|t| t.text(text) != "(") {
         return false;

@@ -29,6 +29,7 @@ pub const NAMES: &[&str] = &[
     "SESSION_STATUS",
     "SESSION_VARIABLES",
     "STATISTICS",
+    "SYSTEM_VARIABLES",
     "TABLES",
     "TABLE_CONSTRAINTS",
     "TRIGGERS",
@@ -133,10 +134,11 @@ pub fn build(name: &str, cx: &SessionCtx) -> Built {
             let rows = sysvars::all()
                 .iter()
                 .filter(|d| !(global && d.scope == sysvars::Scope::Session))
-                .map(|d| vec![s(d.name.to_ascii_uppercase()), s(cx.sysvar(d, global).display_lossy())])
+                .map(|d| vec![s(d.name.to_ascii_uppercase()), s(crate::show::var_text(d.kind, &cx.sysvar(d, global)))])
                 .collect();
             (def(&[("VARIABLE_NAME", Str(64)), ("VARIABLE_VALUE", Str(2048))]), rows)
         }
+        "SYSTEM_VARIABLES" => (def(super::system_variables::COLUMNS), super::system_variables::rows(cx)),
         "GLOBAL_STATUS" | "SESSION_STATUS" => {
             let mut rows: Vec<Row> = cx
                 .engine

@@ -488,6 +488,10 @@ fn joined<T: Send + 'static>(h: std::thread::JoinHandle<T>, limit: Duration) -> 
 fn lock_tables_locks() {
     let b = Basalt::start();
     let mut c = setup(&b);
+    ok(&mut c, "create table x1 (a int)");
+    ok(&mut c, "create table x2 (a int)");
+    ok(&mut c, "DROP TABLES x1, x2");
+    assert_eq!(code(&mut c, "select * from x1"), 1146);
     ok(&mut c, "create table l1 (a int)");
     ok(&mut c, "create table l2 (a int)");
     ok(&mut c, "lock tables l1 read");
@@ -513,7 +517,8 @@ fn lock_tables_locks() {
     assert_eq!(n, 0, "a READ lock lets others read");
     assert_eq!(code(&mut other, "insert into l1 values (1)"), 1205);
     ok(&mut other, "insert into l2 values (1)");
-    ok(&mut c, "lock tables l1 write");
+    // LOCK TABLE is MariaDB's other spelling.
+    ok(&mut c, "LOCK TABLE l1 WRITE");
     assert_eq!(code(&mut other, "select * from l1"), 1205);
     // A waiting writer goes on once the lock is released.
     let url = b.url_db("d");
@@ -525,7 +530,7 @@ fn lock_tables_locks() {
     std::thread::sleep(Duration::from_millis(300));
     assert!(!waiter.is_finished(), "the insert waits for the WRITE lock");
     ok(&mut c, "insert into l1 values (1)");
-    ok(&mut c, "unlock tables");
+    ok(&mut c, "unlock table");
     joined(waiter, Duration::from_secs(10)).expect("insert after UNLOCK TABLES");
     let n: i64 = c
         .query_first("select count(*) from l1")

@@ -374,15 +374,32 @@ fn rewrites_scanning(text: &str, toks: &[Token], pipes_as_concat: bool, scan: bo
     edits
 }
 
-/// The rewrites of a statement's leading words: `CREATE / ALTER SCHEMA`, a
-/// generated column's `PERSISTENT` (MariaDB's word for STORED), and the UPDATE /
-/// DELETE modifiers and multi-table forms.
+/// The rewrites of a statement's leading words: `CREATE / ALTER SCHEMA`, `LOCK /
+/// UNLOCK TABLE`, `DROP TABLES`, a generated column's `PERSISTENT` (MariaDB's word
+/// for STORED), and the UPDATE / DELETE modifiers and multi-table forms.
 fn leading_rewrites(text: &str, toks: &[Token], ddl: bool, edits: &mut Vec<Edit>) {
     if ddl && toks.get(1).is_some_and(|t| t.is_kw(text, "schema")) {
         edits.push(Edit {
             start: toks[1].start,
             end: toks[1].end,
             with: "DATABASE",
+        });
+    }
+    // LOCK TABLE / UNLOCK TABLE / DROP TABLES: MariaDB's other spellings.
+    let first = |w: &str| toks.first().is_some_and(|t| t.is_kw(text, w));
+    let second = |w: &str| toks.get(1).is_some_and(|t| t.is_kw(text, w));
+    let plural = if (first("lock") || first("unlock")) && second("table") {
+        Some("TABLES")
+    } else if first("drop") && second("tables") {
+        Some("TABLE")
+    } else {
+        None
+    };
+    if let Some(with) = plural {
+        edits.push(Edit {
+            start: toks[1].start,
+            end: toks[1].end,
+            with,
         });
     }
     if ddl {

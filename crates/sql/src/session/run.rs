@@ -66,6 +66,17 @@ impl Session {
         crate::stack::for_text(text.len(), || self.run_text(text, out))
     }
 
+    /// Starts the statement's diagnostics: the previous list is cleared, or kept
+    /// when the statement reads no table (`reads_no_table`, only asked when
+    /// there is a list to keep).
+    fn begin_diagnostics(&mut self, reads_no_table: impl FnOnce() -> bool) {
+        if self.cx.warning_total > 0 && reads_no_table() {
+            self.cx.keep_warnings();
+        } else {
+            self.cx.clear_warnings();
+        }
+    }
+
     fn run_text(&mut self, text: &str, out: &mut Out<'_>) -> R<QueryResult> {
         self.raw.clear();
         self.raw.push_str(text);
@@ -75,11 +86,10 @@ impl Session {
             Ok(Front::Native(Native::Show(Show::Warnings { .. })))
         );
         if !keeps_diagnostics {
-            match &front {
-                Ok(Front::Native(n)) if reads_no_table(n) => self.cx.keep_warnings(),
-                _ if selects_no_table(text) => self.cx.keep_warnings(),
-                _ => self.cx.clear_warnings(),
-            }
+            self.begin_diagnostics(|| match &front {
+                Ok(Front::Native(n)) => reads_no_table(n),
+                _ => selects_no_table(text),
+            });
         }
         self.showing_diagnostics = keeps_diagnostics;
         self.cx.stmt_time = self.cx.clock();
@@ -137,11 +147,7 @@ impl Session {
             Some(m) if m.schema_version == version => (m.plan.clone(), m.params.clone()),
             _ => return None,
         };
-        if selects_no_table(text) {
-            self.cx.keep_warnings();
-        } else {
-            self.cx.clear_warnings();
-        }
+        self.begin_diagnostics(|| selects_no_table(text));
         self.showing_diagnostics = false;
         self.cx.stmt_time = self.cx.clock();
         let r = self.timed(|me| me.run_plan(&plan, &params, out));
@@ -716,5 +722,11 @@ fn reads_no_table(n: &Native) -> bool {
 fn selects_no_table(text: &str) -> bool {
     let t = text.trim_start().as_bytes();
     let starts = |w: &[u8]| t.len() > w.len() && t[..w.len()].eq_ignore_ascii_case(w);
-    (starts(b"select") || starts(b"do ")) && !t.windows(4).any(|w| w.eq_ignore_ascii_case(b"from"))
+    if !(starts(b"select") || starts(b"do ")) {
+        return false;
+    }
+    // No FROM anywhere (a cheap scan: this runs for every SELECT).
+    !t.windows(4).any(|w| {
+        w[0] | 0x20 == b'f' && w[1] | 0x20 == b'r' && w[2] | 0x20 == b'o' && w[3] | 0x20 == b'm'
+    })
 }

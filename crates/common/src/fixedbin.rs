@@ -335,7 +335,7 @@ mod tests {
         assert_eq!(u("{12345678-1234-1234-1234-123456789abc}"), None);
         assert_eq!(u("-12345678123412341234123456789abc"), None);
         assert_eq!(u("1-2"), None);
-        let m = uuid_parse(c.as_bytes()).unwrap();
+        let m = uuid_parse(c.as_bytes()).expect("a valid uuid");
         assert_eq!(uuid_from_record(&uuid_to_record(&m)), m);
     }
 }

@@ -217,7 +217,9 @@ fn label(def: &TableDef, c: &CheckDef) -> String {
     }
 }
 
-fn table_scope(db: &str, def: &Arc<TableDef>) -> Scope {
+/// The scope of one table's row, as stored expressions (CHECK, DEFAULT,
+/// generated columns) are bound over it.
+pub(super) fn table_scope(db: &str, def: &Arc<TableDef>) -> Scope {
     let mut scope = Scope::default();
     scope.tables.push(ScopeTable {
         alias: def.name.clone(),

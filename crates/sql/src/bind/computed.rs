@@ -22,6 +22,7 @@
 //! write; so a VIRTUAL column whose expression the row does not fix (`now()`),
 //! which MariaDB evaluates on each read, is 1235.
 
+use super::check::table_scope;
 use super::print::{print, reparse_text};
 use super::{Binder, Clause, Scope, ScopeTable};
 use crate::expr::func::Func;
@@ -147,19 +148,6 @@ fn uninit(col: &str, other: &str) -> MySqlError {
         "01000",
         format!("Expression for field `{col}` is referring to uninitialized field `{other}`"),
     )
-}
-
-fn table_scope(db: &str, def: &Arc<TableDef>) -> Scope {
-    let mut scope = Scope::default();
-    scope.tables.push(ScopeTable {
-        alias: def.name.clone(),
-        db: db.to_string(),
-        def: def.clone(),
-        offset: 0,
-        nullable: false,
-        view: None,
-    });
-    scope
 }
 
 fn has_expr_default(c: &ColumnDef) -> bool {

@@ -191,19 +191,22 @@ mod tests {
     #[test]
     fn changes_only_named_flags() {
         let d = default_text();
-        let s = apply(&d, "mrr=on, derived_merge=off").unwrap();
+        let s = apply(&d, "mrr=on, derived_merge=off").expect("known flags");
         assert!(s.contains(",mrr=on,"));
         assert!(s.contains(",derived_merge=off,"));
         assert_eq!(s.matches('=').count(), FLAGS.len());
-        assert_eq!(apply(&s, "default").unwrap(), d);
-        assert_eq!(apply(&s, "mrr=default,derived_merge=default").unwrap(), d);
+        assert_eq!(apply(&s, "default").expect("default"), d);
+        assert_eq!(
+            apply(&s, "mrr=default,derived_merge=default").expect("known flags"),
+            d
+        );
         assert_eq!(apply(&d, "mrr=maybe"), Err("mrr=maybe".into()));
         assert_eq!(apply(&d, "nosuch=on"), Err("nosuch=on".into()));
     }
 
     #[test]
     fn planner_reads_its_flags() {
-        let off = apply(&default_text(), "join_cache_hashed=off").unwrap();
+        let off = apply(&default_text(), "join_cache_hashed=off").expect("a known flag");
         assert!(!Planner::from_vars(&off, 2, 62).hash_join);
         assert!(!Planner::from_vars(&default_text(), 0, 62).hash_join);
         let p = Planner::from_vars(&default_text(), 2, 62);

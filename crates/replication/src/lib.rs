@@ -1,0 +1,15 @@
+//! The binary log and the primary side of replication.
+//!
+//! Basalt writes a row-based binary log in MariaDB 10.11's format (binlog v4 with
+//! MariaDB's GTID events), because it announces itself as MariaDB and replicas and
+//! change-data-capture clients choose their code path from the version string.
+//!
+//! - [`gtid`]: MariaDB global transaction ids (`domain-server-sequence`) and the
+//!   `gtid_binlog_state` / `gtid_binlog_pos` lists.
+//! - [`source`]: what the dump side (COM_BINLOG_DUMP) needs from the log.
+
+pub mod gtid;
+pub mod source;
+
+pub use gtid::{Gtid, GtidList};
+pub use source::{BinlogPos, DumpSource, LogFile};

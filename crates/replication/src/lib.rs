@@ -6,8 +6,12 @@
 //!
 //! - [`gtid`]: MariaDB global transaction ids (`domain-server-sequence`) and the
 //!   `gtid_binlog_state` / `gtid_binlog_pos` lists.
+//! - [`binlog`]: the files, derived from the WAL, and the commit path that writes them.
+//! - [`event`]: MariaDB's binlog events, encoded and decoded.
 //! - [`source`]: what the dump side (COM_BINLOG_DUMP) needs from the log.
 
+pub mod binlog;
+pub mod event;
 pub mod gtid;
 pub mod source;
 

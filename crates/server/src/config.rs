@@ -62,6 +62,20 @@ pub struct Args {
     /// numeric offset such as +05:30, or a named zone such as Europe/Berlin.
     #[arg(long = "default-time-zone")]
     pub default_time_zone: Option<String>,
+    /// Write a binary log (`basename.000001`, ... in the data directory, or where a
+    /// path in the base name points; default base name basalt-bin). Without it the
+    /// log can still be turned on at runtime with `SET GLOBAL log_bin = ON`.
+    #[arg(long = "log-bin", num_args = 0..=1, require_equals = true, default_missing_value = "")]
+    pub log_bin: Option<String>,
+    /// No binary log at start (overrides a `log-bin` in the defaults file).
+    #[arg(long = "skip-log-bin")]
+    pub skip_log_bin: bool,
+    /// This server's id in replication (`@@server_id`; default 1).
+    #[arg(long = "server-id")]
+    pub server_id: Option<u32>,
+    /// Size after which the binary log moves to a new file, e.g. 100M (default 1G).
+    #[arg(long = "max-binlog-size")]
+    pub max_binlog_size: Option<String>,
     /// Read options from this file first ([mysqld] and [basaltd] sections).
     #[arg(long = "defaults-file")]
     pub defaults_file: Option<PathBuf>,
@@ -112,6 +126,12 @@ pub struct Config {
     pub collation_server: basalt_common::Collation,
     /// `--default-time-zone`, as `@@global.time_zone` prints it.
     pub default_time_zone: String,
+    /// The binary log's base name (`basalt-bin`, or a path), and whether it is on
+    /// at start.
+    pub log_bin_basename: String,
+    pub log_bin: bool,
+    pub server_id: u32,
+    pub max_binlog_size: u64,
     /// Options of the defaults file that basaltd accepts and does not use (the
     /// server logs each at start).
     pub ignored_options: Vec<String>,
@@ -159,7 +179,19 @@ impl Config {
             }
         };
         let socket_named = args.socket.or_else(|| get("socket").map(PathBuf::from));
+        let log_bin_named = args.log_bin.clone().or_else(|| get("log_bin"));
+        let skip_log_bin = args.skip_log_bin || get("skip_log_bin").is_some();
         Ok(Config {
+            log_bin: log_bin_named.is_some() && !skip_log_bin,
+            log_bin_basename: log_bin_named
+                .filter(|n| !n.is_empty() && n != "1" && !n.eq_ignore_ascii_case("on"))
+                .unwrap_or_else(|| "basalt-bin".into()),
+            server_id: match args.server_id {
+                Some(v) => v,
+                None => parse_num("server_id", get("server_id"))?.unwrap_or(1) as u32,
+            },
+            max_binlog_size: size(args.max_binlog_size, "max_binlog_size", 1 << 30)?
+                .clamp(4096, 1 << 30),
             port,
             socket_required: socket_named.is_some(),
             socket: socket_named.unwrap_or_else(|| PathBuf::from(DEFAULT_SOCKET)),
@@ -366,6 +398,10 @@ const KNOWN: &[&str] = &[
     "character_set_server",
     "collation_server",
     "default_time_zone",
+    "log_bin",
+    "skip_log_bin",
+    "server_id",
+    "max_binlog_size",
     "socket",
     "skip_networking",
 ];
@@ -374,7 +410,6 @@ const KNOWN: &[&str] = &[
 const IGNORED: &[&str] = &[
     "user",
     "pid_file",
-    "skip_log_bin",
     "skip_name_resolve",
     "performance_schema",
     "innodb_doublewrite",

@@ -21,6 +21,7 @@ mod statements;
 mod stream;
 
 use basalt_protocol::{HandshakeConfig, ProtoError, RsaKeyPair};
+use basalt_replication::binlog::{Binlog, BinlogConfig, Files};
 use basalt_sql::{Engine, GlobalConfig};
 use basalt_storage::{Storage, StorageConfig, StorageError};
 use config::Config;
@@ -165,9 +166,29 @@ pub fn start(
         );
         std::process::abort();
     }));
+    let files = binlog_files(&config);
+    let recovery_files = files.clone();
+    sc.binlog_recovery = Some(Arc::new(move |groups: &[(u64, Vec<u8>)]| {
+        basalt_replication::binlog::recover(&recovery_files, groups)
+    }));
     let storage = Storage::open(sc)?;
     let handshake = handshake_config(&config)?;
-    let engine = Engine::new(storage.clone(), global_config(&config, socket));
+    let binlog = Binlog::open(
+        BinlogConfig {
+            dir: files.dir().to_path_buf(),
+            basename: files.basename().to_string(),
+            server_id: config.server_id,
+            max_size: config.max_binlog_size,
+            checksum: true,
+            server_version: SERVER_VERSION.into(),
+        },
+        storage.log_appender(),
+        config.log_bin,
+    )?;
+    let mut global = global_config(&config, socket);
+    global.log_bin_basename = Some(files.dir().join(files.basename()).display().to_string());
+    let engine = Engine::new(storage.clone(), global);
+    engine.set_binlog(binlog);
     let server = Arc::new(Server {
         config,
         engine: engine.clone(),
@@ -182,6 +203,18 @@ pub fn start(
     });
     engine.set_hooks(Arc::new(hooks::Hooks::new(&server)));
     Ok(server)
+}
+
+/// Where the binary log lives: `--log-bin`'s base name, in the data directory
+/// unless it names a path.
+fn binlog_files(c: &Config) -> Files {
+    let datadir = std::fs::canonicalize(&c.datadir).unwrap_or_else(|_| c.datadir.clone());
+    let path = datadir.join(&c.log_bin_basename);
+    let dir = path.parent().map_or(datadir.clone(), |p| p.to_path_buf());
+    let base = path
+        .file_name()
+        .map_or("basalt-bin".into(), |n| n.to_string_lossy().into_owned());
+    Files::new(dir, &base)
 }
 
 /// MariaDB's greeting: `mysql_native_password` first; clients that prefer
@@ -206,6 +239,9 @@ fn global_config(c: &Config, socket: String) -> GlobalConfig {
         buffer_pool_size: c.buffer_pool_size,
         flush_log_at_trx_commit: c.flush_log_at_trx_commit as u64,
         max_connections: c.max_connections as u64,
+        server_id: c.server_id as u64,
+        log_bin: c.log_bin,
+        max_binlog_size: c.max_binlog_size,
         hostname: hostname(),
         rollback_on_timeout: c.rollback_on_timeout,
         collation_server: c.collation_server,

@@ -35,6 +35,11 @@ pub struct GlobalConfig {
     pub default_time_zone: String,
     pub server_id: u64,
     pub log_bin: bool,
+    /// `--log-bin`'s base name with the directory (`@@log_bin_basename`); `None`
+    /// when the server was started without a binary log.
+    pub log_bin_basename: Option<String>,
+    /// `max_binlog_size` at start.
+    pub max_binlog_size: u64,
     pub performance_schema: bool,
     pub query_cache_size: u64,
     pub basedir: String,
@@ -76,6 +81,8 @@ impl Default for GlobalConfig {
             default_time_zone: "SYSTEM".into(),
             server_id: 1,
             log_bin: false,
+            log_bin_basename: None,
+            max_binlog_size: 1 << 30,
             performance_schema: false,
             query_cache_size: 0,
             basedir: String::new(),
@@ -167,9 +174,23 @@ pub struct Engine {
     pub(crate) statement_timeouts: std::sync::atomic::AtomicU64,
     /// The sequences' cached states.
     pub(crate) sequences: crate::sequence::Sequences,
+    /// The binary log, when the server has one (on or off: see `log_bin`).
+    binlog: RwLock<Option<Arc<basalt_replication::binlog::Binlog>>>,
 }
 
 impl Engine {
+    /// Gives the engine the server's binary log (it also becomes the storage's
+    /// sink for commits).
+    pub fn set_binlog(&self, binlog: Arc<basalt_replication::binlog::Binlog>) {
+        self.storage.set_binlog(Some(binlog.clone()));
+        *self.binlog.write() = Some(binlog);
+    }
+
+    /// The binary log, whether on or off.
+    pub fn binlog(&self) -> Option<Arc<basalt_replication::binlog::Binlog>> {
+        self.binlog.read().clone()
+    }
+
     pub fn new(storage: Arc<Storage>, config: GlobalConfig) -> Arc<Engine> {
         let globals = GlobalVars::new(&config);
         let identity = crate::general_log::LogIdentity {
@@ -198,6 +219,7 @@ impl Engine {
             locks: Default::default(),
             user_locks: Default::default(),
             timer: crate::session::timer::StatementTimer::new(),
+            binlog: RwLock::new(None),
             statement_timeouts: std::sync::atomic::AtomicU64::new(0),
             sequences: Default::default(),
         })

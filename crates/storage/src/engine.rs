@@ -82,6 +82,10 @@ impl EngineSet {
         }
     }
 
+    pub fn durable(&self) -> &DurableEngine {
+        &self.durable
+    }
+
     pub fn commit_log(&self) -> Option<Arc<dyn CommitLog>> {
         Some(self.durable.commit_log())
     }

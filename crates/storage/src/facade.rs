@@ -55,6 +55,9 @@ pub struct StorageConfig {
     /// Start even when valid log records follow a damaged one, discarding them (they
     /// may include acknowledged commits). Off: opening fails and changes nothing.
     pub discard_damaged_log_tail: bool,
+    /// Rewrites into the binlog files the groups a crash may have kept from them
+    /// (see [`crate::binlog`]); `None` refuses to open a log holding binlog groups.
+    pub binlog_recovery: Option<crate::binlog::BinlogRecovery>,
 }
 
 impl StorageConfig {
@@ -70,6 +73,7 @@ impl StorageConfig {
             checkpoint_interval: Duration::from_secs(30),
             checkpoint_log_bytes: 128 << 20,
             discard_damaged_log_tail: false,
+            binlog_recovery: None,
         }
     }
 }
@@ -220,6 +224,16 @@ impl Storage {
             self.create_database(db, Collation::Utf8mb4GeneralCi)?;
         }
         Ok(())
+    }
+
+    /// Installs (or removes, `None`) the binary log commits write their events to.
+    pub fn set_binlog(&self, sink: Option<Arc<dyn crate::binlog::BinlogSink>>) {
+        self.engines.durable().set_binlog(sink);
+    }
+
+    /// Appends binlog event groups of their own to the log.
+    pub fn log_appender(&self) -> Arc<dyn crate::binlog::LogAppend> {
+        self.engines.durable().log_appender()
     }
 
     pub fn begin(self: &Arc<Self>, opts: TxnOptions) -> Txn {

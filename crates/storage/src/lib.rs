@@ -2,6 +2,7 @@
 //! transactional engine and the MEMORY engine behind them.
 
 pub mod api;
+pub mod binlog;
 pub mod btree;
 pub mod error;
 pub mod io;

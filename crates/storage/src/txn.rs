@@ -18,6 +18,7 @@
 //! unacknowledged commit.
 
 use crate::api::{Result, TxnOptions};
+use crate::binlog::Capture;
 use crate::error::StorageError;
 use crate::mvcc::locks::{LockKey, LockKind};
 use crate::mvcc::{DeadEntry, Garbage, ReadView, TxnManager, TxnSlot};
@@ -37,6 +38,13 @@ pub trait CommitLog: Send + Sync {
     fn wait_commit(&self, pos: u64) -> Result<()>;
     /// Appends an abort record (after the rollback's own changes were logged).
     fn abort(&self, txn_id: u64) -> Result<()>;
+    /// Appends the commit of a transaction with captured changes for the binary log:
+    /// a commit record carrying its events when `logged` (it changed durable tables),
+    /// otherwise a record with the events alone. Without a binary log it is
+    /// [`CommitLog::commit`] (or nothing to append: `Ok(0)`).
+    fn commit_binlog(&self, txn_id: u64, logged: bool, capture: &Capture) -> Result<u64>;
+    /// The binlog commit ending at `pos` was acknowledged.
+    fn binlog_acknowledged(&self, pos: u64);
 }
 
 /// One undo log record: the entry `key` of `tree` held `prev` before the change.
@@ -81,11 +89,16 @@ pub struct Txn {
     pub(crate) ctx: WriteCtx,
     interrupt: Option<Arc<AtomicBool>>,
     finished: bool,
+    /// Row changes for the binary log (see [`crate::binlog`]).
+    capture: Option<Box<Capture>>,
 }
 
 /// A position in a transaction to roll back to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Savepoint(usize);
+pub struct Savepoint {
+    undo: usize,
+    captured: usize,
+}
 
 impl Txn {
     pub(crate) fn new(
@@ -109,6 +122,7 @@ impl Txn {
             ctx: WriteCtx::default(),
             interrupt: None,
             finished: false,
+            capture: None,
         };
         if txn.opts.consistent_snapshot && txn.opts.isolation == IsolationLevel::RepeatableRead {
             txn.view();
@@ -139,12 +153,18 @@ impl Txn {
     }
 
     pub fn savepoint(&self) -> Savepoint {
-        Savepoint(self.undo.len())
+        Savepoint {
+            undo: self.undo.len(),
+            captured: self.capture.as_ref().map_or(0, |c| c.len()),
+        }
     }
 
     /// Undoes every change made after `sp` (locks stay held, as InnoDB does).
     pub fn rollback_to(&mut self, sp: &Savepoint) -> Result<()> {
-        while self.undo.len() > sp.0 {
+        if let Some(c) = self.capture.as_mut() {
+            c.truncate(sp.captured);
+        }
+        while self.undo.len() > sp.undo {
             let rec = self.undo.pop().expect("length checked");
             self.apply_undo(rec)?;
         }
@@ -196,12 +216,20 @@ impl Txn {
     }
 
     pub fn commit(mut self) -> Result<()> {
-        if !self.ctx.logged {
+        let capture = self.capture.take().filter(|c| c.has_rows());
+        if !self.ctx.logged && capture.is_none() {
             self.finish();
             return Ok(());
         }
-        let log = self.log.clone().expect("logged writes imply a commit log");
-        let pos = match log.commit(self.id()) {
+        let Some(log) = self.log.clone() else {
+            self.finish();
+            return Ok(());
+        };
+        let appended = match &capture {
+            Some(c) => log.commit_binlog(self.id(), self.ctx.logged, c),
+            None => log.commit(self.id()),
+        };
+        let pos = match appended {
             Ok(pos) => pos,
             Err(e) => {
                 // Nothing appended: undo in memory so no one sees it, then report.
@@ -211,7 +239,50 @@ impl Txn {
         };
         // Locks go before the sync (see the module docs).
         self.finish();
-        log.wait_commit(pos)
+        log.wait_commit(pos)?;
+        if capture.is_some() {
+            log.binlog_acknowledged(pos);
+        }
+        Ok(())
+    }
+
+    /// Starts capturing this transaction's row changes for the binary log (replacing
+    /// any capture it had).
+    pub fn set_capture(&mut self, capture: Capture) {
+        self.capture = Some(Box::new(capture));
+    }
+
+    /// Whether row changes are being captured.
+    pub fn capturing(&self) -> bool {
+        self.capture.is_some()
+    }
+
+    /// Announces the statement whose row changes follow (written before its first
+    /// captured row).
+    pub fn capture_statement(&mut self, sql: Arc<str>, db: Arc<str>, when: u32) {
+        if let Some(c) = self.capture.as_mut() {
+            c.statement(sql, db, when);
+        }
+    }
+
+    /// Pauses (`true`) or resumes capture; pauses nest (foreign key cascades, which a
+    /// replica's engine repeats on its own).
+    pub fn pause_capture(&mut self, on: bool) {
+        if let Some(c) = self.capture.as_mut() {
+            c.pause(on);
+        }
+    }
+
+    /// Records a row change made through [`crate::Table`].
+    pub(crate) fn capture_row(
+        &mut self,
+        table: &Arc<basalt_common::TableDef>,
+        before: Option<&basalt_common::Row>,
+        after: Option<&basalt_common::Row>,
+    ) {
+        if let Some(c) = self.capture.as_mut() {
+            c.row(table.clone(), before.cloned(), after.cloned());
+        }
     }
 
     pub fn rollback(mut self) -> Result<()> {
@@ -219,7 +290,10 @@ impl Txn {
     }
 
     fn rollback_inner(&mut self) -> Result<()> {
-        let result = self.rollback_to(&Savepoint(0));
+        let result = self.rollback_to(&Savepoint {
+            undo: 0,
+            captured: 0,
+        });
         if self.ctx.logged {
             if let Some(log) = self.log.clone() {
                 let _ = log.abort(self.id());

@@ -376,9 +376,17 @@ fn delete_in(
     if let Some(index) = &index {
         restrict(t, index, row, None, ex, |fk| fk.on_delete)?;
     }
-    t.table
-        .delete(ex.txn()?, handle, row)
-        .map_err(storage_err)?;
+    // A replica's engine repeats cascades itself: they stay out of the binary log.
+    let cascaded = chain.depth > 0;
+    let txn = ex.txn()?;
+    if cascaded {
+        txn.pause_capture(true);
+    }
+    let r = t.table.delete(txn, handle, row);
+    if cascaded {
+        txn.pause_capture(false);
+    }
+    r.map_err(storage_err)?;
     if chain.depth > 0 {
         cas.note(t.def.id, handle, None);
     }
@@ -550,10 +558,11 @@ fn update_in(
     if let Some(index) = children_of(t, ex) {
         restrict(t, &index, &f.row, Some(&new), ex, |fk| fk.on_update)?;
     }
-    let handle = t
-        .table
-        .update(ex.txn()?, &f.handle, &f.row, new.clone())
-        .map_err(storage_err)?;
+    let txn = ex.txn()?;
+    txn.pause_capture(true);
+    let r = t.table.update(txn, &f.handle, &f.row, new.clone());
+    txn.pause_capture(false);
+    let handle = r.map_err(storage_err)?;
     cas.note(t.def.id, &f.handle, Some((handle, new.clone())));
     after_update_in(t, &f.row, &new, false, cas, chain, ex)
 }

@@ -8,6 +8,7 @@ use basalt_common::MySqlError;
 use basalt_storage::IsolationLevel;
 
 pub mod alter;
+pub mod binlog;
 mod database;
 mod into;
 mod load;
@@ -41,6 +42,8 @@ pub enum TxScope {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Native {
     Show(Show),
+    /// RESET MASTER, PURGE BINARY LOGS.
+    Binlog(binlog::BinlogStmt),
     Prepare {
         name: String,
         source: PrepareSource,
@@ -390,6 +393,12 @@ pub fn parse_native(src: &str, toks: &[Token], markers: bool) -> R<Option<Native
         Native::Shutdown
     } else if is("load") {
         load::load(&mut p)?
+    } else if is("reset") || is("purge") {
+        let first = first.text(src).to_ascii_lowercase();
+        match binlog::statement(&mut p, &first)? {
+            Some(n) => n,
+            None => return Ok(None),
+        }
     } else if !maint::may_start(first.text(src)) {
         return Ok(None);
     } else if is("flush") {

@@ -343,6 +343,17 @@ impl SessionCtx {
             "error_count" => Value::UInt(self.error_total as u64),
             "last_insert_id" | "identity" => Value::UInt(self.last_insert_id),
             "in_transaction" => Value::UInt(self.in_transaction as u64),
+            "gtid_binlog_pos" | "gtid_binlog_state" | "gtid_current_pos" => {
+                let Some(b) = self.engine.binlog() else {
+                    return Value::str("");
+                };
+                let list = if name == "gtid_binlog_state" {
+                    b.gtid_state()
+                } else {
+                    b.gtid_pos()
+                };
+                Value::str(&basalt_replication::gtid::format_list(&list))
+            }
             "timestamp" => {
                 let t = self.clock();
                 Value::Double(t.unix_seconds() as f64 + t.micro as f64 / 1e6)

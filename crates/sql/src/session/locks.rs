@@ -257,11 +257,11 @@ impl Session {
                     .map_err(MySqlError::from)?;
                 Ok(QueryResult::ok(0))
             }
-            // No binary, relay or slow log, the error log is stderr, no grant
+            FlushType::BinaryLogs => crate::show::binlog::flush(self),
+            // No relay or slow log, the error log is stderr, no grant
             // tables, host cache or per-account limits: nothing to flush, as in a
             // MariaDB without them.
-            FlushType::BinaryLogs
-            | FlushType::RelayLogs
+            FlushType::RelayLogs
             | FlushType::SlowLogs
             | FlushType::ErrorLogs
             | FlushType::Privileges

@@ -9,6 +9,7 @@
 //! 4. runs inside the session's transaction under a savepoint (see [`txn`]),
 //!    under its `max_statement_time` deadline when it has one (see [`timer`]).
 
+mod binlog;
 mod alter;
 pub mod ctx;
 mod do_stmt;
@@ -81,6 +82,9 @@ pub struct Session {
     showing_diagnostics: bool,
     /// The running statement's text as the client sent it.
     raw: String,
+    /// The running statement committed implicitly (DDL): it goes to the binary log
+    /// once it succeeds.
+    ddl_to_log: bool,
     /// The collation the client asked for at connect (or COM_CHANGE_USER).
     client_collation: Option<basalt_common::Collation>,
     /// The plan-cache scope of the session's current settings.
@@ -122,6 +126,7 @@ impl Session {
             extra_status: 0,
             showing_diagnostics: false,
             raw: String::new(),
+            ddl_to_log: false,
             client_collation: None,
             scope_cache: run::PlanScope::default(),
             memo: Default::default(),

@@ -103,6 +103,13 @@ impl Session {
             Err(e) => Err(e),
         };
         let mut r = r;
+        if r.is_ok() {
+            if let Err(e) = self.log_ddl_done() {
+                r = Err(e);
+            }
+        } else {
+            self.ddl_to_log = false;
+        }
         match &mut r {
             Err(e) => {
                 self.cx.warn(Level::Error, e.code, e.message.clone());
@@ -168,6 +175,7 @@ impl Session {
         self.cx.row_count = 0;
         match n {
             Native::Show(s) => crate::show::run(self, s),
+            Native::Binlog(st) => crate::show::binlog::statement(self, st),
             Native::Prepare { name, source } => {
                 let bytes = match source {
                     PrepareSource::Text(t) => t,

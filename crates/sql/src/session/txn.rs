@@ -135,6 +135,7 @@ impl Session {
 
     /// The implicit commit before DDL and similar statements.
     pub(super) fn implicit_commit(&mut self) -> R<()> {
+        self.note_ddl();
         self.commit()
     }
 
@@ -179,6 +180,9 @@ impl Session {
         let own = self.txn.is_none();
         if own {
             self.begin_txn(read_only && self.cx.autocommit, false);
+        }
+        if !read_only {
+            self.capture_statement();
         }
         let Some(txn) = self.txn.as_mut() else {
             return Err(MySqlError::internal("no transaction"));

@@ -126,6 +126,7 @@ impl Session {
         let v = self.within_range(def.name, v);
         if global {
             let v = self.general_log_setting(def.name, v)?;
+            self.binlog_setting(def.name, &v)?;
             self.cx.engine.globals.set(def, v);
             if def.name == "sql_mode" || def.name == "autocommit" {
                 self.cx.engine.plan_cache.clear();

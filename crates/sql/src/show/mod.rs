@@ -4,6 +4,7 @@
 //! `LIKE 'pattern'` filters on the first column; `WHERE expr` is bound against the
 //! result's column names and evaluated per row.
 
+pub(crate) mod binlog;
 mod checksum;
 mod explain;
 pub mod maintenance;
@@ -155,13 +156,8 @@ pub fn run(session: &mut Session, show: Show) -> R<QueryResult> {
             .collect();
             result(cols, rows)
         }
-        Show::MasterStatus => {
-            let cols = ["File", "Position", "Binlog_Do_DB", "Binlog_Ignore_DB"]
-                .iter()
-                .map(|n| text_col(n, 64))
-                .collect();
-            result(cols, Vec::new())
-        }
+        Show::MasterStatus => binlog::master_status(session),
+        Show::BinlogEvents(opts) => binlog::binlog_events(session, &opts),
         Show::SlaveStatus => {
             let cols = [
                 "Slave_IO_State",
@@ -174,11 +170,7 @@ pub fn run(session: &mut Session, show: Show) -> R<QueryResult> {
             .collect();
             result(cols, Vec::new())
         }
-        Show::BinaryLogs => Err(MySqlError::new(
-            1381,
-            "HY000",
-            "You are not using binary logging",
-        )),
+        Show::BinaryLogs => binlog::binary_logs(session),
         Show::Privileges | Show::OpenTables => result(vec![text_col("Name", 64)], Vec::new()),
         // Basalt has no stored programs: MariaDB's columns, no rows.
         Show::Triggers => empty(TRIGGER_COLS),

@@ -41,7 +41,8 @@ use crate::wal::{Wal, WalConfig};
 use crate::StorageConfig;
 use basalt_common::TableDef;
 use parking_lot::{Condvar, Mutex, RwLock};
-use record::{KIND_ABORT, KIND_CHECKPOINT, KIND_CLEAN, KIND_COMMIT};
+use record::{KIND_ABORT, KIND_BINLOG, KIND_CHECKPOINT, KIND_CLEAN, KIND_COMMIT, KIND_COMMIT_BINLOG};
+use crate::binlog::{BinlogSink, Capture, LogAppend};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -70,6 +71,8 @@ pub struct Shared {
     checkpoint_log_bytes: u64,
     /// Tables whose file could not be opened, and why (they answer with the error).
     broken: Mutex<HashMap<u64, StorageError>>,
+    /// The binary log, when on (see `crate::binlog`).
+    binlog: RwLock<Option<Arc<dyn BinlogSink>>>,
 }
 
 impl Shared {
@@ -129,9 +132,15 @@ impl DurableEngine {
             broken: Mutex::new(HashMap::new()),
             checkpoint_interval: config.checkpoint_interval,
             checkpoint_log_bytes: config.checkpoint_log_bytes,
+            binlog: RwLock::new(None),
         });
         let started = Instant::now();
-        let found = recovery::recover(&shared, tables, info.checkpoint_lsn)?;
+        let found = recovery::recover(
+            &shared,
+            tables,
+            info.checkpoint_lsn,
+            config.binlog_recovery.as_ref(),
+        )?;
         let ms = started.elapsed().as_millis() as u64;
         shared.last_recovery_ms.store(ms, Ordering::Relaxed);
         tracing::info!(recovery_ms = ms, "durable engine opened");
@@ -160,6 +169,16 @@ impl DurableEngine {
             .spawn(move || checkpoint_loop(&shared))?;
         *self.thread.lock() = Some(h);
         Ok(())
+    }
+
+    /// Installs (or removes) the binary log that commits with captured changes write.
+    pub fn set_binlog(&self, sink: Option<Arc<dyn BinlogSink>>) {
+        *self.shared.binlog.write() = sink;
+    }
+
+    /// Appends binlog groups of their own to the log.
+    pub fn log_appender(&self) -> Arc<dyn LogAppend> {
+        Arc::new(Appender(self.shared.clone()))
     }
 
     pub fn commit_log(&self) -> Arc<dyn CommitLog> {
@@ -336,6 +355,49 @@ impl CommitLog for Committer {
         self.0.txn_ended(txn_id);
         r
     }
+
+    fn commit_binlog(&self, txn_id: u64, logged: bool, capture: &Capture) -> Result<u64> {
+        let sink = self.0.binlog.read().clone();
+        let Some(sink) = sink else {
+            return if logged { self.commit(txn_id) } else { Ok(0) };
+        };
+        let wal = &self.0.wal;
+        let id = txn_id.to_le_bytes();
+        let lsn = sink.commit(capture, &mut |group| {
+            if logged {
+                wal.append_parts(KIND_COMMIT_BINLOG, &[&id, group])
+            } else {
+                wal.append(KIND_BINLOG, group)
+            }
+        })?;
+        if logged {
+            self.0.txn_ended(txn_id);
+        }
+        Ok(lsn)
+    }
+
+    fn binlog_acknowledged(&self, pos: u64) {
+        if let Some(sink) = self.0.binlog.read().as_ref() {
+            sink.acknowledged(pos);
+        }
+    }
+}
+
+/// Appends binlog groups of their own.
+struct Appender(Arc<Shared>);
+
+impl LogAppend for Appender {
+    fn append(&self, group: &[u8]) -> Result<u64> {
+        self.0.wal.append(KIND_BINLOG, group)
+    }
+
+    fn wait_durable(&self, lsn: u64) -> Result<()> {
+        self.0.wal.wait_durable(lsn)
+    }
+
+    fn durable_lsn(&self) -> u64 {
+        self.0.wal.durable_lsn()
+    }
 }
 
 /// Checkpoints a clean stop (and recovery) runs at most to give a file's free tail
@@ -356,6 +418,12 @@ fn checkpoint(shared: &Shared) -> Result<usize> {
     }
     let oldest_active = shared.active.lock().values().copied().min();
     let retain = oldest_active.map_or(start, |a| a.min(start));
+    let sink = shared.binlog.read().clone();
+    if let Some(sink) = sink {
+        // The binlog files must hold every group the released log had.
+        shared.wal.wait_durable(start)?;
+        sink.sync(shared.wal.durable_lsn())?;
+    }
     shared.wal.checkpoint_done(retain)?;
     shared.checkpoints.fetch_add(1, Ordering::Relaxed);
     Ok(moved)

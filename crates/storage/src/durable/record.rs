@@ -10,6 +10,8 @@
 //! CHECKPOINT  next transaction id u64
 //! CLEAN       (empty) the last record of a clean shutdown that finished purge: no
 //!             entry delete-marked by an earlier transaction is left in any tree
+//! COMMIT_BINLOG  txn u64 | binlog event group (opaque; see `crate::binlog`): a commit
+//! BINLOG      binlog event group of its own (DDL, a rotation, MEMORY-only changes)
 //! ```
 //! A CHANGE carries both images: the after-image to redo it, the before-image to undo
 //! it when its transaction never committed.
@@ -19,6 +21,8 @@ pub const KIND_COMMIT: u8 = 2;
 pub const KIND_ABORT: u8 = 3;
 pub const KIND_CHECKPOINT: u8 = 4;
 pub const KIND_CLEAN: u8 = 5;
+pub const KIND_COMMIT_BINLOG: u8 = 6;
+pub const KIND_BINLOG: u8 = 7;
 
 /// A decoded CHANGE record.
 #[derive(Debug, PartialEq, Eq)]

@@ -3,8 +3,10 @@
 //! id) so the log can start afresh.
 
 use super::record::{
-    self, ChangeRec, KIND_ABORT, KIND_CHANGE, KIND_CHECKPOINT, KIND_CLEAN, KIND_COMMIT,
+    self, ChangeRec, KIND_ABORT, KIND_BINLOG, KIND_CHANGE, KIND_CHECKPOINT, KIND_CLEAN,
+    KIND_COMMIT, KIND_COMMIT_BINLOG,
 };
+use crate::binlog::BinlogRecovery;
 use super::{checkpoint_file, table_files, Shared};
 use crate::api::Result;
 use crate::btree::TableFile;
@@ -24,9 +26,24 @@ pub(super) struct Recovered {
 
 /// Opens the table files of `tables`, replays the log from `from`, and says what it
 /// found.
-pub(super) fn recover(shared: &Shared, tables: &[TableDef], from: u64) -> Result<Recovered> {
+pub(super) fn recover(
+    shared: &Shared,
+    tables: &[TableDef],
+    from: u64,
+    binlog: Option<&BinlogRecovery>,
+) -> Result<Recovered> {
     open_files(shared, tables, from)?;
     let scan = first_pass(shared, from)?;
+    // The binlog files get what they lack before the log that holds it is released.
+    match binlog {
+        Some(hook) => hook(&scan.binlog)?,
+        None if !scan.binlog.is_empty() => {
+            return Err(StorageError::Invalid(
+                "the log holds binary log events but no binary log was configured".into(),
+            ))
+        }
+        None => {}
+    }
     let losers = redo(shared, from, &scan.ended)?;
     let undone = losers.len();
     undo(shared, losers)?;
@@ -134,6 +151,8 @@ struct Scan {
     next_id: u64,
     records: u64,
     last_kind: Option<u8>,
+    /// Binlog groups of committed transactions, in log order.
+    binlog: Vec<(u64, Vec<u8>)>,
 }
 
 /// Which transactions ended (COMMIT or ABORT), and the highest ids seen.
@@ -144,6 +163,7 @@ fn first_pass(shared: &Shared, from: u64) -> Result<Scan> {
         next_id: 0,
         records: 0,
         last_kind: None,
+        binlog: Vec::new(),
     };
     for rec in shared.wal.read_from(from) {
         let rec = rec?;
@@ -154,6 +174,16 @@ fn first_pass(shared: &Shared, from: u64) -> Result<Scan> {
                 let txn = record::decode_u64(&rec.payload).ok_or_else(|| bad(rec.lsn))?;
                 scan.ended.insert(txn);
                 scan.max_txn = scan.max_txn.max(txn);
+            }
+            KIND_COMMIT_BINLOG => {
+                let id = rec.payload.get(..8).and_then(record::decode_u64);
+                let txn = id.ok_or_else(|| bad(rec.lsn))?;
+                scan.ended.insert(txn);
+                scan.max_txn = scan.max_txn.max(txn);
+                scan.binlog.push((rec.end_lsn, rec.payload[8..].to_vec()));
+            }
+            KIND_BINLOG => {
+                scan.binlog.push((rec.end_lsn, rec.payload));
             }
             KIND_CHECKPOINT => {
                 let next = record::decode_u64(&rec.payload).ok_or_else(|| bad(rec.lsn))?;

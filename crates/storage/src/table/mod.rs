@@ -387,7 +387,13 @@ impl Table for TableHandle {
     }
 
     fn insert(&self, txn: &mut Txn, row: Row) -> Result<RowHandle> {
-        self.0.insert(txn, row)
+        if !txn.capturing() {
+            return self.0.insert(txn, row);
+        }
+        let copy = row.clone();
+        let handle = self.0.insert(txn, row)?;
+        txn.capture_row(&self.0.def(), None, Some(&copy));
+        Ok(handle)
     }
 
     fn get(
@@ -420,11 +426,21 @@ impl Table for TableHandle {
     }
 
     fn update(&self, txn: &mut Txn, handle: &RowHandle, old: &Row, new: Row) -> Result<RowHandle> {
-        self.0.update(txn, handle, old, new)
+        if !txn.capturing() {
+            return self.0.update(txn, handle, old, new);
+        }
+        let copy = new.clone();
+        let handle = self.0.update(txn, handle, old, new)?;
+        txn.capture_row(&self.0.def(), Some(old), Some(&copy));
+        Ok(handle)
     }
 
     fn delete(&self, txn: &mut Txn, handle: &RowHandle, old: &Row) -> Result<()> {
-        self.0.delete(txn, handle, old)
+        self.0.delete(txn, handle, old)?;
+        if txn.capturing() {
+            txn.capture_row(&self.0.def(), Some(old), None);
+        }
+        Ok(())
     }
 
     fn reserve_auto_increment(&self, count: u64) -> Result<u64> {

@@ -81,6 +81,7 @@ pub enum Show {
     MasterStatus,
     SlaveStatus,
     BinaryLogs,
+    BinlogEvents(super::binlog::BinlogEvents),
     OpenTables,
     Triggers,
     Events,
@@ -235,14 +236,21 @@ fn show_misc(p: &mut P) -> R<Show> {
         Show::Plugins
     } else if p.kw("privileges") {
         Show::Privileges
-    } else if p.kw("master") || p.kw("binlog") {
-        p.expect_kw("status")?;
-        Show::MasterStatus
+    } else if p.kw("binlog") && p.kw("events") {
+        Show::BinlogEvents(super::binlog::show_events(p)?)
+    } else if p.toks[p.pos - 1].is_kw(p.src, "binlog") || p.kw("master") {
+        if p.kw("logs") {
+            p.end()?;
+            Show::BinaryLogs
+        } else {
+            p.expect_kw("status")?;
+            Show::MasterStatus
+        }
     } else if p.kw("slave") || p.kw("replica") {
         p.kw("all");
         p.expect_kw("status")?;
         Show::SlaveStatus
-    } else if p.kw("binary") || p.kw("master") {
+    } else if p.kw("binary") {
         p.expect_kw("logs")?;
         Show::BinaryLogs
     } else if p.kw("open") {
@@ -317,7 +325,7 @@ fn account_part(p: &mut P) -> R<String> {
     }
 }
 
-fn show_limit(p: &mut P) -> R<Option<(u64, u64)>> {
+pub(super) fn show_limit(p: &mut P) -> R<Option<(u64, u64)>> {
     if !p.kw("limit") {
         return Ok(None);
     }

@@ -1,0 +1,143 @@
+//! A transaction's captured changes as MariaDB's event group:
+//! GTID, then per statement ANNOTATE_ROWS (when asked), the TABLE_MAPs of every table
+//! the statement changed, and its rows events (the last one flagged STMT_END_F); then
+//! XID for a transaction that changed durable tables, or `COMMIT` as a QUERY for one
+//! that changed only MEMORY tables (as MariaDB logs non-transactional engines).
+
+use crate::event::{EventWriter, GtidFlags, Query, RowChange};
+use crate::gtid::Gtid;
+use basalt_common::{Row, TableDef};
+use basalt_storage::binlog::{Capture, Captured, RowImageMode};
+use std::sync::Arc;
+
+/// The rows one statement changed, in order, with the tables they belong to.
+struct Statement<'a> {
+    sql: &'a str,
+    db: &'a str,
+    when: u32,
+    rows: Vec<(&'a Arc<TableDef>, RowChange<'a>)>,
+}
+
+/// Splits the capture into statements. Rows captured before any announced
+/// statement belong to one without text.
+fn statements(capture: &Capture, now: u32) -> Vec<Statement<'_>> {
+    let mut out: Vec<Statement<'_>> = Vec::new();
+    for e in &capture.entries {
+        match e {
+            Captured::Statement { sql, db, when } => out.push(Statement {
+                sql,
+                db,
+                when: *when,
+                rows: Vec::new(),
+            }),
+            Captured::Row {
+                table,
+                before,
+                after,
+            } => {
+                let Some(change) = change(before.as_ref(), after.as_ref()) else {
+                    continue;
+                };
+                if out.is_empty() {
+                    out.push(Statement {
+                        sql: "",
+                        db: "",
+                        when: now,
+                        rows: Vec::new(),
+                    });
+                }
+                if let Some(last) = out.last_mut() {
+                    last.rows.push((table, change));
+                }
+            }
+        }
+    }
+    out.retain(|s| !s.rows.is_empty());
+    out
+}
+
+fn change<'a>(before: Option<&'a Row>, after: Option<&'a Row>) -> Option<RowChange<'a>> {
+    Some(match (before, after) {
+        (None, Some(a)) => RowChange::Insert(a),
+        (Some(b), Some(a)) => RowChange::Update(b, a),
+        (Some(b), None) => RowChange::Delete(b),
+        (None, None) => return None,
+    })
+}
+
+fn same_kind(a: &RowChange<'_>, b: &RowChange<'_>) -> bool {
+    std::mem::discriminant(a) == std::mem::discriminant(b)
+}
+
+pub fn row_image(mode: RowImageMode) -> crate::event::RowImage {
+    match mode {
+        RowImageMode::Full => crate::event::RowImage::Full,
+        RowImageMode::NoBlob => crate::event::RowImage::NoBlob,
+        RowImageMode::Minimal => crate::event::RowImage::Minimal,
+    }
+}
+
+/// Appends the transaction's events to `w`.
+pub fn transaction(w: &mut EventWriter, capture: &Capture, gtid: Gtid, xid: u64, now: u32) {
+    let stmts = statements(capture, now);
+    let ts = stmts.first().map_or(now, |s| s.when);
+    let flags = GtidFlags {
+        transactional: capture.durable,
+        ..GtidFlags::default()
+    };
+    w.gtid(ts, gtid, flags);
+    let image = row_image(capture.session.row_image);
+    for s in &stmts {
+        statement(w, capture, s, image);
+    }
+    if capture.durable {
+        w.xid(ts, xid);
+    } else {
+        let db = stmts.last().map_or("", |s| s.db);
+        w.query(ts, &commit_query(capture, db));
+    }
+}
+
+fn statement(
+    w: &mut EventWriter,
+    capture: &Capture,
+    s: &Statement<'_>,
+    image: crate::event::RowImage,
+) {
+    if capture.session.annotate && !s.sql.is_empty() {
+        w.annotate_rows(s.when, s.sql);
+    }
+    let mut mapped: Vec<u64> = Vec::new();
+    for (t, _) in &s.rows {
+        if !mapped.contains(&t.id) {
+            mapped.push(t.id);
+            w.table_map(s.when, t.id, t);
+        }
+    }
+    // Consecutive changes of one kind on one table share a rows event.
+    let mut i = 0;
+    while i < s.rows.len() {
+        let (table, first) = &s.rows[i];
+        let mut j = i + 1;
+        while j < s.rows.len() && s.rows[j].0.id == table.id && same_kind(&s.rows[j].1, first) {
+            j += 1;
+        }
+        let changes: Vec<RowChange<'_>> = s.rows[i..j].iter().map(|(_, c)| c.clone()).collect();
+        w.rows(s.when, table.id, table, image, &changes, j == s.rows.len());
+        i = j;
+    }
+}
+
+/// A QUERY event as MariaDB writes statements of the session.
+pub fn query<'a>(session_thread: u32, db: &'a str, sql: &'a str) -> Query<'a> {
+    Query {
+        thread_id: session_thread,
+        db,
+        sql,
+        ..Query::default()
+    }
+}
+
+fn commit_query<'a>(capture: &Capture, db: &'a str) -> Query<'a> {
+    query(capture.session.thread_id, db, "COMMIT")
+}

@@ -1,0 +1,162 @@
+//! A session's part in the binary log: which statements it logs and with what.
+//!
+//! Row changes are captured by storage (see `basalt_storage::binlog`) once a
+//! writing statement starts with the binary log on and `sql_log_bin` set; the
+//! statement's text goes with them for ANNOTATE_ROWS. DDL is logged as a QUERY event
+//! of its own after it succeeded; statements on temporary tables are not logged
+//! (row-based logging, as MariaDB does).
+
+use super::Session;
+use basalt_common::MySqlError;
+use basalt_replication::binlog::Binlog;
+use basalt_storage::binlog::{BinlogSession, Capture, RowImageMode};
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+type R<T> = Result<T, MySqlError>;
+
+/// Seconds since the epoch: the events' timestamp.
+fn now() -> u32 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as u32)
+}
+
+impl Session {
+    /// The binary log when this session's statements go to it.
+    fn logging_binlog(&self) -> Option<Arc<Binlog>> {
+        let b = self.cx.engine.binlog()?;
+        (b.is_on() && self.cx.var_bool("sql_log_bin")).then_some(b)
+    }
+
+    fn binlog_session(&self) -> BinlogSession {
+        let row_image = match self.cx.var_text("binlog_row_image").as_str() {
+            "MINIMAL" => RowImageMode::Minimal,
+            "NOBLOB" => RowImageMode::NoBlob,
+            _ => RowImageMode::Full,
+        };
+        BinlogSession {
+            thread_id: self.cx.conn_id as u32,
+            server_id: self.cx.var_u64("server_id") as u32,
+            domain_id: self.cx.var_u64("gtid_domain_id") as u32,
+            row_image,
+            annotate: self.cx.var_bool("binlog_annotate_row_events"),
+        }
+    }
+
+    /// At the start of a statement that may write: its row changes are captured.
+    pub(super) fn capture_statement(&mut self) {
+        if self.logging_binlog().is_none() {
+            return;
+        }
+        let session = self.binlog_session();
+        let sql: Arc<str> = self.raw.trim().into();
+        let db: Arc<str> = self.cx.db.as_deref().unwrap_or("").into();
+        if let Some(txn) = self.txn.as_mut() {
+            if !txn.capturing() {
+                txn.set_capture(Capture::new(session));
+            }
+            txn.capture_statement(sql, db, now());
+        }
+    }
+
+    /// `SET GLOBAL` of a variable the binary log acts on: `log_bin` (at runtime,
+    /// which MariaDB cannot), `server_id`, `max_binlog_size`.
+    pub(super) fn binlog_setting(&mut self, name: &str, v: &basalt_common::Value) -> R<()> {
+        if !matches!(name, "log_bin" | "server_id" | "max_binlog_size") {
+            return Ok(());
+        }
+        let n = match v {
+            basalt_common::Value::Int(i) => (*i).max(0) as u64,
+            basalt_common::Value::UInt(u) => *u,
+            _ => 0,
+        };
+        let Some(b) = self.cx.engine.binlog() else {
+            if name == "log_bin" {
+                return Err(MySqlError::not_supported("log_bin without a binary log directory"));
+            }
+            return Ok(());
+        };
+        match name {
+            "log_bin" => b.set_enabled(n != 0).map_err(MySqlError::from)?,
+            "server_id" => b.set_server_id(n as u32),
+            _ => b.set_max_size(n),
+        }
+        Ok(())
+    }
+
+    /// Evaluates `text` (PURGE ... BEFORE) as a point in time of the session zone;
+    /// seconds since the epoch.
+    pub(crate) fn eval_datetime(&mut self, text: &str) -> R<i64> {
+        let v = self.eval_standalone(text)?;
+        let dt = match &v {
+            basalt_common::Value::DateTime(dt) => Some(*dt),
+            basalt_common::Value::Bytes(b) => crate::value::parse_datetime(b),
+            _ => None,
+        };
+        let dt = dt.ok_or_else(|| {
+            MySqlError::new(
+                1210,
+                "HY000",
+                "Incorrect arguments to PURGE LOGS BEFORE",
+            )
+        })?;
+        Ok(self.cx.to_utc(dt).unix_seconds())
+    }
+
+    /// Marks the running statement as DDL to log once it succeeds.
+    pub(super) fn note_ddl(&mut self) {
+        self.ddl_to_log = true;
+    }
+
+    /// Logs the statement that just succeeded when it was DDL on durable objects.
+    pub(super) fn log_ddl_done(&mut self) -> R<()> {
+        if !std::mem::take(&mut self.ddl_to_log) || !logged_ddl(&self.raw) {
+            return Ok(());
+        }
+        let Some(b) = self.logging_binlog() else {
+            return Ok(());
+        };
+        let session = self.binlog_session();
+        let db = self.cx.db.clone().unwrap_or_default();
+        b.log_statement(&session, &db, self.raw.trim(), now())
+            .map_err(MySqlError::from)
+    }
+}
+
+/// Whether a statement that committed implicitly is DDL MariaDB writes to a
+/// row-based binary log: CREATE / ALTER / DROP / RENAME / TRUNCATE and the table
+/// maintenance statements, but not those on temporary tables, nor LOCK TABLES or
+/// the NO_WRITE_TO_BINLOG / LOCAL forms.
+fn logged_ddl(sql: &str) -> bool {
+    let words: Vec<String> = sql
+        .split_whitespace()
+        .take(3)
+        .map(|w| w.to_ascii_uppercase())
+        .collect();
+    let first = words.first().map(String::as_str).unwrap_or("");
+    let second = words.get(1).map(String::as_str).unwrap_or("");
+    match first {
+        "CREATE" | "DROP" => second != "TEMPORARY",
+        "ALTER" | "RENAME" | "TRUNCATE" => true,
+        "ANALYZE" | "OPTIMIZE" | "REPAIR" => !matches!(second, "NO_WRITE_TO_BINLOG" | "LOCAL"),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::logged_ddl;
+
+    #[test]
+    fn which_ddl_is_logged() {
+        assert!(logged_ddl("create table t (a int)"));
+        assert!(!logged_ddl("CREATE TEMPORARY TABLE t (a int)"));
+        assert!(logged_ddl("drop table t"));
+        assert!(!logged_ddl("drop temporary table t"));
+        assert!(logged_ddl("OPTIMIZE TABLE t"));
+        assert!(!logged_ddl("optimize local table t"));
+        assert!(!logged_ddl("lock tables t write"));
+        assert!(!logged_ddl("begin"));
+    }
+}

@@ -1,0 +1,229 @@
+//! The binary log on a Basalt server: files derived from the WAL, the statements
+//! and variables about it, `log_bin` switched at runtime, and crash recovery leaving
+//! exactly the committed transactions in the files. Files are read back with
+//! MariaDB's own `mariadb-binlog`.
+
+use basalt_tests::{which, Basalt};
+use mysql::prelude::*;
+use mysql::{Conn, Opts};
+use std::process::Command;
+
+fn connect(b: &Basalt) -> Conn {
+    Conn::new(Opts::from_url(&b.url()).expect("url")).expect("connect")
+}
+
+fn err_code(e: mysql::Error) -> u16 {
+    match e {
+        mysql::Error::MySqlError(e) => e.code,
+        other => panic!("expected a server error, got {other:?}"),
+    }
+}
+
+/// `mariadb-binlog --verbose` over files of the data directory.
+fn decoded(b: &Basalt, files: &[&str]) -> String {
+    let mut cmd = Command::new("mariadb-binlog");
+    cmd.args(["--verbose", "--base64-output=decode-rows"]);
+    for f in files {
+        cmd.arg(b.datadir.join(f));
+    }
+    let out = cmd.output().expect("run mariadb-binlog");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "mariadb-binlog failed: {stderr}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn master_status(c: &mut Conn) -> (String, u64) {
+    c.query_first::<(String, u64, String, String), _>("show master status")
+        .expect("show master status")
+        .map(|(f, p, _, _)| (f, p))
+        .expect("a row")
+}
+
+#[test]
+fn statements_and_variables() {
+    let b = Basalt::start_with(&["--log-bin", "--server-id=7"]);
+    let mut c = connect(&b);
+    let on: i64 = c.query_first("select @@log_bin").expect("q").expect("row");
+    assert_eq!(on, 1);
+    let (file, pos) = master_status(&mut c);
+    assert_eq!(file, "basalt-bin.000001");
+    assert!(pos > 4);
+    c.query_drop("create table test.t (a int primary key, b varchar(10))")
+        .expect("create");
+    c.query_drop("insert into test.t values (1, 'one'), (2, 'two')")
+        .expect("insert");
+    let gtid: String = c
+        .query_first("select @@gtid_binlog_pos")
+        .expect("q")
+        .expect("row");
+    assert_eq!(gtid, "0-7-2");
+    let (_, pos2) = master_status(&mut c);
+    assert!(pos2 > pos);
+    let logs: Vec<(String, u64)> = c.query("show binary logs").expect("show binary logs");
+    assert_eq!(logs, vec![("basalt-bin.000001".to_string(), pos2)]);
+    let events: Vec<(String, u64, String, u32, u64, String)> =
+        c.query("show binlog events").expect("show binlog events");
+    let kinds: Vec<&str> = events.iter().map(|e| e.2.as_str()).collect();
+    assert_eq!(&kinds[..3], ["Format_desc", "Gtid_list", "Binlog_checkpoint"]);
+    assert!(kinds.contains(&"Table_map"), "{kinds:?}");
+    assert!(kinds.contains(&"Xid"), "{kinds:?}");
+    assert!(events
+        .iter()
+        .any(|e| e.2 == "Query" && e.5.contains("create table test.t")));
+    let limited: Vec<(String, u64, String, u32, u64, String)> = c
+        .query("show binlog events in 'basalt-bin.000001' from 4 limit 1, 2")
+        .expect("limited");
+    assert_eq!(limited.len(), 2);
+    assert_eq!(limited[0].2, "Gtid_list");
+    assert_eq!(
+        err_code(
+            c.query_drop("show binlog events in 'nope.000001'")
+                .expect_err("unknown file")
+        ),
+        1220
+    );
+    assert_eq!(
+        err_code(
+            c.query_drop("set global binlog_format = 'STATEMENT'")
+                .expect_err("row only")
+        ),
+        1235
+    );
+    c.query_drop("flush binary logs").expect("flush");
+    assert_eq!(master_status(&mut c).0, "basalt-bin.000002");
+    assert_eq!(
+        err_code(
+            c.query_drop("purge binary logs to 'basalt-bin.000009'")
+                .expect_err("unknown target")
+        ),
+        1373
+    );
+    c.query_drop("purge binary logs to 'basalt-bin.000002'")
+        .expect("purge");
+    let logs: Vec<(String, u64)> = c.query("show binary logs").expect("show binary logs");
+    assert_eq!(logs.len(), 1);
+    assert_eq!(logs[0].0, "basalt-bin.000002");
+    assert!(!b.datadir.join("basalt-bin.000001").exists());
+    c.query_drop("reset master").expect("reset master");
+    assert_eq!(master_status(&mut c).0, "basalt-bin.000001");
+    let gtid: String = c
+        .query_first("select @@gtid_binlog_pos")
+        .expect("q")
+        .expect("row");
+    assert_eq!(gtid, "");
+}
+
+#[test]
+fn log_bin_at_runtime_and_sql_log_bin() {
+    let b = Basalt::start();
+    let mut c = connect(&b);
+    assert_eq!(
+        err_code(c.query_drop("show binary logs").expect_err("off")),
+        1381
+    );
+    let rows: Vec<(String, u64, String, String)> =
+        c.query("show master status").expect("status");
+    assert!(rows.is_empty());
+    c.query_drop("create table test.t (a int primary key)")
+        .expect("create");
+    c.query_drop("insert into test.t values (1)").expect("insert");
+    c.query_drop("set global log_bin = ON").expect("log_bin on");
+    c.query_drop("insert into test.t values (2)").expect("insert");
+    c.query_drop("set sql_log_bin = 0").expect("sql_log_bin off");
+    c.query_drop("insert into test.t values (3)").expect("insert");
+    c.query_drop("set sql_log_bin = 1").expect("sql_log_bin on");
+    c.query_drop("set global log_bin = OFF").expect("log_bin off");
+    c.query_drop("insert into test.t values (4)").expect("insert");
+    c.query_drop("set global log_bin = ON").expect("log_bin on");
+    c.query_drop("insert into test.t values (5)").expect("insert");
+    let gtid: String = c
+        .query_first("select @@gtid_binlog_pos")
+        .expect("q")
+        .expect("row");
+    assert_eq!(gtid, "0-1-2", "no sequence number skipped across the toggle");
+    if which("mariadb-binlog").is_none() {
+        return;
+    }
+    let text = decoded(&b, &["basalt-bin.000001", "basalt-bin.000002"]);
+    let inserted: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("###   @1="))
+        .collect();
+    assert_eq!(inserted, ["###   @1=2", "###   @1=5"], "{text}");
+}
+
+#[test]
+fn rows_decode_with_mariadb_binlog() {
+    if which("mariadb-binlog").is_none() {
+        return;
+    }
+    let b = Basalt::start_with(&["--log-bin"]);
+    let mut c = connect(&b);
+    c.query_drop(
+        "create table test.t (id int primary key, name varchar(20), n bigint unsigned, \
+         d datetime(3), price decimal(8,2))",
+    )
+    .expect("create");
+    c.query_drop(
+        "insert into test.t values (1, 'alpha', 18446744073709551615, \
+         '2024-05-06 07:08:09.123', -12.50)",
+    )
+    .expect("insert");
+    c.query_drop("update test.t set name = 'beta' where id = 1")
+        .expect("update");
+    c.query_drop("begin").expect("begin");
+    c.query_drop("insert into test.t (id) values (2)").expect("insert");
+    c.query_drop("rollback").expect("rollback");
+    c.query_drop("delete from test.t where id = 1").expect("delete");
+    let text = decoded(&b, &["basalt-bin.000001"]);
+    assert!(text.contains("### INSERT INTO `test`.`t`"), "{text}");
+    assert!(text.contains("###   @2='alpha'"), "{text}");
+    assert!(text.contains("###   @3=18446744073709551615"), "{text}");
+    assert!(text.contains("###   @4='2024-05-06 07:08:09.123'"), "{text}");
+    assert!(text.contains("###   @5=-12.50"), "{text}");
+    assert!(text.contains("### UPDATE `test`.`t`"), "{text}");
+    assert!(text.contains("###   @2='beta'"), "{text}");
+    assert!(text.contains("### DELETE FROM `test`.`t`"), "{text}");
+    assert!(!text.contains("###   @1=2"), "rolled back: {text}");
+}
+
+#[test]
+fn kill9_keeps_exactly_the_committed_transactions() {
+    if which("mariadb-binlog").is_none() {
+        return;
+    }
+    let mut b = Basalt::start_with(&["--log-bin"]);
+    let mut open = connect(&b);
+    open.query_drop("create table test.t (a int primary key)")
+        .expect("create");
+    for i in 0..50 {
+        open.query_drop(format!("insert into test.t values ({i})"))
+            .expect("insert");
+    }
+    // In flight when the server dies: never committed, never in the binary log.
+    open.query_drop("begin").expect("begin");
+    open.query_drop("insert into test.t values (1000)")
+        .expect("insert");
+    b.restart(true);
+    drop(open);
+    let mut c = connect(&b);
+    let n: i64 = c
+        .query_first("select count(*) from test.t")
+        .expect("q")
+        .expect("row");
+    assert_eq!(n, 50);
+    c.query_drop("insert into test.t values (50)").expect("insert");
+    let gtid: String = c
+        .query_first("select @@gtid_binlog_pos")
+        .expect("q")
+        .expect("row");
+    assert_eq!(gtid, "0-1-52");
+    let text = decoded(&b, &["basalt-bin.000001", "basalt-bin.000002"]);
+    let inserted: Vec<String> = text
+        .lines()
+        .filter(|l| l.starts_with("###   @1="))
+        .map(|l| l.to_string())
+        .collect();
+    let expected: Vec<String> = (0..=50).map(|i| format!("###   @1={i}")).collect();
+    assert_eq!(inserted, expected);
+}

@@ -4,10 +4,10 @@
 //! MariaDB's GTID events), because it announces itself as MariaDB and replicas and
 //! change-data-capture clients choose their code path from the version string.
 //!
+//! - [`event`]: binlog v4 events: the writer, the reader, SHOW BINLOG EVENTS' text.
 //! - [`gtid`]: MariaDB global transaction ids (`domain-server-sequence`) and the
 //!   `gtid_binlog_state` / `gtid_binlog_pos` lists.
 //! - [`binlog`]: the files, derived from the WAL, and the commit path that writes them.
-//! - [`event`]: MariaDB's binlog events, encoded and decoded.
 //! - [`source`]: what the dump side (COM_BINLOG_DUMP) needs from the log.
 
 pub mod binlog;

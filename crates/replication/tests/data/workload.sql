@@ -1,0 +1,77 @@
+-- The workload whose binary log is golden.bin (MariaDB 10.11, binlog_format=ROW,
+-- binlog_row_metadata=FULL, binlog_checksum=CRC32). Table ids and timestamps differ
+-- from Basalt's; the event bodies are compared byte for byte otherwise.
+SET NAMES utf8mb4;
+SET time_zone = '+00:00';
+DROP DATABASE IF EXISTS test;
+CREATE DATABASE test;
+USE test;
+CREATE TABLE ints (id INT PRIMARY KEY, t TINYINT, tu TINYINT UNSIGNED, s SMALLINT,
+  su SMALLINT UNSIGNED, m MEDIUMINT, mu MEDIUMINT UNSIGNED, i INT, iu INT UNSIGNED,
+  b BIGINT, bu BIGINT UNSIGNED);
+INSERT INTO ints VALUES (1, -128, 255, -32768, 65535, -8388608, 16777215, -2147483648,
+  4294967295, -9223372036854775808, 18446744073709551615),
+  (2, NULL, 0, 1, NULL, -1, 1, 7, 0, NULL, 42);
+CREATE TABLE nums (id INT PRIMARY KEY, f FLOAT, d DOUBLE, d1 DECIMAL(10,2),
+  d2 DECIMAL(38,10), d3 DECIMAL(5,0), d4 DECIMAL(12,12));
+INSERT INTO nums VALUES (1, 1.5, -2.25e100, -12345678.91, 1234567890123456789012345678.0123456789,
+  -99999, 0.000000000001), (2, NULL, 0, 0, -0.5, 5, NULL);
+CREATE TABLE strs (id INT PRIMARY KEY, c1 CHAR(10) CHARACTER SET latin1,
+  c2 CHAR(10) CHARACTER SET utf8mb4, v1 VARCHAR(20) CHARACTER SET latin1,
+  v2 VARCHAR(300) CHARACTER SET utf8mb4, t1 TEXT CHARACTER SET latin1,
+  t2 TINYTEXT CHARACTER SET utf8mb4, t3 MEDIUMTEXT CHARACTER SET utf8mb4, bl BLOB,
+  tb TINYBLOB, mb MEDIUMBLOB, lb LONGBLOB, bn BINARY(4), vb VARBINARY(10))
+  DEFAULT CHARSET = utf8mb4;
+INSERT INTO strs VALUES (1, 'café', 'héllo €', 'abc ', 'x😀y', 'lé', 'tt', 'mt',
+  x'00ff', 'tb', 'mb', 'lb', x'0102', x'0a0b0c');
+INSERT INTO strs VALUES (2, '', NULL, '', NULL, '', NULL, NULL, '', NULL, NULL, NULL, NULL, '');
+CREATE TABLE times (id INT PRIMARY KEY, d DATE, dt DATETIME, dt6 DATETIME(6),
+  ts TIMESTAMP NULL, ts3 TIMESTAMP(3) NULL, t TIME, t2 TIME(2), y YEAR);
+INSERT INTO times VALUES (1, '2024-02-29', '1999-12-31 23:59:59', '2000-01-01 00:00:00.123456',
+  '2021-06-01 12:00:00', '2038-01-19 03:14:07.999', '-838:59:59', '12:34:56.78', 2155),
+  (2, '0000-00-00', NULL, '1000-01-01 00:00:00.000001', NULL, '1970-01-01 00:00:01.5',
+  '00:00:00', '-00:00:01.50', 1901);
+CREATE TABLE misc (id INT PRIMARY KEY, e ENUM('a','b','c') CHARACTER SET latin1,
+  st SET('x','y','z') CHARACTER SET utf8mb4, b5 BIT(5), b64 BIT(64), u UUID, ip INET6);
+INSERT INTO misc VALUES (1, 'b', 'x,z', b'10101', b'1000000000000000000000000000000000000000000000000000000000000001',
+  '123e4567-e89b-12d3-a456-426614174000', '2001:db8::1'),
+  (2, NULL, '', 0, NULL, NULL, '::ffff:1.2.3.4');
+CREATE TABLE nopk (a INT, b VARCHAR(10), c BLOB);
+INSERT INTO nopk VALUES (1, 'one', 'blob1'), (2, NULL, NULL);
+CREATE TABLE comp (a INT, b VARCHAR(20), c TEXT, d INT, PRIMARY KEY (b(5), a));
+INSERT INTO comp VALUES (1, 'hello world', 'text', 4);
+CREATE TABLE img (id INT PRIMARY KEY, v INT, bl BLOB, w VARCHAR(10));
+INSERT INTO img VALUES (1, 10, 'blob', 'w1'), (2, 20, 'b2', 'w2');
+UPDATE img SET v = 11 WHERE id = 1;
+DELETE FROM img WHERE id = 2;
+SET binlog_row_image = NOBLOB;
+INSERT INTO img VALUES (3, 30, 'b3', 'w3');
+UPDATE img SET v = 12 WHERE id = 1;
+UPDATE img SET bl = 'nb' WHERE id = 1;
+DELETE FROM img WHERE id = 3;
+UPDATE nopk SET a = 3 WHERE a = 1;
+SET binlog_row_image = MINIMAL;
+INSERT INTO img VALUES (4, 40, 'b4', 'w4');
+UPDATE img SET v = 13 WHERE id = 1;
+DELETE FROM img WHERE id = 4;
+UPDATE nopk SET a = 4 WHERE a = 3;
+DELETE FROM nopk WHERE a = 2;
+UPDATE comp SET d = 5;
+SET binlog_row_image = FULL;
+BEGIN;
+INSERT INTO img VALUES (10, 1, REPEAT('a', 3000), 'x'), (11, 2, REPEAT('b', 3000), 'y'),
+  (12, 3, REPEAT('c', 3000), 'z'), (13, 4, REPEAT('d', 9000), 'q'), (14, 5, 'e', 'r');
+UPDATE img SET v = v + 100 WHERE id >= 10;
+COMMIT;
+CREATE TABLE tie (id INT PRIMARY KEY, a VARCHAR(5) CHARACTER SET latin1,
+  b VARCHAR(5) CHARACTER SET latin1, c VARCHAR(5) CHARACTER SET utf8mb4);
+INSERT INTO tie VALUES (1, 'a', 'b', 'c');
+CREATE TABLE dflt (id INT, x INT, a CHAR(2) CHARACTER SET utf8mb4, b CHAR(2) CHARACTER SET utf8mb4,
+  c CHAR(2) CHARACTER SET utf8mb4, d CHAR(2) CHARACTER SET latin1, PRIMARY KEY (x, id));
+INSERT INTO dflt VALUES (1, 2, 'a', 'b', 'c', 'd');
+CREATE TABLE pfx (s VARCHAR(20) CHARACTER SET utf8mb4, t TEXT CHARACTER SET utf8mb4,
+  PRIMARY KEY (s(3), t(4)));
+INSERT INTO pfx VALUES ('abcdef', 'ghijkl');
+CREATE TABLE mem (id INT PRIMARY KEY, v INT) ENGINE=MEMORY;
+INSERT INTO mem VALUES (1, 2);
+FLUSH BINARY LOGS;

@@ -48,6 +48,11 @@ pub struct BinlogSession {
     pub row_image: RowImageMode,
     /// `binlog_annotate_row_events`: an ANNOTATE_ROWS event with each statement's text.
     pub annotate: bool,
+    /// Collation ids of `character_set_client`, `collation_connection` and
+    /// `collation_server` (QUERY events carry them).
+    pub charset_client: u16,
+    pub collation_connection: u16,
+    pub collation_server: u16,
 }
 
 /// One captured entry.

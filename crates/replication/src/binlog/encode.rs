@@ -7,7 +7,7 @@
 use crate::event::{EventWriter, GtidFlags, Query, RowChange};
 use crate::gtid::Gtid;
 use basalt_common::{Row, TableDef};
-use basalt_storage::binlog::{Capture, Captured, RowImageMode};
+use basalt_storage::binlog::{BinlogSession, Capture, Captured, RowImageMode};
 use std::sync::Arc;
 
 /// The rows one statement changed, in order, with the tables they belong to.
@@ -129,15 +129,34 @@ fn statement(
 }
 
 /// A QUERY event as MariaDB writes statements of the session.
-pub fn query<'a>(session_thread: u32, db: &'a str, sql: &'a str) -> Query<'a> {
-    Query {
-        thread_id: session_thread,
-        db,
-        sql,
-        ..Query::default()
+pub fn query<'a>(session: &BinlogSession, db: &'a str, sql: &'a str) -> Query<'a> {
+    let mut q = Query::new(db, sql);
+    q.thread_id = session.thread_id;
+    if session.charset_client != 0 {
+        q.charset_client = session.charset_client;
+        q.collation_connection = session.collation_connection;
+        q.collation_server = session.collation_server;
     }
+    if names_database(sql) {
+        q.header_flags |= crate::event::flags::SUPPRESS_USE;
+    }
+    q
+}
+
+/// CREATE / DROP / ALTER DATABASE (SCHEMA): logged without a default database.
+fn names_database(sql: &str) -> bool {
+    let mut w = sql.split_whitespace().map(|w| w.to_ascii_uppercase());
+    matches!(
+        (w.next().as_deref(), w.next().as_deref()),
+        (
+            Some("CREATE" | "DROP" | "ALTER"),
+            Some("DATABASE" | "SCHEMA")
+        )
+    )
 }
 
 fn commit_query<'a>(capture: &Capture, db: &'a str) -> Query<'a> {
-    query(capture.session.thread_id, db, "COMMIT")
+    let mut q = query(&capture.session, db, "COMMIT");
+    q.header_flags |= crate::event::flags::SUPPRESS_USE;
+    q
 }

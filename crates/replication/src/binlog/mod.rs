@@ -140,7 +140,11 @@ impl Binlog {
                 next_xid: 1,
             }),
             visible: Mutex::new(BinlogPos {
-                file: if file > 0 { files.name(file) } else { String::new() },
+                file: if file > 0 {
+                    files.name(file)
+                } else {
+                    String::new()
+                },
                 offset: pos,
             }),
             moved: Condvar::new(),
@@ -225,6 +229,10 @@ impl Binlog {
         let mut g = self.inner.lock();
         g.gtids = GtidList::default();
         let lsn = self.rotate_locked(&mut g, true)?;
+        *self.visible.lock() = BinlogPos {
+            file: self.files.name(1),
+            offset: 0,
+        };
         drop(g);
         self.finish_standalone(lsn)
     }
@@ -250,7 +258,7 @@ impl Binlog {
             ..GtidFlags::default()
         };
         w.gtid(when, gtid, flags);
-        w.query(when, &encode::query(session.thread_id, db, sql));
+        w.query(when, &encode::query(session, db, sql));
         let appender = self.appender.clone();
         let lsn = self.write_group(&mut g, w, gtid, &mut |b| appender.append(b))?;
         drop(g);

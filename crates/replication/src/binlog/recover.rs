@@ -59,7 +59,9 @@ pub fn recover(files: &Files, groups: &[(u64, Vec<u8>)]) -> Result<(), StorageEr
             f.sync_all().map_err(|e| io_error("fsync", e))?;
         }
     }
-    files.write_index(&index).map_err(|e| io_error("index", e))?;
+    files
+        .write_index(&index)
+        .map_err(|e| io_error("index", e))?;
     files
         .write_sync(SyncPoint {
             file,

@@ -21,9 +21,8 @@ pub fn scan(files: &Files, index: &[u32], checksum: bool) -> Result<GtidList, St
         return Ok(list);
     };
     for event in EventReader::new(body, 4) {
-        let (offset, ev) = event.map_err(|e| {
-            StorageError::Invalid(format!("binary log {}: {e}", files.name(*last)))
-        })?;
+        let (offset, ev) = event
+            .map_err(|e| StorageError::Invalid(format!("binary log {}: {e}", files.name(*last))))?;
         let Some(h) = parse_header(ev) else {
             return Err(StorageError::Invalid(format!(
                 "binary log {}: bad event at {offset}",

@@ -483,8 +483,7 @@ fn rotate_body(out: &mut Vec<u8>, file: &str, pos: u64) {
 /// in-use flag masked out as MariaDB computes it.
 pub(crate) fn event_crc(event_without_crc: &[u8]) -> u32 {
     let mut h = crc32fast::Hasher::new();
-    if event_without_crc.len() >= HEADER_LEN && event_without_crc[4] == types::FORMAT_DESCRIPTION
-    {
+    if event_without_crc.len() >= HEADER_LEN && event_without_crc[4] == types::FORMAT_DESCRIPTION {
         h.update(&event_without_crc[..17]);
         h.update(&[event_without_crc[17] & !(flags::BINLOG_IN_USE as u8)]);
         h.update(&event_without_crc[18..]);
@@ -539,4 +538,3 @@ pub fn fake_rotate(server_id: u32, file: &str, pos: u64, checksum: bool) -> Vec<
     };
     standalone_event(head, 0, checksum, |out| rotate_body(out, file, pos))
 }
-

@@ -41,6 +41,9 @@ impl Session {
             domain_id: self.cx.var_u64("gtid_domain_id") as u32,
             row_image,
             annotate: self.cx.var_bool("binlog_annotate_row_events"),
+            charset_client: self.cx.text_charsets.client.default_collation().id(),
+            collation_connection: self.cx.connection_collation.id(),
+            collation_server: self.cx.engine.config.collation_server.id(),
         }
     }
 
@@ -73,7 +76,9 @@ impl Session {
         };
         let Some(b) = self.cx.engine.binlog() else {
             if name == "log_bin" {
-                return Err(MySqlError::not_supported("log_bin without a binary log directory"));
+                return Err(MySqlError::not_supported(
+                    "log_bin without a binary log directory",
+                ));
             }
             return Ok(());
         };
@@ -95,11 +100,7 @@ impl Session {
             _ => None,
         };
         let dt = dt.ok_or_else(|| {
-            MySqlError::new(
-                1210,
-                "HY000",
-                "Incorrect arguments to PURGE LOGS BEFORE",
-            )
+            MySqlError::new(1210, "HY000", "Incorrect arguments to PURGE LOGS BEFORE")
         })?;
         Ok(self.cx.to_utc(dt).unix_seconds())
     }

@@ -9,8 +9,8 @@
 //! 4. runs inside the session's transaction under a savepoint (see [`txn`]),
 //!    under its `max_statement_time` deadline when it has one (see [`timer`]).
 
-mod binlog;
 mod alter;
+mod binlog;
 pub mod ctx;
 mod do_stmt;
 mod load;

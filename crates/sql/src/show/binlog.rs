@@ -137,9 +137,7 @@ pub fn flush(session: &Session) -> R<QueryResult> {
 pub fn statement(session: &mut Session, st: BinlogStmt) -> R<QueryResult> {
     let b = binlog_on(session)?;
     match st {
-        BinlogStmt::Reset { to: Some(_) } => {
-            Err(MySqlError::not_supported("RESET MASTER TO"))
-        }
+        BinlogStmt::Reset { to: Some(_) } => Err(MySqlError::not_supported("RESET MASTER TO")),
         BinlogStmt::Reset { to: None } => {
             b.reset().map_err(MySqlError::from)?;
             Ok(QueryResult::ok(0))

@@ -29,6 +29,7 @@ mod recovery;
 mod store;
 
 use crate::api::Result;
+use crate::binlog::{BinlogSink, Capture, LogAppend};
 use crate::btree::TableFile;
 use crate::engine::TableEngine;
 use crate::error::StorageError;
@@ -41,8 +42,9 @@ use crate::wal::{Wal, WalConfig};
 use crate::StorageConfig;
 use basalt_common::TableDef;
 use parking_lot::{Condvar, Mutex, RwLock};
-use record::{KIND_ABORT, KIND_BINLOG, KIND_CHECKPOINT, KIND_CLEAN, KIND_COMMIT, KIND_COMMIT_BINLOG};
-use crate::binlog::{BinlogSink, Capture, LogAppend};
+use record::{
+    KIND_ABORT, KIND_BINLOG, KIND_CHECKPOINT, KIND_CLEAN, KIND_COMMIT, KIND_COMMIT_BINLOG,
+};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

@@ -6,9 +6,9 @@ use super::record::{
     self, ChangeRec, KIND_ABORT, KIND_BINLOG, KIND_CHANGE, KIND_CHECKPOINT, KIND_CLEAN,
     KIND_COMMIT, KIND_COMMIT_BINLOG,
 };
-use crate::binlog::BinlogRecovery;
 use super::{checkpoint_file, table_files, Shared};
 use crate::api::Result;
+use crate::binlog::BinlogRecovery;
 use crate::btree::TableFile;
 use crate::error::StorageError;
 use crate::store::Modify;

@@ -32,8 +32,8 @@ mod table_map;
 pub mod writer;
 
 pub use reader::{
-    decode_gtid, decode_gtid_list, decode_rotate, describe, parse_header, EventError,
-    EventHeader, EventReader,
+    decode_gtid, decode_gtid_list, decode_rotate, describe, parse_header, EventError, EventHeader,
+    EventReader,
 };
 pub use rows::{RowChange, RowImage};
 pub use writer::{fake_rotate, heartbeat, EventWriter, GtidFlags, Query};

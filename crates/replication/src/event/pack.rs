@@ -143,7 +143,9 @@ pub(crate) fn column_meta(dt: &DataType, out: &mut Vec<u8>) {
         DataType::DateTime { fsp } | DataType::Timestamp { fsp } | DataType::Time { fsp } => {
             out.push(*fsp)
         }
-        DataType::Enum { values, .. } => string_meta(out, T_ENUM, enum_pack_len(values.len()) as u32),
+        DataType::Enum { values, .. } => {
+            string_meta(out, T_ENUM, enum_pack_len(values.len()) as u32)
+        }
         DataType::Set { values, .. } => string_meta(out, T_SET, set_pack_len(values.len()) as u32),
         DataType::Bit { width } => out.extend_from_slice(&[width % 8, width / 8]),
         DataType::Int { .. } | DataType::Date | DataType::Year => {}

@@ -7,8 +7,8 @@
 
 use super::writer::event_crc;
 use super::{flags, get_packed, types, CHECKSUM_LEN, HEADER_LEN};
-use crate::gtid::{format_list, Gtid};
 use crate::event::GtidFlags;
+use crate::gtid::{format_list, Gtid};
 use thiserror::Error;
 
 /// Offset of the checksum-algorithm byte from the end of a FORMAT_DESCRIPTION
@@ -148,10 +148,13 @@ impl<'a> EventReader<'a> {
 }
 
 fn verify(ev: &[u8], offset: u64) -> Result<(), EventError> {
-    let n = ev.len().checked_sub(CHECKSUM_LEN).ok_or(EventError::BadLength {
-        offset,
-        len: ev.len() as u32,
-    })?;
+    let n = ev
+        .len()
+        .checked_sub(CHECKSUM_LEN)
+        .ok_or(EventError::BadLength {
+            offset,
+            len: ev.len() as u32,
+        })?;
     let stored = u32_at(ev, n).unwrap_or(0);
     let computed = event_crc(&ev[..n]);
     if stored != computed {

@@ -7,7 +7,7 @@
 //!   of types 1..=171 (171) | 228 checksum algorithm (1) | CRC (always present).
 //! - ROTATE: 0 position of the first event in the next file (8) | 8 file name.
 //! - GTID_LIST: 0 count (4; the top 4 bits are flags, 0 here) | 4 count x (domain 4,
-//!   server 4, seq 8).
+//!   server 4, seq 8); the empty list has 2 zero bytes after the count.
 //! - BINLOG_CHECKPOINT: 0 name length (4) | 4 file name.
 //! - GTID: 0 seq_no (8) | 8 domain (4) | 12 flags2 (1) | 13 commit id (8) when
 //!   `FL_GROUP_COMMIT_ID`, else 6 zero bytes. The header's server_id is the GTID's.
@@ -85,6 +85,9 @@ const Q_LC_TIME_NAMES_CODE: u8 = 7;
 const Q_CHARSET_DATABASE_CODE: u8 = 8;
 const Q_HRNOW: u8 = 128;
 const Q_XID: u8 = 129;
+
+/// `Q_FLAGS2_CODE` bit of `explicit_defaults_for_timestamp` (on by default).
+pub const OPTION_EXPLICIT_DEF_TIMESTAMP: u32 = 1 << 24;
 
 /// The flags of a GTID event (`flags2`). MariaDB writes `ddl()` for DDL,
 /// `transactional()` for a transaction on transactional tables and
@@ -178,8 +181,10 @@ pub struct Query<'a> {
     pub db: &'a str,
     pub sql: &'a str,
     pub error_code: u16,
-    /// `OPTION_*` bits MariaDB logs (`Q_FLAGS2_CODE`): 0 with autocommit and the
-    /// default checks on.
+    /// `OPTION_*` bits MariaDB logs (`Q_FLAGS2_CODE`): [`OPTION_EXPLICIT_DEF_TIMESTAMP`]
+    /// with the defaults (autocommit, checks on, explicit_defaults_for_timestamp);
+    /// `OPTION_NOT_AUTOCOMMIT` 1 << 19, `OPTION_NO_FOREIGN_KEY_CHECKS` 1 << 26,
+    /// `OPTION_RELAXED_UNIQUE_CHECKS` 1 << 27 as the session sets them.
     pub flags2: u32,
     pub sql_mode: u64,
     pub charset_client: u16,
@@ -207,6 +212,7 @@ impl<'a> Query<'a> {
         Query {
             db,
             sql,
+            flags2: OPTION_EXPLICIT_DEF_TIMESTAMP,
             sql_mode: 1_411_383_296,
             charset_client: 45,
             collation_connection: 45,
@@ -398,6 +404,10 @@ impl EventWriter {
                 out.extend_from_slice(&g.server.to_le_bytes());
                 out.extend_from_slice(&g.seq.to_le_bytes());
             }
+            if gtids.is_empty() {
+                // MariaDB pads the empty list to 6 bytes.
+                out.extend_from_slice(&[0; 2]);
+            }
         });
     }
 
@@ -483,8 +493,7 @@ fn rotate_body(out: &mut Vec<u8>, file: &str, pos: u64) {
 /// in-use flag masked out as MariaDB computes it.
 pub(crate) fn event_crc(event_without_crc: &[u8]) -> u32 {
     let mut h = crc32fast::Hasher::new();
-    if event_without_crc.len() >= HEADER_LEN && event_without_crc[4] == types::FORMAT_DESCRIPTION
-    {
+    if event_without_crc.len() >= HEADER_LEN && event_without_crc[4] == types::FORMAT_DESCRIPTION {
         h.update(&event_without_crc[..17]);
         h.update(&[event_without_crc[17] & !(flags::BINLOG_IN_USE as u8)]);
         h.update(&event_without_crc[18..]);
@@ -539,4 +548,3 @@ pub fn fake_rotate(server_id: u32, file: &str, pos: u64, checksum: bool) -> Vec<
     };
     standalone_event(head, 0, checksum, |out| rotate_body(out, file, pos))
 }
-

@@ -13,6 +13,8 @@ use basalt_common::{
 
 pub(super) const GOLDEN: &[u8] = include_bytes!("../../tests/data/golden.bin");
 const GOLDEN_EVENTS: &str = include_str!("../../tests/data/golden_events.tsv");
+const GOLDEN_NOCRC: &[u8] = include_bytes!("../../tests/data/golden_nocrc.bin");
+const GOLDEN_NOCRC_EVENTS: &str = include_str!("../../tests/data/golden_nocrc_events.tsv");
 
 const L1: Collation = Collation::Latin1SwedishCi;
 const U4: Collation = Collation::Utf8mb4GeneralCi;
@@ -520,6 +522,74 @@ pub(super) fn statements() -> Vec<Stmt> {
     ]
 }
 
+/// The statements of `workload_nocrc.sql`.
+fn statements_nocrc() -> Vec<Stmt> {
+    let def = table(
+        "more",
+        vec![
+            ("id", i32t()),
+            (
+                "z",
+                DataType::Int {
+                    kind: IntKind::Int,
+                    unsigned: true,
+                    width: 5,
+                    zerofill: true,
+                },
+            ),
+            ("v3", varchar(10, Collation::Utf8mb3GeneralCi)),
+            ("a", char_t(3, Collation::AsciiGeneralCi)),
+            (
+                "big_set",
+                DataType::Set {
+                    values: "abcdefghi".chars().map(String::from).collect(),
+                    collation: L1,
+                },
+            ),
+            ("t4", DataType::Time { fsp: 4 }),
+            ("t6", DataType::Time { fsp: 6 }),
+            ("ts6", DataType::Timestamp { fsp: 6 }),
+            ("dt3", DataType::DateTime { fsp: 3 }),
+            ("dt1", DataType::DateTime { fsp: 1 }),
+            ("y", DataType::Year),
+            (
+                "d",
+                DataType::Decimal {
+                    precision: 20,
+                    scale: 9,
+                },
+            ),
+            ("bi", char_t(3, BIN)),
+            ("ub", int(IntKind::Tiny, true)),
+            ("f", DataType::Float),
+        ],
+        &[(0, None)],
+    );
+    let row = |ub| {
+        vec![
+            i(1),
+            u(42),
+            s("ü"),
+            s("ab"),
+            Value::Enum(257, b"a,i".to_vec()),
+            tm("-12:00:00.1234"),
+            tm("-01:02:03.000004"),
+            dt("2001-02-03 04:05:06.789012"),
+            dt("2020-01-01 10:00:00.5"),
+            dt("2020-01-01 10:00:00.1"),
+            u(0),
+            dec("-12345678901.234567890"),
+            b(b"a\0\0"),
+            u(ub),
+            Value::Double(-0.25),
+        ]
+    };
+    vec![
+        st(&def, RowImage::Full, vec![Owned::Ins(row(200))]),
+        st(&def, RowImage::Full, vec![Owned::Upd(row(200), row(201))]),
+    ]
+}
+
 fn u32_at(b: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"))
 }
@@ -530,37 +600,81 @@ fn table_id_of(ev: &[u8]) -> u64 {
     u64::from_le_bytes(id)
 }
 
-/// The parameters of a golden QUERY event.
-fn query_of(ev: &[u8]) -> (Query<'_>, u16) {
-    let b = body(ev, true);
+/// The parameters of a golden QUERY event, status variables included.
+fn query_of(ev: &[u8], checksum: bool) -> Query<'_> {
+    let b = body(ev, checksum);
     let head = parse_header(ev).expect("header");
     let vars_len = u16::from_le_bytes([b[11], b[12]]) as usize;
-    let vars = &b[13..13 + vars_len];
     let db_len = b[8] as usize;
     let db = std::str::from_utf8(&b[13 + vars_len..13 + vars_len + db_len]).expect("utf8 db");
     let sql = std::str::from_utf8(&b[14 + vars_len + db_len..]).expect("utf8 sql");
     let mut q = Query::new(db, sql);
     q.thread_id = u32_at(b, 0);
     q.exec_time = u32_at(b, 4);
+    q.error_code = u16::from_le_bytes([b[9], b[10]]);
     q.header_flags = head.flags;
-    // Q_XID is the last variable when present.
-    if vars_len >= 9 && vars[vars_len - 9] == 0x81 {
-        let x = &vars[vars_len - 8..];
-        q.xid = Some(u64::from_le_bytes(x.try_into().expect("8 bytes")));
+    let vars = &b[13..13 + vars_len];
+    let u16_at = |at: usize| u16::from_le_bytes([vars[at], vars[at + 1]]);
+    let mut at = 0;
+    while at < vars.len() {
+        let code = vars[at];
+        at += 1;
+        at += match code {
+            0 => {
+                q.flags2 = u32_at(vars, at);
+                4
+            }
+            1 => {
+                q.sql_mode = u64::from_le_bytes(vars[at..at + 8].try_into().expect("8"));
+                8
+            }
+            3 => {
+                q.auto_increment_increment = u16_at(at);
+                q.auto_increment_offset = u16_at(at + 2);
+                4
+            }
+            4 => {
+                q.charset_client = u16_at(at);
+                q.collation_connection = u16_at(at + 2);
+                q.collation_server = u16_at(at + 4);
+                6
+            }
+            5 | 6 => {
+                let n = vars[at] as usize;
+                if code == 5 {
+                    q.time_zone = std::str::from_utf8(&vars[at + 1..at + 1 + n]).ok();
+                }
+                1 + n
+            }
+            7 => {
+                q.lc_time_names = u16_at(at);
+                2
+            }
+            8 => {
+                q.charset_database = Some(u16_at(at));
+                2
+            }
+            0x81 => {
+                q.xid = Some(u64::from_le_bytes(vars[at..at + 8].try_into().expect("8")));
+                8
+            }
+            c => panic!("status variable {c} not expected in the golden file"),
+        };
     }
-    (q, head.flags)
+    q
 }
 
 /// Re-encodes the event at `off` of the golden file with `w` (already at `off`).
 fn reencode(
     w: &mut EventWriter,
     ev: &[u8],
+    checksum: bool,
     stmts: &mut std::vec::IntoIter<Stmt>,
     cur: &mut Option<Stmt>,
 ) {
     let head = parse_header(ev).expect("header");
     let ts = head.timestamp;
-    let b = body(ev, true);
+    let b = body(ev, checksum);
     match head.type_code {
         types::FORMAT_DESCRIPTION => {
             let ver = std::str::from_utf8(&b[2..52])
@@ -568,7 +682,7 @@ fn reencode(
                 .trim_end_matches('\0');
             w.format_description_with(ts, ver, u32_at(b, 52), head.flags & 1 != 0);
         }
-        types::GTID_LIST => w.gtid_list(ts, &decode_gtid_list(ev, true).expect("list")),
+        types::GTID_LIST => w.gtid_list(ts, &decode_gtid_list(ev, checksum).expect("list")),
         types::BINLOG_CHECKPOINT => {
             w.binlog_checkpoint(ts, std::str::from_utf8(&b[4..]).expect("name"))
         }
@@ -576,7 +690,7 @@ fn reencode(
             let (g, f) = decode_gtid(ev).expect("gtid");
             w.gtid(ts, g, f);
         }
-        types::QUERY => w.query(ts, &query_of(ev).0),
+        types::QUERY => w.query(ts, &query_of(ev, checksum)),
         types::ANNOTATE_ROWS => {
             w.annotate_rows(ts, std::str::from_utf8(b).expect("sql"));
             *cur = stmts.next();
@@ -591,7 +705,7 @@ fn reencode(
         }
         types::XID => w.xid(ts, u64::from_le_bytes(b[..8].try_into().expect("xid"))),
         types::ROTATE => {
-            let (f, p) = decode_rotate(ev, true).expect("rotate");
+            let (f, p) = decode_rotate(ev, checksum).expect("rotate");
             w.rotate(ts, &f, p);
         }
         t => panic!("unexpected event type {t} in the golden file"),
@@ -602,23 +716,24 @@ fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
-#[test]
-fn reproduces_mariadb_binlog_byte_for_byte() {
-    assert_eq!(GOLDEN[..4], BINLOG_MAGIC);
-    let mut w = EventWriter::new(4, 1, true);
-    let mut stmts = statements().into_iter();
+/// Re-encodes every event of `golden` and checks the bytes.
+fn reproduce(golden: &[u8], checksum: bool, statements: Vec<Stmt>) {
+    assert_eq!(golden[..4], BINLOG_MAGIC);
+    let mut w = EventWriter::new(4, 1, checksum);
+    let mut stmts = statements.into_iter();
     let mut cur = None;
-    for item in EventReader::new(&GOLDEN[4..], 4) {
+    let mut reader = EventReader::new(&golden[4..], 4);
+    while let Some(item) = reader.next() {
         let (off, ev) = item.expect("golden events are valid");
         if w.pos() > off {
             continue; // a later part of a statement split into several rows events
         }
         assert_eq!(w.pos(), off, "writer in step with the golden file");
-        reencode(&mut w, ev, &mut stmts, &mut cur);
+        reencode(&mut w, ev, checksum, &mut stmts, &mut cur);
         let got = &w.bytes()[(off - 4) as usize..];
-        let want = &GOLDEN[off as usize..(off as usize + got.len()).min(GOLDEN.len())];
+        let want = &golden[off as usize..(off as usize + got.len()).min(golden.len())];
         if got != want {
-            let (ty, info) = describe(ev, true);
+            let (ty, info) = describe(ev, checksum);
             panic!(
                 "event at {off} ({ty}: {info}) differs:\n got  {}\n want {}",
                 hex(got),
@@ -626,15 +741,24 @@ fn reproduces_mariadb_binlog_byte_for_byte() {
             );
         }
     }
+    assert_eq!(reader.checksum(), Some(checksum));
     assert!(stmts.next().is_none(), "every statement was in the log");
-    assert_eq!(w.bytes(), &GOLDEN[4..]);
+    assert_eq!(w.bytes(), &golden[4..]);
 }
 
-/// SHOW BINLOG EVENTS of the golden file as MariaDB printed it (table ids aside:
-/// MariaDB's SHOW renumbers nothing, but the TSV was taken from the same file).
 #[test]
-fn describes_as_show_binlog_events() {
-    let mut want = GOLDEN_EVENTS.split('\n').skip(1).peekable();
+fn reproduces_mariadb_binlog_byte_for_byte() {
+    reproduce(GOLDEN, true, statements());
+}
+
+#[test]
+fn reproduces_mariadb_binlog_without_checksums() {
+    reproduce(GOLDEN_NOCRC, false, statements_nocrc());
+}
+
+/// SHOW BINLOG EVENTS of `golden` as MariaDB printed it (`tsv`, from the same file).
+fn check_show(golden: &[u8], tsv: &str, checksum: bool) {
+    let mut want = tsv.split('\n').skip(1).peekable();
     let mut rows: Vec<String> = Vec::new();
     while let Some(line) = want.next() {
         // An Info column with newlines continues on the following lines.
@@ -651,11 +775,11 @@ fn describes_as_show_binlog_events() {
         }
     }
     let mut n = 0;
-    for (item, row) in EventReader::new(&GOLDEN[4..], 4).zip(&rows) {
+    for (item, row) in EventReader::new(&golden[4..], 4).zip(&rows) {
         let (off, ev) = item.expect("valid");
         let cols: Vec<&str> = row.splitn(6, '\t').collect();
         let head = parse_header(ev).expect("header");
-        let (ty, info) = describe(ev, true);
+        let (ty, info) = describe(ev, checksum);
         assert_eq!(cols[1], off.to_string());
         assert_eq!(cols[2], ty, "type at {off}");
         assert_eq!(cols[3], head.server_id.to_string());
@@ -664,4 +788,10 @@ fn describes_as_show_binlog_events() {
         n += 1;
     }
     assert_eq!(n, rows.len());
+}
+
+#[test]
+fn describes_as_show_binlog_events() {
+    check_show(GOLDEN, GOLDEN_EVENTS, true);
+    check_show(GOLDEN_NOCRC, GOLDEN_NOCRC_EVENTS, false);
 }

@@ -86,8 +86,22 @@ const Q_CHARSET_DATABASE_CODE: u8 = 8;
 const Q_HRNOW: u8 = 128;
 const Q_XID: u8 = 129;
 
-/// `Q_FLAGS2_CODE` bit of `explicit_defaults_for_timestamp` (on by default).
-pub const OPTION_EXPLICIT_DEF_TIMESTAMP: u32 = 1 << 24;
+/// The `Q_FLAGS2_CODE` bits of a QUERY event (MariaDB's `OPTION_*`, as checked
+/// against MariaDB 10.11's binlog).
+pub mod query_flags2 {
+    /// `sql_auto_is_null=1`.
+    pub const AUTO_IS_NULL: u32 = 1 << 14;
+    /// `check_constraint_checks=0`.
+    pub const NO_CHECK_CONSTRAINT_CHECKS: u32 = 1 << 15;
+    /// `explicit_defaults_for_timestamp=1` (the default).
+    pub const EXPLICIT_DEF_TIMESTAMP: u32 = 1 << 24;
+    /// `foreign_key_checks=0`.
+    pub const NO_FOREIGN_KEY_CHECKS: u32 = 1 << 26;
+    /// `unique_checks=0`.
+    pub const RELAXED_UNIQUE_CHECKS: u32 = 1 << 27;
+    /// `sql_if_exists=1`.
+    pub const IF_EXISTS: u32 = 1 << 28;
+}
 
 /// The flags of a GTID event (`flags2`). MariaDB writes `ddl()` for DDL,
 /// `transactional()` for a transaction on transactional tables and
@@ -181,10 +195,8 @@ pub struct Query<'a> {
     pub db: &'a str,
     pub sql: &'a str,
     pub error_code: u16,
-    /// `OPTION_*` bits MariaDB logs (`Q_FLAGS2_CODE`): [`OPTION_EXPLICIT_DEF_TIMESTAMP`]
-    /// with the defaults (autocommit, checks on, explicit_defaults_for_timestamp);
-    /// `OPTION_NOT_AUTOCOMMIT` 1 << 19, `OPTION_NO_FOREIGN_KEY_CHECKS` 1 << 26,
-    /// `OPTION_RELAXED_UNIQUE_CHECKS` 1 << 27 as the session sets them.
+    /// `OPTION_*` bits MariaDB logs (`Q_FLAGS2_CODE`, [`query_flags2`]):
+    /// [`query_flags2::EXPLICIT_DEF_TIMESTAMP`] alone with the default session.
     pub flags2: u32,
     pub sql_mode: u64,
     pub charset_client: u16,
@@ -212,7 +224,7 @@ impl<'a> Query<'a> {
         Query {
             db,
             sql,
-            flags2: OPTION_EXPLICIT_DEF_TIMESTAMP,
+            flags2: query_flags2::EXPLICIT_DEF_TIMESTAMP,
             sql_mode: 1_411_383_296,
             charset_client: 45,
             collation_connection: 45,

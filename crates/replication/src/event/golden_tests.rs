@@ -723,7 +723,7 @@ fn reproduce(golden: &[u8], checksum: bool, statements: Vec<Stmt>) {
     let mut stmts = statements.into_iter();
     let mut cur = None;
     let mut reader = EventReader::new(&golden[4..], 4);
-    while let Some(item) = reader.next() {
+    for item in reader.by_ref() {
         let (off, ev) = item.expect("golden events are valid");
         if w.pos() > off {
             continue; // a later part of a statement split into several rows events

@@ -13,6 +13,8 @@ use basalt_common::{
 
 pub(super) const GOLDEN: &[u8] = include_bytes!("../../tests/data/golden.bin");
 const GOLDEN_EVENTS: &str = include_str!("../../tests/data/golden_events.tsv");
+const GOLDEN_GEN: &[u8] = include_bytes!("../../tests/data/golden_gen.bin");
+const GOLDEN_GEN_EVENTS: &str = include_str!("../../tests/data/golden_gen_events.tsv");
 const GOLDEN_NOCRC: &[u8] = include_bytes!("../../tests/data/golden_nocrc.bin");
 const GOLDEN_NOCRC_EVENTS: &str = include_str!("../../tests/data/golden_nocrc_events.tsv");
 
@@ -108,6 +110,9 @@ pub(super) struct Stmt {
     pub def: TableDef,
     pub image: RowImage,
     pub changes: Vec<Owned>,
+    /// The statement's write set, when it matters (MINIMAL / NOBLOB INSERTs naming
+    /// some columns).
+    pub written: Option<Vec<bool>>,
 }
 
 pub(super) enum Owned {
@@ -134,6 +139,7 @@ fn st(def: &TableDef, image: RowImage, changes: Vec<Owned>) -> Stmt {
         def: def.clone(),
         image,
         changes,
+        written: None,
     }
 }
 
@@ -522,6 +528,85 @@ pub(super) fn statements() -> Vec<Stmt> {
     ]
 }
 
+/// The statements of `workload_gen.sql`.
+fn statements_gen() -> Vec<Stmt> {
+    use Owned::*;
+    use RowImage::*;
+    let mut gen = table(
+        "gen",
+        vec![
+            ("id", i32t()),
+            ("a", i32t()),
+            ("v", i32t()),
+            ("p", i32t()),
+            ("h", i32t()),
+            ("bl", text(LobKind::Normal, BIN)),
+        ],
+        &[(0, None)],
+    );
+    for (c, expr, stored) in [(2, "`a` + 1", false), (3, "`a` * 2", true)] {
+        gen.columns[c].generated = Some(basalt_common::Generated {
+            expr: expr.into(),
+            stored,
+        });
+    }
+    gen.columns[4].invisible = true;
+    let row = |id, a: Option<i64>, h| {
+        let a = a.map_or(N, i);
+        let plus = |k: i64, m: i64| match &a {
+            Value::Int(x) => i(x * m + k),
+            _ => N,
+        };
+        vec![i(id), a.clone(), plus(1, 1), plus(0, 2), i(h), N]
+    };
+    let mut uk = table("uk", vec![("a", i32t()), ("b", i32t())], &[]);
+    uk.columns[0].nullable = false;
+    uk.indexes.push(IndexDef {
+        id: 1,
+        name: "a".into(),
+        kind: IndexKind::Unique,
+        columns: vec![IndexColumn {
+            column: 0,
+            prefix_len: None,
+            descending: false,
+        }],
+        comment: String::new(),
+    });
+    let with_write_set = |mut s: Stmt, w: &[bool]| {
+        s.written = Some(w.to_vec());
+        s
+    };
+    vec![
+        with_write_set(
+            st(&gen, Minimal, vec![Ins(row(1, Some(10), 9))]),
+            &[true, true, false, true, false, false],
+        ),
+        st(
+            &gen,
+            Minimal,
+            vec![Upd(row(1, Some(10), 9), row(1, Some(11), 9))],
+        ),
+        with_write_set(
+            st(&gen, NoBlob, vec![Ins(row(2, None, 9))]),
+            &[true, false, false, true, false, false],
+        ),
+        st(
+            &gen,
+            NoBlob,
+            vec![Upd(row(1, Some(11), 9), row(1, Some(12), 9))],
+        ),
+        st(&gen, Full, vec![Ins(row(3, Some(30), 9))]),
+        st(
+            &gen,
+            Full,
+            vec![Upd(row(3, Some(30), 9), row(3, Some(31), 9))],
+        ),
+        st(&uk, Minimal, vec![Ins(vec![i(1), i(2)])]),
+        st(&uk, Minimal, vec![Upd(vec![i(1), i(2)], vec![i(1), i(3)])]),
+        st(&uk, Minimal, vec![Del(vec![i(1), i(3)])]),
+    ]
+}
+
 /// The statements of `workload_nocrc.sql`.
 fn statements_nocrc() -> Vec<Stmt> {
     let def = table(
@@ -701,7 +786,9 @@ fn reencode(
         }
         types::WRITE_ROWS_V1 | types::UPDATE_ROWS_V1 | types::DELETE_ROWS_V1 => {
             let s = cur.as_ref().expect("a statement for the rows");
-            w.rows(ts, table_id_of(ev), &s.def, s.image, &s.changes(), true);
+            let written = s.written.as_deref();
+            let id = table_id_of(ev);
+            w.rows_with_write_set(ts, id, &s.def, s.image, &s.changes(), written, true);
         }
         types::XID => w.xid(ts, u64::from_le_bytes(b[..8].try_into().expect("xid"))),
         types::ROTATE => {
@@ -752,6 +839,11 @@ fn reproduces_mariadb_binlog_byte_for_byte() {
 }
 
 #[test]
+fn reproduces_mariadb_binlog_of_generated_columns_and_write_sets() {
+    reproduce(GOLDEN_GEN, true, statements_gen());
+}
+
+#[test]
 fn reproduces_mariadb_binlog_without_checksums() {
     reproduce(GOLDEN_NOCRC, false, statements_nocrc());
 }
@@ -794,4 +886,5 @@ fn check_show(golden: &[u8], tsv: &str, checksum: bool) {
 fn describes_as_show_binlog_events() {
     check_show(GOLDEN, GOLDEN_EVENTS, true);
     check_show(GOLDEN_NOCRC, GOLDEN_NOCRC_EVENTS, false);
+    check_show(GOLDEN_GEN, GOLDEN_GEN_EVENTS, true);
 }

@@ -479,7 +479,27 @@ impl EventWriter {
         changes: &[RowChange<'_>],
         stmt_end: bool,
     ) {
-        for ev in rows::encode(table_id, def, image, changes, stmt_end) {
+        self.rows_with_write_set(timestamp, table_id, def, image, changes, None, stmt_end);
+    }
+
+    /// As [`EventWriter::rows`], with the statement's write set (`write_set[i]`:
+    /// the statement assigns column `i`, or recomputes it as a stored generated
+    /// column), which decides the MINIMAL and NOBLOB images as MariaDB's
+    /// `write_set` does: an INSERT naming some columns only logs those under
+    /// MINIMAL. `None` reads as [`EventWriter::rows`] does: every column for an
+    /// INSERT, the changed non-virtual ones for an UPDATE.
+    #[allow(clippy::too_many_arguments)]
+    pub fn rows_with_write_set(
+        &mut self,
+        timestamp: u32,
+        table_id: u64,
+        def: &TableDef,
+        image: RowImage,
+        changes: &[RowChange<'_>],
+        write_set: Option<&[bool]>,
+        stmt_end: bool,
+    ) {
+        for ev in rows::encode(table_id, def, image, changes, write_set, stmt_end) {
             let head = self.head(timestamp, ev.type_code, 0);
             self.event(head, |out| out.extend_from_slice(&ev.body));
         }

@@ -125,7 +125,7 @@ fn write_set(def: &TableDef, run: &[RowChange<'_>], given: Option<&[bool]>) -> V
         }
     }
     for (flag, c) in changed.iter_mut().zip(&def.columns) {
-        *flag &= !c.generated.as_ref().is_some_and(|g| !g.stored);
+        *flag &= c.generated.as_ref().is_none_or(|g| g.stored);
     }
     changed
 }

@@ -134,6 +134,42 @@ fn heartbeat_and_fake_rotate() {
     assert_eq!(describe(&fr, true).1, "basalt-bin.000002;pos=4");
 }
 
+fn unhex(s: &str) -> Vec<u8> {
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex"))
+        .collect()
+}
+
+/// Events a MariaDB 10.11 primary sent a COM_BINLOG_DUMP from mariadb-bin.000002:389
+/// with `@master_binlog_checksum='CRC32'` and a heartbeat period.
+#[test]
+fn dump_side_events_as_mariadb_sends_them() {
+    let name = "mariadb-bin.000002";
+    assert_eq!(
+        fake_rotate(1, name, 389, true),
+        unhex(concat!(
+            "0000000004010000003100000000000000200085010000000000006d61726961",
+            "64622d62696e2e303030303032769329dd"
+        ))
+    );
+    assert_eq!(
+        heartbeat(1, name, 389, true),
+        unhex(concat!(
+            "000000001b01000000290000008501000000006d6172696164622d62696e2e30",
+            "3030303032607c95fc"
+        ))
+    );
+    // The file's FORMAT_DESCRIPTION (in use), and as the dump sent it.
+    let mut w = EventWriter::new(4, 1, true);
+    w.format_description_with(0x6b0f_7c29, "10.11.19-MariaDB-0+deb12u1-log", 0, true);
+    let sent = dump_format_description(w.bytes()).expect("an FD");
+    assert_eq!(&w.bytes()[13..19], [0, 1, 0, 0, 1, 0]);
+    assert_eq!(&sent[13..19], [0; 6]);
+    assert_eq!(&sent[sent.len() - 4..], [0xeb, 0x90, 0xbd, 0x14]);
+    assert!(EventReader::new(&sent, 4).all(|e| e.is_ok()));
+}
+
 #[test]
 fn gtid_flags_and_commit_id() {
     let mut w = EventWriter::new(4, 1, true);

@@ -580,3 +580,20 @@ pub fn fake_rotate(server_id: u32, file: &str, pos: u64, checksum: bool) -> Vec<
     };
     standalone_event(head, 0, checksum, |out| rotate_body(out, file, pos))
 }
+
+/// A file's FORMAT_DESCRIPTION as a dump sends it when it starts past the file's
+/// beginning: log_pos 0 (so the replica does not take it as a position),
+/// [`flags::BINLOG_IN_USE`] cleared, CRC recomputed. `None` if `fd` is not a
+/// FORMAT_DESCRIPTION.
+pub fn dump_format_description(fd: &[u8]) -> Option<Vec<u8>> {
+    if fd.len() < HEADER_LEN + CHECKSUM_LEN || fd[4] != types::FORMAT_DESCRIPTION {
+        return None;
+    }
+    let mut b = fd.to_vec();
+    b[13..17].copy_from_slice(&0u32.to_le_bytes());
+    b[17] &= !(flags::BINLOG_IN_USE as u8);
+    let n = b.len() - CHECKSUM_LEN;
+    let sum = event_crc(&b[..n]);
+    b[n..].copy_from_slice(&sum.to_le_bytes());
+    Some(b)
+}

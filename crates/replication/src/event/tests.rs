@@ -31,6 +31,19 @@ fn small_file(checksum: bool) -> EventWriter {
     w
 }
 
+/// The last events of the golden file: a MEMORY table's transaction ends with a
+/// QUERY `COMMIT`.
+#[test]
+fn non_transactional_commit_matches_mariadb() {
+    let evs = events(&GOLDEN[4..]);
+    let (off, ev) = &evs[evs.len() - 2];
+    let mut q = Query::commit("test");
+    q.thread_id = 11;
+    let mut w = EventWriter::new(*off, 1, true);
+    w.query(parse_header(ev).expect("header").timestamp, &q);
+    assert_eq!(w.bytes(), ev.as_slice());
+}
+
 fn events(bytes: &[u8]) -> Vec<(u64, Vec<u8>)> {
     EventReader::new(bytes, 4)
         .map(|e| e.map(|(o, b)| (o, b.to_vec())).expect("valid events"))

@@ -212,7 +212,9 @@ pub struct Query<'a> {
     pub hrnow: Option<u32>,
     /// The DDL's xid (`Q_XID`), as MariaDB 10.11 logs it for DDL on tables.
     pub xid: Option<u64>,
-    /// Header flags ([`flags::SUPPRESS_USE`] for CREATE/DROP DATABASE and `COMMIT`).
+    /// Header flags: MariaDB sets [`flags::SUPPRESS_USE`] on CREATE/DROP DATABASE
+    /// and the non-transactional `COMMIT`, and [`flags::THREAD_SPECIFIC`] too on a
+    /// DROP DATABASE / DROP TABLE that may touch temporary tables.
     pub header_flags: u16,
 }
 
@@ -232,6 +234,15 @@ impl<'a> Query<'a> {
             auto_increment_increment: 1,
             auto_increment_offset: 1,
             ..Query::default()
+        }
+    }
+
+    /// The `COMMIT` that ends a transaction on non-transactional (MEMORY) tables,
+    /// whose GTID has [`GtidFlags::non_transactional`]: `SUPPRESS_USE`, no xid.
+    pub fn commit(db: &'a str) -> Query<'a> {
+        Query {
+            header_flags: flags::SUPPRESS_USE,
+            ..Query::new(db, "COMMIT")
         }
     }
 

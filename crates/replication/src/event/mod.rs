@@ -36,7 +36,9 @@ pub use reader::{
     EventReader,
 };
 pub use rows::{RowChange, RowImage};
-pub use writer::{fake_rotate, heartbeat, EventWriter, GtidFlags, Query};
+pub use writer::{
+    dump_format_description, fake_rotate, heartbeat, query_flags2, EventWriter, GtidFlags, Query,
+};
 
 /// The first four bytes of every binlog file.
 pub const BINLOG_MAGIC: [u8; 4] = *b"\xfebin";

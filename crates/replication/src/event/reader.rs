@@ -7,7 +7,7 @@
 
 use super::writer::event_crc;
 use super::{flags, get_packed, types, CHECKSUM_LEN, HEADER_LEN};
-use crate::event::GtidFlags;
+use crate::event::{query_flags2, GtidFlags};
 use crate::gtid::{format_list, Gtid};
 use thiserror::Error;
 
@@ -323,7 +323,8 @@ fn gtid_info(event: &[u8]) -> Option<String> {
     Some(s)
 }
 
-/// `use `db`; statement` unless SUPPRESS_USE or no database.
+/// `use `db`; ` (unless SUPPRESS_USE or no database), then `set ...; ` for the
+/// non-default settings in flags2, then the statement.
 fn query_info(b: &[u8], head_flags: u16) -> Option<String> {
     let db_len = *b.get(8)? as usize;
     let vars_len = u16_at(b, 11)? as usize;
@@ -334,9 +335,34 @@ fn query_info(b: &[u8], head_flags: u16) -> Option<String> {
     if head_flags & flags::SUPPRESS_USE == 0 && !db.is_empty() {
         s.push_str(&format!("use `{}`; ", text(db).replace('`', "``")));
     }
+    let vars = b.get(13..db_at)?;
+    let flags2 = match vars.first() {
+        Some(0) => u32_at(vars, 1)?,
+        _ => 0,
+    };
+    let set: Vec<&str> = QUERY_SETTINGS
+        .iter()
+        .filter(|(bit, _)| flags2 & bit != 0)
+        .map(|(_, text)| *text)
+        .collect();
+    if !set.is_empty() {
+        s.push_str(&format!("set {}; ", set.join(", ")));
+    }
     s.push_str(&text(sql));
     Some(s)
 }
+
+/// The session settings a QUERY's Info names before the statement, in MariaDB's order.
+const QUERY_SETTINGS: [(u32, &str); 5] = [
+    (query_flags2::NO_FOREIGN_KEY_CHECKS, "foreign_key_checks=0"),
+    (query_flags2::AUTO_IS_NULL, "sql_auto_is_null=1"),
+    (query_flags2::RELAXED_UNIQUE_CHECKS, "unique_checks=0"),
+    (
+        query_flags2::NO_CHECK_CONSTRAINT_CHECKS,
+        "check_constraint_checks=0",
+    ),
+    (query_flags2::IF_EXISTS, "@@sql_if_exists=1"),
+];
 
 fn table_map_info(b: &[u8]) -> Option<String> {
     let id = table_id(b)?;

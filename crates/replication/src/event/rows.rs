@@ -8,23 +8,26 @@
 //! are set, as MariaDB's `pack_row` leaves them) then each present non-NULL value
 //! ([`super::pack`]). An UPDATE row is the before image then the after image.
 //!
-//! Images, as MariaDB's `mark_columns_per_binlog_row_image`:
-//! - a table without a primary key: every column, before and after, whatever the
-//!   setting;
-//! - FULL: every column;
-//! - NOBLOB: before = the non-BLOB/TEXT columns and the key columns; after = those
-//!   and the changed columns;
-//! - MINIMAL: before = the primary key columns; after = the changed columns.
+//! Images, as MariaDB's `mark_columns_per_binlog_row_image`, with the statement's
+//! write set W (the columns it assigns, stored generated columns it recomputes
+//! included; virtual columns never):
+//! - a table without a primary key (nor a UNIQUE NOT NULL key standing in,
+//!   [`super::table_map::primary_key`]): every column, before and after, whatever
+//!   the setting;
+//! - FULL: every column (virtual ones too);
+//! - NOBLOB: before = the non-BLOB/TEXT columns and the key columns; after (and an
+//!   INSERT's image) = the non-BLOB/TEXT columns and W;
+//! - MINIMAL: before = the key columns; after (and an INSERT's image) = W.
 //!
-//! INSERT logs every column under all three settings (an INSERT writes the whole
-//! record). "Changed" is the union over the statement's rows of the columns whose
-//! value differs, standing for MariaDB's statement-level write set.
+//! W is given by the caller ([`super::EventWriter::rows_with_write_set`]); without
+//! it an INSERT's W is every column and an UPDATE's is the union over the
+//! statement's rows of the non-virtual columns whose value differs.
 //!
 //! A statement's rows are split as MariaDB splits them: a row goes to a new event
 //! when the current one holds rows and its data size (8 + packed width + bitmaps +
 //! rows) plus the row would pass [`super::ROWS_EVENT_MAX_SIZE`].
 
-use super::table_map::bitmap;
+use super::table_map::{bitmap, primary_key};
 use super::{pack, put_packed, types, ROWS_EVENT_MAX_SIZE};
 use basalt_common::{Row, TableDef, Value};
 
@@ -79,6 +82,7 @@ pub(crate) fn encode(
     def: &TableDef,
     image: RowImage,
     changes: &[RowChange<'_>],
+    write_set: Option<&[bool]>,
     stmt_end: bool,
 ) -> Vec<RowsEvent> {
     let mut events = Vec::new();
@@ -90,7 +94,7 @@ pub(crate) fn encode(
             .take_while(|c| c.type_code() == code)
             .count();
         let run = &changes[start..start + len];
-        let images = images(def, image, run);
+        let images = images(def, image, run, write_set);
         encode_run(&mut events, table_id, def, &images, run);
         start += len;
     }
@@ -102,19 +106,15 @@ pub(crate) fn encode(
     events
 }
 
-fn images(def: &TableDef, image: RowImage, run: &[RowChange<'_>]) -> Images {
+/// The statement's write set: as given, else every column for an INSERT, the
+/// changed non-virtual columns for an UPDATE.
+fn write_set(def: &TableDef, run: &[RowChange<'_>], given: Option<&[bool]>) -> Vec<bool> {
     let n = def.columns.len();
-    let all = vec![true; n];
-    let no_pk = def.indexes.is_empty() || def.has_hidden_pk();
-    if no_pk || image == RowImage::Full {
-        return Images {
-            before: all.clone(),
-            after: all,
-        };
+    if let Some(w) = given {
+        return (0..n).map(|i| w.get(i).copied().unwrap_or(false)).collect();
     }
-    let mut key = vec![false; n];
-    for c in def.primary().column_ordinals().filter(|c| *c < n) {
-        key[c] = true;
+    if matches!(run.first(), Some(RowChange::Insert(_))) {
+        return vec![true; n];
     }
     let mut changed = vec![false; n];
     for ch in run {
@@ -124,20 +124,43 @@ fn images(def: &TableDef, image: RowImage, run: &[RowChange<'_>]) -> Images {
             }
         }
     }
-    let before: Vec<bool> = match image {
-        RowImage::NoBlob => (0..n)
-            .map(|i| key[i] || !def.columns[i].data_type.is_lob())
-            .collect(),
-        _ => key,
+    for (flag, c) in changed.iter_mut().zip(&def.columns) {
+        *flag &= c.generated.as_ref().is_none_or(|g| g.stored);
+    }
+    changed
+}
+
+fn images(
+    def: &TableDef,
+    image: RowImage,
+    run: &[RowChange<'_>],
+    given: Option<&[bool]>,
+) -> Images {
+    let n = def.columns.len();
+    let all = vec![true; n];
+    let pk = primary_key(def);
+    let Some(pk) = pk.filter(|_| image != RowImage::Full) else {
+        return Images {
+            before: all.clone(),
+            after: all,
+        };
     };
-    let after = match run.first() {
-        Some(RowChange::Insert(_)) => all,
-        _ if image == RowImage::NoBlob => (0..n)
-            .map(|i| changed[i] || !def.columns[i].data_type.is_lob())
-            .collect(),
-        _ => changed,
-    };
-    Images { before, after }
+    let mut key = vec![false; n];
+    for c in pk.column_ordinals().filter(|c| *c < n) {
+        key[c] = true;
+    }
+    let written = write_set(def, run, given);
+    let not_lob = |i: usize| !def.columns[i].data_type.is_lob();
+    match image {
+        RowImage::NoBlob => Images {
+            before: (0..n).map(|i| key[i] || not_lob(i)).collect(),
+            after: (0..n).map(|i| written[i] || not_lob(i)).collect(),
+        },
+        _ => Images {
+            before: key,
+            after: written,
+        },
+    }
 }
 
 /// Appends the events of one run of changes of one kind.

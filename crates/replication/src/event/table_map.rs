@@ -20,14 +20,16 @@
 //!    then the members, in the column's character set.
 //! 6. `SIMPLE_PRIMARY_KEY` (8): the key's column ordinals; or
 //!    `PRIMARY_KEY_WITH_PREFIX` (9) when a key part is a prefix: (ordinal, prefix
-//!    length in characters, 0 for whole) pairs. Absent without a primary key.
+//!    length in characters, 0 for whole) pairs. Without a declared primary key, the
+//!    first UNIQUE key of NOT NULL whole columns stands in ([`primary_key`]); absent
+//!    when there is none.
 //!
 //! A field with nothing to list is left out.
 
 use super::pack;
 use super::put_packed;
 use basalt_common::charset;
-use basalt_common::{Collation, DataType, TableDef};
+use basalt_common::{Collation, DataType, IndexDef, TableDef};
 use std::collections::BTreeMap;
 
 /// `TM_BIT_LEN_EXACT_F`.
@@ -198,11 +200,28 @@ fn members_field(out: &mut Vec<u8>, types: &[&DataType], code: u8, set: bool) {
     }
 }
 
-fn primary_key_field(out: &mut Vec<u8>, def: &TableDef) {
-    if def.indexes.is_empty() || def.has_hidden_pk() {
-        return;
+/// The key MariaDB treats as the primary key: the declared one, else the first
+/// UNIQUE key whose columns are all NOT NULL and whole (no prefix), as MariaDB
+/// promotes it when it opens the table.
+pub(crate) fn primary_key(def: &TableDef) -> Option<&IndexDef> {
+    let first = def.indexes.first()?;
+    if !def.has_hidden_pk() {
+        return Some(first);
     }
-    let parts = &def.primary().columns;
+    def.indexes.iter().skip(1).find(|ix| {
+        ix.is_unique()
+            && !ix.columns.is_empty()
+            && ix.columns.iter().all(|p| {
+                p.prefix_len.is_none() && def.columns.get(p.column).is_some_and(|c| !c.nullable)
+            })
+    })
+}
+
+fn primary_key_field(out: &mut Vec<u8>, def: &TableDef) {
+    let Some(pk) = primary_key(def) else {
+        return;
+    };
+    let parts = &pk.columns;
     let mut data = Vec::new();
     if parts.iter().any(|p| p.prefix_len.is_some()) {
         for p in parts {

@@ -7,7 +7,7 @@
 //!   of types 1..=171 (171) | 228 checksum algorithm (1) | CRC (always present).
 //! - ROTATE: 0 position of the first event in the next file (8) | 8 file name.
 //! - GTID_LIST: 0 count (4; the top 4 bits are flags, 0 here) | 4 count x (domain 4,
-//!   server 4, seq 8).
+//!   server 4, seq 8); the empty list has 2 zero bytes after the count.
 //! - BINLOG_CHECKPOINT: 0 name length (4) | 4 file name.
 //! - GTID: 0 seq_no (8) | 8 domain (4) | 12 flags2 (1) | 13 commit id (8) when
 //!   `FL_GROUP_COMMIT_ID`, else 6 zero bytes. The header's server_id is the GTID's.
@@ -85,6 +85,23 @@ const Q_LC_TIME_NAMES_CODE: u8 = 7;
 const Q_CHARSET_DATABASE_CODE: u8 = 8;
 const Q_HRNOW: u8 = 128;
 const Q_XID: u8 = 129;
+
+/// The `Q_FLAGS2_CODE` bits of a QUERY event (MariaDB's `OPTION_*`, as checked
+/// against MariaDB 10.11's binlog).
+pub mod query_flags2 {
+    /// `sql_auto_is_null=1`.
+    pub const AUTO_IS_NULL: u32 = 1 << 14;
+    /// `check_constraint_checks=0`.
+    pub const NO_CHECK_CONSTRAINT_CHECKS: u32 = 1 << 15;
+    /// `explicit_defaults_for_timestamp=1` (the default).
+    pub const EXPLICIT_DEF_TIMESTAMP: u32 = 1 << 24;
+    /// `foreign_key_checks=0`.
+    pub const NO_FOREIGN_KEY_CHECKS: u32 = 1 << 26;
+    /// `unique_checks=0`.
+    pub const RELAXED_UNIQUE_CHECKS: u32 = 1 << 27;
+    /// `sql_if_exists=1`.
+    pub const IF_EXISTS: u32 = 1 << 28;
+}
 
 /// The flags of a GTID event (`flags2`). MariaDB writes `ddl()` for DDL,
 /// `transactional()` for a transaction on transactional tables and
@@ -178,8 +195,8 @@ pub struct Query<'a> {
     pub db: &'a str,
     pub sql: &'a str,
     pub error_code: u16,
-    /// `OPTION_*` bits MariaDB logs (`Q_FLAGS2_CODE`): 0 with autocommit and the
-    /// default checks on.
+    /// `OPTION_*` bits MariaDB logs (`Q_FLAGS2_CODE`, [`query_flags2`]):
+    /// [`query_flags2::EXPLICIT_DEF_TIMESTAMP`] alone with the default session.
     pub flags2: u32,
     pub sql_mode: u64,
     pub charset_client: u16,
@@ -195,7 +212,9 @@ pub struct Query<'a> {
     pub hrnow: Option<u32>,
     /// The DDL's xid (`Q_XID`), as MariaDB 10.11 logs it for DDL on tables.
     pub xid: Option<u64>,
-    /// Header flags ([`flags::SUPPRESS_USE`] for CREATE/DROP DATABASE and `COMMIT`).
+    /// Header flags: MariaDB sets [`flags::SUPPRESS_USE`] on CREATE/DROP DATABASE
+    /// and the non-transactional `COMMIT`, and [`flags::THREAD_SPECIFIC`] too on a
+    /// DROP DATABASE / DROP TABLE that may touch temporary tables.
     pub header_flags: u16,
 }
 
@@ -207,6 +226,7 @@ impl<'a> Query<'a> {
         Query {
             db,
             sql,
+            flags2: query_flags2::EXPLICIT_DEF_TIMESTAMP,
             sql_mode: 1_411_383_296,
             charset_client: 45,
             collation_connection: 45,
@@ -214,6 +234,15 @@ impl<'a> Query<'a> {
             auto_increment_increment: 1,
             auto_increment_offset: 1,
             ..Query::default()
+        }
+    }
+
+    /// The `COMMIT` that ends a transaction on non-transactional (MEMORY) tables,
+    /// whose GTID has [`GtidFlags::non_transactional`]: `SUPPRESS_USE`, no xid.
+    pub fn commit(db: &'a str) -> Query<'a> {
+        Query {
+            header_flags: flags::SUPPRESS_USE,
+            ..Query::new(db, "COMMIT")
         }
     }
 
@@ -398,6 +427,10 @@ impl EventWriter {
                 out.extend_from_slice(&g.server.to_le_bytes());
                 out.extend_from_slice(&g.seq.to_le_bytes());
             }
+            if gtids.is_empty() {
+                // MariaDB pads the empty list to 6 bytes.
+                out.extend_from_slice(&[0; 2]);
+            }
         });
     }
 
@@ -457,7 +490,27 @@ impl EventWriter {
         changes: &[RowChange<'_>],
         stmt_end: bool,
     ) {
-        for ev in rows::encode(table_id, def, image, changes, stmt_end) {
+        self.rows_with_write_set(timestamp, table_id, def, image, changes, None, stmt_end);
+    }
+
+    /// As [`EventWriter::rows`], with the statement's write set (`write_set[i]`:
+    /// the statement assigns column `i`, or recomputes it as a stored generated
+    /// column), which decides the MINIMAL and NOBLOB images as MariaDB's
+    /// `write_set` does: an INSERT naming some columns only logs those under
+    /// MINIMAL. `None` reads as [`EventWriter::rows`] does: every column for an
+    /// INSERT, the changed non-virtual ones for an UPDATE.
+    #[allow(clippy::too_many_arguments)]
+    pub fn rows_with_write_set(
+        &mut self,
+        timestamp: u32,
+        table_id: u64,
+        def: &TableDef,
+        image: RowImage,
+        changes: &[RowChange<'_>],
+        write_set: Option<&[bool]>,
+        stmt_end: bool,
+    ) {
+        for ev in rows::encode(table_id, def, image, changes, write_set, stmt_end) {
             let head = self.head(timestamp, ev.type_code, 0);
             self.event(head, |out| out.extend_from_slice(&ev.body));
         }
@@ -537,4 +590,21 @@ pub fn fake_rotate(server_id: u32, file: &str, pos: u64, checksum: bool) -> Vec<
         flags: flags::ARTIFICIAL,
     };
     standalone_event(head, 0, checksum, |out| rotate_body(out, file, pos))
+}
+
+/// A file's FORMAT_DESCRIPTION as a dump sends it when it starts past the file's
+/// beginning: log_pos 0 (so the replica does not take it as a position),
+/// [`flags::BINLOG_IN_USE`] cleared, CRC recomputed. `None` if `fd` is not a
+/// FORMAT_DESCRIPTION.
+pub fn dump_format_description(fd: &[u8]) -> Option<Vec<u8>> {
+    if fd.len() < HEADER_LEN + CHECKSUM_LEN || fd[4] != types::FORMAT_DESCRIPTION {
+        return None;
+    }
+    let mut b = fd.to_vec();
+    b[13..17].copy_from_slice(&0u32.to_le_bytes());
+    b[17] &= !(flags::BINLOG_IN_USE as u8);
+    let n = b.len() - CHECKSUM_LEN;
+    let sum = event_crc(&b[..n]);
+    b[n..].copy_from_slice(&sum.to_le_bytes());
+    Some(b)
 }

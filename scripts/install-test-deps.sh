@@ -4,7 +4,8 @@
 # missing), PyMySQL, MySQL Connector/Python, SQLAlchemy 2 and Django 5, and node's
 # mysql2 under tests/drivers/node; also Prometheus' mysqld_exporter
 # (tests/differential_join.rs); mydumper/myloader (tests/charset_bytes.rs); tzdata
-# (tests/time_zones.rs).
+# (tests/time_zones.rs); python-mysql-replication (PyPI mysql-replication) and
+# @vlasky/zongji under tests/binlog/node (tests/binlog_pyrepl.rs, tests/binlog_zongji.rs).
 # Idempotent: when everything is present it only checks, and returns in a second or two.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,6 +37,7 @@ if command -v python3 >/dev/null 2>&1; then
         py_need+=('sqlalchemy>=2')
     python3 -c 'import django; assert django.VERSION[0] == 5' >/dev/null 2>&1 ||
         py_need+=('django>=5.2,<6')
+    python3 -c 'import pymysqlreplication' >/dev/null 2>&1 || py_need+=(mysql-replication)
     if [ ${#py_need[@]} -gt 0 ]; then
         echo "install-test-deps: pip install ${py_need[*]}"
         pip=(python3 -m pip install -q --disable-pip-version-check)
@@ -53,7 +55,11 @@ if command -v npm >/dev/null 2>&1; then
         # package-lock=false (tests/drivers/node/.npmrc): no lock file is written.
         (cd tests/drivers/node && npm install --no-audit --no-fund --loglevel=error)
     fi
+    if [ ! -f tests/binlog/node/node_modules/@vlasky/zongji/package.json ]; then
+        echo "install-test-deps: npm install (tests/binlog/node)"
+        (cd tests/binlog/node && npm install --no-audit --no-fund --loglevel=error)
+    fi
 else
-    echo "install-test-deps: npm missing; node driver test will skip" >&2
+    echo "install-test-deps: npm missing; node driver and zongji tests will skip" >&2
 fi
 echo "install-test-deps: ok"

@@ -356,6 +356,8 @@ pub fn seed_ddl() -> String {
     std::fs::read_to_string(workspace_root().join("tests/data/seed-ddl.sql")).expect("seed DDL")
 }
 
+pub mod binlog;
+pub mod binlog_workload;
 pub mod mariadb;
 
 /// A result value as the tests compare it: NULL as `None`, bytes as (lossy) text,

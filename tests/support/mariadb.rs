@@ -3,7 +3,7 @@
 //! password, stopped when dropped.
 
 use super::{free_port, which};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -11,6 +11,8 @@ pub struct MariaDb {
     pub port: u16,
     _dir: tempfile::TempDir,
     child: Option<Child>,
+    /// The `extra` options it was started with (for [`MariaDb::restart`]).
+    extra: Vec<String>,
 }
 
 /// True when `mariadbd` and `mariadb-install-db` are installed.
@@ -60,50 +62,19 @@ impl MariaDb {
             );
             return None;
         }
-        let mariadbd = find_mariadbd().expect("mariadbd installed");
-        {
-            let port = free_port();
-            let child = Command::new(&mariadbd)
-                .arg("--no-defaults")
-                .arg(format!("--datadir={}", data.display()))
-                .arg(format!("--tmpdir={}", tmp.display()))
-                .arg(format!("--port={port}"))
-                .arg("--bind-address=127.0.0.1")
-                .arg(format!(
-                    "--socket={}",
-                    dir.path().join("mysqld.sock").display()
-                ))
-                .arg(format!(
-                    "--pid-file={}",
-                    dir.path().join("mysqld.pid").display()
-                ))
-                .arg("--user=root")
-                .args([
-                    "--performance-schema=0",
-                    "--skip-log-bin",
-                    "--innodb-doublewrite=0",
-                    "--query-cache-size=0",
-                    "--max-connections=2000",
-                    "--character-set-server=utf8mb4",
-                    "--collation-server=utf8mb4_general_ci",
-                ])
-                .args(extra)
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .expect("spawn mariadbd");
-            let mut m = MariaDb {
-                port,
-                _dir: dir,
-                child: Some(child),
-            };
-            if m.wait_ready() {
-                return Some(m);
-            }
-            m.stop();
-            None
+        let port = free_port();
+        let child = spawn(dir.path(), port, extra);
+        let mut m = MariaDb {
+            port,
+            _dir: dir,
+            child: Some(child),
+            extra: extra.iter().map(|a| a.to_string()).collect(),
+        };
+        if m.wait_ready() {
+            return Some(m);
         }
+        m.stop();
+        None
     }
 
     fn wait_ready(&mut self) -> bool {
@@ -124,6 +95,51 @@ impl MariaDb {
             std::thread::sleep(Duration::from_millis(100));
         }
         false
+    }
+
+    /// Starts MariaDB as a binary-logging primary: `--log-bin=mariadb-bin` (files
+    /// `mariadb-bin.NNNNNN` in [`MariaDb::datadir`]), `--server-id=server_id`, row
+    /// format with full row metadata (CDC clients need the column names), plus
+    /// `extra`.
+    pub fn start_binlog(server_id: u32, extra: &[&str]) -> MariaDb {
+        let id = format!("--server-id={server_id}");
+        let mut all = vec![
+            "--log-bin=mariadb-bin",
+            id.as_str(),
+            "--binlog-format=ROW",
+            "--binlog-row-metadata=FULL",
+        ];
+        all.extend_from_slice(extra);
+        MariaDb::start(&all)
+    }
+
+    /// The server's data directory.
+    pub fn datadir(&self) -> PathBuf {
+        self._dir.path().join("data")
+    }
+
+    /// Its Unix socket.
+    pub fn socket(&self) -> PathBuf {
+        self._dir.path().join("mysqld.sock")
+    }
+
+    /// Stops the server (SIGTERM, a clean shutdown) and starts it again on the same
+    /// data directory, port and options; panics if it does not come back.
+    pub fn restart(&mut self) {
+        self.stop();
+        let owned = self.extra.clone();
+        let extra: Vec<&str> = owned.iter().map(|a| a.as_str()).collect();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            self.child = Some(spawn(self._dir.path(), self.port, &extra));
+            if self.wait_ready() {
+                return;
+            }
+            self.stop();
+            // The port may still be held by the old process's socket for a moment.
+            assert!(Instant::now() < deadline, "MariaDB did not restart");
+            std::thread::sleep(Duration::from_millis(200));
+        }
     }
 
     pub fn url(&self) -> String {
@@ -153,4 +169,33 @@ impl Drop for MariaDb {
     fn drop(&mut self) {
         self.stop();
     }
+}
+
+/// Spawns `mariadbd` on `<dir>/data` with the seed benchmark's settings plus `extra`.
+fn spawn(dir: &Path, port: u16, extra: &[&str]) -> Child {
+    let mariadbd = find_mariadbd().expect("mariadbd installed");
+    Command::new(&mariadbd)
+        .arg("--no-defaults")
+        .arg(format!("--datadir={}", dir.join("data").display()))
+        .arg(format!("--tmpdir={}", dir.join("tmp").display()))
+        .arg(format!("--port={port}"))
+        .arg("--bind-address=127.0.0.1")
+        .arg(format!("--socket={}", dir.join("mysqld.sock").display()))
+        .arg(format!("--pid-file={}", dir.join("mysqld.pid").display()))
+        .arg("--user=root")
+        .args([
+            "--performance-schema=0",
+            "--skip-log-bin",
+            "--innodb-doublewrite=0",
+            "--query-cache-size=0",
+            "--max-connections=2000",
+            "--character-set-server=utf8mb4",
+            "--collation-server=utf8mb4_general_ci",
+        ])
+        .args(extra)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn mariadbd")
 }

@@ -81,9 +81,10 @@ pub fn row_image(mode: RowImageMode) -> crate::event::RowImage {
 pub fn transaction(w: &mut EventWriter, capture: &Capture, gtid: Gtid, xid: u64, now: u32) {
     let stmts = statements(capture, now);
     let ts = stmts.first().map_or(now, |s| s.when);
-    let flags = GtidFlags {
-        transactional: capture.durable,
-        ..GtidFlags::default()
+    let flags = if capture.durable {
+        GtidFlags::transactional()
+    } else {
+        GtidFlags::non_transactional()
     };
     w.gtid(ts, gtid, flags);
     let image = row_image(capture.session.row_image);
@@ -137,26 +138,31 @@ pub fn query<'a>(session: &BinlogSession, db: &'a str, sql: &'a str) -> Query<'a
         q.collation_connection = session.collation_connection;
         q.collation_server = session.collation_server;
     }
-    if names_database(sql) {
+    let (suppress_use, thread_specific) = ddl_flags(sql);
+    if suppress_use {
         q.header_flags |= crate::event::flags::SUPPRESS_USE;
+    }
+    if thread_specific {
+        q.header_flags |= crate::event::flags::THREAD_SPECIFIC;
     }
     q
 }
 
-/// CREATE / DROP / ALTER DATABASE (SCHEMA): logged without a default database.
-fn names_database(sql: &str) -> bool {
+/// The header flags MariaDB gives a DDL statement: SUPPRESS_USE for CREATE /
+/// DROP / ALTER DATABASE (logged without a default database), THREAD_SPECIFIC for
+/// DROP DATABASE and DROP TABLE.
+fn ddl_flags(sql: &str) -> (bool, bool) {
     let mut w = sql.split_whitespace().map(|w| w.to_ascii_uppercase());
-    matches!(
-        (w.next().as_deref(), w.next().as_deref()),
-        (
-            Some("CREATE" | "DROP" | "ALTER"),
-            Some("DATABASE" | "SCHEMA")
-        )
-    )
+    let first = w.next().unwrap_or_default();
+    let second = w.next().unwrap_or_default();
+    let database = matches!(first.as_str(), "CREATE" | "DROP" | "ALTER")
+        && matches!(second.as_str(), "DATABASE" | "SCHEMA");
+    let drop = first == "DROP" && matches!(second.as_str(), "DATABASE" | "SCHEMA" | "TABLE");
+    (database, drop)
 }
 
 fn commit_query<'a>(capture: &Capture, db: &'a str) -> Query<'a> {
-    let mut q = query(&capture.session, db, "COMMIT");
-    q.header_flags |= crate::event::flags::SUPPRESS_USE;
+    let mut q = Query::commit(db);
+    q.thread_id = capture.session.thread_id;
     q
 }

@@ -86,6 +86,8 @@ pub struct Binlog {
     files: Files,
     /// `log_bin` (mirrors `Inner::enabled`, read without the lock).
     on: AtomicBool,
+    /// A file was opened in this run.
+    opened_one: AtomicBool,
     server_version: String,
     server_id: AtomicU32,
     max_size: AtomicU64,
@@ -121,6 +123,7 @@ impl Binlog {
         let gtids = state::scan(&files, &index, config.checksum)?;
         let log = Arc::new(Binlog {
             on: AtomicBool::new(false),
+            opened_one: AtomicBool::new(false),
             server_version: config.server_version.clone(),
             server_id: AtomicU32::new(config.server_id),
             max_size: AtomicU64::new(config.max_size),
@@ -252,12 +255,7 @@ impl Binlog {
         check_broken(&g)?;
         let gtid = next_gtid(&g, session);
         let mut w = self.writer(g.pos);
-        let flags = GtidFlags {
-            standalone: true,
-            ddl: true,
-            ..GtidFlags::default()
-        };
-        w.gtid(when, gtid, flags);
+        w.gtid(when, gtid, GtidFlags::ddl());
         w.query(when, &encode::query(session, db, sql));
         let appender = self.appender.clone();
         let lsn = self.write_group(&mut g, w, gtid, &mut |b| appender.append(b))?;
@@ -285,7 +283,11 @@ impl Binlog {
     fn header_chunk(&self, n: u32, gtids: &GtidList) -> Chunk {
         let ts = now();
         let mut w = self.writer(4);
-        w.format_description(ts, &self.server_version);
+        // The first file of a run carries its creation time: a replica that sees
+        // it knows the primary restarted.
+        let first = !self.opened_one.swap(true, Ordering::Relaxed);
+        let created = if first { ts } else { 0 };
+        w.format_description_with(ts, &self.server_version, created, false);
         w.gtid_list(ts, gtids.state());
         w.binlog_checkpoint(ts, &self.files.name(n));
         let mut bytes = BINLOG_MAGIC.to_vec();

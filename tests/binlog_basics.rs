@@ -249,3 +249,43 @@ fn kill9_keeps_exactly_the_committed_transactions() {
     let expected: Vec<String> = (0..=50).map(|i| format!("###   @1={i}")).collect();
     assert_eq!(inserted, expected);
 }
+
+#[test]
+fn create_select_and_cascades_log_as_mariadb_does() {
+    if which("mariadb-binlog").is_none() {
+        return;
+    }
+    let b = Basalt::start_with(&["--log-bin"]);
+    let mut c = connect(&b);
+    c.query_drop("create table test.p (id int primary key)")
+        .expect("parent");
+    c.query_drop(
+        "create table test.ch (id int primary key, p int, \
+         foreign key (p) references test.p (id) on delete cascade)",
+    )
+    .expect("child");
+    c.query_drop("insert into test.p values (1), (2)")
+        .expect("parents");
+    c.query_drop("insert into test.ch values (10, 1), (20, 2)")
+        .expect("children");
+    c.query_drop("delete from test.p where id = 1").expect("delete");
+    c.query_drop("create table test.copy select * from test.ch")
+        .expect("create ... select");
+    let text = decoded(&b, &["basalt-bin.000001"]);
+    // The cascaded delete of child 10 is the replica's engine's business.
+    assert!(!text.contains("### DELETE FROM `test`.`ch`"), "{text}");
+    assert!(text.contains("### DELETE FROM `test`.`p`"), "{text}");
+    // CREATE TABLE ... SELECT: the definition, then the rows.
+    let create = text.find("CREATE TABLE `copy`").expect("definition logged");
+    let rows = text
+        .find("### INSERT INTO `test`.`copy`")
+        .expect("rows logged");
+    assert!(create < rows, "{text}");
+    // Its text only annotates the rows (`#Q>`); it is never a statement to run.
+    assert!(
+        !text
+            .lines()
+            .any(|l| l.starts_with("create table test.copy select")),
+        "{text}"
+    );
+}

@@ -115,12 +115,24 @@ impl Session {
         if !std::mem::take(&mut self.ddl_to_log) || !logged_ddl(&self.raw) {
             return Ok(());
         }
+        let sql = self.raw.trim().to_string();
+        self.log_ddl_text(None, &sql)
+    }
+
+    /// Logs `sql` as a DDL statement of its own now, instead of the running
+    /// statement's text (CREATE TABLE ... SELECT logs the table's definition and
+    /// then its rows), in `db` (default: the current database).
+    pub(super) fn log_ddl_text(&mut self, db: Option<&str>, sql: &str) -> R<()> {
+        self.ddl_to_log = false;
         let Some(b) = self.logging_binlog() else {
             return Ok(());
         };
         let session = self.binlog_session();
-        let db = self.cx.db.clone().unwrap_or_default();
-        b.log_statement(&session, &db, self.raw.trim(), now())
+        let db = match db {
+            Some(d) => d.to_string(),
+            None => self.cx.db.clone().unwrap_or_default(),
+        };
+        b.log_statement(&session, &db, sql, now())
             .map_err(MySqlError::from)
     }
 }

@@ -273,6 +273,9 @@ impl Session {
         let table = storage
             .table(&db, &name)
             .ok_or_else(|| MySqlError::no_such_table(&db, &name))?;
+        // Row-based logging, as MariaDB: the table's CREATE TABLE, then its rows.
+        let create = crate::show::table::create_table_text(&*table);
+        self.log_ddl_text(Some(&db), &create)?;
         let r = self.ctas_fill(table, &db, &name, select);
         if r.is_err() {
             let _ = storage.drop_table(&db, &name);

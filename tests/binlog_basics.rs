@@ -268,7 +268,8 @@ fn create_select_and_cascades_log_as_mariadb_does() {
         .expect("parents");
     c.query_drop("insert into test.ch values (10, 1), (20, 2)")
         .expect("children");
-    c.query_drop("delete from test.p where id = 1").expect("delete");
+    c.query_drop("delete from test.p where id = 1")
+        .expect("delete");
     c.query_drop("create table test.copy select * from test.ch")
         .expect("create ... select");
     let text = decoded(&b, &["basalt-bin.000001"]);

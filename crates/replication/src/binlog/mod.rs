@@ -209,6 +209,16 @@ impl Binlog {
         self.inner.lock().gtids.positions()
     }
 
+    /// `BINLOG_GTID_POS(file, pos)`: the last GTID of each domain logged before
+    /// offset `pos` of `file`; `None` when the log has no such file or `pos` is not
+    /// where an event starts.
+    pub fn gtid_pos_at(&self, file: &str, pos: u64) -> Option<Vec<Gtid>> {
+        let n = self.file_number(file)?;
+        let checksum = self.checksum.load(Ordering::Relaxed);
+        let list = state::scan_file(&self.files, n, checksum, Some(pos)).ok()??;
+        Some(list.positions())
+    }
+
     /// The current file and the visible end (SHOW MASTER STATUS).
     pub fn status(&self) -> Option<BinlogPos> {
         let v = self.visible.lock().clone();

@@ -1,47 +1,56 @@
-//! The GTID state at start: the last file's GTID_LIST (the state when it was
-//! opened) plus every GTID event in it.
+//! The GTID state of the log: at start, the last file's GTID_LIST (the state when
+//! it was opened) plus every GTID event in it; for BINLOG_GTID_POS, the same up to
+//! an offset.
 
 use super::files::Files;
-use crate::event::{decode_gtid, decode_gtid_list, parse_header, EventReader};
+use crate::event::{decode_gtid, decode_gtid_list, parse_header, types, EventReader};
 use crate::gtid::GtidList;
 use basalt_storage::StorageError;
 
-/// Event type codes this scan looks for.
-const GTID_EVENT: u8 = 162;
-const GTID_LIST_EVENT: u8 = 163;
-
+/// The state after the last file of `index`.
 pub fn scan(files: &Files, index: &[u32], checksum: bool) -> Result<GtidList, StorageError> {
-    let mut list = GtidList::default();
     let Some(last) = index.last() else {
-        return Ok(list);
+        return Ok(GtidList::default());
     };
-    let bytes = std::fs::read(files.path(*last))
-        .map_err(|e| StorageError::Invalid(format!("binary log {}: {e}", files.name(*last))))?;
+    Ok(scan_file(files, *last, checksum, None)?.unwrap_or_default())
+}
+
+/// The state at offset `until` of file `n` (its end when `None`): its GTID_LIST and
+/// the GTIDs of the groups before `until`. `Ok(None)` when `until` is not where an
+/// event starts (or the end of the file).
+pub fn scan_file(
+    files: &Files,
+    n: u32,
+    checksum: bool,
+    until: Option<u64>,
+) -> Result<Option<GtidList>, StorageError> {
+    let bad = |what: String| StorageError::Invalid(format!("binary log {}: {what}", files.name(n)));
+    let bytes = std::fs::read(files.path(n)).map_err(|e| bad(e.to_string()))?;
+    let mut list = GtidList::default();
     let Some(body) = bytes.get(4..) else {
-        return Ok(list);
+        return Ok(until.is_none().then_some(list));
     };
+    let mut at = 4;
     for event in EventReader::new(body, 4) {
-        let (offset, ev) = event
-            .map_err(|e| StorageError::Invalid(format!("binary log {}: {e}", files.name(*last))))?;
-        let Some(h) = parse_header(ev) else {
-            return Err(StorageError::Invalid(format!(
-                "binary log {}: bad event at {offset}",
-                files.name(*last)
-            )));
-        };
+        if until.is_some_and(|u| at >= u) {
+            break;
+        }
+        let (offset, ev) = event.map_err(|e| bad(e.to_string()))?;
+        let h = parse_header(ev).ok_or_else(|| bad(format!("bad event at {offset}")))?;
         match h.type_code {
-            GTID_LIST_EVENT => {
+            types::GTID_LIST => {
                 for g in decode_gtid_list(ev, checksum).unwrap_or_default() {
                     list.record(g);
                 }
             }
-            GTID_EVENT => {
+            types::GTID => {
                 if let Some((g, _)) = decode_gtid(ev) {
                     list.record(g);
                 }
             }
             _ => {}
         }
+        at = offset + ev.len() as u64;
     }
-    Ok(list)
+    Ok(until.is_none_or(|u| u == at).then_some(list))
 }

@@ -30,6 +30,9 @@ pub enum MiscFn {
     IsIpv4Mapped,
     Crc32c,
     RandomBytes,
+    /// BINLOG_GTID_POS(file, pos): `@@gtid_binlog_pos` as it was at that point of
+    /// the binary log; NULL for a file or position the log does not have.
+    BinlogGtidPos,
 }
 
 pub fn lookup(name: &str) -> Option<(MiscFn, usize, usize)> {
@@ -47,6 +50,7 @@ pub fn lookup(name: &str) -> Option<(MiscFn, usize, usize)> {
         "is_ipv4_compat" => (IsIpv4Compat, 1, 1),
         "is_ipv4_mapped" => (IsIpv4Mapped, 1, 1),
         "crc32c" => (Crc32c, 1, 2),
+        "binlog_gtid_pos" => (BinlogGtidPos, 2, 2),
         "random_bytes" => (RandomBytes, 1, 1),
         _ => return None,
     })
@@ -75,6 +79,7 @@ pub fn result_type(f: MiscFn) -> ExprType {
         IsIpv4 | IsIpv6 | IsIpv4Compat | IsIpv4Mapped => ExprType::int(1),
         Crc32c => ExprType::int(10).unsigned().nullable(true),
         RandomBytes => ExprType::string(1024, Collation::Binary).nullable(true),
+        BinlogGtidPos => ExprType::string(255, Collation::Utf8mb3GeneralCi).nullable(true),
     }
 }
 
@@ -139,6 +144,16 @@ pub fn eval(f: MiscFn, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
     }
     let text = || String::from_utf8_lossy(&to_bytes(&vals[0])).into_owned();
     Ok(match f {
+        BinlogGtidPos => {
+            let pos = to_num(&vals[1]).0.to_i128().unwrap_or(-1);
+            let found = ctx.cx.engine.binlog().and_then(|b| {
+                let pos = u64::try_from(pos).ok()?;
+                b.gtid_pos_at(&text(), pos)
+            });
+            found.map_or(Value::Null, |list| {
+                Value::str(&basalt_replication::gtid::format_list(&list))
+            })
+        }
         InetAton => inet_aton(&text()).map_or(Value::Null, |n| Value::UInt(n as u64)),
         InetNtoa => match to_num(&vals[0]).0.to_i128() {
             Some(n) if (0..=u32::MAX as i128).contains(&n) => {

@@ -7,7 +7,9 @@
 //! - [`gtid`]: MariaDB global transaction ids (`domain-server-sequence`) and the
 //!   `gtid_binlog_state` / `gtid_binlog_pos` lists.
 //! - [`source`]: what the dump side (COM_BINLOG_DUMP) needs from the log.
+//! - [`dump`]: the primary side of the protocol (COM_BINLOG_DUMP, COM_REGISTER_SLAVE).
 
+pub mod dump;
 pub mod gtid;
 pub mod source;
 

@@ -36,10 +36,13 @@ pub struct ReplicaInfo {
     pub connection_id: u64,
 }
 
-/// The replicas registered with this server; shared by every connection.
+/// The replicas registered with this server, and which connection is dumping the
+/// binlog to which replica server id; shared by every connection.
 #[derive(Default)]
 pub struct ReplicaRegistry {
     replicas: Mutex<Vec<ReplicaInfo>>,
+    /// (replica server id, connection id) of running dumps with a server id.
+    dumps: Mutex<Vec<(u32, u64)>>,
 }
 
 impl ReplicaRegistry {
@@ -66,11 +69,34 @@ impl ReplicaRegistry {
         Ok(info)
     }
 
-    /// Forgets what `connection_id` registered (it ended).
+    /// Forgets what `connection_id` registered and its dump (it ended).
     pub fn unregister(&self, connection_id: u64) {
         self.replicas
             .lock()
             .retain(|r| r.connection_id != connection_id);
+        self.end_dump(connection_id);
+    }
+
+    /// Notes that `connection_id` dumps to replica `server_id`, and returns the
+    /// connection that was dumping to the same server id: the replica reconnected,
+    /// so that one is a zombie the caller kills (MariaDB's
+    /// `kill_zombie_dump_threads`). Server id 0 (`mariadb-binlog`) is not tracked.
+    pub fn start_dump(&self, server_id: u32, connection_id: u64) -> Option<u64> {
+        if server_id == 0 {
+            return None;
+        }
+        let mut dumps = self.dumps.lock();
+        let old = dumps
+            .iter()
+            .position(|d| d.0 == server_id)
+            .map(|i| dumps.swap_remove(i).1);
+        dumps.push((server_id, connection_id));
+        old.filter(|&c| c != connection_id)
+    }
+
+    /// The dump of `connection_id` ended.
+    pub fn end_dump(&self, connection_id: u64) {
+        self.dumps.lock().retain(|d| d.1 != connection_id);
     }
 
     /// The registered replicas, by server id.
@@ -190,6 +216,11 @@ mod tests {
         assert_eq!(r.replicas().len(), 2);
         r.unregister(9);
         assert_eq!(r.replicas().len(), 1);
+        assert_eq!(r.start_dump(55, 20), None);
+        assert_eq!(r.start_dump(0, 21), None);
+        assert_eq!(r.start_dump(55, 22), Some(20));
+        r.end_dump(22);
+        assert_eq!(r.start_dump(55, 23), None);
     }
 
     #[test]

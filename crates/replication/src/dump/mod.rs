@@ -23,9 +23,10 @@
 //! - `@master_binlog_checksum`: whether it understands checksums. Unset, it does
 //!   not, and a file with CRC32 ends the dump with MariaDB's 1236 ("Slave can not
 //!   handle replication events with the checksum that master is configured to
-//!   log"): MariaDB never strips checksums. Its value (`NONE`/`CRC32`) only decides
-//!   whether the first fake ROTATE carries a CRC; after that invented events follow
-//!   the algorithm of the file being sent.
+//!   log"): MariaDB never strips checksums. Its value only decides whether the
+//!   first fake ROTATE carries a CRC (not for `NONE`; for `CRC32` and, as in
+//!   MariaDB, any other value); after that invented events follow the algorithm of
+//!   the file being sent.
 //! - `@mariadb_slave_capability` (0 when unset): below 4 GTID events become `BEGIN`
 //!   queries (standalone ones are dropped, or become dummies below 2), GTID_LIST
 //!   and BINLOG_CHECKPOINT events are dropped (from 2 on) or replaced by a dummy

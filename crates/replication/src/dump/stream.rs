@@ -400,11 +400,14 @@ fn no_first_file() -> DumpError {
     DumpError::Fatal("Could not find first log file name in binary log index file".into())
 }
 
-/// The algorithm named by `@master_binlog_checksum` (unset or unknown: undefined).
+/// The algorithm the first fake ROTATE uses, from `@master_binlog_checksum`: unset,
+/// none; `NONE`, none; any other value (even `ALL` or NULL, which MariaDB's
+/// `find_type` does not know and turns into an algorithm that is neither off nor
+/// undefined), a CRC.
 fn connect_alg(v: Option<&str>) -> ChecksumAlg {
-    match v.map(str::to_ascii_uppercase).as_deref() {
-        Some("CRC32") => ChecksumAlg::Crc32,
-        Some("NONE") => ChecksumAlg::Off,
-        _ => ChecksumAlg::Undef,
+    match v {
+        None => ChecksumAlg::Undef,
+        Some(v) if v.eq_ignore_ascii_case("NONE") => ChecksumAlg::Off,
+        Some(_) => ChecksumAlg::Crc32,
     }
 }

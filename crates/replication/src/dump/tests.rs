@@ -158,6 +158,19 @@ fn gtid_dumps_match_mariadb() {
 }
 
 #[test]
+fn checksum_variable_values_match_mariadb() {
+    // Captured with the whole log (files 1-5, file 5 in use with CRC32).
+    let src = DirSource::open(&data_dir(), "mariadb-bin.index", 1).expect("golden files");
+    for (name, value) in [("ck_all", "ALL"), ("ck_lower", "crc32"), ("ck_null", "")] {
+        let vars = DumpVars {
+            master_binlog_checksum: Some(value.into()),
+            ..DumpVars::default()
+        };
+        assert_same(name, run(&src, &req(4, 1, "mariadb-bin.000004"), &vars));
+    }
+}
+
+#[test]
 fn server_id_zero_does_not_wait() {
     let src = golden_source();
     let mut r = req(4, 0, "mariadb-bin.000004");
@@ -234,33 +247,12 @@ fn waits_at_the_end_with_heartbeats_then_follows_new_events() {
     let src = Arc::new(golden_source());
     src.set_end("mariadb-bin.000004", 336);
     let stop = Arc::new(AtomicBool::new(false));
-    let (tx, rx) = std::sync::mpsc::channel::<Vec<u8>>();
-    struct Chan(std::sync::mpsc::Sender<Vec<u8>>);
-    impl DumpSink for Chan {
-        fn packet(&mut self, p: &[u8]) -> io::Result<()> {
-            self.0
-                .send(p.to_vec())
-                .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "closed"))
-        }
-        fn flush(&mut self) -> io::Result<()> {
-            Ok(())
-        }
-    }
-    let (s2, st2) = (src.clone(), stop.clone());
-    let t = std::thread::spawn(move || {
-        let vars = DumpVars {
-            heartbeat_period_ns: 50_000_000,
-            mariadb_slave_capability: 4,
-            ..crc32_vars()
-        };
-        dump(
-            &*s2,
-            &req(4, 0, "mariadb-bin.000004"),
-            &vars,
-            &mut Chan(tx),
-            &st2,
-        )
-    });
+    let vars = DumpVars {
+        heartbeat_period_ns: 50_000_000,
+        mariadb_slave_capability: 4,
+        ..crc32_vars()
+    };
+    let (t, rx) = spawn_dump(src.clone(), "mariadb-bin.000004", vars, stop.clone());
     let next = || rx.recv_timeout(Duration::from_secs(5)).expect("a packet");
     let ty = |p: &[u8]| p[1 + event::TYPE_OFFSET];
     let (rot, fd, gl, cp) = (next(), next(), next(), next());
@@ -316,4 +308,79 @@ fn parses_com_binlog_dump() {
         Some(req(344, 1, "mariadb-bin.000002"))
     );
     assert_eq!(parse_dump_request(&p[..9]), None);
+}
+
+/// Runs a blocking dump on a thread; its packets arrive on the returned channel.
+fn spawn_dump(
+    src: Arc<DirSource>,
+    file: &str,
+    vars: DumpVars,
+    stop: Arc<AtomicBool>,
+) -> (
+    std::thread::JoinHandle<Result<(), DumpError>>,
+    std::sync::mpsc::Receiver<Vec<u8>>,
+) {
+    struct Chan(std::sync::mpsc::Sender<Vec<u8>>);
+    impl DumpSink for Chan {
+        fn packet(&mut self, p: &[u8]) -> io::Result<()> {
+            self.0
+                .send(p.to_vec())
+                .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "closed"))
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+    let (tx, rx) = std::sync::mpsc::channel();
+    let r = req(4, 0, file);
+    let t = std::thread::spawn(move || dump(&*src, &r, &vars, &mut Chan(tx), &stop));
+    (t, rx)
+}
+
+#[test]
+fn a_waiting_dump_follows_a_new_file_and_stops_when_killed() {
+    let src = Arc::new(golden_source());
+    src.set_end("mariadb-bin.000003", 662);
+    let stop = Arc::new(AtomicBool::new(false));
+    let vars = DumpVars {
+        mariadb_slave_capability: 4,
+        ..crc32_vars()
+    };
+    let (t, rx) = spawn_dump(src.clone(), "mariadb-bin.000003", vars, stop.clone());
+    let next = || rx.recv_timeout(Duration::from_secs(5)).expect("a packet");
+    let ty = |p: &[u8]| p[1 + event::TYPE_OFFSET];
+    let first: Vec<u8> = (0..10).map(|_| ty(&next())).collect();
+    // File 3 to its end, its own ROTATE last; then nothing (no heartbeats asked).
+    assert_eq!(first, vec![4, 15, 163, 161, 162, 19, 25, 16, 161, 4]);
+    assert!(rx.recv_timeout(Duration::from_millis(300)).is_err());
+    src.set_end("mariadb-bin.000004", 588);
+    let rotate = next();
+    assert_eq!(ty(&rotate), event::ROTATE_EVENT);
+    assert_eq!(
+        &rotate[1 + event::HEADER_LEN + 8..rotate.len() - 4],
+        b"mariadb-bin.000004"
+    );
+    let rest: Vec<u8> = (0..7).map(|_| ty(&next())).collect();
+    assert_eq!(rest, vec![15, 163, 161, 162, 19, 23, 16]);
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    let end = t.join().expect("dump thread");
+    assert!(matches!(end, Err(DumpError::Killed)));
+}
+
+#[test]
+fn a_missing_next_file_is_1236() {
+    // The index lists file 2 only, but the end says file 3: file 2 is complete and
+    // nothing follows it in the index.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let name = "mariadb-bin.000002";
+    std::fs::copy(data_dir().join(name), dir.path().join(name)).expect("copy");
+    std::fs::write(dir.path().join("x.index"), format!("./{name}\n")).expect("index");
+    let src = DirSource::open(dir.path(), "x.index", 1).expect("source");
+    src.set_end("mariadb-bin.000003", 4);
+    let got = run(&src, &req(4, 1, name), &crc32_vars());
+    let text = format!(
+        "could not find next log; the first event '{name}' at 4, the last event read from \
+         '{name}' at 858, the last byte read from '{name}' at 907."
+    );
+    assert!(got.last().expect("answer").ends_with(&hex(text.as_bytes())));
 }

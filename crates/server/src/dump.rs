@@ -101,8 +101,11 @@ fn io_error(e: ProtoError) -> io::Error {
 }
 
 impl DumpSink for ConnSink<'_> {
-    fn packet(&mut self, payload: &[u8]) -> io::Result<()> {
-        self.conn.push_payload(payload);
+    fn event(&mut self, ev: &[u8]) -> io::Result<()> {
+        self.conn.push_packet(|out| {
+            out.push(0);
+            out.extend_from_slice(ev);
+        });
         if self.conn.should_flush() {
             blocking::run(self.conn.flush()).map_err(io_error)?;
         }

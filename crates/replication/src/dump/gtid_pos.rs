@@ -290,9 +290,11 @@ impl GtidFilter {
         }
     }
 
-    /// Whether the replica's position is reached in every domain.
+    /// Whether the replica's position is reached in every domain it asked for
+    /// that the log has (MariaDB's `is_pos_reached`: domains empty at the start
+    /// do not count).
     pub fn pos_reached(&self) -> bool {
-        self.state.is_empty()
+        self.state.entries.iter().all(|e| e.empty_domain)
     }
 
     /// Decides whether `ev` is sent (`Ok(true)`) or skipped. `src` is consulted

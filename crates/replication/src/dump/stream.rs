@@ -27,9 +27,9 @@ const IDLE_POLL: Duration = Duration::from_millis(500);
 
 /// Where the packets go: the connection's output.
 pub trait DumpSink {
-    /// Stages one packet with this payload (`0x00` + event); may send staged
-    /// packets when enough are waiting.
-    fn packet(&mut self, payload: &[u8]) -> io::Result<()>;
+    /// Stages one packet whose payload is `0x00` followed by `event`; may send
+    /// staged packets when enough are waiting.
+    fn event(&mut self, event: &[u8]) -> io::Result<()>;
     /// Sends everything staged.
     fn flush(&mut self) -> io::Result<()>;
 }
@@ -366,10 +366,7 @@ impl<'a> Dumper<'a> {
     }
 
     fn send(&mut self, ev: &[u8]) -> Result<(), DumpError> {
-        let mut payload = Vec::with_capacity(ev.len() + 1);
-        payload.push(0);
-        payload.extend_from_slice(ev);
-        self.sink.packet(&payload).map_err(DumpError::Disconnected)
+        self.sink.event(ev).map_err(DumpError::Disconnected)
     }
 
     fn read_failed(&self, f: ReadFailure) -> DumpError {

@@ -35,11 +35,11 @@ struct Capture {
 }
 
 impl DumpSink for Capture {
-    fn packet(&mut self, payload: &[u8]) -> io::Result<()> {
+    fn event(&mut self, ev: &[u8]) -> io::Result<()> {
         if self.fail_after.is_some_and(|n| self.packets.len() >= n) {
             return Err(io::Error::new(io::ErrorKind::BrokenPipe, "client gone"));
         }
-        self.packets.push(payload.to_vec());
+        self.packets.push([&[0u8][..], ev].concat());
         Ok(())
     }
     fn flush(&mut self) -> io::Result<()> {
@@ -322,9 +322,9 @@ fn spawn_dump(
 ) {
     struct Chan(std::sync::mpsc::Sender<Vec<u8>>);
     impl DumpSink for Chan {
-        fn packet(&mut self, p: &[u8]) -> io::Result<()> {
+        fn event(&mut self, ev: &[u8]) -> io::Result<()> {
             self.0
-                .send(p.to_vec())
+                .send([&[0u8][..], ev].concat())
                 .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "closed"))
         }
         fn flush(&mut self) -> io::Result<()> {

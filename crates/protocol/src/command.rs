@@ -15,6 +15,9 @@
 //! | COM_STMT_CLOSE 0x19 / RESET 0x1a | statement id `u32`                            |
 //! | COM_SET_OPTION 0x1b      | `u16`: 0 = multi-statements on, 1 = off               |
 //! | COM_STMT_FETCH 0x1c      | statement id `u32`, row count `u32`                   |
+//! | COM_BINLOG_DUMP 0x12     | position `u32`, flags `u16`, server id `u32`, file `string<EOF>` (decoded by the replication crate) |
+//! | COM_REGISTER_SLAVE 0x15  | server id `u32`, host/user/password (`u8` length + bytes), port `u16`, rank `u32`, master id `u32` (decoded by the replication crate) |
+//! | COM_BINLOG_DUMP_GTID 0x1e| MySQL 5.6+'s GTID dump; MariaDB has no such command and answers 1047 |
 //! | QUIT, STATISTICS, DEBUG, PING, RESET_CONNECTION | none                         |
 //!
 //! Which commands get no response at all: COM_QUIT (close), COM_STMT_CLOSE and
@@ -70,8 +73,14 @@ pub enum Command<'a> {
     ResetConnection,
     /// COM_SHUTDOWN (its optional shutdown-level byte is ignored).
     Shutdown,
-    /// Any other command byte (including replication commands, which the server may
-    /// still recognise from the raw payload); answered with errno 1047.
+    /// COM_BINLOG_DUMP: the argument bytes after the command byte.
+    BinlogDump(&'a [u8]),
+    /// COM_REGISTER_SLAVE: the argument bytes after the command byte.
+    RegisterSlave(&'a [u8]),
+    /// COM_BINLOG_DUMP_GTID (MySQL's): MariaDB answers it as an unknown command
+    /// (errno 1047), and so does Basalt.
+    BinlogDumpGtid,
+    /// Any other command byte; answered with errno 1047.
     Unknown(u8),
 }
 
@@ -123,6 +132,9 @@ pub fn parse_command(payload: &[u8], caps: u32) -> Result<Command<'_>, ProtoErro
         },
         com::COM_RESET_CONNECTION => Command::ResetConnection,
         com::COM_SHUTDOWN => Command::Shutdown,
+        com::COM_BINLOG_DUMP => Command::BinlogDump(rest),
+        com::COM_REGISTER_SLAVE => Command::RegisterSlave(rest),
+        com::COM_BINLOG_DUMP_GTID => Command::BinlogDumpGtid,
         other => Command::Unknown(other),
     })
 }
@@ -246,7 +258,19 @@ mod tests {
         );
         assert_eq!(
             parse_command(b"\x12abc", 0).expect("binlog"),
-            Command::Unknown(0x12)
+            Command::BinlogDump(b"abc")
+        );
+        assert_eq!(
+            parse_command(b"\x15\x01\0\0\0", 0).expect("register"),
+            Command::RegisterSlave(b"\x01\0\0\0")
+        );
+        assert_eq!(
+            parse_command(b"\x1e\0\0", 0).expect("gtid dump"),
+            Command::BinlogDumpGtid
+        );
+        assert_eq!(
+            parse_command(b"\x13", 0).expect("table dump"),
+            Command::Unknown(0x13)
         );
     }
 

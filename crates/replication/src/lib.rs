@@ -9,8 +9,10 @@
 //!   `gtid_binlog_state` / `gtid_binlog_pos` lists.
 //! - [`binlog`]: the files, derived from the WAL, and the commit path that writes them.
 //! - [`source`]: what the dump side (COM_BINLOG_DUMP) needs from the log.
+//! - [`dump`]: the primary side of the protocol (COM_BINLOG_DUMP, COM_REGISTER_SLAVE).
 
 pub mod binlog;
+pub mod dump;
 pub mod event;
 pub mod gtid;
 pub mod source;

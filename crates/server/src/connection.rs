@@ -70,6 +70,7 @@ pub fn serve(server: &Arc<Server>, stream: Stream) {
         command_loop(server, &mut conn, &state, &mut session);
         session.close();
     }
+    server.replicas.unregister(id);
     server.registry.remove(id);
 }
 
@@ -420,7 +421,15 @@ fn dispatch(
             server.stats.questions.fetch_add(1, Ordering::Relaxed);
             return stmts.dispatch(server, conn, state, session, cmd);
         }
-        Command::Unknown(_) => conn.write_err(&MySqlError::unknown_command()),
+        Command::RegisterSlave(body) => {
+            crate::dump::register_slave(server, conn, state, session, body)
+        }
+        Command::BinlogDump(body) => {
+            return crate::dump::binlog_dump(server, conn, state, session, body)
+        }
+        Command::BinlogDumpGtid | Command::Unknown(_) => {
+            conn.write_err(&MySqlError::unknown_command())
+        }
     }
     true
 }

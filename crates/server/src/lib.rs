@@ -12,6 +12,7 @@ mod blocking;
 pub mod config;
 mod connection;
 pub mod datadir_lock;
+mod dump;
 mod hooks;
 mod listener;
 mod registry;
@@ -22,6 +23,8 @@ mod stream;
 
 use basalt_protocol::{HandshakeConfig, ProtoError, RsaKeyPair};
 use basalt_replication::binlog::{Binlog, BinlogConfig, Files};
+use basalt_replication::dump::ReplicaRegistry;
+use basalt_replication::DumpSource;
 use basalt_sql::{Engine, GlobalConfig};
 use basalt_storage::{Storage, StorageConfig, StorageError};
 use config::Config;
@@ -76,9 +79,26 @@ pub struct Server {
     pub started: Instant,
     /// Held for the life of the server: no second server opens this data directory.
     _datadir_lock: datadir_lock::DatadirLock,
+    /// The binary log as COM_BINLOG_DUMP reads it; `None` while binary logging is
+    /// off (a dump then gets 1236 "Binary log is not open"). See [`Server::set_binlog`].
+    binlog: parking_lot::RwLock<Option<Arc<dyn DumpSource>>>,
+    /// Replicas registered with COM_REGISTER_SLAVE (SHOW SLAVE HOSTS) and the
+    /// running dumps.
+    pub replicas: ReplicaRegistry,
 }
 
 impl Server {
+    /// Turns serving the binary log to replicas on (`Some`) or off. Dumps already
+    /// running keep the source they started with.
+    pub fn set_binlog(&self, source: Option<Arc<dyn DumpSource>>) {
+        *self.binlog.write() = source;
+    }
+
+    /// The binary log dumps read, if binary logging is on.
+    pub fn binlog(&self) -> Option<Arc<dyn DumpSource>> {
+        self.binlog.read().clone()
+    }
+
     /// Starts the clean stop (SIGTERM, SIGINT, `SHUTDOWN`, COM_SHUTDOWN): no new
     /// connections; [`run`] then ends the open ones and shuts the storage down.
     pub fn request_stop(&self, why: &str) {
@@ -188,7 +208,7 @@ pub fn start(
     let mut global = global_config(&config, socket);
     global.log_bin_basename = Some(files.dir().join(files.basename()).display().to_string());
     let engine = Engine::new(storage.clone(), global);
-    engine.set_binlog(binlog);
+    engine.set_binlog(binlog.clone());
     let server = Arc::new(Server {
         config,
         engine: engine.clone(),
@@ -200,6 +220,9 @@ pub fn start(
         stopper: std::sync::OnceLock::new(),
         started: Instant::now(),
         _datadir_lock: lock,
+        // Files stay readable while `log_bin` is OFF: a replica can still catch up.
+        binlog: parking_lot::RwLock::new(Some(binlog as Arc<dyn DumpSource>)),
+        replicas: ReplicaRegistry::new(),
     });
     engine.set_hooks(Arc::new(hooks::Hooks::new(&server)));
     Ok(server)

@@ -34,7 +34,7 @@ pub mod view;
 
 use crate::engine::Engine;
 use crate::result::{QueryResult, ResultSink};
-use basalt_common::{ColumnMeta, MySqlError};
+use basalt_common::{ColumnMeta, MySqlError, Value};
 use basalt_storage::{IsolationLevel, Savepoint, Txn};
 use ctx::SessionCtx;
 use prepared::Prepared;
@@ -385,6 +385,13 @@ impl Session {
         self.release_user_locks();
         self.prepared.clear();
         self.drop_all_temp();
+    }
+
+    /// The user variable `@name` (names are case-insensitive: pass it lowercase),
+    /// or `None` when it was never set. The binlog dump reads the variables a
+    /// replica sets before COM_BINLOG_DUMP (`@master_binlog_checksum`, ...).
+    pub fn user_variable(&self, name: &str) -> Option<&Value> {
+        self.cx.user_vars.get(name)
     }
 
     pub fn current_database(&self) -> Option<&str> {

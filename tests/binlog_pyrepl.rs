@@ -50,7 +50,7 @@ fn python_mysql_replication_reads_a_mariadb_primary() {
 }
 
 #[test]
-#[ignore = "binary log not yet written"]
+#[ignore = "needs mariadb-server"]
 fn python_mysql_replication_reads_a_basalt_primary() {
     check(PrimaryKind::Basalt);
 }

@@ -148,7 +148,7 @@ fn a_mariadb_replica_follows_a_mariadb_primary() {
 }
 
 #[test]
-#[ignore = "binary log not yet written"]
+#[ignore = "needs mariadb-server"]
 fn a_mariadb_replica_follows_a_basalt_primary() {
     follow_check(PrimaryKind::Basalt);
 }
@@ -160,7 +160,7 @@ fn a_replica_provisioned_from_a_dump_of_a_mariadb_primary() {
 }
 
 #[test]
-#[ignore = "binary log not yet written"]
+#[ignore = "needs mariadb-server"]
 fn a_replica_provisioned_from_a_dump_of_a_basalt_primary() {
     provision_check(PrimaryKind::Basalt);
 }

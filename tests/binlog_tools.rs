@@ -118,7 +118,7 @@ fn mariadb_binlog_decodes_and_replays_a_mariadb_primary() {
 }
 
 #[test]
-#[ignore = "binary log not yet written"]
+#[ignore = "needs mariadb-server"]
 fn mariadb_binlog_decodes_and_replays_a_basalt_primary() {
     check(PrimaryKind::Basalt);
 }

@@ -290,3 +290,31 @@ fn create_select_and_cascades_log_as_mariadb_does() {
         "{text}"
     );
 }
+
+#[test]
+fn expired_files_go_when_the_log_moves_on() {
+    let b = Basalt::start_with(&["--log-bin"]);
+    let mut c = connect(&b);
+    c.query_drop("flush binary logs").expect("flush");
+    c.query_drop("set global binlog_expire_logs_seconds = 1")
+        .expect("expire");
+    let days: f64 = c
+        .query_first("select @@expire_logs_days")
+        .expect("q")
+        .expect("row");
+    assert!((days - 1.0 / 86400.0).abs() < 1e-6, "{days}");
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    c.query_drop("flush binary logs").expect("flush");
+    let logs: Vec<(String, u64)> = c.query("show binary logs").expect("logs");
+    // File 2 was last written by the rotation just now (its ROTATE event).
+    let names: Vec<&str> = logs.iter().map(|l| l.0.as_str()).collect();
+    assert_eq!(names, ["basalt-bin.000002", "basalt-bin.000003"]);
+    assert!(!b.datadir.join("basalt-bin.000001").exists());
+    c.query_drop("set global expire_logs_days = 0")
+        .expect("never");
+    let secs: u64 = c
+        .query_first("select @@binlog_expire_logs_seconds")
+        .expect("q")
+        .expect("row");
+    assert_eq!(secs, 0);
+}

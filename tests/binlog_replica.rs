@@ -61,6 +61,11 @@ fn follow_check(kind: PrimaryKind) {
     let mut w = Workload::new(primary.conn());
     base_workload(&mut w);
     same("after the base workload", &primary, &replica);
+    // The replica registered itself (COM_REGISTER_SLAVE).
+    let hosts: Vec<(u32, String, u32, u32)> =
+        w.conn.query("SHOW SLAVE HOSTS").expect("show slave hosts");
+    assert_eq!(hosts.len(), 1, "{hosts:?}");
+    assert_eq!((hosts[0].0, hosts[0].3), (2, 1), "{hosts:?}");
 
     big_transaction(&mut w.conn, 20_000);
     same("after a 20,000-row transaction", &primary, &replica);

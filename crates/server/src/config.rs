@@ -76,6 +76,13 @@ pub struct Args {
     /// Size after which the binary log moves to a new file, e.g. 100M (default 1G).
     #[arg(long = "max-binlog-size")]
     pub max_binlog_size: Option<String>,
+    /// Binary log files older than this many seconds are removed when the log moves
+    /// to a new file (`binlog_expire_logs_seconds`; 0, the default, keeps them).
+    #[arg(long = "binlog-expire-logs-seconds")]
+    pub binlog_expire_logs_seconds: Option<u64>,
+    /// The same in days (`expire_logs_days`, fractions allowed).
+    #[arg(long = "expire-logs-days")]
+    pub expire_logs_days: Option<f64>,
     /// Read options from this file first ([mysqld] and [basaltd] sections).
     #[arg(long = "defaults-file")]
     pub defaults_file: Option<PathBuf>,
@@ -132,6 +139,8 @@ pub struct Config {
     pub log_bin: bool,
     pub server_id: u32,
     pub max_binlog_size: u64,
+    /// `binlog_expire_logs_seconds` (0: never).
+    pub binlog_expire_seconds: u64,
     /// Options of the defaults file that basaltd accepts and does not use (the
     /// server logs each at start).
     pub ignored_options: Vec<String>,
@@ -178,6 +187,7 @@ impl Config {
                 None => Ok(default),
             }
         };
+        let binlog_expire_seconds = expire_seconds(&args, &get)?;
         let socket_named = args.socket.or_else(|| get("socket").map(PathBuf::from));
         let log_bin_named = args.log_bin.clone().or_else(|| get("log_bin"));
         let skip_log_bin = args.skip_log_bin || get("skip_log_bin").is_some();
@@ -192,6 +202,7 @@ impl Config {
             },
             max_binlog_size: size(args.max_binlog_size, "max_binlog_size", 1 << 30)?
                 .clamp(4096, 1 << 30),
+            binlog_expire_seconds,
             port,
             socket_required: socket_named.is_some(),
             socket: socket_named.unwrap_or_else(|| PathBuf::from(DEFAULT_SOCKET)),
@@ -250,6 +261,35 @@ impl Config {
                 .or_else(|| get("secure_file_priv").map(PathBuf::from))
                 .filter(|p| !p.as_os_str().is_empty()),
         })
+    }
+}
+
+/// `binlog_expire_logs_seconds`, or `expire_logs_days` in seconds (the first named
+/// wins, the command line before the file).
+fn expire_seconds(args: &Args, get: &dyn Fn(&str) -> Option<String>) -> Result<u64, ConfigError> {
+    if let Some(s) = args.binlog_expire_logs_seconds {
+        return Ok(s);
+    }
+    if let Some(d) = args.expire_logs_days {
+        return Ok((d.max(0.0) * 86400.0) as u64);
+    }
+    if let Some(s) = parse_num(
+        "binlog_expire_logs_seconds",
+        get("binlog_expire_logs_seconds"),
+    )? {
+        return Ok(s);
+    }
+    match get("expire_logs_days") {
+        None => Ok(0),
+        Some(v) => v
+            .trim()
+            .parse::<f64>()
+            .map(|d| (d.max(0.0) * 86400.0) as u64)
+            .map_err(|_| ConfigError::Value {
+                option: "expire_logs_days".into(),
+                value: v,
+                msg: "not a number of days".into(),
+            }),
     }
 }
 
@@ -402,6 +442,8 @@ const KNOWN: &[&str] = &[
     "skip_log_bin",
     "server_id",
     "max_binlog_size",
+    "binlog_expire_logs_seconds",
+    "expire_logs_days",
     "socket",
     "skip_networking",
 ];
@@ -420,7 +462,6 @@ const IGNORED: &[&str] = &[
     "basedir",
     "lc_messages_dir",
     "lc_messages",
-    "expire_logs_days",
     "key_buffer_size",
     "innodb_log_file_size",
 ];

@@ -110,6 +110,12 @@ impl ServerHooks for Hooks {
         out
     }
 
+    fn replicas(&self) -> Vec<basalt_replication::dump::ReplicaInfo> {
+        self.server
+            .upgrade()
+            .map_or_else(Vec::new, |s| s.replicas.replicas())
+    }
+
     fn flush_status(&self) {
         if let Some(s) = self.server.upgrade() {
             let st = &s.stats;

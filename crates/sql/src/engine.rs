@@ -40,6 +40,8 @@ pub struct GlobalConfig {
     pub log_bin_basename: Option<String>,
     /// `max_binlog_size` at start.
     pub max_binlog_size: u64,
+    /// `binlog_expire_logs_seconds` at start.
+    pub binlog_expire_seconds: u64,
     pub performance_schema: bool,
     pub query_cache_size: u64,
     pub basedir: String,
@@ -83,6 +85,7 @@ impl Default for GlobalConfig {
             log_bin: false,
             log_bin_basename: None,
             max_binlog_size: 1 << 30,
+            binlog_expire_seconds: 0,
             performance_schema: false,
             query_cache_size: 0,
             basedir: String::new(),
@@ -137,6 +140,10 @@ pub trait ServerHooks: Send + Sync {
     /// `refresh_status()` does (aborted counts to 0, `Max_used_connections` to the
     /// connections open now; cumulative ones such as `Questions` stay).
     fn flush_status(&self) {}
+    /// Replicas registered with COM_REGISTER_SLAVE (`SHOW SLAVE HOSTS`).
+    fn replicas(&self) -> Vec<basalt_replication::dump::ReplicaInfo> {
+        Vec::new()
+    }
 }
 
 struct NoHooks;

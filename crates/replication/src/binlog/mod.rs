@@ -52,6 +52,9 @@ pub struct BinlogConfig {
     pub max_size: u64,
     /// `binlog_checksum=CRC32`.
     pub checksum: bool,
+    /// `binlog_expire_logs_seconds`: files older than this go when the log moves to
+    /// a new file (0: never).
+    pub expire_seconds: u64,
     /// What FORMAT_DESCRIPTION events name as the server version.
     pub server_version: String,
 }
@@ -91,6 +94,7 @@ pub struct Binlog {
     server_version: String,
     server_id: AtomicU32,
     max_size: AtomicU64,
+    expire_seconds: AtomicU64,
     checksum: AtomicBool,
     appender: Arc<dyn LogAppend>,
     inner: Mutex<Inner>,
@@ -127,6 +131,7 @@ impl Binlog {
             server_version: config.server_version.clone(),
             server_id: AtomicU32::new(config.server_id),
             max_size: AtomicU64::new(config.max_size),
+            expire_seconds: AtomicU64::new(config.expire_seconds),
             checksum: AtomicBool::new(config.checksum),
             appender,
             inner: Mutex::new(Inner {
@@ -184,7 +189,8 @@ impl Binlog {
         g.enabled = true;
         self.on.store(true, Ordering::Relaxed);
         drop(g);
-        self.finish_standalone(lsn)
+        self.finish_standalone(lsn)?;
+        self.expire_logs()
     }
 
     pub fn set_server_id(&self, id: u32) {
@@ -197,6 +203,38 @@ impl Binlog {
 
     pub fn set_max_size(&self, bytes: u64) {
         self.max_size.store(bytes, Ordering::Relaxed);
+    }
+
+    /// `binlog_expire_logs_seconds` (0: files are never removed by age).
+    pub fn set_expire_seconds(&self, secs: u64) {
+        self.expire_seconds.store(secs, Ordering::Relaxed);
+    }
+
+    /// Removes files last written more than `binlog_expire_logs_seconds` ago (never
+    /// the current one), as MariaDB does when it opens a new file.
+    pub fn expire_logs(&self) -> Result<(), StorageError> {
+        let secs = self.expire_seconds.load(Ordering::Relaxed);
+        if secs == 0 {
+            return Ok(());
+        }
+        let cutoff = SystemTime::now()
+            .checked_sub(Duration::from_secs(secs))
+            .unwrap_or(UNIX_EPOCH);
+        let keep_from = self.first_modified_since(cutoff);
+        self.purge_before_file(keep_from).map(|_| ())
+    }
+
+    /// The first file (of the index) written at or after `t`; the current file when
+    /// every older one is older.
+    pub fn first_modified_since(&self, t: SystemTime) -> u32 {
+        let index = self.file_numbers();
+        for n in &index {
+            let modified = std::fs::metadata(self.files.path(*n)).and_then(|m| m.modified());
+            if modified.map_or(true, |m| m >= t) {
+                return *n;
+            }
+        }
+        index.last().copied().unwrap_or(0)
     }
 
     /// `@@gtid_binlog_state`.
@@ -233,7 +271,8 @@ impl Binlog {
         }
         let lsn = self.rotate_locked(&mut g, false)?;
         drop(g);
-        self.finish_standalone(lsn)
+        self.finish_standalone(lsn)?;
+        self.expire_logs()
     }
 
     /// RESET MASTER: removes every file and starts again at `basename.000001` with an
@@ -482,7 +521,16 @@ impl BinlogSink for Binlog {
         g.next_xid += 1;
         let mut w = self.writer(g.pos);
         encode::transaction(&mut w, capture, gtid, xid, now());
-        self.write_group(&mut g, w, gtid, append)
+        let file = g.file;
+        let lsn = self.write_group(&mut g, w, gtid, append)?;
+        let rotated = g.file != file;
+        drop(g);
+        if rotated {
+            if let Err(e) = self.expire_logs() {
+                tracing::warn!(error = %e, "removing expired binlog files failed");
+            }
+        }
+        Ok(lsn)
     }
 
     fn acknowledged(&self, lsn: u64) {

@@ -66,12 +66,20 @@ impl Session {
     /// `SET GLOBAL` of a variable the binary log acts on: `log_bin` (at runtime,
     /// which MariaDB cannot), `server_id`, `max_binlog_size`.
     pub(super) fn binlog_setting(&mut self, name: &str, v: &basalt_common::Value) -> R<()> {
-        if !matches!(name, "log_bin" | "server_id" | "max_binlog_size") {
+        if !matches!(
+            name,
+            "log_bin"
+                | "server_id"
+                | "max_binlog_size"
+                | "binlog_expire_logs_seconds"
+                | "expire_logs_days"
+        ) {
             return Ok(());
         }
         let n = match v {
             basalt_common::Value::Int(i) => (*i).max(0) as u64,
             basalt_common::Value::UInt(u) => *u,
+            basalt_common::Value::Double(d) => (d.max(0.0) * 86400.0) as u64,
             _ => 0,
         };
         let Some(b) = self.cx.engine.binlog() else {
@@ -85,9 +93,33 @@ impl Session {
         match name {
             "log_bin" => b.set_enabled(n != 0).map_err(MySqlError::from)?,
             "server_id" => b.set_server_id(n as u32),
-            _ => b.set_max_size(n),
+            "max_binlog_size" => b.set_max_size(n),
+            _ => {
+                // Either one sets both, as in MariaDB.
+                b.set_expire_seconds(n);
+                self.set_global_twin(name, n);
+            }
         }
         Ok(())
+    }
+
+    /// `SET GLOBAL expire_logs_days` also sets `binlog_expire_logs_seconds`, and the
+    /// other way round.
+    fn set_global_twin(&mut self, name: &str, secs: u64) {
+        let (twin, value) = if name == "expire_logs_days" {
+            (
+                "binlog_expire_logs_seconds",
+                basalt_common::Value::UInt(secs),
+            )
+        } else {
+            (
+                "expire_logs_days",
+                basalt_common::Value::Double(secs as f64 / 86400.0),
+            )
+        };
+        if let Some(def) = crate::sysvars::lookup(twin) {
+            self.cx.engine.globals.set(def, value);
+        }
     }
 
     /// Evaluates `text` (PURGE ... BEFORE) as a point in time of the session zone;

@@ -19,7 +19,6 @@ const DEFAULT_ONLY: &[(&str, &[&str])] = &[
     ("auto_increment_offset", &[]),
     ("big_tables", &[]),
     ("binlog_checksum", &[]),
-    ("binlog_expire_logs_seconds", &[]),
     // Row-based logging only (STATEMENT and MIXED answer 1235).
     ("binlog_format", &[]),
     ("binlog_row_image", &["NOBLOB", "MINIMAL"]),
@@ -27,7 +26,6 @@ const DEFAULT_ONLY: &[(&str, &[&str])] = &[
     // File names of LOAD DATA, INTO OUTFILE and LOAD_FILE() are taken as they
     // arrive (binary), not converted to another character set.
     ("character_set_filesystem", &[]),
-    ("expire_logs_days", &[]),
     ("explicit_defaults_for_timestamp", &[]),
     ("innodb_buffer_pool_size", &[]),
     ("innodb_deadlock_detect", &[]),

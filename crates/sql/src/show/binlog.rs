@@ -125,6 +125,32 @@ fn event_rows(name: &str, bytes: &[u8], opts: &BinlogEvents, checksum: bool) -> 
     Ok(rows)
 }
 
+/// SHOW SLAVE HOSTS: the replicas that registered (COM_REGISTER_SLAVE).
+pub fn slave_hosts(session: &Session) -> R<QueryResult> {
+    let cols = vec![
+        int_col("Server_id", 10, true),
+        text_col_nn("Host", 60),
+        int_col("Port", 7, true),
+        int_col("Master_id", 10, true),
+    ];
+    let rows = session
+        .cx
+        .engine
+        .hooks()
+        .replicas()
+        .into_iter()
+        .map(|r| {
+            vec![
+                Value::UInt(r.server_id as u64),
+                s(&r.host),
+                Value::UInt(r.port as u64),
+                Value::UInt(r.master_id as u64),
+            ]
+        })
+        .collect();
+    Ok(QueryResult::rows(cols, rows))
+}
+
 /// FLUSH BINARY LOGS.
 pub fn flush(session: &Session) -> R<QueryResult> {
     if let Some(b) = session.cx.engine.binlog().filter(|b| b.is_on()) {

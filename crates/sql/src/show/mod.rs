@@ -158,6 +158,7 @@ pub fn run(session: &mut Session, show: Show) -> R<QueryResult> {
         }
         Show::MasterStatus => binlog::master_status(session),
         Show::BinlogEvents(opts) => binlog::binlog_events(session, &opts),
+        Show::SlaveHosts => binlog::slave_hosts(session),
         Show::SlaveStatus => {
             let cols = [
                 "Slave_IO_State",

@@ -82,6 +82,8 @@ pub enum Show {
     SlaveStatus,
     BinaryLogs,
     BinlogEvents(super::binlog::BinlogEvents),
+    /// `SHOW SLAVE HOSTS` / `SHOW REPLICA HOSTS`.
+    SlaveHosts,
     OpenTables,
     Triggers,
     Events,
@@ -247,6 +249,10 @@ fn show_misc(p: &mut P) -> R<Show> {
             Show::MasterStatus
         }
     } else if p.kw("slave") || p.kw("replica") {
+        if p.kw("hosts") {
+            p.end()?;
+            return Ok(Show::SlaveHosts);
+        }
         p.kw("all");
         p.expect_kw("status")?;
         Show::SlaveStatus

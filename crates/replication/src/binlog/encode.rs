@@ -123,7 +123,7 @@ fn statement(
         while j < s.rows.len() && s.rows[j].0.id == table.id && same_kind(&s.rows[j].1, first) {
             j += 1;
         }
-        let changes: Vec<RowChange<'_>> = s.rows[i..j].iter().map(|(_, c)| c.clone()).collect();
+        let changes: Vec<RowChange<'_>> = s.rows[i..j].iter().map(|(_, c)| *c).collect();
         w.rows(s.when, table.id, table, image, &changes, j == s.rows.len());
         i = j;
     }

@@ -1,6 +1,7 @@
 //! The run as a whole: resolve the plan, run the stages (read workloads with
-//! flush=2 on both servers, commit workloads with flush=1, then the instruction
-//! count), and write the report, CSV and charts.
+//! flush=2 on both servers, commit workloads with flush=1, the binary log's three
+//! systems with flush=1, then the instruction count), and write the report, CSV and
+//! charts.
 
 use crate::charts;
 use crate::cpu;
@@ -34,10 +35,14 @@ pub fn run(args: &Args) -> Result<PathBuf, String> {
         workdir: &workdir,
         wrapper: &[],
         mariadb_extra: &[],
+        basalt_extra: &[],
         ready_timeout: Duration::from_secs(180),
     };
     read_stage(&plan, &launch, &progress, &mut results);
     commit_stage(&plan, &launch, &progress, &mut results);
+    if plan.runs(Workload::Binlog) {
+        crate::binlog::run(&plan, settings(&plan, 1), &launch, &progress, &mut results);
+    }
     if plan.runs(Workload::Cpu) {
         // A small pool starts faster under valgrind; the table has 1,000 rows.
         let small = Settings {

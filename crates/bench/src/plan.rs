@@ -18,7 +18,7 @@ pub struct Args {
     /// Rounds per system and case (default 3; 1 with --quick).
     #[arg(long)]
     pub rounds: Option<usize>,
-    /// Workloads to run (default all): seed, sysbench, commit, storm, cpu, joins.
+    /// Workloads to run (default all): seed, sysbench, commit, storm, cpu, joins, binlog.
     #[arg(long, value_delimiter = ',')]
     pub workloads: Vec<String>,
     /// The basaltd binary (default: basaltd next to this program).
@@ -67,10 +67,14 @@ pub struct Args {
     /// Durable commit clients (default 1,16,64).
     #[arg(long, value_delimiter = ',')]
     pub commit_clients: Vec<u32>,
+    /// Binary log workload: clients for autocommit INSERTs and sysbench
+    /// oltp_write_only threads (default 1,16,64).
+    #[arg(long, value_delimiter = ',')]
+    pub binlog_clients: Vec<u32>,
     /// Connection storm clients (default 1,32).
     #[arg(long, value_delimiter = ',')]
     pub storm_clients: Vec<u32>,
-    /// Seconds per commit / storm run (default 5; 3 with --quick).
+    /// Seconds per commit / storm / binlog run (default 5; 3 with --quick).
     #[arg(long)]
     pub load_time: Option<u64>,
     /// Point selects measured under callgrind (default 2000; 500 with --quick).
@@ -145,6 +149,9 @@ pub struct Plan {
     pub sysbench: SysbenchPlan,
     pub commit: LoadPlan,
     pub storm: LoadPlan,
+    /// Client counts and seconds per run of the binlog workload (both its
+    /// autocommit INSERTs and its sysbench oltp_write_only runs).
+    pub binlog: LoadPlan,
     pub cpu_queries: u64,
 }
 
@@ -176,6 +183,7 @@ fn parse_workloads(names: &[String]) -> Result<Vec<Workload>, String> {
         Workload::Storm,
         Workload::Cpu,
         Workload::Joins,
+        Workload::Binlog,
     ];
     if names.is_empty() {
         return Ok(all.to_vec());
@@ -187,7 +195,9 @@ fn parse_workloads(names: &[String]) -> Result<Vec<Workload>, String> {
                 .copied()
                 .find(|w| w.name() == n.trim())
                 .ok_or_else(|| {
-                    format!("unknown workload '{n}' (seed, sysbench, commit, storm, cpu, joins)")
+                    format!(
+                        "unknown workload '{n}' (seed, sysbench, commit, storm, cpu, joins, binlog)"
+                    )
                 })
         })
         .collect()
@@ -283,6 +293,10 @@ pub fn resolve(a: &Args) -> Result<Plan, String> {
             clients: or(&a.storm_clients, &[1, 32]),
             secs: load_secs,
         },
+        binlog: LoadPlan {
+            clients: or(&a.binlog_clients, if q { &[1, 16] } else { &[1, 16, 64] }),
+            secs: load_secs,
+        },
         cpu_queries: a.cpu_queries.unwrap_or(if q { 500 } else { 2000 }),
     })
 }
@@ -307,7 +321,8 @@ mod tests {
     fn full_defaults() {
         let p = resolve(&args(&[])).expect("plan");
         assert_eq!(p.rounds, 3);
-        assert_eq!(p.workloads.len(), 6);
+        assert_eq!(p.workloads.len(), 7);
+        assert_eq!(p.binlog.clients, [1, 16, 64]);
         assert_eq!(p.seed.clients, [1, 4, 32]);
         assert_eq!(p.seed.queries, 20000);
         // 5 scripts x 6 thread counts with ps, 3 x 3 without.

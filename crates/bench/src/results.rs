@@ -19,6 +19,8 @@ pub enum Workload {
     Cpu,
     /// Planning and running many-table joins.
     Joins,
+    /// Durable commits with and without the binary log (three systems).
+    Binlog,
 }
 
 impl Workload {
@@ -30,6 +32,7 @@ impl Workload {
             Workload::Storm => "storm",
             Workload::Cpu => "cpu",
             Workload::Joins => "joins",
+            Workload::Binlog => "binlog",
         }
     }
 }

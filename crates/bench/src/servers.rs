@@ -144,8 +144,11 @@ pub struct Launch<'a> {
     pub bins: &'a Binaries,
     pub workdir: &'a Path,
     pub wrapper: &'a [String],
-    /// Extra options for mariadbd only (e.g. what it needs under valgrind).
+    /// Extra options for mariadbd only (e.g. what it needs under valgrind). A
+    /// `--log-bin...` among them replaces the default `--skip-log-bin`.
     pub mariadb_extra: &'a [String],
+    /// Extra options for basaltd only (e.g. `--log-bin`).
+    pub basalt_extra: &'a [String],
     pub ready_timeout: Duration,
 }
 
@@ -280,6 +283,7 @@ fn start_basalt(settings: &Settings, launch: &Launch<'_>) -> Result<Server, Stri
         .arg(settings.flush.to_string())
         .arg("--max-connections")
         .arg(settings.max_connections.to_string())
+        .args(launch.basalt_extra)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(log);
@@ -349,6 +353,16 @@ pub fn mariadb_args(settings: &Settings) -> Vec<String> {
     ]
 }
 
+/// `base` followed by `extra`, without `--skip-log-bin` when `extra` turns the
+/// binary log on (MariaDB would otherwise see both and the order would decide).
+pub fn with_extra(base: Vec<String>, extra: &[String]) -> Vec<String> {
+    let log_bin = extra.iter().any(|a| a.starts_with("--log-bin"));
+    base.into_iter()
+        .filter(|a| !(log_bin && a == "--skip-log-bin"))
+        .chain(extra.iter().cloned())
+        .collect()
+}
+
 fn start_mariadb(settings: &Settings, launch: &Launch<'_>) -> Result<Server, String> {
     let dir = temp_dir(launch.workdir, "basalt-bench-mariadb-")?;
     let data = dir.path().join("data");
@@ -369,8 +383,7 @@ fn start_mariadb(settings: &Settings, launch: &Launch<'_>) -> Result<Server, Str
             dir.path().join("mysqld.pid").display()
         ))
         .arg(format!("--log-error={}", log_path.display()))
-        .args(mariadb_args(settings))
-        .args(launch.mariadb_extra);
+        .args(with_extra(mariadb_args(settings), launch.mariadb_extra));
     if running_as_root() {
         cmd.arg("--user=root");
     }
@@ -485,6 +498,15 @@ mod tests {
         ] {
             assert!(args.contains(want), "{want} missing from {args}");
         }
+    }
+
+    #[test]
+    fn log_bin_replaces_skip_log_bin() {
+        let base = vec!["--a".to_string(), "--skip-log-bin".to_string()];
+        let on = with_extra(base.clone(), &["--log-bin=mariadb-bin".to_string()]);
+        assert_eq!(on, ["--a", "--log-bin=mariadb-bin"]);
+        let other = with_extra(base, &["--b".to_string()]);
+        assert_eq!(other, ["--a", "--skip-log-bin", "--b"]);
     }
 
     #[test]

@@ -10,11 +10,14 @@
 //! - [`binlog`]: the files, derived from the WAL, and the commit path that writes them.
 //! - [`source`]: what the dump side (COM_BINLOG_DUMP) needs from the log.
 //! - [`dump`]: the primary side of the protocol (COM_BINLOG_DUMP, COM_REGISTER_SLAVE).
+//! - [`semisync`]: semi-synchronous replication, the primary side (commit waits for
+//!   a replica's acknowledgement).
 
 pub mod binlog;
 pub mod dump;
 pub mod event;
 pub mod gtid;
+pub mod semisync;
 pub mod source;
 
 pub use gtid::{Gtid, GtidList};

@@ -9,6 +9,12 @@
 //! ([`Binlog::acknowledged`] moves the visible end); checkpoints fsync the files
 //! ([`Binlog::sync`]) and record the sync point recovery starts from.
 //!
+//! Semi-sync ([`crate::semisync`]): a transaction or DDL group logged while
+//! `rpl_semi_sync_master_enabled` is on is remembered by its end LSN with the
+//! position its last event ends at (before any ROTATE the group carries);
+//! [`Binlog::acknowledged`] makes it visible to dumps first and then waits there for
+//! a replica's acknowledgement (both wait points wait here).
+//!
 //! # Invariants
 //! 1. Every group with WAL end LSN at or below the sync point's `lsn` is durable in
 //!    the files; every later committed group is in the WAL (the checkpoint that
@@ -29,12 +35,13 @@ pub use recover::recover;
 
 use crate::event::{EventWriter, GtidFlags, BINLOG_MAGIC};
 use crate::gtid::{Gtid, GtidList};
+use crate::semisync::{Coord, SemiSync};
 use crate::source::{BinlogPos, DumpSource, LogFile};
 use basalt_storage::binlog::{BinlogSession, BinlogSink, Capture, LogAppend};
 use basalt_storage::StorageError;
 use group::{Chunk, Group, RESET};
 use parking_lot::{Condvar, Mutex};
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::fs::File;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
@@ -83,6 +90,9 @@ struct Inner {
     /// them; until then commits that would log fail.
     broken: Option<String>,
     next_xid: u64,
+    /// Semi-sync waits to do once acknowledged: group end LSN -> where its last
+    /// event ends.
+    semisync_waits: HashMap<u64, Coord>,
 }
 
 pub struct Binlog {
@@ -100,6 +110,7 @@ pub struct Binlog {
     inner: Mutex<Inner>,
     visible: Mutex<BinlogPos>,
     moved: Condvar,
+    semisync: Arc<SemiSync>,
 }
 
 fn now() -> u32 {
@@ -146,6 +157,7 @@ impl Binlog {
                 dirty: Vec::new(),
                 broken: None,
                 next_xid: 1,
+                semisync_waits: HashMap::new(),
             }),
             visible: Mutex::new(BinlogPos {
                 file: if file > 0 {
@@ -156,6 +168,7 @@ impl Binlog {
                 offset: pos,
             }),
             moved: Condvar::new(),
+            semisync: SemiSync::new(),
             files,
         });
         if enabled {
@@ -166,6 +179,20 @@ impl Binlog {
 
     pub fn files_dir(&self) -> &Files {
         &self.files
+    }
+
+    /// The primary's semi-sync state (`rpl_semi_sync_master_*`).
+    pub fn semisync(&self) -> &Arc<SemiSync> {
+        &self.semisync
+    }
+
+    /// Remembers a semi-sync wait for the group ending at `lsn` whose last event
+    /// ends at `end` of the current file (called under the lock, in log order).
+    fn note_semisync(&self, g: &mut Inner, lsn: u64, file: u32, end: u64) {
+        let at = Coord::new(&self.files.name(file), end);
+        if self.semisync.logged(&at) {
+            g.semisync_waits.insert(lsn, at);
+        }
     }
 
     /// Whether commits are logged (`@@log_bin`).
@@ -286,6 +313,7 @@ impl Binlog {
             offset: 0,
         };
         drop(g);
+        self.semisync.reset_master();
         self.finish_standalone(lsn)
     }
 
@@ -306,8 +334,10 @@ impl Binlog {
         let mut w = self.writer(g.pos);
         w.gtid(when, gtid, GtidFlags::ddl());
         w.query(when, &encode::query(session, db, sql));
+        let (file, end) = (g.file, w.pos());
         let appender = self.appender.clone();
         let lsn = self.write_group(&mut g, w, gtid, &mut |b| appender.append(b))?;
+        self.note_semisync(&mut g, lsn, file, end);
         drop(g);
         self.finish_standalone(lsn)
     }
@@ -521,8 +551,9 @@ impl BinlogSink for Binlog {
         g.next_xid += 1;
         let mut w = self.writer(g.pos);
         encode::transaction(&mut w, capture, gtid, xid, now());
-        let file = g.file;
+        let (file, end) = (g.file, w.pos());
         let lsn = self.write_group(&mut g, w, gtid, append)?;
+        self.note_semisync(&mut g, lsn, file, end);
         let rotated = g.file != file;
         drop(g);
         if rotated {
@@ -535,11 +566,13 @@ impl BinlogSink for Binlog {
 
     fn acknowledged(&self, lsn: u64) {
         let mut last = None;
+        let semisync_wait;
         {
             let mut g = self.inner.lock();
             while g.unacked.front().is_some_and(|w| w.lsn <= lsn) {
                 last = g.unacked.pop_front();
             }
+            semisync_wait = g.semisync_waits.remove(&lsn);
         }
         if let Some(w) = last {
             let mut v = self.visible.lock();
@@ -552,6 +585,10 @@ impl BinlogSink for Binlog {
             }
             drop(v);
             self.moved.notify_all();
+        }
+        // Visible first, so a dump can send what the wait is for.
+        if let Some(at) = semisync_wait {
+            self.semisync.commit_wait(&at);
         }
     }
 

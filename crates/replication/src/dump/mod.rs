@@ -33,6 +33,8 @@
 //!   query of the same length (below 2, so positions still add up); ANNOTATE_ROWS
 //!   is sent only with `BINLOG_SEND_ANNOTATE_ROWS_EVENT`, else dropped (from 2 on),
 //!   kept (1) or a dummy (0).
+//! - `@rpl_semi_sync_slave`: a semi-sync replica; every packet then carries the
+//!   semi-sync header and some ask for an ACK ([`crate::semisync`]).
 //! - `@slave_connect_state`: a MariaDB GTID dump ([`gtid_pos`]); the file and
 //!   position in the request are then ignored. With `@slave_gtid_strict_mode` a
 //!   missing GTID between two present ones is an error; with
@@ -60,7 +62,7 @@ mod tests;
 
 pub use dir_source::DirSource;
 pub use registry::{ReplicaInfo, ReplicaRegistry};
-pub use stream::{dump, DumpSink};
+pub use stream::{dump, dump_with, DumpSink};
 
 use basalt_common::MySqlError;
 
@@ -100,6 +102,8 @@ pub struct DumpVars {
     pub slave_gtid_ignore_duplicates: bool,
     /// `@slave_until_gtid`, when set and not NULL.
     pub slave_until_gtid: Option<String>,
+    /// `@rpl_semi_sync_slave` is set and not 0: the replica does semi-sync.
+    pub semi_sync_slave: bool,
 }
 
 /// Why a dump ended other than at the end of the log under NON_BLOCK.

@@ -11,6 +11,7 @@ use super::reader::{LogReader, ReadError, ReadFailure};
 use super::{
     DumpError, DumpRequest, DumpVars, BINLOG_DUMP_NON_BLOCK, BINLOG_SEND_ANNOTATE_ROWS_EVENT,
 };
+use crate::semisync::{Coord, DumpSession, FLAG_REPLY, SYNC_MAGIC};
 use crate::{BinlogPos, DumpSource};
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -32,6 +33,23 @@ pub trait DumpSink {
     fn event(&mut self, event: &[u8]) -> io::Result<()>;
     /// Sends everything staged.
     fn flush(&mut self) -> io::Result<()>;
+    /// Semi-sync: stages `0x00 0xEF flag` followed by `event`, flag
+    /// [`FLAG_REPLY`] when `reply`; after such a packet, sends everything staged
+    /// and [`DumpSink::restart_sequence`]s.
+    fn semisync_event(&mut self, reply: bool, event: &[u8]) -> io::Result<()> {
+        let mut framed = Vec::with_capacity(event.len() + 2);
+        framed.extend_from_slice(&[SYNC_MAGIC, if reply { FLAG_REPLY } else { 0 }]);
+        framed.extend_from_slice(event);
+        self.event(&framed)?;
+        if reply {
+            self.flush()?;
+            self.restart_sequence();
+        }
+        Ok(())
+    }
+    /// After a packet that asked for a reply the next packet has sequence id 1
+    /// (the replica's ACK started a sequence of its own), as MariaDB's `flush_net`.
+    fn restart_sequence(&mut self) {}
 }
 
 /// Serves one COM_BINLOG_DUMP. `Ok(())` when the end of the log was reached under
@@ -45,7 +63,25 @@ pub fn dump(
     sink: &mut dyn DumpSink,
     stop: &AtomicBool,
 ) -> Result<(), DumpError> {
+    dump_with(src, req, vars, sink, stop, None)
+}
+
+/// [`dump`] to a replica that set `@rpl_semi_sync_slave` when `semi` is given:
+/// every packet carries the semi-sync header, and the events that end a waited-for
+/// transaction ask for a reply (see [`crate::semisync`]).
+pub fn dump_with(
+    src: &dyn DumpSource,
+    req: &DumpRequest,
+    vars: &DumpVars,
+    sink: &mut dyn DumpSink,
+    stop: &AtomicBool,
+    semi: Option<&DumpSession>,
+) -> Result<(), DumpError> {
     let mut d = Dumper::new(src, req, vars, sink, stop)?;
+    if let Some(s) = semi {
+        s.start(&Coord::new(&d.file, d.pos));
+    }
+    d.semi = semi;
     d.run()
 }
 
@@ -76,6 +112,7 @@ struct Dumper<'a> {
     read_end: u64,
     file_open: bool,
     clear_initial_log_pos: bool,
+    semi: Option<&'a DumpSession>,
 }
 
 impl<'a> Dumper<'a> {
@@ -104,6 +141,7 @@ impl<'a> Dumper<'a> {
             read_end: req.pos,
             file_open: false,
             clear_initial_log_pos: false,
+            semi: None,
         };
         d.start_position(vars)?;
         Ok(d)
@@ -244,7 +282,7 @@ impl<'a> Dumper<'a> {
                 None => true,
             };
             if admitted && self.compatible(&mut ev)? {
-                self.send(&ev)?;
+                self.send_logged(&ev)?;
             }
             let fake = self.gtid.as_mut().and_then(GtidFilter::take_fake_list);
             if let Some(list) = fake {
@@ -366,7 +404,26 @@ impl<'a> Dumper<'a> {
     }
 
     fn send(&mut self, ev: &[u8]) -> Result<(), DumpError> {
-        self.sink.event(ev).map_err(DumpError::Disconnected)
+        let sent = match self.semi {
+            Some(_) => self.sink.semisync_event(false, ev),
+            None => self.sink.event(ev),
+        };
+        sent.map_err(DumpError::Disconnected)
+    }
+
+    /// Sends an event read from the log, which ends at `self.pos`; under semi-sync
+    /// it may ask for a reply.
+    fn send_logged(&mut self, ev: &[u8]) -> Result<(), DumpError> {
+        let Some(semi) = self.semi else {
+            return self.send(ev);
+        };
+        let reply = semi.need_reply(&self.file, self.pos);
+        if reply {
+            semi.asked(Coord::new(&self.file, self.pos));
+        }
+        self.sink
+            .semisync_event(reply, ev)
+            .map_err(DumpError::Disconnected)
     }
 
     fn read_failed(&self, f: ReadFailure) -> DumpError {

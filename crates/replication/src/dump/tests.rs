@@ -384,3 +384,66 @@ fn a_missing_next_file_is_1236() {
     );
     assert!(got.last().expect("answer").ends_with(&hex(text.as_bytes())));
 }
+
+/// A semi-sync dump: every packet is the plain one with `0xEF flag` after the
+/// `0x00`, and only the event ending a logged transaction asks for a reply, after
+/// which the sink flushes and restarts its sequence.
+#[test]
+fn semisync_dump_carries_the_header_and_asks_for_the_logged_end() {
+    struct Semi {
+        packets: Vec<Vec<u8>>,
+        restarts: Vec<usize>,
+    }
+    impl DumpSink for Semi {
+        fn event(&mut self, ev: &[u8]) -> io::Result<()> {
+            self.packets.push([&[0u8][..], ev].concat());
+            Ok(())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+        fn restart_sequence(&mut self) {
+            self.restarts.push(self.packets.len());
+        }
+    }
+    let src = golden_source();
+    let f4 = "mariadb-bin.000004";
+    let semi = crate::semisync::SemiSync::new();
+    semi.set_enabled(true);
+    let session = semi.dump_session(77);
+    let plain = run(&src, &req(4, 1, f4), &crc32_vars());
+    assert!(semi.logged(&crate::semisync::Coord::new(f4, 588)));
+    let mut sink = Semi {
+        packets: Vec::new(),
+        restarts: Vec::new(),
+    };
+    let stop = AtomicBool::new(false);
+    dump_with(
+        &src,
+        &req(4, 1, f4),
+        &crc32_vars(),
+        &mut sink,
+        &stop,
+        Some(&session),
+    )
+    .expect("dump to the end");
+    assert_eq!(semi.clients(), 1);
+    assert_eq!(
+        sink.packets.len() + 1,
+        plain.len(),
+        "same packets, then EOF"
+    );
+    let last = sink.packets.len() - 1;
+    for (i, (p, want)) in sink.packets.iter().zip(&plain).enumerate() {
+        let flag = if i == last { "01" } else { "00" };
+        assert_eq!(
+            hex(p),
+            format!("00ef{flag}{}", &want[2..]),
+            "packet {i} with the semi-sync header"
+        );
+    }
+    assert_eq!(sink.restarts, vec![sink.packets.len()]);
+    assert_eq!(semi.counter("net_waits"), Some(1));
+    drop(session);
+    assert_eq!(semi.clients(), 0);
+}

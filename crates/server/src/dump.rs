@@ -6,18 +6,26 @@
 //! closes, as MariaDB closes it after COM_BINLOG_DUMP. A dump for a replica server
 //! id that another connection is already dumping to kills that one first (the
 //! replica reconnected; the old dump is a zombie).
+//!
+//! A semi-sync replica (`@rpl_semi_sync_slave`) answers on the same connection
+//! while the dump writes: a reader thread of its own takes those ACK packets
+//! (`len u24 | seq u8 | payload`, the payload as [`basalt_replication::semisync`]
+//! describes it) from a clone of the socket until the dump ends.
 
 use crate::blocking;
 use crate::connection::{write_ok, Conn};
 use crate::registry::ConnState;
+use crate::stream::Stream;
 use crate::Server;
 use basalt_common::Value;
 use basalt_protocol::ProtoError;
 use basalt_replication::dump::{self as rdump, DumpError, DumpSink, DumpVars};
+use basalt_replication::semisync::{DumpSession, FLAG_REPLY, SYNC_MAGIC};
 use basalt_sql::Session;
-use std::io;
-use std::sync::atomic::Ordering;
+use std::io::{self, Read};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 /// COM_REGISTER_SLAVE: OK, or 1105 with MariaDB's text.
 pub(crate) fn register_slave(
@@ -69,10 +77,29 @@ pub(crate) fn binlog_dump(
         }
     }
     let vars = dump_vars(session);
+    let semi = vars
+        .semi_sync_slave
+        .then(|| server.engine.binlog())
+        .flatten()
+        .map(|b| b.semisync().dump_session(req.server_id));
+    let acks = semi
+        .as_ref()
+        .and_then(|s| AckReader::start(conn, s.clone()));
     let result = {
         let mut sink = ConnSink { conn: &mut *conn };
-        rdump::dump(&*src, &req, &vars, &mut sink, &state.killed)
+        rdump::dump_with(
+            &*src,
+            &req,
+            &vars,
+            &mut sink,
+            &state.killed,
+            semi.as_deref(),
+        )
     };
+    if let Some(a) = acks {
+        a.stop();
+    }
+    drop(semi);
     server.replicas.end_dump(state.id);
     match result {
         Ok(()) => conn.write_end_marker(0, 0),
@@ -115,6 +142,106 @@ impl DumpSink for ConnSink<'_> {
     fn flush(&mut self) -> io::Result<()> {
         blocking::run(self.conn.flush()).map_err(io_error)
     }
+
+    fn semisync_event(&mut self, reply: bool, ev: &[u8]) -> io::Result<()> {
+        self.conn.push_packet(|out| {
+            out.extend_from_slice(&[0, SYNC_MAGIC, if reply { FLAG_REPLY } else { 0 }]);
+            out.extend_from_slice(ev);
+        });
+        if reply || self.conn.should_flush() {
+            blocking::run(self.conn.flush()).map_err(io_error)?;
+        }
+        if reply {
+            self.restart_sequence();
+        }
+        Ok(())
+    }
+
+    fn restart_sequence(&mut self) {
+        self.conn.set_sequence_id(1);
+    }
+}
+
+/// How often the ACK reader looks at its stop flag.
+const ACK_POLL: Duration = Duration::from_millis(200);
+/// An ACK is 9 bytes and a file name; anything longer than this is not one.
+const MAX_ACK_PACKET: usize = 64 * 1024;
+
+/// Takes a semi-sync replica's ACKs off its dump connection.
+struct AckReader {
+    stop: Arc<AtomicBool>,
+    socket: Stream,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl AckReader {
+    /// `None` when the socket cannot be cloned (the dump then goes on without
+    /// ACKs, and commits that wait time out).
+    fn start(conn: &Conn, session: Arc<DumpSession>) -> Option<AckReader> {
+        let socket = conn.get_ref().0.try_clone().ok()?;
+        let reader = socket.try_clone().ok()?;
+        // The dump thread never reads, so the shared receive timeout is ours.
+        reader.set_read_timeout(Some(ACK_POLL)).ok()?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let thread = std::thread::Builder::new()
+            .name("semisync-ack".into())
+            .spawn(move || read_acks(reader, &session, &flag))
+            .ok()?;
+        Some(AckReader {
+            stop,
+            socket,
+            thread,
+        })
+    }
+
+    fn stop(self) {
+        self.stop.store(true, Ordering::SeqCst);
+        let _ = self.socket.shutdown(std::net::Shutdown::Read);
+        let _ = self.thread.join();
+    }
+}
+
+/// Reads packets until the connection ends, the replica quits, or `stop`.
+fn read_acks(mut s: Stream, session: &DumpSession, stop: &AtomicBool) {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 1024];
+    while !stop.load(Ordering::SeqCst) {
+        match s.read(&mut chunk) {
+            Ok(0) => return,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock
+                        | io::ErrorKind::TimedOut
+                        | io::ErrorKind::Interrupted
+                ) =>
+            {
+                continue
+            }
+            Err(_) => return,
+        }
+        while let Some(len) = whole_packet(&buf) {
+            if len > MAX_ACK_PACKET {
+                tracing::error!("semi-sync replica sent a {len}-byte packet; ignoring its ACKs");
+                return;
+            }
+            let go_on = session.packet(&buf[4..4 + len]);
+            buf.drain(..4 + len);
+            if !go_on {
+                return;
+            }
+        }
+    }
+}
+
+/// The payload length of the first packet in `buf` once all of it is there (or
+/// once its header says it is too long to wait for).
+fn whole_packet(buf: &[u8]) -> Option<usize> {
+    let h = buf.get(..4)?;
+    let len = u32::from_le_bytes([h[0], h[1], h[2], 0]) as usize;
+    (len > MAX_ACK_PACKET || buf.len() >= 4 + len).then_some(len)
 }
 
 /// The user variables MariaDB's dump thread reads.
@@ -137,6 +264,7 @@ fn dump_vars(session: &Session) -> DumpVars {
         slave_gtid_strict_mode: int("slave_gtid_strict_mode") != 0,
         slave_gtid_ignore_duplicates: int("slave_gtid_ignore_duplicates") != 0,
         slave_until_gtid: text("slave_until_gtid"),
+        semi_sync_slave: int("rpl_semi_sync_slave") != 0,
     }
 }
 

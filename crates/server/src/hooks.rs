@@ -107,6 +107,14 @@ impl ServerHooks for Hooks {
                 .into_iter()
                 .map(|(k, v)| (k.to_string(), Value::UInt(v))),
         );
+        if let Some(b) = s.engine.binlog() {
+            out.extend(
+                b.semisync()
+                    .status()
+                    .into_iter()
+                    .map(|(k, v)| (k.to_string(), v)),
+            );
+        }
         out
     }
 

@@ -230,6 +230,10 @@ static DEFS: &[VarDef] = &[
     var!("read_buffer_size", Both, UInt, false, U(131_072)),
     var!("read_only", Global, Bool, false, B(false)),
     var!("require_secure_transport", Global, Bool, false, B(false)),
+    var!("rpl_semi_sync_master_enabled", Global, Bool, false, B(false)),
+    var!("rpl_semi_sync_master_timeout", Global, UInt, false, U(10000)),
+    var!("rpl_semi_sync_master_wait_no_slave", Global, Bool, false, B(true)),
+    var!("rpl_semi_sync_master_wait_point", Global, Enum(&["AFTER_SYNC", "AFTER_COMMIT"]), false, S("AFTER_SYNC")),
     var!("secure_file_priv", Global, Str, true, Config(|c| match &c.secure_file_priv {
         Some(p) => Value::str(&format!("{}/", p.display())),
         None => Value::Null,

@@ -66,6 +66,10 @@ impl Session {
     /// `SET GLOBAL` of a variable the binary log acts on: `log_bin` (at runtime,
     /// which MariaDB cannot), `server_id`, `max_binlog_size`.
     pub(super) fn binlog_setting(&mut self, name: &str, v: &basalt_common::Value) -> R<()> {
+        if name.starts_with("rpl_semi_sync_master_") {
+            self.semisync_setting(name, v);
+            return Ok(());
+        }
         if !matches!(
             name,
             "log_bin"
@@ -101,6 +105,33 @@ impl Session {
             }
         }
         Ok(())
+    }
+
+    /// `SET GLOBAL rpl_semi_sync_master_*` (validated already): applied to the
+    /// binary log's semi-sync state. Without a binary log there is nothing to wait
+    /// for, and the value is only kept.
+    fn semisync_setting(&mut self, name: &str, v: &basalt_common::Value) {
+        use basalt_replication::semisync::WaitPoint;
+        let Some(b) = self.cx.engine.binlog() else {
+            return;
+        };
+        let semi = b.semisync();
+        let n = match v {
+            basalt_common::Value::Int(i) => (*i).max(0) as u64,
+            basalt_common::Value::UInt(u) => *u,
+            _ => 0,
+        };
+        match name {
+            "rpl_semi_sync_master_enabled" => semi.set_enabled(n != 0),
+            "rpl_semi_sync_master_timeout" => semi.set_timeout_ms(n),
+            "rpl_semi_sync_master_wait_no_slave" => semi.set_wait_no_slave(n != 0),
+            "rpl_semi_sync_master_wait_point" => {
+                if let Some(p) = WaitPoint::from_name(&v.display_lossy()) {
+                    semi.set_wait_point(p);
+                }
+            }
+            _ => {}
+        }
     }
 
     /// `SET GLOBAL expire_logs_days` also sets `binlog_expire_logs_seconds`, and the

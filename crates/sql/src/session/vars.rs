@@ -210,6 +210,7 @@ impl Session {
             "max_session_mem_used" => (crate::exec::mem::MIN_LIMIT, u64::MAX),
             "optimizer_search_depth" => (0, 62),
             "join_cache_level" => (0, 8),
+            "rpl_semi_sync_master_timeout" => (0, u64::from(u32::MAX)),
             _ => return v,
         };
         match v {

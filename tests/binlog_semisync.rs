@@ -4,7 +4,9 @@
 //! acknowledged (`yes_tx`); with the replica stopped a commit waits
 //! `rpl_semi_sync_master_timeout` (500 ms here), the status switches OFF and
 //! commits count in `no_tx` without waiting; after START SLAVE the replica catches
-//! up and the status is ON again.
+//! up and the status is ON again; with `rpl_semi_sync_master_wait_point=AFTER_COMMIT`
+//! commits are acknowledged as well, and with `rpl_semi_sync_master_wait_no_slave=OFF`
+//! a commit with no replica connected does not wait and the status stays ON.
 //!
 //! The same check runs against a MariaDB primary (the oracle) and a Basalt primary.
 //! Every wait is bounded.
@@ -152,14 +154,42 @@ fn semisync_check(kind: PrimaryKind) {
     c.query_drop(format!("INSERT INTO {DB}.t VALUES (12, 'acked again')"))
         .expect("insert");
     assert_eq!(counter(&mut c, "yes_tx"), yes + 1, "{:?}", status(&mut c));
+    // AFTER_COMMIT waits for the acknowledgement too.
+    c.query_drop("SET GLOBAL rpl_semi_sync_master_wait_point = AFTER_COMMIT")
+        .expect("wait point");
+    c.query_drop(format!("INSERT INTO {DB}.t VALUES (13, 'after commit')"))
+        .expect("insert");
+    assert_eq!(counter(&mut c, "yes_tx"), yes + 2, "{:?}", status(&mut c));
     let st = status(&mut c);
-    eprintln!("{kind:?}: at the end {st:?}");
+    eprintln!("{kind:?}: caught up again {st:?}");
     assert_eq!(st["status"], "ON");
     wait_caught_up(&replica, &primary, BOUND);
     assert_same_contents(
         "after semi-sync",
         &contents(&primary.url(), DB),
         &contents(&replica.url(), DB),
+    );
+
+    // rpl_semi_sync_master_wait_no_slave=OFF: with no semi-sync replica connected
+    // a commit does not wait, and the status stays ON.
+    c.query_drop("SET GLOBAL rpl_semi_sync_master_wait_no_slave = OFF")
+        .expect("wait_no_slave");
+    r.query_drop("STOP SLAVE").expect("STOP SLAVE");
+    wait_status(&mut c, "clients", "0");
+    let no = counter(&mut c, "no_tx");
+    let quick = timed(
+        &mut c,
+        &format!("INSERT INTO {DB}.t VALUES (14, 'no replica')"),
+    );
+    assert!(
+        quick < Duration::from_millis(TIMEOUT_MS / 2),
+        "no wait ({quick:?})"
+    );
+    let st = status(&mut c);
+    assert_eq!(
+        (st["status"].as_str(), counter(&mut c, "no_tx")),
+        ("ON", no + 1),
+        "{st:?}"
     );
 }
 

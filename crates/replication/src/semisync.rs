@@ -334,7 +334,7 @@ impl SemiSync {
             if !timed_out {
                 st.stats.tx_waits += 1;
                 st.stats.tx_wait_us += start.elapsed().as_micros() as u64;
-            } else if !st.reply.as_ref().is_some_and(|r| r >= end) {
+            } else if st.reply.as_ref().is_none_or(|r| r < end) {
                 let (f, p) = st
                     .reply
                     .as_ref()

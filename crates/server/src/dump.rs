@@ -486,6 +486,15 @@ mod tests {
     }
 
     #[test]
+    fn ack_packets_are_taken_whole() {
+        assert_eq!(whole_packet(&[3, 0]), None);
+        assert_eq!(whole_packet(&[3, 0, 0, 0, 0xef, 1]), None);
+        assert_eq!(whole_packet(&[3, 0, 0, 0, 0xef, 1, 2, 9]), Some(3));
+        // A header announcing more than an ACK can be is not waited for.
+        assert_eq!(whole_packet(&[0xff, 0xff, 0xff, 0]), Some(0xff_ffff));
+    }
+
+    #[test]
     fn integer_context_of_user_variables() {
         assert_eq!(value_int(&Value::Int(4)), 4);
         assert_eq!(value_int(&Value::UInt(30_000_000_000)), 30_000_000_000);

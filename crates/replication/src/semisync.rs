@@ -283,6 +283,9 @@ impl SemiSync {
     /// visible to a dump. Returns whether its commit is to call
     /// [`SemiSync::commit_wait`].
     pub fn logged(&self, end: &Coord) -> bool {
+        if !self.enabled() {
+            return false;
+        }
         let mut st = self.st.lock();
         if !st.enabled {
             return false;

@@ -189,6 +189,9 @@ impl Binlog {
     /// Remembers a semi-sync wait for the group ending at `lsn` whose last event
     /// ends at `end` of the current file (called under the lock, in log order).
     fn note_semisync(&self, g: &mut Inner, lsn: u64, file: u32, end: u64) {
+        if !self.semisync.enabled() {
+            return;
+        }
         let at = Coord::new(&self.files.name(file), end);
         if self.semisync.logged(&at) {
             g.semisync_waits.insert(lsn, at);

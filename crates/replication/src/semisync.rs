@@ -105,6 +105,28 @@ impl WaitPoint {
     }
 }
 
+/// The `rpl_semi_sync_master_*` settings, as start-up options give them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Settings {
+    pub enabled: bool,
+    pub timeout_ms: u64,
+    pub wait_point: WaitPoint,
+    pub wait_no_slave: bool,
+}
+
+impl Default for Settings {
+    /// MariaDB's defaults, except the wait point (AFTER_SYNC, as Basalt's issue
+    /// asks; MariaDB defaults to AFTER_COMMIT).
+    fn default() -> Self {
+        Settings {
+            enabled: false,
+            timeout_ms: 10_000,
+            wait_point: WaitPoint::AfterSync,
+            wait_no_slave: true,
+        }
+    }
+}
+
 /// A malformed packet from a semi-sync replica (MariaDB's log messages).
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum ReplyError {
@@ -204,6 +226,14 @@ impl Default for SemiSync {
 impl SemiSync {
     pub fn new() -> Arc<SemiSync> {
         Arc::new(SemiSync::default())
+    }
+
+    /// Takes start-up settings.
+    pub fn apply(&self, s: &Settings) {
+        self.set_timeout_ms(s.timeout_ms);
+        self.set_wait_point(s.wait_point);
+        self.set_wait_no_slave(s.wait_no_slave);
+        self.set_enabled(s.enabled);
     }
 
     /// `rpl_semi_sync_master_enabled`.

@@ -83,6 +83,20 @@ pub struct Args {
     /// The same in days (`expire_logs_days`, fractions allowed).
     #[arg(long = "expire-logs-days")]
     pub expire_logs_days: Option<f64>,
+    /// Semi-synchronous replication: commits wait for a replica's acknowledgement
+    /// (`rpl_semi_sync_master_enabled`; ON/OFF, default OFF).
+    #[arg(long = "rpl-semi-sync-master-enabled", num_args = 0..=1, require_equals = true, default_missing_value = "ON")]
+    pub rpl_semi_sync_master_enabled: Option<String>,
+    /// How long a commit waits for the acknowledgement, in milliseconds, before
+    /// semi-sync switches off (default 10000).
+    #[arg(long = "rpl-semi-sync-master-timeout")]
+    pub rpl_semi_sync_master_timeout: Option<u64>,
+    /// AFTER_SYNC (default) or AFTER_COMMIT; both wait at the same point in Basalt.
+    #[arg(long = "rpl-semi-sync-master-wait-point")]
+    pub rpl_semi_sync_master_wait_point: Option<String>,
+    /// Whether commits wait while no semi-sync replica is connected (default ON).
+    #[arg(long = "rpl-semi-sync-master-wait-no-slave", num_args = 0..=1, require_equals = true, default_missing_value = "ON")]
+    pub rpl_semi_sync_master_wait_no_slave: Option<String>,
     /// Read options from this file first ([mysqld] and [basaltd] sections).
     #[arg(long = "defaults-file")]
     pub defaults_file: Option<PathBuf>,
@@ -141,6 +155,8 @@ pub struct Config {
     pub max_binlog_size: u64,
     /// `binlog_expire_logs_seconds` (0: never).
     pub binlog_expire_seconds: u64,
+    /// `rpl_semi_sync_master_*` at start.
+    pub semisync: basalt_replication::semisync::Settings,
     /// Options of the defaults file that basaltd accepts and does not use (the
     /// server logs each at start).
     pub ignored_options: Vec<String>,
@@ -188,6 +204,7 @@ impl Config {
             }
         };
         let binlog_expire_seconds = expire_seconds(&args, &get)?;
+        let semisync = semisync_settings(&args, &get)?;
         let socket_named = args.socket.or_else(|| get("socket").map(PathBuf::from));
         let log_bin_named = args.log_bin.clone().or_else(|| get("log_bin"));
         let skip_log_bin = args.skip_log_bin || get("skip_log_bin").is_some();
@@ -203,6 +220,7 @@ impl Config {
             max_binlog_size: size(args.max_binlog_size, "max_binlog_size", 1 << 30)?
                 .clamp(4096, 1 << 30),
             binlog_expire_seconds,
+            semisync,
             port,
             socket_required: socket_named.is_some(),
             socket: socket_named.unwrap_or_else(|| PathBuf::from(DEFAULT_SOCKET)),
@@ -367,6 +385,65 @@ fn available_memory() -> u64 {
 }
 
 /// A boolean option's value in the defaults file (`1`, `ON`, `TRUE`, or no value).
+/// The `rpl_semi_sync_master_*` options (flags first, then the defaults file).
+fn semisync_settings(
+    args: &Args,
+    get: &dyn Fn(&str) -> Option<String>,
+) -> Result<basalt_replication::semisync::Settings, ConfigError> {
+    use basalt_replication::semisync::{Settings, WaitPoint};
+    let d = Settings::default();
+    let bad = |option: &str, value: &str, msg: &str| ConfigError::Value {
+        option: option.into(),
+        value: value.into(),
+        msg: msg.into(),
+    };
+    let on_off = |flag: &Option<String>, name: &str, default: bool| {
+        let Some(v) = flag.clone().or_else(|| get(name)) else {
+            return Ok(default);
+        };
+        match v.to_ascii_lowercase().as_str() {
+            "1" | "on" | "true" => Ok(true),
+            "0" | "off" | "false" => Ok(false),
+            _ => Err(bad(name, &v, "must be ON or OFF")),
+        }
+    };
+    let timeout = match args.rpl_semi_sync_master_timeout {
+        Some(v) => Some(v),
+        None => parse_num(
+            "rpl_semi_sync_master_timeout",
+            get("rpl_semi_sync_master_timeout"),
+        )?,
+    };
+    let point = args
+        .rpl_semi_sync_master_wait_point
+        .clone()
+        .or_else(|| get("rpl_semi_sync_master_wait_point"));
+    let wait_point = match point {
+        None => d.wait_point,
+        Some(p) => WaitPoint::from_name(&p).ok_or_else(|| {
+            bad(
+                "rpl_semi_sync_master_wait_point",
+                &p,
+                "must be AFTER_SYNC or AFTER_COMMIT",
+            )
+        })?,
+    };
+    Ok(Settings {
+        enabled: on_off(
+            &args.rpl_semi_sync_master_enabled,
+            "rpl_semi_sync_master_enabled",
+            d.enabled,
+        )?,
+        timeout_ms: timeout.map_or(d.timeout_ms, |t| t.min(u64::from(u32::MAX))),
+        wait_point,
+        wait_no_slave: on_off(
+            &args.rpl_semi_sync_master_wait_no_slave,
+            "rpl_semi_sync_master_wait_no_slave",
+            d.wait_no_slave,
+        )?,
+    })
+}
+
 fn flag_on(v: Option<String>) -> bool {
     v.is_some_and(|v| v == "1" || v.eq_ignore_ascii_case("on") || v.eq_ignore_ascii_case("true"))
 }
@@ -444,6 +521,10 @@ const KNOWN: &[&str] = &[
     "max_binlog_size",
     "binlog_expire_logs_seconds",
     "expire_logs_days",
+    "rpl_semi_sync_master_enabled",
+    "rpl_semi_sync_master_timeout",
+    "rpl_semi_sync_master_wait_point",
+    "rpl_semi_sync_master_wait_no_slave",
     "socket",
     "skip_networking",
 ];
@@ -572,6 +653,48 @@ mod tests {
         assert!(cfg.rollback_on_timeout);
         let cfg = Config::resolve(Args::default()).expect("resolve");
         assert!(!cfg.rollback_on_timeout);
+    }
+
+    #[test]
+    fn semisync_from_flags_and_the_defaults_file() {
+        use basalt_replication::semisync::{Settings, WaitPoint};
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("my.cnf");
+        std::fs::write(
+            &path,
+            "[mysqld]\nrpl_semi_sync_master_enabled\nrpl-semi-sync-master-timeout=500\n\
+             rpl_semi_sync_master_wait_point=after_commit\n\
+             rpl_semi_sync_master_wait_no_slave=OFF\n",
+        )
+        .expect("write");
+        let cfg = Config::resolve(Args {
+            defaults_file: Some(path.clone()),
+            ..Default::default()
+        })
+        .expect("resolve");
+        let want = Settings {
+            enabled: true,
+            timeout_ms: 500,
+            wait_point: WaitPoint::AfterCommit,
+            wait_no_slave: false,
+        };
+        assert_eq!(cfg.semisync, want);
+        // Flags win over the file.
+        let cfg = Config::resolve(Args {
+            defaults_file: Some(path),
+            rpl_semi_sync_master_enabled: Some("OFF".into()),
+            rpl_semi_sync_master_timeout: Some(20),
+            ..Default::default()
+        })
+        .expect("resolve");
+        assert_eq!((cfg.semisync.enabled, cfg.semisync.timeout_ms), (false, 20));
+        let cfg = Config::resolve(Args::default()).expect("resolve");
+        assert_eq!(cfg.semisync, Settings::default());
+        let bad = Config::resolve(Args {
+            rpl_semi_sync_master_wait_point: Some("LATER".into()),
+            ..Default::default()
+        });
+        assert!(matches!(bad, Err(ConfigError::Value { .. })));
     }
 
     #[test]

@@ -206,6 +206,7 @@ pub fn start(
         storage.log_appender(),
         config.log_bin,
     )?;
+    binlog.semisync().apply(&config.semisync);
     let mut global = global_config(&config, socket);
     global.log_bin_basename = Some(files.dir().join(files.basename()).display().to_string());
     let engine = Engine::new(storage.clone(), global);
@@ -267,6 +268,7 @@ fn global_config(c: &Config, socket: String) -> GlobalConfig {
         log_bin: c.log_bin,
         max_binlog_size: c.max_binlog_size,
         binlog_expire_seconds: c.binlog_expire_seconds,
+        semisync: c.semisync.clone(),
         hostname: hostname(),
         rollback_on_timeout: c.rollback_on_timeout,
         collation_server: c.collation_server,

@@ -60,6 +60,8 @@ pub struct GlobalConfig {
     /// `@@secure_file_priv`: the directory server-side LOAD DATA INFILE and
     /// SELECT ... INTO OUTFILE may use; `None` (NULL) refuses them all.
     pub secure_file_priv: Option<std::path::PathBuf>,
+    /// `rpl_semi_sync_master_*` at start.
+    pub semisync: basalt_replication::semisync::Settings,
 }
 
 impl Default for GlobalConfig {
@@ -96,6 +98,7 @@ impl Default for GlobalConfig {
             tmpdir: std::env::temp_dir().display().to_string(),
             skip_networking: false,
             secure_file_priv: None,
+            semisync: Default::default(),
         }
     }
 }

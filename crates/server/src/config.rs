@@ -83,6 +83,12 @@ pub struct Args {
     /// The same in days (`expire_logs_days`, fractions allowed).
     #[arg(long = "expire-logs-days")]
     pub expire_logs_days: Option<f64>,
+    /// Log only changes in this database (repeatable; `binlog_do_db`).
+    #[arg(long = "binlog-do-db")]
+    pub binlog_do_db: Vec<String>,
+    /// Do not log changes in this database (repeatable; `binlog_ignore_db`).
+    #[arg(long = "binlog-ignore-db")]
+    pub binlog_ignore_db: Vec<String>,
     /// Read options from this file first ([mysqld] and [basaltd] sections).
     #[arg(long = "defaults-file")]
     pub defaults_file: Option<PathBuf>,
@@ -141,6 +147,9 @@ pub struct Config {
     pub max_binlog_size: u64,
     /// `binlog_expire_logs_seconds` (0: never).
     pub binlog_expire_seconds: u64,
+    /// `binlog_do_db` / `binlog_ignore_db`, comma-separated.
+    pub binlog_do_db: String,
+    pub binlog_ignore_db: String,
     /// Options of the defaults file that basaltd accepts and does not use (the
     /// server logs each at start).
     pub ignored_options: Vec<String>,
@@ -203,6 +212,8 @@ impl Config {
             max_binlog_size: size(args.max_binlog_size, "max_binlog_size", 1 << 30)?
                 .clamp(4096, 1 << 30),
             binlog_expire_seconds,
+            binlog_do_db: db_list(&args.binlog_do_db, get("binlog_do_db")),
+            binlog_ignore_db: db_list(&args.binlog_ignore_db, get("binlog_ignore_db")),
             port,
             socket_required: socket_named.is_some(),
             socket: socket_named.unwrap_or_else(|| PathBuf::from(DEFAULT_SOCKET)),
@@ -262,6 +273,15 @@ impl Config {
                 .filter(|p| !p.as_os_str().is_empty()),
         })
     }
+}
+
+/// `--binlog-do-db` / `--binlog-ignore-db` (each names one database; the flags win
+/// over the defaults file), comma-separated.
+fn db_list(flags: &[String], file: Option<String>) -> String {
+    if flags.is_empty() {
+        return file.unwrap_or_default();
+    }
+    flags.join(",")
 }
 
 /// `binlog_expire_logs_seconds`, or `expire_logs_days` in seconds (the first named
@@ -444,6 +464,8 @@ const KNOWN: &[&str] = &[
     "max_binlog_size",
     "binlog_expire_logs_seconds",
     "expire_logs_days",
+    "binlog_do_db",
+    "binlog_ignore_db",
     "socket",
     "skip_networking",
 ];

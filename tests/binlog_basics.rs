@@ -392,23 +392,30 @@ fn do_and_ignore_db_filter_at_runtime() {
     let b = Basalt::start_with(&["--log-bin", "--binlog-ignore-db=skipped"]);
     let mut c = connect(&b);
     for db in ["skipped", "kept"] {
-        c.query_drop(format!("create database {db}")).expect("create db");
+        c.query_drop(format!("create database {db}"))
+            .expect("create db");
     }
     c.query_drop("create table skipped.t (a int primary key)")
         .expect("create in skipped (no default database: logged)");
     c.query_drop("create table kept.t (a int primary key)")
         .expect("create in kept");
-    c.query_drop("insert into skipped.t values (1)").expect("insert");
-    c.query_drop("insert into kept.t values (2)").expect("insert");
+    c.query_drop("insert into skipped.t values (1)")
+        .expect("insert");
+    c.query_drop("insert into kept.t values (2)")
+        .expect("insert");
     let status: (String, u64, String, String) = c
         .query_first("show master status")
         .expect("status")
         .expect("row");
     assert_eq!(status.3, "skipped");
-    c.query_drop("set global binlog_ignore_db = ''").expect("clear");
-    c.query_drop("set global binlog_do_db = 'skipped'").expect("do-list");
-    c.query_drop("insert into skipped.t values (3)").expect("insert");
-    c.query_drop("insert into kept.t values (4)").expect("insert");
+    c.query_drop("set global binlog_ignore_db = ''")
+        .expect("clear");
+    c.query_drop("set global binlog_do_db = 'skipped'")
+        .expect("do-list");
+    c.query_drop("insert into skipped.t values (3)")
+        .expect("insert");
+    c.query_drop("insert into kept.t values (4)")
+        .expect("insert");
     // A default database the do-list lacks keeps DDL out.
     c.query_drop("use kept").expect("use");
     c.query_drop("create table kept.u (a int)").expect("create");

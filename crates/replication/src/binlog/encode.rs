@@ -4,10 +4,10 @@
 //! XID for a transaction that changed durable tables, or `COMMIT` as a QUERY for one
 //! that changed only MEMORY tables (as MariaDB logs non-transactional engines).
 
+use super::filter::DbFilter;
 use crate::event::{EventWriter, GtidFlags, Query, RowChange};
 use crate::gtid::Gtid;
 use basalt_common::{Row, TableDef};
-use super::filter::DbFilter;
 use basalt_storage::binlog::{BinlogSession, Capture, Captured, RowImageMode};
 use std::sync::Arc;
 

@@ -318,3 +318,124 @@ fn expired_files_go_when_the_log_moves_on() {
         .expect("row");
     assert_eq!(secs, 0);
 }
+
+#[test]
+fn session_settings_shape_the_events() {
+    let b = Basalt::start_with(&["--log-bin"]);
+    let mut c = connect(&b);
+    c.query_drop("create table test.t (id int primary key, a int, note text)")
+        .expect("create");
+    c.query_drop("insert into test.t values (1, 10, 'x')")
+        .expect("insert");
+    c.query_drop(
+        "set gtid_domain_id = 3, server_id = 9, binlog_annotate_row_events = 0, \
+         binlog_row_image = 'MINIMAL'",
+    )
+    .expect("session settings");
+    c.query_drop("update test.t set a = 11 where id = 1")
+        .expect("update");
+    let events: Vec<(String, u64, String, u32, u64, String)> =
+        c.query("show binlog events").expect("events");
+    let last_gtid = events
+        .iter()
+        .rev()
+        .find(|e| e.2 == "Gtid")
+        .expect("a GTID event");
+    assert_eq!(last_gtid.5, "BEGIN GTID 3-9-1");
+    assert_eq!(last_gtid.3, 9, "the session's server_id");
+    let after: Vec<&str> = events
+        .iter()
+        .skip_while(|e| e.5 != "BEGIN GTID 3-9-1")
+        .map(|e| e.2.as_str())
+        .collect();
+    assert!(!after.contains(&"Annotate_rows"), "{after:?}");
+    let pos: String = c
+        .query_first("select @@gtid_binlog_pos")
+        .expect("q")
+        .expect("row");
+    assert_eq!(pos, "0-1-2,3-9-1");
+    if which("mariadb-binlog").is_some() {
+        let text = decoded(&b, &["basalt-bin.000001"]);
+        let update = &text[text.find("### UPDATE").expect("update logged")..];
+        let update: Vec<&str> = update.lines().take(5).collect();
+        // MINIMAL: the primary key before, the changed column after.
+        assert_eq!(
+            update,
+            [
+                "### UPDATE `test`.`t`",
+                "### WHERE",
+                "###   @1=1",
+                "### SET",
+                "###   @2=11"
+            ]
+        );
+    }
+    // max_binlog_size: the log moves to a new file once a file passes it.
+    c.query_drop("set global max_binlog_size = 4096")
+        .expect("size");
+    for i in 2..40 {
+        c.query_drop(format!(
+            "insert into test.t values ({i}, {i}, repeat('n', 200))"
+        ))
+        .expect("insert");
+    }
+    let logs: Vec<(String, u64)> = c.query("show binary logs").expect("logs");
+    assert!(logs.len() >= 3, "{logs:?}");
+    assert!(
+        logs[..logs.len() - 1].iter().all(|l| l.1 < 4096 + 1024),
+        "{logs:?}"
+    );
+}
+
+#[test]
+fn do_and_ignore_db_filter_at_runtime() {
+    let b = Basalt::start_with(&["--log-bin", "--binlog-ignore-db=skipped"]);
+    let mut c = connect(&b);
+    for db in ["skipped", "kept"] {
+        c.query_drop(format!("create database {db}"))
+            .expect("create db");
+    }
+    c.query_drop("create table skipped.t (a int primary key)")
+        .expect("create in skipped (no default database: logged)");
+    c.query_drop("create table kept.t (a int primary key)")
+        .expect("create in kept");
+    c.query_drop("insert into skipped.t values (1)")
+        .expect("insert");
+    c.query_drop("insert into kept.t values (2)")
+        .expect("insert");
+    let status: (String, u64, String, String) = c
+        .query_first("show master status")
+        .expect("status")
+        .expect("row");
+    assert_eq!(status.3, "skipped");
+    c.query_drop("set global binlog_ignore_db = ''")
+        .expect("clear");
+    c.query_drop("set global binlog_do_db = 'skipped'")
+        .expect("do-list");
+    c.query_drop("insert into skipped.t values (3)")
+        .expect("insert");
+    c.query_drop("insert into kept.t values (4)")
+        .expect("insert");
+    // A default database the do-list lacks keeps DDL out.
+    c.query_drop("use kept").expect("use");
+    c.query_drop("create table kept.u (a int)").expect("create");
+    if which("mariadb-binlog").is_none() {
+        return;
+    }
+    let text = decoded(&b, &["basalt-bin.000001"]);
+    let rows: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("### INSERT INTO") || l.starts_with("###   @1="))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            "### INSERT INTO `kept`.`t`",
+            "###   @1=2",
+            "### INSERT INTO `skipped`.`t`",
+            "###   @1=3"
+        ],
+        "{text}"
+    );
+    assert!(!text.contains("create table kept.u"), "{text}");
+}

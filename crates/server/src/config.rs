@@ -97,6 +97,12 @@ pub struct Args {
     /// Whether commits wait while no semi-sync replica is connected (default ON).
     #[arg(long = "rpl-semi-sync-master-wait-no-slave", num_args = 0..=1, require_equals = true, default_missing_value = "ON")]
     pub rpl_semi_sync_master_wait_no_slave: Option<String>,
+    /// Log only changes in this database (repeatable; `binlog_do_db`).
+    #[arg(long = "binlog-do-db")]
+    pub binlog_do_db: Vec<String>,
+    /// Do not log changes in this database (repeatable; `binlog_ignore_db`).
+    #[arg(long = "binlog-ignore-db")]
+    pub binlog_ignore_db: Vec<String>,
     /// Read options from this file first ([mysqld] and [basaltd] sections).
     #[arg(long = "defaults-file")]
     pub defaults_file: Option<PathBuf>,
@@ -157,6 +163,9 @@ pub struct Config {
     pub binlog_expire_seconds: u64,
     /// `rpl_semi_sync_master_*` at start.
     pub semisync: basalt_replication::semisync::Settings,
+    /// `binlog_do_db` / `binlog_ignore_db`, comma-separated.
+    pub binlog_do_db: String,
+    pub binlog_ignore_db: String,
     /// Options of the defaults file that basaltd accepts and does not use (the
     /// server logs each at start).
     pub ignored_options: Vec<String>,
@@ -221,6 +230,8 @@ impl Config {
                 .clamp(4096, 1 << 30),
             binlog_expire_seconds,
             semisync,
+            binlog_do_db: db_list(&args.binlog_do_db, get("binlog_do_db")),
+            binlog_ignore_db: db_list(&args.binlog_ignore_db, get("binlog_ignore_db")),
             port,
             socket_required: socket_named.is_some(),
             socket: socket_named.unwrap_or_else(|| PathBuf::from(DEFAULT_SOCKET)),
@@ -280,6 +291,15 @@ impl Config {
                 .filter(|p| !p.as_os_str().is_empty()),
         })
     }
+}
+
+/// `--binlog-do-db` / `--binlog-ignore-db` (each names one database; the flags win
+/// over the defaults file), comma-separated.
+fn db_list(flags: &[String], file: Option<String>) -> String {
+    if flags.is_empty() {
+        return file.unwrap_or_default();
+    }
+    flags.join(",")
 }
 
 /// `binlog_expire_logs_seconds`, or `expire_logs_days` in seconds (the first named
@@ -525,6 +545,8 @@ const KNOWN: &[&str] = &[
     "rpl_semi_sync_master_timeout",
     "rpl_semi_sync_master_wait_point",
     "rpl_semi_sync_master_wait_no_slave",
+    "binlog_do_db",
+    "binlog_ignore_db",
     "socket",
     "skip_networking",
 ];

@@ -207,6 +207,10 @@ pub fn start(
         config.log_bin,
     )?;
     binlog.semisync().apply(&config.semisync);
+    binlog.set_filter(basalt_replication::binlog::DbFilter {
+        do_db: basalt_replication::binlog::DbFilter::parse_list(&config.binlog_do_db),
+        ignore_db: basalt_replication::binlog::DbFilter::parse_list(&config.binlog_ignore_db),
+    });
     let mut global = global_config(&config, socket);
     global.log_bin_basename = Some(files.dir().join(files.basename()).display().to_string());
     let engine = Engine::new(storage.clone(), global);
@@ -269,6 +273,8 @@ fn global_config(c: &Config, socket: String) -> GlobalConfig {
         max_binlog_size: c.max_binlog_size,
         binlog_expire_seconds: c.binlog_expire_seconds,
         semisync: c.semisync.clone(),
+        binlog_do_db: c.binlog_do_db.clone(),
+        binlog_ignore_db: c.binlog_ignore_db.clone(),
         hostname: hostname(),
         rollback_on_timeout: c.rollback_on_timeout,
         collation_server: c.collation_server,

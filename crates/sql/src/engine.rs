@@ -42,6 +42,9 @@ pub struct GlobalConfig {
     pub max_binlog_size: u64,
     /// `binlog_expire_logs_seconds` at start.
     pub binlog_expire_seconds: u64,
+    /// `binlog_do_db` / `binlog_ignore_db` at start (comma-separated).
+    pub binlog_do_db: String,
+    pub binlog_ignore_db: String,
     pub performance_schema: bool,
     pub query_cache_size: u64,
     pub basedir: String,
@@ -88,6 +91,8 @@ impl Default for GlobalConfig {
             log_bin_basename: None,
             max_binlog_size: 1 << 30,
             binlog_expire_seconds: 0,
+            binlog_do_db: String::new(),
+            binlog_ignore_db: String::new(),
             performance_schema: false,
             query_cache_size: 0,
             basedir: String::new(),

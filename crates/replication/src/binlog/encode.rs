@@ -4,6 +4,7 @@
 //! XID for a transaction that changed durable tables, or `COMMIT` as a QUERY for one
 //! that changed only MEMORY tables (as MariaDB logs non-transactional engines).
 
+use super::filter::DbFilter;
 use crate::event::{EventWriter, GtidFlags, Query, RowChange};
 use crate::gtid::Gtid;
 use basalt_common::{Row, TableDef};
@@ -20,7 +21,7 @@ struct Statement<'a> {
 
 /// Splits the capture into statements. Rows captured before any announced
 /// statement belong to one without text.
-fn statements(capture: &Capture, now: u32) -> Vec<Statement<'_>> {
+fn statements<'a>(capture: &'a Capture, now: u32, filter: &DbFilter) -> Vec<Statement<'a>> {
     let mut out: Vec<Statement<'_>> = Vec::new();
     for e in &capture.entries {
         match e {
@@ -38,6 +39,9 @@ fn statements(capture: &Capture, now: u32) -> Vec<Statement<'_>> {
                 let Some(change) = change(before.as_ref(), after.as_ref()) else {
                     continue;
                 };
+                if !filter.logs(&table.schema) {
+                    continue;
+                }
                 if out.is_empty() {
                     out.push(Statement {
                         sql: "",
@@ -77,9 +81,24 @@ pub fn row_image(mode: RowImageMode) -> crate::event::RowImage {
     }
 }
 
-/// Appends the transaction's events to `w`.
-pub fn transaction(w: &mut EventWriter, capture: &Capture, gtid: Gtid, xid: u64, now: u32) {
-    let stmts = statements(capture, now);
+/// Whether the capture has a row change `filter` lets into the log.
+pub fn logs_any(capture: &Capture, filter: &DbFilter) -> bool {
+    capture.entries.iter().any(|e| match e {
+        Captured::Row { table, .. } => filter.logs(&table.schema),
+        Captured::Statement { .. } => false,
+    })
+}
+
+/// Appends the transaction's events to `w` (the rows `filter` lets in; the
+/// caller checked [`logs_any`]).
+pub fn transaction(
+    w: &mut EventWriter,
+    capture: &Capture,
+    (gtid, xid): (Gtid, u64),
+    now: u32,
+    filter: &DbFilter,
+) {
+    let stmts = statements(capture, now, filter);
     let ts = stmts.first().map_or(now, |s| s.when);
     let flags = if capture.durable {
         GtidFlags::transactional()

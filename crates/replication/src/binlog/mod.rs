@@ -26,11 +26,13 @@
 
 mod encode;
 mod files;
+mod filter;
 mod group;
 mod recover;
 mod state;
 
 pub use files::Files;
+pub use filter::DbFilter;
 pub use recover::recover;
 
 use crate::event::{EventWriter, GtidFlags, BINLOG_MAGIC};
@@ -107,6 +109,8 @@ pub struct Binlog {
     expire_seconds: AtomicU64,
     checksum: AtomicBool,
     appender: Arc<dyn LogAppend>,
+    /// `binlog_do_db` / `binlog_ignore_db`.
+    filter: parking_lot::RwLock<DbFilter>,
     inner: Mutex<Inner>,
     visible: Mutex<BinlogPos>,
     moved: Condvar,
@@ -145,6 +149,7 @@ impl Binlog {
             expire_seconds: AtomicU64::new(config.expire_seconds),
             checksum: AtomicBool::new(config.checksum),
             appender,
+            filter: parking_lot::RwLock::new(DbFilter::default()),
             inner: Mutex::new(Inner {
                 enabled: false,
                 file,
@@ -233,6 +238,15 @@ impl Binlog {
 
     pub fn set_max_size(&self, bytes: u64) {
         self.max_size.store(bytes, Ordering::Relaxed);
+    }
+
+    /// `binlog_do_db` / `binlog_ignore_db`, for transactions that commit from now on.
+    pub fn set_filter(&self, filter: DbFilter) {
+        *self.filter.write() = filter;
+    }
+
+    pub fn filter(&self) -> DbFilter {
+        self.filter.read().clone()
     }
 
     /// `binlog_expire_logs_seconds` (0: files are never removed by age).
@@ -328,6 +342,9 @@ impl Binlog {
         sql: &str,
         when: u32,
     ) -> Result<(), StorageError> {
+        if !self.filter.read().logs(db) {
+            return Ok(());
+        }
         let mut g = self.inner.lock();
         if !g.enabled {
             return Ok(());
@@ -544,8 +561,9 @@ impl BinlogSink for Binlog {
         capture: &Capture,
         append: &mut dyn FnMut(&[u8]) -> Result<u64, StorageError>,
     ) -> Result<u64, StorageError> {
+        let filter = self.filter.read().clone();
         let mut g = self.inner.lock();
-        if !g.enabled {
+        if !g.enabled || !encode::logs_any(capture, &filter) {
             return append(&[]);
         }
         check_broken(&g)?;
@@ -553,7 +571,7 @@ impl BinlogSink for Binlog {
         let xid = g.next_xid;
         g.next_xid += 1;
         let mut w = self.writer(g.pos);
-        encode::transaction(&mut w, capture, gtid, xid, now());
+        encode::transaction(&mut w, capture, (gtid, xid), now(), &filter);
         let (file, end) = (g.file, w.pos());
         let lsn = self.write_group(&mut g, w, gtid, append)?;
         self.note_semisync(&mut g, lsn, file, end);

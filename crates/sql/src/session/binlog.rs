@@ -8,7 +8,7 @@
 
 use super::Session;
 use basalt_common::MySqlError;
-use basalt_replication::binlog::Binlog;
+use basalt_replication::binlog::{Binlog, DbFilter};
 use basalt_storage::binlog::{BinlogSession, Capture, RowImageMode};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -77,6 +77,8 @@ impl Session {
                 | "max_binlog_size"
                 | "binlog_expire_logs_seconds"
                 | "expire_logs_days"
+                | "binlog_do_db"
+                | "binlog_ignore_db"
         ) {
             return Ok(());
         }
@@ -95,6 +97,16 @@ impl Session {
             return Ok(());
         };
         match name {
+            "binlog_do_db" | "binlog_ignore_db" => {
+                let mut f = b.filter();
+                let list = DbFilter::parse_list(&v.display_lossy());
+                if name == "binlog_do_db" {
+                    f.do_db = list;
+                } else {
+                    f.ignore_db = list;
+                }
+                b.set_filter(f);
+            }
             "log_bin" => b.set_enabled(n != 0).map_err(MySqlError::from)?,
             "server_id" => b.set_server_id(n as u32),
             "max_binlog_size" => b.set_max_size(n),

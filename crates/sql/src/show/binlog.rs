@@ -6,7 +6,7 @@ use crate::front::native::binlog::{BinlogEvents, BinlogStmt};
 use crate::result::{int_col, s, text_col_nn, QueryResult};
 use crate::session::Session;
 use basalt_common::{MySqlError, Row, Value};
-use basalt_replication::binlog::Binlog;
+use basalt_replication::binlog::{Binlog, DbFilter};
 use basalt_replication::event::{describe, parse_header, EventReader};
 use basalt_replication::DumpSource;
 use std::sync::Arc;
@@ -35,11 +35,14 @@ pub fn master_status(session: &Session) -> R<QueryResult> {
         text_col_nn("Binlog_Ignore_DB", 255),
     ];
     let rows = match session.cx.engine.binlog().filter(|b| b.is_on()) {
-        Some(b) => b
-            .status()
-            .map(|p| vec![s(&p.file), Value::UInt(p.offset), s(""), s("")])
-            .into_iter()
-            .collect(),
+        Some(b) => {
+            let f = b.filter();
+            let (do_db, ignore) = (DbFilter::show(&f.do_db), DbFilter::show(&f.ignore_db));
+            b.status()
+                .map(|p| vec![s(&p.file), Value::UInt(p.offset), s(do_db), s(ignore)])
+                .into_iter()
+                .collect()
+        }
         None => Vec::new(),
     };
     Ok(QueryResult::rows(cols, rows))

@@ -73,6 +73,17 @@ fn statements_and_variables() {
     assert!(events
         .iter()
         .any(|e| e.2 == "Query" && e.5.contains("create table test.t")));
+    // A prepared statement's rows are annotated with its text and values.
+    c.exec_drop("insert into test.t values (?, ?)", (3, "three"))
+        .expect("prepared insert");
+    let annotated: Vec<(String, u64, String, u32, u64, String)> =
+        c.query("show binlog events").expect("events");
+    assert!(
+        annotated
+            .iter()
+            .any(|e| e.2 == "Annotate_rows" && e.5.starts_with("insert into test.t values (3, ")),
+        "{annotated:?}"
+    );
     let limited: Vec<(String, u64, String, u32, u64, String)> = c
         .query("show binlog events in 'basalt-bin.000001' from 4 limit 1, 2")
         .expect("limited");

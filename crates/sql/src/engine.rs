@@ -189,21 +189,28 @@ pub struct Engine {
     pub(crate) statement_timeouts: std::sync::atomic::AtomicU64,
     /// The sequences' cached states.
     pub(crate) sequences: crate::sequence::Sequences,
-    /// The binary log, when the server has one (on or off: see `log_bin`).
-    binlog: RwLock<Option<Arc<basalt_replication::binlog::Binlog>>>,
+    /// The binary log, when the server has one (on or off: see `log_bin`); set once
+    /// at start, read without a lock by every writing statement.
+    binlog: std::sync::OnceLock<Arc<basalt_replication::binlog::Binlog>>,
 }
 
 impl Engine {
     /// Gives the engine the server's binary log (it also becomes the storage's
-    /// sink for commits).
+    /// sink for commits). Only the first call has an effect.
     pub fn set_binlog(&self, binlog: Arc<basalt_replication::binlog::Binlog>) {
-        self.storage.set_binlog(Some(binlog.clone()));
-        *self.binlog.write() = Some(binlog);
+        if self.binlog.set(binlog.clone()).is_ok() {
+            self.storage.set_binlog(Some(binlog));
+        }
     }
 
     /// The binary log, whether on or off.
     pub fn binlog(&self) -> Option<Arc<basalt_replication::binlog::Binlog>> {
-        self.binlog.read().clone()
+        self.binlog.get().cloned()
+    }
+
+    /// Whether the binary log is on (`@@log_bin`).
+    pub fn binlog_on(&self) -> bool {
+        self.binlog.get().is_some_and(|b| b.is_on())
     }
 
     pub fn new(storage: Arc<Storage>, config: GlobalConfig) -> Arc<Engine> {
@@ -234,7 +241,7 @@ impl Engine {
             locks: Default::default(),
             user_locks: Default::default(),
             timer: crate::session::timer::StatementTimer::new(),
-            binlog: RwLock::new(None),
+            binlog: std::sync::OnceLock::new(),
             statement_timeouts: std::sync::atomic::AtomicU64::new(0),
             sequences: Default::default(),
         })

@@ -25,8 +25,15 @@ fn now() -> u32 {
 impl Session {
     /// The binary log when this session's statements go to it.
     fn logging_binlog(&self) -> Option<Arc<Binlog>> {
-        let b = self.cx.engine.binlog()?;
-        (b.is_on() && self.cx.var_bool("sql_log_bin")).then_some(b)
+        if !self.logs_to_binlog() {
+            return None;
+        }
+        self.cx.engine.binlog()
+    }
+
+    /// Whether this session's changes go to the binary log now.
+    pub(super) fn logs_to_binlog(&self) -> bool {
+        self.cx.engine.binlog_on() && self.cx.var_bool("sql_log_bin")
     }
 
     fn binlog_session(&self) -> BinlogSession {

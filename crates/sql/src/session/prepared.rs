@@ -277,7 +277,13 @@ impl Session {
             plan
         };
         let r = match plan {
-            Some(p) => self.run_plan(&p, params, out),
+            Some(p) => {
+                // ANNOTATE_ROWS shows the statement with its values, as MariaDB's.
+                if !matches!(*p, Plan::Select(_)) && self.logs_to_binlog() {
+                    self.raw = substitute(&text, params);
+                }
+                self.run_plan(&p, params, out)
+            }
             None if params.is_empty() => self.run_statement(&text, out),
             None => self.run_statement(&substitute(&text, params), out),
         };

@@ -419,6 +419,9 @@ impl Binlog {
         group.chunks.push(self.header_chunk(next, &g.gtids));
         let lsn = self.appender.append(&group.encode())?;
         if reset {
+            // The old files go only once the reset is in the log: a crash before
+            // that leaves them, and recovery never sees a reset it cannot redo.
+            self.appender.wait_durable(lsn)?;
             self.remove_all(g)?;
         }
         self.apply(g, &group, lsn)?;

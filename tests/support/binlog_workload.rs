@@ -745,3 +745,22 @@ pub fn parse_json_lines(out: &str) -> Vec<Decoded<serde_json::Value>> {
         })
         .collect()
 }
+
+/// Runs the base workload on a `kind` primary, then a CDC client script
+/// (`program script PORT COUNT`, printing one JSON line per row change), and checks
+/// its lines against the workload's changes.
+pub fn check_cdc_client(kind: crate::binlog::PrimaryKind, program: &str, script: &str, what: &str) {
+    let primary = crate::binlog::Primary::start(kind, 1);
+    let mut w = Workload::new(primary.conn());
+    base_workload(&mut w);
+    let mut cmd = std::process::Command::new(program);
+    cmd.arg(crate::workspace_root().join(script))
+        .arg(primary.port().to_string())
+        .arg(w.changes.len().to_string())
+        .env("TZ", "UTC");
+    let (code, out, err) = crate::binlog::run_bounded(&mut cmd, std::time::Duration::from_secs(60));
+    let out = String::from_utf8(out).expect("JSON lines are UTF-8");
+    assert_eq!(code, 0, "{script} failed: {err}\n{out}");
+    let got = parse_json_lines(&out);
+    assert_changes(what, &got, &w.changes, canon_json);
+}

@@ -7,6 +7,7 @@
 //! them.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// One binlog file and its durable size.
@@ -41,4 +42,10 @@ pub trait DumpSource: Send + Sync {
     fn server_id(&self) -> u32;
     /// Whether the files carry CRC32 checksums (`binlog_checksum=CRC32`).
     fn checksum(&self) -> bool;
+    /// Recent bytes of the log held in memory: a run of whole events of `file` that
+    /// holds the byte at `pos`, as its start offset and bytes. They are the same
+    /// bytes as the file's; `None` when that part is not in memory.
+    fn cached(&self, _file: &str, _pos: u64) -> Option<(u64, Arc<[u8]>)> {
+        None
+    }
 }

@@ -1,13 +1,20 @@
 //! The binary log: files derived from the WAL (see `basalt_storage::binlog` for how a
 //! commit's events ride in its commit record and how the files are recovered).
 //!
-//! One mutex ([`Binlog::inner`]) orders everything that writes the files: a commit
+//! One mutex ([`Binlog::inner`]) orders everything that goes into the log: a commit
 //! takes it, assigns the GTID, encodes the events at the file position they will
-//! occupy, appends them to the WAL through the closure storage passes, and writes
-//! them into the file (no fsync). The WAL append inside the lock makes log order
-//! equal binlog order. A dump client sees a group once its commit was acknowledged
-//! ([`Binlog::acknowledged`] moves the visible end); checkpoints fsync the files
+//! occupy, appends them to the WAL through the closure storage passes, and pushes
+//! them onto the in-memory [`tail`]. The WAL append inside the lock makes log order
+//! equal binlog order. The files are written outside that lock: the first commit of
+//! a group to be acknowledged ([`Binlog::acknowledged`], after the WAL fsync) writes
+//! every chunk not yet in the files, one `pwrite` per run of adjacent chunks (no
+//! fsync), then moves the visible end; the others find their events written. So a
+//! commit returns with its events in the files and visible to dumps, and a group
+//! commit of many transactions costs one file write. Checkpoints fsync the files
 //! ([`Binlog::sync`]) and record the sync point recovery starts from.
+//!
+//! Locks, always taken in this order: `inner` (ordering), `writer` (file writes),
+//! `tail`, `acks`; the visible end is an atomic that dumps read without a lock.
 //!
 //! Semi-sync ([`crate::semisync`]): a transaction or DDL group logged while
 //! `rpl_semi_sync_master_enabled` is on is remembered by its end LSN with the
@@ -20,7 +27,8 @@
 //!    the files; every later committed group is in the WAL (the checkpoint that
 //!    would release it syncs the files first).
 //! 2. The visible end never passes a group whose commit is not acknowledged, so a
-//!    dump never sends a transaction that a crash could take back.
+//!    dump never sends a transaction that a crash could take back, nor a group not
+//!    yet written to the files.
 //! 3. GTID sequence numbers of a domain only grow, across restarts and across
 //!    `log_bin` toggles: the state is rebuilt from the files at start.
 
@@ -30,6 +38,8 @@ mod filter;
 mod group;
 mod recover;
 mod state;
+mod tail;
+mod writer;
 
 pub use files::Files;
 pub use filter::DbFilter;
@@ -42,13 +52,14 @@ use crate::source::{BinlogPos, DumpSource, LogFile};
 use basalt_storage::binlog::{BinlogSession, BinlogSink, Capture, LogAppend};
 use basalt_storage::StorageError;
 use group::{Chunk, Group, RESET};
-use parking_lot::{Condvar, Mutex};
+use parking_lot::{Condvar, Mutex, RwLock};
 use std::collections::{HashMap, VecDeque};
-use std::fs::File;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use tail::{Tail, TailChunk};
+use writer::{Visible, Writer};
 
 /// How the binary log is set up.
 #[derive(Clone, Debug)]
@@ -68,12 +79,14 @@ pub struct BinlogConfig {
     pub server_version: String,
 }
 
-/// A group written to the files whose commit is not acknowledged or not synced.
+/// A logged group whose commit is not acknowledged or not synced: its WAL end
+/// LSN, where it ends in the files, and the tail sequence number after its chunks.
 #[derive(Clone, Copy, Debug)]
 struct Written {
     lsn: u64,
     file: u32,
     end: u64,
+    seq: u64,
 }
 
 struct Inner {
@@ -81,19 +94,17 @@ struct Inner {
     /// Current file number (0: none yet) and the offset after its last event.
     file: u32,
     pos: u64,
-    handle: Option<File>,
     index: Vec<u32>,
     gtids: GtidList,
-    unacked: VecDeque<Written>,
     unsynced: VecDeque<Written>,
-    /// Files written since the last sync.
-    dirty: Vec<u32>,
-    /// Set when a file write failed: the WAL keeps the events, a restart rewrites
-    /// them; until then commits that would log fail.
-    broken: Option<String>,
     next_xid: u64,
-    /// Semi-sync waits to do once acknowledged: group end LSN -> where its last
-    /// event ends.
+}
+
+/// Groups not yet visible, and the semi-sync waits their committers will do.
+#[derive(Default)]
+struct Acks {
+    unacked: VecDeque<Written>,
+    /// Group end LSN -> where its last event ends.
     semisync_waits: HashMap<u64, Coord>,
 }
 
@@ -110,9 +121,21 @@ pub struct Binlog {
     checksum: AtomicBool,
     appender: Arc<dyn LogAppend>,
     /// `binlog_do_db` / `binlog_ignore_db`.
-    filter: parking_lot::RwLock<DbFilter>,
+    filter: RwLock<DbFilter>,
     inner: Mutex<Inner>,
-    visible: Mutex<BinlogPos>,
+    writer: Mutex<Writer>,
+    tail: RwLock<Tail>,
+    /// Mirrors `Tail::written_seq` (read without a lock).
+    written: AtomicU64,
+    acks: Mutex<Acks>,
+    /// Set when a file write failed: the WAL keeps the events, a restart rewrites
+    /// them; until then commits that would log fail.
+    broken: Mutex<Option<String>>,
+    is_broken: AtomicBool,
+    visible: Visible,
+    /// Dumps waiting for the visible end to move, and how they are woken.
+    wait_lock: Mutex<()>,
+    waiters: AtomicUsize,
     moved: Condvar,
     semisync: Arc<SemiSync>,
 }
@@ -149,29 +172,25 @@ impl Binlog {
             expire_seconds: AtomicU64::new(config.expire_seconds),
             checksum: AtomicBool::new(config.checksum),
             appender,
-            filter: parking_lot::RwLock::new(DbFilter::default()),
+            filter: RwLock::new(DbFilter::default()),
             inner: Mutex::new(Inner {
                 enabled: false,
                 file,
                 pos,
-                handle: None,
                 index,
                 gtids,
-                unacked: VecDeque::new(),
                 unsynced: VecDeque::new(),
-                dirty: Vec::new(),
-                broken: None,
                 next_xid: 1,
-                semisync_waits: HashMap::new(),
             }),
-            visible: Mutex::new(BinlogPos {
-                file: if file > 0 {
-                    files.name(file)
-                } else {
-                    String::new()
-                },
-                offset: pos,
-            }),
+            writer: Mutex::new(Writer::default()),
+            tail: RwLock::new(Tail::default()),
+            written: AtomicU64::new(0),
+            acks: Mutex::new(Acks::default()),
+            broken: Mutex::new(None),
+            is_broken: AtomicBool::new(false),
+            visible: Visible::new(file, pos),
+            wait_lock: Mutex::new(()),
+            waiters: AtomicUsize::new(0),
             moved: Condvar::new(),
             semisync: SemiSync::new(),
             files,
@@ -193,13 +212,13 @@ impl Binlog {
 
     /// Remembers a semi-sync wait for the group ending at `lsn` whose last event
     /// ends at `end` of the current file (called under the lock, in log order).
-    fn note_semisync(&self, g: &mut Inner, lsn: u64, file: u32, end: u64) {
+    fn note_semisync(&self, lsn: u64, file: u32, end: u64) {
         if !self.semisync.enabled() {
             return;
         }
         let at = Coord::new(&self.files.name(file), end);
         if self.semisync.logged(&at) {
-            g.semisync_waits.insert(lsn, at);
+            self.acks.lock().semisync_waits.insert(lsn, at);
         }
     }
 
@@ -303,8 +322,20 @@ impl Binlog {
 
     /// The current file and the visible end (SHOW MASTER STATUS).
     pub fn status(&self) -> Option<BinlogPos> {
-        let v = self.visible.lock().clone();
+        let v = self.visible_pos();
         (!v.file.is_empty()).then_some(v)
+    }
+
+    fn visible_pos(&self) -> BinlogPos {
+        let (file, offset) = self.visible.get();
+        BinlogPos {
+            file: if file > 0 {
+                self.files.name(file)
+            } else {
+                String::new()
+            },
+            offset,
+        }
     }
 
     /// Starts a new file (FLUSH BINARY LOGS).
@@ -325,10 +356,7 @@ impl Binlog {
         let mut g = self.inner.lock();
         g.gtids = GtidList::default();
         let lsn = self.rotate_locked(&mut g, true)?;
-        *self.visible.lock() = BinlogPos {
-            file: self.files.name(1),
-            offset: 0,
-        };
+        self.visible.reset(1, 0);
         drop(g);
         self.semisync.reset_master();
         self.finish_standalone(lsn)
@@ -349,7 +377,7 @@ impl Binlog {
         if !g.enabled {
             return Ok(());
         }
-        check_broken(&g)?;
+        self.check_broken()?;
         let gtid = next_gtid(&g, session);
         let mut w = self.writer(g.pos);
         w.gtid(when, gtid, GtidFlags::ddl());
@@ -357,7 +385,7 @@ impl Binlog {
         let (file, end) = (g.file, w.pos());
         let appender = self.appender.clone();
         let lsn = self.write_group(&mut g, w, gtid, &mut |b| appender.append(b))?;
-        self.note_semisync(&mut g, lsn, file, end);
+        self.note_semisync(lsn, file, end);
         drop(g);
         self.finish_standalone(lsn)
     }
@@ -365,8 +393,7 @@ impl Binlog {
     /// Waits for a group of its own to be durable, then makes it visible.
     fn finish_standalone(&self, lsn: u64) -> Result<(), StorageError> {
         self.appender.wait_durable(lsn)?;
-        self.acknowledged(lsn);
-        Ok(())
+        self.ack(lsn)
     }
 
     fn writer(&self, start: u64) -> EventWriter {
@@ -401,7 +428,7 @@ impl Binlog {
     /// Closes the current file with a ROTATE (unless `reset`) and opens the next one;
     /// returns the end LSN of the group that logged it.
     fn rotate_locked(&self, g: &mut Inner, reset: bool) -> Result<u64, StorageError> {
-        check_broken(g)?;
+        self.check_broken()?;
         let next = if reset { 1 } else { g.file + 1 };
         let mut group = Group {
             flags: if reset { RESET } else { 0 },
@@ -424,61 +451,82 @@ impl Binlog {
             self.appender.wait_durable(lsn)?;
             self.remove_all(g)?;
         }
-        self.apply(g, &group, lsn)?;
+        self.push_group(g, group, lsn)?;
         Ok(lsn)
     }
 
+    /// Removes every file and forgets what was to be written to them; groups not
+    /// yet visible never will be (their files are gone).
     fn remove_all(&self, g: &mut Inner) -> Result<(), StorageError> {
+        let mut w = self.writer.lock();
+        w.forget();
+        self.tail.write().clear();
+        self.written
+            .store(self.tail.read().written_seq(), Ordering::Release);
+        self.acks.lock().unacked.clear();
+        g.unsynced.clear();
         let present = self.files.present().map_err(|e| io_err("list", e))?;
         for n in present.iter().chain(g.index.iter()) {
             self.files.remove(*n).map_err(|e| io_err("remove", e))?;
         }
         g.index.clear();
-        g.dirty.clear();
-        g.handle = None;
         g.file = 0;
         g.pos = 0;
         self.files.write_index(&[]).map_err(|e| io_err("index", e))
     }
 
-    /// Writes a logged group's chunks into the files and records where it ends.
-    fn apply(&self, g: &mut Inner, group: &Group, lsn: u64) -> Result<(), StorageError> {
-        for c in &group.chunks {
-            if c.file != g.file || g.handle.is_none() {
-                g.handle = Some(self.files.open(c.file).map_err(|e| self.fail(g, e))?);
-                g.file = c.file;
-                if !g.index.contains(&c.file) {
-                    g.index.push(c.file);
-                    let index = g.index.clone();
-                    self.files
-                        .write_index(&index)
-                        .map_err(|e| self.fail(g, e))?;
-                }
+    /// Queues a logged group's chunks for the files (see [`tail`]) and records
+    /// where it ends; a chunk for a new file enters that file in the index first.
+    fn push_group(&self, g: &mut Inner, group: Group, lsn: u64) -> Result<(), StorageError> {
+        let mut seq = 0;
+        for c in group.chunks {
+            if c.file != g.file {
+                self.enter_file(g, c.file)?;
             }
-            let f = g.handle.as_ref().expect("opened above");
-            use std::os::unix::fs::FileExt;
-            f.write_all_at(&c.bytes, c.offset)
-                .map_err(|e| self.fail(g, e))?;
             g.pos = c.offset + c.bytes.len() as u64;
-            if !g.dirty.contains(&c.file) {
-                g.dirty.push(c.file);
-            }
+            seq = self.tail.write().push(TailChunk {
+                file: c.file,
+                offset: c.offset,
+                bytes: c.bytes.into(),
+            });
         }
         let w = Written {
             lsn,
             file: g.file,
             end: g.pos,
+            seq,
         };
-        g.unacked.push_back(w);
+        self.acks.lock().unacked.push_back(w);
         g.unsynced.push_back(w);
         Ok(())
     }
 
-    fn fail(&self, g: &mut Inner, e: std::io::Error) -> StorageError {
+    /// Makes file `n` the current one, listing it in the index.
+    fn enter_file(&self, g: &mut Inner, n: u32) -> Result<(), StorageError> {
+        g.file = n;
+        if !g.index.contains(&n) {
+            g.index.push(n);
+            if let Err(e) = self.files.write_index(&g.index) {
+                return Err(self.fail(e));
+            }
+        }
+        Ok(())
+    }
+
+    fn fail(&self, e: std::io::Error) -> StorageError {
         let msg = format!("binary log write failed: {e}");
         tracing::error!("{msg}; the log keeps the events, a restart writes them");
-        g.broken = Some(msg.clone());
+        *self.broken.lock() = Some(msg.clone());
+        self.is_broken.store(true, Ordering::Release);
         StorageError::Invalid(msg)
+    }
+
+    fn check_broken(&self) -> Result<(), StorageError> {
+        if !self.is_broken.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        let msg = self.broken.lock().clone().unwrap_or_default();
+        Err(StorageError::Invalid(msg))
     }
 
     /// Logs the events in `w` (a GTID's group) through `append`, writes them, and
@@ -508,9 +556,9 @@ impl Binlog {
         }
         let lsn = append(&group.encode())?;
         g.gtids = gtids;
-        // The commit is in the log: a failed file write only stops later commits.
-        if let Err(e) = self.apply(g, &group, lsn) {
-            tracing::warn!(error = %e, "binlog file write failed after the commit was logged");
+        // The commit is in the log: a failed index write only stops later commits.
+        if let Err(e) = self.push_group(g, group, lsn) {
+            tracing::warn!(error = %e, "binlog index write failed after the commit was logged");
         }
         Ok(lsn)
     }
@@ -518,6 +566,8 @@ impl Binlog {
     /// Purges files before `n` (PURGE BINARY LOGS TO): the active file stays.
     pub fn purge_before_file(&self, n: u32) -> Result<Vec<String>, StorageError> {
         let mut g = self.inner.lock();
+        // Nothing still queued may go to a file removed here.
+        self.write_all()?;
         let keep_from = n.min(g.file);
         let gone: Vec<u32> = g.index.iter().copied().filter(|f| *f < keep_from).collect();
         g.index.retain(|f| *f >= keep_from);
@@ -543,13 +593,6 @@ impl Binlog {
     }
 }
 
-fn check_broken(g: &Inner) -> Result<(), StorageError> {
-    match &g.broken {
-        Some(msg) => Err(StorageError::Invalid(msg.clone())),
-        None => Ok(()),
-    }
-}
-
 fn next_gtid(g: &Inner, session: &BinlogSession) -> Gtid {
     Gtid {
         domain: session.domain_id,
@@ -569,7 +612,7 @@ impl BinlogSink for Binlog {
         if !g.enabled || !encode::logs_any(capture, &filter) {
             return append(&[]);
         }
-        check_broken(&g)?;
+        self.check_broken()?;
         let gtid = next_gtid(&g, &capture.session);
         let xid = g.next_xid;
         g.next_xid += 1;
@@ -577,7 +620,7 @@ impl BinlogSink for Binlog {
         encode::transaction(&mut w, capture, (gtid, xid), now(), &filter);
         let (file, end) = (g.file, w.pos());
         let lsn = self.write_group(&mut g, w, gtid, append)?;
-        self.note_semisync(&mut g, lsn, file, end);
+        self.note_semisync(lsn, file, end);
         let rotated = g.file != file;
         drop(g);
         if rotated {
@@ -589,54 +632,13 @@ impl BinlogSink for Binlog {
     }
 
     fn acknowledged(&self, lsn: u64) {
-        let mut last = None;
-        let semisync_wait;
-        {
-            let mut g = self.inner.lock();
-            while g.unacked.front().is_some_and(|w| w.lsn <= lsn) {
-                last = g.unacked.pop_front();
-            }
-            semisync_wait = g.semisync_waits.remove(&lsn);
-        }
-        if let Some(w) = last {
-            let mut v = self.visible.lock();
-            let name = self.files.name(w.file);
-            if (self.files.number(&v.file).unwrap_or(0), v.offset) < (w.file, w.end) {
-                *v = BinlogPos {
-                    file: name,
-                    offset: w.end,
-                };
-            }
-            drop(v);
-            self.moved.notify_all();
-        }
-        // Visible first, so a dump can send what the wait is for.
-        if let Some(at) = semisync_wait {
-            self.semisync.commit_wait(&at);
+        if let Err(e) = self.ack(lsn) {
+            tracing::warn!(error = %e, "binlog events of a durable commit not written to the files");
         }
     }
 
     fn sync(&self, durable_lsn: u64) -> Result<(), StorageError> {
-        let mut g = self.inner.lock();
-        let mut point = None;
-        while g.unsynced.front().is_some_and(|w| w.lsn <= durable_lsn) {
-            point = g.unsynced.pop_front();
-        }
-        let Some(p) = point else {
-            return Ok(());
-        };
-        for n in std::mem::take(&mut g.dirty) {
-            let f = self.files.open(n).map_err(|e| io_err("open", e))?;
-            f.sync_data().map_err(|e| io_err("fsync", e))?;
-            files::drop_cache(&f, 0, 0);
-        }
-        self.files
-            .write_sync(files::SyncPoint {
-                file: p.file,
-                end: p.end,
-                lsn: p.lsn,
-            })
-            .map_err(|e| io_err("sync point", e))
+        self.sync_files(durable_lsn)
     }
 }
 
@@ -647,7 +649,7 @@ impl DumpSource for Binlog {
 
     fn files(&self) -> Vec<LogFile> {
         let index = self.inner.lock().index.clone();
-        let end = self.visible.lock().clone();
+        let end = self.visible_pos();
         let last = self.files.number(&end.file);
         index
             .into_iter()
@@ -664,15 +666,25 @@ impl DumpSource for Binlog {
     }
 
     fn end(&self) -> BinlogPos {
-        self.visible.lock().clone()
+        self.visible_pos()
     }
 
     fn wait_past(&self, seen: &BinlogPos, timeout: Duration) -> BinlogPos {
-        let mut v = self.visible.lock();
-        if *v == *seen {
-            self.moved.wait_for(&mut v, timeout);
+        if self.visible_pos() == *seen {
+            let mut g = self.wait_lock.lock();
+            self.waiters.fetch_add(1, Ordering::SeqCst);
+            // Checked again under the lock: a publish in between notifies after it.
+            if self.visible_pos() == *seen {
+                self.moved.wait_for(&mut g, timeout);
+            }
+            self.waiters.fetch_sub(1, Ordering::SeqCst);
         }
-        v.clone()
+        self.visible_pos()
+    }
+
+    fn cached(&self, file: &str, pos: u64) -> Option<(u64, Arc<[u8]>)> {
+        let n = self.files.number(file)?;
+        self.tail.read().find(n, pos)
     }
 
     fn server_id(&self) -> u32 {
@@ -683,3 +695,6 @@ impl DumpSource for Binlog {
         self.checksum.load(Ordering::Relaxed)
     }
 }
+
+#[cfg(test)]
+mod tests;

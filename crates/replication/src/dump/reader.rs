@@ -3,10 +3,14 @@
 //! of the next event (so a start position inside an event is caught), and the
 //! CRC32 when the file has checksums.
 //!
+//! Recent events come from the log's in-memory tail ([`DumpSource::cached`]) when
+//! it has them, older ones from the file; the checks are the same for both.
+//!
 //! Invariant: an event that fails a check is never returned; the error says what
 //! failed in MariaDB's words (`set_read_error` in sql/sql_repl.cc), and where.
 
 use super::event::{self, ChecksumAlg, HEADER_LEN};
+use crate::DumpSource;
 use std::fs::File;
 use std::io;
 use std::os::unix::fs::FileExt;
@@ -39,13 +43,23 @@ pub struct ReadFailure {
 }
 
 /// One open binlog file.
-pub struct LogReader {
+pub struct LogReader<'a> {
     file: File,
+    /// The log's tail and this file's name in it.
+    cache: Option<(&'a dyn DumpSource, String)>,
 }
 
-impl LogReader {
+impl<'a> LogReader<'a> {
+    /// Opens `name` of `src` and checks the magic number; events are read from
+    /// `src`'s tail when it has them.
+    pub fn open_in(src: &'a dyn DumpSource, name: &str) -> Result<LogReader<'a>, &'static str> {
+        let mut r = LogReader::open(&src.dir().join(name))?;
+        r.cache = Some((src, name.to_string()));
+        Ok(r)
+    }
+
     /// Opens `path` and checks the magic number; errors in MariaDB's words.
-    pub fn open(path: &Path) -> Result<LogReader, &'static str> {
+    pub fn open(path: &Path) -> Result<LogReader<'a>, &'static str> {
         let file = File::open(path).map_err(|_| "Could not open log file")?;
         let mut magic = [0u8; 4];
         file.read_exact_at(&mut magic, 0)
@@ -53,7 +67,35 @@ impl LogReader {
         if &magic != event::MAGIC {
             return Err("Binlog has bad magic number;  It's not a binary log file that can be used by this version of MySQL");
         }
-        Ok(LogReader { file })
+        Ok(LogReader { file, cache: None })
+    }
+
+    /// The event at `pos` from the tail, when the tail holds all of it.
+    fn cached_event(&self, pos: u64) -> Option<Vec<u8>> {
+        let (src, name) = self.cache.as_ref()?;
+        let (start, bytes) = src.cached(name, pos)?;
+        let at = usize::try_from(pos - start).ok()?;
+        let head = bytes.get(at..at + HEADER_LEN)?;
+        let len = event::u32_at(head, event::LEN_OFFSET) as usize;
+        bytes.get(at..at.checked_add(len)?).map(<[u8]>::to_vec)
+    }
+
+    /// Reads the `len`-byte event at `pos` whose header is `head`.
+    fn read_event(
+        &self,
+        head: &[u8; HEADER_LEN],
+        pos: u64,
+        len: u64,
+    ) -> Result<Vec<u8>, ReadFailure> {
+        let mut ev = vec![0u8; len as usize];
+        ev[..HEADER_LEN].copy_from_slice(head);
+        self.file
+            .read_exact_at(&mut ev[HEADER_LEN..], pos + HEADER_LEN as u64)
+            .map_err(|e| ReadFailure {
+                error: ReadError::Io(e),
+                read_end: pos + HEADER_LEN as u64,
+            })?;
+        Ok(ev)
     }
 
     /// Reads the event at `pos`, which must end at or before `end`. `alg` is the
@@ -70,10 +112,15 @@ impl LogReader {
         if head_end > end {
             return Err(fail(ReadError::Truncated, end));
         }
+        let cached = self.cached_event(pos);
         let mut head = [0u8; HEADER_LEN];
-        self.file
-            .read_exact_at(&mut head, pos)
-            .map_err(|e| fail(ReadError::Io(e), pos))?;
+        match &cached {
+            Some(ev) if ev.len() >= HEADER_LEN => head.copy_from_slice(&ev[..HEADER_LEN]),
+            _ => self
+                .file
+                .read_exact_at(&mut head, pos)
+                .map_err(|e| fail(ReadError::Io(e), pos))?,
+        }
         let len = u64::from(event::u32_at(&head, event::LEN_OFFSET));
         if len > MAX_EVENT_LEN {
             return Err(fail(ReadError::TooLarge, head_end));
@@ -84,11 +131,10 @@ impl LogReader {
         if pos + len > end {
             return Err(fail(ReadError::Truncated, head_end));
         }
-        let mut ev = vec![0u8; len as usize];
-        ev[..HEADER_LEN].copy_from_slice(&head);
-        self.file
-            .read_exact_at(&mut ev[HEADER_LEN..], head_end)
-            .map_err(|e| fail(ReadError::Io(e), head_end))?;
+        let ev = match cached {
+            Some(ev) if ev.len() as u64 == len => ev,
+            _ => self.read_event(&head, pos, len)?,
+        };
         let read_end = pos + len;
         let log_pos = event::u32_at(&ev, event::LOG_POS_OFFSET);
         if log_pos != 0 && log_pos != read_end as u32 {

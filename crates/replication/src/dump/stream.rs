@@ -196,8 +196,9 @@ impl<'a> Dumper<'a> {
         loop {
             let rotate = event::fake_rotate(self.server_id, &self.file, self.pos, self.alg);
             self.send(&rotate)?;
-            let path = self.src.dir().join(&self.file);
-            let reader = LogReader::open(&path).map_err(|m| DumpError::Fatal(m.into()))?;
+            let src = self.src;
+            let reader =
+                LogReader::open_in(src, &self.file).map_err(|m| DumpError::Fatal(m.into()))?;
             self.file_open = true;
             let after_fd = self.send_fd(&reader)?;
             if self.pos == event::FIRST_EVENT {

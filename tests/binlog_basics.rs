@@ -450,3 +450,136 @@ fn do_and_ignore_db_filter_at_runtime() {
     );
     assert!(!text.contains("create table kept.u"), "{text}");
 }
+
+fn binary_logs(c: &mut Conn) -> Vec<String> {
+    c.query_map("show binary logs", |(name, _size): (String, u64)| name)
+        .expect("show binary logs")
+}
+
+#[test]
+fn checksum_off_and_on_at_runtime() {
+    let mut b = Basalt::start_with(&["--log-bin"]);
+    let mut c = connect(&b);
+    c.query_drop("create table test.t (a int primary key)")
+        .expect("create");
+    c.query_drop("set global binlog_checksum = NONE")
+        .expect("checksum off");
+    let v: String = c
+        .query_first("select @@global.binlog_checksum")
+        .expect("q")
+        .expect("row");
+    assert_eq!(v, "NONE");
+    c.query_drop("insert into test.t values (1)")
+        .expect("insert");
+    // As in MariaDB, every SET moves the log to a new file, also to the same value.
+    c.query_drop("set global binlog_checksum = CRC32")
+        .expect("checksum on");
+    c.query_drop("insert into test.t values (2)")
+        .expect("insert");
+    let files = binary_logs(&mut c);
+    assert_eq!(
+        files,
+        [
+            "basalt-bin.000001",
+            "basalt-bin.000002",
+            "basalt-bin.000003"
+        ]
+    );
+    let events: Vec<String> = c
+        .query_map(
+            "show binlog events in 'basalt-bin.000002'",
+            |row: mysql::Row| row.get::<String, _>(2).expect("Event_type"),
+        )
+        .expect("events of the file without checksums");
+    assert!(events.iter().any(|e| e == "Write_rows_v1"), "{events:?}");
+    if which("mariadb-binlog").is_some() {
+        let text = decoded(
+            &b,
+            &[
+                "basalt-bin.000001",
+                "basalt-bin.000002",
+                "basalt-bin.000003",
+            ],
+        );
+        assert!(
+            text.contains("###   @1=1") && text.contains("###   @1=2"),
+            "{text}"
+        );
+        let remote = Command::new("mariadb-binlog")
+            .args(["--read-from-remote-server", "--to-last-log", "--verbose"])
+            .args(["--base64-output=decode-rows", "-h127.0.0.1", "-uroot"])
+            .arg(format!("-P{}", b.port))
+            .arg("basalt-bin.000001")
+            .output()
+            .expect("run mariadb-binlog");
+        let remote_text = String::from_utf8_lossy(&remote.stdout);
+        assert!(
+            remote.status.success(),
+            "{}",
+            String::from_utf8_lossy(&remote.stderr)
+        );
+        assert!(
+            remote_text.contains("###   @1=1") && remote_text.contains("###   @1=2"),
+            "{remote_text}"
+        );
+    }
+    drop(c);
+    b.restart(false);
+    let mut c = connect(&b);
+    let size: u64 = c
+        .query_map("show binary logs", |(name, size): (String, u64)| {
+            (name, size)
+        })
+        .expect("show binary logs")
+        .into_iter()
+        .find_map(|(name, size)| (name == "basalt-bin.000002").then_some(size))
+        .expect("the file without checksums");
+    let pos: String = c
+        .query_first(format!(
+            "select binlog_gtid_pos('basalt-bin.000002', {size})"
+        ))
+        .expect("q")
+        .expect("row");
+    assert_eq!(pos, "0-1-2", "read from the file without checksums");
+    c.query_drop("insert into test.t values (3)")
+        .expect("insert");
+    let gtid: String = c
+        .query_first("select @@gtid_binlog_pos")
+        .expect("q")
+        .expect("row");
+    assert_eq!(gtid, "0-1-4");
+}
+
+#[test]
+fn reset_master_to_a_file_number() {
+    let b = Basalt::start_with(&["--log-bin"]);
+    let mut c = connect(&b);
+    c.query_drop("create table test.t (a int primary key)")
+        .expect("create");
+    c.query_drop("reset master to 5").expect("reset to 5");
+    assert_eq!(binary_logs(&mut c), ["basalt-bin.000005"]);
+    c.query_drop("insert into test.t values (1)")
+        .expect("insert");
+    c.query_drop("flush binary logs").expect("flush");
+    assert_eq!(
+        binary_logs(&mut c),
+        ["basalt-bin.000005", "basalt-bin.000006"]
+    );
+    let gtid: String = c
+        .query_first("select @@gtid_binlog_pos")
+        .expect("q")
+        .expect("row");
+    assert_eq!(gtid, "0-1-1", "the GTID state starts again");
+    let e = c
+        .query_drop("reset master to 2147483648")
+        .expect_err("past the last file number");
+    assert_eq!(err_code(e), 1098);
+    assert_eq!(
+        binary_logs(&mut c),
+        ["basalt-bin.000005", "basalt-bin.000006"],
+        "the log stays open"
+    );
+    c.query_drop("reset master to 0")
+        .expect("to 0 is plain RESET MASTER");
+    assert_eq!(binary_logs(&mut c), ["basalt-bin.000001"]);
+}

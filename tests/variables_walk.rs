@@ -34,7 +34,7 @@ const CLASSIFIED: &[(&str, Proof)] = &[
     ("autocommit", Test("autocommit_and_read_only_transactions")),
     ("big_tables", DefaultOnly("ON")),
     ("binlog_annotate_row_events", Test("session_settings_shape_the_events")),
-    ("binlog_checksum", DefaultOnly("NONE")),
+    ("binlog_checksum", Test("checksum_off_and_on_at_runtime")),
     ("binlog_expire_logs_seconds", Test("expired_files_go_when_the_log_moves_on")),
     ("binlog_do_db", Test("do_and_ignore_db_filter_at_runtime")),
     ("binlog_format", DefaultOnly("STATEMENT")),

@@ -83,6 +83,10 @@ pub struct Args {
     /// The same in days (`expire_logs_days`, fractions allowed).
     #[arg(long = "expire-logs-days")]
     pub expire_logs_days: Option<f64>,
+    /// CRC32 (default) or NONE: whether binary log events carry checksums
+    /// (`binlog_checksum`).
+    #[arg(long = "binlog-checksum")]
+    pub binlog_checksum: Option<String>,
     /// Semi-synchronous replication: commits wait for a replica's acknowledgement
     /// (`rpl_semi_sync_master_enabled`; ON/OFF, default OFF).
     #[arg(long = "rpl-semi-sync-master-enabled", num_args = 0..=1, require_equals = true, default_missing_value = "ON")]
@@ -159,6 +163,8 @@ pub struct Config {
     pub log_bin: bool,
     pub server_id: u32,
     pub max_binlog_size: u64,
+    /// `binlog_checksum=CRC32`.
+    pub binlog_checksum: bool,
     /// `binlog_expire_logs_seconds` (0: never).
     pub binlog_expire_seconds: u64,
     /// `rpl_semi_sync_master_*` at start.
@@ -229,6 +235,11 @@ impl Config {
             max_binlog_size: size(args.max_binlog_size, "max_binlog_size", 1 << 30)?
                 .clamp(4096, 1 << 30),
             binlog_expire_seconds,
+            binlog_checksum: binlog_checksum(
+                args.binlog_checksum
+                    .clone()
+                    .or_else(|| get("binlog_checksum")),
+            )?,
             semisync,
             binlog_do_db: db_list(&args.binlog_do_db, get("binlog_do_db")),
             binlog_ignore_db: db_list(&args.binlog_ignore_db, get("binlog_ignore_db")),
@@ -295,6 +306,20 @@ impl Config {
 
 /// `--binlog-do-db` / `--binlog-ignore-db` (each names one database; the flags win
 /// over the defaults file), comma-separated.
+/// `--binlog-checksum`: CRC32 (the default) or NONE.
+fn binlog_checksum(v: Option<String>) -> Result<bool, ConfigError> {
+    match v {
+        None => Ok(true),
+        Some(v) if v.eq_ignore_ascii_case("CRC32") => Ok(true),
+        Some(v) if v.eq_ignore_ascii_case("NONE") => Ok(false),
+        Some(v) => Err(ConfigError::Value {
+            option: "binlog_checksum".into(),
+            value: v,
+            msg: "expected CRC32 or NONE".into(),
+        }),
+    }
+}
+
 fn db_list(flags: &[String], file: Option<String>) -> String {
     if flags.is_empty() {
         return file.unwrap_or_default();
@@ -539,6 +564,7 @@ const KNOWN: &[&str] = &[
     "skip_log_bin",
     "server_id",
     "max_binlog_size",
+    "binlog_checksum",
     "binlog_expire_logs_seconds",
     "expire_logs_days",
     "rpl_semi_sync_master_enabled",

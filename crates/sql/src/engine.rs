@@ -42,6 +42,8 @@ pub struct GlobalConfig {
     pub max_binlog_size: u64,
     /// `binlog_expire_logs_seconds` at start.
     pub binlog_expire_seconds: u64,
+    /// `binlog_checksum` at start: CRC32 (true) or NONE.
+    pub binlog_checksum: bool,
     /// `binlog_do_db` / `binlog_ignore_db` at start (comma-separated).
     pub binlog_do_db: String,
     pub binlog_ignore_db: String,
@@ -91,6 +93,7 @@ impl Default for GlobalConfig {
             log_bin_basename: None,
             max_binlog_size: 1 << 30,
             binlog_expire_seconds: 0,
+            binlog_checksum: true,
             binlog_do_db: String::new(),
             binlog_ignore_db: String::new(),
             performance_schema: false,

@@ -113,7 +113,7 @@ static DEFS: &[VarDef] = &[
     var!("big_tables", Both, Bool, false, B(false)),
     var!("bind_address", Global, Str, true, Config(|c| Value::str(&c.bind_address))),
     var!("binlog_annotate_row_events", Both, Bool, false, B(true)),
-    var!("binlog_checksum", Global, Enum(&["NONE", "CRC32"]), false, S("CRC32")),
+    var!("binlog_checksum", Global, Enum(&["NONE", "CRC32"]), false, Config(|c| Value::str(if c.binlog_checksum { "CRC32" } else { "NONE" }))),
     var!("binlog_do_db", Global, Str, false, Config(|c| Value::str(&c.binlog_do_db))),
     var!("binlog_expire_logs_seconds", Global, UInt, false, Config(|c| Value::UInt(c.binlog_expire_seconds))),
     var!("binlog_format", Both, Enum(&["MIXED", "STATEMENT", "ROW"]), false, S("ROW")),

@@ -79,6 +79,17 @@ pub struct BinlogConfig {
     pub server_version: String,
 }
 
+/// Why the log moves to a new file.
+#[derive(Clone, Copy, Debug)]
+enum Rotation {
+    /// The next number (FLUSH BINARY LOGS, `max_binlog_size`, `log_bin=ON`).
+    Next,
+    /// The next number, its events with CRC32s or not (`binlog_checksum`).
+    Checksum(bool),
+    /// Every file removed, the log starting again at this number (RESET MASTER).
+    Reset(u32),
+}
+
 /// A logged group whose commit is not acknowledged or not synced: its WAL end
 /// LSN, where it ends in the files, and the tail sequence number after its chunks.
 #[derive(Clone, Copy, Debug)]
@@ -162,7 +173,7 @@ impl Binlog {
         let index = files.read_index().map_err(|e| io_err("index", e))?;
         let file = index.last().copied().unwrap_or(0);
         let pos = if file > 0 { files.size(file) } else { 0 };
-        let gtids = state::scan(&files, &index, config.checksum)?;
+        let gtids = state::scan(&files, &index)?;
         let log = Arc::new(Binlog {
             on: AtomicBool::new(false),
             opened_one: AtomicBool::new(false),
@@ -239,7 +250,7 @@ impl Binlog {
             self.on.store(false, Ordering::Relaxed);
             return Ok(());
         }
-        let lsn = self.rotate_locked(&mut g, false)?;
+        let lsn = self.rotate_locked(&mut g)?;
         g.enabled = true;
         self.on.store(true, Ordering::Relaxed);
         drop(g);
@@ -315,8 +326,7 @@ impl Binlog {
     /// where an event starts.
     pub fn gtid_pos_at(&self, file: &str, pos: u64) -> Option<Vec<Gtid>> {
         let n = self.file_number(file)?;
-        let checksum = self.checksum.load(Ordering::Relaxed);
-        let list = state::scan_file(&self.files, n, checksum, Some(pos)).ok()??;
+        let list = state::scan_file(&self.files, n, Some(pos)).ok()??;
         Some(list.positions())
     }
 
@@ -344,19 +354,34 @@ impl Binlog {
         if !g.enabled {
             return Ok(());
         }
-        let lsn = self.rotate_locked(&mut g, false)?;
+        let lsn = self.rotate_locked(&mut g)?;
         drop(g);
         self.finish_standalone(lsn)?;
         self.expire_logs()
     }
 
-    /// RESET MASTER: removes every file and starts again at `basename.000001` with an
-    /// empty GTID state.
-    pub fn reset(&self) -> Result<(), StorageError> {
+    /// `SET GLOBAL binlog_checksum`: the log moves to a new file whose events carry
+    /// CRC32s or not (always a new file, as in MariaDB, also for the same value).
+    pub fn set_checksum(&self, on: bool) -> Result<(), StorageError> {
+        let mut g = self.inner.lock();
+        if !g.enabled {
+            self.checksum.store(on, Ordering::Relaxed);
+            return Ok(());
+        }
+        let lsn = self.rotate_with(&mut g, Rotation::Checksum(on))?;
+        drop(g);
+        self.finish_standalone(lsn)?;
+        self.expire_logs()
+    }
+
+    /// RESET MASTER [TO first]: removes every file and starts again at
+    /// `basename.<first>` (1 by default) with an empty GTID state.
+    pub fn reset(&self, first: u32) -> Result<(), StorageError> {
+        let first = first.max(1);
         let mut g = self.inner.lock();
         g.gtids = GtidList::default();
-        let lsn = self.rotate_locked(&mut g, true)?;
-        self.visible.reset(1, 0);
+        let lsn = self.rotate_with(&mut g, Rotation::Reset(first))?;
+        self.visible.reset(first, 0);
         drop(g);
         self.semisync.reset_master();
         self.finish_standalone(lsn)
@@ -425,16 +450,25 @@ impl Binlog {
         }
     }
 
-    /// Closes the current file with a ROTATE (unless `reset`) and opens the next one;
-    /// returns the end LSN of the group that logged it.
-    fn rotate_locked(&self, g: &mut Inner, reset: bool) -> Result<u64, StorageError> {
+    /// Closes the current file with a ROTATE and opens the next one; returns the end
+    /// LSN of the group that logged it.
+    fn rotate_locked(&self, g: &mut Inner) -> Result<u64, StorageError> {
+        self.rotate_with(g, Rotation::Next)
+    }
+
+    fn rotate_with(&self, g: &mut Inner, how: Rotation) -> Result<u64, StorageError> {
         self.check_broken()?;
-        let next = if reset { 1 } else { g.file + 1 };
+        let reset = matches!(how, Rotation::Reset(_));
+        let next = match how {
+            Rotation::Reset(first) => first,
+            _ => g.file + 1,
+        };
         let mut group = Group {
             flags: if reset { RESET } else { 0 },
             chunks: Vec::new(),
         };
         if !reset && g.file > 0 && g.pos > 4 {
+            // The ROTATE is the old file's last event: in its checksum setting.
             let mut w = self.writer(g.pos);
             w.rotate(now(), &self.files.name(next), 4);
             group.chunks.push(Chunk {
@@ -443,8 +477,18 @@ impl Binlog {
                 bytes: w.into_bytes(),
             });
         }
+        let old_checksum = self.checksum.load(Ordering::Relaxed);
+        if let Rotation::Checksum(on) = how {
+            self.checksum.store(on, Ordering::Relaxed);
+        }
         group.chunks.push(self.header_chunk(next, &g.gtids));
-        let lsn = self.appender.append(&group.encode())?;
+        let lsn = match self.appender.append(&group.encode()) {
+            Ok(lsn) => lsn,
+            Err(e) => {
+                self.checksum.store(old_checksum, Ordering::Relaxed);
+                return Err(e);
+            }
+        };
         if reset {
             // The old files go only once the reset is in the log: a crash before
             // that leaves them, and recovery never sees a reset it cannot redo.

@@ -8,20 +8,20 @@ use crate::gtid::GtidList;
 use basalt_storage::StorageError;
 
 /// The state after the last file of `index`.
-pub fn scan(files: &Files, index: &[u32], checksum: bool) -> Result<GtidList, StorageError> {
+pub fn scan(files: &Files, index: &[u32]) -> Result<GtidList, StorageError> {
     let Some(last) = index.last() else {
         return Ok(GtidList::default());
     };
-    Ok(scan_file(files, *last, checksum, None)?.unwrap_or_default())
+    Ok(scan_file(files, *last, None)?.unwrap_or_default())
 }
 
 /// The state at offset `until` of file `n` (its end when `None`): its GTID_LIST and
 /// the GTIDs of the groups before `until`. `Ok(None)` when `until` is not where an
-/// event starts (or the end of the file).
+/// event starts (or the end of the file). Whether events carry checksums is the
+/// file's own FORMAT_DESCRIPTION's say (`binlog_checksum` may have changed since).
 pub fn scan_file(
     files: &Files,
     n: u32,
-    checksum: bool,
     until: Option<u64>,
 ) -> Result<Option<GtidList>, StorageError> {
     let bad = |what: String| StorageError::Invalid(format!("binary log {}: {what}", files.name(n)));
@@ -31,11 +31,13 @@ pub fn scan_file(
         return Ok(until.is_none().then_some(list));
     };
     let mut at = 4;
-    for event in EventReader::new(body, 4) {
+    let mut events = EventReader::new(body, 4);
+    while let Some(event) = events.next() {
         if until.is_some_and(|u| at >= u) {
             break;
         }
         let (offset, ev) = event.map_err(|e| bad(e.to_string()))?;
+        let checksum = events.checksum().unwrap_or(true);
         let h = parse_header(ev).ok_or_else(|| bad(format!("bad event at {offset}")))?;
         match h.type_code {
             types::GTID_LIST => {

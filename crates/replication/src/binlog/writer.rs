@@ -1,10 +1,10 @@
 //! Writing the tail into the files, making groups visible, and syncing (see the
 //! module docs of [`super`] for when each happens).
 //!
-//! The visible end is one `AtomicU64`: the file number in the top 24 bits, the
-//! offset in the low 40 (1 TiB per file, far above `max_binlog_size`'s 1 GiB
-//! ceiling), so `(file, offset)` order is integer order and moving it forward is a
-//! `fetch_max`.
+//! The visible end is one `AtomicU64`: the file number in the top 31 bits (file
+//! numbers go up to 2^31 - 1, as MariaDB's), the offset in the low 33 (events name
+//! their end in 32 bits, so no file grows past 4 GiB), so `(file, offset)` order is
+//! integer order and moving it forward is a `fetch_max`.
 
 use super::tail::TailChunk;
 use super::{files, io_err, Binlog, Written};
@@ -14,7 +14,7 @@ use std::io;
 use std::os::unix::fs::FileExt;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-const OFFSET_BITS: u32 = 40;
+const OFFSET_BITS: u32 = 33;
 const OFFSET_MASK: u64 = (1 << OFFSET_BITS) - 1;
 
 /// The end of what dumps may read: file number and offset.
@@ -219,5 +219,7 @@ mod tests {
         assert_eq!(v.get(), (4, 4));
         v.reset(1, 0);
         assert_eq!(v.get(), (1, 0));
+        v.advance(i32::MAX as u32, u32::MAX as u64);
+        assert_eq!(v.get(), (i32::MAX as u32, u32::MAX as u64));
     }
 }

@@ -80,6 +80,7 @@ impl Session {
         if !matches!(
             name,
             "log_bin"
+                | "binlog_checksum"
                 | "server_id"
                 | "max_binlog_size"
                 | "binlog_expire_logs_seconds"
@@ -115,6 +116,10 @@ impl Session {
                 b.set_filter(f);
             }
             "log_bin" => b.set_enabled(n != 0).map_err(MySqlError::from)?,
+            "binlog_checksum" => {
+                let crc = v.display_lossy().eq_ignore_ascii_case("CRC32");
+                b.set_checksum(crc).map_err(MySqlError::from)?;
+            }
             "server_id" => b.set_server_id(n as u32),
             "max_binlog_size" => b.set_max_size(n),
             _ => {

@@ -18,7 +18,6 @@ const DEFAULT_ONLY: &[(&str, &[&str])] = &[
     ("auto_increment_increment", &[]),
     ("auto_increment_offset", &[]),
     ("big_tables", &[]),
-    ("binlog_checksum", &[]),
     // Row-based logging only (STATEMENT and MIXED answer 1235).
     ("binlog_format", &[]),
     ("binlog_row_image", &["NOBLOB", "MINIMAL"]),

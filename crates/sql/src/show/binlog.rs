@@ -92,18 +92,22 @@ pub fn binlog_events(session: &Session, opts: &BinlogEvents) -> R<QueryResult> {
     let bytes = std::fs::read(b.files_dir().path_of(&file.name))
         .map_err(|e| events_error(&format!("I/O error reading log: {e}")))?;
     let len = (file.size as usize).min(bytes.len());
-    let rows = event_rows(&file.name, &bytes[..len], opts, b.checksum())?;
+    let rows = event_rows(&file.name, &bytes[..len], opts)?;
     Ok(QueryResult::rows(cols, rows))
 }
 
-fn event_rows(name: &str, bytes: &[u8], opts: &BinlogEvents, checksum: bool) -> R<Vec<Row>> {
+/// The rows of one file's events; whether they carry CRC32s is the file's own
+/// FORMAT_DESCRIPTION's say.
+fn event_rows(name: &str, bytes: &[u8], opts: &BinlogEvents) -> R<Vec<Row>> {
     let from = opts.from.unwrap_or(4);
     let (skip, count) = opts.limit.unwrap_or((0, u64::MAX));
     let mut rows = Vec::new();
     let mut seen = 0u64;
     let body = bytes.get(4..).unwrap_or_default();
-    for ev in EventReader::new(body, 4) {
+    let mut events = EventReader::new(body, 4);
+    while let Some(ev) = events.next() {
         let (pos, ev) = ev.map_err(|e| events_error(&e.to_string()))?;
+        let checksum = events.checksum().unwrap_or(true);
         if pos < from {
             continue;
         }
@@ -166,9 +170,18 @@ pub fn flush(session: &Session) -> R<QueryResult> {
 pub fn statement(session: &mut Session, st: BinlogStmt) -> R<QueryResult> {
     let b = binlog_on(session)?;
     match st {
-        BinlogStmt::Reset { to: Some(_) } => Err(MySqlError::not_supported("RESET MASTER TO")),
-        BinlogStmt::Reset { to: None } => {
-            b.reset().map_err(MySqlError::from)?;
+        BinlogStmt::Reset { to } => {
+            let first = to.unwrap_or(1);
+            // MariaDB's MAX_LOG_UNIQUE_FN_EXT; past it MariaDB also closes its log.
+            if first > i32::MAX as u64 {
+                let name = b.files_dir().basename();
+                return Err(MySqlError::new(
+                    1098,
+                    "HY000",
+                    format!("Can't generate a unique log-filename {name}.(1-999)"),
+                ));
+            }
+            b.reset(first as u32).map_err(MySqlError::from)?;
             Ok(QueryResult::ok(0))
         }
         BinlogStmt::PurgeTo(file) => {
@@ -180,26 +193,10 @@ pub fn statement(session: &mut Session, st: BinlogStmt) -> R<QueryResult> {
         }
         BinlogStmt::PurgeBefore(text) => {
             let when = session.eval_datetime(&text)?;
-            let n = first_kept(&b, when);
+            let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(when.max(0) as u64);
+            let n = b.first_modified_since(t);
             b.purge_before_file(n).map_err(MySqlError::from)?;
             Ok(QueryResult::ok(0))
         }
     }
-}
-
-/// The first file modified at or after `when` (seconds since the epoch): files
-/// before it are purged (the active one never is).
-fn first_kept(b: &Binlog, when: i64) -> u32 {
-    let files = b.file_numbers();
-    for n in &files {
-        let modified = std::fs::metadata(b.files_dir().path(*n))
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map_or(i64::MAX, |d| d.as_secs() as i64);
-        if modified >= when {
-            return *n;
-        }
-    }
-    files.last().copied().unwrap_or(0)
 }

@@ -40,7 +40,7 @@ const CLASSIFIED: &[(&str, Proof)] = &[
     ("binlog_format", DefaultOnly("STATEMENT")),
     ("binlog_ignore_db", Test("do_and_ignore_db_filter_at_runtime")),
     ("binlog_row_image", Test("session_settings_shape_the_events")),
-    ("binlog_row_metadata", DefaultOnly("MINIMAL")),
+    ("binlog_row_metadata", Test("table_map_metadata_levels_match_mariadb")),
     ("character_set_client", Elsewhere("statement text handled as bytes in the client character set")),
     ("character_set_connection", Test("connection_and_server_character_sets")),
     ("character_set_database", Test("connection_and_server_character_sets")),

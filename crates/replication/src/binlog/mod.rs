@@ -45,7 +45,7 @@ pub use files::Files;
 pub use filter::DbFilter;
 pub use recover::recover;
 
-use crate::event::{EventWriter, GtidFlags, BINLOG_MAGIC};
+use crate::event::{EventWriter, GtidFlags, RowMetadata, BINLOG_MAGIC};
 use crate::gtid::{Gtid, GtidList};
 use crate::semisync::{Coord, SemiSync};
 use crate::source::{BinlogPos, DumpSource, LogFile};
@@ -55,7 +55,7 @@ use group::{Chunk, Group, RESET};
 use parking_lot::{Condvar, Mutex, RwLock};
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tail::{Tail, TailChunk};
@@ -130,6 +130,8 @@ pub struct Binlog {
     max_size: AtomicU64,
     expire_seconds: AtomicU64,
     checksum: AtomicBool,
+    /// `binlog_row_metadata` ([`RowMetadata`] as 0, 1, 2).
+    row_metadata: AtomicU8,
     appender: Arc<dyn LogAppend>,
     /// `binlog_do_db` / `binlog_ignore_db`.
     filter: RwLock<DbFilter>,
@@ -182,6 +184,7 @@ impl Binlog {
             max_size: AtomicU64::new(config.max_size),
             expire_seconds: AtomicU64::new(config.expire_seconds),
             checksum: AtomicBool::new(config.checksum),
+            row_metadata: AtomicU8::new(RowMetadata::Full as u8),
             appender,
             filter: RwLock::new(DbFilter::default()),
             inner: Mutex::new(Inner {
@@ -422,11 +425,22 @@ impl Binlog {
     }
 
     fn writer(&self, start: u64) -> EventWriter {
-        EventWriter::new(
+        let mut w = EventWriter::new(
             start,
             self.server_id.load(Ordering::Relaxed),
             self.checksum.load(Ordering::Relaxed),
-        )
+        );
+        w.set_row_metadata(match self.row_metadata.load(Ordering::Relaxed) {
+            0 => RowMetadata::NoLog,
+            1 => RowMetadata::Minimal,
+            _ => RowMetadata::Full,
+        });
+        w
+    }
+
+    /// `SET GLOBAL binlog_row_metadata`: for TABLE_MAP events logged from now on.
+    pub fn set_row_metadata(&self, level: RowMetadata) {
+        self.row_metadata.store(level as u8, Ordering::Relaxed);
     }
 
     /// The events that open file `n`: magic, FORMAT_DESCRIPTION, GTID_LIST,

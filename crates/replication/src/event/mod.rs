@@ -36,6 +36,7 @@ pub use reader::{
     EventReader,
 };
 pub use rows::{RowChange, RowImage};
+pub use table_map::RowMetadata;
 pub use writer::{
     dump_format_description, fake_rotate, heartbeat, query_flags2, EventWriter, GtidFlags, Query,
 };

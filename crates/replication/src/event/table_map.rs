@@ -1,4 +1,6 @@
-//! TABLE_MAP events with `binlog_row_metadata=FULL`.
+//! TABLE_MAP events, their optional metadata as `binlog_row_metadata` asks:
+//! NO_LOG writes none, MINIMAL fields 1 and 2 below, FULL all of them (MariaDB's
+//! `Table_map_log_event::init_metadata_fields`).
 //!
 //! Body: 0 table id (6) | 6 flags (2, = 1 `TM_BIT_LEN_EXACT_F`) | 8 schema length (1),
 //! schema, NUL | table length (1), table, NUL | column count (packed) | one type byte
@@ -46,8 +48,29 @@ const PRIMARY_KEY_WITH_PREFIX: u8 = 9;
 const ENUM_AND_SET_DEFAULT_CHARSET: u8 = 10;
 const ENUM_AND_SET_COLUMN_CHARSET: u8 = 11;
 
+/// `binlog_row_metadata`: how much optional metadata a TABLE_MAP carries.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RowMetadata {
+    NoLog,
+    Minimal,
+    #[default]
+    Full,
+}
+
+impl RowMetadata {
+    /// The variable's value (`NO_LOG`, `MINIMAL`, `FULL`), any case.
+    pub fn from_name(s: &str) -> Option<RowMetadata> {
+        match s.to_ascii_uppercase().as_str() {
+            "NO_LOG" => Some(RowMetadata::NoLog),
+            "MINIMAL" => Some(RowMetadata::Minimal),
+            "FULL" => Some(RowMetadata::Full),
+            _ => None,
+        }
+    }
+}
+
 /// Appends the body of a TABLE_MAP event for `def` under `table_id`.
-pub(crate) fn encode(out: &mut Vec<u8>, table_id: u64, def: &TableDef) {
+pub(crate) fn encode(out: &mut Vec<u8>, table_id: u64, def: &TableDef, level: RowMetadata) {
     out.extend_from_slice(&table_id.to_le_bytes()[..6]);
     out.extend_from_slice(&TM_BIT_LEN_EXACT_F.to_le_bytes());
     for name in [&def.schema, &def.name] {
@@ -65,7 +88,9 @@ pub(crate) fn encode(out: &mut Vec<u8>, table_id: u64, def: &TableDef) {
     put_packed(out, meta.len() as u64);
     out.extend_from_slice(&meta);
     out.extend_from_slice(&bitmap(def.columns.iter().map(|c| c.nullable)));
-    optional_metadata(out, def);
+    if level != RowMetadata::NoLog {
+        optional_metadata(out, def, level == RowMetadata::Full);
+    }
 }
 
 /// Bits LSB first, as the NULL-able and column bitmaps are.
@@ -90,7 +115,7 @@ fn field(out: &mut Vec<u8>, code: u8, data: &[u8]) {
     out.extend_from_slice(data);
 }
 
-fn optional_metadata(out: &mut Vec<u8>, def: &TableDef) {
+fn optional_metadata(out: &mut Vec<u8>, def: &TableDef, full: bool) {
     let types: Vec<&DataType> = def.columns.iter().map(|c| &c.data_type).collect();
     let signed: Vec<bool> = types
         .iter()
@@ -102,6 +127,9 @@ fn optional_metadata(out: &mut Vec<u8>, def: &TableDef) {
     }
     let chars: Vec<u16> = types.iter().filter_map(|t| char_collation(t)).collect();
     charset_field(out, &chars, DEFAULT_CHARSET, COLUMN_CHARSET);
+    if !full {
+        return;
+    }
     let mut names = Vec::new();
     for c in &def.columns {
         put_packed(&mut names, c.name.len() as u64);

@@ -20,6 +20,7 @@
 //! `start + bytes().len()`, the log_pos of the last event.
 
 use super::rows::{self, RowChange, RowImage};
+use super::table_map::RowMetadata;
 use super::{flags, table_map, types, CHECKSUM_LEN, HEADER_LEN};
 use crate::gtid::Gtid;
 use basalt_common::TableDef;
@@ -314,6 +315,7 @@ pub struct EventWriter {
     start: u64,
     server_id: u32,
     checksum: bool,
+    row_metadata: RowMetadata,
 }
 
 /// What one event's header says besides its length and position.
@@ -328,6 +330,7 @@ impl EventWriter {
     pub fn new(start: u64, server_id: u32, checksum: bool) -> EventWriter {
         EventWriter {
             buf: Vec::new(),
+            row_metadata: RowMetadata::Full,
             start,
             server_id,
             checksum,
@@ -474,7 +477,14 @@ impl EventWriter {
     /// A TABLE_MAP with `binlog_row_metadata=FULL`.
     pub fn table_map(&mut self, timestamp: u32, table_id: u64, def: &TableDef) {
         let head = self.head(timestamp, types::TABLE_MAP, 0);
-        self.event(head, |out| table_map::encode(out, table_id, def));
+        let level = self.row_metadata;
+        self.event(head, |out| table_map::encode(out, table_id, def, level));
+    }
+
+    /// `binlog_row_metadata` for the TABLE_MAP events written from now on (FULL
+    /// unless set).
+    pub fn set_row_metadata(&mut self, level: RowMetadata) {
+        self.row_metadata = level;
     }
 
     /// One statement's row changes on one table: splits into several events of at

@@ -81,6 +81,7 @@ impl Session {
             name,
             "log_bin"
                 | "binlog_checksum"
+                | "binlog_row_metadata"
                 | "server_id"
                 | "max_binlog_size"
                 | "binlog_expire_logs_seconds"
@@ -116,6 +117,12 @@ impl Session {
                 b.set_filter(f);
             }
             "log_bin" => b.set_enabled(n != 0).map_err(MySqlError::from)?,
+            "binlog_row_metadata" => {
+                let name = v.display_lossy();
+                if let Some(level) = basalt_replication::event::RowMetadata::from_name(&name) {
+                    b.set_row_metadata(level);
+                }
+            }
             "binlog_checksum" => {
                 let crc = v.display_lossy().eq_ignore_ascii_case("CRC32");
                 b.set_checksum(crc).map_err(MySqlError::from)?;

@@ -21,7 +21,6 @@ const DEFAULT_ONLY: &[(&str, &[&str])] = &[
     // Row-based logging only (STATEMENT and MIXED answer 1235).
     ("binlog_format", &[]),
     ("binlog_row_image", &["NOBLOB", "MINIMAL"]),
-    ("binlog_row_metadata", &[]),
     // File names of LOAD DATA, INTO OUTFILE and LOAD_FILE() are taken as they
     // arrive (binary), not converted to another character set.
     ("character_set_filesystem", &[]),

@@ -21,11 +21,12 @@
 //! Events a primary invents (fake ROTATE, HEARTBEAT, fake GTID_LIST) have
 //! timestamp 0; ROTATE and GTID_LIST carry `LOG_EVENT_ARTIFICIAL_F`.
 
-/// The common header's length.
-pub const HEADER_LEN: usize = 19;
-pub const CHECKSUM_LEN: usize = 4;
+use crate::event::flags as header;
+use crate::event::writer::event_crc;
+pub use crate::event::{types, CHECKSUM_LEN, HEADER_LEN};
+
 /// The 4-byte magic every binlog file starts with.
-pub const MAGIC: &[u8; 4] = b"\xfebin";
+pub const MAGIC: &[u8; 4] = &crate::event::BINLOG_MAGIC;
 /// Offset of the first event (the FORMAT_DESCRIPTION) in a file.
 pub const FIRST_EVENT: u64 = 4;
 
@@ -34,26 +35,6 @@ pub const SERVER_ID_OFFSET: usize = 5;
 pub const LEN_OFFSET: usize = 9;
 pub const LOG_POS_OFFSET: usize = 13;
 pub const FLAGS_OFFSET: usize = 17;
-
-pub const QUERY_EVENT: u8 = 2;
-pub const ROTATE_EVENT: u8 = 4;
-pub const INTVAR_EVENT: u8 = 5;
-pub const RAND_EVENT: u8 = 13;
-pub const USER_VAR_EVENT: u8 = 14;
-pub const FORMAT_DESCRIPTION_EVENT: u8 = 15;
-pub const XID_EVENT: u8 = 16;
-pub const TABLE_MAP_EVENT: u8 = 19;
-pub const HEARTBEAT_EVENT: u8 = 27;
-pub const ANNOTATE_ROWS_EVENT: u8 = 160;
-pub const BINLOG_CHECKPOINT_EVENT: u8 = 161;
-pub const GTID_EVENT: u8 = 162;
-pub const GTID_LIST_EVENT: u8 = 163;
-pub const START_ENCRYPTION_EVENT: u8 = 164;
-
-pub const F_BINLOG_IN_USE: u16 = 0x1;
-pub const F_THREAD_SPECIFIC: u16 = 0x4;
-pub const F_SUPPRESS_USE: u16 = 0x8;
-pub const F_ARTIFICIAL: u16 = 0x20;
 
 /// FORMAT_DESCRIPTION body: binlog version u16 at 0, server version [u8; 50] at 2,
 /// `created` timestamp u32 at 52.
@@ -141,19 +122,8 @@ pub fn crc_ok(ev: &[u8]) -> bool {
     if ev.len() < HEADER_LEN + CHECKSUM_LEN {
         return false;
     }
-    let body = &ev[..ev.len() - CHECKSUM_LEN];
-    let stored = u32_at(ev, ev.len() - CHECKSUM_LEN);
-    let mut h = crc32fast::Hasher::new();
-    if event_type(ev) == FORMAT_DESCRIPTION_EVENT && flags(ev) & F_BINLOG_IN_USE != 0 {
-        let mut head = [0u8; HEADER_LEN];
-        head.copy_from_slice(&body[..HEADER_LEN]);
-        head[FLAGS_OFFSET] &= !(F_BINLOG_IN_USE as u8);
-        h.update(&head);
-        h.update(&body[HEADER_LEN..]);
-    } else {
-        h.update(body);
-    }
-    h.finalize() == stored
+    let n = ev.len() - CHECKSUM_LEN;
+    event_crc(&ev[..n]) == u32_at(ev, n)
 }
 
 /// Recomputes the trailing CRC32 after an in-place change.
@@ -171,7 +141,7 @@ pub fn fix_crc(ev: &mut [u8], alg: ChecksumAlg) {
 /// `created` 0 (it must not drop its temporary tables); with `clear_created`
 /// only the latter.
 pub fn prepare_fd(fd: &mut [u8], alg: ChecksumAlg, clear_pos: bool, clear_created: bool) {
-    let f = flags(fd) & !F_BINLOG_IN_USE;
+    let f = flags(fd) & !header::BINLOG_IN_USE;
     set_flags(fd, f);
     if clear_pos {
         put_u32(fd, LOG_POS_OFFSET, 0);
@@ -184,45 +154,13 @@ pub fn prepare_fd(fd: &mut [u8], alg: ChecksumAlg, clear_pos: bool, clear_create
 
 /// A GTID event's (domain, server, seq) and flags2; `None` when too short.
 pub fn gtid_of(ev: &[u8]) -> Option<(crate::Gtid, u8)> {
-    if ev.len() < HEADER_LEN + 13 {
-        return None;
-    }
-    let seq = u64_at(ev, HEADER_LEN);
-    let domain = u32_at(ev, HEADER_LEN + 8);
-    let server = u32_at(ev, SERVER_ID_OFFSET);
-    Some((
-        crate::Gtid {
-            domain,
-            server,
-            seq,
-        },
-        ev[HEADER_LEN + 12],
-    ))
+    let (gtid, _) = crate::event::decode_gtid(ev)?;
+    Some((gtid, *ev.get(HEADER_LEN + 12)?))
 }
 
-/// A GTID_LIST event's GTIDs: count u32 (low 28 bits; high 4 are flags), then per
-/// GTID domain u32, server u32, seq u64. `None` when malformed.
+/// A GTID_LIST event's GTIDs; `None` when malformed.
 pub fn gtid_list_of(ev: &[u8], alg: ChecksumAlg) -> Option<Vec<crate::Gtid>> {
-    let body = ev.get(HEADER_LEN..ev.len().checked_sub(alg.trailer())?)?;
-    if body.len() < 4 {
-        return None;
-    }
-    let n = (u32_at(body, 0) & 0x0fff_ffff) as usize;
-    if body.len() < 4 + n.checked_mul(16)? {
-        return None;
-    }
-    Some(
-        (0..n)
-            .map(|i| {
-                let at = 4 + 16 * i;
-                crate::Gtid {
-                    domain: u32_at(body, at),
-                    server: u32_at(body, at + 4),
-                    seq: u64_at(body, at + 8),
-                }
-            })
-            .collect(),
-    )
+    crate::event::decode_gtid_list(ev, alg.has_crc())
 }
 
 /// Whether a QUERY event is `COMMIT` or `ROLLBACK` (it ends an event group).
@@ -247,12 +185,12 @@ pub fn is_commit_or_rollback(ev: &[u8], alg: ChecksumAlg) -> bool {
 pub fn is_part_of_group(ty: u8) -> bool {
     matches!(
         ty,
-        GTID_EVENT
-            | INTVAR_EVENT
-            | RAND_EVENT
-            | USER_VAR_EVENT
-            | TABLE_MAP_EVENT
-            | ANNOTATE_ROWS_EVENT
+        types::GTID
+            | types::INTVAR
+            | types::RAND
+            | types::USER_VAR
+            | types::TABLE_MAP
+            | types::ANNOTATE_ROWS
     )
 }
 
@@ -286,7 +224,7 @@ pub fn build(
 pub fn fake_rotate(server_id: u32, file: &str, pos: u64, alg: ChecksumAlg) -> Vec<u8> {
     let mut body = pos.to_le_bytes().to_vec();
     body.extend_from_slice(file.as_bytes());
-    build(ROTATE_EVENT, server_id, 0, F_ARTIFICIAL, &body, alg)
+    build(types::ROTATE, server_id, 0, header::ARTIFICIAL, &body, alg)
 }
 
 /// HEARTBEAT_LOG_EVENT: the body is the current file name; log_pos is the current
@@ -301,7 +239,7 @@ pub fn heartbeat(server_id: u32, file: &str, pos: u64, alg: ChecksumAlg) -> Vec<
         }
     };
     body.extend_from_slice(file.as_bytes());
-    build(HEARTBEAT_EVENT, server_id, log_pos, 0, &body, alg)
+    build(types::HEARTBEAT, server_id, log_pos, 0, &body, alg)
 }
 
 /// A fake GTID_LIST (sent once a GTID replica's start position is reached, so it
@@ -319,10 +257,10 @@ pub fn fake_gtid_list(
         body.extend_from_slice(&g.seq.to_le_bytes());
     }
     build(
-        GTID_LIST_EVENT,
+        types::GTID_LIST,
         server_id,
         log_pos,
-        F_ARTIFICIAL,
+        header::ARTIFICIAL,
         &body,
         alg,
     )
@@ -338,12 +276,12 @@ pub fn make_dummy(ev: &mut [u8], alg: ChecksumAlg) -> Option<()> {
     if data_len < MIN_USER_VAR {
         return None;
     }
-    let f = (flags(ev) & !F_THREAD_SPECIFIC) | F_SUPPRESS_USE;
+    let f = (flags(ev) & !header::THREAD_SPECIFIC) | header::SUPPRESS_USE;
     set_flags(ev, f);
     if data_len < MIN_QUERY {
         let name = b"!dummyvar";
         let name_len = data_len - (MIN_USER_VAR - 1);
-        ev[TYPE_OFFSET] = USER_VAR_EVENT;
+        ev[TYPE_OFFSET] = types::USER_VAR;
         put_u32(ev, HEADER_LEN, name_len as u32);
         for i in 0..name_len {
             ev[HEADER_LEN + 4 + i] = name.get(i).copied().unwrap_or(0);
@@ -351,7 +289,7 @@ pub fn make_dummy(ev: &mut [u8], alg: ChecksumAlg) -> Option<()> {
         ev[HEADER_LEN + 4 + name_len] = 1;
     } else {
         let old_type = ev[TYPE_OFFSET];
-        ev[TYPE_OFFSET] = QUERY_EVENT;
+        ev[TYPE_OFFSET] = types::QUERY;
         blank_query_header(ev, 0);
         ev[HEADER_LEN + QUERY_HEADER_LEN] = 0;
         let text =
@@ -383,9 +321,9 @@ pub fn make_begin(ev: &mut [u8], alg: ChecksumAlg) -> Option<()> {
     if data_len != short && data_len != short + 2 {
         return None;
     }
-    let f = (flags(ev) & !F_THREAD_SPECIFIC) | F_SUPPRESS_USE;
+    let f = (flags(ev) & !header::THREAD_SPECIFIC) | header::SUPPRESS_USE;
     set_flags(ev, f);
-    ev[TYPE_OFFSET] = QUERY_EVENT;
+    ev[TYPE_OFFSET] = types::QUERY;
     let d = HEADER_LEN + QUERY_HEADER_LEN;
     let text_at = if data_len == short {
         blank_query_header(ev, 0);
@@ -424,17 +362,17 @@ mod tests {
     fn begin_and_dummy_keep_length_and_crc() {
         let mut body = vec![0u8; GTID_BODY_LEN];
         body[0] = 7;
-        let mut ev = build(GTID_EVENT, 1, 100, 0x8, &body, ChecksumAlg::Crc32);
+        let mut ev = build(types::GTID, 1, 100, 0x8, &body, ChecksumAlg::Crc32);
         let n = ev.len();
         make_begin(&mut ev, ChecksumAlg::Crc32).expect("gtid length");
-        assert_eq!((ev.len(), event_type(&ev)), (n, QUERY_EVENT));
+        assert_eq!((ev.len(), event_type(&ev)), (n, types::QUERY));
         assert!(crc_ok(&ev));
         assert!(!is_commit_or_rollback(&ev, ChecksumAlg::Crc32));
-        let mut short = build(XID_EVENT, 1, 100, 0, &[0u8; 8], ChecksumAlg::Crc32);
+        let mut short = build(types::XID, 1, 100, 0, &[0u8; 8], ChecksumAlg::Crc32);
         make_dummy(&mut short, ChecksumAlg::Crc32).expect("27 data bytes fit a user var");
-        assert_eq!(event_type(&short), USER_VAR_EVENT);
+        assert_eq!(event_type(&short), types::USER_VAR);
         assert!(crc_ok(&short));
-        let mut tiny = build(XID_EVENT, 1, 100, 0, &[0u8; 2], ChecksumAlg::Off);
+        let mut tiny = build(types::XID, 1, 100, 0, &[0u8; 2], ChecksumAlg::Off);
         assert!(make_dummy(&mut tiny, ChecksumAlg::Off).is_none());
     }
 }

@@ -213,7 +213,7 @@ fn read_gtid_list(path: &std::path::Path, size: u64) -> Result<Option<Vec<Gtid>>
     let ev = r
         .read_at(next, size, Some(alg))
         .map_err(|f| cannot(&f.error.to_string()))?;
-    if event::event_type(&ev) != event::GTID_LIST_EVENT {
+    if event::event_type(&ev) != event::types::GTID_LIST {
         return Ok(None);
     }
     event::gtid_list_of(&ev, alg)
@@ -245,12 +245,12 @@ pub fn binlog_state(src: &dyn DumpSource) -> Result<BinlogState, DumpError> {
 
 fn record(state: &mut BinlogState, ev: &[u8], alg: ChecksumAlg) {
     match event::event_type(ev) {
-        event::GTID_LIST_EVENT => {
+        event::types::GTID_LIST => {
             if let Some(list) = event::gtid_list_of(ev, alg) {
                 state.load(&list);
             }
         }
-        event::GTID_EVENT => {
+        event::types::GTID => {
             if let Some((g, _)) = event::gtid_of(ev) {
                 state.update(g);
             }
@@ -306,7 +306,7 @@ impl GtidFilter {
         src: &dyn DumpSource,
     ) -> Result<bool, DumpError> {
         let ty = event::event_type(ev);
-        if ty == event::GTID_EVENT && !self.state.is_empty() {
+        if ty == event::types::GTID && !self.state.is_empty() {
             self.on_gtid(ev, src)?;
         }
         match self.skip {
@@ -318,8 +318,8 @@ impl GtidFilter {
                 Ok(false)
             }
             Skip::Transaction => {
-                if ty == event::XID_EVENT
-                    || (ty == event::QUERY_EVENT && event::is_commit_or_rollback(ev, alg))
+                if ty == event::types::XID
+                    || (ty == event::types::QUERY && event::is_commit_or_rollback(ev, alg))
                 {
                     self.skip = Skip::Not;
                 }

@@ -221,7 +221,7 @@ impl<'a> Dumper<'a> {
             .read_at(event::FIRST_EVENT, size, None)
             .map_err(|f| self.read_failed(f))?;
         self.read_end = event::FIRST_EVENT + fd.len() as u64;
-        if event::event_type(&fd) != event::FORMAT_DESCRIPTION_EVENT {
+        if event::event_type(&fd) != event::types::FORMAT_DESCRIPTION {
             return Err(self.fatal("Failed to find format descriptor event in start of binlog"));
         }
         self.alg = event::fd_checksum_alg(&fd);
@@ -275,7 +275,7 @@ impl<'a> Dumper<'a> {
                 .map_err(|f| self.read_failed(f))?;
             self.pos += ev.len() as u64;
             self.read_end = self.pos;
-            if event::event_type(&ev) == event::START_ENCRYPTION_EVENT {
+            if event::event_type(&ev) == event::types::START_ENCRYPTION {
                 return Err(self.fatal("Could not decrypt binlog: encryption key error"));
             }
             let admitted = match self.gtid.as_mut() {
@@ -303,7 +303,8 @@ impl<'a> Dumper<'a> {
                 .map(|()| true)
                 .ok_or_else(|| DumpError::Fatal(what.into()))
         };
-        if ty == event::ANNOTATE_ROWS_EVENT && self.req.flags & BINLOG_SEND_ANNOTATE_ROWS_EVENT == 0
+        if ty == event::types::ANNOTATE_ROWS
+            && self.req.flags & BINLOG_SEND_ANNOTATE_ROWS_EVENT == 0
         {
             if cap >= CAP_TOLERATE_HOLES {
                 return Ok(false);
@@ -315,7 +316,7 @@ impl<'a> Dumper<'a> {
                 );
             }
         }
-        if ty == event::GTID_EVENT && cap < CAP_GTID {
+        if ty == event::types::GTID && cap < CAP_GTID {
             let standalone = ev.get(event::HEADER_LEN + 12).copied().unwrap_or(0)
                 & event::GTID_FL_STANDALONE
                 != 0;
@@ -337,8 +338,8 @@ impl<'a> Dumper<'a> {
                 .map(|()| true)
                 .ok_or_else(failed);
         }
-        if (ty == event::BINLOG_CHECKPOINT_EVENT && cap < CAP_BINLOG_CHECKPOINT)
-            || (ty == event::GTID_LIST_EVENT && cap < CAP_GTID)
+        if (ty == event::types::BINLOG_CHECKPOINT && cap < CAP_BINLOG_CHECKPOINT)
+            || (ty == event::types::GTID_LIST && cap < CAP_GTID)
         {
             if cap >= CAP_TOLERATE_HOLES {
                 return Ok(false);

@@ -258,15 +258,15 @@ fn waits_at_the_end_with_heartbeats_then_follows_new_events() {
     let (rot, fd, gl, cp) = (next(), next(), next(), next());
     assert_eq!((ty(&rot), ty(&fd), ty(&gl), ty(&cp)), (4, 15, 163, 161));
     let hb = next();
-    assert_eq!(ty(&hb), event::HEARTBEAT_EVENT);
+    assert_eq!(ty(&hb), event::types::HEARTBEAT);
     assert_eq!(event::u32_at(&hb[1..], event::LOG_POS_OFFSET), 336);
     assert_eq!(&hb[1 + event::HEADER_LEN..], b"mariadb-bin.000004");
-    assert_eq!(ty(&next()), event::HEARTBEAT_EVENT);
+    assert_eq!(ty(&next()), event::types::HEARTBEAT);
     src.set_end("mariadb-bin.000004", 588);
     let mut after = Vec::new();
     loop {
         let p = next();
-        if ty(&p) != event::HEARTBEAT_EVENT {
+        if ty(&p) != event::types::HEARTBEAT {
             after.push(ty(&p));
         }
         if after.len() == 5 {
@@ -355,7 +355,7 @@ fn a_waiting_dump_follows_a_new_file_and_stops_when_killed() {
     assert!(rx.recv_timeout(Duration::from_millis(300)).is_err());
     src.set_end("mariadb-bin.000004", 588);
     let rotate = next();
-    assert_eq!(ty(&rotate), event::ROTATE_EVENT);
+    assert_eq!(ty(&rotate), event::types::ROTATE);
     assert_eq!(
         &rotate[1 + event::HEADER_LEN + 8..rotate.len() - 4],
         b"mariadb-bin.000004"

@@ -37,9 +37,7 @@ pub use reader::{
 };
 pub use rows::{RowChange, RowImage};
 pub use table_map::RowMetadata;
-pub use writer::{
-    dump_format_description, fake_rotate, heartbeat, query_flags2, EventWriter, GtidFlags, Query,
-};
+pub use writer::{query_flags2, EventWriter, GtidFlags, Query};
 
 /// The first four bytes of every binlog file.
 pub const BINLOG_MAGIC: [u8; 4] = *b"\xfebin";
@@ -59,6 +57,8 @@ pub mod types {
     pub const STOP: u8 = 3;
     pub const ROTATE: u8 = 4;
     pub const INTVAR: u8 = 5;
+    pub const RAND: u8 = 13;
+    pub const USER_VAR: u8 = 14;
     pub const FORMAT_DESCRIPTION: u8 = 15;
     pub const XID: u8 = 16;
     pub const TABLE_MAP: u8 = 19;
@@ -73,6 +73,7 @@ pub mod types {
     pub const BINLOG_CHECKPOINT: u8 = 161;
     pub const GTID: u8 = 162;
     pub const GTID_LIST: u8 = 163;
+    pub const START_ENCRYPTION: u8 = 164;
 }
 
 /// Common-header flags (`LOG_EVENT_*_F`).

@@ -5,6 +5,7 @@
 use super::golden_tests::{statements, table, GOLDEN};
 use super::reader::{body, fd_has_checksum};
 use super::*;
+use crate::dump::event::{fake_rotate, heartbeat, prepare_fd, ChecksumAlg};
 use crate::gtid::Gtid;
 use basalt_common::{DataType, Decimal, Value};
 
@@ -125,7 +126,7 @@ fn in_use_flag_is_outside_the_checksum() {
 
 #[test]
 fn heartbeat_and_fake_rotate() {
-    let hb = heartbeat(9, "basalt-bin.000003", 1234, true);
+    let hb = heartbeat(9, "basalt-bin.000003", 1234, ChecksumAlg::Crc32);
     let h = parse_header(&hb).expect("header");
     assert_eq!(
         (h.timestamp, h.type_code, h.server_id),
@@ -134,10 +135,10 @@ fn heartbeat_and_fake_rotate() {
     assert_eq!((h.log_pos, h.event_len as usize), (1234, hb.len()));
     assert_eq!(body(&hb, true), b"basalt-bin.000003");
     assert!(EventReader::with_checksum(&hb, 0, true).all(|e| e.is_ok()));
-    let hb = heartbeat(9, "f", 4, false);
+    let hb = heartbeat(9, "f", 4, ChecksumAlg::Off);
     assert_eq!(hb.len(), HEADER_LEN + 1);
 
-    let fr = fake_rotate(9, "basalt-bin.000002", 4, true);
+    let fr = fake_rotate(9, "basalt-bin.000002", 4, ChecksumAlg::Crc32);
     let h = parse_header(&fr).expect("header");
     assert_eq!((h.log_pos, h.flags), (0, flags::ARTIFICIAL));
     assert_eq!(
@@ -160,14 +161,14 @@ fn unhex(s: &str) -> Vec<u8> {
 fn dump_side_events_as_mariadb_sends_them() {
     let name = "mariadb-bin.000002";
     assert_eq!(
-        fake_rotate(1, name, 389, true),
+        fake_rotate(1, name, 389, ChecksumAlg::Crc32),
         unhex(concat!(
             "0000000004010000003100000000000000200085010000000000006d61726961",
             "64622d62696e2e303030303032769329dd"
         ))
     );
     assert_eq!(
-        heartbeat(1, name, 389, true),
+        heartbeat(1, name, 389, ChecksumAlg::Crc32),
         unhex(concat!(
             "000000001b01000000290000008501000000006d6172696164622d62696e2e30",
             "3030303032607c95fc"
@@ -176,7 +177,8 @@ fn dump_side_events_as_mariadb_sends_them() {
     // The file's FORMAT_DESCRIPTION (in use), and as the dump sent it.
     let mut w = EventWriter::new(4, 1, true);
     w.format_description_with(0x6b0f_7c29, "10.11.19-MariaDB-0+deb12u1-log", 0, true);
-    let sent = dump_format_description(w.bytes()).expect("an FD");
+    let mut sent = w.bytes().to_vec();
+    prepare_fd(&mut sent, ChecksumAlg::Crc32, true, false);
     assert_eq!(&w.bytes()[13..19], [0, 1, 0, 0, 1, 0]);
     assert_eq!(&sent[13..19], [0; 6]);
     assert_eq!(&sent[sent.len() - 4..], [0xeb, 0x90, 0xbd, 0x14]);

@@ -223,6 +223,16 @@ fn global_status(server: &Server, name: &str) -> Option<u64> {
 /// commits reach the disk at all, and log fsyncs per commit (`Innodb_os_log_fsyncs`,
 /// which both servers count): below 1 means group commit shares fsyncs.
 pub fn commit_once(server: &Server, clients: u32, secs: u64) -> Result<Sample, String> {
+    commit_counted(server, clients, secs).map(|(sample, _, _)| sample)
+}
+
+/// [`commit_once`], also returning how many INSERTs returned OK and how many
+/// failed (a failed one may still have committed).
+pub fn commit_counted(
+    server: &Server,
+    clients: u32,
+    secs: u64,
+) -> Result<(Sample, u64, u64), String> {
     let opts = server.opts(Some("benchc"));
     let fsyncs_before = global_status(server, "Innodb_os_log_fsyncs");
     let before = storage_write_bytes(server.pid());
@@ -248,7 +258,7 @@ pub fn commit_once(server: &Server, clients: u32, secs: u64) -> Result<Sample, S
         let per = a.saturating_sub(b) as f64 / totals.ops.max(1) as f64;
         sample.push((FSYNCS_PER_COMMIT, per));
     }
-    Ok(sample)
+    Ok((sample, totals.ops, totals.errors))
 }
 
 /// Table `benchs.t` (100 rows) for the connection storm.

@@ -115,7 +115,7 @@ fn headline(c: &Case) -> Option<(&'static str, Better)> {
         Workload::Storm => (CONNS.key, Better::Higher),
         Workload::Joins => (crate::joins::MS.key, Better::Lower),
         // Three systems: its own section (binlog.rs), not Basalt/MariaDB cases.
-        Workload::Binlog => return None,
+        Workload::Binlog | Workload::BinlogDump => return None,
         Workload::Cpu => {
             if c.series(cpu::INSTR.key).is_some() {
                 (cpu::INSTR.key, Better::Lower)

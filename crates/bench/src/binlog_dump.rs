@@ -32,6 +32,7 @@
 //! [`CATCH_UP`] after the writers stop.
 
 use crate::binlog::System;
+use crate::cpu;
 use crate::dump_client::{DumpClient, Item, StartAt, XID_EVENT};
 use crate::load::{self, COMMITS, LAT_P50};
 use crate::plan::{DumpPlan, Plan};
@@ -85,6 +86,19 @@ pub const DUMP_RATIO: Metric = Metric {
 };
 /// From the writers' end until the last dump client had every XID.
 pub const CATCH_UP_MS: Metric = ms("dump_catch_up");
+const fn cores(key: &'static str) -> Metric {
+    Metric {
+        key,
+        unit: "cores",
+        better: Better::Lower,
+    }
+}
+/// CPU time over wall time during a throughput run: the server process, and this
+/// program (writers and dump clients).
+pub const SERVER_CORES_NONE: Metric = cores("server_cores_no_dump");
+pub const SERVER_CORES_MANY: Metric = cores("server_cores_dump");
+pub const CLIENT_CORES_NONE: Metric = cores("client_cores_no_dump");
+pub const CLIENT_CORES_MANY: Metric = cores("client_cores_dump");
 
 const LATENCY_CASE: &str = "commit to dump client";
 const THROUGHPUT_CASE: &str = "autocommit INSERT";
@@ -181,8 +195,10 @@ struct Received {
     xids: u64,
     /// Receive instants of the XIDs, µs after `Shared::t0` (when recording).
     at: Vec<f64>,
-    /// When it had received `expected` XIDs, µs after `t0`.
+    /// When it received its `expected`-th XID, µs after `t0`.
     caught_up: Option<f64>,
+    /// When it received its latest XID, µs after `t0`.
+    last_xid: f64,
 }
 
 fn since(t0: Instant) -> f64 {
@@ -201,7 +217,7 @@ fn dump_thread(port: u16, at: &StartAt, record: bool, sh: &Shared) -> Result<Rec
     let mut started = false;
     loop {
         let item = c
-            .next()
+            .poll()
             .map_err(|e| format!("dump client {server_id}: {e}"))?;
         match item {
             Some(Item::Event(t)) => {
@@ -211,8 +227,9 @@ fn dump_thread(port: u16, at: &StartAt, record: bool, sh: &Shared) -> Result<Rec
                 }
                 if t == XID_EVENT {
                     r.xids += 1;
+                    r.last_xid = since(sh.t0);
                     if record {
-                        r.at.push(since(sh.t0));
+                        r.at.push(r.last_xid);
                     }
                 }
             }
@@ -224,7 +241,7 @@ fn dump_thread(port: u16, at: &StartAt, record: bool, sh: &Shared) -> Result<Rec
             None => {}
         }
         if r.caught_up.is_none() && r.xids >= sh.expected.load(Ordering::SeqCst) {
-            r.caught_up = Some(since(sh.t0));
+            r.caught_up = Some(r.last_xid);
             return Ok(r);
         }
         if sh.stop.load(Ordering::SeqCst) {
@@ -432,25 +449,62 @@ pub fn latency_sample(sent: &[f64], ok: &[f64], recv: &[Vec<f64>]) -> Result<Sam
     }
 }
 
+/// CPU ticks of (server, this program).
+fn ticks(server: &Server) -> Result<(u64, u64), String> {
+    let pid = server.pid().ok_or("server not running")?;
+    Ok((cpu::cpu_ticks(pid)?, cpu::cpu_ticks(std::process::id())?))
+}
+
+/// Cores used by (server, this program) between two tick readings `secs` apart.
+fn cores_used(before: (u64, u64), after: (u64, u64), secs: f64) -> (f64, f64) {
+    let per = |a: u64, b: u64| a.saturating_sub(b) as f64 / cpu::clock_ticks_per_sec() / secs;
+    (per(after.0, before.0), per(after.1, before.1))
+}
+
+/// A commit run with the CPU both processes used during it.
+struct Measured {
+    sample: Sample,
+    ops: u64,
+    errors: u64,
+    cores: (f64, f64),
+}
+
+fn commit_measured(server: &Server, plan: &DumpPlan) -> Result<Measured, String> {
+    let before = ticks(server)?;
+    let t = Instant::now();
+    let (sample, ops, errors) = load::commit_counted(server, plan.writers, plan.secs)?;
+    let cores = cores_used(before, ticks(server)?, t.elapsed().as_secs_f64());
+    Ok(Measured {
+        sample,
+        ops,
+        errors,
+        cores,
+    })
+}
+
 /// One throughput round: `writers` clients without, then with `many` dump clients.
 fn throughput_once(server: &mut Server, many: usize, plan: &DumpPlan) -> Result<Sample, String> {
-    let none = load::commit_counted(server, plan.writers, plan.secs)?;
-    let none_rate = rate(&none.0)?;
+    let none = commit_measured(server, plan)?;
+    let none_rate = rate(&none.sample)?;
     let (run, got) = with_fleet(server, many, false, |t0| {
-        let (sample, ops, errors) = load::commit_counted(server, plan.writers, plan.secs)?;
+        let m = commit_measured(server, plan)?;
         Ok(LoadRun {
-            value: sample,
-            committed: (ops, ops + errors),
+            committed: (m.ops, m.ops + m.errors),
+            value: m,
             ended: since(t0),
         })
     })?;
-    let many_rate = rate(&run.value)?;
+    let many_rate = rate(&run.value.sample)?;
     let last = got.iter().filter_map(|r| r.caught_up).fold(0.0, f64::max);
     Ok(vec![
         (COMMITS_NONE, none_rate),
         (COMMITS_MANY, many_rate),
         (DUMP_RATIO, many_rate / none_rate.max(1e-9)),
         (CATCH_UP_MS, (last - run.ended).max(0.0) / 1000.0),
+        (SERVER_CORES_NONE, none.cores.0),
+        (SERVER_CORES_MANY, run.value.cores.0),
+        (CLIENT_CORES_NONE, none.cores.1),
+        (CLIENT_CORES_MANY, run.value.cores.1),
     ])
 }
 
@@ -536,9 +590,15 @@ pub fn section(cases: &[Case], plan: &DumpPlan, many: u32) -> (String, String) {
          dump client and then, in the same round, with {many} dump clients connected and \
          streaming (goal: ≥ 0.95). Ratio: median of the rounds' ratios. Catch-up: from \
          the writers' end until the last dump client had every transaction.\n\n\
+         CPU: cores used during the run (CPU time / wall time) by the server and by this \
+         program (writers and dump clients), without / with the dump clients; the \
+         machine has {} cores.\n\n\
          | system | commits/s, no dump client | commits/s, {many} dump clients | with / \
-         without ↑ | ratio, every round | catch-up ms |\n|---|---|---|---|---|---|\n",
-        plan.writers, plan.secs
+         without ↑ | ratio, every round | catch-up ms | server cores | client cores \
+         |\n|---|---|---|---|---|---|---|---|\n",
+        plan.writers,
+        plan.secs,
+        std::thread::available_parallelism().map_or(0, |n| n.get())
     );
     for c in cases.iter().filter(|c| c.name == THROUGHPUT_CASE) {
         for kind in Kind::BOTH {
@@ -548,12 +608,16 @@ pub fn section(cases: &[Case], plan: &DumpPlan, many: u32) -> (String, String) {
                 .map_or_else(|| med(c, DUMP_RATIO.key, kind), |r| format!("{r:.3}"));
             let _ = writeln!(
                 b,
-                "| {} | {} | {} | {ratio} | {} | {} |",
+                "| {} | {} | {} | {ratio} | {} | {} | {} / {} | {} / {} |",
                 name(kind),
                 med(c, COMMITS_NONE.key, kind),
                 med(c, COMMITS_MANY.key, kind),
                 rounds(c, DUMP_RATIO.key, kind, 3),
                 med(c, CATCH_UP_MS.key, kind),
+                med(c, SERVER_CORES_NONE.key, kind),
+                med(c, SERVER_CORES_MANY.key, kind),
+                med(c, CLIENT_CORES_NONE.key, kind),
+                med(c, CLIENT_CORES_MANY.key, kind),
             );
         }
     }

@@ -101,7 +101,7 @@ impl DumpClient {
         Ok(c)
     }
 
-    /// How long `next` waits for bytes before answering `None`.
+    /// How long `poll` waits for bytes before answering `None`.
     pub fn set_poll(&mut self, d: Duration) -> Result<(), String> {
         self.stream
             .set_read_timeout(Some(d))
@@ -109,7 +109,7 @@ impl DumpClient {
     }
 
     /// The next stream item, or `None` when nothing arrived within the poll time.
-    pub fn next(&mut self) -> Result<Option<Item>, String> {
+    pub fn poll(&mut self) -> Result<Option<Item>, String> {
         loop {
             if let Some(p) = self.take_payload()? {
                 return classify(&p).map(Some);

@@ -99,6 +99,18 @@ pub const SERVER_CORES_NONE: Metric = cores("server_cores_no_dump");
 pub const SERVER_CORES_MANY: Metric = cores("server_cores_dump");
 pub const CLIENT_CORES_NONE: Metric = cores("client_cores_no_dump");
 pub const CLIENT_CORES_MANY: Metric = cores("client_cores_dump");
+/// Bytes the server read from storage per commit (`read_bytes` of /proc/PID/io:
+/// page-cache hits do not count), without and with the dump clients.
+pub const READ_B_NONE: Metric = Metric {
+    key: "server_read_bytes_per_commit_no_dump",
+    unit: "B",
+    better: Better::Lower,
+};
+pub const READ_B_MANY: Metric = Metric {
+    key: "server_read_bytes_per_commit_dump",
+    unit: "B",
+    better: Better::Lower,
+};
 
 const LATENCY_CASE: &str = "commit to dump client";
 const THROUGHPUT_CASE: &str = "autocommit INSERT";
@@ -467,18 +479,26 @@ struct Measured {
     ops: u64,
     errors: u64,
     cores: (f64, f64),
+    /// Storage bytes the server read per commit, when /proc tells.
+    read_per_commit: Option<f64>,
 }
 
 fn commit_measured(server: &Server, plan: &DumpPlan) -> Result<Measured, String> {
     let before = ticks(server)?;
+    let read_before = load::storage_read_bytes(server.pid());
     let t = Instant::now();
     let (sample, ops, errors) = load::commit_counted(server, plan.writers, plan.secs)?;
     let cores = cores_used(before, ticks(server)?, t.elapsed().as_secs_f64());
+    let read_per_commit = match (read_before, load::storage_read_bytes(server.pid())) {
+        (Some(b), Some(a)) => Some(a.saturating_sub(b) as f64 / ops.max(1) as f64),
+        _ => None,
+    };
     Ok(Measured {
         sample,
         ops,
         errors,
         cores,
+        read_per_commit,
     })
 }
 
@@ -496,7 +516,11 @@ fn throughput_once(server: &mut Server, many: usize, plan: &DumpPlan) -> Result<
     })?;
     let many_rate = rate(&run.value.sample)?;
     let last = got.iter().filter_map(|r| r.caught_up).fold(0.0, f64::max);
-    Ok(vec![
+    let reads = [
+        none.read_per_commit.map(|v| (READ_B_NONE, v)),
+        run.value.read_per_commit.map(|v| (READ_B_MANY, v)),
+    ];
+    let mut sample = vec![
         (COMMITS_NONE, none_rate),
         (COMMITS_MANY, many_rate),
         (DUMP_RATIO, many_rate / none_rate.max(1e-9)),
@@ -505,7 +529,9 @@ fn throughput_once(server: &mut Server, many: usize, plan: &DumpPlan) -> Result<
         (SERVER_CORES_MANY, run.value.cores.0),
         (CLIENT_CORES_NONE, none.cores.1),
         (CLIENT_CORES_MANY, run.value.cores.1),
-    ])
+    ];
+    sample.extend(reads.into_iter().flatten());
+    Ok(sample)
 }
 
 fn rate(sample: &Sample) -> Result<f64, String> {
@@ -592,10 +618,12 @@ pub fn section(cases: &[Case], plan: &DumpPlan, many: u32) -> (String, String) {
          the writers' end until the last dump client had every transaction.\n\n\
          CPU: cores used during the run (CPU time / wall time) by the server and by this \
          program (writers and dump clients), without / with the dump clients; the \
-         machine has {} cores.\n\n\
+         machine has {} cores. Server reads: bytes the server read from storage per \
+         commit (`read_bytes` in /proc/PID/io; page-cache hits do not count), without / \
+         with.\n\n\
          | system | commits/s, no dump client | commits/s, {many} dump clients | with / \
          without ↑ | ratio, every round | catch-up ms | server cores | client cores \
-         |\n|---|---|---|---|---|---|---|---|\n",
+         | server reads B/commit |\n|---|---|---|---|---|---|---|---|---|\n",
         plan.writers,
         plan.secs,
         std::thread::available_parallelism().map_or(0, |n| n.get())
@@ -608,7 +636,7 @@ pub fn section(cases: &[Case], plan: &DumpPlan, many: u32) -> (String, String) {
                 .map_or_else(|| med(c, DUMP_RATIO.key, kind), |r| format!("{r:.3}"));
             let _ = writeln!(
                 b,
-                "| {} | {} | {} | {ratio} | {} | {} | {} / {} | {} / {} |",
+                "| {} | {} | {} | {ratio} | {} | {} | {} / {} | {} / {} | {} / {} |",
                 name(kind),
                 med(c, COMMITS_NONE.key, kind),
                 med(c, COMMITS_MANY.key, kind),
@@ -618,6 +646,8 @@ pub fn section(cases: &[Case], plan: &DumpPlan, many: u32) -> (String, String) {
                 med(c, SERVER_CORES_MANY.key, kind),
                 med(c, CLIENT_CORES_NONE.key, kind),
                 med(c, CLIENT_CORES_MANY.key, kind),
+                med(c, READ_B_NONE.key, kind),
+                med(c, READ_B_MANY.key, kind),
             );
         }
     }

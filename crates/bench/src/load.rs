@@ -204,9 +204,21 @@ fn storage_write_bytes(pid: Option<u32>) -> Option<u64> {
 
 /// `write_bytes` from the text of `/proc/PID/io`.
 pub fn parse_write_bytes(io: &str) -> Option<u64> {
+    parse_io(io, "write_bytes")
+}
+
+/// A counter (`read_bytes`, `write_bytes`, ...) from the text of `/proc/PID/io`.
+pub fn parse_io(io: &str, field: &str) -> Option<u64> {
     io.lines()
-        .find_map(|l| l.strip_prefix("write_bytes:"))
+        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
         .and_then(|v| v.trim().parse().ok())
+}
+
+/// Bytes process `pid` caused to be read from storage (`/proc/PID/io`; page-cache
+/// hits do not count).
+pub fn storage_read_bytes(pid: Option<u32>) -> Option<u64> {
+    let io = crate::proc::read_lossy(std::path::Path::new(&format!("/proc/{}/io", pid?)));
+    parse_io(&io, "read_bytes")
 }
 
 /// A global status counter (`SHOW GLOBAL STATUS LIKE name`), if the server has it.
@@ -358,6 +370,8 @@ mod tests {
         let io = "rchar: 6976\nwchar: 0\nsyscr: 10\nsyscw: 0\nread_bytes: 0\nwrite_bytes: 8192\ncancelled_write_bytes: 0\n";
         assert_eq!(parse_write_bytes(io), Some(8192));
         assert_eq!(parse_write_bytes(""), None);
+        assert_eq!(parse_io(io, "read_bytes"), Some(0));
+        assert_eq!(parse_io(io, "rchar"), Some(6976));
     }
 
     #[test]

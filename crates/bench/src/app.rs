@@ -1,6 +1,6 @@
 //! The run as a whole: resolve the plan, run the stages (read workloads with
 //! flush=2 on both servers, commit workloads with flush=1, the binary log's three
-//! systems with flush=1, then the instruction count), and write the report, CSV and
+//! systems and its dump clients with flush=1, then the instruction count), and write the report, CSV and
 //! charts.
 
 use crate::charts;
@@ -42,6 +42,10 @@ pub fn run(args: &Args) -> Result<PathBuf, String> {
     commit_stage(&plan, &launch, &progress, &mut results);
     if plan.runs(Workload::Binlog) {
         crate::binlog::run(&plan, settings(&plan, 1), &launch, &progress, &mut results);
+    }
+    if plan.runs(Workload::BinlogDump) {
+        let s = settings(&plan, 1);
+        crate::binlog_dump::run(&plan, s, &launch, &progress, &mut results);
     }
     if plan.runs(Workload::Cpu) {
         // A small pool starts faster under valgrind; the table has 1,000 rows.

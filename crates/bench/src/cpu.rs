@@ -156,7 +156,7 @@ fn point_selects(conn: &mut mysql::Conn, n: u64) -> Result<(), String> {
 }
 
 /// utime + stime of process `pid`, in clock ticks.
-fn cpu_ticks(pid: u32) -> Result<u64, String> {
+pub fn cpu_ticks(pid: u32) -> Result<u64, String> {
     let stat = read_lossy(Path::new(&format!("/proc/{pid}/stat")));
     parse_stat_ticks(&stat).ok_or_else(|| format!("cannot read /proc/{pid}/stat"))
 }
@@ -171,7 +171,7 @@ pub fn parse_stat_ticks(stat: &str) -> Option<u64> {
     Some(utime + stime)
 }
 
-fn clock_ticks_per_sec() -> f64 {
+pub fn clock_ticks_per_sec() -> f64 {
     // SAFETY: sysconf has no preconditions.
     let t = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
     if t > 0 {

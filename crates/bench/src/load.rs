@@ -204,9 +204,21 @@ fn storage_write_bytes(pid: Option<u32>) -> Option<u64> {
 
 /// `write_bytes` from the text of `/proc/PID/io`.
 pub fn parse_write_bytes(io: &str) -> Option<u64> {
+    parse_io(io, "write_bytes")
+}
+
+/// A counter (`read_bytes`, `write_bytes`, ...) from the text of `/proc/PID/io`.
+pub fn parse_io(io: &str, field: &str) -> Option<u64> {
     io.lines()
-        .find_map(|l| l.strip_prefix("write_bytes:"))
+        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
         .and_then(|v| v.trim().parse().ok())
+}
+
+/// Bytes process `pid` caused to be read from storage (`/proc/PID/io`; page-cache
+/// hits do not count).
+pub fn storage_read_bytes(pid: Option<u32>) -> Option<u64> {
+    let io = crate::proc::read_lossy(std::path::Path::new(&format!("/proc/{}/io", pid?)));
+    parse_io(&io, "read_bytes")
 }
 
 /// A global status counter (`SHOW GLOBAL STATUS LIKE name`), if the server has it.
@@ -223,6 +235,16 @@ fn global_status(server: &Server, name: &str) -> Option<u64> {
 /// commits reach the disk at all, and log fsyncs per commit (`Innodb_os_log_fsyncs`,
 /// which both servers count): below 1 means group commit shares fsyncs.
 pub fn commit_once(server: &Server, clients: u32, secs: u64) -> Result<Sample, String> {
+    commit_counted(server, clients, secs).map(|(sample, _, _)| sample)
+}
+
+/// [`commit_once`], also returning how many INSERTs returned OK and how many
+/// failed (a failed one may still have committed).
+pub fn commit_counted(
+    server: &Server,
+    clients: u32,
+    secs: u64,
+) -> Result<(Sample, u64, u64), String> {
     let opts = server.opts(Some("benchc"));
     let fsyncs_before = global_status(server, "Innodb_os_log_fsyncs");
     let before = storage_write_bytes(server.pid());
@@ -248,7 +270,7 @@ pub fn commit_once(server: &Server, clients: u32, secs: u64) -> Result<Sample, S
         let per = a.saturating_sub(b) as f64 / totals.ops.max(1) as f64;
         sample.push((FSYNCS_PER_COMMIT, per));
     }
-    Ok(sample)
+    Ok((sample, totals.ops, totals.errors))
 }
 
 /// Table `benchs.t` (100 rows) for the connection storm.
@@ -348,6 +370,8 @@ mod tests {
         let io = "rchar: 6976\nwchar: 0\nsyscr: 10\nsyscw: 0\nread_bytes: 0\nwrite_bytes: 8192\ncancelled_write_bytes: 0\n";
         assert_eq!(parse_write_bytes(io), Some(8192));
         assert_eq!(parse_write_bytes(""), None);
+        assert_eq!(parse_io(io, "read_bytes"), Some(0));
+        assert_eq!(parse_io(io, "rchar"), Some(6976));
     }
 
     #[test]

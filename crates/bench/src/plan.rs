@@ -18,7 +18,8 @@ pub struct Args {
     /// Rounds per system and case (default 3; 1 with --quick).
     #[arg(long)]
     pub rounds: Option<usize>,
-    /// Workloads to run (default all): seed, sysbench, commit, storm, cpu, joins, binlog.
+    /// Workloads to run (default all): seed, sysbench, commit, storm, cpu, joins, binlog,
+    /// binlog-dump.
     #[arg(long, value_delimiter = ',')]
     pub workloads: Vec<String>,
     /// The basaltd binary (default: basaltd next to this program).
@@ -71,10 +72,19 @@ pub struct Args {
     /// oltp_write_only threads (default 1,16,64).
     #[arg(long, value_delimiter = ',')]
     pub binlog_clients: Vec<u32>,
+    /// binlog-dump workload: dump clients per latency case (default 1,10,100; the
+    /// largest is also the throughput case's).
+    #[arg(long, value_delimiter = ',')]
+    pub dump_clients: Vec<u32>,
+    /// binlog-dump workload: INSERTs per latency case (default 2000; 500 with
+    /// --quick), at most 20 s.
+    #[arg(long)]
+    pub dump_commits: Option<u64>,
     /// Connection storm clients (default 1,32).
     #[arg(long, value_delimiter = ',')]
     pub storm_clients: Vec<u32>,
-    /// Seconds per commit / storm / binlog run (default 5; 3 with --quick).
+    /// Seconds per commit / storm / binlog / binlog-dump throughput run (default 5; 3
+    /// with --quick).
     #[arg(long)]
     pub load_time: Option<u64>,
     /// Point selects measured under callgrind (default 2000; 500 with --quick).
@@ -138,6 +148,21 @@ pub struct LoadPlan {
     pub secs: u64,
 }
 
+/// The binlog-dump workload's parameters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DumpPlan {
+    /// Dump clients per latency case; the largest also for the throughput case.
+    pub clients: Vec<u32>,
+    /// INSERTs per latency case, one after another.
+    pub commits: u64,
+    /// Upper bound on a latency case's INSERT loop, seconds.
+    pub max_secs: u64,
+    /// Writer clients of the throughput case.
+    pub writers: u32,
+    /// Seconds per throughput run.
+    pub secs: u64,
+}
+
 /// Everything the run does.
 #[derive(Clone, Debug)]
 pub struct Plan {
@@ -152,6 +177,7 @@ pub struct Plan {
     /// Client counts and seconds per run of the binlog workload (both its
     /// autocommit INSERTs and its sysbench oltp_write_only runs).
     pub binlog: LoadPlan,
+    pub dump: DumpPlan,
     pub cpu_queries: u64,
 }
 
@@ -184,6 +210,7 @@ fn parse_workloads(names: &[String]) -> Result<Vec<Workload>, String> {
         Workload::Cpu,
         Workload::Joins,
         Workload::Binlog,
+        Workload::BinlogDump,
     ];
     if names.is_empty() {
         return Ok(all.to_vec());
@@ -196,7 +223,8 @@ fn parse_workloads(names: &[String]) -> Result<Vec<Workload>, String> {
                 .find(|w| w.name() == n.trim())
                 .ok_or_else(|| {
                     format!(
-                        "unknown workload '{n}' (seed, sysbench, commit, storm, cpu, joins, binlog)"
+                        "unknown workload '{n}' (seed, sysbench, commit, storm, cpu, joins, \
+                         binlog, binlog-dump)"
                     )
                 })
         })
@@ -297,6 +325,13 @@ pub fn resolve(a: &Args) -> Result<Plan, String> {
             clients: or(&a.binlog_clients, if q { &[1, 16] } else { &[1, 16, 64] }),
             secs: load_secs,
         },
+        dump: DumpPlan {
+            clients: or(&a.dump_clients, &[1, 10, 100]),
+            commits: a.dump_commits.unwrap_or(if q { 500 } else { 2000 }),
+            max_secs: 20,
+            writers: 16,
+            secs: load_secs,
+        },
         cpu_queries: a.cpu_queries.unwrap_or(if q { 500 } else { 2000 }),
     })
 }
@@ -321,7 +356,9 @@ mod tests {
     fn full_defaults() {
         let p = resolve(&args(&[])).expect("plan");
         assert_eq!(p.rounds, 3);
-        assert_eq!(p.workloads.len(), 7);
+        assert_eq!(p.workloads.len(), 8);
+        assert_eq!(p.dump.clients, [1, 10, 100]);
+        assert_eq!((p.dump.commits, p.dump.writers), (2000, 16));
         assert_eq!(p.binlog.clients, [1, 16, 64]);
         assert_eq!(p.seed.clients, [1, 4, 32]);
         assert_eq!(p.seed.queries, 20000);
@@ -353,10 +390,16 @@ mod tests {
             "none",
             "--seed-filter",
             "PK point",
+            "--dump-clients",
+            "2,3",
         ]))
         .expect("plan");
         assert_eq!(p.rounds, 2);
         assert_eq!(p.workloads, [Workload::Seed, Workload::Cpu]);
+        assert_eq!(p.dump.clients, [2, 3]);
+        assert_eq!(p.dump.commits, 500);
+        let d = resolve(&args(&["--workloads", "binlog-dump"])).expect("plan");
+        assert_eq!(d.workloads, [Workload::BinlogDump]);
         assert_eq!(p.sysbench.cases[0].script, "oltp_point_select");
         let sel: Vec<_> = crate::slap::seed_queries()
             .into_iter()

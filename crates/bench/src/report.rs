@@ -115,7 +115,7 @@ fn headline(c: &Case) -> Option<(&'static str, Better)> {
         Workload::Storm => (CONNS.key, Better::Higher),
         Workload::Joins => (crate::joins::MS.key, Better::Lower),
         // Three systems: its own section (binlog.rs), not Basalt/MariaDB cases.
-        Workload::Binlog => return None,
+        Workload::Binlog | Workload::BinlogDump => return None,
         Workload::Cpu => {
             if c.series(cpu::INSTR.key).is_some() {
                 (cpu::INSTR.key, Better::Lower)
@@ -126,19 +126,22 @@ fn headline(c: &Case) -> Option<(&'static str, Better)> {
     })
 }
 
+/// Workloads counted in the summary (the others have sections of their own).
+const SUMMARISED: [Workload; 6] = [
+    Workload::Seed,
+    Workload::Sysbench,
+    Workload::Commit,
+    Workload::Storm,
+    Workload::Cpu,
+    Workload::Joins,
+];
+
 fn summary(out: &mut String, r: &Results) {
-    if r.cases.is_empty() {
+    if !SUMMARISED.iter().any(|w| r.of(*w).next().is_some()) {
         return;
     }
     out.push_str("## Summary\n\n| workload | cases | Basalt faster | parity (±2%) | Basalt slower | Basalt failed |\n|---|---|---|---|---|---|\n");
-    for w in [
-        Workload::Seed,
-        Workload::Sysbench,
-        Workload::Commit,
-        Workload::Storm,
-        Workload::Cpu,
-        Workload::Joins,
-    ] {
+    for w in SUMMARISED {
         let cases: Vec<&Case> = r.of(w).collect();
         if cases.is_empty() {
             continue;
@@ -531,5 +534,18 @@ mod tests {
         assert!(csv
             .contains("sysbench,\"oltp_point_select\",\"ps=auto\",8,qps,\"q/s\",MariaDB,1,1000\n"));
         assert_eq!(csv.lines().count(), 1 + 4 + 1 + 4 + 4);
+    }
+
+    #[test]
+    fn no_summary_for_own_section_workloads_only() {
+        let mut c = Case::new(Workload::BinlogDump, "commit to dump client", "", 10);
+        c.record(Kind::Basalt, &[(LAT_P50, 1.0)]);
+        let r = Results {
+            cases: vec![c],
+            ..Results::default()
+        };
+        let md = render(&r, &Vec::new(), "x.csv");
+        assert!(!md.contains("## Summary"), "{md}");
+        assert!(csv(&r).contains("binlog-dump,\"commit to dump client\""));
     }
 }

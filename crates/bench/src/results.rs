@@ -21,6 +21,8 @@ pub enum Workload {
     Joins,
     /// Durable commits with and without the binary log (three systems).
     Binlog,
+    /// Commit-to-dump-client latency and commits with many dump clients.
+    BinlogDump,
 }
 
 impl Workload {
@@ -33,6 +35,7 @@ impl Workload {
             Workload::Cpu => "cpu",
             Workload::Joins => "joins",
             Workload::Binlog => "binlog",
+            Workload::BinlogDump => "binlog-dump",
         }
     }
 }

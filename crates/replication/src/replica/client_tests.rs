@@ -213,10 +213,16 @@ fn handshake_queries_register_and_dump() {
 }
 
 #[test]
-fn a_first_result_set_with_nulls() {
+fn a_first_result_set_with_nulls_after_a_16_mib_statement() {
     let (port, h) = primary(|s| {
         let mut seq = 0;
-        read_pkt(s, &mut seq);
+        let q = read_pkt(s, &mut seq);
+        assert_eq!(
+            q.len(),
+            MAX_PAYLOAD,
+            "joined from a full packet and an empty one"
+        );
+        assert_eq!(seq, 2);
         write_pkt(s, &mut seq, &[2]);
         write_pkt(s, &mut seq, &column_def("x"));
         write_pkt(s, &mut seq, &column_def("y"));
@@ -225,7 +231,9 @@ fn a_first_result_set_with_nulls() {
         write_pkt(s, &mut seq, &eof(2));
     });
     let mut c = PrimaryConn::connect(&opts(port)).expect("connect");
-    let rs = c.query("SELECT 1, NULL").expect("query");
+    // COM_QUERY + text: exactly 0xFFFFFF bytes, so an empty packet must follow.
+    let sql = format!("SELECT 1, NULL -- {}", "x".repeat(MAX_PAYLOAD - 1 - 18));
+    let rs = c.query(&sql).expect("query");
     assert_eq!(rs.columns, vec!["x", "y"]);
     assert_eq!(rs.rows, vec![vec![Some("1".to_string()), None]]);
     h.join().expect("primary thread");

@@ -105,7 +105,8 @@ pub fn decode_table_map(body: &[u8]) -> Result<TableMap, DecodeError> {
     let mut r = Reader { b: body, at: 0 };
     let mut id = [0u8; 8];
     id[..6].copy_from_slice(r.take(6, "table id")?);
-    let flags = u16::from_le_bytes([r.take(1, "flags")?[0], r.take(1, "flags")?[0]]);
+    let fl = r.take(2, "flags")?;
+    let flags = u16::from_le_bytes([fl[0], fl[1]]);
     let mut names = Vec::new();
     for what in ["schema", "table"] {
         let n = r.take(1, what)?[0] as usize;

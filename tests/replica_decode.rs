@@ -348,6 +348,16 @@ fn run(kind: PrimaryKind) {
     if kind == PrimaryKind::MariaDb {
         check_mariadb_extras(&seen);
     }
+    // COM_REGISTER_SLAVE made the replica known while it dumps.
+    let hosts: Vec<mysql::Row> = primary
+        .conn()
+        .query("SHOW SLAVE HOSTS")
+        .expect("SHOW SLAVE HOSTS");
+    let ids: Vec<Option<String>> = hosts
+        .iter()
+        .map(|r| r.as_ref(0).and_then(basalt_tests::cell))
+        .collect();
+    assert!(ids.contains(&Some(REPLICA_ID.to_string())), "{ids:?}");
     drop(stream);
 
     // By GTID, from the empty state (the beginning of the log).

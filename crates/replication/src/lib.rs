@@ -12,11 +12,14 @@
 //! - [`dump`]: the primary side of the protocol (COM_BINLOG_DUMP, COM_REGISTER_SLAVE).
 //! - [`semisync`]: semi-synchronous replication, the primary side (commit waits for
 //!   a replica's acknowledgement).
+//! - [`replica`]: the replica side: a connection to a primary and the decoding of
+//!   the events it sends.
 
 pub mod binlog;
 pub mod dump;
 pub mod event;
 pub mod gtid;
+pub mod replica;
 pub mod semisync;
 pub mod source;
 

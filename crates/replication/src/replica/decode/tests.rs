@@ -679,7 +679,12 @@ fn control_events() {
     for ev in crate::event::EventReader::new(w.bytes(), 4) {
         events.push(d.decode(ev.expect("event").1).expect("decodes").1);
     }
-    let hb = crate::event::heartbeat(7, "mariadb-bin.000002", 1000, true);
+    let hb = crate::dump::event::heartbeat(
+        7,
+        "mariadb-bin.000002",
+        1000,
+        crate::dump::event::ChecksumAlg::Crc32,
+    );
     let (head, ev) = d.decode(&hb).expect("heartbeat decodes");
     assert_eq!(head.log_pos, 1000);
     assert_eq!(
@@ -729,7 +734,13 @@ fn control_events() {
 #[test]
 fn an_artificial_rotate_before_any_format_description() {
     for checksum in [true, false] {
-        let ev = crate::event::fake_rotate(1, "mariadb-bin.000007", 4, checksum);
+        use crate::dump::event::ChecksumAlg;
+        let alg = if checksum {
+            ChecksumAlg::Crc32
+        } else {
+            ChecksumAlg::Off
+        };
+        let ev = crate::dump::event::fake_rotate(1, "mariadb-bin.000007", 4, alg);
         let mut d = Decoder::new();
         let (_, got) = d.decode(&ev).expect("decodes");
         assert_eq!(

@@ -265,6 +265,14 @@ impl Txn {
         }
     }
 
+    /// The running statement's inserts into table `table_id` give values to the
+    /// columns flagged in `written` only (see [`crate::binlog`]).
+    pub fn capture_write_set(&mut self, table_id: u64, written: Arc<[bool]>) {
+        if let Some(c) = self.capture.as_mut() {
+            c.write_set(table_id, written);
+        }
+    }
+
     /// Pauses (`true`) or resumes capture; pauses nest (foreign key cascades, which a
     /// replica's engine repeats on its own).
     pub fn pause_capture(&mut self, on: bool) {

@@ -37,6 +37,7 @@
 
 use crate::api::Result;
 use basalt_common::{Row, TableDef};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 /// What `binlog_row_image` asks rows events to carry.
@@ -227,6 +228,12 @@ pub trait BinlogSink: Send + Sync {
     /// The commit whose group ended at `lsn` was acknowledged (its record is as
     /// durable as the flush policy asks): dump clients may now see it.
     fn acknowledged(&self, lsn: u64);
+    /// [`BinlogSink::acknowledged`] for a commit whose session can be killed: a
+    /// wait for the commit (semi-sync) ends early once `killed` is set.
+    fn acknowledged_killable(&self, lsn: u64, killed: Option<&AtomicBool>) {
+        let _ = killed;
+        self.acknowledged(lsn);
+    }
     /// Makes every group whose record lies below `durable_lsn` durable in the binlog
     /// files. A checkpoint calls it before the log below that point is released.
     fn sync(&self, durable_lsn: u64) -> Result<()>;

@@ -589,6 +589,10 @@ impl BinlogSink for Binlog {
     }
 
     fn acknowledged(&self, lsn: u64) {
+        self.acknowledged_killable(lsn, None);
+    }
+
+    fn acknowledged_killable(&self, lsn: u64, killed: Option<&AtomicBool>) {
         let mut last = None;
         let semisync_wait;
         {
@@ -612,7 +616,7 @@ impl BinlogSink for Binlog {
         }
         // Visible first, so a dump can send what the wait is for.
         if let Some(at) = semisync_wait {
-            self.semisync.commit_wait(&at);
+            self.semisync.commit_wait_killable(&at, killed);
         }
     }
 

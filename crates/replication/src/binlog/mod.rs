@@ -25,6 +25,8 @@
 //!    `log_bin` toggles: the state is rebuilt from the files at start.
 
 mod encode;
+#[cfg(test)]
+mod fault;
 mod files;
 mod filter;
 mod group;
@@ -456,9 +458,7 @@ impl Binlog {
                 }
             }
             let f = g.handle.as_ref().expect("opened above");
-            use std::os::unix::fs::FileExt;
-            f.write_all_at(&c.bytes, c.offset)
-                .map_err(|e| self.fail(g, e))?;
+            write_chunk(f, c).map_err(|e| self.fail(g, e))?;
             g.pos = c.offset + c.bytes.len() as u64;
             if !g.dirty.contains(&c.file) {
                 g.dirty.push(c.file);
@@ -541,6 +541,18 @@ impl Binlog {
     pub fn file_numbers(&self) -> Vec<u32> {
         self.inner.lock().index.clone()
     }
+}
+
+/// Writes one chunk at its place in its (open) file. Tests make it fail as a full
+/// disk does ([`fault::fail_next_write`]); outside tests it is the write alone.
+fn write_chunk(f: &File, c: &Chunk) -> std::io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    #[cfg(test)]
+    if let Some(n) = fault::take_write_fault() {
+        f.write_all_at(&c.bytes[..n.min(c.bytes.len())], c.offset)?;
+        return Err(std::io::Error::from_raw_os_error(28)); // ENOSPC
+    }
+    f.write_all_at(&c.bytes, c.offset)
 }
 
 fn check_broken(g: &Inner) -> Result<(), StorageError> {

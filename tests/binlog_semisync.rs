@@ -204,3 +204,100 @@ fn semisync_with_a_mariadb_primary() {
 fn semisync_with_a_basalt_primary() {
     semisync_check(PrimaryKind::Basalt);
 }
+
+/// Runs `sql` on a connection of its own in a thread: (its connection id, the
+/// thread, which returns whether the statement succeeded and how long it took).
+fn in_thread(url: String, sql: String) -> (u64, std::thread::JoinHandle<(bool, Duration)>) {
+    let mut c = connect(&url);
+    let id: u64 = c
+        .query_first("SELECT CONNECTION_ID()")
+        .expect("connection id")
+        .expect("a value");
+    let t = std::thread::spawn(move || {
+        let start = Instant::now();
+        let ok = c.query_drop(&sql).is_ok();
+        (ok, start.elapsed())
+    });
+    (id, t)
+}
+
+/// Waits (bounded) until connection `id` runs a statement starting with `prefix`.
+fn wait_running(c: &mut mysql::Conn, id: u64, prefix: &str) {
+    let deadline = Instant::now() + BOUND;
+    loop {
+        let info: Option<Option<String>> = c
+            .query_first(format!(
+                "SELECT info FROM information_schema.processlist WHERE id = {id}"
+            ))
+            .expect("processlist");
+        if info.flatten().is_some_and(|i| i.starts_with(prefix)) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "{id} never ran {prefix}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A commit waiting for an ACK that never comes (the semi-sync replica stopped,
+/// `wait_no_slave` ON, a long timeout) ends its wait when its session is killed:
+/// after KILL QUERY the client gets OK, after KILL it loses the connection; the
+/// row is committed either way, the commit counts in `no_tx`, the status stays ON.
+fn kill_check(kind: PrimaryKind) {
+    if !mariadb::available() {
+        eprintln!("skipped: mariadb-server not installed");
+        return;
+    }
+    let primary = Primary::start(kind, 1);
+    let mut c = primary.conn();
+    c.query_drop("SET GLOBAL rpl_semi_sync_master_enabled = ON")
+        .expect("enable semi-sync");
+    c.query_drop("SET GLOBAL rpl_semi_sync_master_timeout = 60000")
+        .expect("timeout");
+    let replica = MariaDb::start(&[
+        "--server-id=2",
+        "--skip-slave-start",
+        "--rpl-semi-sync-slave-enabled=ON",
+    ]);
+    follow(&replica, primary.port());
+    wait_status(&mut c, "clients", "1");
+    c.query_drop(format!("CREATE DATABASE {DB}")).expect("db");
+    c.query_drop(format!("CREATE TABLE {DB}.k (id INT PRIMARY KEY)"))
+        .expect("table");
+    let mut r = connect(&replica.url());
+    r.query_drop("STOP SLAVE").expect("STOP SLAVE");
+    wait_status(&mut c, "clients", "0");
+
+    for (id, kill, client_ok) in [(1, "KILL QUERY", true), (2, "KILL", false)] {
+        let no = counter(&mut c, "no_tx");
+        let insert = format!("INSERT INTO {DB}.k VALUES ({id})");
+        let (conn, t) = in_thread(primary.url(), insert);
+        wait_running(&mut c, conn, "INSERT INTO");
+        std::thread::sleep(Duration::from_millis(300));
+        c.query_drop(format!("{kill} {conn}")).expect("kill");
+        let (ok, took) = t.join().expect("the inserting thread");
+        eprintln!("{kind:?}: {kill} during the wait: ok {ok} after {took:?}");
+        assert_eq!(ok, client_ok, "{kind:?}: what the client of {kill} sees");
+        assert!(took < Duration::from_secs(20), "{kill}: waited {took:?}");
+        let n: Option<u64> = c
+            .query_first(format!("SELECT COUNT(*) FROM {DB}.k WHERE id = {id}"))
+            .expect("count");
+        assert_eq!(n, Some(1), "{kind:?}: the commit of {kill} stands");
+        // A killed connection's client is gone at once; its wait ends just after.
+        wait_status(&mut c, "no_tx", &(no + 1).to_string());
+        wait_status(&mut c, "wait_sessions", "0");
+        let st = status(&mut c);
+        assert_eq!(st["status"], "ON", "{kind:?}: {st:?}");
+    }
+}
+
+#[test]
+#[ignore = "needs mariadb-server"]
+fn kill_ends_a_semisync_wait_with_a_mariadb_primary() {
+    kill_check(PrimaryKind::MariaDb);
+}
+
+#[test]
+#[ignore = "needs mariadb-server"]
+fn kill_ends_a_semisync_wait_with_a_basalt_primary() {
+    kill_check(PrimaryKind::Basalt);
+}

@@ -36,7 +36,8 @@
 //! do not wait. While off, a dump asks for a reply on every event at or past
 //! `commit`; the first such reply switches it on again. With
 //! `rpl_semi_sync_master_wait_no_slave=OFF`, commits do not wait while no semi-sync
-//! replica is connected.
+//! replica is connected. A commit whose session is killed (KILL or KILL QUERY) stops
+//! waiting, as in MariaDB: it stays committed and its client gets its OK.
 //!
 //! # Invariants
 //! 1. `reply` never moves back while on (switching off or RESET MASTER clears it).
@@ -55,6 +56,8 @@ use std::time::{Duration, Instant};
 pub const SYNC_MAGIC: u8 = 0xEF;
 /// Byte 2 of a semi-sync event packet: the replica must acknowledge the event.
 pub const FLAG_REPLY: u8 = 0x01;
+/// How often a commit's wait looks whether its session was killed.
+const KILL_POLL: Duration = Duration::from_millis(50);
 /// ACK layout (see the module docs).
 const REPLY_POS_OFFSET: usize = 1;
 const REPLY_NAME_OFFSET: usize = 9;
@@ -334,6 +337,15 @@ impl SemiSync {
     /// is switched off (by this wait's timeout or another's), or (with
     /// `wait_no_slave` off) no semi-sync replica is left.
     pub fn commit_wait(&self, end: &Coord) {
+        self.commit_wait_killable(end, None);
+    }
+
+    /// [`SemiSync::commit_wait`] for a session that can be killed: the wait ends
+    /// once `killed` is set (KILL or KILL QUERY of the committing session), as
+    /// MariaDB's `commit_trx` stops at `thd_killed`. The commit stands (durable and
+    /// logged), its client gets its OK, it counts in `no_tx`, and the status stays
+    /// as it was.
+    pub fn commit_wait_killable(&self, end: &Coord, killed: Option<&AtomicBool>) {
         let mut st = self.st.lock();
         if !st.enabled {
             return;
@@ -346,6 +358,9 @@ impl SemiSync {
         let deadline = start + Duration::from_millis(self.timeout_ms());
         let mut success = false;
         while st.enabled && st.on {
+            if killed.is_some_and(|k| k.load(Ordering::Relaxed)) {
+                break;
+            }
             if st.clients == 0 && !self.wait_no_slave() {
                 break;
             }
@@ -362,7 +377,7 @@ impl SemiSync {
                 None => st.wait = Some(end.clone()),
             }
             st.stats.wait_sessions += 1;
-            let timed_out = self.moved.wait_until(&mut st, deadline).timed_out();
+            let timed_out = self.wait_moved(&mut st, deadline, killed);
             st.stats.wait_sessions -= 1;
             if !timed_out {
                 st.stats.tx_waits += 1;
@@ -386,6 +401,32 @@ impl SemiSync {
             st.stats.yes_tx += 1;
         } else {
             st.stats.no_tx += 1;
+        }
+    }
+
+    /// Waits for the state to move until `deadline`; true when the deadline
+    /// passed. With `killed`, looks at it every [`KILL_POLL`] and returns (false)
+    /// once it is set.
+    fn wait_moved(
+        &self,
+        st: &mut parking_lot::MutexGuard<'_, State>,
+        deadline: Instant,
+        killed: Option<&AtomicBool>,
+    ) -> bool {
+        let Some(k) = killed else {
+            return self.moved.wait_until(st, deadline).timed_out();
+        };
+        loop {
+            if k.load(Ordering::Relaxed) {
+                return false;
+            }
+            let step = deadline.min(Instant::now() + KILL_POLL);
+            if !self.moved.wait_until(st, step).timed_out() {
+                return false;
+            }
+            if Instant::now() >= deadline {
+                return true;
+            }
         }
     }
 

@@ -167,3 +167,32 @@ fn wait_point_names() {
     s.set_wait_point(WaitPoint::AfterCommit);
     assert_eq!(s.wait_point(), WaitPoint::AfterCommit);
 }
+
+#[test]
+fn a_killed_commit_stops_waiting() {
+    let s = enabled(60_000);
+    let d = s.dump_session(2);
+    d.start(&at(4));
+    assert!(s.logged(&at(300)));
+    let killed = Arc::new(AtomicBool::new(false));
+    let waiter = {
+        let (s, k) = (s.clone(), killed.clone());
+        thread::spawn(move || {
+            let start = Instant::now();
+            s.commit_wait_killable(&at(300), Some(&k));
+            start.elapsed()
+        })
+    };
+    while s.counter("wait_sessions") != Some(1) {
+        thread::sleep(Duration::from_millis(1));
+    }
+    killed.store(true, Ordering::Relaxed);
+    let took = waiter.join().expect("waiter");
+    assert!(took < Duration::from_secs(10), "waited {took:?}");
+    assert_eq!(s.counter("no_tx"), Some(1));
+    assert_eq!(s.counter("wait_sessions"), Some(0));
+    assert!(s.is_on(), "a kill does not switch semi-sync off");
+    // Killed before it starts: no wait at all.
+    s.commit_wait_killable(&at(400), Some(&killed));
+    assert_eq!(s.counter("no_tx"), Some(2));
+}

@@ -20,12 +20,20 @@
 //!   sessions get distinct values. The fast path (a value from the cache) takes
 //!   that mutex and touches no page.
 //!
+//! Binary log: a reservation (the row written by NEXTVAL past the cache, or by
+//! SETVAL) is logged as MariaDB logs it, in the same transaction as the row: the
+//! whole row as a WRITE_ROWS event of the sequence table, in a group of its own,
+//! with the statement's text as ANNOTATE_ROWS (see `basalt_storage::binlog`). A
+//! replica's row, and so its next value after a failover, follows the primary's.
+//! CREATE and ALTER SEQUENCE log only their statement, as MariaDB does.
+//!
 //! The state is keyed by table id: a sequence dropped and created again under
 //! the same name has a new id, so no stale cache survives it.
 
 use basalt_common::{
     ColumnDef, DataType, EngineKind, IntKind, MySqlError, TableDef, TableId, Value,
 };
+use basalt_storage::binlog::{BinlogSession, Capture};
 use basalt_storage::{KeyRange, LockMode, ScanRequest, Storage, Table, TxnOptions, WaitPolicy};
 use parking_lot::Mutex;
 use std::collections::HashMap;
@@ -285,6 +293,18 @@ pub struct Handle {
     pub db: String,
     pub name: String,
     pub table: Arc<dyn Table>,
+    /// How the reservations made through this handle are logged (none: not).
+    pub log: Option<SeqLog>,
+}
+
+/// What a reservation's binlog group is written with: the session's settings
+/// and the statement that made it.
+#[derive(Clone, Debug)]
+pub struct SeqLog {
+    pub session: BinlogSession,
+    pub sql: Arc<str>,
+    pub db: Arc<str>,
+    pub when: u32,
 }
 
 impl Handle {
@@ -299,7 +319,14 @@ impl Handle {
             db: db.to_string(),
             name: name.to_string(),
             table,
+            log: None,
         })
+    }
+
+    /// The handle with its reservations logged as `log` says.
+    pub fn logged(mut self, log: Option<SeqLog>) -> Handle {
+        self.log = log;
+        self
     }
 
     pub fn id(&self) -> TableId {
@@ -490,9 +517,14 @@ pub fn read(storage: &Arc<Storage>, h: &Handle) -> R<Stored> {
 }
 
 /// Replaces (or first inserts) the sequence's row and commits durably, in a
-/// transaction of its own: the caller's transaction has no part in it.
+/// transaction of its own: the caller's transaction has no part in it. The row
+/// goes to the binary log with it when the handle says so.
 pub fn write(storage: &Arc<Storage>, h: &Handle, stored: &Stored) -> R<()> {
     let mut txn = storage.begin(TxnOptions::default());
+    if let Some(log) = &h.log {
+        txn.set_capture(Capture::for_sequence(log.session.clone()));
+        txn.capture_statement(log.sql.clone(), log.db.clone(), log.when);
+    }
     let r = (|| -> R<()> {
         let mut cur = h
             .table

@@ -19,6 +19,17 @@
 //! cascades, which a replica's own engine repeats). Rolling back to a savepoint drops
 //! what was captured after it.
 //!
+//! An INSERT that names its columns tells the capture its write set
+//! ([`crate::Txn::capture_write_set`]): the columns it gives values, with those the
+//! engine fills in itself (AUTO_INCREMENT, default expressions, stored generated
+//! columns). Its rows carry it, so that `binlog_row_image=MINIMAL` logs only those
+//! columns, as MariaDB's `write_set` does. The set lasts until the next statement.
+//!
+//! A sequence's reservation (NEXTVAL past the cache, SETVAL) is captured as MariaDB
+//! logs it ([`Capture::for_sequence`]): the sequence table's whole row as a write
+//! (never an update), with the write set `next_not_cached_value` and `cycle_count`,
+//! in a group of its own logged as a non-transactional change (no XID).
+//!
 //! # Log records (see `durable::record`)
 //! `COMMIT_BINLOG` = `txn u64 | group`: the commit of a transaction with durable
 //! changes and its events. `BINLOG` = `group`: events of their own (DDL, a rotation,
@@ -26,6 +37,7 @@
 
 use crate::api::Result;
 use basalt_common::{Row, TableDef};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 /// What `binlog_row_image` asks rows events to carry.
@@ -66,10 +78,13 @@ pub enum Captured {
         when: u32,
     },
     /// A row change; `before` is absent for an insert, `after` for a delete.
+    /// `written`: an insert's write set (one flag per column) when the statement
+    /// gave values to some columns only; `None` means every column.
     Row {
         table: Arc<TableDef>,
         before: Option<Row>,
         after: Option<Row>,
+        written: Option<Arc<[bool]>>,
     },
 }
 
@@ -84,6 +99,10 @@ pub struct Capture {
     paused: u32,
     /// Whether any durable (non-MEMORY) table changed.
     pub durable: bool,
+    /// The running statement's write set, for its inserts into that table.
+    write_set: Option<(u64, Arc<[bool]>)>,
+    /// The capture of a sequence's reservation (see the module docs).
+    sequence: bool,
 }
 
 impl Capture {
@@ -92,6 +111,23 @@ impl Capture {
             session,
             ..Capture::default()
         }
+    }
+
+    /// The capture of a sequence's reservation: its rows are logged as writes of
+    /// the whole row, its group as a non-transactional change.
+    pub fn for_sequence(session: BinlogSession) -> Capture {
+        Capture {
+            session,
+            sequence: true,
+            ..Capture::default()
+        }
+    }
+
+    /// Whether the group is logged as a transaction (GTID flagged transactional,
+    /// ended by XID) rather than as a non-transactional change (ended by `COMMIT`):
+    /// a durable table changed, and it is no sequence's reservation.
+    pub fn transactional(&self) -> bool {
+        self.durable && !self.sequence
     }
 
     /// Whether there is any row to log.
@@ -103,6 +139,16 @@ impl Capture {
 
     pub(crate) fn statement(&mut self, sql: Arc<str>, db: Arc<str>, when: u32) {
         self.pending = Some(Captured::Statement { sql, db, when });
+        self.write_set = None;
+    }
+
+    /// The running statement's inserts into table `table_id` give values to the
+    /// columns flagged in `written` only. Ignored under `binlog_row_image=FULL`,
+    /// where every column is logged anyway.
+    pub(crate) fn write_set(&mut self, table_id: u64, written: Arc<[bool]>) {
+        if self.session.row_image != RowImageMode::Full {
+            self.write_set = Some((table_id, written));
+        }
     }
 
     pub(crate) fn row(&mut self, table: Arc<TableDef>, before: Option<Row>, after: Option<Row>) {
@@ -113,10 +159,20 @@ impl Capture {
             self.entries.push(stmt);
         }
         self.durable |= table.engine != basalt_common::EngineKind::Memory;
+        let (before, written) = if self.sequence {
+            (None, Some(sequence_write_set(table.columns.len())))
+        } else {
+            let written = match &self.write_set {
+                Some((id, w)) if before.is_none() && *id == table.id => Some(w.clone()),
+                _ => None,
+            };
+            (before, written)
+        };
         self.entries.push(Captured::Row {
             table,
             before,
             after,
+            written,
         });
     }
 
@@ -140,6 +196,12 @@ impl Capture {
             self.entries.pop();
         }
     }
+}
+
+/// What MariaDB's sequence engine writes of a sequence's row:
+/// `next_not_cached_value` (the first column) and `cycle_count` (the last).
+fn sequence_write_set(columns: usize) -> Arc<[bool]> {
+    (0..columns).map(|i| i == 0 || i + 1 == columns).collect()
 }
 
 /// Appends an event group to the log on its own (`BINLOG` record); implemented by
@@ -166,6 +228,12 @@ pub trait BinlogSink: Send + Sync {
     /// The commit whose group ended at `lsn` was acknowledged (its record is as
     /// durable as the flush policy asks): dump clients may now see it.
     fn acknowledged(&self, lsn: u64);
+    /// [`BinlogSink::acknowledged`] for a commit whose session can be killed: a
+    /// wait for the commit (semi-sync) ends early once `killed` is set.
+    fn acknowledged_killable(&self, lsn: u64, killed: Option<&AtomicBool>) {
+        let _ = killed;
+        self.acknowledged(lsn);
+    }
     /// Makes every group whose record lies below `durable_lsn` durable in the binlog
     /// files. A checkpoint calls it before the log below that point is released.
     fn sync(&self, durable_lsn: u64) -> Result<()>;

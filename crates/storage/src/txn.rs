@@ -44,7 +44,9 @@ pub trait CommitLog: Send + Sync {
     /// [`CommitLog::commit`] (or nothing to append: `Ok(0)`).
     fn commit_binlog(&self, txn_id: u64, logged: bool, capture: &Capture) -> Result<u64>;
     /// The binlog commit ending at `pos` was acknowledged.
-    fn binlog_acknowledged(&self, pos: u64);
+    /// `killed`: the committing session's interrupt flag (a wait for the
+    /// commit ends once it is set).
+    fn binlog_acknowledged(&self, pos: u64, killed: Option<&AtomicBool>);
 }
 
 /// One undo log record: the entry `key` of `tree` held `prev` before the change.
@@ -241,7 +243,7 @@ impl Txn {
         self.finish();
         log.wait_commit(pos)?;
         if capture.is_some() {
-            log.binlog_acknowledged(pos);
+            log.binlog_acknowledged(pos, self.interrupt.as_deref());
         }
         Ok(())
     }
@@ -262,6 +264,14 @@ impl Txn {
     pub fn capture_statement(&mut self, sql: Arc<str>, db: Arc<str>, when: u32) {
         if let Some(c) = self.capture.as_mut() {
             c.statement(sql, db, when);
+        }
+    }
+
+    /// The running statement's inserts into table `table_id` give values to the
+    /// columns flagged in `written` only (see [`crate::binlog`]).
+    pub fn capture_write_set(&mut self, table_id: u64, written: Arc<[bool]>) {
+        if let Some(c) = self.capture.as_mut() {
+            c.write_set(table_id, written);
         }
     }
 

@@ -2,7 +2,9 @@
 //! GTID, then per statement ANNOTATE_ROWS (when asked), the TABLE_MAPs of every table
 //! the statement changed, and its rows events (the last one flagged STMT_END_F); then
 //! XID for a transaction that changed durable tables, or `COMMIT` as a QUERY for one
-//! that changed only MEMORY tables (as MariaDB logs non-transactional engines).
+//! that changed only MEMORY tables or is a sequence's reservation (as MariaDB logs
+//! non-transactional engines). An insert's write set, when captured, decides its
+//! MINIMAL / NOBLOB image; rows with different write sets go in different events.
 
 use super::filter::DbFilter;
 use crate::event::{EventWriter, GtidFlags, Query, RowChange};
@@ -16,7 +18,14 @@ struct Statement<'a> {
     sql: &'a str,
     db: &'a str,
     when: u32,
-    rows: Vec<(&'a Arc<TableDef>, RowChange<'a>)>,
+    rows: Vec<Logged<'a>>,
+}
+
+/// One row change with its table and, for an insert, its write set.
+struct Logged<'a> {
+    table: &'a Arc<TableDef>,
+    change: RowChange<'a>,
+    written: Option<&'a [bool]>,
 }
 
 /// Splits the capture into statements. Rows captured before any announced
@@ -35,6 +44,7 @@ fn statements<'a>(capture: &'a Capture, now: u32, filter: &DbFilter) -> Vec<Stat
                 table,
                 before,
                 after,
+                written,
             } => {
                 let Some(change) = change(before.as_ref(), after.as_ref()) else {
                     continue;
@@ -51,7 +61,11 @@ fn statements<'a>(capture: &'a Capture, now: u32, filter: &DbFilter) -> Vec<Stat
                     });
                 }
                 if let Some(last) = out.last_mut() {
-                    last.rows.push((table, change));
+                    last.rows.push(Logged {
+                        table,
+                        change,
+                        written: written.as_deref(),
+                    });
                 }
             }
         }
@@ -69,8 +83,12 @@ fn change<'a>(before: Option<&'a Row>, after: Option<&'a Row>) -> Option<RowChan
     })
 }
 
-fn same_kind(a: &RowChange<'_>, b: &RowChange<'_>) -> bool {
-    std::mem::discriminant(a) == std::mem::discriminant(b)
+/// Whether `b` goes in the same rows event as `a`: one table, one kind of
+/// change, one write set.
+fn same_event(a: &Logged<'_>, b: &Logged<'_>) -> bool {
+    a.table.id == b.table.id
+        && std::mem::discriminant(&a.change) == std::mem::discriminant(&b.change)
+        && a.written == b.written
 }
 
 pub fn row_image(mode: RowImageMode) -> crate::event::RowImage {
@@ -100,7 +118,7 @@ pub fn transaction(
 ) {
     let stmts = statements(capture, now, filter);
     let ts = stmts.first().map_or(now, |s| s.when);
-    let flags = if capture.durable {
+    let flags = if capture.transactional() {
         GtidFlags::transactional()
     } else {
         GtidFlags::non_transactional()
@@ -110,7 +128,7 @@ pub fn transaction(
     for s in &stmts {
         statement(w, capture, s, image);
     }
-    if capture.durable {
+    if capture.transactional() {
         w.xid(ts, xid);
     } else {
         let db = stmts.last().map_or("", |s| s.db);
@@ -128,22 +146,23 @@ fn statement(
         w.annotate_rows(s.when, s.sql);
     }
     let mut mapped: Vec<u64> = Vec::new();
-    for (t, _) in &s.rows {
-        if !mapped.contains(&t.id) {
-            mapped.push(t.id);
-            w.table_map(s.when, t.id, t);
+    for r in &s.rows {
+        if !mapped.contains(&r.table.id) {
+            mapped.push(r.table.id);
+            w.table_map(s.when, r.table.id, r.table);
         }
     }
     // Consecutive changes of one kind on one table share a rows event.
     let mut i = 0;
     while i < s.rows.len() {
-        let (table, first) = &s.rows[i];
+        let first = &s.rows[i];
         let mut j = i + 1;
-        while j < s.rows.len() && s.rows[j].0.id == table.id && same_kind(&s.rows[j].1, first) {
+        while j < s.rows.len() && same_event(first, &s.rows[j]) {
             j += 1;
         }
-        let changes: Vec<RowChange<'_>> = s.rows[i..j].iter().map(|(_, c)| *c).collect();
-        w.rows(s.when, table.id, table, image, &changes, j == s.rows.len());
+        let changes: Vec<RowChange<'_>> = s.rows[i..j].iter().map(|r| r.change).collect();
+        let (t, last) = (first.table, j == s.rows.len());
+        w.rows_with_write_set(s.when, t.id, t, image, &changes, first.written, last);
         i = j;
     }
 }

@@ -33,6 +33,8 @@
 //!    `log_bin` toggles: the state is rebuilt from the files at start.
 
 mod encode;
+#[cfg(test)]
+mod fault;
 mod files;
 mod filter;
 mod group;
@@ -421,7 +423,7 @@ impl Binlog {
     /// Waits for a group of its own to be durable, then makes it visible.
     fn finish_standalone(&self, lsn: u64) -> Result<(), StorageError> {
         self.appender.wait_durable(lsn)?;
-        self.ack(lsn)
+        self.ack(lsn, None)
     }
 
     fn writer(&self, start: u64) -> EventWriter {
@@ -690,7 +692,11 @@ impl BinlogSink for Binlog {
     }
 
     fn acknowledged(&self, lsn: u64) {
-        if let Err(e) = self.ack(lsn) {
+        self.acknowledged_killable(lsn, None);
+    }
+
+    fn acknowledged_killable(&self, lsn: u64, killed: Option<&AtomicBool>) {
+        if let Err(e) = self.ack(lsn, killed) {
             tracing::warn!(error = %e, "binlog events of a durable commit not written to the files");
         }
     }

@@ -12,7 +12,7 @@ use basalt_storage::StorageError;
 use std::fs::File;
 use std::io;
 use std::os::unix::fs::FileExt;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 const OFFSET_BITS: u32 = 33;
 const OFFSET_MASK: u64 = (1 << OFFSET_BITS) - 1;
@@ -72,13 +72,13 @@ impl Writer {
             }
             let f = self.file(files, first.file)?;
             if j == i + 1 {
-                f.write_all_at(&first.bytes, first.offset)?;
+                write_at(f, &first.bytes, first.offset)?;
             } else {
                 let mut run = Vec::with_capacity((end - first.offset) as usize);
                 for c in &chunks[i..j] {
                     run.extend_from_slice(&c.bytes);
                 }
-                f.write_all_at(&run, first.offset)?;
+                write_at(f, &run, first.offset)?;
             }
             i = j;
         }
@@ -96,12 +96,23 @@ impl Writer {
     }
 }
 
+/// Writes `bytes` at `offset` of `f`. Tests make it fail as a full disk does
+/// ([`super::fault::fail_next_write`]); outside tests it is the write alone.
+fn write_at(f: &File, bytes: &[u8], offset: u64) -> io::Result<()> {
+    #[cfg(test)]
+    if let Some(n) = super::fault::take_write_fault() {
+        f.write_all_at(&bytes[..n.min(bytes.len())], offset)?;
+        return Err(io::Error::from_raw_os_error(libc::ENOSPC));
+    }
+    f.write_all_at(bytes, offset)
+}
+
 impl Binlog {
     /// Makes the groups up to the one ending at WAL position `lsn` visible, writing
     /// them into the files first; then does the semi-sync wait of that group, if it
-    /// has one. On return the group's events are in the files (or the log is
+    /// has one (which `killed`, the session's interrupt flag, can end). On return the group's events are in the files (or the log is
     /// broken and the error says why).
-    pub(super) fn ack(&self, lsn: u64) -> Result<(), StorageError> {
+    pub(super) fn ack(&self, lsn: u64, killed: Option<&AtomicBool>) -> Result<(), StorageError> {
         let target = {
             let a = self.acks.lock();
             a.unacked
@@ -118,7 +129,7 @@ impl Binlog {
         let wait = self.acks.lock().semisync_waits.remove(&lsn);
         // Visible first, so a dump can send what the wait is for.
         if let Some(at) = wait {
-            self.semisync.commit_wait(&at);
+            self.semisync.commit_wait_killable(&at, killed);
         }
         Ok(())
     }

@@ -17,7 +17,9 @@
 //! - FULL: every column (virtual ones too);
 //! - NOBLOB: before = the non-BLOB/TEXT columns and the key columns; after (and an
 //!   INSERT's image) = the non-BLOB/TEXT columns and W;
-//! - MINIMAL: before = the key columns; after (and an INSERT's image) = W.
+//! - MINIMAL: before = the key columns; after (and an INSERT's image) = W. A
+//!   sequence's table (option `SEQUENCE=1`, no key) logs W too, as MariaDB's
+//!   sequence engine does (W = `next_not_cached_value`, `cycle_count`).
 //!
 //! W is given by the caller ([`super::EventWriter::rows_with_write_set`]); without
 //! it an INSERT's W is every column and an UPDATE's is the union over the
@@ -138,6 +140,12 @@ fn images(
 ) -> Images {
     let n = def.columns.len();
     let all = vec![true; n];
+    if image == RowImage::Minimal && is_sequence(def) {
+        return Images {
+            before: all,
+            after: write_set(def, run, given),
+        };
+    }
     let pk = primary_key(def);
     let Some(pk) = pk.filter(|_| image != RowImage::Full) else {
         return Images {
@@ -161,6 +169,12 @@ fn images(
             after: written,
         },
     }
+}
+
+/// Whether `def` is a sequence's table (table option `SEQUENCE=1`): MariaDB's
+/// sequence engine has MINIMAL log W though the table has no primary key.
+fn is_sequence(def: &TableDef) -> bool {
+    def.options.iter().any(|(k, v)| k == "SEQUENCE" && v == "1")
 }
 
 /// Appends the events of one run of changes of one kind.

@@ -81,6 +81,11 @@ pub fn run(plan: &InsertPlan, ex: &mut Exec) -> R<InsertOutcome> {
     if !plan.subs.is_empty() {
         super::sub::materialize(&plan.subs, ex)?;
     }
+    if let Some(txn) = ex.ctx.txn.as_deref_mut().filter(|t| t.capturing()) {
+        if let Some(w) = write_set(plan) {
+            txn.capture_write_set(plan.table.def.id, w);
+        }
+    }
     let source = source_rows(plan, ex)?;
     let multi = source.len() > 1 || matches!(plan.source, InsertSource::Select(_));
     let estimate = match plan.source {
@@ -93,6 +98,33 @@ pub fn run(plan: &InsertPlan, ex: &mut Exec) -> R<InsertOutcome> {
         rows.push(plan, src, ex)?;
     }
     Ok(rows.out)
+}
+
+/// The statement's write set for the binary log (it decides the MINIMAL and
+/// NOBLOB images, as MariaDB's `write_set` does): the columns it gives values
+/// (DEFAULT included), the AUTO_INCREMENT column, the columns whose default is
+/// computed (CURRENT_TIMESTAMP, an expression) and the stored generated columns.
+/// `None` when that is every column.
+fn write_set(plan: &InsertPlan) -> Option<std::sync::Arc<[bool]>> {
+    let def = &plan.table.def;
+    let mut w: Vec<bool> = def
+        .columns
+        .iter()
+        .map(|c| {
+            c.auto_increment
+                || c.generated.as_ref().is_some_and(|g| g.stored)
+                || matches!(
+                    c.default,
+                    Some(DefaultValue::CurrentTimestamp | DefaultValue::Expr(_))
+                )
+        })
+        .collect();
+    for &c in &plan.columns {
+        if let Some(f) = w.get_mut(c) {
+            *f = true;
+        }
+    }
+    (!w.iter().all(|f| *f)).then(|| w.into())
 }
 
 /// Inserts an INSERT plan's rows one at a time: completes, converts and inserts

@@ -6,6 +6,7 @@
 //! of its own after it succeeded; statements on temporary tables are not logged
 //! (row-based logging, as MariaDB does).
 
+use super::ctx::SessionCtx;
 use super::Session;
 use basalt_common::MySqlError;
 use basalt_replication::binlog::{Binlog, DbFilter};
@@ -33,34 +34,38 @@ impl Session {
 
     /// Whether this session's changes go to the binary log now.
     pub(super) fn logs_to_binlog(&self) -> bool {
-        self.cx.engine.binlog_on() && self.cx.var_bool("sql_log_bin")
+        self.cx.logs_to_binlog()
     }
 
     fn binlog_session(&self) -> BinlogSession {
-        let row_image = match self.cx.var_text("binlog_row_image").as_str() {
-            "MINIMAL" => RowImageMode::Minimal,
-            "NOBLOB" => RowImageMode::NoBlob,
-            _ => RowImageMode::Full,
-        };
-        BinlogSession {
-            thread_id: self.cx.conn_id as u32,
-            server_id: self.cx.var_u64("server_id") as u32,
-            domain_id: self.cx.var_u64("gtid_domain_id") as u32,
-            row_image,
-            annotate: self.cx.var_bool("binlog_annotate_row_events"),
-            charset_client: self.cx.text_charsets.client.default_collation().id(),
-            collation_connection: self.cx.connection_collation.id(),
-            collation_server: self.cx.engine.config.collation_server.id(),
+        self.cx.binlog_session()
+    }
+
+    /// At the start of a statement run through [`Session::in_statement`]: keeps
+    /// its text for the binary log while the session logs (a sequence reservation
+    /// of a SELECT is logged with it), and captures its row changes when it may
+    /// write.
+    pub(super) fn start_logged_statement(&mut self, writes: bool) {
+        if !self.logs_to_binlog() {
+            self.cx.binlog_sql = None;
+            return;
+        }
+        self.cx.binlog_sql = Some(self.raw.trim().into());
+        if writes {
+            self.capture_statement();
         }
     }
 
-    /// At the start of a statement that may write: its row changes are captured.
-    pub(super) fn capture_statement(&mut self) {
+    /// Captures the running statement's row changes.
+    fn capture_statement(&mut self) {
         if self.logging_binlog().is_none() {
             return;
         }
         let session = self.binlog_session();
-        let sql: Arc<str> = self.raw.trim().into();
+        let sql: Arc<str> = match &self.cx.binlog_sql {
+            Some(s) => s.clone(),
+            None => self.raw.trim().into(),
+        };
         let db: Arc<str> = self.cx.db.as_deref().unwrap_or("").into();
         if let Some(txn) = self.txn.as_mut() {
             if !txn.capturing() {
@@ -228,6 +233,46 @@ impl Session {
         };
         b.log_statement(&session, &db, sql, now())
             .map_err(MySqlError::from)
+    }
+}
+
+impl SessionCtx {
+    /// Whether this session's changes go to the binary log now.
+    pub fn logs_to_binlog(&self) -> bool {
+        self.engine.binlog_on() && self.var_bool("sql_log_bin")
+    }
+
+    /// The session settings events are written with.
+    pub fn binlog_session(&self) -> BinlogSession {
+        let row_image = match self.var_text("binlog_row_image").as_str() {
+            "MINIMAL" => RowImageMode::Minimal,
+            "NOBLOB" => RowImageMode::NoBlob,
+            _ => RowImageMode::Full,
+        };
+        BinlogSession {
+            thread_id: self.conn_id as u32,
+            server_id: self.var_u64("server_id") as u32,
+            domain_id: self.var_u64("gtid_domain_id") as u32,
+            row_image,
+            annotate: self.var_bool("binlog_annotate_row_events"),
+            charset_client: self.text_charsets.client.default_collation().id(),
+            collation_connection: self.connection_collation.id(),
+            collation_server: self.engine.config.collation_server.id(),
+        }
+    }
+
+    /// How a sequence reservation made now goes to the binary log: `None` when
+    /// the session does not log.
+    pub fn sequence_log(&self) -> Option<crate::sequence::SeqLog> {
+        if !self.logs_to_binlog() {
+            return None;
+        }
+        Some(crate::sequence::SeqLog {
+            session: self.binlog_session(),
+            sql: self.binlog_sql.clone().unwrap_or_else(|| "".into()),
+            db: self.db.as_deref().unwrap_or("").into(),
+            when: now(),
+        })
     }
 }
 

@@ -114,6 +114,9 @@ pub struct SessionCtx {
     /// LASTVAL() of each sequence this session took a value from: by (db, name),
     /// the table id it was taken from and the value.
     pub seq_last: HashMap<(String, String), (u64, i64)>,
+    /// The running statement's text for the binary log (set only while the
+    /// session logs): ANNOTATE_ROWS of its row changes and sequence reservations.
+    pub binlog_sql: Option<Arc<str>>,
 }
 
 /// The deadline `max_statement_time` (seconds, as a double) sets: MariaDB keeps it
@@ -175,6 +178,7 @@ impl SessionCtx {
             rand_state: conn_id.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x5DEE_CE66,
             temp: Default::default(),
             seq_last: HashMap::new(),
+            binlog_sql: None,
         };
         cx.vars.insert("pseudo_thread_id", Value::UInt(conn_id));
         cx.refresh_derived();

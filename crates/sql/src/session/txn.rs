@@ -181,9 +181,7 @@ impl Session {
         if own {
             self.begin_txn(read_only && self.cx.autocommit, false);
         }
-        if !read_only {
-            self.capture_statement();
-        }
+        self.start_logged_statement(!read_only);
         let Some(txn) = self.txn.as_mut() else {
             return Err(MySqlError::internal("no transaction"));
         };
@@ -198,6 +196,7 @@ impl Session {
         ctx.interrupt = Some(&self.interrupt);
         let mut ex = Exec { ctx: &mut ctx };
         let r = f(&mut ex);
+        self.cx.binlog_sql = None;
         let end_now = own && self.cx.autocommit && !self.explicit;
         match r {
             Ok(v) => {
@@ -235,10 +234,13 @@ impl Session {
         params: &[Value],
         f: impl FnOnce(&mut Exec) -> R<T>,
     ) -> R<T> {
+        self.start_logged_statement(false);
         let mut ctx = EvalCtx::new(params, &mut self.cx);
         ctx.interrupt = Some(&self.interrupt);
         let mut ex = Exec { ctx: &mut ctx };
-        f(&mut ex)
+        let r = f(&mut ex);
+        self.cx.binlog_sql = None;
+        r
     }
 
     pub(super) fn savepoint(&mut self, name: &str) -> R<()> {

@@ -378,9 +378,9 @@ impl CommitLog for Committer {
         Ok(lsn)
     }
 
-    fn binlog_acknowledged(&self, pos: u64) {
+    fn binlog_acknowledged(&self, pos: u64, killed: Option<&AtomicBool>) {
         if let Some(sink) = self.0.binlog.read().as_ref() {
-            sink.acknowledged(pos);
+            sink.acknowledged_killable(pos, killed);
         }
     }
 }

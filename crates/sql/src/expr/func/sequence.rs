@@ -134,7 +134,7 @@ pub fn eval(f: SeqFn, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
             _ => Value::Null,
         });
     }
-    let h = Handle::open(&storage, &db, &name, &name)?;
+    let h = Handle::open(&storage, &db, &name, &name)?.logged(ctx.cx.sequence_log());
     let auto = crate::session::sequence::auto_inc(ctx.cx);
     let engine = ctx.cx.engine.clone();
     match f {

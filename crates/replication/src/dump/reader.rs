@@ -11,10 +11,12 @@
 
 use super::event::{self, ChecksumAlg, HEADER_LEN};
 use crate::DumpSource;
+use std::cell::RefCell;
 use std::fs::File;
 use std::io;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
+use std::sync::Arc;
 
 /// Events larger than this are refused (MariaDB's MAX_MAX_ALLOWED_PACKET, which a
 /// dump thread reads with).
@@ -47,6 +49,9 @@ pub struct LogReader<'a> {
     file: File,
     /// The log's tail and this file's name in it.
     cache: Option<(&'a dyn DumpSource, String)>,
+    /// The tail chunk the last event came from (its offset and bytes): the next
+    /// events of a transaction are in it too, found without a lookup.
+    chunk: RefCell<Option<(u64, Arc<[u8]>)>>,
 }
 
 impl<'a> LogReader<'a> {
@@ -67,13 +72,27 @@ impl<'a> LogReader<'a> {
         if &magic != event::MAGIC {
             return Err("Binlog has bad magic number;  It's not a binary log file that can be used by this version of MySQL");
         }
-        Ok(LogReader { file, cache: None })
+        Ok(LogReader {
+            file,
+            cache: None,
+            chunk: RefCell::new(None),
+        })
     }
 
     /// The event at `pos` from the tail, when the tail holds all of it.
     fn cached_event(&self, pos: u64) -> Option<Vec<u8>> {
         let (src, name) = self.cache.as_ref()?;
-        let (start, bytes) = src.cached(name, pos)?;
+        let held = self.chunk.borrow().clone();
+        let (start, bytes) = match held {
+            Some((start, bytes)) if start <= pos && pos < start + bytes.len() as u64 => {
+                (start, bytes)
+            }
+            _ => {
+                let found = src.cached(name, pos)?;
+                *self.chunk.borrow_mut() = Some(found.clone());
+                found
+            }
+        };
         let at = usize::try_from(pos - start).ok()?;
         let head = bytes.get(at..at + HEADER_LEN)?;
         let len = event::u32_at(head, event::LEN_OFFSET) as usize;

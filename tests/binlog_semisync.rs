@@ -288,6 +288,24 @@ fn kill_check(kind: PrimaryKind) {
         let st = status(&mut c);
         assert_eq!(st["status"], "ON", "{kind:?}: {st:?}");
     }
+    // A DDL statement's wait ends the same way.
+    let no = counter(&mut c, "no_tx");
+    let (conn, t) = in_thread(primary.url(), format!("CREATE TABLE {DB}.d (a INT)"));
+    wait_running(&mut c, conn, "CREATE TABLE");
+    std::thread::sleep(Duration::from_millis(300));
+    c.query_drop(format!("KILL QUERY {conn}")).expect("kill");
+    let (ok, took) = t.join().expect("the DDL's thread");
+    eprintln!("{kind:?}: KILL QUERY during a DDL's wait: ok {ok} after {took:?}");
+    assert!(ok, "{kind:?}: the DDL's client gets OK");
+    assert!(took < Duration::from_secs(20), "DDL: waited {took:?}");
+    let n: Option<u64> = c
+        .query_first(format!(
+            "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = '{DB}' \
+             AND table_name = 'd'"
+        ))
+        .expect("count");
+    assert_eq!(n, Some(1), "{kind:?}: the DDL stands");
+    wait_status(&mut c, "no_tx", &(no + 1).to_string());
 }
 
 #[test]

@@ -204,7 +204,13 @@ mod tests {
         let err = commit(&b, &log, 3).expect_err("a commit after the failure");
         assert!(err.to_string().contains("binary log write failed"), "{err}");
         let err = b
-            .log_statement(&session(), "d", "CREATE TABLE u (a INT)", 1_700_000_001)
+            .log_statement(
+                &session(),
+                "d",
+                "CREATE TABLE u (a INT)",
+                1_700_000_001,
+                None,
+            )
             .expect_err("DDL after the failure");
         assert!(err.to_string().contains("binary log write failed"), "{err}");
         assert_eq!(log.len(), before + 1, "nothing more went to the WAL");

@@ -392,13 +392,15 @@ impl Binlog {
         self.finish_standalone(lsn)
     }
 
-    /// Logs a statement of its own (DDL) as GTID + QUERY; returns once durable.
+    /// Logs a statement of its own (DDL) as GTID + QUERY; returns once durable (and,
+    /// under semi-sync, acknowledged, or `killed` set: the session's interrupt flag).
     pub fn log_statement(
         &self,
         session: &BinlogSession,
         db: &str,
         sql: &str,
         when: u32,
+        killed: Option<&AtomicBool>,
     ) -> Result<(), StorageError> {
         if !self.filter.read().logs(db) {
             return Ok(());
@@ -417,7 +419,8 @@ impl Binlog {
         let lsn = self.write_group(&mut g, w, gtid, &mut |b| appender.append(b))?;
         self.note_semisync(lsn, file, end);
         drop(g);
-        self.finish_standalone(lsn)
+        self.appender.wait_durable(lsn)?;
+        self.ack(lsn, killed)
     }
 
     /// Waits for a group of its own to be durable, then makes it visible.

@@ -231,7 +231,7 @@ impl Session {
             Some(d) => d.to_string(),
             None => self.cx.db.clone().unwrap_or_default(),
         };
-        b.log_statement(&session, &db, sql, now())
+        b.log_statement(&session, &db, sql, now(), Some(&self.interrupt))
             .map_err(MySqlError::from)
     }
 }

@@ -158,8 +158,10 @@ impl Session {
         self.showing_diagnostics = false;
         self.cx.stmt_time = self.cx.clock();
         // The binary log annotates row changes with this statement's text.
-        self.raw.clear();
-        self.raw.push_str(text);
+        if self.cx.logs_to_binlog() {
+            self.raw.clear();
+            self.raw.push_str(text);
+        }
         let r = self.timed(|me| me.run_plan(&plan, &params, out));
         if let Err(e) = &r {
             self.cx.warn(Level::Error, e.code, e.message.clone());

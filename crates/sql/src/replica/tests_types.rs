@@ -1,0 +1,1 @@
+//! Every column type through encode, decode and apply.

@@ -20,6 +20,8 @@ pub mod apply;
 pub mod convert;
 
 #[cfg(test)]
+mod golden_tests;
+#[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod tests_types;

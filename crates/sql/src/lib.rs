@@ -64,6 +64,7 @@ mod front;
 mod general_log;
 mod infoschema;
 mod plan;
+pub mod replica;
 mod result;
 mod sequence;
 mod session;

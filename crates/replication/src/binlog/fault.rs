@@ -30,55 +30,16 @@ pub(super) fn take_write_fault() -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::super::group::Group;
+    use super::super::tests::MemLog;
     use super::super::{recover, Binlog, BinlogConfig, Files};
     use super::fail_next_write;
     use basalt_common::{
         Charset, Collation, ColumnDef, DataType, EngineKind, IndexColumn, IndexDef, IndexKind,
         IntKind, TableDef, Value,
     };
-    use basalt_storage::binlog::{BinlogSession, BinlogSink, Capture, Captured, LogAppend};
+    use basalt_storage::binlog::{BinlogSession, BinlogSink, Capture, Captured};
     use basalt_storage::StorageError;
-    use parking_lot::Mutex;
     use std::sync::Arc;
-
-    /// The WAL as the binary log sees it: every group appended, with its end LSN.
-    #[derive(Default)]
-    struct MemLog {
-        groups: Mutex<Vec<(u64, Vec<u8>)>>,
-    }
-
-    impl MemLog {
-        fn push(&self, group: &[u8]) -> u64 {
-            let mut g = self.groups.lock();
-            let lsn = g.last().map_or(0, |(l, _)| *l) + group.len() as u64 + 1;
-            g.push((lsn, group.to_vec()));
-            lsn
-        }
-
-        fn end(&self) -> u64 {
-            self.groups.lock().last().map_or(0, |(l, _)| *l)
-        }
-
-        fn len(&self) -> usize {
-            self.groups.lock().len()
-        }
-
-        fn all(&self) -> Vec<(u64, Vec<u8>)> {
-            self.groups.lock().clone()
-        }
-    }
-
-    impl LogAppend for MemLog {
-        fn append(&self, group: &[u8]) -> Result<u64, StorageError> {
-            Ok(self.push(group))
-        }
-        fn wait_durable(&self, _lsn: u64) -> Result<(), StorageError> {
-            Ok(())
-        }
-        fn durable_lsn(&self) -> u64 {
-            self.end()
-        }
-    }
 
     fn config(dir: &std::path::Path) -> BinlogConfig {
         BinlogConfig {

@@ -7,24 +7,43 @@ use crate::dump::{self, DumpRequest, DumpSink, DumpVars, BINLOG_DUMP_NON_BLOCK};
 use basalt_storage::binlog::RowImageMode;
 use std::sync::atomic::AtomicBool;
 
-/// A WAL that keeps every appended group; everything is durable at once.
+/// A WAL that keeps every appended group with its end LSN; everything is durable
+/// at once. Shared with the fault-injection test (`fault.rs`).
 #[derive(Default)]
-struct MemLog {
+pub(super) struct MemLog {
     groups: Mutex<Vec<(u64, Vec<u8>)>>,
+}
+
+impl MemLog {
+    pub(super) fn push(&self, group: &[u8]) -> u64 {
+        let mut g = self.groups.lock();
+        let lsn = g.last().map_or(0, |(l, _)| *l) + group.len() as u64 + 1;
+        g.push((lsn, group.to_vec()));
+        lsn
+    }
+
+    pub(super) fn end(&self) -> u64 {
+        self.groups.lock().last().map_or(0, |(l, _)| *l)
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.groups.lock().len()
+    }
+
+    pub(super) fn all(&self) -> Vec<(u64, Vec<u8>)> {
+        self.groups.lock().clone()
+    }
 }
 
 impl LogAppend for MemLog {
     fn append(&self, group: &[u8]) -> Result<u64, StorageError> {
-        let mut g = self.groups.lock();
-        let lsn = g.last().map_or(0, |(l, _)| *l) + group.len() as u64 + 1;
-        g.push((lsn, group.to_vec()));
-        Ok(lsn)
+        Ok(self.push(group))
     }
     fn wait_durable(&self, _lsn: u64) -> Result<(), StorageError> {
         Ok(())
     }
     fn durable_lsn(&self) -> u64 {
-        self.groups.lock().last().map_or(0, |(l, _)| *l)
+        self.end()
     }
 }
 
@@ -152,7 +171,7 @@ fn recovery_writes_groups_that_never_reached_the_files() {
     let written = b.files.size(1);
     assert!(written < logged_end, "the group is only in the WAL");
     drop(b);
-    let groups = log.groups.lock().clone();
+    let groups = log.all();
     recover(&Files::new(dir.path(), "basalt-bin"), &groups).expect("recovered");
     assert_eq!(
         std::fs::metadata(dir.path().join("basalt-bin.000001"))

@@ -9,7 +9,7 @@ use crate::engine::{Engine, GlobalConfig};
 use basalt_replication::event::{EventReader, BINLOG_MAGIC};
 use basalt_replication::replica::decode::{Event, TableMap};
 use basalt_replication::replica::Decoder;
-use basalt_storage::{KeyRange, LockMode, ScanRequest, Storage, Txn, TxnOptions, WaitPolicy};
+use basalt_storage::{Storage, Txn, TxnOptions};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -30,27 +30,13 @@ fn scratch() -> (Arc<Storage>, Arc<Engine>) {
 fn contents(storage: &Arc<Storage>, db: &str) -> Vec<(String, Vec<basalt_common::Row>)> {
     let mut names = storage.tables(db).expect("tables");
     names.sort();
-    let mut txn = storage.begin(TxnOptions::default());
-    let mut out = Vec::new();
-    for name in names {
-        let t = storage.table(db, &name).expect("table");
-        let def = t.def();
-        let req = ScanRequest {
-            index_id: def.primary().id,
-            range: KeyRange::all(),
-            reverse: false,
-            columns: (0..def.columns.len()).collect(),
-            lock: LockMode::Consistent,
-            wait: WaitPolicy::Wait,
-        };
-        let mut cur = t.scan(&mut txn, req).expect("scan");
-        let mut rows = Vec::new();
-        while let Some(f) = cur.next(&mut txn).expect("next") {
-            rows.push(f.row);
-        }
-        out.push((name, rows));
-    }
-    out
+    names
+        .into_iter()
+        .map(|name| {
+            let rows = super::tests::table_rows(storage, db, &name);
+            (name, rows)
+        })
+        .collect()
 }
 
 /// Replays a MariaDB binlog file: QUERY events as SQL, rows events applied, a

@@ -106,23 +106,7 @@ impl Fixture {
 
     /// Every row of table `name` in clustered-key order.
     pub fn rows(&self, name: &str) -> Vec<Row> {
-        let t = self.storage.table("d", name).expect("table exists");
-        let def = t.def();
-        let mut txn = self.storage.begin(TxnOptions::default());
-        let req = ScanRequest {
-            index_id: def.primary().id,
-            range: KeyRange::all(),
-            reverse: false,
-            columns: (0..def.columns.len()).collect(),
-            lock: LockMode::Consistent,
-            wait: WaitPolicy::Wait,
-        };
-        let mut cur = t.scan(&mut txn, req).expect("scan");
-        let mut out = Vec::new();
-        while let Some(f) = cur.next(&mut txn).expect("next") {
-            out.push(f.row);
-        }
-        out
+        table_rows(&self.storage, "d", name)
     }
 }
 
@@ -426,4 +410,25 @@ fn extra_columns_on_either_side() {
         f.rows("t"),
         vec![vec![i(1), s("x"), i(5)], vec![i(2), s("y"), Value::Null]]
     );
+}
+
+/// Every row of table `db.name` in clustered-key order.
+pub(super) fn table_rows(storage: &Arc<Storage>, db: &str, name: &str) -> Vec<Row> {
+    let t = storage.table(db, name).expect("table exists");
+    let def = t.def();
+    let mut txn = storage.begin(TxnOptions::default());
+    let req = ScanRequest {
+        index_id: def.primary().id,
+        range: KeyRange::all(),
+        reverse: false,
+        columns: (0..def.columns.len()).collect(),
+        lock: LockMode::Consistent,
+        wait: WaitPolicy::Wait,
+    };
+    let mut cur = t.scan(&mut txn, req).expect("scan");
+    let mut out = Vec::new();
+    while let Some(f) = cur.next(&mut txn).expect("next") {
+        out.push(f.row);
+    }
+    out
 }

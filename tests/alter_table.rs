@@ -634,7 +634,16 @@ fn differential_alter_sequence_matches_mariadb() {
         "set sql_mode = default",
     ];
     for q in steps {
-        let (got, want) = (outcome(&mut bc, q), outcome(&mut mc, q));
+        let (mut got, mut want) = (outcome(&mut bc, q), outcome(&mut mc, q));
+        if !mariadb::is_reference() {
+            // Some 10.11 patch releases leave out the column and row of a datetime
+            // conversion warning during ALTER's copy.
+            for w in [&mut got, &mut want].into_iter().flatten().flatten() {
+                if let Some(at) = w.1.find("' for column ") {
+                    w.1.truncate(at + 1);
+                }
+            }
+        }
         assert_eq!(got, want, "{q}");
         if q.starts_with("set") {
             continue;

@@ -443,6 +443,10 @@ fn deep_statements_match_mariadb() {
                     assert_eq!(ma, mb, "{short}...");
                 }
             }
+            // Other 10.11 patch releases use a few hundred bytes more or less stack
+            // per statement, which moves the boundary by a term or two.
+            (Outcome::Error(1436, _), _) | (_, Outcome::Error(1436, _))
+                if !mariadb::is_reference() => {}
             _ => assert_eq!(x, y, "{short}..."),
         }
     }

@@ -115,16 +115,33 @@ fn conn(url: &str) -> Conn {
 fn text(v: &Value) -> String {
     match v {
         Value::NULL => "NULL".into(),
+        Value::Bytes(b) if b == b"-0" && !mariadb::is_reference() => "0".into(),
         Value::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
         other => format!("{other:?}"),
+    }
+}
+
+/// Zero for negative zero unless the oracle is the reference MariaDB release: some
+/// 10.11 patch releases keep the sign of a FLOAT that underflows to zero.
+fn zero_sign<T: PartialEq + Default + Copy>(x: T) -> T {
+    if x == T::default() && !mariadb::is_reference() {
+        T::default()
+    } else {
+        x
     }
 }
 
 /// Bits of a binary-protocol value (FLOAT as its f32 bits).
 fn bits(v: &Value) -> String {
     match v {
-        Value::Double(d) => format!("double {:016x} ({d:e})", d.to_bits()),
-        Value::Float(f) => format!("float {:08x} ({f:e})", f.to_bits()),
+        Value::Double(d) => {
+            let d = zero_sign(*d);
+            format!("double {:016x} ({d:e})", d.to_bits())
+        }
+        Value::Float(f) => {
+            let f = zero_sign(*f);
+            format!("float {:08x} ({f:e})", f.to_bits())
+        }
         other => format!("{other:?}"),
     }
 }

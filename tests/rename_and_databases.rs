@@ -297,3 +297,54 @@ fn differential_rename_and_database_options_match_mariadb() {
         assert_eq!(o, t);
     }
 }
+
+/// `CREATE OR REPLACE TABLE` (plain, LIKE, AS SELECT, TEMPORARY) replaces the
+/// table of the name; with IF NOT EXISTS it is 1221, as in MariaDB.
+#[test]
+fn create_or_replace_table_replaces() {
+    let b = Basalt::start();
+    let mut c = conn(&b.url());
+    c.query_drop("CREATE DATABASE r").expect("db");
+    c.query_drop("USE r").expect("use");
+    assert_eq!(
+        err(&mut c, "CREATE OR REPLACE TABLE IF NOT EXISTS t (a INT)"),
+        (
+            1221,
+            "Incorrect usage of OR REPLACE and IF NOT EXISTS".into()
+        )
+    );
+    c.query_drop("CREATE TABLE t (a INT)").expect("t");
+    c.query_drop("INSERT INTO t VALUES (1)").expect("row");
+    c.query_drop("CREATE OR REPLACE TABLE t (b INT PRIMARY KEY)")
+        .expect("replace");
+    let cols: Vec<String> = c
+        .query("SELECT column_name FROM information_schema.columns WHERE table_schema='r' AND table_name='t'")
+        .expect("columns");
+    assert_eq!(cols, vec!["b"]);
+    let n: Option<i64> = c.query_first("SELECT COUNT(*) FROM t").expect("count");
+    assert_eq!(n, Some(0), "the old rows went with the old table");
+    c.query_drop("CREATE OR REPLACE TABLE u AS SELECT 5 AS c")
+        .expect("new via select");
+    c.query_drop("CREATE OR REPLACE TABLE u AS SELECT 6 AS c")
+        .expect("replace via select");
+    let v: Option<i64> = c.query_first("SELECT c FROM u").expect("u");
+    assert_eq!(v, Some(6));
+    c.query_drop("CREATE OR REPLACE TABLE u LIKE t")
+        .expect("replace via like");
+    let cols: Vec<String> = c
+        .query("SELECT column_name FROM information_schema.columns WHERE table_schema='r' AND table_name='u'")
+        .expect("columns");
+    assert_eq!(cols, vec!["b"]);
+    // An invalid new definition leaves the old table in place.
+    assert_eq!(
+        err(&mut c, "CREATE OR REPLACE TABLE u (x INT, x INT)").0,
+        1060
+    );
+    c.query_drop("SELECT b FROM u").expect("u still there");
+    c.query_drop("CREATE OR REPLACE TEMPORARY TABLE tt (a INT)")
+        .expect("temp");
+    c.query_drop("CREATE OR REPLACE TEMPORARY TABLE tt (z INT)")
+        .expect("temp replaced");
+    c.query_drop("SELECT z FROM tt")
+        .expect("the new temporary table");
+}

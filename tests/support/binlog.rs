@@ -158,7 +158,13 @@ pub fn follow(replica: &MariaDb, primary_port: u16) {
 
 /// `SHOW SLAVE STATUS` as column name -> value.
 pub fn slave_status(replica: &MariaDb) -> BTreeMap<String, String> {
-    let mut c = connect(&replica.url());
+    slave_status_at(&replica.url())
+}
+
+/// `SHOW SLAVE STATUS` of the server at `url` as column name -> value (empty when
+/// it has no primary configured).
+pub fn slave_status_at(url: &str) -> BTreeMap<String, String> {
+    let mut c = connect(url);
     let row: Option<mysql::Row> = c
         .query_first("SHOW SLAVE STATUS")
         .expect("SHOW SLAVE STATUS");
@@ -178,10 +184,15 @@ pub fn slave_status(replica: &MariaDb) -> BTreeMap<String, String> {
 /// Waits (at most `limit`) until the replica's `@@gtid_slave_pos` equals the
 /// primary's `@@gtid_binlog_pos`; panics with the replica's status otherwise.
 pub fn wait_caught_up(replica: &MariaDb, primary: &Primary, limit: Duration) {
+    wait_caught_up_at(&replica.url(), primary, limit)
+}
+
+/// [`wait_caught_up`] for the replica at `url`.
+pub fn wait_caught_up_at(url: &str, primary: &Primary, limit: Duration) {
     let want = primary.gtid_binlog_pos();
     assert!(!want.is_empty(), "the primary logged no GTID");
     let deadline = Instant::now() + limit;
-    let mut c = connect(&replica.url());
+    let mut c = connect(url);
     loop {
         let got: Option<String> = c
             .query_first("SELECT @@gtid_slave_pos")
@@ -191,7 +202,7 @@ pub fn wait_caught_up(replica: &MariaDb, primary: &Primary, limit: Duration) {
             return;
         }
         if Instant::now() > deadline {
-            let st = slave_status(replica);
+            let st = slave_status_at(url);
             let keys = [
                 "Slave_IO_Running",
                 "Slave_SQL_Running",

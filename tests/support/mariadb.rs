@@ -15,6 +15,38 @@ pub struct MariaDb {
     extra: Vec<String>,
 }
 
+/// The MariaDB release whose behaviour Basalt reproduces and the differential tests
+/// compare strictly: Debian 12's current `mariadb-server`.
+pub const REFERENCE_VERSION: (u32, u32, u32) = (10, 11, 19);
+
+/// The installed `mariadbd`'s version (`mariadbd --version`), read once.
+pub fn installed_version() -> Option<(u32, u32, u32)> {
+    static VERSION: std::sync::OnceLock<Option<(u32, u32, u32)>> = std::sync::OnceLock::new();
+    *VERSION.get_or_init(|| {
+        let out = Command::new(find_mariadbd()?)
+            .arg("--version")
+            .output()
+            .ok()?;
+        parse_version(&String::from_utf8_lossy(&out.stdout))
+    })
+}
+
+/// `mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for ...` -> (10, 11, 19).
+fn parse_version(text: &str) -> Option<(u32, u32, u32)> {
+    let ver = text.split_whitespace().skip_while(|w| *w != "Ver").nth(1)?;
+    let mut parts = ver.split(['.', '-']).map(|p| p.parse::<u32>().ok());
+    Some((parts.next()??, parts.next()??, parts.next()??))
+}
+
+/// True when the installed MariaDB is the reference release. Other 10.11 patch
+/// releases answer a few things differently (column lengths of GREATEST and
+/// JSON_ARRAYAGG, JSON_VALID's notes, the column named in ALTER's conversion
+/// warnings, negative zero in FLOAT columns, thread stack use); the differential
+/// tests compare those strictly only against the reference release.
+pub fn is_reference() -> bool {
+    installed_version() == Some(REFERENCE_VERSION)
+}
+
 /// True when `mariadbd` and `mariadb-install-db` are installed.
 pub fn available() -> bool {
     find_mariadbd().is_some() && which("mariadb-install-db").is_some()

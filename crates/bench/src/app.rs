@@ -106,7 +106,8 @@ fn read_stage(plan: &Plan, launch: &Launch<'_>, progress: &Progress, results: &m
         || (want(Workload::Sysbench) && !sb.is_empty())
         || want(Workload::Storm)
         || want(Workload::Cpu)
-        || want(Workload::Joins);
+        || want(Workload::Joins)
+        || want(Workload::Tpch);
     if !any {
         return;
     }
@@ -122,6 +123,9 @@ fn read_stage(plan: &Plan, launch: &Launch<'_>, progress: &Progress, results: &m
     }
     if want(Workload::Joins) {
         crate::joins::run(&mut stage, plan.quick, plan.rounds, results);
+    }
+    if want(Workload::Tpch) {
+        crate::tpch::run(&mut stage, plan.quick, plan.rounds, results);
     }
     if want(Workload::Cpu) {
         let n = plan.cpu_queries.max(1) * 10;

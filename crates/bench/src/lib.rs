@@ -24,3 +24,4 @@ pub mod servers;
 pub mod slap;
 pub mod stats;
 pub mod sysbench;
+pub mod tpch;

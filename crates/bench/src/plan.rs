@@ -18,7 +18,7 @@ pub struct Args {
     /// Rounds per system and case (default 3; 1 with --quick).
     #[arg(long)]
     pub rounds: Option<usize>,
-    /// Workloads to run (default all): seed, sysbench, commit, storm, cpu, joins, binlog,
+    /// Workloads to run (default all): seed, sysbench, commit, storm, cpu, joins, tpch, binlog,
     /// binlog-dump.
     #[arg(long, value_delimiter = ',')]
     pub workloads: Vec<String>,
@@ -209,6 +209,7 @@ fn parse_workloads(names: &[String]) -> Result<Vec<Workload>, String> {
         Workload::Storm,
         Workload::Cpu,
         Workload::Joins,
+        Workload::Tpch,
         Workload::Binlog,
         Workload::BinlogDump,
     ];
@@ -224,7 +225,7 @@ fn parse_workloads(names: &[String]) -> Result<Vec<Workload>, String> {
                 .ok_or_else(|| {
                     format!(
                         "unknown workload '{n}' (seed, sysbench, commit, storm, cpu, joins, \
-                         binlog, binlog-dump)"
+                         tpch, binlog, binlog-dump)"
                     )
                 })
         })
@@ -356,7 +357,7 @@ mod tests {
     fn full_defaults() {
         let p = resolve(&args(&[])).expect("plan");
         assert_eq!(p.rounds, 3);
-        assert_eq!(p.workloads.len(), 8);
+        assert_eq!(p.workloads.len(), 9);
         assert_eq!(p.dump.clients, [1, 10, 100]);
         assert_eq!((p.dump.commits, p.dump.writers), (2000, 16));
         assert_eq!(p.binlog.clients, [1, 16, 64]);

@@ -50,6 +50,7 @@ pub fn render(r: &Results, charts: &Charts, csv_name: &str) -> String {
     simple_table(&mut out, r, Workload::Storm, "Connection storm", CONNS.key);
     cpu_table(&mut out, r);
     joins_table(&mut out, r);
+    tpch_table(&mut out, r);
     for (file, caption) in charts {
         let _ = writeln!(out, "![{caption}]({file})\n");
     }
@@ -114,6 +115,7 @@ fn headline(c: &Case) -> Option<(&'static str, Better)> {
         Workload::Commit => (COMMITS.key, Better::Higher),
         Workload::Storm => (CONNS.key, Better::Higher),
         Workload::Joins => (crate::joins::MS.key, Better::Lower),
+        Workload::Tpch => (crate::tpch::MS.key, Better::Lower),
         // Three systems: its own section (binlog.rs), not Basalt/MariaDB cases.
         Workload::Binlog | Workload::BinlogDump => return None,
         Workload::Cpu => {
@@ -349,6 +351,34 @@ fn joins_table(out: &mut String, r: &Results) {
         let _ = writeln!(
             out,
             "| {} | {} | {} | {} |",
+            c.variant,
+            med(c, key, Kind::Basalt),
+            med(c, key, Kind::MariaDb),
+            rat(c, key)
+        );
+    }
+    out.push('\n');
+}
+
+fn tpch_table(out: &mut String, r: &Results) {
+    let cases: Vec<&Case> = r.of(Workload::Tpch).collect();
+    if cases.is_empty() {
+        return;
+    }
+    out.push_str(
+        "## TPC-H-style reporting queries\n\n\
+         One client, TPC-H queries in MySQL syntax over TPC-H-style data \
+         (`crates/bench/src/tpch/`; not `dbgen`'s rows, so not comparable with \
+         published TPC-H results); both servers' result rows are compared. Median ms \
+         per query; lower is better (ratio below 1 = Basalt faster).\n\n\
+         | query | scale | Basalt ms | MariaDB ms | ratio ↓ |\n|---|---|---|---|---|\n",
+    );
+    let key = crate::tpch::MS.key;
+    for c in &cases {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} |",
+            c.name,
             c.variant,
             med(c, key, Kind::Basalt),
             med(c, key, Kind::MariaDb),

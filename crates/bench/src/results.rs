@@ -19,6 +19,8 @@ pub enum Workload {
     Cpu,
     /// Planning and running many-table joins.
     Joins,
+    /// TPC-H-style reporting queries.
+    Tpch,
     /// Durable commits with and without the binary log (three systems).
     Binlog,
     /// Commit-to-dump-client latency and commits with many dump clients.
@@ -34,6 +36,7 @@ impl Workload {
             Workload::Storm => "storm",
             Workload::Cpu => "cpu",
             Workload::Joins => "joins",
+            Workload::Tpch => "tpch",
             Workload::Binlog => "binlog",
             Workload::BinlogDump => "binlog-dump",
         }

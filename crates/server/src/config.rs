@@ -25,6 +25,10 @@ pub struct Args {
     /// Listen on no TCP port, only on the Unix socket.
     #[arg(long = "skip-networking")]
     pub skip_networking: bool,
+    /// Do not start replication at server start, even with a primary configured
+    /// (CHANGE MASTER TO).
+    #[arg(long = "skip-slave-start")]
+    pub skip_slave_start: bool,
     /// Data directory (default ./basalt-data).
     #[arg(long)]
     pub datadir: Option<PathBuf>,
@@ -141,6 +145,7 @@ pub struct Config {
     /// (no write access to /run/mysqld) the server warns and serves TCP only.
     pub socket_required: bool,
     pub skip_networking: bool,
+    pub skip_slave_start: bool,
     pub datadir: PathBuf,
     pub buffer_pool_size: u64,
     pub flush_log_at_trx_commit: u8,
@@ -247,6 +252,7 @@ impl Config {
             socket_required: socket_named.is_some(),
             socket: socket_named.unwrap_or_else(|| PathBuf::from(DEFAULT_SOCKET)),
             skip_networking: args.skip_networking || flag_on(get("skip_networking")),
+            skip_slave_start: args.skip_slave_start || flag_on(get("skip_slave_start")),
             bind_address: args
                 .bind_address
                 .or_else(|| get("bind_address"))
@@ -575,6 +581,7 @@ const KNOWN: &[&str] = &[
     "binlog_ignore_db",
     "socket",
     "skip_networking",
+    "skip_slave_start",
 ];
 
 /// Options MySQL configuration files commonly carry that Basalt accepts and ignores.

@@ -140,6 +140,9 @@ pub fn run(config: Config) -> Result<(), ServerError> {
         server.config.datadir.display()
     );
     let _ = server.stopper.set(listener::StopHandle::new(&listeners));
+    if !server.config.skip_slave_start {
+        server.engine.start_replica();
+    }
     let s2 = server.clone();
     std::thread::Builder::new()
         .name("basalt-signals".into())
@@ -284,6 +287,7 @@ fn global_config(c: &Config, socket: String) -> GlobalConfig {
         tmpdir: c.tmpdir.display().to_string(),
         socket,
         skip_networking: c.skip_networking,
+        skip_slave_start: c.skip_slave_start,
         secure_file_priv: c
             .secure_file_priv
             .as_ref()
@@ -301,6 +305,7 @@ fn hostname() -> String {
 /// Ends every connection, waits briefly for their statements to finish, and shuts
 /// the storage down (making everything durable).
 fn shutdown(server: &Arc<Server>) -> Result<(), ServerError> {
+    server.engine.stop_replica();
     for c in server.registry.all() {
         c.kill();
     }

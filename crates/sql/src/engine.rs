@@ -62,6 +62,8 @@ pub struct GlobalConfig {
     pub tmpdir: String,
     /// `@@skip_networking`: no TCP listener, only the Unix socket.
     pub skip_networking: bool,
+    /// `@@skip_slave_start`: replication is not started with the server.
+    pub skip_slave_start: bool,
     /// `@@secure_file_priv`: the directory server-side LOAD DATA INFILE and
     /// SELECT ... INTO OUTFILE may use; `None` (NULL) refuses them all.
     pub secure_file_priv: Option<std::path::PathBuf>,
@@ -105,6 +107,7 @@ impl Default for GlobalConfig {
             max_session_mem_used: 1 << 30,
             tmpdir: std::env::temp_dir().display().to_string(),
             skip_networking: false,
+            skip_slave_start: false,
             secure_file_priv: None,
             semisync: Default::default(),
         }
@@ -195,6 +198,8 @@ pub struct Engine {
     /// The binary log, when the server has one (on or off: see `log_bin`); set once
     /// at start, read without a lock by every writing statement.
     binlog: std::sync::OnceLock<Arc<basalt_replication::binlog::Binlog>>,
+    /// The replica side, read from the data directory on first use.
+    replica: std::sync::OnceLock<crate::replica::Replica>,
 }
 
 impl Engine {
@@ -209,6 +214,24 @@ impl Engine {
     /// The binary log, whether on or off.
     pub fn binlog(&self) -> Option<Arc<basalt_replication::binlog::Binlog>> {
         self.binlog.get().cloned()
+    }
+
+    /// The replica side (CHANGE MASTER, START SLAVE, ...).
+    pub fn replica(&self) -> &crate::replica::Replica {
+        self.replica
+            .get_or_init(|| crate::replica::Replica::load(self))
+    }
+
+    /// Starts replication when a primary is configured (server start).
+    pub fn start_replica(self: &Arc<Self>) {
+        self.replica().start_at_boot(self);
+    }
+
+    /// Stops the replica threads, keeping their positions (server shutdown).
+    pub fn stop_replica(&self) {
+        if let Some(r) = self.replica.get() {
+            r.shutdown(self);
+        }
     }
 
     /// Whether the binary log is on (`@@log_bin`).
@@ -245,6 +268,7 @@ impl Engine {
             user_locks: Default::default(),
             timer: crate::session::timer::StatementTimer::new(),
             binlog: std::sync::OnceLock::new(),
+            replica: std::sync::OnceLock::new(),
             statement_timeouts: std::sync::atomic::AtomicU64::new(0),
             sequences: Default::default(),
         })

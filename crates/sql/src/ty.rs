@@ -279,6 +279,8 @@ impl ExprType {
         };
         let len = match self.int_width {
             w if w > 0 && self.origin.is_some() => w as u32,
+            // LONGTEXT / LONGBLOB: MariaDB reports 2^32 - 1 bytes in any charset.
+            _ if self.len >= u32::MAX / 4 => u32::MAX,
             _ => self.len,
         };
         let mut m = ColumnMeta::expr(name, ct, len.saturating_mul(mbmax));

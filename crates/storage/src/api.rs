@@ -199,6 +199,13 @@ pub trait Table: Send + Sync {
 
     fn stats(&self) -> TableStats;
 
+    /// The estimated share (0..=1) of index `index_id`'s entries inside `range`, a
+    /// range on its first key part only, from an in-memory sample of keys (no
+    /// page is read); `None` when there is no sample to go by.
+    fn range_fraction(&self, _index_id: u32, _range: &KeyRange) -> Option<f64> {
+        None
+    }
+
     /// Inserts a complete row (AUTO_INCREMENT already filled in by the caller).
     /// Fails with [`StorageError::DuplicateKey`] on a primary or unique key clash.
     fn insert(&self, txn: &mut crate::Txn, row: Row) -> Result<RowHandle>;

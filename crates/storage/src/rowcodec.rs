@@ -172,29 +172,67 @@ pub fn decode_row(
     columns: &[ColumnDef],
     wanted: Option<&[bool]>,
 ) -> Result<Vec<Value>, DecodeError> {
+    let mut row = Vec::with_capacity(columns.len());
+    decode_each(buf, columns, wanted, |_, v| row.push(v))?;
+    Ok(row)
+}
+
+/// Decodes a row of `columns` and stores column `i` in `out[targets[i]]`.
+pub fn decode_into(
+    buf: &[u8],
+    columns: &[ColumnDef],
+    targets: &[usize],
+    out: &mut [Value],
+) -> Result<(), DecodeError> {
+    let mut bad = false;
+    decode_each(buf, columns, None, |i, v| {
+        match targets.get(i).and_then(|&t| out.get_mut(t)) {
+            Some(slot) => *slot = v,
+            None => bad = true,
+        }
+    })?;
+    if bad {
+        return Err(DecodeError);
+    }
+    Ok(())
+}
+
+/// Hands each column's value (NULL for one not `wanted`) to `put`, in order.
+fn decode_each(
+    buf: &[u8],
+    columns: &[ColumnDef],
+    wanted: Option<&[bool]>,
+    mut put: impl FnMut(usize, Value),
+) -> Result<(), DecodeError> {
     let mut pos = 0;
     let n = get_varint(buf, &mut pos).ok_or(DecodeError)? as usize;
     let bitmap = buf.get(pos..pos + n.div_ceil(8)).ok_or(DecodeError)?;
     pos += n.div_ceil(8);
-    let mut row = Vec::with_capacity(columns.len());
     for (i, col) in columns.iter().enumerate() {
         if i >= n {
-            row.push(missing_default(col));
+            put(i, missing_default(col));
             continue;
         }
         if bitmap[i / 8] & (1 << (i % 8)) != 0 {
-            row.push(Value::Null);
+            put(i, Value::Null);
             continue;
         }
         let want = wanted.is_none_or(|w| w.get(i).copied().unwrap_or(false));
         if want {
-            row.push(decode_value(buf, &mut pos, &col.data_type).ok_or(DecodeError)?);
+            // Signed integers, the commonest column, decode in place.
+            let v = match &col.data_type {
+                DataType::Int {
+                    unsigned: false, ..
+                } => Value::Int(unzigzag(get_varint(buf, &mut pos).ok_or(DecodeError)?)),
+                ty => decode_value(buf, &mut pos, ty).ok_or(DecodeError)?,
+            };
+            put(i, v);
         } else {
             skip_value(buf, &mut pos, &col.data_type).ok_or(DecodeError)?;
-            row.push(Value::Null);
+            put(i, Value::Null);
         }
     }
-    Ok(row)
+    Ok(())
 }
 
 fn missing_default(col: &ColumnDef) -> Value {

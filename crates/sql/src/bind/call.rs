@@ -44,6 +44,7 @@ impl Binder<'_> {
         if let Some(v) = crate::expr::func::bind_time_value(f, &types) {
             return Ok((Expr::Const(v), t));
         }
+        decimal_branches(f, &mut bound, &types, &t);
         Ok((Expr::Func(f, bound), t))
     }
 
@@ -455,6 +456,28 @@ pub fn agg_type(f: AggFunc, arg: &ExprType) -> ExprType {
                 _ => t.len = 23,
             }
             t
+        }
+    }
+}
+
+/// IF / NVL2 / IFNULL / COALESCE of a DECIMAL type: the branches that are not
+/// DECIMAL are converted to it, so an integer branch prints the type's scale
+/// (`10.000`), as MariaDB's result field does.
+fn decimal_branches(f: Func, bound: &mut [Expr], types: &[ExprType], t: &ExprType) {
+    use crate::ty::Class;
+    let first = match f {
+        Func::If | Func::Nvl2 => 1,
+        Func::IfNull | Func::Coalesce => 0,
+        _ => return,
+    };
+    if t.class != Class::Decimal {
+        return;
+    }
+    let target = CastTarget::Decimal(t.precision().clamp(1, 65) as u8, t.decimals.min(30));
+    for (b, ty) in bound.iter_mut().zip(types).skip(first) {
+        if !matches!(ty.class, Class::Decimal | Class::Null) {
+            let inner = std::mem::replace(b, Expr::Const(Value::Null));
+            *b = Expr::Cast(Box::new(inner), target);
         }
     }
 }

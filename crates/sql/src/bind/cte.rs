@@ -378,6 +378,7 @@ impl Binder<'_> {
                 types,
                 subs,
             })),
+            parent: self.current_select(),
         });
         self.reusable = false;
         Ok(result)

@@ -53,6 +53,7 @@ impl Binder<'_> {
             alias: tname.clone(),
             db,
             offset: 0,
+            func: None,
         };
         self.clause = Clause::InsertInto;
         let mut columns = Vec::new();
@@ -382,6 +383,8 @@ impl Binder<'_> {
             None => None,
         };
         let _ = set;
+        let (engine, stripped) = (self.cx.engine.clone(), self.params.stripped);
+        let constant = move |e: &Expr| crate::expr::fold::constant_value(&engine, e, stripped);
         let planned = plan_levels(LevelInputs {
             from: &from,
             conjuncts: filter.map(split_and).unwrap_or_default(),
@@ -389,7 +392,11 @@ impl Binder<'_> {
             order: index_order,
             limit: limit_hint,
             planner: self.cx.planner,
+            constant: &constant,
         });
+        if planned.uses_values {
+            self.reusable = false;
+        }
         let order = if planned.order_satisfied {
             Vec::new()
         } else {
@@ -402,6 +409,7 @@ impl Binder<'_> {
             union: Vec::new(),
             setop: None,
             window: None,
+            pos: (0, 0, 0),
             tables: from.tables,
             levels: planned.levels,
             row_width: width,

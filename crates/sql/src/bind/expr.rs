@@ -268,6 +268,13 @@ impl Binder<'_> {
                 substring_for,
                 ..
             } => {
+                // MariaDB's grammar has no one-argument SUBSTRING.
+                if substring_from.is_none() {
+                    let end = sqlparser::ast::Spanned::span(expr.as_ref()).end;
+                    let at = super::json_table::byte_offset(self.text, end.line, end.column);
+                    let near = self.text.get(at..).unwrap_or(")").trim_start();
+                    return Err(MySqlError::parse_error(near, end.line.max(1) as u32));
+                }
                 let mut args = vec![expr.as_ref()];
                 args.extend(substring_from.as_deref());
                 args.extend(substring_for.as_deref());

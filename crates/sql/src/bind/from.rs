@@ -57,6 +57,9 @@ pub struct From {
     pub view_filters: Vec<(usize, Expr)>,
     /// `SELECT STRAIGHT_JOIN`: the levels run in FROM order.
     pub straight: bool,
+    /// JSON_TABLEs and the tables (bit set) their documents read: those run
+    /// first.
+    pub lateral: Vec<(usize, u64)>,
 }
 
 struct RawJoin<'a> {
@@ -88,6 +91,7 @@ impl From {
             star: Vec::new(),
             view_filters: Vec::new(),
             straight: false,
+            lateral: Vec::new(),
         }
     }
 }
@@ -139,6 +143,11 @@ impl Binder<'_> {
         }
         self.mark_nullable(&raw, &mut out);
         self.bind_joins(raw, &mut out)?;
+        for &(t, deps) in &out.lateral {
+            if let Some(l) = out.levels.iter_mut().find(|l| l.table == t) {
+                l.deps |= deps;
+            }
+        }
         Ok(out)
     }
 
@@ -405,6 +414,7 @@ impl Binder<'_> {
             target: Some(vt.clone()),
             outer: Vec::new(),
             recursive: None,
+            parent: self.current_select(),
         });
         self.reusable = false;
         self.add_virtual(vt, name, out)
@@ -439,6 +449,7 @@ impl Binder<'_> {
             db: String::new(),
             alias: alias.to_string(),
             offset,
+            func: None,
         });
         out.hints.push(Hints::default());
         Ok(out.tables.len() - 1)
@@ -459,6 +470,17 @@ impl Binder<'_> {
         } = tf
         {
             return self.derived(subquery, alias.as_ref(), out).map(Some);
+        }
+        if let TableFactor::JsonTable {
+            json_expr,
+            json_path,
+            columns,
+            alias,
+        } = tf
+        {
+            return self
+                .json_table(json_expr, json_path, columns, alias.as_ref(), out)
+                .map(Some);
         }
         let TableFactor::Table {
             name,
@@ -528,6 +550,7 @@ impl Binder<'_> {
             db,
             alias,
             offset,
+            func: None,
         });
         out.hints.push(hints);
         Ok(Some(out.tables.len() - 1))

@@ -16,12 +16,15 @@
 use super::from::{From, LevelSpec};
 use crate::expr::Expr;
 use crate::plan::access::{self, Hints, Input};
+use crate::plan::equalities::{self, EqClasses};
 use crate::plan::hash_keys::{self, HashJoin};
 use crate::plan::join_order::{self, Rel, Step};
 use crate::plan::outer_join::{self, OuterLevel};
 use crate::plan::switch::Planner;
 use crate::plan::{Level, TableRef};
+use basalt_common::Value;
 use std::borrow::Cow;
+use std::cell::Cell;
 
 /// Bit set of the tables (by FROM index) an expression reads; `None` if it calls
 /// something that must not be evaluated early (RAND(), `@x :=`).
@@ -64,16 +67,33 @@ pub struct LevelInputs<'a> {
     pub limit: Option<u64>,
     /// The session's planner settings (hash joins, search depth).
     pub planner: Planner,
+    /// The value of a constant expression, when planning can know it
+    /// ([`crate::expr::fold::constant_value`]).
+    pub constant: &'a dyn Fn(&Expr) -> Option<Value>,
 }
 
 pub struct Planned {
     pub levels: Vec<Level>,
     pub const_filter: Option<Expr>,
     pub order_satisfied: bool,
+    /// Some choice went by the values of parameters (see
+    /// [`access::Choice::uses_values`]): the plan holds for these values only.
+    pub uses_values: bool,
+}
+
+/// What access choices may go by besides the conditions: the parameters'
+/// values, and a flag set when a choice did.
+struct Known<'a> {
+    constant: &'a dyn Fn(&Expr) -> Option<Value>,
+    used: Cell<bool>,
 }
 
 pub fn plan_levels(mut inp: LevelInputs) -> Planned {
     let tables = &inp.from.tables;
+    let known = Known {
+        constant: inp.constant,
+        used: Cell::new(false),
+    };
     let specs: Cow<[LevelSpec]> = if inp.from.levels.len() <= 1 {
         Cow::Borrowed(&inp.from.levels)
     } else {
@@ -82,7 +102,7 @@ pub fn plan_levels(mut inp: LevelInputs) -> Planned {
             &mut inp.conjuncts,
             inp.order.is_some() && inp.limit.is_some(),
             &inp.needed,
-            inp.planner,
+            (inp.planner, &known),
         );
         if s.first().map(|l| l.table) != inp.from.levels.first().map(|l| l.table) {
             // The ORDER BY columns given are of the FROM order's first table.
@@ -148,7 +168,7 @@ pub fn plan_levels(mut inp: LevelInputs) -> Planned {
             &inp.needed[s.table],
             order,
             inp.limit,
-            hints,
+            (hints, &known),
             available,
         );
         if li == 0 {
@@ -166,6 +186,7 @@ pub fn plan_levels(mut inp: LevelInputs) -> Planned {
         levels,
         const_filter: and_of(consts),
         order_satisfied,
+        uses_values: known.used.get(),
     }
 }
 
@@ -180,7 +201,7 @@ fn choose_access<'e>(
     needed: &[usize],
     order: Option<&[(usize, bool)]>,
     limit: Option<u64>,
-    hints: &Hints,
+    (hints, known): (&Hints, &Known),
 ) -> access::Choice {
     let avail = |e: &Expr| table_mask(e, tables).is_some_and(|m| m & !available == 0);
     let sargs: Vec<_> = conj
@@ -188,7 +209,8 @@ fn choose_access<'e>(
         .filter_map(|(i, c)| access::sarg(i, c, t.offset, t.width(), &t.def, &avail))
         .collect();
     let stats = t.table.stats();
-    access::choose(&Input {
+    let fraction = |id: u32, r: &basalt_storage::KeyRange| t.table.range_fraction(id, r);
+    let choice = access::choose(&Input {
         def: &t.def,
         stats: &stats,
         sargs: &sargs,
@@ -196,7 +218,13 @@ fn choose_access<'e>(
         order,
         limit,
         hints,
-    })
+        constant: known.constant,
+        range_fraction: &fraction,
+    });
+    if choice.uses_values {
+        known.used.set(true);
+    }
+    choice
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -207,7 +235,7 @@ fn plan_one(
     needed: &[usize],
     order: Option<&[(usize, bool)]>,
     limit: Option<u64>,
-    hints: &Hints,
+    known: (&Hints, &Known),
     available: u64,
 ) -> (Level, bool) {
     let choice = choose_access(
@@ -218,7 +246,7 @@ fn plan_one(
         needed,
         order,
         limit,
-        hints,
+        known,
     );
     let residual: Vec<Expr> = conj
         .iter()
@@ -260,7 +288,8 @@ fn hash_join(
             ..
         }
     );
-    if available == 0 || !whole {
+    // A JSON_TABLE's rows depend on the outer row: never built once.
+    if available == 0 || !whole || tables[table].func.is_some() {
         return None;
     }
     let keys = hash_keys::keys(conj, tables, table, available);
@@ -282,13 +311,15 @@ fn join_levels(
     conjuncts: &mut Vec<Expr>,
     pin_first: bool,
     needed: &[Vec<usize>],
-    planner: Planner,
+    (planner, known): (Planner, &Known),
 ) -> Vec<LevelSpec> {
     let tables = &from.tables;
     let mut specs = from.levels.clone();
     if specs.iter().any(|s| s.outer) {
         simplify_outer(&mut specs, conjuncts, tables);
     }
+    let (implied, classes) = equalities::implied(conjuncts, tables);
+    conjuncts.extend(implied);
     if from.straight {
         return specs;
     }
@@ -323,11 +354,10 @@ fn join_levels(
         estimate(
             &specs[r],
             tables,
-            conjuncts,
-            &masks,
+            (conjuncts, &masks, &classes),
             joined,
             &needed[specs[r].table],
-            &from.hints[specs[r].table],
+            (&from.hints[specs[r].table], known),
         )
     };
     let order = join_order::best_order(&rels, &mut oracle, planner.search(rels.len()));
@@ -368,11 +398,10 @@ fn simplify_outer(specs: &mut [LevelSpec], conjuncts: &mut Vec<Expr>, tables: &[
 fn estimate(
     spec: &LevelSpec,
     tables: &[TableRef],
-    conjuncts: &[Expr],
-    masks: &[Option<u64>],
+    (conjuncts, masks, classes): (&[Expr], &[Option<u64>], &EqClasses),
     joined: u64,
     needed: &[usize],
-    hints: &Hints,
+    known: (&Hints, &Known),
 ) -> Step {
     let t = &tables[spec.table];
     let own = 1u64 << spec.table;
@@ -398,12 +427,27 @@ fn estimate(
         needed,
         None,
         None,
-        hints,
+        known,
     );
     let mut fanout = choice.est_rows as f64;
+    // An equality class restricts a table once: after one of its equalities, the
+    // others with tables already joined hold or fail together with it.
+    let mut applied: Vec<usize> = choice
+        .consumed
+        .iter()
+        .filter_map(|&i| classes.class_of(conj[i]))
+        .collect();
     for (i, c) in conj.iter().enumerate() {
-        if !choice.consumed.contains(&i) {
-            fanout *= selectivity(c);
+        if choice.consumed.contains(&i) {
+            continue;
+        }
+        match classes.class_of(c) {
+            Some(k) if applied.contains(&k) => {}
+            Some(k) => {
+                applied.push(k);
+                fanout *= selectivity(c);
+            }
+            None => fanout *= selectivity(c),
         }
     }
     if spec.outer {

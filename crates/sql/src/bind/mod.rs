@@ -27,6 +27,8 @@ pub mod fixed_cmp;
 pub mod foreign_key;
 pub mod from;
 pub mod json_agg;
+pub mod json_table;
+pub mod json_table_print;
 pub mod levels;
 pub mod multi_dml;
 pub mod names;
@@ -119,6 +121,8 @@ pub enum Clause {
     Generated,
     /// INSERT / REPLACE / DELETE ... RETURNING.
     Returning,
+    /// The document of a JSON_TABLE.
+    JsonTable,
 }
 
 impl Clause {
@@ -137,6 +141,7 @@ impl Clause {
             Clause::Check => "CHECK",
             Clause::Default => "DEFAULT",
             Clause::Generated => "GENERATED ALWAYS AS",
+            Clause::JsonTable => "JSON_TABLE",
             Clause::Returning => "RETURNING",
         }
     }
@@ -226,6 +231,12 @@ pub struct Binder<'a> {
     /// Views whose bodies are being bound: their names never resolve to the
     /// session's temporary tables (MariaDB).
     pub view_body: u32,
+    /// The query blocks being bound, outermost first (their SELECT positions).
+    pub selects: Vec<crate::plan::SelectPos>,
+    /// The text positions are in: 0 for the statement, then one per view body.
+    pub text_no: u64,
+    /// Texts numbered so far.
+    pub texts: u64,
 }
 
 impl<'a> Binder<'a> {
@@ -261,7 +272,15 @@ impl<'a> Binder<'a> {
             hidden_view: None,
             merge_expressions: false,
             view_body: 0,
+            selects: Vec::new(),
+            text_no: 0,
+            texts: 0,
         }
+    }
+
+    /// The query block being bound ((0, 0, 0) outside any SELECT).
+    pub fn current_select(&self) -> crate::plan::SelectPos {
+        self.selects.last().copied().unwrap_or((0, 0, 0))
     }
 
     /// Starts the virtual stack at `base` (the statement kind's, see
@@ -314,6 +333,7 @@ impl<'a> Binder<'a> {
             target: None,
             outer: refs.clone(),
             recursive: None,
+            parent: self.current_select(),
         });
         Ok((self.subplans.len() - 1, refs, ty))
     }

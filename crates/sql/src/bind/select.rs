@@ -67,6 +67,23 @@ impl Binder<'_> {
         limit_clause: Option<&ast::LimitClause>,
         lock_clauses: &[ast::LockClause],
     ) -> R<SelectPlan> {
+        let start = s.select_token.0.span.start;
+        let pos = (self.text_no, start.line, start.column);
+        self.selects.push(pos);
+        let plan = self.select_block(s, order_by, limit_clause, lock_clauses);
+        self.selects.pop();
+        let mut plan = plan?;
+        plan.pos = pos;
+        Ok(plan)
+    }
+
+    fn select_block(
+        &mut self,
+        s: &ast::Select,
+        order_by: Option<&ast::OrderBy>,
+        limit_clause: Option<&ast::LimitClause>,
+        lock_clauses: &[ast::LockClause],
+    ) -> R<SelectPlan> {
         if s.into.is_some() {
             return Err(MySqlError::not_supported("SELECT INTO"));
         }
@@ -476,6 +493,8 @@ impl Binder<'_> {
         };
         let mut conjuncts = filter.map(split_and).unwrap_or_default();
         conjuncts.extend(from.inner_on.iter().cloned());
+        let (engine, stripped) = (self.cx.engine.clone(), self.params.stripped);
+        let constant = move |e: &Expr| crate::expr::fold::constant_value(&engine, e, stripped);
         let planned = plan_levels(LevelInputs {
             from: &from,
             conjuncts,
@@ -487,7 +506,11 @@ impl Binder<'_> {
                 limit_hint
             },
             planner: self.cx.planner,
+            constant: &constant,
         });
+        if planned.uses_values {
+            self.reusable = false;
+        }
         let sort_needed = !planned.order_satisfied || is_agg || windowed;
         if is_agg && self.cx.mode.only_full_group_by {
             full_group_by(&from, &project[..items.len()], &group)?;
@@ -545,6 +568,7 @@ impl Binder<'_> {
             union: Vec::new(),
             setop: None,
             window,
+            pos: (0, 0, 0),
             tables: from.tables,
             levels: planned.levels,
             row_width: from.width,
@@ -690,6 +714,12 @@ fn needed_columns(
     for c in &aggs.calls {
         c.arg.iter().for_each(&mut add);
         c.order.iter().for_each(|(e, _, _)| add(e));
+    }
+    // A JSON_TABLE's document reads columns of the tables to its left.
+    for t in &from.tables {
+        if let Some(f) = &t.func {
+            add(&f.doc);
+        }
     }
     needed
 }

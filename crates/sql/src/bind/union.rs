@@ -130,6 +130,7 @@ impl Binder<'_> {
         let order = self.union_order(order_by, &names, &types)?;
         let (limit, offset, _) = self.limit(limit_clause)?;
         let visible = first.visible;
+        let pos = first.pos;
         let reads_tables = branches.iter().any(|(b, _)| b.reads_tables);
         let setop = match setop {
             Some((kind, all)) => {
@@ -167,6 +168,7 @@ impl Binder<'_> {
             union: branches,
             setop,
             window: None,
+            pos,
         })
     }
 

@@ -445,7 +445,10 @@ impl Binder<'_> {
         out: &mut From,
     ) -> R<usize> {
         self.view_body += 1;
+        self.texts += 1;
+        let text_no = std::mem::replace(&mut self.text_no, self.texts);
         let r = self.view_reference_body(v, alias, hints, out);
+        self.text_no = text_no;
         self.view_body -= 1;
         r
     }

@@ -39,6 +39,12 @@ pub struct ViewPrinter<'a> {
     scopes: RefCell<Vec<Vec<Entry>>>,
     /// Names of the outermost query block's items (the view's columns).
     names: Vec<String>,
+    /// EXPLAIN EXTENDED's Note 1003: each query block starts with
+    /// `/* select#N */`, N its select number by (line, column) of its SELECT.
+    pub select_numbers: Option<std::collections::HashMap<(u64, u64), u64>>,
+    /// The statement as read (EXPLAIN EXTENDED) rather than a view: the later
+    /// branches of a set operation are named by their own items.
+    pub as_read: bool,
 }
 
 impl<'a> ViewPrinter<'a> {
@@ -49,6 +55,8 @@ impl<'a> ViewPrinter<'a> {
             qualify_db,
             scopes: RefCell::new(Vec::new()),
             names,
+            select_numbers: None,
+            as_read: false,
         }
     }
 
@@ -136,10 +144,18 @@ impl<'a> ViewPrinter<'a> {
                 Ok(format!(
                     "{} {op}{q} {}",
                     self.set_expr(left, naming)?,
-                    self.set_expr(right, naming.inner_branch())?
+                    self.set_expr(right, self.branch_naming(naming))?
                 ))
             }
             other => Err(MySqlError::not_supported(&format!("{other} in a view"))),
+        }
+    }
+
+    /// How the second and later branches of a set operation name their items.
+    fn branch_naming(&self, naming: Naming) -> Naming {
+        match naming {
+            Naming::Top if self.as_read => Naming::Named,
+            other => other.inner_branch(),
         }
     }
 
@@ -160,7 +176,14 @@ impl<'a> ViewPrinter<'a> {
     }
 
     fn select_body(&self, s: &ast::Select, naming: Naming, from: String) -> R<String> {
-        let mut out = String::from("select ");
+        let mut out = String::new();
+        if let Some(numbers) = &self.select_numbers {
+            let at = s.select_token.0.span.start;
+            if let Some(n) = numbers.get(&(at.line, at.column)) {
+                out.push_str(&format!("/* select#{n} */ "));
+            }
+        }
+        out.push_str("select ");
         if matches!(s.distinct, Some(ast::Distinct::Distinct)) {
             out.push_str("distinct ");
         }
@@ -407,6 +430,30 @@ impl<'a> ViewPrinter<'a> {
             TableFactor::NestedJoin {
                 table_with_joins, ..
             } => self.from(std::slice::from_ref(table_with_joins)),
+            TableFactor::JsonTable {
+                json_expr,
+                json_path,
+                columns,
+                alias: Some(a),
+            } => {
+                let doc = self.expr(json_expr)?;
+                let mut names = Vec::new();
+                let cols = super::json_table_print::columns(columns, &mut names)?;
+                let path = super::json_table_print::literal(json_path);
+                let text = format!(
+                    "JSON_TABLE({doc}, {path} COLUMNS ({cols})) {}",
+                    q(&a.name.value)
+                );
+                Ok((
+                    text,
+                    vec![Entry {
+                        name: a.name.value.clone(),
+                        db: None,
+                        qual: vec![a.name.value.clone()],
+                        columns: names,
+                    }],
+                ))
+            }
             _ => Err(MySqlError::not_supported("this table reference in a view")),
         }
     }

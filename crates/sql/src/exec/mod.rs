@@ -18,6 +18,7 @@
 //! transaction (or a transaction of its own under autocommit).
 
 pub mod agg;
+pub mod analyze;
 pub mod check;
 pub mod computed;
 pub mod cte;
@@ -25,6 +26,7 @@ pub mod ddl;
 pub mod foreign_key;
 pub mod hash_join;
 pub mod insert;
+pub mod json_table;
 pub mod mem;
 pub mod modify;
 pub mod multi_dml;

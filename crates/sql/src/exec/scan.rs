@@ -7,6 +7,7 @@
 //! conjuncts the index guarantees (`residual`) is used. An outer level with no
 //! match contributes one NULL row.
 
+use super::analyze::LevelCount;
 use super::hash_join::HashTable;
 use super::{storage_err, Exec};
 use crate::expr::{EvalCtx, Expr};
@@ -187,6 +188,23 @@ fn nested_level(
     hint: Option<usize>,
     st: &mut JoinState,
 ) -> R<Flow> {
+    if ex.ctx.analyze.is_some() {
+        nested_loop::<true>(plan, li, row, ex, sink, hint, st)
+    } else {
+        nested_loop::<false>(plan, li, row, ex, sink, hint, st)
+    }
+}
+
+/// [`nested_level`]; `TRACK`: ANALYZE is counting what the level reads.
+fn nested_loop<const TRACK: bool>(
+    plan: &SelectPlan,
+    li: usize,
+    row: &mut Vec<Value>,
+    ex: &mut Exec,
+    sink: &mut Sink,
+    hint: Option<usize>,
+    st: &mut JoinState,
+) -> R<Flow> {
     let l = &plan.levels[li];
     let t = &plan.tables[l.table];
     let last = li + 1 == plan.levels.len();
@@ -203,14 +221,19 @@ fn nested_level(
     let mut matched = false;
     let mut fetched = source.rows;
     let mut n = 0u32;
+    let mut count = LevelCount::<TRACK>::default();
     loop {
         n = n.wrapping_add(1);
         if n.is_multiple_of(256) {
             ex.check_interrupt()?;
         }
-        let Some(mut f) = fetched.next(ex)? else {
+        count.start_read();
+        let next = fetched.next(ex)?;
+        count.end_read();
+        let Some(mut f) = next else {
             break;
         };
+        count.row();
         if single {
             std::mem::swap(row, &mut f.row);
         } else {
@@ -223,6 +246,7 @@ fn nested_level(
         if !passes(l.post_filter.as_ref(), row, ex.ctx)? {
             continue;
         }
+        count.pass();
         st.track(l.table, Some(&f.handle));
         let flow = if last {
             sink(row, Some(&f.handle), ex.ctx)?
@@ -230,13 +254,25 @@ fn nested_level(
             level(plan, li + 1, row, ex, sink, None, st)?
         };
         if flow == Flow::Stop {
+            record(ex, l, count);
             return Ok(Flow::Stop);
         }
     }
+    record(ex, l, count);
     if l.outer && !matched {
         return unmatched(plan, li, row, ex, sink, st, matched);
     }
     Ok(Flow::Continue)
+}
+
+/// Hands one entry's counts to the ANALYZE tracker, when there is one.
+#[inline(always)]
+fn record<const TRACK: bool>(ex: &Exec, l: &Level, count: LevelCount<TRACK>) {
+    if TRACK {
+        if let Some(t) = &ex.ctx.analyze {
+            t.record(l, count.rows, count.passed, count.time);
+        }
+    }
 }
 
 /// A candidate row of level `li`, already in place in `row`: checks `filter`
@@ -253,6 +289,7 @@ fn pass_on(
     filter: Option<&Expr>,
     handle: &RowHandle,
     matched: &mut bool,
+    count: &mut LevelCount<true>,
 ) -> R<Flow> {
     let l = &plan.levels[li];
     if !passes(filter, row, ex.ctx)? {
@@ -262,6 +299,7 @@ fn pass_on(
     if !passes(l.post_filter.as_ref(), row, ex.ctx)? {
         return Ok(Flow::Continue);
     }
+    count.pass();
     st.track(l.table, Some(handle));
     if li + 1 == plan.levels.len() {
         sink(row, Some(handle), ex.ctx)
@@ -325,19 +363,37 @@ fn hashed_level(
             h
         }
     };
-    let mut matched = false;
     let mut n = 0u32;
+    // A hash-joined level counts always (two additions per probed row): the
+    // hashing costs far more.
+    let mut count = LevelCount::<true>::default();
+    let mut matched = false;
     for f in table.probe(l, row, ex)? {
         n = n.wrapping_add(1);
         if n.is_multiple_of(256) {
             ex.check_interrupt()?;
         }
+        count.row();
         row[t.offset..t.offset + t.width()].clone_from_slice(&f.row);
         let filter = l.filter.as_ref();
-        if pass_on(plan, li, row, ex, sink, st, filter, &f.handle, &mut matched)? == Flow::Stop {
+        let flow = pass_on(
+            plan,
+            li,
+            row,
+            ex,
+            sink,
+            st,
+            filter,
+            &f.handle,
+            &mut matched,
+            &mut count,
+        )?;
+        if flow == Flow::Stop {
+            record(ex, l, count);
             return Ok(Flow::Stop);
         }
     }
+    record(ex, l, count);
     unmatched(plan, li, row, ex, sink, st, matched)
 }
 
@@ -351,6 +407,8 @@ struct Source {
 pub(super) enum Rows {
     Empty,
     One(Option<basalt_storage::Fetched>),
+    /// Rows computed for the current outer row (a JSON_TABLE).
+    Many(std::vec::IntoIter<basalt_storage::Fetched>),
     Ranges {
         table: std::sync::Arc<dyn basalt_storage::Table>,
         base: ScanRequest,
@@ -366,6 +424,7 @@ impl Rows {
         match self {
             Rows::Empty => Ok(None),
             Rows::One(f) => Ok(f.take()),
+            Rows::Many(it) => Ok(it.next()),
             Rows::Ranges {
                 table,
                 base,
@@ -417,6 +476,13 @@ fn eval_eq(list: &[Option<Expr>], row: &[Value], ctx: &mut EvalCtx) -> R<Option<
 fn open(plan: &SelectPlan, l: &Level, row: &[Value], ex: &mut Exec, lock: LockMode) -> R<Source> {
     let t = &plan.tables[l.table];
     let def = &t.def;
+    if let Some(f) = &t.func {
+        let rows = super::json_table::rows(f, def, row, ex)?;
+        return Ok(Source {
+            rows: Rows::Many(rows.into_iter()),
+            exact: false,
+        });
+    }
     match &l.access {
         Access::PkGet { key } => {
             let mut vals = eval_all(key, row, ex.ctx)?;

@@ -78,11 +78,15 @@ pub fn run_into(plan: &SelectPlan, ex: &mut Exec, emit: &mut Emit) -> R<u64> {
     let limit = eval_count(plan.limit.as_ref(), ex.ctx)?;
     let offset = eval_count(plan.offset.as_ref(), ex.ctx)?.unwrap_or(0);
     let win = Window::new(offset, limit, plan.visible);
-    if let Some(so) = &plan.setop {
-        return super::setop::run(plan, so, ex, win, emit);
-    }
-    if !plan.union.is_empty() {
-        return run_union(plan, ex, win, emit);
+    if plan.setop.is_some() || !plan.union.is_empty() {
+        let sent = match &plan.setop {
+            Some(so) => super::setop::run(plan, so, ex, win, emit)?,
+            None => run_union(plan, ex, win, emit)?,
+        };
+        if let Some(t) = &ex.ctx.analyze {
+            t.record_unit(plan, sent);
+        }
+        return Ok(sent);
     }
     if let Some(w) = &plan.window {
         return super::window::run(plan, w, ex, win, emit);
@@ -258,7 +262,12 @@ pub(super) fn project_into(
     out.clear();
     out.reserve_exact(exprs.len());
     for e in exprs {
-        out.push(e.eval(row, ctx)?);
+        // A bare column (most select items) is a copy, without the evaluator.
+        let v = match e {
+            Expr::Column(i) => row.get(*i).cloned().unwrap_or(Value::Null),
+            _ => e.eval(row, ctx)?,
+        };
+        out.push(v);
     }
     Ok(())
 }

@@ -196,6 +196,16 @@ fn truncate_chars(b: &mut Vec<u8>, n: usize, binary: bool, ctx: &mut EvalCtx, or
     }
 }
 
+/// `v` as a signed integer the way `val_int()` reads it (warning 1292 for a
+/// string that is not wholly a number).
+pub fn val_int(v: &Value, ctx: &mut EvalCtx) -> i64 {
+    match to_integer(v.clone(), false, ctx) {
+        Ok(Value::Int(i)) => i,
+        Ok(Value::UInt(u)) => u as i64,
+        _ => 0,
+    }
+}
+
 fn to_integer(v: Value, unsigned: bool, ctx: &mut EvalCtx) -> R {
     let n = match &v {
         Value::Bytes(b) => {

@@ -10,6 +10,7 @@
 //! against (the binder computes positions from the same layout the executor builds).
 
 pub mod cast;
+pub mod fold;
 pub mod func;
 pub mod like;
 
@@ -184,6 +185,8 @@ pub struct EvalCtx<'a> {
     /// Nesting of [`Expr::eval`] calls (past [`crate::stack::EVAL_SHALLOW`], each
     /// level makes sure of real stack first).
     pub depth: u32,
+    /// `ANALYZE <statement>`: what the join levels did.
+    pub analyze: Option<std::sync::Arc<crate::exec::analyze::Tracker>>,
 }
 
 /// Most bytes of correlated subquery results cached per statement; past it the
@@ -195,6 +198,7 @@ pub type R = Result<Value, MySqlError>;
 impl<'a> EvalCtx<'a> {
     pub fn new(params: &'a [Value], cx: &'a mut SessionCtx) -> Self {
         let mem = crate::exec::mem::MemBudget::new(cx.max_mem_used);
+        let analyze = cx.analyze.clone();
         EvalCtx {
             params,
             cx,
@@ -209,6 +213,7 @@ impl<'a> EvalCtx<'a> {
             mem,
             sub_cache_bytes: 0,
             depth: 0,
+            analyze,
         }
     }
 
@@ -238,8 +243,12 @@ impl<'a> EvalCtx<'a> {
         for a in &args {
             crate::value::compare::group_key(a, Collation::Binary, &mut key);
         }
-        if let Some(r) = self.sub_cache.get(&(i, key.clone())) {
-            return Ok(r.clone());
+        let cached = self.sub_cache.get(&(i, key.clone())).cloned();
+        if let Some(t) = &self.analyze {
+            t.record_cache(i, cached.is_some());
+        }
+        if let Some(r) = cached {
+            return Ok(r);
         }
         self.outer.push(args);
         let r = crate::exec::sub::run_one(sp, &mut crate::exec::Exec { ctx: self });

@@ -78,6 +78,12 @@ pub struct Input<'a> {
     /// LIMIT + OFFSET when known.
     pub limit: Option<u64>,
     pub hints: &'a Hints,
+    /// The value of a constant expression (literals, the plan cache's stripped
+    /// literals, functions of them), when planning can know it.
+    pub constant: &'a dyn Fn(&Expr) -> Option<basalt_common::Value>,
+    /// The table's estimate of the share of an index's entries in a range on its
+    /// first key part ([`basalt_storage::Table::range_fraction`]).
+    pub range_fraction: &'a dyn Fn(u32, &basalt_storage::KeyRange) -> Option<f64>,
 }
 
 pub struct Choice {
@@ -90,9 +96,14 @@ pub struct Choice {
     /// read), which the join-order search adds up.
     pub cost: f64,
     pub explain: ExplainInfo,
+    /// The choice went by the values of parameters (a range's share of the
+    /// table): a plan made with it holds for these values only.
+    pub uses_values: bool,
 }
 
 struct Candidate {
+    /// The estimate came from the histogram, for the parameters' values.
+    by_values: bool,
     idx: usize,
     range: RangeSpec,
     consumed: Vec<usize>,
@@ -109,11 +120,14 @@ pub fn choose(inp: &Input) -> Choice {
     let rows = inp.stats.rows.max(1) as f64;
     let mut best: Option<Candidate> = None;
     let forced = !inp.hints.force.is_empty();
+    let mut weighed = 0;
+    let mut by_values = false;
     for (i, idx) in inp.def.indexes.iter().enumerate() {
         if idx.columns.is_empty() || !inp.hints.allows(idx) {
             continue;
         }
         let c = candidate(inp, i, rows);
+        by_values |= c.by_values;
         let useful = c.eq_len > 0
             || c.has_range
             || c.points > 0
@@ -122,18 +136,22 @@ pub fn choose(inp: &Input) -> Choice {
         if !useful && !forced {
             continue;
         }
+        weighed += 1;
         if best.as_ref().is_none_or(|b| c.cost < b.cost) {
             best = Some(c);
         }
     }
     let scan = full_scan(inp, rows);
-    match best {
+    let mut choice = match best {
         Some(c) if c.cost <= scan.cost || forced => finish(inp, c),
         _ => match covering_scan(inp, rows) {
             Some(c) if scan.order.is_none() => finish(inp, c),
             _ => finish(inp, scan),
         },
-    }
+    };
+    // With FORCE INDEX and one candidate the values decided nothing.
+    choice.uses_values = by_values && !(forced && weighed <= 1);
+    choice
 }
 
 /// A full scan of the shortest secondary index that covers the query, which is
@@ -159,6 +177,7 @@ fn covering_scan(inp: &Input, rows: f64) -> Option<Candidate> {
         })
         .min_by_key(|(_, ix)| key_len(inp.def, ix, 0))?;
     Some(Candidate {
+        by_values: false,
         idx: best.0,
         range: RangeSpec::All,
         consumed: Vec::new(),
@@ -186,6 +205,7 @@ fn full_scan(inp: &Input, rows: f64) -> Candidate {
         (None, _) => est,
     };
     Candidate {
+        by_values: false,
         idx: 0,
         range: RangeSpec::All,
         consumed: Vec::new(),
@@ -248,8 +268,15 @@ fn candidate(inp: &Input, i: usize, rows: f64) -> Candidate {
     if points > 0 && eq_len == 0 {
         est = est.min(rows);
     }
+    let mut by_values = false;
     if has_range {
-        est = (est * 0.5).max(1.0);
+        match histogram_share(inp, idx, &range, eq_len, points) {
+            Some(share) => {
+                est = (rows * share).max(1.0);
+                by_values = true;
+            }
+            None => est = (est * 0.5).max(1.0),
+        }
     }
     let order = if points > 1 {
         None
@@ -269,6 +296,7 @@ fn candidate(inp: &Input, i: usize, rows: f64) -> Candidate {
         cost = 0.5;
     }
     Candidate {
+        by_values,
         idx: i,
         range,
         consumed,
@@ -280,6 +308,38 @@ fn candidate(inp: &Input, i: usize, rows: f64) -> Candidate {
         est,
         cost,
     }
+}
+
+/// The share of index `idx`'s entries a range on its first key part holds, by
+/// the table's histogram, when the bounds' values are known at planning.
+fn histogram_share(
+    inp: &Input,
+    idx: &IndexDef,
+    range: &RangeSpec,
+    eq_len: usize,
+    points: usize,
+) -> Option<f64> {
+    let RangeSpec::Prefix { eq, lower, upper } = range else {
+        return None;
+    };
+    if eq_len > 0 || points > 0 || !eq.is_empty() {
+        return None;
+    }
+    let bound = |b: &Option<(Expr, bool)>| match b {
+        None => Some(None),
+        Some((e, incl)) => (inp.constant)(e).map(|v| Some((v, *incl))),
+    };
+    let spec = super::range::EvalRange::Prefix {
+        eq: Vec::new(),
+        lower: bound(lower)?,
+        upper: bound(upper)?,
+    };
+    let (ranges, _) = super::range::key_ranges(spec, idx, &inp.def.columns);
+    let mut share = 0.0;
+    for r in &ranges {
+        share += (inp.range_fraction)(idx.id, r)?;
+    }
+    Some(share.min(1.0))
 }
 
 type Derived = (RangeSpec, Vec<usize>, usize, usize, bool);
@@ -483,9 +543,9 @@ fn finish(inp: &Input, c: Candidate) -> Choice {
             possible_keys: possible,
             key,
             key_len,
-            ref_: (c.eq_len > 0 && !c.has_range).then(|| vec!["const"; c.eq_len].join(",")),
             using_where: false,
         },
+        uses_values: false,
     }
 }
 
@@ -499,27 +559,27 @@ fn key_len(def: &TableDef, idx: &IndexDef, parts: usize) -> u32 {
     };
     idx.columns[..parts]
         .iter()
-        .map(|kc| {
-            let col = &def.columns[kc.column];
-            let (_, len, _) = basalt_common::column::describe_type(&col.data_type);
-            let base = match &col.data_type {
-                basalt_common::DataType::Int { kind, .. } => kind.bytes(),
-                basalt_common::DataType::VarChar { len, collation } => {
-                    len * collation.charset().max_len() + 2
-                }
-                basalt_common::DataType::Char { len, collation } => {
-                    len * collation.charset().max_len()
-                }
-                basalt_common::DataType::Date => 3,
-                basalt_common::DataType::DateTime { .. }
-                | basalt_common::DataType::Timestamp { .. } => 5,
-                basalt_common::DataType::Double => 8,
-                basalt_common::DataType::Float => 4,
-                _ => len,
-            };
-            base + u32::from(col.nullable)
-        })
+        .map(|kc| column_key_len(def, kc.column))
         .sum()
+}
+
+/// The bytes column `c` takes in a key, as MariaDB's key_len counts them.
+pub(crate) fn column_key_len(def: &TableDef, c: usize) -> u32 {
+    let col = &def.columns[c];
+    let (_, len, _) = basalt_common::column::describe_type(&col.data_type);
+    let base = match &col.data_type {
+        basalt_common::DataType::Int { kind, .. } => kind.bytes(),
+        basalt_common::DataType::VarChar { len, collation } => {
+            len * collation.charset().max_len() + 2
+        }
+        basalt_common::DataType::Char { len, collation } => len * collation.charset().max_len(),
+        basalt_common::DataType::Date => 3,
+        basalt_common::DataType::DateTime { .. } | basalt_common::DataType::Timestamp { .. } => 5,
+        basalt_common::DataType::Double => 8,
+        basalt_common::DataType::Float => 4,
+        _ => len,
+    };
+    base + u32::from(col.nullable)
 }
 
 /// Extracts the sargable form of a conjunct on table columns `[offset, offset+width)`.
@@ -725,6 +785,8 @@ mod tests {
             order,
             limit,
             hints,
+            constant: &|_| None,
+            range_fraction: &|_, _| None,
         })
     }
 
@@ -842,6 +904,8 @@ mod tests {
                     force: vec!["xj".into()],
                     ..Hints::default()
                 },
+                constant: &|_| None,
+                range_fraction: &|_, _| None,
             })
         };
         // ORDER BY j DESC reads the descending index forwards, ORDER BY j backwards.

@@ -12,8 +12,10 @@
 
 pub mod access;
 pub mod cache;
+pub mod equalities;
 pub mod hash_keys;
 pub mod join_order;
+pub mod json_table;
 pub mod multi_dml;
 pub mod outer_join;
 pub mod range;
@@ -36,6 +38,8 @@ pub struct TableRef {
     pub alias: String,
     /// Position of its first column in the joined row.
     pub offset: usize,
+    /// A JSON_TABLE: its rows come from the document, not from `table`.
+    pub func: Option<Arc<json_table::JsonTableFn>>,
 }
 
 impl std::fmt::Debug for TableRef {
@@ -116,7 +120,6 @@ pub struct ExplainInfo {
     pub possible_keys: Vec<String>,
     pub key: Option<String>,
     pub key_len: Option<u32>,
-    pub ref_: Option<String>,
     pub using_where: bool,
 }
 
@@ -209,7 +212,17 @@ pub struct SelectPlan {
     pub setop: Option<Box<SetOpPlan>>,
     /// Window functions, computed over the rows before the projection.
     pub window: Option<Box<window::WindowPlan>>,
+    /// Where the query block's SELECT keyword stands in the statement text (a
+    /// UNION: its first branch's); EXPLAIN numbers query blocks in this order, as
+    /// MariaDB numbers them as it parses. A block with no SELECT
+    /// keyword (the rows an UPDATE or DELETE reads) is (0, 0, 0).
+    pub pos: SelectPos,
 }
+
+/// A query block's place in the statement: (text, line, column) of its SELECT,
+/// where text 0 is the statement's own and each view body bound gets the next
+/// number (MariaDB numbers a view's blocks after the statement's).
+pub type SelectPos = (u64, u64, u64);
 
 impl SelectPlan {
     /// The plans this one combines: UNION branches, INTERSECT / EXCEPT operands.
@@ -269,6 +282,8 @@ pub struct SubPlan {
     pub outer: Vec<Expr>,
     /// A recursive CTE: `plan` is its first anchor and `target` its result.
     pub recursive: Option<Box<Recursion>>,
+    /// The query block the subquery stands in (its [`SelectPlan::pos`]).
+    pub parent: SelectPos,
 }
 
 /// A recursive CTE (see `exec::cte`): the anchors run once, then the steps run

@@ -1,6 +1,12 @@
-//! The replica's applier core: a primary's decoded row events applied to Basalt's
-//! own tables inside a storage transaction.
+//! The replica: a primary's binary log received, decoded and applied to Basalt's
+//! own tables.
 //!
+//! - [`control`]: CHANGE MASTER, START / STOP / RESET SLAVE, SHOW SLAVE STATUS,
+//!   `@@gtid_slave_pos`; [`master_info`] keeps the settings in `master.info`.
+//! - `io_thread`: the connection to the primary, events decoded into the
+//!   in-memory `relay` queue; `sql_thread`: applies them one transaction at a
+//!   time, recording each GTID in [`gtid_pos`] (`mysql.gtid_slave_pos`) in the
+//!   same transaction as its rows.
 //! - [`convert`]: a [`ColValue`](basalt_replication::replica::ColValue) of the
 //!   primary's column into the [`basalt_common::Value`] of the local column.
 //! - [`apply`]: a [`RowsEvent`](basalt_replication::replica::decode::RowsEvent)
@@ -17,7 +23,14 @@
 //! ([`ApplyError::last_sql_error`]).
 
 pub mod apply;
+pub mod control;
 pub mod convert;
+pub mod gtid_pos;
+mod io_thread;
+pub mod master_info;
+mod relay;
+mod sql_thread;
+mod status;
 
 #[cfg(test)]
 mod golden_tests;
@@ -27,6 +40,7 @@ mod tests;
 mod tests_types;
 
 pub use apply::{apply_rows, ApplyCounts, ApplyOptions};
+pub use control::Replica;
 
 use basalt_common::MySqlError;
 use basalt_replication::replica::decode::RowsKind;

@@ -40,6 +40,9 @@ pub struct Warning {
 
 pub struct SessionCtx {
     pub engine: Arc<Engine>,
+    /// `ANALYZE <statement>` is running: every evaluation context of the
+    /// statement reports its join levels here.
+    pub analyze: Option<Arc<crate::exec::analyze::Tracker>>,
     pub conn_id: u64,
     /// GET_LOCK granted a lock since the session last released them all.
     pub holds_user_locks: bool,
@@ -137,6 +140,7 @@ impl SessionCtx {
         let vars = engine.globals.session_defaults(&engine.config);
         let mut cx = SessionCtx {
             engine,
+            analyze: None,
             conn_id,
             holds_user_locks: false,
             user: user.to_string(),
@@ -347,7 +351,16 @@ impl SessionCtx {
             "error_count" => Value::UInt(self.error_total as u64),
             "last_insert_id" | "identity" => Value::UInt(self.last_insert_id),
             "in_transaction" => Value::UInt(self.in_transaction as u64),
-            "gtid_binlog_pos" | "gtid_binlog_state" | "gtid_current_pos" => {
+            "gtid_slave_pos" => {
+                let pos = self.engine.replica().slave_pos();
+                Value::str(&basalt_replication::gtid::format_list(&pos.positions()))
+            }
+            "gtid_current_pos" => {
+                let slave = self.engine.replica().slave_pos();
+                let pos = crate::replica::control::current_pos(&self.engine, &slave);
+                Value::str(&basalt_replication::gtid::format_list(&pos.positions()))
+            }
+            "gtid_binlog_pos" | "gtid_binlog_state" => {
                 let Some(b) = self.engine.binlog() else {
                     return Value::str("");
                 };

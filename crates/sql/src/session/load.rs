@@ -135,6 +135,7 @@ impl Session {
             alias: d.table.clone(),
             db: db.clone(),
             offset: 0,
+            func: None,
         };
         let checks = b.bind_checks(&tref)?;
         let mut set = Vec::new();

@@ -13,11 +13,14 @@ mod alter;
 mod binlog;
 pub mod ctx;
 mod do_stmt;
+mod explain;
 mod load;
 mod locks;
 mod memo;
 mod prepared;
 mod rename;
+mod replica_apply;
+mod replica_stmt;
 mod respond;
 mod run;
 mod select_into;
@@ -472,15 +475,6 @@ impl Session {
             self.cx.vars.insert("wait_timeout", v);
             self.cx.refresh_derived();
         }
-    }
-
-    /// Plans the statement an EXPLAIN describes.
-    pub(crate) fn plan_for_explain(
-        &mut self,
-        stmt: &sqlparser::ast::Statement,
-        text: &str,
-    ) -> Result<Option<crate::plan::Plan>, MySqlError> {
-        self.plan_statement(stmt, text, false)
     }
 
     pub(crate) fn prepared_count(&self) -> usize {

@@ -47,6 +47,18 @@ impl<'o> Out<'o> {
     }
 }
 
+/// A sink that drops whatever it is given (ANALYZE runs a statement only to
+/// measure it).
+pub(crate) struct Discard;
+
+impl ResultSink for Discard {
+    fn columns(&mut self, _: &Arc<[ColumnMeta]>, _: u16) {}
+    fn row(&mut self, _: &mut Row) -> Result<(), MySqlError> {
+        Ok(())
+    }
+    fn end(&mut self, _: Ending<'_>, _: u16) {}
+}
+
 /// A sink for statements that never return rows (CREATE TABLE ... SELECT runs its
 /// INSERT through it).
 pub(crate) struct NoRows;

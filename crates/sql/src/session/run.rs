@@ -181,6 +181,7 @@ impl Session {
         match n {
             Native::Show(s) => crate::show::run(self, s),
             Native::Binlog(st) => crate::show::binlog::statement(self, st),
+            Native::Replica(st) => self.replica_statement(st),
             Native::Prepare { name, source } => {
                 let bytes = match source {
                     PrepareSource::Text(t) => t,
@@ -328,6 +329,7 @@ impl Session {
             Native::View(v) => self.view_statement(v),
             Native::Sequence(st) => self.sequence_statement(st),
             Native::Do(exprs) => self.do_statement(&exprs),
+            Native::Explain { opts, body } => self.explain_statement(opts, &body),
             Native::LoadData(d) => self.load_data(*d, out),
             Native::SelectInto(s) => self.select_into(*s),
             Native::Unsupported(what) => Err(MySqlError::not_supported(what)),

@@ -80,8 +80,10 @@ impl Session {
             Statement::CreateTable(ct) if ct.temporary => self.create_temporary(ct, text),
             Statement::CreateTable(mut ct) => {
                 self.implicit_commit()?;
+                check_or_replace(&ct)?;
                 // Taken out, so that no copy of the statement copies the query.
                 if let Some(q) = ct.query.take() {
+                    self.replace_table(&ct)?;
                     return self.create_table_as(&ct, &q, text);
                 }
                 let def = match &ct.like {
@@ -89,6 +91,7 @@ impl Session {
                     None => create_table_def(&storage, &ct, &mut self.cx)?,
                 };
                 let def = self.checked_def(def, text)?;
+                self.replace_table(&ct)?;
                 ddl::create_table(&storage, &mut self.cx, def, ct.if_not_exists)?;
                 ok(0)
             }
@@ -165,18 +168,21 @@ impl Session {
                 ok(0)
             }
             Statement::ExplainTable { table_name, .. } => crate::show::describe(self, &table_name),
-            Statement::Explain {
-                format: Some(f), ..
-            } => Err(MySqlError::not_supported(
-                &format!("EXPLAIN {f}").to_ascii_uppercase(),
-            )),
             Statement::Explain { analyze: true, .. } => {
                 Err(MySqlError::not_supported("EXPLAIN ANALYZE"))
             }
             Statement::Explain { verbose: true, .. } => {
                 Err(MySqlError::not_supported("EXPLAIN VERBOSE"))
             }
-            Statement::Explain { statement, .. } => crate::show::explain(self, &statement, text),
+            // What EXPLAIN can describe is read in front of the parser
+            // (`front::native::explain`); anything else after it is a syntax error.
+            Statement::Explain { .. } => {
+                let t = text.trim_start();
+                let word = t.find(char::is_whitespace).unwrap_or(t.len());
+                let rest = t[word..].len() - t[word..].trim_start().len();
+                let at = text.len() - t.len() + word + rest;
+                Err(crate::front::parse::near_offset(text, at))
+            }
             Statement::Flush {
                 object_type,
                 read_lock,
@@ -249,6 +255,21 @@ impl Session {
             }
             other => Err(MySqlError::not_supported(&format!("DROP {other}"))),
         }
+    }
+
+    /// CREATE OR REPLACE TABLE: the table of the name is dropped first (as DROP
+    /// TABLE would: its foreign keys checked), once the new definition is known
+    /// to be valid.
+    fn replace_table(&mut self, ct: &ast::CreateTable) -> R<()> {
+        if !ct.or_replace {
+            return Ok(());
+        }
+        let storage = self.cx.engine.storage.clone();
+        let name = qualified(&ct.name, &self.cx)?;
+        if storage.table(&name.0, &name.1).is_some() {
+            ddl::drop_tables(&storage, &mut self.cx, &[name], true)?;
+        }
+        Ok(())
     }
 
     /// CREATE TABLE ... SELECT: a table with the query's columns, filled with its
@@ -346,6 +367,7 @@ impl Session {
                 db: db.to_string(),
                 alias: name.to_string(),
                 offset: 0,
+                func: None,
             },
             columns: (0..tdef.columns.len()).collect(),
             subs: Default::default(),
@@ -431,4 +453,16 @@ fn source_column_type(
     let def = table.def();
     let ci = def.column_index(&o.org_name)?;
     Some(def.columns[ci].data_type.clone())
+}
+
+/// 1221 for `CREATE OR REPLACE TABLE IF NOT EXISTS`.
+pub(super) fn check_or_replace(ct: &ast::CreateTable) -> R<()> {
+    if ct.or_replace && ct.if_not_exists {
+        return Err(MySqlError::new(
+            1221,
+            "HY000",
+            "Incorrect usage of OR REPLACE and IF NOT EXISTS",
+        ));
+    }
+    Ok(())
 }

@@ -189,6 +189,10 @@ impl Session {
         text: &str,
     ) -> R<QueryResult> {
         let (db, name) = crate::bind::ddl::qualified(&ct.name, &self.cx)?;
+        super::stmt::check_or_replace(&ct)?;
+        if ct.or_replace && self.cx.temp.contains(&db, &name) {
+            self.take_temp(&db, &name);
+        }
         if self.cx.temp.contains(&db, &name) {
             if ct.if_not_exists {
                 self.cx.note(

@@ -37,7 +37,7 @@ impl Session {
         }
     }
 
-    fn begin_txn(&mut self, read_only_hint: bool, consistent_snapshot: bool) {
+    pub(super) fn begin_txn(&mut self, read_only_hint: bool, consistent_snapshot: bool) {
         let opts = self.txn_options(read_only_hint, consistent_snapshot);
         let mut txn = self.cx.engine.storage.begin(opts);
         txn.set_interrupt(self.interrupt.clone());

@@ -99,6 +99,7 @@ impl Session {
                 self.cx.fixed_time = fixed_time(&v)?;
                 return Ok(());
             }
+            "gtid_slave_pos" => return self.set_gtid_slave_pos(&v.display_lossy()),
             _ => {}
         }
         if def.read_only {
@@ -438,7 +439,11 @@ fn check_scope(def: &sysvars::VarDef, global: bool, scoped: bool) -> R<()> {
         return Err(MySqlError::global_only_variable(def.name));
     }
     let _ = scoped;
-    if def.kind == Kind::Dynamic && !matches!(def.name, "last_insert_id" | "identity" | "timestamp")
+    if def.kind == Kind::Dynamic
+        && !matches!(
+            def.name,
+            "last_insert_id" | "identity" | "timestamp" | "gtid_slave_pos"
+        )
     {
         return Err(MySqlError::read_only_variable(def.name));
     }

@@ -200,3 +200,27 @@ pub fn statement(session: &mut Session, st: BinlogStmt) -> R<QueryResult> {
         }
     }
 }
+
+/// `SHOW SLAVE STATUS` / `SHOW ALL SLAVES STATUS`: one row when a primary is
+/// configured, none otherwise (MariaDB's columns either way).
+pub fn slave_status(session: &Session, all: bool) -> R<QueryResult> {
+    use crate::replica::control::status_columns;
+    let cols = status_columns(all)
+        .into_iter()
+        .map(|(name, numeric)| {
+            if numeric {
+                int_col(name, 20, true)
+            } else {
+                crate::result::text_col(name, 512)
+            }
+        })
+        .collect();
+    let rows = session
+        .cx
+        .engine
+        .replica()
+        .status_row(all)
+        .into_iter()
+        .collect();
+    Ok(QueryResult::rows(cols, rows))
+}

@@ -10,7 +10,7 @@ mod explain;
 pub mod maintenance;
 pub(crate) mod table;
 
-pub use explain::{analyze, describe, explain};
+pub use explain::{analyze, describe, describe_plan};
 
 use crate::bind::{Binder, Scope};
 use crate::expr::like;
@@ -159,18 +159,7 @@ pub fn run(session: &mut Session, show: Show) -> R<QueryResult> {
         Show::MasterStatus => binlog::master_status(session),
         Show::BinlogEvents(opts) => binlog::binlog_events(session, &opts),
         Show::SlaveHosts => binlog::slave_hosts(session),
-        Show::SlaveStatus => {
-            let cols = [
-                "Slave_IO_State",
-                "Master_Host",
-                "Master_User",
-                "Master_Port",
-            ]
-            .iter()
-            .map(|n| text_col(n, 64))
-            .collect();
-            result(cols, Vec::new())
-        }
+        Show::SlaveStatus { all } => binlog::slave_status(session, all),
         Show::BinaryLogs => binlog::binary_logs(session),
         Show::Privileges | Show::OpenTables => result(vec![text_col("Name", 64)], Vec::new()),
         // Basalt has no stored programs: MariaDB's columns, no rows.

@@ -298,14 +298,31 @@ fn scan_from(
     let mut produced = 0;
     loop {
         let batch = read_leaf(tree, at, range, from, room - produced).map_err(|e| (produced, e))?;
+        let before = out.len();
+        let mut failed = None;
         for (key, val) in batch.entries {
             let value = match val {
                 Val::Inline(v) => v,
-                Val::Chain(r) => tree.read_chain(r, None).map_err(|e| (produced, e))?,
+                Val::Chain(r) => match tree.read_chain(r, None) {
+                    Ok(v) => v,
+                    Err(e) => {
+                        failed = Some(e);
+                        break;
+                    }
+                },
             };
-            *from = Bound::Excluded(key.clone());
             out.push((key, value));
             produced += 1;
+        }
+        // A restart goes on after the last entry handed out (one key copy per
+        // leaf, not per entry).
+        if out.len() > before {
+            if let Some((last, _)) = out.last() {
+                *from = Bound::Excluded(last.clone());
+            }
+        }
+        if let Some(e) = failed {
+            return Err((produced, e));
         }
         if batch.done || produced >= room || batch.next == NO_PAGE {
             return Ok(produced);

@@ -69,7 +69,11 @@ pub struct TableCursor {
 /// Encoded (lower, upper) bounds of a scan.
 type ByteBounds = (Bound<Vec<u8>>, Bound<Vec<u8>>);
 
-fn encode_bounds(schema: &Schema, layout: &IndexLayout, range: &KeyRange) -> Option<ByteBounds> {
+pub(super) fn encode_bounds(
+    schema: &Schema,
+    layout: &IndexLayout,
+    range: &KeyRange,
+) -> Option<ByteBounds> {
     let enc = |vals: &Vec<Value>| keycodec::encode_prefix(&layout.def, &schema.def.columns, vals);
     let lower = match &range.lower {
         Bound::Unbounded => Bound::Unbounded,
@@ -258,13 +262,15 @@ impl TableCursor {
 
     fn covered_row(&self, pk: Vec<u8>, value: &[u8]) -> Result<Fetched> {
         let layout = &self.schema.indexes[self.index_pos];
-        let vals =
-            rowcodec::decode_row(&value[super::record::HEADER..], &layout.covered_cols, None)
-                .map_err(|_| self.core.corrupt("undecodable index entry"))?;
-        let mut row = vec![Value::Null; self.schema.def.columns.len()];
-        for (&ord, v) in layout.covered.iter().zip(vals) {
-            row[ord] = v;
-        }
+        let mut row = Vec::with_capacity(self.schema.def.columns.len());
+        row.resize_with(self.schema.def.columns.len(), || Value::Null);
+        rowcodec::decode_into(
+            &value[super::record::HEADER..],
+            &layout.covered_cols,
+            &layout.covered,
+            &mut row,
+        )
+        .map_err(|_| self.core.corrupt("undecodable index entry"))?;
         Ok(Fetched {
             handle: RowHandle(pk),
             row,

@@ -132,6 +132,9 @@ pub struct TableCore {
     rows: AtomicI64,
     changes: AtomicU64,
     stats: RwLock<Vec<IndexStats>>,
+    /// Per index id: every n-th key's first key part, in key order (see
+    /// `stats::HISTOGRAM`).
+    histograms: RwLock<std::collections::HashMap<u32, Arc<Vec<Vec<u8>>>>>,
     explicit_locks: AtomicUsize,
     gap_gate: gap::GapGate,
     mdl: Mutex<MdlState>,
@@ -159,6 +162,7 @@ impl TableCore {
             rows: AtomicI64::new(0),
             changes: AtomicU64::new(0),
             stats: RwLock::new(Vec::new()),
+            histograms: RwLock::new(std::collections::HashMap::new()),
             explicit_locks: AtomicUsize::new(0),
             gap_gate: Default::default(),
             mdl: Mutex::new(MdlState::default()),
@@ -384,6 +388,10 @@ impl Table for TableHandle {
 
     fn stats(&self) -> TableStats {
         self.0.stats()
+    }
+
+    fn range_fraction(&self, index_id: u32, range: &crate::api::KeyRange) -> Option<f64> {
+        self.0.range_fraction(index_id, range)
     }
 
     fn insert(&self, txn: &mut Txn, row: Row) -> Result<RowHandle> {

@@ -1,10 +1,16 @@
 //! Planner statistics and start-up counters.
 //!
 //! The row count is maintained exactly as rows are inserted and deleted (including
-//! uncommitted ones, as InnoDB's estimate does). Distinct counts per index prefix are
-//! computed by [`TableCore::analyze`], which reads index entries; it runs at CREATE
-//! INDEX and in the background (purge thread) after enough rows changed, never while
-//! planning a query.
+//! uncommitted ones, as InnoDB's estimate does). Distinct counts per index prefix
+//! and a histogram per index are computed by [`TableCore::analyze`], which reads
+//! index entries; it runs at CREATE INDEX and in the background (purge thread)
+//! after enough rows changed, never while planning a query.
+//!
+//! The histogram of an index is an equi-depth sample of its keys' first key part:
+//! every n-th live entry, in key order, about [`HISTOGRAM`] of them. The share of
+//! a range on the first key part is the share of sample keys inside its encoded
+//! bounds ([`TableCore::range_fraction`]): byte comparisons, since keys are
+//! encoded order-preserving.
 
 use super::record::{parse_rec, parse_sec, HEADER};
 use super::TableCore;
@@ -17,6 +23,12 @@ use std::sync::atomic::Ordering;
 
 /// Entries read per index by one analyze pass before extrapolating.
 const ANALYZE_LIMIT: usize = 200_000;
+
+/// Keys an index's histogram keeps (about).
+pub const HISTOGRAM: usize = 128;
+
+/// Fewer sample keys than this give no estimate.
+const HISTOGRAM_MIN: usize = 8;
 
 /// Tables above this many rows are re-analyzed at most once per
 /// [`ANALYZE_INTERVAL`]: a table growing by bulk inserts would otherwise be read
@@ -75,12 +87,15 @@ impl TableCore {
         *self.analyzed_at.lock() = Some(std::time::Instant::now());
         let schema = self.schema();
         let mut all = Vec::new();
+        let mut histograms = std::collections::HashMap::new();
         for layout in &schema.indexes {
             let parts = layout.def.columns.len();
             if parts == 0 {
                 continue;
             }
-            let (seen, distinct) = self.count_distinct(layout.def.id, &layout.def, parts)?;
+            let (seen, distinct, sample) =
+                self.count_distinct(layout.def.id, &layout.def, parts)?;
+            histograms.insert(layout.def.id, std::sync::Arc::new(sample));
             let rows = self.rows.load(Ordering::Relaxed).max(0) as u64;
             let scale = if seen >= ANALYZE_LIMIT as u64 && seen > 0 {
                 rows as f64 / seen as f64
@@ -96,7 +111,34 @@ impl TableCore {
             });
         }
         *self.stats.write() = all;
+        *self.histograms.write() = histograms;
         Ok(())
+    }
+
+    /// See [`crate::api::Table::range_fraction`].
+    pub fn range_fraction(&self, index_id: u32, range: &crate::api::KeyRange) -> Option<f64> {
+        let sample = self.histograms.read().get(&index_id)?.clone();
+        if sample.len() < HISTOGRAM_MIN {
+            return None;
+        }
+        let schema = self.schema();
+        let (_, layout) = schema.layout(index_id)?;
+        let Some((lower, upper)) = super::cursor::encode_bounds(&schema, layout, range) else {
+            return Some(0.0);
+        };
+        let above = |k: &[u8]| match &lower {
+            Bound::Unbounded => true,
+            Bound::Included(l) => k >= l.as_slice(),
+            Bound::Excluded(l) => k > l.as_slice(),
+        };
+        let below = |k: &[u8]| match &upper {
+            Bound::Unbounded => true,
+            Bound::Included(u) => k <= u.as_slice(),
+            Bound::Excluded(u) => k < u.as_slice(),
+        };
+        let inside = sample.iter().filter(|k| above(k) && below(k)).count();
+        // Half a sample step either way: a range between two samples is not empty.
+        Some(((inside as f64 + 0.5) / sample.len() as f64).min(1.0))
     }
 
     fn count_distinct(
@@ -104,12 +146,15 @@ impl TableCore {
         tree: u32,
         def: &basalt_common::IndexDef,
         parts: usize,
-    ) -> Result<(u64, Vec<u64>)> {
+    ) -> Result<(u64, Vec<u64>, Vec<Vec<u8>>)> {
         let columns = self.schema().def.columns.clone();
         let primary = tree == self.schema().primary_tree();
         let mut distinct = vec![0u64; parts];
         let mut prev: Option<Vec<u8>> = None;
         let mut seen = 0u64;
+        let expected = (self.rows.load(Ordering::Relaxed).max(0) as u64).min(ANALYZE_LIMIT as u64);
+        let mut step = (expected / HISTOGRAM as u64).max(1);
+        let mut sample: Vec<Vec<u8>> = Vec::with_capacity(HISTOGRAM + 1);
         let mut lower: Bound<Vec<u8>> = Bound::Unbounded;
         while seen < ANALYZE_LIMIT as u64 {
             let mut out = Vec::new();
@@ -143,6 +188,15 @@ impl TableCore {
                 for d in distinct.iter_mut().skip(first_diff) {
                     *d += 1;
                 }
+                if (seen - 1).is_multiple_of(step) {
+                    let first = keycodec::parts_len(k, def, &columns, 1);
+                    sample.push(k[..first].to_vec());
+                    if sample.len() > 2 * HISTOGRAM {
+                        // More rows than expected: keep every other key.
+                        sample = sample.into_iter().step_by(2).collect();
+                        step *= 2;
+                    }
+                }
                 prev = Some(k.clone());
             }
             match out.pop() {
@@ -150,7 +204,7 @@ impl TableCore {
                 _ => break,
             }
         }
-        Ok((seen, distinct))
+        Ok((seen, distinct, sample))
     }
 
     /// Sets the row count, the hidden row id and the AUTO_INCREMENT counter from the

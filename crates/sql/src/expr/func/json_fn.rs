@@ -45,6 +45,8 @@ pub enum Kind {
     Search,
     Overlaps,
     Loose,
+    /// JSON_DETAILED / JSON_PRETTY.
+    Detailed,
     /// JSON_ARRAYAGG's per-row text and result (internal, not callable by name).
     ToJson,
     WrapArray,
@@ -92,6 +94,7 @@ pub fn lookup(name: &str) -> Option<(JsonFn, usize, usize)> {
         "json_search" => (Search, 3, many),
         "json_overlaps" => (Overlaps, 2, 2),
         "json_loose" => (Loose, 1, 1),
+        "json_detailed" | "json_pretty" => (Detailed, 1, 2),
         _ => return None,
     };
     Some((JsonFn { kind, json_args: 0 }, lo, hi))
@@ -131,6 +134,7 @@ pub fn produces_json(f: JsonFn) -> bool {
             | MergePreserve
             | Search
             | Loose
+            | Detailed
             | WrapArray
             | WrapObject
     )
@@ -177,6 +181,12 @@ pub fn result_type(f: JsonFn, args: &[ExprType]) -> ExprType {
             t.decimals = 0;
             t
         }
+        Detailed => {
+            let mut t = ExprType::string(16_777_216, coll).nullable(true);
+            t.decimals = 0;
+            t.column_type = Some(basalt_common::ColumnType::LongBlob);
+            t
+        }
         Object | Array => ExprType::string(total * 2 + 4, coll),
         _ => ExprType::string(total * 2 + 4, coll).nullable(true),
     }
@@ -215,6 +225,7 @@ fn name(k: Kind) -> &'static str {
         Search => "json_search",
         Overlaps => "json_overlaps",
         Loose => "json_loose",
+        Detailed => "json_detailed",
         ToJson | WrapArray => "json_arrayagg",
         Member | WrapObject => "json_objectagg",
     }
@@ -337,6 +348,11 @@ pub fn eval(f: JsonFn, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
     if k == Unquote {
         return Ok(unquote(&vals[0], ctx));
     }
+    let tab = match vals.get(1) {
+        Some(v) if k == Detailed && v.is_null() => return Ok(Value::Null),
+        Some(v) if k == Detailed => crate::expr::cast::val_int(v, ctx),
+        _ => 4,
+    };
     let Some(mut d) = doc(&vals, 0, k, ctx) else {
         return Ok(Value::Null);
     };
@@ -489,6 +505,7 @@ pub fn eval(f: JsonFn, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
         Normalize => Value::str(&jt::to_normal(&d)),
         Compact => Value::str(&jt::to_compact(&d)),
         Loose => out(&d),
+        Detailed => Value::str(&super::json_pretty::detailed(&d, tab)),
         Overlaps => {
             if vals[1].is_null() {
                 return Ok(Value::Null);

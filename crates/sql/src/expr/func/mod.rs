@@ -6,10 +6,12 @@
 
 mod clock;
 mod clock_parse;
+mod crypt;
 pub mod json;
 pub mod json_fn;
+mod json_pretty;
 mod json_search;
-mod json_tree;
+pub mod json_tree;
 mod locale;
 mod misc;
 mod numeric;
@@ -139,6 +141,8 @@ pub enum Func {
     // control
     Coalesce,
     IfNull,
+    /// NVL2(x, a, b): `a` when x is not NULL, else `b`.
+    Nvl2,
     NullIf,
     If,
     Greatest,
@@ -176,6 +180,7 @@ pub enum Func {
     Lock(userlock::LockFn),
     /// NEXTVAL / LASTVAL / SETVAL (arguments: database, name, ...).
     Seq(sequence::SeqFn),
+    Crypt(crypt::CryptFn),
 }
 
 /// (function, min args, max args) for a lower-case SQL function name.
@@ -213,7 +218,7 @@ pub fn lookup(name: &str) -> Option<(Func, usize, usize)> {
         "date_format" => (DateFormat, 2, 2),
         "concat" => (Concat, 1, many),
         "concat_ws" => (ConcatWs, 2, many),
-        "length" | "octet_length" => (Length, 1, 1),
+        "length" | "octet_length" | "lengthb" => (Length, 1, 1),
         "char_length" | "character_length" => (CharLength, 1, 1),
         "upper" | "ucase" => (Upper, 1, 1),
         "lower" | "lcase" => (Lower, 1, 1),
@@ -269,6 +274,7 @@ pub fn lookup(name: &str) -> Option<(Func, usize, usize)> {
         "radians" => (Radians, 1, 1),
         "coalesce" => (Coalesce, 1, many),
         "ifnull" | "nvl" => (IfNull, 2, 2),
+        "nvl2" => (Nvl2, 3, 3),
         "nullif" => (NullIf, 2, 2),
         "if" => (If, 3, 3),
         "greatest" => (Greatest, 2, many),
@@ -314,6 +320,9 @@ fn family_lookup(name: &str) -> Option<(Func, usize, usize)> {
     }
     if let Some((f, lo, hi)) = json_fn::lookup(name) {
         return Some((Func::Json(f), lo, hi));
+    }
+    if let Some((f, lo, hi)) = crypt::lookup(name) {
+        return Some((Func::Crypt(f), lo, hi));
     }
     Some(match name {
         "adddate" => (Func::DateAdd(Unit::Day), 2, 2),
@@ -619,6 +628,7 @@ pub fn result_type(f: Func, args: &[ExprType]) -> ExprType {
         }
         NullIf => args[0].clone().nullable(true),
         If => aggregate(&args[1], &args[2]),
+        Nvl2 => aggregate(&args[1], &args[2]).nullable(any_null),
         IsNullFn => ExprType::int(1),
         Sign => ExprType::int(2).nullable(any_null),
         Abs => {
@@ -651,6 +661,7 @@ pub fn result_type(f: Func, args: &[ExprType]) -> ExprType {
         Seq(q) => sequence::result_type(q),
         Regexp(r) => regexp::result_type(r, args),
         Json(j) => json_fn::result_type(j, args),
+        Crypt(c) => crypt::result_type(c, args),
     }
 }
 
@@ -733,6 +744,13 @@ pub fn eval(f: Func, args: &[Expr], row: &[Value], ctx: &mut EvalCtx) -> R {
                 args[2].eval(row, ctx)
             }
         }
+        Nvl2 => {
+            if args[0].eval(row, ctx)?.is_null() {
+                args[2].eval(row, ctx)
+            } else {
+                args[1].eval(row, ctx)
+            }
+        }
         Misc(misc::MiscFn::Benchmark) => misc::benchmark(args, row, ctx),
         TimestampLocal => Ok(match (args[0].eval(row, ctx)?, &ctx.cx.zone) {
             (Value::DateTime(d), Some(z)) if d.date.year != 0 => Value::DateTime(z.local_of(&d)),
@@ -802,6 +820,7 @@ fn eval_values(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
         Regexp(r) => regexp::eval(r, vals, ctx),
         Json(j) => json_fn::eval(j, vals, ctx),
         Seq(q) => sequence::eval(q, vals, ctx),
+        Crypt(c) => crypt::eval(c, vals, ctx),
         _ => string::eval(f, vals, ctx),
     }
 }

@@ -17,6 +17,8 @@ pub enum TextFn {
     Char,
     /// `CHAR(n, ... USING cs)`.
     CharUsing(basalt_common::Charset),
+    /// CHR(n): as `CHAR(n USING utf8mb4)`, but NULL for NULL.
+    Chr,
     Insert,
     MakeSet,
     ExportSet,
@@ -39,6 +41,8 @@ pub fn lookup(name: &str) -> Option<(TextFn, usize, usize)> {
     let many = usize::MAX;
     Some(match name {
         "char" => (Char, 1, many),
+        // CHR(n): CHAR(n USING the connection's character set).
+        "chr" => (Chr, 1, 1),
         "insert" => (Insert, 4, 4),
         "make_set" => (MakeSet, 2, many),
         "export_set" => (ExportSet, 3, 5),
@@ -86,6 +90,7 @@ pub fn result_type(f: TextFn, args: &[ExprType]) -> ExprType {
     let utf = Collation::Utf8mb3GeneralCi;
     match f {
         Char => binary(4 * args.len() as u32),
+        Chr => result_type(CharUsing(basalt_common::Charset::Utf8mb4), args),
         CharUsing(cs) => {
             ExprType::string(4 * args.len() as u32 / cs.max_len(), cs.default_collation())
                 .nullable(true)
@@ -172,6 +177,11 @@ pub fn eval(f: TextFn, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
     match f {
         Char => return Ok(Value::Bytes(char_bytes(&vals))),
         CharUsing(cs) => return Ok(char_using(char_bytes(&vals), cs, ctx)),
+        Chr if vals[0].is_null() => return Ok(Value::Null),
+        Chr => {
+            let cs = basalt_common::Charset::Utf8mb4;
+            return Ok(char_using(char_bytes(&vals), cs, ctx));
+        }
         MakeSet if !vals[0].is_null() => return Ok(make_set(&vals)),
         Charset | CollationOf | Coercibility => return Ok(Value::Null),
         _ => {}

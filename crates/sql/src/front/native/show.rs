@@ -79,7 +79,11 @@ pub enum Show {
     Plugins,
     Privileges,
     MasterStatus,
-    SlaveStatus,
+    /// `SHOW SLAVE STATUS`; `all` for `SHOW ALL SLAVES STATUS` (MariaDB's extra
+    /// columns).
+    SlaveStatus {
+        all: bool,
+    },
     BinaryLogs,
     BinlogEvents(super::binlog::BinlogEvents),
     /// `SHOW SLAVE HOSTS` / `SHOW REPLICA HOSTS`.
@@ -253,9 +257,24 @@ fn show_misc(p: &mut P) -> R<Show> {
             p.end()?;
             return Ok(Show::SlaveHosts);
         }
-        p.kw("all");
+        if p.peek()
+            .is_some_and(|t| t.kind == super::super::lexer::TokKind::Str)
+            && !p.string()?.is_empty()
+        {
+            return Err(basalt_common::MySqlError::not_supported(
+                "multi-source replication",
+            ));
+        }
         p.expect_kw("status")?;
-        Show::SlaveStatus
+        p.end()?;
+        Show::SlaveStatus { all: false }
+    } else if p.kw("all") {
+        if !p.kw("slaves") {
+            p.expect_kw("replicas")?;
+        }
+        p.expect_kw("status")?;
+        p.end()?;
+        Show::SlaveStatus { all: true }
     } else if p.kw("binary") {
         p.expect_kw("logs")?;
         Show::BinaryLogs

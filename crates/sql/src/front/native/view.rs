@@ -12,6 +12,7 @@
 //! DROP VIEW [IF EXISTS] [db.]name [, ...] [RESTRICT|CASCADE]
 //! ```
 
+use super::set::name_or_string;
 use super::{Native, P, R};
 use crate::front::lexer::{unquote, TokKind};
 
@@ -189,13 +190,6 @@ fn definer(p: &mut P) -> R<Definer> {
         "%".to_string()
     };
     Ok(Definer::Account { user, host })
-}
-
-fn name_or_string(p: &mut P) -> R<String> {
-    if p.peek().is_some_and(|t| t.kind == TokKind::Str) {
-        return Ok(String::from_utf8_lossy(&p.string()?).into_owned());
-    }
-    p.ident()
 }
 
 /// The query text from the cursor to the end, without a trailing

@@ -221,7 +221,9 @@ fn choose_access<'e>(
         constant: known.constant,
         range_fraction: &fraction,
     });
-    if choice.uses_values {
+    // A join order is weighed with the estimates, so with several tables any
+    // estimate from the values ties the plan to them.
+    if choice.uses_values || (tables.len() > 1 && choice.values_estimated) {
         known.used.set(true);
     }
     choice

@@ -99,6 +99,9 @@ pub struct Choice {
     /// The choice went by the values of parameters (a range's share of the
     /// table): a plan made with it holds for these values only.
     pub uses_values: bool,
+    /// Some estimate came from the values (a histogram), even if the choice did
+    /// not depend on them; a join order weighed with it may.
+    pub values_estimated: bool,
 }
 
 struct Candidate {
@@ -117,17 +120,37 @@ struct Candidate {
 }
 
 pub fn choose(inp: &Input) -> Choice {
+    let (mut choice, valued, forced_one) = choose_at(inp, None);
+    choice.values_estimated = valued > 0;
+    // The values decide the plan only when another share of the table could
+    // change it. Costs grow with the one valued index's share, so the same
+    // choice at both ends means the same choice for every value; with FORCE INDEX
+    // and one candidate the values decide nothing.
+    choice.uses_values = valued > 0
+        && !forced_one
+        && (valued > 1
+            || [0.0, 1.0].iter().any(|&s| {
+                let (other, _, _) = choose_at(inp, Some(s));
+                other.access != choice.access || other.order_satisfied != choice.order_satisfied
+            }));
+    choice
+}
+
+/// The choice, with every histogram share replaced by `share` when given; also
+/// how many candidates were estimated by their values, and whether FORCE INDEX
+/// left a single candidate.
+fn choose_at(inp: &Input, share: Option<f64>) -> (Choice, usize, bool) {
     let rows = inp.stats.rows.max(1) as f64;
     let mut best: Option<Candidate> = None;
     let forced = !inp.hints.force.is_empty();
     let mut weighed = 0;
-    let mut by_values = false;
+    let mut valued = 0;
     for (i, idx) in inp.def.indexes.iter().enumerate() {
         if idx.columns.is_empty() || !inp.hints.allows(idx) {
             continue;
         }
-        let c = candidate(inp, i, rows);
-        by_values |= c.by_values;
+        let c = candidate(inp, i, rows, share);
+        valued += usize::from(c.by_values);
         let useful = c.eq_len > 0
             || c.has_range
             || c.points > 0
@@ -142,16 +165,14 @@ pub fn choose(inp: &Input) -> Choice {
         }
     }
     let scan = full_scan(inp, rows);
-    let mut choice = match best {
+    let choice = match best {
         Some(c) if c.cost <= scan.cost || forced => finish(inp, c),
         _ => match covering_scan(inp, rows) {
             Some(c) if scan.order.is_none() => finish(inp, c),
             _ => finish(inp, scan),
         },
     };
-    // With FORCE INDEX and one candidate the values decided nothing.
-    choice.uses_values = by_values && !(forced && weighed <= 1);
-    choice
+    (choice, valued, forced && weighed <= 1)
 }
 
 /// A full scan of the shortest secondary index that covers the query, which is
@@ -241,7 +262,7 @@ fn extended_key(def: &TableDef, i: usize) -> Vec<(usize, bool)> {
     cols
 }
 
-fn candidate(inp: &Input, i: usize, rows: f64) -> Candidate {
+fn candidate(inp: &Input, i: usize, rows: f64, share: Option<f64>) -> Candidate {
     let idx = &inp.def.indexes[i];
     let (range, consumed, eq_len, points, has_range) = derive_range(inp, idx);
     let key = extended_key(inp.def, i);
@@ -270,7 +291,7 @@ fn candidate(inp: &Input, i: usize, rows: f64) -> Candidate {
     }
     let mut by_values = false;
     if has_range {
-        match histogram_share(inp, idx, &range, eq_len, points) {
+        match histogram_share(inp, idx, &range, eq_len, points).map(|s| share.unwrap_or(s)) {
             Some(share) => {
                 est = (rows * share).max(1.0);
                 by_values = true;
@@ -546,6 +567,7 @@ fn finish(inp: &Input, c: Candidate) -> Choice {
             using_where: false,
         },
         uses_values: false,
+        values_estimated: false,
     }
 }
 
@@ -925,5 +947,49 @@ mod tests {
         let c = pick(&[], &[0, 1, 2, 3], None, None, &Hints::default());
         assert_eq!(index_of(&c), Some(0));
         assert_eq!(c.explain.access_type, "ALL");
+    }
+
+    fn pick_at_share(
+        sargs: &[Sarg],
+        needed: &[usize],
+        order: Option<&[(usize, bool)]>,
+        limit: Option<u64>,
+        share: f64,
+    ) -> Choice {
+        let (def, stats) = foo();
+        let constant = |e: &Expr| match e {
+            Expr::Const(v) => Some(v.clone()),
+            _ => None,
+        };
+        choose(&Input {
+            def: &def,
+            stats: &stats,
+            sargs,
+            needed,
+            order,
+            limit,
+            hints: &Hints::default(),
+            constant: &constant,
+            range_fraction: &|_, _| Some(share),
+        })
+    }
+
+    #[test]
+    fn values_tie_the_plan_only_when_they_can_change_it() {
+        // An ordered PK range with LIMIT reads the same way whatever its share.
+        for share in [0.001, 0.5, 1.0] {
+            let c = pick_at_share(&[ge(0, 100)], &[1], Some(&[(0, false)]), Some(10), share);
+            assert_eq!(index_of(&c), Some(0));
+            assert!(c.values_estimated);
+            assert!(!c.uses_values, "share {share}");
+        }
+        // A secondary index range without order: the share decides between the
+        // index and a full scan.
+        let narrow = pick_at_share(&[ge(1, 100)], &[3], None, None, 0.001);
+        assert_ne!(narrow.explain.access_type, "ALL");
+        assert!(narrow.uses_values);
+        let wide = pick_at_share(&[ge(1, 100)], &[3], None, None, 1.0);
+        assert_eq!(wide.explain.access_type, "ALL");
+        assert!(wide.uses_values);
     }
 }

@@ -982,6 +982,10 @@ mod tests {
             assert_eq!(index_of(&c), Some(0));
             assert!(c.values_estimated);
             assert!(!c.uses_values, "share {share}");
+            // sysbench's `id BETWEEN ? AND ?`: the primary key range at any share.
+            let c = pick_at_share(&[ge(0, 100)], &[1], None, None, share);
+            assert_eq!(index_of(&c), Some(0));
+            assert!(!c.uses_values, "share {share}");
         }
         // A secondary index range without order: the share decides between the
         // index and a full scan.

@@ -105,7 +105,8 @@ fn setup(server: &mut Server, sf: f64) -> Result<(), String> {
 fn rows_text(rows: Vec<mysql::Row>) -> Vec<String> {
     rows.into_iter()
         .map(|r| {
-            r.unwrap()
+            // The row's values (Row::unwrap takes them out; it cannot fail).
+            mysql::Row::unwrap(r)
                 .iter()
                 .map(|v| match v {
                     mysql::Value::NULL => "NULL".to_string(),

@@ -285,13 +285,13 @@ fn algorithm_lock_and_unsupported_forms() {
     let mut c = conn(&b);
     c.query_drop("create table t (id int primary key, v int)")
         .expect("create");
-    let (code, msg) = err(&mut c, "alter table t add column z int, algorithm=inplace");
+    let (code, msg) = err(&mut c, "alter table t modify v bigint, algorithm=inplace");
     assert_eq!(code, 1845);
     assert_eq!(
         msg,
         "ALGORITHM=INPLACE is not supported for this operation. Try ALGORITHM=COPY"
     );
-    let (code, msg) = err(&mut c, "alter table t add column z int, lock=none");
+    let (code, msg) = err(&mut c, "alter table t modify v bigint, lock=none");
     assert_eq!(code, 1846);
     assert_eq!(
         msg,
@@ -385,7 +385,7 @@ fn alter_waits_for_transactions_that_used_the_table() {
     let _: Vec<i32> = reader.query("select id from u").expect("read u");
     c.query_drop("update t set v = 2 where id = 1")
         .expect("update");
-    c.query_drop("alter table t add column y int")
+    c.query_drop("alter table t modify v bigint")
         .expect("alter");
     let (code, msg) = err(&mut reader, "select * from t");
     assert_eq!(

@@ -404,6 +404,12 @@ pub struct ColumnDef {
     /// Not part of `SELECT *` nor of an INSERT without a column list.
     #[serde(default)]
     pub invisible: bool,
+    /// For a column ALTER TABLE added in place (without rewriting the rows): the
+    /// value it has in rows stored before, which lack it. Fixed at the ALTER, so a
+    /// later change of the DEFAULT does not change those rows; cleared when a table
+    /// copy rewrites every row.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub absent: Option<Value>,
 }
 
 impl ColumnDef {
@@ -418,6 +424,7 @@ impl ColumnDef {
             comment: String::new(),
             generated: None,
             invisible: false,
+            absent: None,
         }
     }
 }

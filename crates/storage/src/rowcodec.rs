@@ -2,8 +2,8 @@
 //!
 //! Layout (all multi-byte fixed-width fields little-endian):
 //! ```text
-//! varint  column count n (rows written before ADD COLUMN have fewer; missing
-//!         trailing columns read as their default / NULL)
+//! varint  column count n (rows written before an in-place ADD COLUMN have
+//!         fewer; a missing trailing column reads as `ColumnDef::absent`)
 //! [u8]    null bitmap, ceil(n/8) bytes, bit i set = column i is NULL
 //! then per non-NULL column, by type:
 //!   signed integers     zigzag varint
@@ -235,7 +235,12 @@ fn decode_each(
     Ok(())
 }
 
+/// The value of a column a stored row lacks: the one fixed when the column was
+/// added in place (see `ColumnDef::absent`), else its literal default.
 fn missing_default(col: &ColumnDef) -> Value {
+    if let Some(v) = &col.absent {
+        return v.clone();
+    }
     match &col.default {
         Some(basalt_common::DefaultValue::Literal(v)) => v.clone(),
         _ => Value::Null,
@@ -408,6 +413,21 @@ mod tests {
         assert_eq!(partial[2], row[2]);
         assert_eq!(partial[8], row[8]);
         assert_eq!(partial[0], Value::Null);
+    }
+
+    #[test]
+    fn a_row_stored_before_add_column_reads_the_fixed_value() {
+        let all = cols();
+        let mut buf = Vec::new();
+        encode_row(&mut buf, &all[..2], &[Value::Int(1), Value::UInt(2)]);
+        let mut added = all[..3].to_vec();
+        added[2].default = Some(basalt_common::DefaultValue::Literal(Value::str("now")));
+        added[2].absent = Some(Value::str("then"));
+        let row = decode_row(&buf, &added, None).expect("decodes");
+        assert_eq!(row, vec![Value::Int(1), Value::UInt(2), Value::str("then")]);
+        added[2].absent = None;
+        let row = decode_row(&buf, &added, None).expect("decodes");
+        assert_eq!(row[2], Value::str("now"));
     }
 
     #[test]

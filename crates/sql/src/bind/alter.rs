@@ -6,8 +6,9 @@
 //! ordinal for existing columns), and keys refer to columns by that id, so a key
 //! follows its columns wherever they move; ids become ordinals at the end.
 //!
-//! Only renames, defaults, comments, AUTO_INCREMENT=, the recorded table options
-//! and dropping CHECK constraints leave the stored rows valid: those run in place
+//! Only renames, defaults, comments, AUTO_INCREMENT=, the recorded table options,
+//! dropping CHECK constraints and adding columns at the end with one value for
+//! every existing row leave the stored rows valid: those run in place
 //! (ALGORITHM=INSTANT in MariaDB's terms). Everything else copies the table
 //! (ALGORITHM=COPY); asking for INSTANT, NOCOPY or INPLACE then fails with 1845 and
 //! LOCK=NONE with 1846, as MariaDB answers for its copy algorithm.
@@ -322,7 +323,6 @@ impl<'a> Work<'a> {
             self.def.checks.push(chk);
             self.new_checks = true;
         }
-        self.copy = true;
         Ok(())
     }
 
@@ -729,6 +729,7 @@ impl<'a> Work<'a> {
         if self.indexes_changed(&indexes) {
             self.copy = true;
         }
+        self.added_in_place(&mut columns);
         self.def.columns = columns;
         self.def.indexes = indexes;
         self.def.checks = checks;
@@ -796,6 +797,33 @@ impl<'a> Work<'a> {
         Ok(Vec::new())
     }
 
+    /// Decides whether the added columns need a copy of the table. Columns added
+    /// after all existing ones, each with the same value in every existing row (a
+    /// literal default, NULL, or the type's implicit default), need none: rows
+    /// stored before read that value for them (`ColumnDef::absent`), so ADD COLUMN
+    /// takes the time of a catalog write whatever the table's size (MariaDB's
+    /// ALGORITHM=INSTANT). A copy rewrites every row, after which no column needs
+    /// an absent value.
+    fn added_in_place(&mut self, columns: &mut [ColumnDef]) {
+        let first_new = self.cols.iter().position(|c| c.src.is_none());
+        let at_end = first_new.is_none_or(|f| self.cols[f..].iter().all(|c| c.src.is_none()));
+        let fixed = self
+            .cols
+            .iter()
+            .filter(|c| c.src.is_none())
+            .all(|c| fixed_value(&c.def).is_some());
+        if !at_end || !fixed || (first_new.is_some() && self.new_checks) {
+            self.copy = true;
+        }
+        for (col, w) in columns.iter_mut().zip(&self.cols) {
+            col.absent = match w.src {
+                _ if self.copy => None,
+                None => fixed_value(&w.def),
+                Some(j) => self.old.columns[j].absent.clone(),
+            };
+        }
+    }
+
     /// Whether the keys differ from the stored ones other than by name.
     fn indexes_changed(&self, new: &[IndexDef]) -> bool {
         let shape = |i: &IndexDef| (i.kind, i.columns.clone());
@@ -830,5 +858,20 @@ impl<'a> Work<'a> {
             ));
         }
         Ok(())
+    }
+}
+
+/// The value an added column has in every existing row, when one value serves
+/// them all: not for DEFAULT expressions, CURRENT_TIMESTAMP, AUTO_INCREMENT or
+/// generated columns (a copy computes those per row).
+fn fixed_value(col: &ColumnDef) -> Option<basalt_common::Value> {
+    if col.auto_increment || col.generated.is_some() {
+        return None;
+    }
+    match &col.default {
+        Some(basalt_common::DefaultValue::Literal(v)) => Some(v.clone()),
+        Some(_) => None,
+        None if col.nullable => Some(basalt_common::Value::Null),
+        None => Some(crate::exec::insert::implicit_default(col)),
     }
 }

@@ -291,7 +291,7 @@ fn algorithm_lock_and_unsupported_forms() {
         msg,
         "ALGORITHM=INPLACE is not supported for this operation. Try ALGORITHM=COPY"
     );
-    let (code, msg) = err(&mut c, "alter table t modify v bigint, lock=none");
+    let (code, msg) = err(&mut c, "alter table t modify id bigint, lock=none");
     assert_eq!(code, 1846);
     assert_eq!(
         msg,

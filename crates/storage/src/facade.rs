@@ -28,6 +28,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 mod alter;
+mod alter_online;
 pub use alter::AlterSpec;
 pub use foreign_key::{ChildRef, ForeignKeyIndex};
 pub use temp::{is_temp_id, TempTable, TEMP_ID_BASE};

@@ -85,6 +85,9 @@ pub struct Txn {
     /// One autocommit statement: its reads take no metadata lock (see
     /// [`Txn::set_single_statement`]).
     single_statement: bool,
+    /// The current statement met a table an ALTER TABLE replaced after the
+    /// statement was planned (see [`Txn::met_replaced_table`]).
+    met_replaced: bool,
     mdl: Vec<(Arc<TableCore>, bool)>,
     versions: Vec<u64>,
     dead: Vec<DeadEntry>,
@@ -118,6 +121,7 @@ impl Txn {
             locks: Vec::new(),
             mdl_first: None,
             single_statement: false,
+            met_replaced: false,
             mdl: Vec::new(),
             versions: Vec::new(),
             dead: Vec::new(),
@@ -147,6 +151,7 @@ impl Txn {
 
     /// Marks the start of a statement (READ COMMITTED takes a fresh view per statement).
     pub fn new_statement(&mut self) {
+        self.met_replaced = false;
         if self.opts.isolation != IsolationLevel::RepeatableRead
             && self.opts.isolation != IsolationLevel::Serializable
         {
@@ -428,6 +433,7 @@ impl Txn {
             // Planned before a DDL replaced or dropped the table: writing the old
             // one would lose the change.
             table.mdl_release(write);
+            self.met_replaced = true;
             return Err(StorageError::TableChanged);
         }
         if self.mdl_first.is_none() {
@@ -443,6 +449,14 @@ impl Txn {
     /// which such a view might not see, so MariaDB's answer (retry the
     /// transaction) replaces a wrong result. One autocommit statement is exempt:
     /// its view is taken at its first read.
+    /// Whether the current statement failed (1412) because it was planned against
+    /// a table an ALTER TABLE replaced while the statement waited for it: the
+    /// statement changed nothing there and can be planned and run again, also
+    /// inside a transaction, as MariaDB reopens a table after a metadata lock wait.
+    pub fn met_replaced_table(&self) -> bool {
+        self.met_replaced
+    }
+
     pub(crate) fn check_rebuilt(&mut self, table: &TableCore) -> Result<()> {
         let at = table.rebuilt_at();
         if at == 0 || self.single_statement {

@@ -31,6 +31,8 @@ pub struct AlterPlan {
     /// Per new column: the ordinal of the old column its values come from.
     pub sources: Vec<Option<usize>>,
     pub copy: bool,
+    /// The copy may let writers go on (`AlterSpec::online`).
+    pub online: bool,
     pub auto_increment: Option<u64>,
     /// New CHECK constraints, which every existing row must pass.
     pub new_checks: bool,
@@ -59,6 +61,8 @@ struct Work<'a> {
     algorithm: Option<String>,
     lock: Option<String>,
     order_by: bool,
+    /// A column's stored type changes (MariaDB cannot do that INPLACE).
+    type_changed: bool,
     fk_added: Vec<super::foreign_key::FkSpec>,
     fk_dropped: Vec<String>,
     dropped_keys: Vec<String>,
@@ -130,6 +134,7 @@ impl<'a> Work<'a> {
             algorithm: None,
             lock: None,
             order_by: false,
+            type_changed: false,
             fk_added: Vec::new(),
             fk_dropped: Vec::new(),
             dropped_keys: Vec::new(),
@@ -389,6 +394,7 @@ impl<'a> Work<'a> {
         if !stored_same || position.is_some() {
             self.copy = true;
         }
+        self.type_changed |= !same_type;
         // The new definition replaces the column's CHECK too (MariaDB does not
         // verify the rows against one given here).
         self.def
@@ -730,14 +736,20 @@ impl<'a> Work<'a> {
             self.copy = true;
         }
         self.added_in_place(&mut columns);
+        let online = self.copy
+            && new_foreign_keys.is_empty()
+            && !matches!(self.lock.as_deref(), Some("SHARED" | "EXCLUSIVE"))
+            && self.algorithm.as_deref() != Some("COPY")
+            && self.same_primary_key(&columns, &indexes[0]);
         self.def.columns = columns;
         self.def.indexes = indexes;
         self.def.checks = checks;
-        self.check_algorithm()?;
+        self.check_algorithm(online)?;
         Ok(AlterPlan {
             def: self.def,
             sources,
             copy: self.copy,
+            online,
             auto_increment: self.auto_increment,
             new_checks: self.new_checks,
             new_foreign_keys,
@@ -834,13 +846,31 @@ impl<'a> Work<'a> {
                 .any(|(a, b)| shape(a) != shape(b))
     }
 
-    /// 1845 / 1846 when ALGORITHM= or LOCK= asks for more than the copy gives.
-    fn check_algorithm(&self) -> R<()> {
+    /// Whether every row keeps its primary key bytes: the same key columns in the
+    /// same order, of the same types (and collations), prefixes and directions.
+    fn same_primary_key(&self, columns: &[ColumnDef], new: &IndexDef) -> bool {
+        let old = &self.old.indexes[0];
+        if old.columns.is_empty() || new.columns.len() != old.columns.len() {
+            return false;
+        }
+        new.columns.iter().zip(&old.columns).all(|(n, o)| {
+            self.cols[n.column].src == Some(o.column)
+                && columns[n.column].data_type == self.old.columns[o.column].data_type
+                && n.prefix_len == o.prefix_len
+                && n.descending == o.descending
+        })
+    }
+
+    /// 1845 / 1846 when ALGORITHM= or LOCK= asks for more than the change gives:
+    /// a copy is never INSTANT or NOCOPY; an `online` one (writers go on) serves
+    /// LOCK=NONE, and INPLACE unless a column changes its stored type.
+    fn check_algorithm(&self, online: bool) -> R<()> {
         if !self.copy {
             return Ok(());
         }
         if let Some(a) = self.algorithm.as_deref() {
-            if matches!(a, "INSTANT" | "NOCOPY" | "INPLACE") {
+            let inplace = online && !self.type_changed;
+            if matches!(a, "INSTANT" | "NOCOPY") || (a == "INPLACE" && !inplace) {
                 return Err(MySqlError::new(
                     1845,
                     "0A000",
@@ -850,7 +880,7 @@ impl<'a> Work<'a> {
                 ));
             }
         }
-        if self.lock.as_deref() == Some("NONE") {
+        if self.lock.as_deref() == Some("NONE") && !online {
             return Err(MySqlError::new(
                 1846,
                 "0A000",

@@ -126,6 +126,7 @@ impl Session {
         let spec = AlterSpec {
             def: plan.def.clone(),
             copy: plan.copy,
+            online: plan.online,
             auto_increment: plan.auto_increment,
             timeout,
         };

@@ -203,7 +203,7 @@ impl Session {
         loop {
             let r = self.execute_prepared_once(id, params, command, out);
             match &r {
-                Err(e) if e.code == 1412 && attempts < 3 && self.txn.is_none() => attempts += 1,
+                Err(e) if e.code == 1412 && attempts < 3 && self.replanable() => attempts += 1,
                 _ => return r,
             }
         }

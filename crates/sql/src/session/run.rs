@@ -46,14 +46,23 @@ impl Session {
         loop {
             let r = self.run_statement_once(text, out);
             // A write planned against a table that an ALTER TABLE replaced meanwhile
-            // (1412) changed nothing; in autocommit mode it is planned and run again
-            // on the new table, as MariaDB reopens the table after its metadata lock
-            // wait. Inside a transaction the client must retry.
+            // (1412) changed nothing; it is planned and run again on the new table,
+            // as MariaDB reopens the table after its metadata lock wait. A 1412 for
+            // a transaction's snapshot older than the new table is the client's to
+            // retry (see `Session::replanable`).
             match &r {
-                Err(e) if e.code == 1412 && attempts < 3 && self.txn.is_none() => attempts += 1,
+                Err(e) if e.code == 1412 && attempts < 3 && self.replanable() => attempts += 1,
                 _ => return r,
             }
         }
+    }
+
+    /// After a 1412: whether the statement may be planned and run again (in
+    /// autocommit mode, or when it only met a table replaced while it waited).
+    pub(super) fn replanable(&self) -> bool {
+        self.txn
+            .as_ref()
+            .is_none_or(basalt_storage::Txn::met_replaced_table)
     }
 
     fn run_statement_once(&mut self, text: &str, out: &mut Out<'_>) -> R<QueryResult> {

@@ -1,4 +1,5 @@
-//! ALTER TABLE in the storage layer: a change of definition in place, or a table copy.
+//! ALTER TABLE in the storage layer: a change of definition in place, or a table copy
+//! (blocking writers, as below, or online: `alter_online`).
 //!
 //! # In place (rename of the table, a column or an index; defaults; comments;
 //! AUTO_INCREMENT=; dropped CHECK constraints)
@@ -48,6 +49,10 @@ pub struct AlterSpec {
     pub copy: bool,
     /// `AUTO_INCREMENT=`.
     pub auto_increment: Option<u64>,
+    /// Let writers go on during the copy (see `alter_online`). The caller
+    /// promises that every row keeps its primary key bytes (same key columns,
+    /// types and collations); a table without a primary key copies blocking.
+    pub online: bool,
     /// How long to wait for transactions that use the table (`lock_wait_timeout`).
     pub timeout: Duration,
 }
@@ -71,8 +76,19 @@ impl Storage {
         if !spec.copy {
             return Ok(self.alter_in_place(&old, spec, deadline)?);
         }
-        old.mdl_block_writes(deadline)?;
-        let r = self.copy_and_switch(&old, spec, convert, deadline);
+        let online = spec.online && !old.def().has_hidden_pk() && !spec.def.has_hidden_pk();
+        let r = if online {
+            match super::alter_online::begin(&self.mgr, &old, deadline) {
+                Ok(v0) => self.copy_and_switch(&old, spec, convert, deadline, Some(v0)),
+                Err(e) => Err(e.into()),
+            }
+        } else {
+            match old.mdl_block_writes(deadline) {
+                Ok(()) => self.copy_and_switch(&old, spec, convert, deadline, None),
+                Err(e) => Err(e.into()),
+            }
+        };
+        old.stop_capture();
         old.mdl_end_ddl();
         r
     }
@@ -137,12 +153,16 @@ impl Storage {
         self.persist()
     }
 
+    /// Copies `old` into a new table and switches the catalog to it; with `v0`
+    /// (an online copy begun at that view) while writers go on, else with writers
+    /// held out from the start.
     fn copy_and_switch<E: From<StorageError>>(
         &self,
         old: &Arc<TableCore>,
         spec: AlterSpec,
         convert: &mut Convert<'_, E>,
         deadline: Instant,
+        v0: Option<super::alter_online::HeldView<'_>>,
     ) -> Result<(), E> {
         let old_def = old.def();
         let mut def = spec.def;
@@ -155,17 +175,34 @@ impl Storage {
             ix.id = i as u32 + 1;
         }
         def.next_index_id = def.indexes.len() as u32 + 1;
-        let counter = spec
-            .auto_increment
-            .unwrap_or_else(|| old.peek_auto_increment());
         def.auto_increment_start = spec.auto_increment.unwrap_or(old_def.auto_increment_start);
         let engine = self.engines.get(def.engine);
         let store = engine.create_store(&def)?;
         let new = TableCore::new(Arc::new(def.clone()), store, self.mgr.clone());
-        // Writers are out: every version copied was written by a transaction with
-        // a smaller id.
-        new.set_rebuilt_at(self.mgr.next_id());
-        let filled = fill(old, &new, convert).and_then(|()| {
+        // Set once writers are out: every version copied was written by a
+        // transaction with a smaller id.
+        let copied = match v0 {
+            None => {
+                new.set_rebuilt_at(self.mgr.next_id());
+                fill(old, &new, convert)
+            }
+            Some(v0) => {
+                let checkpoint = || engine.after_ddl(&def, new.store());
+                super::alter_online::copy(&self.mgr, old, &new, v0, convert, &checkpoint, deadline)
+                    .map(|()| {
+                        // Views taken from now on have a higher limit, so they
+                        // read the copy (see `Txn::check_rebuilt`).
+                        let at = self.mgr.next_id();
+                        self.mgr.bump_next_id(at);
+                        new.set_rebuilt_at(at);
+                    })
+            }
+        };
+        let filled = copied.and_then(|()| {
+            // Writers are out: the counter is final.
+            let counter = spec
+                .auto_increment
+                .unwrap_or_else(|| old.peek_auto_increment());
             new.set_auto_increment(counter)?;
             engine.after_ddl(&def, new.store())?;
             Ok(old.mdl_upgrade(deadline)?)

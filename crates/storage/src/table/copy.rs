@@ -16,6 +16,7 @@ use super::{Schema, TableCore};
 use crate::api::Result;
 use crate::error::StorageError;
 use crate::keycodec;
+use crate::mvcc::ReadView;
 use crate::rowcodec;
 use crate::store::{Modify, WriteCtx};
 use basalt_common::{Row, Value};
@@ -32,6 +33,17 @@ impl TableCore {
     /// Calls `f` with each row of the table not delete-marked (in primary key
     /// order): its primary key, the id of the transaction that wrote it, the row.
     pub(crate) fn for_each_committed(&self, f: &mut RowVisitor<'_>) -> Result<()> {
+        self.for_each_visible(None, f)
+    }
+
+    /// As [`Self::for_each_committed`], with each row as `view` sees it when
+    /// given (writers may be at work meanwhile); the writer passed to `f` is the
+    /// one of the version seen.
+    pub(crate) fn for_each_visible(
+        &self,
+        view: Option<&ReadView>,
+        f: &mut RowVisitor<'_>,
+    ) -> Result<()> {
         let schema = self.schema();
         let mut lower: Bound<Vec<u8>> = Bound::Unbounded;
         loop {
@@ -50,6 +62,17 @@ impl TableCore {
             )?;
             let done = out.len() < BATCH;
             for (pk, rec) in &out {
+                let seen;
+                let rec: &[u8] = match view {
+                    None => rec,
+                    Some(v) => match self.visible_version(rec.clone(), v)? {
+                        Some(r) => {
+                            seen = r;
+                            &seen
+                        }
+                        None => continue,
+                    },
+                };
                 let h = parse_rec(rec).ok_or_else(|| self.corrupt("short record"))?;
                 if h.deleted {
                     continue;
@@ -99,6 +122,51 @@ impl TableCore {
         }
         self.rows.fetch_add(1, Ordering::Relaxed);
         Ok(())
+    }
+
+    /// The row `view` sees under primary key `key` (delete-marked or absent:
+    /// `None`), with the id of the transaction that wrote that version.
+    pub(crate) fn visible_row(&self, key: &[u8], view: &ReadView) -> Result<Option<(u64, Row)>> {
+        let schema = self.schema();
+        let Some(rec) = self.store.get(schema.primary_tree(), key)? else {
+            return Ok(None);
+        };
+        let Some(rec) = self.visible_version(rec, view)? else {
+            return Ok(None);
+        };
+        let h = parse_rec(&rec).ok_or_else(|| self.corrupt("short record"))?;
+        Ok(Some((h.trx, self.decode(&schema, &rec, None)?)))
+    }
+
+    /// Removes the row with primary key `key`, and its secondary entries, from
+    /// this (new, unpublished) table; nothing when it has none.
+    pub(crate) fn unload_row(&self, key: &[u8]) -> Result<()> {
+        let schema = self.schema();
+        let primary = schema.primary_tree();
+        let Some(rec) = self.store.get(primary, key)? else {
+            return Ok(());
+        };
+        let row = self.decode(&schema, &rec, None)?;
+        let mut ctx = WriteCtx::default();
+        for layout in &schema.indexes[1..] {
+            let mut sk = Vec::new();
+            keycodec::encode_index_key(&mut sk, &layout.def, &schema.def.columns, &row);
+            sk.extend_from_slice(key);
+            self.store
+                .modify(&mut ctx, layout.def.id, &sk, &mut |_| Modify::Delete)?;
+        }
+        self.store
+            .modify(&mut ctx, primary, key, &mut |_| Modify::Delete)?;
+        self.rows.fetch_sub(1, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// This table's primary key of `row`.
+    pub(crate) fn primary_key_of(&self, row: &Row) -> Vec<u8> {
+        let schema = self.schema();
+        let mut k = Vec::with_capacity(16);
+        keycodec::encode_index_key(&mut k, &schema.def.indexes[0], &schema.def.columns, row);
+        k
     }
 
     fn load_key(&self, schema: &Schema, row: &Row) -> Vec<u8> {

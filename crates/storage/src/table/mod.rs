@@ -18,6 +18,7 @@
 //!   lock exclusively; transactions that read or wrote the table hold it shared until
 //!   they end (see [`MdlState`]).
 
+mod capture;
 mod check;
 mod copy;
 mod cursor;
@@ -147,6 +148,8 @@ pub struct TableCore {
     analyze_queued: AtomicBool,
     /// When statistics were last computed.
     analyzed_at: Mutex<Option<std::time::Instant>>,
+    /// Keys changed while an online ALTER TABLE copies the table.
+    capture: capture::ChangeCapture,
     me: std::sync::Weak<TableCore>,
 }
 
@@ -172,6 +175,7 @@ impl TableCore {
             rebuilt_at: AtomicU64::new(0),
             analyze_queued: AtomicBool::new(false),
             analyzed_at: Mutex::new(None),
+            capture: Default::default(),
             me: me.clone(),
         })
     }

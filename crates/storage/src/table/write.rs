@@ -232,6 +232,7 @@ impl TableCore {
                         prev,
                         rows_delta,
                     });
+                    self.capture_change(key, me);
                     return Ok(());
                 }
                 Outcome::Wait(holder) => txn.wait_for(holder)?,

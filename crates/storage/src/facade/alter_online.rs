@@ -1,0 +1,140 @@
+//! ALTER TABLE's table copy while writers go on (LOCK=NONE; MariaDB's online
+//! ALTER). Used when the new table keys its rows by the same primary key bytes
+//! as the old one, so a changed row of the old table names its place in the copy.
+//!
+//! 1. With writers held out for a moment (they finish their transactions first),
+//!    start recording which primary keys writers change (`TableCore::capture_change`)
+//!    and take a read view V0; let writers in again.
+//! 2. Copy every row as V0 sees it. Rows changed after V0 were recorded.
+//! 3. Rounds: take a view V, then the recorded keys (in that order, so every row
+//!    whose V-visible version differs from the copy's is among them); take those
+//!    rows out of the copy, then put each back as V sees it. The copy then equals
+//!    the table as V sees it, so a clash in a unique key is a real one. A key
+//!    whose writer V does not see yet is recorded again for the next round.
+//! 4. When few keys are left (or after a bounded number of rounds), checkpoint the
+//!    copy's file with writers still running, then hold writers out (waiting for
+//!    open writer transactions to end) and run a last round: every writer has
+//!    ended, so the copy equals the table's committed state. The caller makes the
+//!    copy durable and switches the catalog as for a blocking copy.
+//!
+//! Writers wait only during steps 1 and 4's last round; readers as for a blocking
+//! copy. A failure at any step (a row the conversion refuses, a duplicate key)
+//! leaves the old table as it is, and the caller drops the copy.
+
+use super::alter::Convert;
+use crate::error::StorageError;
+use crate::mvcc::{ReadView, TxnManager};
+use crate::table::TableCore;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Rounds while writers run, at most.
+const ROUNDS: usize = 16;
+/// Recorded keys few enough to replay with writers held out.
+const FEW: usize = 2_000;
+
+/// A read view released when dropped.
+pub(super) struct HeldView<'a> {
+    mgr: &'a TxnManager,
+    pub view: Arc<ReadView>,
+}
+
+impl<'a> HeldView<'a> {
+    pub fn take(mgr: &'a TxnManager) -> Self {
+        HeldView {
+            mgr,
+            view: mgr.take_view(0, false),
+        }
+    }
+}
+
+impl Drop for HeldView<'_> {
+    fn drop(&mut self) {
+        self.mgr.release_view(&self.view);
+    }
+}
+
+/// Step 1: starts recording changes of `old` and returns the view to copy at.
+pub(super) fn begin<'a>(
+    mgr: &'a TxnManager,
+    old: &TableCore,
+    deadline: Instant,
+) -> crate::api::Result<HeldView<'a>> {
+    old.mdl_block_writes(deadline)?;
+    old.start_capture();
+    let view = HeldView::take(mgr);
+    old.mdl_end_ddl();
+    Ok(view)
+}
+
+/// Steps 2 to 4 (see the module docs); returns with writers held out of `old`.
+/// `checkpoint` makes the copy's pages durable.
+pub(super) fn copy<E: From<StorageError>>(
+    mgr: &TxnManager,
+    old: &TableCore,
+    new: &TableCore,
+    v0: HeldView<'_>,
+    convert: &mut Convert<'_, E>,
+    checkpoint: &dyn Fn() -> crate::api::Result<()>,
+    deadline: Instant,
+) -> Result<(), E> {
+    let mut n = 0u64;
+    let mut refused: Option<E> = None;
+    let r = old.for_each_visible(Some(&v0.view), &mut |_, trx, row| {
+        n += 1;
+        match convert(row, n) {
+            Ok(row) => new.load_row(trx, &row),
+            Err(e) => {
+                refused = Some(e);
+                Err(StorageError::Interrupted)
+            }
+        }
+    });
+    if let Some(e) = refused {
+        return Err(e);
+    }
+    r?;
+    drop(v0);
+    for _ in 0..ROUNDS {
+        if old.captured_len() <= FEW {
+            break;
+        }
+        round(mgr, old, new, convert, &mut n)?;
+    }
+    checkpoint()?;
+    old.mdl_block_writes(deadline)?;
+    round(mgr, old, new, convert, &mut n)
+}
+
+/// Step 3: one round of replaying recorded keys.
+fn round<E: From<StorageError>>(
+    mgr: &TxnManager,
+    old: &TableCore,
+    new: &TableCore,
+    convert: &mut Convert<'_, E>,
+    n: &mut u64,
+) -> Result<(), E> {
+    let held = HeldView::take(mgr);
+    let keys = old.take_captured();
+    for key in keys.keys() {
+        new.unload_row(key)?;
+    }
+    for (key, writer) in keys {
+        if !held.view.sees(writer) {
+            old.recapture(key.clone(), writer);
+        }
+        let Some((trx, row)) = old.visible_row(&key, &held.view)? else {
+            continue;
+        };
+        *n += 1;
+        let row = convert(row, *n)?;
+        if new.primary_key_of(&row) != key {
+            return Err(StorageError::Invalid(
+                "an online ALTER TABLE changed a row's primary key".into(),
+            )
+            .into());
+        }
+        new.load_row(trx, &row)?;
+    }
+    Ok(())
+}

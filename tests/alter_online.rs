@@ -135,3 +135,75 @@ fn writers_go_on_during_online_copies_and_lose_nothing() {
     let dup = c.query_drop("insert into t (id, v, pad) values (1, 1, 'x')");
     assert!(matches!(dup, Err(mysql::Error::MySqlError(ref e)) if e.code == 1062));
 }
+
+fn err_code(c: &mut Conn, q: &str) -> u16 {
+    match c.query_drop(q) {
+        Err(mysql::Error::MySqlError(m)) => m.code,
+        other => panic!("{q}: expected a server error, got {other:?}"),
+    }
+}
+
+fn show(c: &mut Conn, t: &str) -> String {
+    let row: Option<(String, String)> = c
+        .query_first(format!("show create table {t}"))
+        .expect("show create");
+    row.expect("a row").1
+}
+
+#[test]
+fn an_added_index_is_built_in_place_and_survives_kill() {
+    let mut b = Basalt::start();
+    let mut c = conn(&b);
+    c.query_drop("create table t (id int primary key, v int, w int)")
+        .expect("create");
+    let values: Vec<String> = (1..=2000)
+        .map(|i| format!("({i},{},{i})", i % 100))
+        .collect();
+    c.query_drop(format!("insert into t values {}", values.join(",")))
+        .expect("fill");
+    c.query_drop("alter table t add column x int not null default 5")
+        .expect("instant add");
+    c.query_drop("alter table t add key kx (x, v), lock=none")
+        .expect("add key");
+    assert_eq!(c.affected_rows(), 0, "built in place, no rows copied");
+    let n: Option<i64> = c
+        .query_first("select count(*) from t force index (kx) where x = 5 and v = 7")
+        .expect("count");
+    assert_eq!(n, Some(20));
+    let before = show(&mut c, "t");
+    assert_eq!(
+        err_code(&mut c, "alter table t add unique key uv (v)"),
+        1062
+    );
+    assert_eq!(show(&mut c, "t"), before, "a failed build changes nothing");
+    c.query_drop("alter table t add unique key uw (w), algorithm=inplace")
+        .expect("add unique");
+    assert_eq!(
+        err_code(&mut c, "insert into t values (5000, 1, 7, 5)"),
+        1062
+    );
+    c.query_drop("create table h (a int, b int)")
+        .expect("no pk");
+    c.query_drop("insert into h values (1, 2), (3, 4), (5, 4)")
+        .expect("fill h");
+    c.query_drop("alter table h add key kb (b), lock=none")
+        .expect("add key without a primary key");
+    let want = show(&mut c, "t");
+    drop(c);
+    b.restart(true);
+    let mut c = conn(&b);
+    assert_eq!(show(&mut c, "t"), want, "after kill -9");
+    for t in ["t", "h"] {
+        let check: Vec<(String, String, String, String)> =
+            c.query(format!("check table {t}")).expect("check");
+        assert_eq!(check.last().expect("a row").3, "OK", "{t}: {check:?}");
+    }
+    let w: Option<i64> = c
+        .query_first("select id from t force index (uw) where w = 1234")
+        .expect("lookup");
+    assert_eq!(w, Some(1234));
+    let n: Option<i64> = c
+        .query_first("select count(*) from h force index (kb) where b = 4")
+        .expect("count");
+    assert_eq!(n, Some(2));
+}

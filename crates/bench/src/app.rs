@@ -144,7 +144,8 @@ fn commit_stage(plan: &Plan, launch: &Launch<'_>, progress: &Progress, results: 
         .collect();
     let do_sb = plan.runs(Workload::Sysbench) && tool_ok(Workload::Sysbench) && !sb.is_empty();
     let do_commit = plan.runs(Workload::Commit);
-    if !do_sb && !do_commit {
+    let do_alter = plan.runs(Workload::Alter);
+    if !do_sb && !do_commit && !do_alter {
         return;
     }
     let mut stage = Stage::new(settings(plan, 1), launch, progress);
@@ -153,6 +154,9 @@ fn commit_stage(plan: &Plan, launch: &Launch<'_>, progress: &Progress, results: 
     }
     if do_commit {
         load::run_commit(&mut stage, &plan.commit, plan.rounds, results);
+    }
+    if do_alter {
+        crate::alter::run(&mut stage, plan.quick, plan.rounds, results);
     }
 }
 

@@ -7,6 +7,7 @@
 //!
 //! Performance is reported, never asserted.
 
+pub mod alter;
 pub mod app;
 pub mod binlog;
 pub mod binlog_dump;

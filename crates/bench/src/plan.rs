@@ -18,8 +18,8 @@ pub struct Args {
     /// Rounds per system and case (default 3; 1 with --quick).
     #[arg(long)]
     pub rounds: Option<usize>,
-    /// Workloads to run (default all): seed, sysbench, commit, storm, cpu, joins, tpch, binlog,
-    /// binlog-dump.
+    /// Workloads to run (default all): seed, sysbench, commit, storm, cpu, joins, tpch, alter,
+    /// binlog, binlog-dump.
     #[arg(long, value_delimiter = ',')]
     pub workloads: Vec<String>,
     /// The basaltd binary (default: basaltd next to this program).
@@ -210,6 +210,7 @@ fn parse_workloads(names: &[String]) -> Result<Vec<Workload>, String> {
         Workload::Cpu,
         Workload::Joins,
         Workload::Tpch,
+        Workload::Alter,
         Workload::Binlog,
         Workload::BinlogDump,
     ];
@@ -225,7 +226,7 @@ fn parse_workloads(names: &[String]) -> Result<Vec<Workload>, String> {
                 .ok_or_else(|| {
                     format!(
                         "unknown workload '{n}' (seed, sysbench, commit, storm, cpu, joins, \
-                         tpch, binlog, binlog-dump)"
+                         tpch, alter, binlog, binlog-dump)"
                     )
                 })
         })
@@ -357,7 +358,7 @@ mod tests {
     fn full_defaults() {
         let p = resolve(&args(&[])).expect("plan");
         assert_eq!(p.rounds, 3);
-        assert_eq!(p.workloads.len(), 9);
+        assert_eq!(p.workloads.len(), 10);
         assert_eq!(p.dump.clients, [1, 10, 100]);
         assert_eq!((p.dump.commits, p.dump.writers), (2000, 16));
         assert_eq!(p.binlog.clients, [1, 16, 64]);

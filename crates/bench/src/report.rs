@@ -51,6 +51,7 @@ pub fn render(r: &Results, charts: &Charts, csv_name: &str) -> String {
     cpu_table(&mut out, r);
     joins_table(&mut out, r);
     tpch_table(&mut out, r);
+    alter_table(&mut out, r);
     for (file, caption) in charts {
         let _ = writeln!(out, "![{caption}]({file})\n");
     }
@@ -116,6 +117,7 @@ fn headline(c: &Case) -> Option<(&'static str, Better)> {
         Workload::Storm => (CONNS.key, Better::Higher),
         Workload::Joins => (crate::joins::MS.key, Better::Lower),
         Workload::Tpch => (crate::tpch::MS.key, Better::Lower),
+        Workload::Alter => (crate::alter::ALTER_MS.key, Better::Lower),
         // Three systems: its own section (binlog.rs), not Basalt/MariaDB cases.
         Workload::Binlog | Workload::BinlogDump => return None,
         Workload::Cpu => {
@@ -355,6 +357,45 @@ fn joins_table(out: &mut String, r: &Results) {
             med(c, key, Kind::Basalt),
             med(c, key, Kind::MariaDb),
             rat(c, key)
+        );
+    }
+    out.push('\n');
+}
+
+fn alter_table(out: &mut String, r: &Results) {
+    let cases: Vec<&Case> = r.of(Workload::Alter).collect();
+    if cases.is_empty() {
+        return;
+    }
+    out.push_str(
+        "## Schema changes\n\n\
+         `ADD COLUMN ... DEFAULT 7` at the end of a sysbench-shaped table, and `ADD INDEX` \
+         while four clients run oltp_write_only's transaction (`crates/bench/src/alter.rs`). \
+         Median ALTER time (lower is better) and the writers' throughput during the ALTER \
+         as a share of the 3 s before it (higher is better).\n\n\
+         | change | table | Basalt ms | MariaDB ms | ratio ↓ | Basalt write share | MariaDB write share |\n\
+         |---|---|---|---|---|---|---|\n",
+    );
+    let (ms, share) = (crate::alter::ALTER_MS.key, crate::alter::SHARE.key);
+    for c in &cases {
+        let shares = if c.series(share).is_some() {
+            (
+                format!("{}%", med(c, share, Kind::Basalt)),
+                format!("{}%", med(c, share, Kind::MariaDb)),
+            )
+        } else {
+            ("".into(), "".into())
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} |",
+            c.name,
+            c.variant,
+            med(c, ms, Kind::Basalt),
+            med(c, ms, Kind::MariaDb),
+            rat(c, ms),
+            shares.0,
+            shares.1
         );
     }
     out.push('\n');

@@ -21,6 +21,8 @@ pub enum Workload {
     Joins,
     /// TPC-H-style reporting queries.
     Tpch,
+    /// Schema changes: instant ADD COLUMN, ADD INDEX under write load.
+    Alter,
     /// Durable commits with and without the binary log (three systems).
     Binlog,
     /// Commit-to-dump-client latency and commits with many dump clients.
@@ -37,6 +39,7 @@ impl Workload {
             Workload::Cpu => "cpu",
             Workload::Joins => "joins",
             Workload::Tpch => "tpch",
+            Workload::Alter => "alter",
             Workload::Binlog => "binlog",
             Workload::BinlogDump => "binlog-dump",
         }

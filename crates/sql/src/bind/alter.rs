@@ -33,6 +33,9 @@ pub struct AlterPlan {
     pub copy: bool,
     /// The copy may let writers go on (`AlterSpec::online`).
     pub online: bool,
+    /// The only change is one added secondary index, built in place while
+    /// writers go on (`AlterSpec::add_index`).
+    pub add_index: bool,
     pub auto_increment: Option<u64>,
     /// New CHECK constraints, which every existing row must pass.
     pub new_checks: bool,
@@ -736,20 +739,22 @@ impl<'a> Work<'a> {
             self.copy = true;
         }
         self.added_in_place(&mut columns);
-        let online = self.copy
+        let concurrent = self.copy
             && new_foreign_keys.is_empty()
             && !matches!(self.lock.as_deref(), Some("SHARED" | "EXCLUSIVE"))
-            && self.algorithm.as_deref() != Some("COPY")
-            && self.same_primary_key(&columns, &indexes[0]);
+            && self.algorithm.as_deref() != Some("COPY");
+        let online = concurrent && self.same_primary_key(&columns, &indexes[0]);
         self.def.columns = columns;
         self.def.indexes = indexes;
         self.def.checks = checks;
-        self.check_algorithm(online)?;
+        let add_index = concurrent && !self.new_checks && self.only_an_index_added();
+        self.check_algorithm(online || add_index)?;
         Ok(AlterPlan {
             def: self.def,
             sources,
             copy: self.copy,
             online,
+            add_index,
             auto_increment: self.auto_increment,
             new_checks: self.new_checks,
             new_foreign_keys,
@@ -844,6 +849,40 @@ impl<'a> Work<'a> {
                 .iter()
                 .zip(&self.old.indexes)
                 .any(|(a, b)| shape(a) != shape(b))
+    }
+
+    /// Whether the new definition is the old one plus one secondary index (the
+    /// only one with id 0); then the columns keep the values rows stored before
+    /// an in-place ADD COLUMN read (`ColumnDef::absent`), as no row is rewritten.
+    fn only_an_index_added(&mut self) -> bool {
+        let new = &self.def;
+        let fresh = new.indexes.iter().filter(|i| i.id == 0).count();
+        if fresh != 1 || new.indexes.len() != self.old.indexes.len() + 1 {
+            return false;
+        }
+        if new.columns.len() != self.old.columns.len()
+            || self.cols.iter().enumerate().any(|(i, c)| c.src != Some(i))
+        {
+            return false;
+        }
+        let mut cand = new.clone();
+        for (c, o) in cand.columns.iter_mut().zip(&self.old.columns) {
+            c.absent = o.absent.clone();
+        }
+        let same = TableDef {
+            indexes: cand.indexes.clone(),
+            ..self.old.clone()
+        };
+        let kept = self
+            .old
+            .indexes
+            .iter()
+            .all(|o| cand.indexes.iter().any(|n| n == o));
+        if cand != same || !kept {
+            return false;
+        }
+        self.def = cand;
+        true
     }
 
     /// Whether every row keeps its primary key bytes: the same key columns in the

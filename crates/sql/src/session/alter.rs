@@ -127,6 +127,7 @@ impl Session {
             def: plan.def.clone(),
             copy: plan.copy,
             online: plan.online,
+            add_index: plan.add_index,
             auto_increment: plan.auto_increment,
             timeout,
         };

@@ -49,6 +49,9 @@ pub struct AlterSpec {
     pub copy: bool,
     /// `AUTO_INCREMENT=`.
     pub auto_increment: Option<u64>,
+    /// The only change is one added secondary index (its id 0 in `def`): build
+    /// it in place while writers go on, without a copy (see `alter_online`).
+    pub add_index: bool,
     /// Let writers go on during the copy (see `alter_online`). The caller
     /// promises that every row keeps its primary key bytes (same key columns,
     /// types and collations); a table without a primary key copies blocking.
@@ -77,7 +80,10 @@ impl Storage {
             return Ok(self.alter_in_place(&old, spec, deadline)?);
         }
         let online = spec.online && !old.def().has_hidden_pk() && !spec.def.has_hidden_pk();
-        let r = if online {
+        let r = if spec.add_index {
+            self.add_index_online(&old, spec.def, deadline)
+                .map_err(E::from)
+        } else if online {
             match super::alter_online::begin(&self.mgr, &old, deadline) {
                 Ok(v0) => self.copy_and_switch(&old, spec, convert, deadline, Some(v0)),
                 Err(e) => Err(e.into()),

@@ -138,3 +138,57 @@ fn round<E: From<StorageError>>(
     }
     Ok(())
 }
+
+impl super::Storage {
+    /// An ALTER TABLE whose only change is one added secondary index (id 0 in
+    /// `def`): the index is built in place while writers go on (see
+    /// `table::index_build`), then the definition names it and the catalog is
+    /// written, with writers held out from the last round to the catalog write.
+    /// The caller ends the capture and the write block.
+    pub(super) fn add_index_online(
+        &self,
+        old: &Arc<TableCore>,
+        mut def: basalt_common::TableDef,
+        deadline: Instant,
+    ) -> crate::api::Result<()> {
+        let cur = old.def();
+        let id = cur.next_index_id;
+        def.id = cur.id;
+        def.next_index_id = id + 1;
+        let fresh = def.indexes.iter_mut().filter(|i| i.id == 0);
+        for ix in fresh {
+            ix.id = id;
+        }
+        let engine = self.engines.get(cur.engine);
+        let v0 = begin(&self.mgr, old, deadline)?;
+        let mut build = old.index_build_start(Arc::new(def), id, &v0.view)?;
+        let rounds = (|| {
+            for _ in 0..ROUNDS {
+                if old.captured_len() <= FEW {
+                    break;
+                }
+                let v = HeldView::take(&self.mgr);
+                old.index_build_round(&mut build, &v0.view, &v.view)?;
+            }
+            engine.after_ddl(&cur, old.store())?;
+            old.mdl_block_writes(deadline)?;
+            let v = HeldView::take(&self.mgr);
+            old.index_build_round(&mut build, &v0.view, &v.view)?;
+            old.mdl_upgrade(deadline)
+        })();
+        if let Err(e) = rounds {
+            old.index_build_abort(&build);
+            return Err(e);
+        }
+        drop(v0);
+        // Snapshots older than this did not see the rows as the index has them.
+        let at = self.mgr.next_id();
+        self.mgr.bump_next_id(at);
+        old.set_rebuilt_at(at);
+        let def = build.def().clone();
+        old.index_build_finish(build)?;
+        engine.after_ddl(&def, old.store())?;
+        self.bump();
+        self.persist()
+    }
+}

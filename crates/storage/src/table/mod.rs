@@ -24,6 +24,7 @@ mod copy;
 mod cursor;
 mod ddl;
 mod gap;
+mod index_build;
 mod read;
 pub mod record;
 mod stats;

@@ -475,7 +475,12 @@ enum Conflict {
 }
 
 /// The key (index parts ++ clustered key) and value payload of a secondary entry.
-fn sec_entry(schema: &Schema, layout: &IndexLayout, row: &Row, pk: &[u8]) -> (Vec<u8>, Vec<u8>) {
+pub(super) fn sec_entry(
+    schema: &Schema,
+    layout: &IndexLayout,
+    row: &Row,
+    pk: &[u8],
+) -> (Vec<u8>, Vec<u8>) {
     let mut key = Vec::with_capacity(pk.len() + 16);
     keycodec::encode_index_key(&mut key, &layout.def, &schema.def.columns, row);
     key.extend_from_slice(pk);
@@ -486,7 +491,7 @@ fn sec_entry(schema: &Schema, layout: &IndexLayout, row: &Row, pk: &[u8]) -> (Ve
 }
 
 /// MariaDB's duplicate-key error: the key's values joined by '-'.
-fn dup_error(schema: &Schema, layout: &IndexLayout, row: &Row) -> StorageError {
+pub(super) fn dup_error(schema: &Schema, layout: &IndexLayout, row: &Row) -> StorageError {
     let entry: Vec<String> = layout
         .def
         .columns

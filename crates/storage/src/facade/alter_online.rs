@@ -80,7 +80,7 @@ pub(super) fn copy<E: From<StorageError>>(
 ) -> Result<(), E> {
     let mut n = 0u64;
     let mut refused: Option<E> = None;
-    let r = old.for_each_visible(Some(&v0.view), &mut |_, trx, row| {
+    let r = old.for_each_visible(Some(&v0.view), None, &mut |_, trx, row| {
         n += 1;
         match convert(row, n) {
             Ok(row) => new.load_row(trx, &row),

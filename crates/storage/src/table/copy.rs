@@ -33,15 +33,17 @@ impl TableCore {
     /// Calls `f` with each row of the table not delete-marked (in primary key
     /// order): its primary key, the id of the transaction that wrote it, the row.
     pub(crate) fn for_each_committed(&self, f: &mut RowVisitor<'_>) -> Result<()> {
-        self.for_each_visible(None, f)
+        self.for_each_visible(None, None, f)
     }
 
     /// As [`Self::for_each_committed`], with each row as `view` sees it when
-    /// given (writers may be at work meanwhile); the writer passed to `f` is the
-    /// one of the version seen.
+    /// given (writers may be at work meanwhile; the writer passed to `f` is the
+    /// one of the version seen), and only the `wanted` columns decoded (the
+    /// others NULL) when given.
     pub(crate) fn for_each_visible(
         &self,
         view: Option<&ReadView>,
+        wanted: Option<&[bool]>,
         f: &mut RowVisitor<'_>,
     ) -> Result<()> {
         let schema = self.schema();
@@ -77,7 +79,7 @@ impl TableCore {
                 if h.deleted {
                     continue;
                 }
-                let row = rowcodec::decode_row(&rec[HEADER..], &schema.def.columns, None)
+                let row = rowcodec::decode_row(&rec[HEADER..], &schema.def.columns, wanted)
                     .map_err(|_| self.corrupt("undecodable row"))?;
                 f(pk, h.trx, row)?;
             }

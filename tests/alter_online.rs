@@ -182,6 +182,9 @@ fn an_added_index_is_built_in_place_and_survives_kill() {
         err_code(&mut c, "insert into t values (5000, 1, 7, 5)"),
         1062
     );
+    c.query_drop("alter table t add key kw2 (w, v), auto_increment = 9000")
+        .expect("add key with a table option");
+    assert!(show(&mut c, "t").contains("KEY `kw2` (`w`,`v`)"));
     c.query_drop("create table h (a int, b int)")
         .expect("no pk");
     c.query_drop("insert into h values (1, 2), (3, 4), (5, 4)")

@@ -747,7 +747,10 @@ impl<'a> Work<'a> {
         self.def.columns = columns;
         self.def.indexes = indexes;
         self.def.checks = checks;
-        let add_index = concurrent && !self.new_checks && self.only_an_index_added();
+        let add_index = concurrent
+            && !self.new_checks
+            && self.auto_increment.is_none()
+            && self.only_an_index_added();
         self.check_algorithm(online || add_index)?;
         Ok(AlterPlan {
             def: self.def,

@@ -2,7 +2,8 @@
 //! (blocking writers, as below, or online: `alter_online`).
 //!
 //! # In place (rename of the table, a column or an index; defaults; comments;
-//! AUTO_INCREMENT=; dropped CHECK constraints)
+//! AUTO_INCREMENT=; dropped CHECK constraints; columns added at the end, see
+//! `ColumnDef::absent`)
 //! The stored rows stay valid under the new definition. The DDL takes the table's
 //! metadata lock exclusively (it waits for every open transaction that used the
 //! table), replaces the definition, and writes the catalog.

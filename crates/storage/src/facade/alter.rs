@@ -191,7 +191,7 @@ impl Storage {
         let copied = match v0 {
             None => {
                 new.set_rebuilt_at(self.mgr.next_id());
-                fill(old, &new, convert)
+                fill(old, &new, None, convert).map(|_| ())
             }
             Some(v0) => {
                 let checkpoint = || engine.after_ddl(&def, new.store());
@@ -268,16 +268,18 @@ impl Storage {
     }
 }
 
-/// Copies every committed row of `old` into `new`, converted; the first refusal
-/// of `convert` (or storage error) stops the copy.
+/// Copies every committed row of `old` (as `view` sees it, when given) into `new`,
+/// converted; the first refusal of `convert` (or storage error) stops the copy.
+/// Returns the number of rows copied.
 pub(super) fn fill<E: From<StorageError>>(
     old: &TableCore,
     new: &TableCore,
+    view: Option<&crate::mvcc::ReadView>,
     convert: &mut Convert<'_, E>,
-) -> Result<(), E> {
+) -> Result<u64, E> {
     let mut refused: Option<E> = None;
     let mut n = 0u64;
-    let r = old.for_each_committed(&mut |_, trx, row| {
+    let r = old.for_each_visible(view, None, &mut |_, trx, row| {
         n += 1;
         match convert(row, n) {
             Ok(row) => new.load_row(trx, &row),
@@ -290,7 +292,7 @@ pub(super) fn fill<E: From<StorageError>>(
     match (r, refused) {
         (_, Some(e)) => Err(e),
         (Err(e), None) => Err(e.into()),
-        (Ok(()), None) => Ok(()),
+        (Ok(()), None) => Ok(n),
     }
 }
 

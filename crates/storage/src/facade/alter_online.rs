@@ -78,22 +78,7 @@ pub(super) fn copy<E: From<StorageError>>(
     checkpoint: &dyn Fn() -> crate::api::Result<()>,
     deadline: Instant,
 ) -> Result<(), E> {
-    let mut n = 0u64;
-    let mut refused: Option<E> = None;
-    let r = old.for_each_visible(Some(&v0.view), None, &mut |_, trx, row| {
-        n += 1;
-        match convert(row, n) {
-            Ok(row) => new.load_row(trx, &row),
-            Err(e) => {
-                refused = Some(e);
-                Err(StorageError::Interrupted)
-            }
-        }
-    });
-    if let Some(e) = refused {
-        return Err(e);
-    }
-    r?;
+    let mut n = super::alter::fill(old, new, Some(&v0.view), convert)?;
     drop(v0);
     for _ in 0..ROUNDS {
         if old.captured_len() <= FEW {

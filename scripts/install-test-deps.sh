@@ -30,14 +30,15 @@ if [ ${#apt_need[@]} -gt 0 ]; then
 fi
 
 if command -v python3 >/dev/null 2>&1; then
+    # Exact versions: a new release of a driver must not change what CI checks.
     py_need=()
-    python3 -c 'import pymysql' >/dev/null 2>&1 || py_need+=(pymysql)
-    python3 -c 'import mysql.connector' >/dev/null 2>&1 || py_need+=(mysql-connector-python)
+    python3 -c 'import pymysql' >/dev/null 2>&1 || py_need+=('pymysql==1.2.4')
+    python3 -c 'import mysql.connector' >/dev/null 2>&1 || py_need+=('mysql-connector-python==26.10.0')
     python3 -c 'import sqlalchemy; assert sqlalchemy.__version__ >= "2"' >/dev/null 2>&1 ||
-        py_need+=('sqlalchemy>=2')
+        py_need+=('sqlalchemy==2.1.9')
     python3 -c 'import django; assert django.VERSION[0] == 5' >/dev/null 2>&1 ||
-        py_need+=('django>=5.2,<6')
-    python3 -c 'import pymysqlreplication' >/dev/null 2>&1 || py_need+=(mysql-replication)
+        py_need+=('django==5.2.19')
+    python3 -c 'import pymysqlreplication' >/dev/null 2>&1 || py_need+=('mysql-replication==1.0.17')
     if [ ${#py_need[@]} -gt 0 ]; then
         echo "install-test-deps: pip install ${py_need[*]}"
         pip=(python3 -m pip install -q --disable-pip-version-check)
@@ -52,7 +53,8 @@ fi
 if command -v npm >/dev/null 2>&1; then
     if [ ! -f tests/drivers/node/node_modules/mysql2/package.json ]; then
         echo "install-test-deps: npm install (tests/drivers/node)"
-        # package-lock=false (tests/drivers/node/.npmrc): no lock file is written.
+        # package-lock=false (tests/drivers/node/.npmrc): no lock file is written;
+        # package.json names exact versions instead.
         (cd tests/drivers/node && npm install --no-audit --no-fund --loglevel=error)
     fi
     if [ ! -f tests/binlog/node/node_modules/@vlasky/zongji/package.json ]; then

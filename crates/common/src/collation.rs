@@ -429,6 +429,36 @@ impl Collation {
         }
     }
 
+    /// A key for one character such that two characters are equal for LIKE (which
+    /// MariaDB matches character by character) exactly when their keys are: the
+    /// character's weights (its code point for `_bin`; under UCA 4.0.0 characters
+    /// outside the BMP, which all weigh 0xFFFD, match only themselves, as in MariaDB).
+    pub fn like_key(self, cp: u32) -> u64 {
+        const CODE: u64 = 1 << 60;
+        const HASH: u64 = 2 << 60;
+        let kind = self.info().kind;
+        match kind {
+            Kind::Binary | Kind::Bin => return CODE | cp as u64,
+            Kind::Uca400 if cp > 0xFFFF => return CODE | cp as u64,
+            // One weight per character: the same key as the general case below.
+            Kind::General if cp < 0x80 => return 1 << 16 | (cp as u8).to_ascii_uppercase() as u64,
+            Kind::General => return 1 << 16 | weights::general_weight(cp) as u64,
+            _ => {}
+        }
+        let mut buf = [0u8; 4];
+        let text = char::from_u32(cp).map_or(&b"?"[..], |c| c.encode_utf8(&mut buf).as_bytes());
+        let ws = weights::weights(kind, text);
+        if ws.len() <= 3 {
+            ws.iter()
+                .fold(ws.len() as u64, |k, &w| (k << 16) | w as u64)
+        } else {
+            // FNV-1a over the weights: more than three weights is rare (ligatures).
+            HASH | ws.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &w| {
+                (h ^ w as u64).wrapping_mul(0x100_0000_01b3)
+            }) >> 4
+        }
+    }
+
     /// WEIGHT_STRING(s [AS CHAR(n)]) as MariaDB returns it: each weight in the width of
     /// MariaDB's `strnxfrm` (1 byte for latin1 and binary, 3 for utf8mb4_bin, else 2),
     /// trailing spaces kept. With `nweights` the result holds exactly that many weights
@@ -612,6 +642,22 @@ mod tests {
             key(&long).cmp(&key("a\t")),
             c.compare(long.as_bytes(), b"a\t")
         );
+    }
+
+    /// LIKE's per-character equality, as MariaDB 10.11 answered it.
+    #[test]
+    fn like_keys_are_mariadbs() {
+        use Collation::*;
+        let same = |c: Collation, a: char, b: char| c.like_key(a as u32) == c.like_key(b as u32);
+        assert!(same(Utf8mb4GeneralCi, 'é', 'e'));
+        assert!(same(Utf8mb4GeneralCi, 'ß', 's'));
+        assert!(same(Utf8mb4GeneralCi, 'a', 'A'));
+        assert!(same(Utf8mb4GeneralCi, '😀', '😁'));
+        assert!(!same(Utf8mb4UnicodeCi, '😀', '😁'));
+        assert!(same(Utf8mb4Unicode520Ci, 'ä', 'a'));
+        assert!(same(Latin1SwedishCi, 'ü', 'y'));
+        assert!(!same(Utf8mb4Bin, 'a', 'A'));
+        assert!(!same(Utf8mb4UnicodeCi, 'ß', 's'));
     }
 
     /// Bytes MariaDB 10.11 returned for these WEIGHT_STRING calls.

@@ -47,13 +47,20 @@ fn def(unique: bool) -> TableDef {
         }],
         comment: String::new(),
     };
-    let kind = if unique { IndexKind::Unique } else { IndexKind::NonUnique };
+    let kind = if unique {
+        IndexKind::Unique
+    } else {
+        IndexKind::NonUnique
+    };
     TableDef {
         id: 0,
         schema: "test".into(),
         name: "t".into(),
         columns: vec![id, name],
-        indexes: vec![index(0, "PRIMARY", IndexKind::Primary, 0), index(0, "name", kind, 1)],
+        indexes: vec![
+            index(0, "PRIMARY", IndexKind::Primary, 0),
+            index(0, "name", kind, 1),
+        ],
         engine: EngineKind::Basalt,
         charset: Charset::Utf8mb4,
         collation: Collation::Utf8mb4GeneralCi,
@@ -76,14 +83,18 @@ fn config(fs: &SimFileSystem) -> StorageConfig {
 }
 
 fn read_catalog(fs: &SimFileSystem) -> String {
-    let f = fs.open(Path::new(CATALOG), OpenOptions::default()).expect("catalog");
+    let f = fs
+        .open(Path::new(CATALOG), OpenOptions::default())
+        .expect("catalog");
     let mut buf = vec![0u8; f.len().expect("len") as usize];
     f.read_at(&mut buf, 0).expect("read");
     String::from_utf8(buf).expect("json")
 }
 
 fn write_catalog(fs: &SimFileSystem, text: &str) {
-    let f = fs.open(Path::new(CATALOG), OpenOptions::default()).expect("catalog");
+    let f = fs
+        .open(Path::new(CATALOG), OpenOptions::default())
+        .expect("catalog");
     f.set_len(0).expect("truncate");
     f.write_at(text.as_bytes(), 0).expect("write");
     f.sync_data().expect("sync");
@@ -203,12 +214,18 @@ fn unique_conflict_under_new_weights_fails_the_start_and_keeps_the_rows() {
         Ok(_) => panic!("the start must fail"),
     };
     let msg = e.to_string();
-    assert!(msg.contains("`test`.`t`") && msg.contains("'name'"), "{msg}");
+    assert!(
+        msg.contains("`test`.`t`") && msg.contains("'name'"),
+        "{msg}"
+    );
     assert!(matches!(e, StorageError::Invalid(_)), "{e:?}");
     // Nothing changed: the catalog is the old one, and with the old collation back
     // every row is there.
     assert_eq!(read_catalog(&fs), before);
-    write_catalog(&fs, &before.replace("\"Utf8mb4GeneralCi\"", "\"Utf8mb4Bin\""));
+    write_catalog(
+        &fs,
+        &before.replace("\"Utf8mb4GeneralCi\"", "\"Utf8mb4Bin\""),
+    );
     let s = Storage::open(config(&fs)).expect("opens with the old collation");
     assert_eq!(lookup(&s, "Jose"), vec![1]);
     assert_eq!(lookup(&s, "José"), vec![0]);

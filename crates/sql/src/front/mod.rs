@@ -253,7 +253,8 @@ pub fn analyze_with(text: &str, opts: LitOpts) -> Result<Front<'_>, MySqlError> 
             | rare::INTERVAL
             | rare::VALUE_FOR
             | rare::EXTRACT
-            | rare::CHAR)
+            | rare::CHAR
+            | rare::WEIGHT_STRING)
         != 0;
     let edits = rewrites_scanning(text, toks, opts.pipes_as_concat, scan);
     let dml = ["select", "insert", "update", "delete", "replace"]
@@ -340,6 +341,8 @@ fn rewrites_scanning(text: &str, toks: &[Token], pipes_as_concat: bool, scan: bo
         {
             edits.extend(raw.map(|(start, end, with)| Edit { start, end, with }));
         } else if let Some(raw) = units::extract(text, toks, i) {
+            edits.extend(raw.map(|(start, end, with)| Edit { start, end, with }));
+        } else if let Some(raw) = units::weight_string(text, toks, i) {
             edits.extend(raw.map(|(start, end, with)| Edit { start, end, with }));
         } else if let Some(raw) = units::char_using(text, toks, i) {
             edits.extend(raw.map(|(start, end, with)| Edit { start, end, with }));

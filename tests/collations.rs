@@ -189,8 +189,14 @@ fn collations_behave_as_mariadb() {
     }
     for sql in &all {
         total += 1;
-        let x = run(&mut basalt, sql);
-        let y = run(&mut maria, sql);
+        let mut x = run(&mut basalt, sql);
+        let mut y = run(&mut maria, sql);
+        // SHOW CHARACTER SET lists in each server's internal order.
+        if sql.starts_with("show character set") {
+            for r in [&mut x, &mut y].into_iter().flatten() {
+                r.sort();
+            }
+        }
         if x != y {
             diffs.push(format!("{sql}\n  basalt:  {x:?}\n  mariadb: {y:?}"));
         }

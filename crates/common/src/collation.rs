@@ -302,7 +302,7 @@ const ALL: [Collation; 28] = [
 ];
 
 impl Collation {
-    /// Every collation, in the order `SHOW COLLATION` lists them is up to the caller.
+    /// Every collation Basalt has (in no particular order).
     pub fn all() -> &'static [Collation] {
         &ALL
     }
@@ -415,11 +415,28 @@ impl Collation {
                 s.iter().for_each(|&c| w.push(c as u32));
                 w.finish();
             }
+            // ASCII weighs as its upper case. Without interior spaces (the usual
+            // case) the key is each weight as 2 bytes, then the end mark `S, 1`
+            // (what `KeyWriter` writes, trailing spaces dropped).
             Kind::General if s.is_ascii() => {
-                out.reserve(2 * s.len() + 3);
-                let mut w = KeyWriter::new(out, 2, pad, 0x20);
-                s.iter().for_each(|c| w.push(c.to_ascii_uppercase() as u32));
-                w.finish();
+                let t = if pad { trim_spaces(s) } else { s };
+                if pad && t.contains(&b' ') {
+                    let mut w = KeyWriter::new(out, 2, pad, 0x20);
+                    t.iter().for_each(|c| w.push(c.to_ascii_uppercase() as u32));
+                    w.finish();
+                    return;
+                }
+                let start = out.len();
+                let end = if pad { 3 } else { 0 };
+                out.resize(start + 2 * t.len() + end, 0);
+                for (w, &c) in out[start..].chunks_exact_mut(2).zip(t) {
+                    w[1] = c.to_ascii_uppercase();
+                }
+                if pad {
+                    let n = out.len();
+                    out[n - 2] = 0x20;
+                    out[n - 1] = weights::SIGN_END;
+                }
             }
             _ => {
                 let mut w = KeyWriter::new(out, self.key_width(), pad, self.space());
@@ -495,6 +512,11 @@ impl Collation {
         }
         out
     }
+}
+
+fn trim_spaces(s: &[u8]) -> &[u8] {
+    let end = s.iter().rposition(|&c| c != b' ').map_or(0, |p| p + 1);
+    &s[..end]
 }
 
 /// Compares two weight streams; under `pad` the shorter goes on with `space` weights.
@@ -642,6 +664,21 @@ mod tests {
             key(&long).cmp(&key("a\t")),
             c.compare(long.as_bytes(), b"a\t")
         );
+    }
+
+    proptest::proptest! {
+        /// The ASCII fast paths write the keys the general path writes.
+        #[test]
+        fn ascii_fast_path_is_the_general_path(a in "[a-zA-Z \\t_~]{0,12}") {
+            for c in [Collation::Utf8mb4GeneralCi, Collation::Utf8mb4GeneralNopadCi] {
+                let (mut fast, mut slow) = (Vec::new(), Vec::new());
+                c.sort_key(a.as_bytes(), &mut fast);
+                let mut w = KeyWriter::new(&mut slow, 2, c.pad_space(), 0x20);
+                weights::for_each_weight(Kind::General, a.as_bytes(), |x| w.push(x));
+                w.finish();
+                proptest::prop_assert_eq!(fast, slow);
+            }
+        }
     }
 
     /// LIKE's per-character equality, as MariaDB 10.11 answered it.

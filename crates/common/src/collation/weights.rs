@@ -24,7 +24,7 @@ use super::{general, latin1, uca400, uca520, Charset, Kind, L1};
 use std::cmp::Ordering;
 
 const SIGN_DOWN: u8 = 0;
-const SIGN_END: u8 = 1;
+pub(super) const SIGN_END: u8 = 1;
 const SIGN_UP: u8 = 2;
 
 /// Decodes the UTF-8 character at `s[*i]`, advancing `i`; an ill-formed byte reads as

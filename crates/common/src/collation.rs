@@ -381,6 +381,15 @@ impl Collation {
 
     /// Compares two strings under this collation.
     pub fn compare(self, a: &[u8], b: &[u8]) -> Ordering {
+        // The default collations on ASCII first, before any table look-up.
+        if matches!(
+            self,
+            Collation::Utf8mb4GeneralCi | Collation::Utf8mb3GeneralCi
+        ) && a.is_ascii()
+            && b.is_ascii()
+        {
+            return compare_ascii_upper(a, b, true);
+        }
         let Info { kind, pad, .. } = *self.info();
         match kind {
             Kind::Binary => a.cmp(b),
@@ -391,12 +400,7 @@ impl Collation {
                 0x20,
             ),
             // An ASCII character weighs as its upper case under general_ci.
-            Kind::General if a.is_ascii() && b.is_ascii() => compare_iters(
-                a.iter().map(|c| c.to_ascii_uppercase() as u32),
-                b.iter().map(|c| c.to_ascii_uppercase() as u32),
-                pad,
-                0x20,
-            ),
+            Kind::General if a.is_ascii() && b.is_ascii() => compare_ascii_upper(a, b, pad),
             _ => {
                 let (x, y) = (weights::weights(kind, a), weights::weights(kind, b));
                 weights::compare_weights(&x, &y, pad, self.space())
@@ -512,6 +516,40 @@ impl Collation {
         }
         out
     }
+}
+
+/// [`compare_iters`] over ASCII weighed as its upper case, in one pass.
+#[inline]
+fn compare_ascii_upper(a: &[u8], b: &[u8], pad: bool) -> Ordering {
+    let (a, b) = if pad {
+        (trim_spaces(a), trim_spaces(b))
+    } else {
+        (a, b)
+    };
+    for (x, y) in a.iter().zip(b) {
+        if x != y {
+            let (x, y) = (x.to_ascii_uppercase(), y.to_ascii_uppercase());
+            if x != y {
+                return x.cmp(&y);
+            }
+        }
+    }
+    let n = a.len().min(b.len());
+    match a.len().cmp(&b.len()) {
+        Ordering::Equal => Ordering::Equal,
+        o if !pad => o,
+        // The longer one goes on past the padding: its first non-space decides.
+        Ordering::Greater => first_non_space(&a[n..]).cmp(&b' '),
+        Ordering::Less => b' '.cmp(&first_non_space(&b[n..])),
+    }
+}
+
+/// The first byte that is not a space, upper-cased (there is one: the caller
+/// trimmed trailing spaces).
+fn first_non_space(s: &[u8]) -> u8 {
+    s.iter()
+        .find(|&&c| c != b' ')
+        .map_or(b' ', u8::to_ascii_uppercase)
 }
 
 fn trim_spaces(s: &[u8]) -> &[u8] {

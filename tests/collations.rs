@@ -177,6 +177,8 @@ fn collations_behave_as_mariadb() {
             .to_string(),
         "select hex(weight_string('abc' as char(2))), hex(weight_string(12)), hex(weight_string(null)), hex(weight_string(_binary'ab' as char(3)))".to_string(),
         "select weight_string('a' as char(1)) = weight_string('A' as char(1))".to_string(),
+        "select hex(weight_string('Ab' as char(3))), 'é' like 'e', hex(weight_string('ßa' collate utf8mb4_unicode_520_ci as binary(5)))".to_string(),
+        "select 'José' like 'jos%', 'ß' like 's' collate utf8mb4_unicode_ci, 'Straße' like '%SS%' collate utf8mb4_general_ci".to_string(),
         "set @@collation_server = utf8_unicode_520_ci".to_string(),
         "select @@collation_server".to_string(),
         "select 'x' collate utf8mb4_nopad_bin = 'x '".to_string(),

@@ -745,6 +745,28 @@ mod tests {
     }
 
     #[test]
+    fn weight_string_as_char_and_as_binary() {
+        let text = "select hex(weight_string('ab' as char(3))), 'é' like 'e', \
+                    hex(weight_string('ßa' collate utf8mb4_bin as binary(5)))";
+        let Front::Cached(s) = analyze(text, true, false).expect("ok") else {
+            panic!("cached expected");
+        };
+        assert_eq!(
+            s.parse_text(),
+            "select hex(`weight_string as char`(? ,?)), ? like ?, \
+             hex(WEIGHT_STRING(CAST(? collate utf8mb4_bin as binary(?))))"
+        );
+        let text = "create table t as select weight_string(a as binary(2)) from u";
+        let Front::Parse(p) = analyze(text, true, false).expect("ok") else {
+            panic!("parse expected");
+        };
+        assert_eq!(
+            p,
+            "create table t as select WEIGHT_STRING(CAST(a as binary(2))) from u"
+        );
+    }
+
+    #[test]
     fn double_pipe_is_or_unless_pipes_as_concat() {
         let Front::Cached(s) =
             analyze("select a from t where a = 0 || a = 1", true, false).expect("ok")

@@ -121,9 +121,11 @@ pub fn weight_string(text: &str, toks: &[Token], i: usize) -> Option<[RawEdit; 3
                     ])
                 } else if ty.is_kw(text, "binary") {
                     Some([
+                        // Replacements of whole tokens, never insertions: a literal
+                        // right after `(` is an edit of its own at the same place.
                         (kw.start, kw.end, "WEIGHT_STRING"),
-                        (open.end, open.end, "CAST("),
-                        (p2.end, p2.end, ")"),
+                        (open.start, open.end, "(CAST("),
+                        (p2.start, p2.end, "))"),
                     ])
                 } else {
                     None

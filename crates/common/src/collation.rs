@@ -2,17 +2,39 @@
 //!
 //! Basalt stores every character column as UTF-8 bytes (utf8mb4; latin1, ascii and
 //! utf8mb3 columns hold their characters' UTF-8; what each set accepts and how client
-//! bytes convert is in [`crate::charset`]). Comparison follows the column's collation:
-//! - `*_bin` / `binary`: byte order (PAD SPACE for the non-binary `_bin` collations);
-//! - `*_general_ci`: each character mapped to its simple uppercase form, characters
-//!   outside the Basic Multilingual Plane weigh as U+FFFD, trailing spaces ignored (PAD
-//!   SPACE), as MariaDB's `utf8mb4_general_ci` does.
+//! bytes convert is in [`crate::charset`]). Comparison follows the column's collation,
+//! with MariaDB 10.11's weights (generated tables next to this file, see
+//! `scripts/gen-collation-tables.py`):
+//! - `binary`: byte order, nothing padded;
+//! - `*_bin`: code point order (latin1: latin1 byte order);
+//! - `*_general_ci`: MariaDB's `my_unicase_default` sort weights (case and accents
+//!   folded: `'é' = 'E'`, `'ß' = 's'`), characters outside the Basic Multilingual Plane
+//!   weigh 0xFFFD;
+//! - `*_unicode_ci` / `*_unicode_520_ci`: UCA 4.0.0 / 5.2.0 primary weights, with
+//!   expansions (`'ß' = 'ss'`) and ignorable characters;
+//! - latin1 `_ci`/`_cs`: the character's latin1 (Windows-1252) byte through MariaDB's
+//!   sort order table.
+//!
+//! PAD SPACE collations compare as if the shorter string went on with spaces
+//! (`'a' = 'a '`, `'a\t' < 'a'`); the `_nopad_` ones do not.
 //!
 //! Invariant: `compare(a, b) == sort_key(a).cmp(&sort_key(b))` for every collation, so
-//! an index ordered by sort keys agrees with the comparisons the executor makes.
+//! an index ordered by sort keys agrees with the comparisons the executor makes (the
+//! key encoding and its proof are in [`weights`]).
+
+#[rustfmt::skip]
+mod general;
+#[rustfmt::skip]
+mod latin1;
+#[rustfmt::skip]
+mod uca400;
+#[rustfmt::skip]
+mod uca520;
+mod weights;
 
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
+use weights::KeyWriter;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Charset {
@@ -23,6 +45,8 @@ pub enum Charset {
     Ascii,
 }
 
+/// A collation. Serialized by variant name into the catalog: variants are only ever
+/// added, never renamed. The order of the variants is the order of [`INFO`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Collation {
     Binary,
@@ -34,6 +58,25 @@ pub enum Collation {
     Latin1SwedishCi,
     Latin1Bin,
     AsciiGeneralCi,
+    Utf8mb4Unicode520Ci,
+    Utf8mb4GeneralNopadCi,
+    Utf8mb4NopadBin,
+    Utf8mb4UnicodeNopadCi,
+    Utf8mb4Unicode520NopadCi,
+    Utf8mb3UnicodeCi,
+    Utf8mb3Unicode520Ci,
+    Utf8mb3GeneralNopadCi,
+    Utf8mb3NopadBin,
+    Utf8mb3UnicodeNopadCi,
+    Utf8mb3Unicode520NopadCi,
+    Latin1German1Ci,
+    Latin1GeneralCi,
+    Latin1GeneralCs,
+    Latin1SwedishNopadCi,
+    Latin1NopadBin,
+    AsciiBin,
+    AsciiGeneralNopadCi,
+    AsciiNopadBin,
 }
 
 impl Charset {
@@ -78,7 +121,156 @@ impl Charset {
     }
 }
 
-const ALL: [Collation; 9] = [
+/// Which latin1 sort order table (the generated [`latin1`] tables; `Bin` is the byte).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum L1 {
+    Swedish,
+    German1,
+    GeneralCi,
+    GeneralCs,
+    Bin,
+}
+
+/// How a collation weighs characters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// The bytes themselves, never padded.
+    Binary,
+    /// The UTF-8 bytes (code point order).
+    Bin,
+    General,
+    Uca400,
+    Uca520,
+    Latin1(L1),
+}
+
+/// One collation's row of `SHOW COLLATION` and how it compares.
+struct Info {
+    name: &'static str,
+    id: u16,
+    charset: Charset,
+    sortlen: u8,
+    kind: Kind,
+    pad: bool,
+}
+
+const fn info(
+    name: &'static str,
+    id: u16,
+    charset: Charset,
+    sortlen: u8,
+    kind: Kind,
+    pad: bool,
+) -> Info {
+    Info {
+        name,
+        id,
+        charset,
+        sortlen,
+        kind,
+        pad,
+    }
+}
+
+use Charset::{Ascii as A, Binary as B, Latin1 as L, Utf8mb3 as U3, Utf8mb4 as U4};
+
+/// Names, ids and Sortlen as MariaDB 10.11's `SHOW COLLATION` prints them; indexed by
+/// `Collation as usize`.
+const INFO: [Info; 28] = [
+    info("binary", 63, B, 1, Kind::Binary, false),
+    info("utf8mb4_general_ci", 45, U4, 1, Kind::General, true),
+    info("utf8mb4_bin", 46, U4, 1, Kind::Bin, true),
+    info("utf8mb4_unicode_ci", 224, U4, 8, Kind::Uca400, true),
+    info("utf8mb3_general_ci", 33, U3, 1, Kind::General, true),
+    info("utf8mb3_bin", 83, U3, 1, Kind::Bin, true),
+    info(
+        "latin1_swedish_ci",
+        8,
+        L,
+        1,
+        Kind::Latin1(L1::Swedish),
+        true,
+    ),
+    info("latin1_bin", 47, L, 1, Kind::Latin1(L1::Bin), true),
+    info("ascii_general_ci", 11, A, 1, Kind::General, true),
+    info("utf8mb4_unicode_520_ci", 246, U4, 8, Kind::Uca520, true),
+    info(
+        "utf8mb4_general_nopad_ci",
+        1069,
+        U4,
+        1,
+        Kind::General,
+        false,
+    ),
+    info("utf8mb4_nopad_bin", 1070, U4, 1, Kind::Bin, false),
+    info("utf8mb4_unicode_nopad_ci", 1248, U4, 8, Kind::Uca400, false),
+    info(
+        "utf8mb4_unicode_520_nopad_ci",
+        1270,
+        U4,
+        8,
+        Kind::Uca520,
+        false,
+    ),
+    info("utf8mb3_unicode_ci", 192, U3, 8, Kind::Uca400, true),
+    info("utf8mb3_unicode_520_ci", 214, U3, 8, Kind::Uca520, true),
+    info(
+        "utf8mb3_general_nopad_ci",
+        1057,
+        U3,
+        1,
+        Kind::General,
+        false,
+    ),
+    info("utf8mb3_nopad_bin", 1107, U3, 1, Kind::Bin, false),
+    info("utf8mb3_unicode_nopad_ci", 1216, U3, 8, Kind::Uca400, false),
+    info(
+        "utf8mb3_unicode_520_nopad_ci",
+        1238,
+        U3,
+        8,
+        Kind::Uca520,
+        false,
+    ),
+    info(
+        "latin1_german1_ci",
+        5,
+        L,
+        1,
+        Kind::Latin1(L1::German1),
+        true,
+    ),
+    info(
+        "latin1_general_ci",
+        48,
+        L,
+        1,
+        Kind::Latin1(L1::GeneralCi),
+        true,
+    ),
+    info(
+        "latin1_general_cs",
+        49,
+        L,
+        1,
+        Kind::Latin1(L1::GeneralCs),
+        true,
+    ),
+    info(
+        "latin1_swedish_nopad_ci",
+        1032,
+        L,
+        1,
+        Kind::Latin1(L1::Swedish),
+        false,
+    ),
+    info("latin1_nopad_bin", 1071, L, 1, Kind::Latin1(L1::Bin), false),
+    info("ascii_bin", 65, A, 1, Kind::Bin, true),
+    info("ascii_general_nopad_ci", 1035, A, 1, Kind::General, false),
+    info("ascii_nopad_bin", 1089, A, 1, Kind::Bin, false),
+];
+
+const ALL: [Collation; 28] = [
     Collation::Binary,
     Collation::Utf8mb4GeneralCi,
     Collation::Utf8mb4Bin,
@@ -88,26 +280,40 @@ const ALL: [Collation; 9] = [
     Collation::Latin1SwedishCi,
     Collation::Latin1Bin,
     Collation::AsciiGeneralCi,
+    Collation::Utf8mb4Unicode520Ci,
+    Collation::Utf8mb4GeneralNopadCi,
+    Collation::Utf8mb4NopadBin,
+    Collation::Utf8mb4UnicodeNopadCi,
+    Collation::Utf8mb4Unicode520NopadCi,
+    Collation::Utf8mb3UnicodeCi,
+    Collation::Utf8mb3Unicode520Ci,
+    Collation::Utf8mb3GeneralNopadCi,
+    Collation::Utf8mb3NopadBin,
+    Collation::Utf8mb3UnicodeNopadCi,
+    Collation::Utf8mb3Unicode520NopadCi,
+    Collation::Latin1German1Ci,
+    Collation::Latin1GeneralCi,
+    Collation::Latin1GeneralCs,
+    Collation::Latin1SwedishNopadCi,
+    Collation::Latin1NopadBin,
+    Collation::AsciiBin,
+    Collation::AsciiGeneralNopadCi,
+    Collation::AsciiNopadBin,
 ];
 
 impl Collation {
+    /// Every collation Basalt has (in no particular order).
     pub fn all() -> &'static [Collation] {
         &ALL
     }
 
+    fn info(self) -> &'static Info {
+        &INFO[self as usize]
+    }
+
     /// The collation id sent in column definitions and the handshake.
     pub fn id(self) -> u16 {
-        match self {
-            Collation::Binary => 63,
-            Collation::Utf8mb4GeneralCi => 45,
-            Collation::Utf8mb4Bin => 46,
-            Collation::Utf8mb4UnicodeCi => 224,
-            Collation::Utf8mb3GeneralCi => 33,
-            Collation::Utf8mb3Bin => 83,
-            Collation::Latin1SwedishCi => 8,
-            Collation::Latin1Bin => 47,
-            Collation::AsciiGeneralCi => 11,
-        }
+        self.info().id
     }
 
     pub fn from_id(id: u16) -> Option<Collation> {
@@ -115,77 +321,89 @@ impl Collation {
     }
 
     pub fn name(self) -> &'static str {
-        match self {
-            Collation::Binary => "binary",
-            Collation::Utf8mb4GeneralCi => "utf8mb4_general_ci",
-            Collation::Utf8mb4Bin => "utf8mb4_bin",
-            Collation::Utf8mb4UnicodeCi => "utf8mb4_unicode_ci",
-            Collation::Utf8mb3GeneralCi => "utf8mb3_general_ci",
-            Collation::Utf8mb3Bin => "utf8mb3_bin",
-            Collation::Latin1SwedishCi => "latin1_swedish_ci",
-            Collation::Latin1Bin => "latin1_bin",
-            Collation::AsciiGeneralCi => "ascii_general_ci",
-        }
+        self.info().name
     }
 
+    /// By name, case-insensitively; `utf8_` names are the `utf8mb3_` ones.
     pub fn from_name(name: &str) -> Option<Collation> {
         let lower = name.to_ascii_lowercase();
-        let lower = lower.replace("utf8_", "utf8mb3_");
+        let lower = match lower.strip_prefix("utf8_") {
+            Some(rest) => format!("utf8mb3_{rest}"),
+            None => lower,
+        };
         ALL.iter().copied().find(|c| c.name() == lower)
     }
 
     pub fn charset(self) -> Charset {
-        match self {
-            Collation::Binary => Charset::Binary,
-            Collation::Utf8mb4GeneralCi | Collation::Utf8mb4Bin | Collation::Utf8mb4UnicodeCi => {
-                Charset::Utf8mb4
-            }
-            Collation::Utf8mb3GeneralCi | Collation::Utf8mb3Bin => Charset::Utf8mb3,
-            Collation::Latin1SwedishCi | Collation::Latin1Bin => Charset::Latin1,
-            Collation::AsciiGeneralCi => Charset::Ascii,
-        }
+        self.info().charset
+    }
+
+    /// `SHOW COLLATION`'s Default column.
+    pub fn is_default(self) -> bool {
+        self.charset().default_collation() == self
+    }
+
+    /// `SHOW COLLATION`'s Sortlen column.
+    pub fn sortlen(self) -> u8 {
+        self.info().sortlen
+    }
+
+    /// PAD SPACE (trailing spaces do not count) rather than NO PAD.
+    pub fn pad_space(self) -> bool {
+        self.info().pad
     }
 
     pub fn is_binary(self) -> bool {
         self == Collation::Binary
     }
 
-    fn case_insensitive(self) -> bool {
-        matches!(
-            self,
-            Collation::Utf8mb4GeneralCi
-                | Collation::Utf8mb4UnicodeCi
-                | Collation::Utf8mb3GeneralCi
-                | Collation::Latin1SwedishCi
-                | Collation::AsciiGeneralCi
-        )
+    /// The weight of a space under this collation.
+    fn space(self) -> u32 {
+        match self.info().kind {
+            Kind::Binary | Kind::Bin | Kind::General => 0x20,
+            Kind::Uca400 => 0x0209,
+            Kind::Uca520 => 0x020A,
+            Kind::Latin1(_) => {
+                let mut w = 0;
+                weights::for_each_weight(self.info().kind, b" ", |x| w = x);
+                w
+            }
+        }
+    }
+
+    /// Bytes per weight in sort keys.
+    fn key_width(self) -> usize {
+        match self.info().kind {
+            Kind::Binary | Kind::Bin | Kind::Latin1(_) => 1,
+            Kind::General | Kind::Uca400 | Kind::Uca520 => 2,
+        }
     }
 
     /// Compares two strings under this collation.
     pub fn compare(self, a: &[u8], b: &[u8]) -> Ordering {
-        if self.is_binary() {
-            return a.cmp(b);
+        // The default collations on ASCII first, before any table look-up.
+        if matches!(
+            self,
+            Collation::Utf8mb4GeneralCi | Collation::Utf8mb3GeneralCi
+        ) && a.is_ascii()
+            && b.is_ascii()
+        {
+            return compare_ascii_upper(a, b, true);
         }
-        if !self.case_insensitive() {
-            return trim_pad(a).cmp(trim_pad(b));
-        }
-        let (ta, tb) = (trim_pad(a), trim_pad(b));
-        if ta.is_ascii() && tb.is_ascii() {
-            // An ASCII character weighs as its upper case (see `weight`).
-            return ta
-                .iter()
-                .map(u8::to_ascii_uppercase)
-                .cmp(tb.iter().map(u8::to_ascii_uppercase));
-        }
-        let mut x = weights(a);
-        let mut y = weights(b);
-        loop {
-            match (x.next(), y.next()) {
-                (None, None) => return Ordering::Equal,
-                (None, Some(_)) => return Ordering::Less,
-                (Some(_), None) => return Ordering::Greater,
-                (Some(p), Some(q)) if p != q => return p.cmp(&q),
-                _ => {}
+        let Info { kind, pad, .. } = *self.info();
+        match kind {
+            Kind::Binary => a.cmp(b),
+            Kind::Bin => compare_iters(
+                a.iter().map(|&c| c as u32),
+                b.iter().map(|&c| c as u32),
+                pad,
+                0x20,
+            ),
+            // An ASCII character weighs as its upper case under general_ci.
+            Kind::General if a.is_ascii() && b.is_ascii() => compare_ascii_upper(a, b, pad),
+            _ => {
+                let (x, y) = (weights::weights(kind, a), weights::weights(kind, b));
+                weights::compare_weights(&x, &y, pad, self.space())
             }
         }
     }
@@ -193,48 +411,180 @@ impl Collation {
     /// Appends a byte string whose byte order equals this collation's order.
     /// The key is not self-delimiting; callers escape it (see the key encoding).
     pub fn sort_key(self, s: &[u8], out: &mut Vec<u8>) {
-        if self.is_binary() {
-            out.extend_from_slice(s);
-        } else if !self.case_insensitive() {
-            out.extend_from_slice(trim_pad(s));
-        } else if s.is_ascii() {
-            // The weight of an ASCII character is its upper case (see `weight`).
-            let t = trim_pad(s);
-            let start = out.len();
-            out.resize(start + 3 * t.len(), 0);
-            for (w, &c) in out[start..].chunks_exact_mut(3).zip(t) {
-                w[2] = c.to_ascii_uppercase();
+        let Info { kind, pad, .. } = *self.info();
+        match kind {
+            Kind::Binary => out.extend_from_slice(s),
+            Kind::Bin => {
+                let mut w = KeyWriter::new(out, 1, pad, 0x20);
+                s.iter().for_each(|&c| w.push(c as u32));
+                w.finish();
             }
-        } else {
-            for w in weights(s) {
-                out.extend_from_slice(&w.to_be_bytes()[1..]);
+            // ASCII weighs as its upper case. Without interior spaces (the usual
+            // case) the key is each weight as 2 bytes, then the end mark `S, 1`
+            // (what `KeyWriter` writes, trailing spaces dropped).
+            Kind::General if s.is_ascii() => {
+                let t = if pad { trim_spaces(s) } else { s };
+                if pad && t.contains(&b' ') {
+                    let mut w = KeyWriter::new(out, 2, pad, 0x20);
+                    t.iter().for_each(|c| w.push(c.to_ascii_uppercase() as u32));
+                    w.finish();
+                    return;
+                }
+                let start = out.len();
+                let end = if pad { 3 } else { 0 };
+                out.resize(start + 2 * t.len() + end, 0);
+                for (w, &c) in out[start..].chunks_exact_mut(2).zip(t) {
+                    w[1] = c.to_ascii_uppercase();
+                }
+                if pad {
+                    let n = out.len();
+                    out[n - 2] = 0x20;
+                    out[n - 1] = weights::SIGN_END;
+                }
+            }
+            _ => {
+                let mut w = KeyWriter::new(out, self.key_width(), pad, self.space());
+                weights::for_each_weight(kind, s, |x| w.push(x));
+                w.finish();
             }
         }
     }
+
+    /// A key for one character such that two characters are equal for LIKE (which
+    /// MariaDB matches character by character) exactly when their keys are: the
+    /// character's weights (its code point for `_bin`; under UCA 4.0.0 characters
+    /// outside the BMP, which all weigh 0xFFFD, match only themselves, as in MariaDB).
+    pub fn like_key(self, cp: u32) -> u64 {
+        const CODE: u64 = 1 << 60;
+        const HASH: u64 = 2 << 60;
+        let kind = self.info().kind;
+        match kind {
+            Kind::Binary | Kind::Bin => return CODE | cp as u64,
+            Kind::Uca400 if cp > 0xFFFF => return CODE | cp as u64,
+            // One weight per character: the same key as the general case below.
+            Kind::General if cp < 0x80 => return 1 << 16 | (cp as u8).to_ascii_uppercase() as u64,
+            Kind::General => return 1 << 16 | weights::general_weight(cp) as u64,
+            _ => {}
+        }
+        let mut buf = [0u8; 4];
+        let text = char::from_u32(cp).map_or(&b"?"[..], |c| c.encode_utf8(&mut buf).as_bytes());
+        let ws = weights::weights(kind, text);
+        if ws.len() <= 3 {
+            ws.iter()
+                .fold(ws.len() as u64, |k, &w| (k << 16) | w as u64)
+        } else {
+            // FNV-1a over the weights: more than three weights is rare (ligatures).
+            HASH | ws.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &w| {
+                (h ^ w as u64).wrapping_mul(0x100_0000_01b3)
+            }) >> 4
+        }
+    }
+
+    /// WEIGHT_STRING(s [AS CHAR(n)]) as MariaDB returns it: each weight in the width of
+    /// MariaDB's `strnxfrm` (1 byte for latin1 and binary, 3 for utf8mb4_bin, else 2),
+    /// trailing spaces kept. With `nweights` the result holds exactly that many weights
+    /// (characters, for the one-weight-per-character collations), cut or padded with the
+    /// space's weight (PAD SPACE) or with zeros (NO PAD; 0x0200 for the UCA ones).
+    pub fn weight_string(self, s: &[u8], nweights: Option<usize>) -> Vec<u8> {
+        let Info {
+            kind, pad, charset, ..
+        } = *self.info();
+        let mut ws = match kind {
+            Kind::Binary => s.iter().map(|&c| c as u32).collect(),
+            Kind::Bin => {
+                let (mut v, mut i) = (Vec::new(), 0);
+                while i < s.len() {
+                    v.push(weights::next_char(s, &mut i));
+                }
+                v
+            }
+            _ => weights::weights(kind, s),
+        };
+        if let Some(n) = nweights {
+            let filler = if pad {
+                self.space()
+            } else if matches!(kind, Kind::Uca400 | Kind::Uca520) {
+                0x0200
+            } else {
+                0
+            };
+            ws.resize(n, filler);
+        }
+        let mut out = Vec::with_capacity(ws.len() * 2);
+        for w in ws {
+            weights::weight_bytes(kind, charset, w, &mut out);
+        }
+        out
+    }
 }
 
-fn trim_pad(s: &[u8]) -> &[u8] {
+/// [`compare_iters`] over ASCII weighed as its upper case, in one pass.
+#[inline]
+fn compare_ascii_upper(a: &[u8], b: &[u8], pad: bool) -> Ordering {
+    let (a, b) = if pad {
+        (trim_spaces(a), trim_spaces(b))
+    } else {
+        (a, b)
+    };
+    for (x, y) in a.iter().zip(b) {
+        if x != y {
+            let (x, y) = (x.to_ascii_uppercase(), y.to_ascii_uppercase());
+            if x != y {
+                return x.cmp(&y);
+            }
+        }
+    }
+    let n = a.len().min(b.len());
+    match a.len().cmp(&b.len()) {
+        Ordering::Equal => Ordering::Equal,
+        o if !pad => o,
+        // The longer one goes on past the padding: its first non-space decides.
+        Ordering::Greater => first_non_space(&a[n..]).cmp(&b' '),
+        Ordering::Less => b' '.cmp(&first_non_space(&b[n..])),
+    }
+}
+
+/// The first byte that is not a space, upper-cased (there is one: the caller
+/// trimmed trailing spaces).
+fn first_non_space(s: &[u8]) -> u8 {
+    s.iter()
+        .find(|&&c| c != b' ')
+        .map_or(b' ', u8::to_ascii_uppercase)
+}
+
+fn trim_spaces(s: &[u8]) -> &[u8] {
     let end = s.iter().rposition(|&c| c != b' ').map_or(0, |p| p + 1);
     &s[..end]
 }
 
-/// Case-folded weights of a UTF-8 string, trailing spaces removed. Invalid UTF-8
-/// bytes weigh as themselves above every character.
-fn weights(s: &[u8]) -> impl Iterator<Item = u32> + '_ {
-    let s = trim_pad(s);
-    let text = String::from_utf8_lossy(s);
-    let folded: Vec<u32> = text.chars().map(weight).collect();
-    folded.into_iter()
-}
-
-fn weight(c: char) -> u32 {
-    if (c as u32) > 0xFFFF {
-        return 0xFFFD;
-    }
-    let mut up = c.to_uppercase();
-    match (up.next(), up.next()) {
-        (Some(u), None) if (u as u32) <= 0xFFFF => u as u32,
-        _ => c as u32,
+/// Compares two weight streams; under `pad` the shorter goes on with `space` weights.
+#[inline]
+fn compare_iters(
+    mut x: impl Iterator<Item = u32>,
+    mut y: impl Iterator<Item = u32>,
+    pad: bool,
+    space: u32,
+) -> Ordering {
+    loop {
+        match (x.next(), y.next()) {
+            (Some(p), Some(q)) if p == q => {}
+            (Some(p), Some(q)) => return p.cmp(&q),
+            (None, None) => return Ordering::Equal,
+            (None, Some(_)) if !pad => return Ordering::Less,
+            (Some(_), None) if !pad => return Ordering::Greater,
+            (None, Some(q)) => {
+                return std::iter::once(q)
+                    .chain(y)
+                    .find(|&w| w != space)
+                    .map_or(Ordering::Equal, |w| space.cmp(&w))
+            }
+            (Some(p), None) => {
+                return std::iter::once(p)
+                    .chain(x)
+                    .find(|&w| w != space)
+                    .map_or(Ordering::Equal, |w| w.cmp(&space))
+            }
+        }
     }
 }
 
@@ -273,14 +623,189 @@ mod tests {
         );
     }
 
+    fn eq(c: Collation, a: &str, b: &str) -> bool {
+        c.compare(a.as_bytes(), b.as_bytes()) == Ordering::Equal
+    }
+
+    #[test]
+    fn accents_fold_as_mariadb() {
+        use Collation::*;
+        for c in [
+            Utf8mb4GeneralCi,
+            Utf8mb3GeneralCi,
+            Utf8mb4UnicodeCi,
+            Utf8mb4Unicode520Ci,
+        ] {
+            assert!(eq(c, "José", "jose"), "{c:?}");
+            assert!(eq(c, "é", "E"), "{c:?}");
+            assert!(!eq(c, "a", "b"), "{c:?}");
+        }
+        assert!(eq(Utf8mb4GeneralCi, "ß", "s"));
+        assert!(eq(Utf8mb4UnicodeCi, "ß", "ss"));
+        assert!(!eq(Utf8mb4UnicodeCi, "ß", "s"));
+        assert!(eq(Utf8mb4Unicode520Ci, "straße", "STRASSE"));
+        // Swedish: 'ä' sorts after 'z', 'ü' = 'y'.
+        assert_eq!(
+            Latin1SwedishCi.compare("ä".as_bytes(), b"z"),
+            Ordering::Greater
+        );
+        assert!(eq(Latin1SwedishCi, "ü", "y"));
+        assert!(eq(Latin1German1Ci, "ä", "a"));
+        assert!(!eq(Latin1GeneralCs, "a", "A"));
+        assert!(eq(Latin1GeneralCi, "a", "A"));
+        // latin1_bin is latin1 byte order: '€' (0x80) before 'ÿ' (0xFF).
+        assert_eq!(
+            Latin1Bin.compare("€".as_bytes(), "ÿ".as_bytes()),
+            Ordering::Less
+        );
+        // Outside the BMP general_ci and unicode_ci see one weight, 0xFFFD.
+        assert!(eq(Utf8mb4GeneralCi, "😀", "😁"));
+        assert!(!eq(Utf8mb4Unicode520Ci, "😀", "😁"));
+    }
+
+    #[test]
+    fn pad_space_and_no_pad() {
+        use Collation::*;
+        for c in [
+            Utf8mb4GeneralCi,
+            Utf8mb4Bin,
+            Utf8mb4UnicodeCi,
+            Latin1SwedishCi,
+            Latin1Bin,
+        ] {
+            assert!(eq(c, "a", "a  "), "{c:?}");
+            // TAB weighs less than the space the shorter string is padded with.
+            assert_eq!(c.compare(b"a\t", b"a"), Ordering::Less, "{c:?}");
+            assert_eq!(c.compare(b"a \t", b"a"), Ordering::Less, "{c:?}");
+        }
+        for c in [
+            Utf8mb4GeneralNopadCi,
+            Utf8mb4NopadBin,
+            Utf8mb4UnicodeNopadCi,
+            Latin1NopadBin,
+        ] {
+            assert_eq!(c.compare(b"a", b"a "), Ordering::Less, "{c:?}");
+            assert_eq!(c.compare(b"a\t", b"a"), Ordering::Greater, "{c:?}");
+        }
+        let long = format!("a{}b", " ".repeat(300));
+        let c = Utf8mb4GeneralCi;
+        let key = |s: &str| {
+            let mut k = Vec::new();
+            c.sort_key(s.as_bytes(), &mut k);
+            k
+        };
+        assert_eq!(
+            key(&long).cmp(&key("a b")),
+            c.compare(long.as_bytes(), b"a b")
+        );
+        assert_eq!(
+            key(&long).cmp(&key("a\t")),
+            c.compare(long.as_bytes(), b"a\t")
+        );
+    }
+
+    proptest::proptest! {
+        /// The ASCII fast paths write the keys the general path writes.
+        #[test]
+        fn ascii_fast_path_is_the_general_path(a in "[a-zA-Z \\t_~]{0,12}") {
+            for c in [Collation::Utf8mb4GeneralCi, Collation::Utf8mb4GeneralNopadCi] {
+                let (mut fast, mut slow) = (Vec::new(), Vec::new());
+                c.sort_key(a.as_bytes(), &mut fast);
+                let mut w = KeyWriter::new(&mut slow, 2, c.pad_space(), 0x20);
+                weights::for_each_weight(Kind::General, a.as_bytes(), |x| w.push(x));
+                w.finish();
+                proptest::prop_assert_eq!(fast, slow);
+            }
+        }
+    }
+
+    /// LIKE's per-character equality, as MariaDB 10.11 answered it.
+    #[test]
+    fn like_keys_are_mariadbs() {
+        use Collation::*;
+        let same = |c: Collation, a: char, b: char| c.like_key(a as u32) == c.like_key(b as u32);
+        assert!(same(Utf8mb4GeneralCi, 'é', 'e'));
+        assert!(same(Utf8mb4GeneralCi, 'ß', 's'));
+        assert!(same(Utf8mb4GeneralCi, 'a', 'A'));
+        assert!(same(Utf8mb4GeneralCi, '😀', '😁'));
+        assert!(!same(Utf8mb4UnicodeCi, '😀', '😁'));
+        assert!(same(Utf8mb4Unicode520Ci, 'ä', 'a'));
+        assert!(same(Latin1SwedishCi, 'ü', 'y'));
+        assert!(!same(Utf8mb4Bin, 'a', 'A'));
+        assert!(!same(Utf8mb4UnicodeCi, 'ß', 's'));
+    }
+
+    /// Bytes MariaDB 10.11 returned for these WEIGHT_STRING calls.
+    #[test]
+    fn weight_string_is_mariadbs() {
+        use Collation::*;
+        let hex = |c: Collation, s: &str, n: Option<usize>| -> String {
+            c.weight_string(s.as_bytes(), n)
+                .iter()
+                .map(|b| format!("{b:02X}"))
+                .collect()
+        };
+        assert_eq!(hex(Utf8mb4GeneralCi, "a ", None), "00410020");
+        assert_eq!(hex(Utf8mb4GeneralCi, "aé😀", None), "00410045FFFD");
+        assert_eq!(hex(Utf8mb4UnicodeCi, "aß ", None), "0E330FEA0FEA0209");
+        assert_eq!(hex(Utf8mb4UnicodeCi, "a😀", None), "0E33FFFD");
+        assert_eq!(hex(Utf8mb4Unicode520Ci, "a😀", None), "120FFBC3F600");
+        assert_eq!(hex(Latin1SwedishCi, "aÃ© ", None), "4141A920");
+        assert_eq!(hex(Utf8mb4GeneralCi, "ab", Some(4)), "0041004200200020");
+        assert_eq!(hex(Utf8mb4UnicodeCi, "ab", Some(4)), "0E330E4A02090209");
+        assert_eq!(
+            hex(Utf8mb4GeneralNopadCi, "ab", Some(4)),
+            "0041004200000000"
+        );
+        assert_eq!(
+            hex(Utf8mb4UnicodeNopadCi, "ab", Some(4)),
+            "0E330E4A02000200"
+        );
+        assert_eq!(hex(Utf8mb4Unicode520Ci, "a", Some(3)), "120F020A020A");
+        assert_eq!(hex(Utf8mb4UnicodeCi, "ßx", Some(1)), "0FEA");
+        assert_eq!(hex(Utf8mb4Bin, "ab ", None), "000061000062000020");
+        assert_eq!(hex(Utf8mb4Bin, "a", Some(3)), "000061000020000020");
+        assert_eq!(hex(Utf8mb4NopadBin, "a", Some(3)), "000061000000000000");
+        assert_eq!(hex(Utf8mb3Bin, "ab", None), "00610062");
+        assert_eq!(hex(Utf8mb3NopadBin, "a", Some(3)), "006100000000");
+        assert_eq!(hex(Latin1Bin, "ab ", None), "616220");
+        assert_eq!(hex(Latin1NopadBin, "a", Some(3)), "610000");
+        assert_eq!(hex(Latin1SwedishNopadCi, "a", Some(3)), "410000");
+        assert_eq!(hex(AsciiBin, "ab", None), "6162");
+        assert_eq!(hex(AsciiGeneralNopadCi, "a", Some(3)), "410000");
+        assert_eq!(hex(Binary, "ab", Some(3)), "616200");
+        assert_eq!(hex(Latin1German1Ci, "€é", None), "8045");
+        assert_eq!(hex(Latin1GeneralCs, "€é", None), "C060");
+        assert_eq!(hex(Utf8mb4UnicodeCi, "\u{AD}", Some(2)), "02200209");
+    }
+
+    #[test]
+    fn show_collation_rows() {
+        let c = Collation::from_name("utf8_unicode_520_nopad_ci").expect("alias");
+        assert_eq!(
+            (c.id(), c.charset(), c.sortlen()),
+            (1238, Charset::Utf8mb3, 8)
+        );
+        assert!(Collation::Latin1SwedishCi.is_default());
+        assert!(!Collation::Latin1SwedishNopadCi.is_default());
+        assert_eq!(Collation::from_id(1107), Some(Collation::Utf8mb3NopadBin));
+    }
+
     proptest::proptest! {
         #[test]
-        fn sort_key_agrees_with_compare(a in "[a-zA-Z Ää]{0,8}", b in "[a-zA-Z Ää]{0,8}") {
+        fn sort_key_agrees_with_compare(
+            a in "[a-zA-Z \t Ää éEeßsS\u{AD}\u{300}€ÿ😀😁\u{1F600}\u{FFFD}\u{4E00}]{0,10}",
+            b in "[a-zA-Z \t Ää éEeßsS\u{AD}\u{300}€ÿ😀😁\u{1F600}\u{FFFD}\u{4E00}]{0,10}",
+        ) {
             for c in Collation::all() {
                 let (mut ka, mut kb) = (Vec::new(), Vec::new());
                 c.sort_key(a.as_bytes(), &mut ka);
                 c.sort_key(b.as_bytes(), &mut kb);
-                proptest::prop_assert_eq!(ka.cmp(&kb), c.compare(a.as_bytes(), b.as_bytes()));
+                proptest::prop_assert_eq!(ka.cmp(&kb), c.compare(a.as_bytes(), b.as_bytes()), "{:?}", c);
+                proptest::prop_assert_eq!(
+                    c.compare(a.as_bytes(), b.as_bytes()),
+                    c.compare(b.as_bytes(), a.as_bytes()).reverse()
+                );
             }
         }
     }

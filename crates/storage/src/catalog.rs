@@ -13,8 +13,12 @@ use basalt_common::{Collation, TableDef};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
-/// Format version of `catalog.json`.
-const FORMAT_VERSION: u32 = 1;
+/// Format version of `catalog.json`. 2: string index keys are MariaDB collation
+/// sort keys; a format 1 catalog is still read, and its tables with such keys are
+/// rebuilt at start (`facade/collation_upgrade.rs`).
+pub const FORMAT_VERSION: u32 = 2;
+/// The oldest format [`load`] reads.
+const OLDEST_FORMAT: u32 = 1;
 const FILE: &str = "catalog.json";
 const TMP: &str = "catalog.json.tmp";
 
@@ -90,9 +94,9 @@ pub fn load(fs: &dyn FileSystem, dir: &Path) -> Result<Option<CatalogImage>> {
         page: 0,
         detail: format!("catalog unreadable: {e}"),
     })?;
-    if image.format != FORMAT_VERSION {
+    if !(OLDEST_FORMAT..=FORMAT_VERSION).contains(&image.format) {
         return Err(StorageError::Invalid(format!(
-            "catalog format {} not supported (expected {FORMAT_VERSION})",
+            "catalog format {} not supported (expected {OLDEST_FORMAT} to {FORMAT_VERSION})",
             image.format
         )));
     }

@@ -29,6 +29,7 @@ use std::time::Duration;
 
 mod alter;
 mod alter_online;
+mod collation_upgrade;
 pub use alter::AlterSpec;
 pub use foreign_key::{ChildRef, ForeignKeyIndex};
 pub use temp::{is_temp_id, TempTable, TEMP_ID_BASE};
@@ -121,6 +122,9 @@ impl Storage {
         config.fs.create_dir_all(&config.datadir)?;
         let image = catalog::load(&*config.fs, &config.datadir)?;
         let fresh = image.is_none();
+        let old_keys = image
+            .as_ref()
+            .is_some_and(|i| i.format < catalog::FORMAT_VERSION);
         let image = image.unwrap_or_else(CatalogImage::empty);
         let (engines, first_trx) = EngineSet::open(&config, &image.tables)?;
         let mgr = TxnManager::new(first_trx);
@@ -171,6 +175,12 @@ impl Storage {
             storage.bootstrap()?;
         }
         storage.engines.start(&storage.mgr)?;
+        if old_keys {
+            storage.upgrade_collation_keys()?;
+            storage.persist()?;
+            // Tables replaced by their copies need no sweep.
+            swept.retain(|c| !c.is_dropped());
+        }
         if !storage.engines.previous_stop_clean() && !swept.is_empty() {
             storage.start_sweep(swept, first_trx)?;
         }

@@ -242,8 +242,23 @@ impl Binder<'_> {
             A::Collate { expr, collation } => {
                 let (x, mut tx) = self.expr(expr, scope, aggs)?;
                 let name = object_parts(collation).join(".");
-                tx.collation = Collation::from_name(&name)
+                let coll = Collation::from_name(&name)
                     .ok_or_else(|| MySqlError::unknown_collation(&name))?;
+                // A string column or literal keeps its character set: only its
+                // own collations apply (1253, as MariaDB).
+                let plain = matches!(x, Expr::Const(_) | Expr::Param(_) | Expr::Column(_));
+                if plain && tx.class == Class::String && tx.collation.charset() != coll.charset() {
+                    return Err(MySqlError::new(
+                        1253,
+                        "42000",
+                        format!(
+                            "COLLATION '{}' is not valid for CHARACTER SET '{}'",
+                            coll.name(),
+                            tx.collation.charset().name()
+                        ),
+                    ));
+                }
+                tx.collation = coll;
                 tx.origin = Some(Origin {
                     schema: String::new(),
                     table: String::new(),

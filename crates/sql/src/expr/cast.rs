@@ -90,6 +90,10 @@ pub fn cast(v: Value, target: &CastTarget, ctx: &mut EvalCtx) -> R {
             }
             if let Some(n) = len {
                 truncate_chars(&mut b, *n as usize, coll.is_binary(), ctx, &v);
+                if coll.is_binary() {
+                    // BINARY(n) pads with 0x00 bytes, as MariaDB's.
+                    b.resize(*n as usize, 0);
+                }
             }
             Ok(Value::Bytes(b))
         }
@@ -105,6 +109,7 @@ pub fn cast(v: Value, target: &CastTarget, ctx: &mut EvalCtx) -> R {
             let mut b = charset::from_internal(&to_bytes(&v), Charset::Latin1).into_owned();
             if let Some(n) = len {
                 truncate_chars(&mut b, *n as usize, true, ctx, &v);
+                b.resize(*n as usize, 0);
             }
             Ok(Value::Bytes(b))
         }

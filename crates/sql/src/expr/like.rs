@@ -1,6 +1,6 @@
 //! LIKE pattern matching: `%` any run, `_` one character, an escape character
-//! (default `\`) making the next one literal. Characters compare under the
-//! collation (case-insensitively for `_ci`), without PAD SPACE.
+//! (default `\`) making the next one literal. Characters compare one by one by
+//! their collation weights (`'é' LIKE 'e'` under `_general_ci`), without PAD SPACE.
 
 use basalt_common::Collation;
 
@@ -8,22 +8,16 @@ use basalt_common::Collation;
 enum Pat {
     Any,
     One,
-    Lit(u32),
+    Lit(u64),
 }
 
-fn fold(c: u32, ci: bool) -> u32 {
-    if !ci {
-        return c;
-    }
-    match char::from_u32(c) {
-        Some(ch) => {
-            let mut up = ch.to_uppercase();
-            match (up.next(), up.next()) {
-                (Some(u), None) => u as u32,
-                _ => c,
-            }
-        }
-        None => c,
+/// The unit a pattern character and a text character compare by: the byte for
+/// binary strings, else the collation's [`Collation::like_key`].
+fn fold(c: u32, coll: Collation) -> u64 {
+    if coll.is_binary() {
+        c as u64
+    } else {
+        coll.like_key(c)
     }
 }
 
@@ -37,7 +31,8 @@ fn units(s: &[u8], binary: bool) -> Vec<u32> {
         .collect()
 }
 
-fn compile(p: &[u8], escape: Option<u8>, binary: bool, ci: bool) -> Vec<Pat> {
+fn compile(p: &[u8], escape: Option<u8>, coll: Collation) -> Vec<Pat> {
+    let binary = coll.is_binary();
     let chars = units(p, binary);
     let esc = escape.map(|e| e as u32);
     let mut out = Vec::with_capacity(chars.len());
@@ -45,14 +40,14 @@ fn compile(p: &[u8], escape: Option<u8>, binary: bool, ci: bool) -> Vec<Pat> {
     while i < chars.len() {
         let c = chars[i];
         if Some(c) == esc && i + 1 < chars.len() {
-            out.push(Pat::Lit(fold(chars[i + 1], ci)));
+            out.push(Pat::Lit(fold(chars[i + 1], coll)));
             i += 2;
             continue;
         }
         out.push(match c {
             0x25 => Pat::Any,
             0x5F => Pat::One,
-            _ => Pat::Lit(fold(c, ci)),
+            _ => Pat::Lit(fold(c, coll)),
         });
         i += 1;
     }
@@ -61,16 +56,17 @@ fn compile(p: &[u8], escape: Option<u8>, binary: bool, ci: bool) -> Vec<Pat> {
 
 /// True when `s` matches `pattern`.
 pub fn matches(s: &[u8], pattern: &[u8], escape: Option<u8>, coll: Collation) -> bool {
-    let binary = coll.is_binary();
-    let ci = !binary && !coll.name().ends_with("_bin");
-    let pat = compile(pattern, escape, binary, ci);
-    let text: Vec<u32> = units(s, binary).into_iter().map(|c| fold(c, ci)).collect();
+    let pat = compile(pattern, escape, coll);
+    let text: Vec<u64> = units(s, coll.is_binary())
+        .into_iter()
+        .map(|c| fold(c, coll))
+        .collect();
     glob(&text, &pat)
 }
 
 /// Iterative wildcard matching with single backtrack point (linear for one `%`
 /// at a time, as the classic algorithm).
-fn glob(text: &[u32], pat: &[Pat]) -> bool {
+fn glob(text: &[u64], pat: &[Pat]) -> bool {
     let (mut t, mut p) = (0usize, 0usize);
     let mut star: Option<(usize, usize)> = None;
     while t < text.len() {

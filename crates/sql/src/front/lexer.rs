@@ -93,6 +93,8 @@ pub mod rare {
     pub const EXTRACT: u16 = 256;
     /// The word CHAR (`CHAR(n, ... USING cs)`).
     pub const CHAR: u16 = 512;
+    /// The word WEIGHT_STRING (`WEIGHT_STRING(s AS CHAR(n))`).
+    pub const WEIGHT_STRING: u16 = 1024;
 }
 
 /// The [`rare`] bit of one word.
@@ -114,6 +116,7 @@ fn rare_word(w: &[u8]) -> u16 {
         7 if w.eq_ignore_ascii_case(b"extract") => rare::EXTRACT,
         8 if w.eq_ignore_ascii_case(b"interval") => rare::INTERVAL,
         8 if w.eq_ignore_ascii_case(b"previous") => rare::VALUE_FOR,
+        13 if w.eq_ignore_ascii_case(b"weight_string") => rare::WEIGHT_STRING,
         _ => 0,
     }
 }

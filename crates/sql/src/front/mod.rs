@@ -253,7 +253,8 @@ pub fn analyze_with(text: &str, opts: LitOpts) -> Result<Front<'_>, MySqlError> 
             | rare::INTERVAL
             | rare::VALUE_FOR
             | rare::EXTRACT
-            | rare::CHAR)
+            | rare::CHAR
+            | rare::WEIGHT_STRING)
         != 0;
     let edits = rewrites_scanning(text, toks, opts.pipes_as_concat, scan);
     let dml = ["select", "insert", "update", "delete", "replace"]
@@ -340,6 +341,8 @@ fn rewrites_scanning(text: &str, toks: &[Token], pipes_as_concat: bool, scan: bo
         {
             edits.extend(raw.map(|(start, end, with)| Edit { start, end, with }));
         } else if let Some(raw) = units::extract(text, toks, i) {
+            edits.extend(raw.map(|(start, end, with)| Edit { start, end, with }));
+        } else if let Some(raw) = units::weight_string(text, toks, i) {
             edits.extend(raw.map(|(start, end, with)| Edit { start, end, with }));
         } else if let Some(raw) = units::char_using(text, toks, i) {
             edits.extend(raw.map(|(start, end, with)| Edit { start, end, with }));
@@ -739,6 +742,28 @@ mod tests {
         assert!(matches!(analyze_with(rows, on), Ok(Front::Bulk(b)) if b.rows == 2));
         let intro = "insert into t values (1, `_latin1`X'C3A9')";
         assert!(matches!(analyze_with(intro, on), Ok(Front::Parse(_))));
+    }
+
+    #[test]
+    fn weight_string_as_char_and_as_binary() {
+        let text = "select hex(weight_string('ab' as char(3))), 'é' like 'e', \
+                    hex(weight_string('ßa' collate utf8mb4_bin as binary(5)))";
+        let Front::Cached(s) = analyze(text, true, false).expect("ok") else {
+            panic!("cached expected");
+        };
+        assert_eq!(
+            s.parse_text(),
+            "select hex(`weight_string as char`(? ,?)), ? like ?, \
+             hex(WEIGHT_STRING(CAST(? collate utf8mb4_bin as binary(?))))"
+        );
+        let text = "create table t as select weight_string(a as binary(2)) from u";
+        let Front::Parse(p) = analyze(text, true, false).expect("ok") else {
+            panic!("parse expected");
+        };
+        assert_eq!(
+            p,
+            "create table t as select WEIGHT_STRING(CAST(a as binary(2))) from u"
+        );
     }
 
     #[test]

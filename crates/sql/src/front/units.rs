@@ -89,6 +89,54 @@ pub fn char_using(text: &str, toks: &[Token], i: usize) -> Option<[RawEdit; 2]> 
     None
 }
 
+/// `WEIGHT_STRING ( s AS CHAR ( n ) )` at token `i`: becomes
+/// `` `weight_string as char`(s, n) ``; `WEIGHT_STRING ( s AS BINARY ( n ) )` becomes
+/// `WEIGHT_STRING(CAST(s AS BINARY(n)))`, as MariaDB's grammar builds it.
+pub fn weight_string(text: &str, toks: &[Token], i: usize) -> Option<[RawEdit; 3]> {
+    let kw = toks.get(i)?;
+    let open = toks.get(i + 1)?;
+    if !kw.is_kw(text, "weight_string") || open.text(text) != "(" {
+        return None;
+    }
+    let mut depth = 0usize;
+    for (j, t) in toks.iter().enumerate().skip(i + 2) {
+        match (t.kind, t.text(text)) {
+            (TokKind::Punct, "(") => depth += 1,
+            (TokKind::Punct, ")") if depth == 0 => return None,
+            (TokKind::Punct, ")") => depth -= 1,
+            (TokKind::Word, _) if depth == 0 && t.is_kw(text, "as") => {
+                let [ty, p1, n, p2, p3] = toks.get(j + 1..j + 6)? else {
+                    return None;
+                };
+                let shaped = matches!(n.kind, TokKind::Num(_))
+                    && (p1.text(text), p2.text(text), p3.text(text)) == ("(", ")", ")");
+                if !shaped {
+                    return None;
+                }
+                return if ty.is_kw(text, "char") {
+                    Some([
+                        (kw.start, kw.end, "`weight_string as char`"),
+                        (t.start, p1.end, ","),
+                        (p2.start, p2.end, ""),
+                    ])
+                } else if ty.is_kw(text, "binary") {
+                    Some([
+                        // Replacements of whole tokens, never insertions: a literal
+                        // right after `(` is an edit of its own at the same place.
+                        (kw.start, kw.end, "WEIGHT_STRING"),
+                        (open.start, open.end, "(CAST("),
+                        (p2.start, p2.end, "))"),
+                    ])
+                } else {
+                    None
+                };
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 /// `INTERVAL value unit` at token `i` with a compound unit: the two edits.
 pub fn compound_interval(text: &str, toks: &[Token], i: usize) -> Option<[RawEdit; 2]> {
     let kw = toks.get(i)?;

@@ -13,6 +13,7 @@ pub const NAMES: &[&str] = &[
     "CHARACTER_SETS",
     "CHECK_CONSTRAINTS",
     "COLLATIONS",
+    "COLLATION_CHARACTER_SET_APPLICABILITY",
     "COLUMNS",
     "ENGINES",
     "EVENTS",
@@ -94,9 +95,22 @@ pub fn build(name: &str, cx: &SessionCtx) -> Built {
             Collation::all()
                 .iter()
                 .map(|c| {
-                    let d = c.charset().default_collation() == *c;
-                    vec![s(c.name()), s(c.charset().name()), Value::Int(c.id() as i64), s(if d { "Yes" } else { "" }), s("Yes"), Value::Int(1)]
+                    let d = c.is_default();
+                    vec![s(c.name()), s(c.charset().name()), Value::Int(c.id() as i64), s(if d { "Yes" } else { "" }), s("Yes"), Value::Int(c.sortlen() as i64)]
                 })
+                .collect(),
+        ),
+        "COLLATION_CHARACTER_SET_APPLICABILITY" => (
+            def(&[
+                ("COLLATION_NAME", Str(64)),
+                ("CHARACTER_SET_NAME", Str(32)),
+                ("FULL_COLLATION_NAME", Str(64)),
+                ("ID", Int),
+                ("IS_DEFAULT", Str(3)),
+            ]),
+            Collation::all()
+                .iter()
+                .map(|c| vec![s(c.name()), s(c.charset().name()), s(c.name()), Value::Int(c.id() as i64), s(if c.is_default() { "Yes" } else { "" })])
                 .collect(),
         ),
         "CHARACTER_SETS" => (

@@ -393,14 +393,13 @@ fn show_collation(session: &mut Session, f: ShowFilter) -> R<QueryResult> {
     let mut rows: Vec<Row> = Collation::all()
         .iter()
         .map(|c| {
-            let default = c.charset().default_collation() == *c;
             vec![
                 s(c.name()),
                 s(c.charset().name()),
                 Value::Int(c.id() as i64),
-                s(if default { "Yes" } else { "" }),
+                s(if c.is_default() { "Yes" } else { "" }),
                 s("Yes"),
-                Value::Int(1),
+                Value::Int(c.sortlen() as i64),
             ]
         })
         .collect();

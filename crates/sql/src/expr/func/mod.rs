@@ -336,6 +336,7 @@ fn family_lookup(name: &str) -> Option<(Func, usize, usize)> {
 pub fn refine(f: Func, args: &[ExprType], bound: &[Expr]) -> Func {
     match f {
         Func::Regexp(r) => Func::Regexp(regexp::refine(r, args)),
+        Func::Text(t) => Func::Text(text::refine(t, args)),
         Func::Json(j) => Func::Json(json_fn::refine(j, bound)),
         Func::FindInSet
             if args[1].col_flags & basalt_common::column::flags::SET != 0

@@ -1,6 +1,6 @@
 //! More string functions: CHAR(), INSERT(), MAKE_SET(), EXPORT_SET(), SOUNDEX(),
 //! UNHEX(), TO_BASE64()/FROM_BASE64(), ORD(), CONV(), BIT_LENGTH(), BIT_COUNT(),
-//! CHARSET()/COLLATION()/COERCIBILITY().
+//! CHARSET()/COLLATION()/COERCIBILITY(), WEIGHT_STRING().
 //!
 //! Strings are UTF-8 and positions count characters, as in `string.rs`. Results
 //! that MariaDB types as binary strings (CHAR() without USING, UNHEX(),
@@ -33,6 +33,11 @@ pub enum TextFn {
     Charset,
     CollationOf,
     Coercibility,
+    /// WEIGHT_STRING(s): the collation of `s` once bound (`None`: not a string, NULL).
+    WeightString(Option<Collation>),
+    /// WEIGHT_STRING(s AS CHAR(n)), written `` `weight_string as char`(s, n) `` by the
+    /// front end.
+    WeightStringChar(Option<Collation>),
 }
 
 /// (function, min args, max args) for a lower-case name of this family.
@@ -57,6 +62,8 @@ pub fn lookup(name: &str) -> Option<(TextFn, usize, usize)> {
         "charset" => (Charset, 1, 1),
         "collation" => (CollationOf, 1, 1),
         "coercibility" => (Coercibility, 1, 1),
+        "weight_string" => (WeightString(None), 1, 1),
+        "weight_string as char" => (WeightStringChar(None), 2, 2),
         _ => return None,
     })
 }
@@ -121,6 +128,24 @@ pub fn result_type(f: TextFn, args: &[ExprType]) -> ExprType {
         BitCount => ExprType::int(2).nullable(any_null),
         Charset | CollationOf => ExprType::string(64, utf),
         Coercibility => ExprType::int(10),
+        WeightString(c) | WeightStringChar(c) => {
+            let per = c.map_or(1, |c| c.sortlen().max(2) as u32);
+            binary(len(0).saturating_mul(per)).nullable(true)
+        }
+    }
+}
+
+/// WEIGHT_STRING's collation, from its argument's static type: a string's own; other
+/// types give NULL (as MariaDB's do for numbers).
+pub fn refine(f: TextFn, args: &[ExprType]) -> TextFn {
+    let coll = args
+        .first()
+        .filter(|a| a.class == Class::String)
+        .map(|a| a.collation);
+    match f {
+        TextFn::WeightString(_) => TextFn::WeightString(coll),
+        TextFn::WeightStringChar(_) => TextFn::WeightStringChar(coll),
+        _ => f,
     }
 }
 
@@ -157,6 +182,10 @@ pub fn bind_time_value(f: TextFn, args: &[ExprType]) -> Option<Value> {
 fn text(v: &Value) -> String {
     String::from_utf8_lossy(&to_bytes(v)).into_owned()
 }
+
+/// The most weights `AS CHAR(n)` may ask for (MariaDB's grammar takes n up to
+/// MAX_FIELD_WIDTH).
+const MAX_WEIGHTS: i64 = 65_535;
 
 fn int_arg(v: &Value) -> i64 {
     to_num(v).0.to_i64().unwrap_or(i64::MAX)
@@ -206,6 +235,11 @@ pub fn eval(f: TextFn, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
         Conv => conv(&vals),
         BitLength => Value::Int(to_bytes(&vals[0]).len() as i64 * 8),
         BitCount => Value::Int(u64_arg(&vals[0]).count_ones() as i64),
+        WeightString(Some(c)) => Value::Bytes(c.weight_string(&to_bytes(&vals[0]), None)),
+        WeightStringChar(Some(c)) => {
+            let n = int_arg(&vals[1]).clamp(0, MAX_WEIGHTS) as usize;
+            Value::Bytes(c.weight_string(&to_bytes(&vals[0]), Some(n)))
+        }
         _ => Value::Null,
     })
 }

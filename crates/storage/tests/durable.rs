@@ -389,7 +389,9 @@ fn failed_fsync_is_fatal_and_acknowledges_nothing() {
     }));
     let s = Storage::open(cfg).expect("open");
     let t = s.create_table(def()).expect("create");
-    fs.fail_nth_sync(1);
+    // Every sync fails from here on: a background sync (segment preparation,
+    // checkpoint) may come first, but the commit's own log sync fails as well.
+    fs.fail_all_syncs();
     let mut txn = s.begin(TxnOptions::default());
     t.insert(&mut txn, row(1, 1, 10)).expect("insert");
     assert!(

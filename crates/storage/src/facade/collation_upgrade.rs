@@ -55,6 +55,9 @@ impl Storage {
                 def,
                 copy: true,
                 auto_increment: None,
+                add_index: false,
+                // The primary key's bytes change with the new sort keys.
+                online: false,
                 timeout: super::DDL_WAIT,
             };
             let mut same = |row, _| Ok::<_, StorageError>(row);

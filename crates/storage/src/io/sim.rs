@@ -18,6 +18,7 @@
 //!   fails with EIO. A failed sync also *loses* the file's unsynced sectors: the
 //!   page cache still shows them but they never reach the durable image, as Linux
 //!   does when it marks pages clean after a writeback error.
+//!   [`SimFileSystem::fail_all_syncs`]: every sync fails until the crash.
 //! - [`SimFileSystem::set_space_limit`]: growing the total size of all files past the
 //!   budget fails with ENOSPC; raising the budget makes it work again.
 //! - [`SimFileSystem::halt_after_ops`]: after that many more mutating operations
@@ -103,6 +104,8 @@ pub struct SimCounters {
 struct Faults {
     fail_write_at: Option<u64>,
     fail_sync_at: Option<u64>,
+    /// Every sync fails until [`SimFileSystem::crash`].
+    fail_all_syncs: bool,
     halt_after_op: Option<u64>,
     space_limit: Option<u64>,
 }
@@ -199,7 +202,8 @@ impl State {
     fn begin_sync(&mut self, id: NodeId) -> io::Result<BTreeSet<u64>> {
         self.tick()?;
         self.counters.syncs += 1;
-        let fail = self.faults.fail_sync_at == Some(self.counters.syncs);
+        let fail =
+            self.faults.fail_all_syncs || self.faults.fail_sync_at == Some(self.counters.syncs);
         let node = self.node_mut(id)?;
         let dirty = std::mem::take(&mut node.dirty);
         if fail {
@@ -236,7 +240,7 @@ impl State {
     fn sync_dir(&mut self, dir: &Path) -> io::Result<()> {
         self.tick()?;
         self.counters.syncs += 1;
-        if self.faults.fail_sync_at == Some(self.counters.syncs) {
+        if self.faults.fail_all_syncs || self.faults.fail_sync_at == Some(self.counters.syncs) {
             self.faults.fail_sync_at = None;
             return Err(eio("injected directory fsync failure"));
         }
@@ -276,6 +280,7 @@ impl State {
         self.nodes.retain(|id, _| live.contains(id));
         self.faults.fail_write_at = None;
         self.faults.fail_sync_at = None;
+        self.faults.fail_all_syncs = false;
         self.faults.halt_after_op = None;
     }
 }
@@ -328,6 +333,13 @@ impl SimFileSystem {
     pub fn fail_nth_sync(&self, n: u64) {
         let mut st = self.state.lock();
         st.faults.fail_sync_at = Some(st.counters.syncs + n);
+    }
+
+    /// Every sync from now on fails with EIO (and loses the file's unsynced
+    /// sectors) until [`Self::crash`]: whichever thread syncs first, a commit's own
+    /// log sync fails too.
+    pub fn fail_all_syncs(&self) {
+        self.state.lock().faults.fail_all_syncs = true;
     }
 
     /// After `n` more mutating operations succeed, every later one fails with EIO

@@ -75,17 +75,23 @@ pub fn run(engine: Arc<Engine>, shared: Arc<Shared>, cfg: SqlConfig) {
         group: None,
         counts: ApplyCounts::default(),
     };
-    a.main();
+    let failed = a.main();
     a.session.replica_rollback();
     a.session.close();
+    // The error and the stop show together in SHOW SLAVE STATUS.
     let mut st = a.shared.state.lock();
+    if let Some(e) = failed {
+        st.last_sql = Some(e);
+    }
     st.sql_running = false;
     st.applying_since = None;
     st.delay_until = None;
 }
 
 impl Applier {
-    fn main(&mut self) {
+    /// Applies events until stopped; the error (errno, Last_SQL_Error) that
+    /// stopped it, if one did.
+    fn main(&mut self) -> Option<(u16, String)> {
         // A transaction begun is finished (or dropped at the I/O thread's Restart)
         // before a stop is honoured: the queue must not resume mid-transaction.
         while !(self.shared.sql_stopping() && self.group.is_none()) {
@@ -108,13 +114,13 @@ impl Applier {
                 } => (header, event, file),
             };
             self.shared.state.lock().executed_entries += 1;
-            if let Err((code, message)) = self.event(&header, *event, &file) {
+            if let Err(e) = self.event(&header, *event, &file) {
                 self.abandon_group();
-                self.shared.state.lock().last_sql = Some((code, message));
                 self.shared.resync_from_applied(self.cfg.use_gtid);
-                return;
+                return Some(e);
             }
         }
+        None
     }
 
     /// A transaction received in part is dropped (it comes again whole).

@@ -366,3 +366,46 @@ fn range_estimates_follow_the_data() {
     // 2022-09-01 is day 974: rows 9740 and after.
     assert_eq!(n, Some(260));
 }
+
+/// An index with more entries than one analyze pass reads is sampled over its
+/// whole key range (it used to be its first 200,000 entries, so every range past
+/// them was estimated at a few rows), in durable and MEMORY tables alike.
+#[test]
+fn estimates_cover_the_whole_of_a_large_index() {
+    let b = Basalt::start();
+    let mut c = conn(&b.url());
+    c.query_drop("create table big (id int primary key, d date, v int, key kd (d))")
+        .expect("create");
+    for chunk in 0..260 {
+        let rows: Vec<String> = (0..1000)
+            .map(|i| {
+                let n = chunk * 1000 + i;
+                format!("({n}, '2000-01-01' + interval {} day, {n})", n / 100)
+            })
+            .collect();
+        c.query_drop(format!("insert into big values {}", rows.join(",")))
+            .expect("insert");
+    }
+    c.query_drop("create table bigm (id int primary key, d date, v int, key kd (d)) engine=memory")
+        .expect("create memory");
+    c.query_drop("insert into bigm select * from big")
+        .expect("fill memory");
+    c.query_drop("analyze table big, bigm").expect("analyze");
+    for t in ["big", "bigm"] {
+        let plan = |c: &mut Conn, cond: &str| {
+            let r = table(c, &format!("explain select * from {t} where {cond}"), &[]);
+            (r[0][3].clone(), r[0][8].parse::<u64>().expect("rows"))
+        };
+        // Days 2400 and after: 20,000 rows.
+        let (ty, rows) = plan(&mut c, "d >= '2000-01-01' + interval 2400 day");
+        assert_eq!(ty, "range", "{t}");
+        assert!((10_000..40_000).contains(&rows), "{t}: {rows}");
+        // Days 100 and after: all but 10,000 rows.
+        let (ty, rows) = plan(&mut c, "d >= '2000-01-01' + interval 100 day");
+        assert_eq!(ty, "ALL", "{t}");
+        assert!(rows > 200_000, "{t}: {rows}");
+        let (ty, rows) = plan(&mut c, "d < '2000-01-01' + interval 100 day");
+        assert_eq!(ty, "range", "{t}");
+        assert!((5_000..20_000).contains(&rows), "{t}: {rows}");
+    }
+}

@@ -112,6 +112,41 @@ impl Store for MemStore {
         Ok(())
     }
 
+    /// Counts its way through the keys in batches (the map has no positions),
+    /// releasing the lock between batches.
+    fn sample_keys(&self, tree: TreeId, n: usize) -> Result<Vec<Vec<u8>>> {
+        const BATCH: usize = 4096;
+        let t = self.tree(tree)?;
+        let len = t.read().len();
+        if len == 0 || n == 0 {
+            return Ok(Vec::new());
+        }
+        let mut wanted = (0..n)
+            .map(|i| ((((i as f64 + 0.5) * len as f64) / n as f64) as usize).min(len - 1))
+            .peekable();
+        let (mut out, mut at, mut last) = (Vec::with_capacity(n), 0usize, None::<Vec<u8>>);
+        while wanted.peek().is_some() {
+            let map = t.read();
+            let lower = last.as_deref().map_or(Bound::Unbounded, Bound::Excluded);
+            let mut batch = map.range::<[u8], _>((lower, Bound::Unbounded)).take(BATCH);
+            let (mut got, mut end) = (0, None);
+            for (k, _) in batch.by_ref() {
+                while wanted.next_if(|&w| w <= at).is_some() {
+                    out.push(k.clone());
+                }
+                at += 1;
+                got += 1;
+                end = Some(k);
+            }
+            last = end.cloned();
+            if got < BATCH {
+                break;
+            }
+        }
+        out.dedup();
+        Ok(out)
+    }
+
     fn size_bytes(&self) -> u64 {
         self.bytes.load(Ordering::Relaxed).max(0) as u64
     }

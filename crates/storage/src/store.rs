@@ -72,6 +72,11 @@ pub trait Store: Send + Sync {
         out: &mut Vec<Entry>,
     ) -> Result<()>;
 
+    /// About `n` keys of `tree` at evenly spaced positions, ascending and distinct
+    /// (fewer when the tree has fewer entries): where statistics start their
+    /// reads and the histogram's sample of a large index.
+    fn sample_keys(&self, tree: TreeId, n: usize) -> Result<Vec<Vec<u8>>>;
+
     /// Approximate bytes used (for `SHOW TABLE STATUS`).
     fn size_bytes(&self) -> u64;
 

@@ -285,6 +285,22 @@ impl Tree {
         Ok(a == Action::Deleted)
     }
 
+    /// About `n` keys at evenly spaced positions of the tree, ascending and
+    /// distinct (fewer when the tree is small): one descent each.
+    pub fn sample_keys(&self, n: usize) -> Result<Vec<Vec<u8>>> {
+        self.live()?;
+        let mut out = Vec::with_capacity(n);
+        for i in 0..n {
+            let fraction = (i as f64 + 0.5) / n as f64;
+            if let Some(k) = retry(|| self.try_key_at(fraction))? {
+                out.push(k);
+            }
+        }
+        out.sort();
+        out.dedup();
+        Ok(out)
+    }
+
     /// Appends to `out` up to `max` entries within the bounds, ascending (descending
     /// when `reverse`). Continue a scan by calling again with the last key returned as
     /// an excluded bound.

@@ -128,6 +128,55 @@ impl Tree {
         }
     }
 
+    /// The key at about `fraction` (0..1) of the tree's entries: each inner node
+    /// passes the share to the child it falls in (as InnoDB's random dives do), so
+    /// a balanced tree gives evenly spaced positions. None for an empty leaf.
+    pub(crate) fn try_key_at(&self, fraction: f64) -> Olc<Option<Vec<u8>>> {
+        let pool = self.pool();
+        let root = self.root();
+        let (f, v) = self.fix(root)?;
+        let mut at = Step {
+            lpn: root,
+            frame: f,
+            version: v,
+        };
+        let mut share = fraction.clamp(0.0, 1.0);
+        loop {
+            let node = self.node_at(at)?;
+            if node.is_leaf() {
+                let n = node.count();
+                let key = match n {
+                    0 => None,
+                    _ => match node.leaf_entry(((share * n as f64) as usize).min(n - 1)) {
+                        Some((k, _)) => Some(k.to_vec()),
+                        None => return Err(self.inconsistent(at, "unreadable leaf cell")),
+                    },
+                };
+                if !pool.validate(at.frame, at.version) {
+                    return Err(Fail::Restart);
+                }
+                return Ok(key);
+            }
+            let children = node.count() + 1;
+            let x = share * children as f64;
+            let i = (x as usize).min(children - 1);
+            share = (x - i as f64).clamp(0.0, 1.0);
+            let child = node.child(i);
+            if !pool.validate(at.frame, at.version) {
+                return Err(Fail::Restart);
+            }
+            let (cf, cv) = self.fix(child)?;
+            if !pool.validate(at.frame, at.version) {
+                return Err(Fail::Restart);
+            }
+            at = Step {
+                lpn: child,
+                frame: cf,
+                version: cv,
+            };
+        }
+    }
+
     pub(crate) fn try_get(&self, key: &[u8]) -> Olc<Option<Vec<u8>>> {
         let at = self.descend(Target::Key(key), 0, None)?;
         let node = self.node_at(at)?;

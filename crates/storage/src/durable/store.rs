@@ -134,6 +134,10 @@ impl Store for DurableStore {
         self.tree(tree)?.scan(lower, upper, reverse, max, out)
     }
 
+    fn sample_keys(&self, tree: TreeId, n: usize) -> Result<Vec<Vec<u8>>> {
+        self.tree(tree)?.sample_keys(n)
+    }
+
     fn size_bytes(&self) -> u64 {
         self.file.size_bytes()
     }
@@ -212,6 +216,9 @@ impl Store for BrokenStore {
         _max: usize,
         _out: &mut Vec<Entry>,
     ) -> Result<()> {
+        self.err()
+    }
+    fn sample_keys(&self, _tree: TreeId, _n: usize) -> Result<Vec<Vec<u8>>> {
         self.err()
     }
     fn size_bytes(&self) -> u64 {

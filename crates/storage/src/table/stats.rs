@@ -7,10 +7,13 @@
 //! after enough rows changed, never while planning a query.
 //!
 //! The histogram of an index is an equi-depth sample of its keys' first key part:
-//! every n-th live entry, in key order, about [`HISTOGRAM`] of them. The share of
-//! a range on the first key part is the share of sample keys inside its encoded
-//! bounds ([`TableCore::range_fraction`]): byte comparisons, since keys are
-//! encoded order-preserving.
+//! about [`HISTOGRAM`] keys at evenly spaced positions of the whole index (every
+//! n-th live entry of a small index; one descent per key of a large one). The
+//! share of a range on the first key part is the share of sample keys inside its
+//! encoded bounds ([`TableCore::range_fraction`]): byte comparisons, since keys
+//! are encoded order-preserving. Distinct counts of a large index come from
+//! [`CHUNKS`] runs of entries read from evenly spaced keys, scaled to the row
+//! count.
 
 use super::record::{parse_rec, parse_sec, HEADER};
 use super::TableCore;
@@ -23,6 +26,9 @@ use std::sync::atomic::Ordering;
 
 /// Entries read per index by one analyze pass before extrapolating.
 const ANALYZE_LIMIT: usize = 200_000;
+
+/// Runs a large index's analyze pass reads, from evenly spaced keys.
+const CHUNKS: usize = 16;
 
 /// Keys an index's histogram keeps (about).
 pub const HISTOGRAM: usize = 128;
@@ -97,7 +103,7 @@ impl TableCore {
                 self.count_distinct(layout.def.id, &layout.def, parts)?;
             histograms.insert(layout.def.id, std::sync::Arc::new(sample));
             let rows = self.rows.load(Ordering::Relaxed).max(0) as u64;
-            let scale = if seen >= ANALYZE_LIMIT as u64 && seen > 0 {
+            let scale = if rows > ANALYZE_LIMIT as u64 && seen > 0 {
                 rows as f64 / seen as f64
             } else {
                 1.0
@@ -141,70 +147,51 @@ impl TableCore {
         Some(((inside as f64 + 0.5) / sample.len() as f64).min(1.0))
     }
 
+    /// Reads up to [`ANALYZE_LIMIT`] live entries of `tree`: all of a small index,
+    /// or [`CHUNKS`] runs starting at evenly spaced keys of a large one. Returns
+    /// the entries read, the distinct counts of each key prefix among them and the
+    /// histogram sample (evenly spaced over the whole index either way).
     fn count_distinct(
         &self,
         tree: u32,
         def: &basalt_common::IndexDef,
         parts: usize,
     ) -> Result<(u64, Vec<u64>, Vec<Vec<u8>>)> {
-        let columns = self.schema().def.columns.clone();
-        let primary = tree == self.schema().primary_tree();
-        let mut distinct = vec![0u64; parts];
-        let mut prev: Option<Vec<u8>> = None;
-        let mut seen = 0u64;
-        let expected = (self.rows.load(Ordering::Relaxed).max(0) as u64).min(ANALYZE_LIMIT as u64);
-        let mut step = (expected / HISTOGRAM as u64).max(1);
-        let mut sample: Vec<Vec<u8>> = Vec::with_capacity(HISTOGRAM + 1);
-        let mut lower: Bound<Vec<u8>> = Bound::Unbounded;
-        while seen < ANALYZE_LIMIT as u64 {
-            let mut out = Vec::new();
-            let lb = match &lower {
-                Bound::Excluded(v) => Bound::Excluded(&v[..]),
-                _ => Bound::Unbounded,
-            };
-            self.store
-                .scan(tree, lb, Bound::Unbounded, false, 1024, &mut out)?;
-            let done = out.len() < 1024;
-            for (k, v) in &out {
-                let live = if primary {
-                    parse_rec(v).is_some_and(|h| !h.deleted)
-                } else {
-                    parse_sec(v).is_some_and(|h| h.deleted == 0)
-                };
-                if !live {
-                    continue;
-                }
-                seen += 1;
-                let first_diff = match &prev {
-                    None => 0,
-                    Some(p) => (0..parts)
-                        .find(|&i| {
-                            let a = keycodec::parts_len(k, def, &columns, i + 1);
-                            let b = keycodec::parts_len(p, def, &columns, i + 1);
-                            k[..a] != p[..b]
-                        })
-                        .unwrap_or(parts),
-                };
-                for d in distinct.iter_mut().skip(first_diff) {
-                    *d += 1;
-                }
-                if (seen - 1).is_multiple_of(step) {
-                    let first = keycodec::parts_len(k, def, &columns, 1);
-                    sample.push(k[..first].to_vec());
-                    if sample.len() > 2 * HISTOGRAM {
-                        // More rows than expected: keep every other key.
-                        sample = sample.into_iter().step_by(2).collect();
-                        step *= 2;
-                    }
-                }
-                prev = Some(k.clone());
+        let rows = self.rows.load(Ordering::Relaxed).max(0) as u64;
+        let mut acc = Distinct::new(self, tree, def, parts, rows.min(ANALYZE_LIMIT as u64));
+        if rows <= ANALYZE_LIMIT as u64 {
+            acc.read(Bound::Unbounded, Bound::Unbounded, ANALYZE_LIMIT)?;
+            // More entries than counted rows (many uncommitted inserts): the
+            // sample covers only the first part of the index; sample by position.
+            if acc.seen >= ANALYZE_LIMIT as u64 {
+                acc.sample = self.spread_sample(tree, def)?;
             }
-            match out.pop() {
-                Some((k, _)) if !done => lower = Bound::Excluded(k),
-                _ => break,
-            }
+            return Ok((acc.seen, acc.distinct, acc.sample));
         }
-        Ok((seen, distinct, sample))
+        let starts = self.store.sample_keys(tree, CHUNKS)?;
+        for (i, start) in starts.iter().enumerate() {
+            let upper = starts
+                .get(i + 1)
+                .map_or(Bound::Unbounded, |k| Bound::Excluded(&k[..]));
+            acc.read(Bound::Included(&start[..]), upper, ANALYZE_LIMIT / CHUNKS)?;
+        }
+        Ok((acc.seen, acc.distinct, self.spread_sample(tree, def)?))
+    }
+
+    /// The first key parts of [`HISTOGRAM`] keys at evenly spaced positions.
+    fn spread_sample(&self, tree: u32, def: &basalt_common::IndexDef) -> Result<Vec<Vec<u8>>> {
+        let columns = &self.schema().def.columns;
+        let mut keys: Vec<Vec<u8>> = self
+            .store
+            .sample_keys(tree, HISTOGRAM)?
+            .into_iter()
+            .map(|k| {
+                let first = keycodec::parts_len(&k, def, columns, 1);
+                k[..first].to_vec()
+            })
+            .collect();
+        keys.sort();
+        Ok(keys)
     }
 
     /// Sets the row count, the hidden row id and the AUTO_INCREMENT counter from the
@@ -275,4 +262,106 @@ fn default_stats(index_id: u32, parts: usize, unique: bool, rows: u64) -> IndexS
         })
         .collect();
     IndexStats { index_id, distinct }
+}
+
+/// Distinct counts of an index's key prefixes over the runs of entries read.
+struct Distinct<'a> {
+    core: &'a TableCore,
+    tree: u32,
+    def: &'a basalt_common::IndexDef,
+    columns: Vec<basalt_common::ColumnDef>,
+    primary: bool,
+    distinct: Vec<u64>,
+    prev: Option<Vec<u8>>,
+    seen: u64,
+    step: u64,
+    sample: Vec<Vec<u8>>,
+}
+
+impl<'a> Distinct<'a> {
+    fn new(
+        core: &'a TableCore,
+        tree: u32,
+        def: &'a basalt_common::IndexDef,
+        parts: usize,
+        expected: u64,
+    ) -> Self {
+        Distinct {
+            core,
+            tree,
+            def,
+            columns: core.schema().def.columns.clone(),
+            primary: tree == core.schema().primary_tree(),
+            distinct: vec![0; parts],
+            prev: None,
+            seen: 0,
+            step: (expected / HISTOGRAM as u64).max(1),
+            sample: Vec::with_capacity(HISTOGRAM + 1),
+        }
+    }
+
+    /// Counts up to `limit` live entries from `lower` to `upper`. A run continues
+    /// from the previous run's last key, so a value spanning both counts once.
+    fn read(&mut self, lower: Bound<&[u8]>, upper: Bound<&[u8]>, limit: usize) -> Result<()> {
+        let mut from: Bound<Vec<u8>> = lower.map(|k| k.to_vec());
+        let mut counted = 0usize;
+        while counted < limit {
+            let mut out = Vec::new();
+            let lb = from.as_ref().map(|k| &k[..]);
+            self.core
+                .store
+                .scan(self.tree, lb, upper, false, 1024, &mut out)?;
+            let done = out.len() < 1024;
+            for (k, v) in &out {
+                if self.live(v) {
+                    self.count(k);
+                    counted += 1;
+                }
+            }
+            match out.pop() {
+                Some((k, _)) if !done => from = Bound::Excluded(k),
+                _ => break,
+            }
+        }
+        Ok(())
+    }
+
+    fn live(&self, v: &[u8]) -> bool {
+        if self.primary {
+            parse_rec(v).is_some_and(|h| !h.deleted)
+        } else {
+            parse_sec(v).is_some_and(|h| h.deleted == 0)
+        }
+    }
+
+    fn count(&mut self, k: &[u8]) {
+        self.seen += 1;
+        let parts = self.distinct.len();
+        let first_diff = match &self.prev {
+            None => 0,
+            Some(p) => (0..parts)
+                .find(|&i| {
+                    let a = keycodec::parts_len(k, self.def, &self.columns, i + 1);
+                    let b = keycodec::parts_len(p, self.def, &self.columns, i + 1);
+                    k[..a] != p[..b]
+                })
+                .unwrap_or(parts),
+        };
+        for d in self.distinct.iter_mut().skip(first_diff) {
+            *d += 1;
+        }
+        if (self.seen - 1).is_multiple_of(self.step) {
+            let first = keycodec::parts_len(k, self.def, &self.columns, 1);
+            self.sample.push(k[..first].to_vec());
+            if self.sample.len() > 2 * HISTOGRAM {
+                // More rows than expected: keep every other key.
+                self.sample = std::mem::take(&mut self.sample)
+                    .into_iter()
+                    .step_by(2)
+                    .collect();
+                self.step *= 2;
+            }
+        }
+        self.prev = Some(k.to_vec());
+    }
 }

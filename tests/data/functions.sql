@@ -232,3 +232,11 @@ select chr()
 select nvl2(1, 2)
 select substr('abc')
 select substring('abc') from dual
+# constant parts of a condition are evaluated once: their warnings come once
+select count(*) from ft where i > cast('1x' as signed)
+select count(*) from ft where i > 1/0 or i > cast('1y' as signed)
+select count(*) from ft where i + 1/0 is null
+select count(*) from ft where dt < date '2000-01-01' + interval 1 day and d between 0.5 - 1 and 0.5 * 30
+select id, 1/0 from ft order by id
+select count(*) from ft where i < 1 + 1 and dt > date '1999-01-01' - interval 1 day
+select count(*) from ft where i < 5 + 1 and dt > date '2020-01-01' - interval 1 day

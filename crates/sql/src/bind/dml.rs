@@ -411,7 +411,7 @@ impl Binder<'_> {
             window: None,
             pos: (0, 0, 0),
             tables: from.tables,
-            levels: planned.levels,
+            levels: crate::plan::mark_constants(planned.levels),
             row_width: width,
             const_filter: planned.const_filter,
             agg: None,

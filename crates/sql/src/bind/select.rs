@@ -570,7 +570,7 @@ impl Binder<'_> {
             window,
             pos: (0, 0, 0),
             tables: from.tables,
-            levels: planned.levels,
+            levels: crate::plan::mark_constants(planned.levels),
             row_width: from.width,
             const_filter: planned.const_filter,
             agg,

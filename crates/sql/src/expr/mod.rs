@@ -13,6 +13,7 @@ pub mod cast;
 pub mod fold;
 pub mod func;
 pub mod like;
+pub mod once;
 
 use crate::session::ctx::{Level, SessionCtx};
 use crate::sysvars::VarDef;
@@ -134,6 +135,10 @@ pub enum Expr {
     },
     /// Value `k` of the enclosing row, inside a correlated subquery.
     OuterRef(usize),
+    /// A subexpression of constants and parameters (see [`once`]): evaluated at
+    /// its first use in a statement and reused, unless that evaluation warned.
+    /// The number tells the statement's cached values apart.
+    Once(Box<Expr>, u64),
     /// `arg [NOT] IN (subquery i)`.
     InSub {
         arg: Box<Expr>,
@@ -187,6 +192,8 @@ pub struct EvalCtx<'a> {
     pub depth: u32,
     /// `ANALYZE <statement>`: what the join levels did.
     pub analyze: Option<std::sync::Arc<crate::exec::analyze::Tracker>>,
+    /// Values of the statement's [`Expr::Once`] subexpressions, by number.
+    pub once: Vec<(u64, Value)>,
 }
 
 /// Most bytes of correlated subquery results cached per statement; past it the
@@ -214,6 +221,7 @@ impl<'a> EvalCtx<'a> {
             sub_cache_bytes: 0,
             depth: 0,
             analyze,
+            once: Vec::new(),
         }
     }
 
@@ -356,7 +364,8 @@ impl Expr {
             | BitNot(e)
             | IsNull(e, _)
             | IsBool(e, _, _)
-            | Cast(e, _) => {
+            | Cast(e, _)
+            | Once(e, _) => {
                 vec![e]
             }
             Sub { outer, .. } => outer.iter().collect(),
@@ -406,7 +415,8 @@ impl Expr {
             | BitNot(e)
             | IsNull(e, _)
             | IsBool(e, _, _)
-            | Cast(e, _) => {
+            | Cast(e, _)
+            | Once(e, _) => {
                 vec![e]
             }
             Sub { outer, .. } => outer.iter_mut().collect(),
@@ -498,6 +508,7 @@ impl Expr {
             Expr::Const(v) => Ok(v.clone()),
             Expr::Param(i) => Ok(ctx.params.get(*i).cloned().unwrap_or(Value::Null)),
             Expr::Column(i) => Ok(row.get(*i).cloned().unwrap_or(Value::Null)),
+            Expr::Once(e, id) => once::eval(e, *id, row, ctx),
             Expr::UserVar(n) => Ok(ctx.cx.user_vars.get(n).cloned().unwrap_or(Value::Null)),
             Expr::SetUserVar(n, e) => {
                 let v = e.eval(row, ctx)?;

@@ -114,6 +114,19 @@ pub struct Level {
     pub explain: ExplainInfo,
 }
 
+/// `levels` with the constant subexpressions of their conditions marked, to be
+/// evaluated once per statement (see [`crate::expr::once`]); the last step of
+/// planning, after everything that reads the conditions' shapes.
+pub fn mark_constants(mut levels: Vec<Level>) -> Vec<Level> {
+    use crate::expr::once::mark_opt;
+    for l in &mut levels {
+        mark_opt(&mut l.filter);
+        mark_opt(&mut l.residual);
+        mark_opt(&mut l.post_filter);
+    }
+    levels
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct ExplainInfo {
     pub access_type: &'static str,

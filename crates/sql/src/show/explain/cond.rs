@@ -47,6 +47,7 @@ pub fn print(e: &Expr, n: &Names) -> String {
 
 fn write(e: &Expr, n: &Names, out: &mut String) {
     match e {
+        Expr::Once(x, _) => write(x, n, out),
         Expr::Const(v) => out.push_str(&literal(v)),
         Expr::Param(_) => out.push('?'),
         Expr::Column(c) => out.push_str(&(n.column)(*c)),
@@ -258,6 +259,7 @@ fn parens(x: &Expr, n: &Names, out: &mut String) {
 
 fn prec(e: &Expr) -> Prec {
     match e {
+        Expr::Once(x, _) => prec(x),
         Expr::Or(l) if l.len() > 1 => Prec::Or,
         Expr::And(l) if l.len() > 1 => Prec::And,
         Expr::Xor(..) => Prec::Xor,

@@ -175,7 +175,8 @@ pub fn decode_row(
     // NULLs first, then each value in its place: pushing a NULL built on the
     // stack costs a store-forwarding stall per column (a narrow tag store read
     // back as a whole value), which dominated scans that read few columns.
-    let mut row = vec![Value::Null; columns.len()];
+    let mut row = Vec::with_capacity(columns.len());
+    row.resize_with(columns.len(), || Value::Null);
     decode_each(buf, columns, wanted, |i, v| {
         if !matches!(v, Value::Null) {
             row[i] = v;
@@ -264,6 +265,7 @@ fn fixed<const N: usize>(buf: &[u8], pos: &mut usize) -> Option<[u8; N]> {
     take(buf, pos, N)?.try_into().ok()
 }
 
+#[inline(always)]
 fn decode_value(buf: &[u8], pos: &mut usize, ty: &DataType) -> Option<Value> {
     Some(match ty {
         DataType::Int { unsigned: true, .. } => Value::UInt(get_varint(buf, pos)?),

@@ -55,6 +55,8 @@ impl Storage {
                 def,
                 copy: true,
                 auto_increment: None,
+                add_index: false,
+                online: false,
                 timeout: super::DDL_WAIT,
             };
             let mut same = |row, _| Ok::<_, StorageError>(row);

@@ -160,6 +160,12 @@ const REGRESSIONS: &[&str] = &[
     // `x MOD (y)` was read as a call of MOD (1064).
     "SELECT 1 MOD (-4), t0.a MOD (2), (t0.a) MOD (-4), 1.50 MOD (2) FROM t0",
     "SELECT MOD(t0.a, 2) FROM t0 WHERE MOD(t0.a, 3) <> 0",
+    // A DECIMAL CASE showed an integer branch without the scale (`0`, not `0.00`).
+    "SELECT CASE WHEN 1 THEN 0 ELSE 1.50 END FROM t0",
+    "SELECT CASE WHEN t0.a > 0 THEN t0.a WHEN t0.a < 0 THEN t0.b END FROM t0",
+    // ... nor a DECIMAL branch of a smaller scale (`-0.01` for `-0.0100`).
+    "SELECT COALESCE(t0.b, 1.50 * 1.50), IFNULL(t0.b, 2.125), IF(t0.a > 0, t0.b, 1.125), \
+     CASE WHEN t0.a > 0 THEN t0.b ELSE 1.50 * 1.50 END FROM t0",
 ];
 
 struct Pair {

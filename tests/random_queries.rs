@@ -166,6 +166,14 @@ const REGRESSIONS: &[&str] = &[
     // ... nor a DECIMAL branch of a smaller scale (`-0.01` for `-0.0100`).
     "SELECT COALESCE(t0.b, 1.50 * 1.50), IFNULL(t0.b, 2.125), IF(t0.a > 0, t0.b, 1.125), \
      CASE WHEN t0.a > 0 THEN t0.b ELSE 1.50 * 1.50 END FROM t0",
+    // Column names of unaliased items longer than 255 bytes were not cut.
+    "SELECT CASE WHEN 1.50 >= (SELECT MIN(t0_2.a) FROM t0 AS t0_2 WHERE NOT EXISTS \
+     (SELECT t0_3.a AS c0 FROM t0 AS t0_3 WHERE t0_2.a < 1.50 AND t0_3.a = t0_1.a)) \
+     THEN 'a' ELSE NULL END, 'ééééééééééééééééééééééééééééééééééééééééééééééééééééééééééé\
+     éééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééé\
+     ééééééééééééééééééééééééééééééééééééé' FROM t0 AS t0_1",
+    // ... nor their leading spaces taken away.
+    "SELECT ' a',   ' b' FROM t0",
 ];
 
 struct Pair {

@@ -174,6 +174,10 @@ const REGRESSIONS: &[&str] = &[
      ééééééééééééééééééééééééééééééééééééé' FROM t0 AS t0_1",
     // ... nor their leading spaces taken away.
     "SELECT ' a',   ' b' FROM t0",
+    // NULL IN (a subquery without rows) was NULL, not false (NOT IN: true).
+    "SELECT t0.a FROM t0 WHERE NULL NOT IN (SELECT 1 FROM t0 AS t0_2 WHERE 0)",
+    "SELECT t0.a, NULL NOT IN (SELECT t0_2.a FROM t0 AS t0_2) FROM t0 \
+     WHERE NOT (NULL IN (SELECT t0_2.a FROM t0 AS t0_2 WHERE t0_2.a > 100))",
 ];
 
 struct Pair {

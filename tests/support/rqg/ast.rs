@@ -26,6 +26,12 @@ impl Ty {
         matches!(self, Ty::Int | Ty::Dec | Ty::Bool)
     }
 
+    /// The same type, or integers and conditions.
+    pub fn same_family(self, other: Ty) -> bool {
+        let int = |t: Ty| matches!(t, Ty::Int | Ty::Bool);
+        self == other || (int(self) && int(other))
+    }
+
     /// Whether values of `self` and `other` compare without conversions.
     pub fn compatible(self, other: Ty) -> bool {
         self == other || (self.numeric() && other.numeric())
@@ -314,7 +320,13 @@ impl Query {
     pub fn out_types(&self) -> Vec<Ty> {
         match self {
             Query::Select(s) => s.items.iter().map(|i| i.expr.ty()).collect(),
-            Query::Set { l, .. } => l.out_types(),
+            // A DECIMAL and an integer make a DECIMAL.
+            Query::Set { l, r, .. } => l
+                .out_types()
+                .into_iter()
+                .zip(r.out_types())
+                .map(|(a, b)| if b == Ty::Dec { b } else { a })
+                .collect(),
         }
     }
 

@@ -27,7 +27,9 @@ pub fn query(q: &Query, avoid: &Avoid) -> bool {
         Query::Set { l, r, .. } => {
             let mixed = avoid.has(a::NESTED_SET_INT_DECIMAL)
                 && (int_against_decimal(l, r) || int_against_decimal(r, l));
-            mixed || query(l, avoid) || query(r, avoid)
+            let quotients = avoid.has(a::NESTED_DIVISION) && quotient_items(q);
+            let all = avoid.has(a::NESTED_ALL_SET_OP) && (all_set_op(l) || all_set_op(r));
+            mixed || quotients || all || query(l, avoid) || query(r, avoid)
         }
         Query::Select(s) => select(s, avoid),
     }
@@ -56,7 +58,33 @@ fn select(s: &Select, avoid: &Avoid) -> bool {
     let divisions = avoid.has(a::NESTED_DIVISION) && nested_divisions(s);
     let windows = avoid.has(a::MULTIPLE_WINDOWS) && window_count(s) > 1;
     let forward = avoid.has(a::FORWARD_REFERENCE) && forward_reference(s);
-    having_key || nulls || derived || exprs || divisions || windows || forward
+    let implicit = avoid.has(a::HAVING_IMPLICIT_GROUP) && having_after_subquery(s);
+    let names = avoid.has(a::SAME_NAMED_DERIVED_COLUMNS) && same_named_derived_columns(s);
+    having_key || nulls || derived || exprs || divisions || windows || forward || implicit || names
+}
+
+fn same_named_derived_columns(s: &Select) -> bool {
+    let mut names = Vec::new();
+    for t in walk::tables(s) {
+        if let TableRef::Derived { q, .. } = t {
+            if let Query::Select(d) = &**q {
+                names.extend(d.items.iter().filter_map(|i| i.alias.clone()));
+            }
+        }
+    }
+    let all = names.len();
+    names.sort();
+    names.dedup();
+    names.len() != all
+}
+
+/// HAVING without GROUP BY, and a subquery in WHERE.
+fn having_after_subquery(s: &Select) -> bool {
+    let mut sub = false;
+    for c in &s.conds {
+        c.visit_shallow(&mut |e| sub |= e.subquery().is_some());
+    }
+    !s.having.is_empty() && s.group_by.is_empty() && sub
 }
 
 /// An item with a subquery that reads a column a later item is.
@@ -145,6 +173,14 @@ fn nested_division(e: &Expr, root: bool) -> bool {
     (!root && quotient(e)) || e.children().into_iter().any(|c| nested_division(c, false))
 }
 
+/// A quotient among the columns of a set operation's operands.
+fn quotient_items(q: &Query) -> bool {
+    match q {
+        Query::Set { l, r, .. } => quotient_items(l) || quotient_items(r),
+        Query::Select(s) => s.items.iter().any(|i| quotient(&i.expr)),
+    }
+}
+
 fn quotient(e: &Expr) -> bool {
     match e {
         Expr::Arith("/", ..) | Expr::Agg(AggFn::Avg, ..) => true,
@@ -221,16 +257,25 @@ fn own(e: &Expr, avoid: &Avoid) -> bool {
         }
     }
     match e {
-        Expr::Cmp(_, x, y) => avoid.has(a::INT_VS_DECIMAL_LITERAL) && int_vs_decimal(&[x, y]),
+        Expr::Exists(q, _) => avoid.has(a::IN_EXCEPT) && has_except(q),
+        Expr::Cmp("<=>", x, y) if has_column(x) && has_column(y) => {
+            avoid.has(a::NULL_SAFE_EQUAL_COLUMNS)
+        }
+        Expr::Cmp(_, x, y) => avoid.has(a::INT_VS_DECIMAL) && int_vs_decimal(&[x, y]),
+        Expr::InList(_, list, _) if list.iter().all(is_null) && avoid.has(a::IN_LIST_OF_NULLS) => {
+            true
+        }
         Expr::InList(x, list, _) => {
             let all: Vec<&Expr> = std::iter::once(&**x).chain(list).collect();
-            avoid.has(a::INT_VS_DECIMAL_LITERAL) && int_vs_decimal(&all)
+            avoid.has(a::INT_VS_DECIMAL) && int_vs_decimal(&all)
         }
-        Expr::Between(x, lo, hi, _) => {
-            avoid.has(a::INT_VS_DECIMAL_LITERAL) && int_vs_decimal(&[x, lo, hi])
-        }
-        Expr::InSub(x, q, _) if x.ty() == Ty::Int && q.out_types()[0] == Ty::Dec => {
-            avoid.has(a::INT_VS_DECIMAL_LITERAL)
+        Expr::Between(x, lo, hi, _) => avoid.has(a::INT_VS_DECIMAL) && int_vs_decimal(&[x, lo, hi]),
+        Expr::InSub(x, q, _) => {
+            let (p, r) = (x.ty(), q.out_types()[0]);
+            let mixed = (p == Ty::Int && r == Ty::Dec) || (p == Ty::Dec && r == Ty::Int);
+            (mixed && avoid.has(a::INT_VS_DECIMAL))
+                || (avoid.has(a::IN_AGGREGATE_SUBQUERY) && aggregates_only(q))
+                || (avoid.has(a::IN_EXCEPT) && has_except(q))
         }
         Expr::Func("ABS", args) => avoid.has(a::ABS_OF_INT) && args[0].ty() == Ty::Int,
         Expr::Agg(_, _, Some(arg)) => avoid.has(a::AGGREGATE_OF_LITERAL) && !has_column(arg),
@@ -240,17 +285,31 @@ fn own(e: &Expr, avoid: &Avoid) -> bool {
         }
         Expr::Case(_, None) if avoid.has(a::CASE_WITHOUT_ELSE) => true,
         Expr::Case(..) => avoid.has(a::BRANCH_TYPES) && matches!(e.ty(), Ty::Int | Ty::Str),
-        Expr::InSub(_, q, _) => avoid.has(a::IN_AGGREGATE_SUBQUERY) && aggregates_only(q),
         Expr::Arith(op, x, y) => arith(op, x, y, avoid),
         _ => false,
     }
 }
 
-/// An integer operand next to a DECIMAL literal.
+/// An integer operand next to a DECIMAL one.
 fn int_vs_decimal(operands: &[&Expr]) -> bool {
     let int = operands.iter().any(|e| e.ty() == Ty::Int);
-    let dec = |e: &&Expr| matches!(e, Expr::Lit { ty: Ty::Dec, .. });
-    int && operands.iter().any(dec)
+    int && operands.iter().any(|e| e.ty() == Ty::Dec)
+}
+
+fn is_null(e: &Expr) -> bool {
+    matches!(e, Expr::Lit { text, .. } if text == "NULL")
+}
+
+/// INTERSECT ALL or EXCEPT ALL.
+fn all_set_op(q: &Query) -> bool {
+    matches!(q, Query::Set { op, all: true, .. } if *op != SetOp::Union)
+}
+
+fn has_except(q: &Query) -> bool {
+    match q {
+        Query::Set { op, l, r, .. } => *op != SetOp::Union || has_except(l) || has_except(r),
+        Query::Select(_) => false,
+    }
 }
 
 fn aggregates_only(q: &Query) -> bool {

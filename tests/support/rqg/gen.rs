@@ -269,7 +269,7 @@ impl<'a> Gen<'a> {
         let pairs: Vec<(&Col, &Col)> = left
             .iter()
             .flat_map(|l| right.iter().map(move |r| (l, r)))
-            .filter(|(l, r)| l.ty.compatible(r.ty))
+            .filter(|(l, r)| l.ty.same_family(r.ty))
             .collect();
         let visible: Vec<Col> = left.iter().chain(right).chain(outer).cloned().collect();
         let mut on = match pairs.is_empty() || self.rng.chance(1, 6) {
@@ -504,7 +504,7 @@ impl<'a> Gen<'a> {
         let ty = self.any_ty();
         let a = self.expr(visible, ty, depth, level + 1);
         let b = match self.rng.chance(1, 2) {
-            true => self.literal(ty),
+            true => self.literal(a.ty()),
             false => self.expr(visible, ty, depth, level + 1),
         };
         Expr::Cmp(self.cmp_op(), Box::new(a), Box::new(b))
@@ -514,7 +514,7 @@ impl<'a> Gen<'a> {
         let ty = self.any_ty();
         let a = self.expr(visible, ty, depth, level + 1);
         let list = (0..1 + self.rng.below(4))
-            .map(|_| self.literal(ty))
+            .map(|_| self.literal(a.ty()))
             .collect();
         Expr::InList(Box::new(a), list, self.rng.chance(1, 3))
     }
@@ -522,8 +522,8 @@ impl<'a> Gen<'a> {
     fn between(&mut self, visible: &[Col], depth: usize, level: usize) -> Expr {
         let ty = self.any_ty();
         let a = self.expr(visible, ty, depth, level + 1);
-        let lo = self.literal(ty);
-        let hi = self.literal(ty);
+        let lo = self.literal(a.ty());
+        let hi = self.literal(a.ty());
         Expr::Between(
             Box::new(a),
             Box::new(lo),
@@ -543,7 +543,7 @@ impl<'a> Gen<'a> {
     fn in_sub(&mut self, visible: &[Col], depth: usize, level: usize) -> Expr {
         let ty = self.any_ty();
         let a = self.expr(visible, ty, depth, level + 1);
-        let q = self.query(depth + 1, Some(&[ty]), visible, true);
+        let q = self.query(depth + 1, Some(&[a.ty()]), visible, true);
         Expr::InSub(Box::new(a), Box::new(q), self.rng.chance(1, 3))
     }
 
@@ -581,7 +581,7 @@ impl<'a> Gen<'a> {
         let pairs: Vec<(&Col, &Col)> = local
             .iter()
             .flat_map(|l| outer.iter().map(move |o| (l, o)))
-            .filter(|(l, o)| l.ty.compatible(o.ty))
+            .filter(|(l, o)| l.ty.same_family(o.ty))
             .collect();
         if pairs.is_empty() {
             return None;

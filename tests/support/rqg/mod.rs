@@ -67,9 +67,20 @@ pub mod avoidable {
     /// COALESCE / IFNULL with a literal argument, and CASE / COALESCE / IFNULL
     /// of integers or strings.
     pub const BRANCH_TYPES: &str = "CASE / COALESCE / IFNULL of integers or strings";
-    /// An integer operand of a comparison, IN or BETWEEN with a DECIMAL literal,
-    /// or IN a DECIMAL subquery.
-    pub const INT_VS_DECIMAL_LITERAL: &str = "integer compared with a DECIMAL literal";
+    /// An integer and a DECIMAL compared (=, IN, BETWEEN ...).
+    pub const INT_VS_DECIMAL: &str = "integer compared with a DECIMAL";
+    /// `<=>` between two columns.
+    pub const NULL_SAFE_EQUAL_COLUMNS: &str = "<=> of two columns";
+    /// HAVING without GROUP BY in a select whose WHERE has a subquery.
+    pub const HAVING_IMPLICIT_GROUP: &str = "HAVING without GROUP BY after a WHERE subquery";
+    /// An IN list of NULLs only.
+    pub const IN_LIST_OF_NULLS: &str = "IN (NULL, ...)";
+    /// IN or EXISTS over a set operation with EXCEPT or INTERSECT.
+    pub const IN_EXCEPT: &str = "IN / EXISTS (... EXCEPT / INTERSECT ...)";
+    /// INTERSECT ALL / EXCEPT ALL as an operand of another set operation.
+    pub const NESTED_ALL_SET_OP: &str = "nested INTERSECT ALL / EXCEPT ALL";
+    /// Two derived tables of one FROM with a column name in common.
+    pub const SAME_NAMED_DERIVED_COLUMNS: &str = "derived tables with the same column names";
     /// LIKE on a column of an enclosing query, in a subquery.
     pub const LIKE_ON_OUTER_COLUMN: &str = "LIKE on an outer column in a subquery";
     /// A subquery in a select list reading an outer column that a later item of

@@ -359,6 +359,7 @@ pub fn seed_ddl() -> String {
 pub mod binlog;
 pub mod binlog_workload;
 pub mod mariadb;
+pub mod rqg;
 pub mod script;
 
 /// A result value as the tests compare it: NULL as `None`, bytes as (lossy) text,

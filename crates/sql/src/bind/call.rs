@@ -464,20 +464,25 @@ pub fn agg_type(f: AggFunc, arg: &ExprType) -> ExprType {
 /// DECIMAL are converted to it, so an integer branch prints the type's scale
 /// (`10.000`), as MariaDB's result field does.
 fn decimal_branches(f: Func, bound: &mut [Expr], types: &[ExprType], t: &ExprType) {
-    use crate::ty::Class;
     let first = match f {
         Func::If | Func::Nvl2 => 1,
         Func::IfNull | Func::Coalesce => 0,
         _ => return,
     };
-    if t.class != Class::Decimal {
+    for (b, ty) in bound.iter_mut().zip(types).skip(first) {
+        decimal_branch(b, ty, t);
+    }
+}
+
+/// Converts branch `b` (of type `ty`) of an IF / CASE / COALESCE ... whose type
+/// `t` is DECIMAL to `t`, unless it is NULL or a DECIMAL of `t`'s scale already.
+pub(super) fn decimal_branch(b: &mut Expr, ty: &ExprType, t: &ExprType) {
+    use crate::ty::Class;
+    let same_scale = ty.class == Class::Decimal && ty.decimals == t.decimals;
+    if t.class != Class::Decimal || ty.class == Class::Null || same_scale {
         return;
     }
     let target = CastTarget::Decimal(t.precision().clamp(1, 65) as u8, t.decimals.min(30));
-    for (b, ty) in bound.iter_mut().zip(types).skip(first) {
-        if !matches!(ty.class, Class::Decimal | Class::Null) {
-            let inner = std::mem::replace(b, Expr::Const(Value::Null));
-            *b = Expr::Cast(Box::new(inner), target);
-        }
-    }
+    let inner = std::mem::replace(b, Expr::Const(Value::Null));
+    *b = Expr::Cast(Box::new(inner), target);
 }

@@ -899,6 +899,7 @@ impl Binder<'_> {
         };
         let mut whens = Vec::new();
         let mut ty: Option<ExprType> = None;
+        let mut branch_types = Vec::new();
         let mut coll = Collation::Binary;
         for cw in conds {
             let (w, tw) = self.expr(&cw.condition, scope, aggs.as_deref_mut())?;
@@ -907,23 +908,31 @@ impl Binder<'_> {
             }
             let (t, tt) = self.expr(&cw.result, scope, aggs.as_deref_mut())?;
             ty = Some(match ty {
-                None => tt,
+                None => tt.clone(),
                 Some(prev) => aggregate(&prev, &tt),
             });
+            branch_types.push(tt);
             whens.push((w, t));
         }
-        let otherwise = match otherwise {
+        let mut otherwise = match otherwise {
             Some(e) => {
                 let (b, tb) = self.expr(e, scope, aggs)?;
                 ty = Some(match ty {
-                    None => tb,
+                    None => tb.clone(),
                     Some(prev) => aggregate(&prev, &tb),
                 });
-                Some(b.boxed())
+                branch_types.push(tb);
+                Some(b)
             }
             None => None,
         };
         let mut t = ty.unwrap_or_else(ExprType::null);
+        // A DECIMAL CASE shows its scale in every branch (`0.00`), as MariaDB does.
+        let results = whens.iter_mut().map(|(_, r)| r).chain(otherwise.as_mut());
+        for (r, rt) in results.zip(&branch_types) {
+            super::call::decimal_branch(r, rt, &t);
+        }
+        let otherwise = otherwise.map(|b| b.boxed());
         if otherwise.is_none() {
             t.nullable = true;
         }

@@ -35,6 +35,20 @@ const ENDS: &[&str] = &[
     "procedure",
 ];
 
+/// A result column's name as MariaDB sends it: at most 255 bytes, cut at a
+/// character boundary (a longer expression text or alias is cut, not refused).
+pub fn cut_column_name(mut name: String) -> String {
+    const MAX: usize = 255;
+    if name.len() > MAX {
+        let mut end = MAX;
+        while !name.is_char_boundary(end) {
+            end -= 1;
+        }
+        name.truncate(end);
+    }
+    name
+}
+
 /// The text of each top-level select-list item of the first SELECT in `text`.
 pub fn select_item_texts(text: &str) -> Vec<String> {
     let lexed = lex(text);

@@ -227,6 +227,14 @@ impl Binder<'_> {
                         (None, _, Some(t)) => t.clone(),
                         (None, other, None) => other.to_string(),
                     };
+                    let name = match alias {
+                        Some(_) => name,
+                        // MariaDB drops the leading spaces of a name from the text.
+                        None => name
+                            .trim_start_matches(|c: char| c.is_ascii_whitespace())
+                            .into(),
+                    };
+                    let name = super::names::cut_column_name(name);
                     items.push(Item {
                         expr,
                         ty,

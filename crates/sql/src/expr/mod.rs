@@ -651,12 +651,17 @@ impl Expr {
                 coll,
             } => {
                 let v = arg.eval(row, ctx)?;
-                if v.is_null() {
-                    return Ok(Value::Null);
-                }
                 let SubResult::Set(vals, has_null) = ctx.sub_result(*sub, outer, row)? else {
                     return Ok(Value::Null);
                 };
+                // NULL IN (no rows) is false (NOT IN: true); NULL IN (rows) is NULL.
+                if v.is_null() {
+                    let empty = vals.is_empty() && !has_null;
+                    return Ok(match empty {
+                        true => Value::Int(*negated as i64),
+                        false => Value::Null,
+                    });
+                }
                 if vals.iter().any(|x| equal(&v, x, *coll) == Some(true)) {
                     return Ok(Value::Int(!negated as i64));
                 }

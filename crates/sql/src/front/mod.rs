@@ -362,10 +362,7 @@ fn rewrites_scanning(text: &str, toks: &[Token], pipes_as_concat: bool, scan: bo
                 end: name_end,
                 with: ")",
             });
-        } else if t.is_kw(text, "mod")
-            && i > 0
-            && toks.get(i + 1).is_none_or(|n| n.text(text) != "(")
-        {
+        } else if t.is_kw(text, "mod") && mod_is_infix(text, toks, i) {
             edits.push(Edit {
                 start: t.start,
                 end: t.end,
@@ -376,6 +373,83 @@ fn rewrites_scanning(text: &str, toks: &[Token], pipes_as_concat: bool, scan: bo
     edits.sort_by_key(|e| e.start);
     edits
 }
+
+/// Whether the word MOD at `i` is the operator (`a MOD b`, `a MOD (b)`), not the
+/// function `MOD(a, b)`: it is not followed by `(`, or it follows what ends an
+/// operand (a literal, a variable, `)`, a name: a word that is not one of
+/// [`OPERAND_FOLLOWS`]).
+fn mod_is_infix(text: &str, toks: &[Token], i: usize) -> bool {
+    let Some(prev) = i.checked_sub(1).map(|p| &toks[p]) else {
+        return false;
+    };
+    if toks.get(i + 1).is_none_or(|n| n.text(text) != "(") {
+        return true;
+    }
+    match prev.kind {
+        TokKind::Word => !OPERAND_FOLLOWS.iter().any(|w| prev.is_kw(text, w)),
+        TokKind::Punct => prev.text(text) == ")",
+        TokKind::Semi => false,
+        _ => true,
+    }
+}
+
+/// Words after which an operand starts (so `MOD(` after them is the function).
+const OPERAND_FOLLOWS: &[&str] = &[
+    "select",
+    "distinct",
+    "distinctrow",
+    "all",
+    "any",
+    "some",
+    "high_priority",
+    "straight_join",
+    "sql_small_result",
+    "sql_big_result",
+    "sql_buffer_result",
+    "sql_cache",
+    "sql_no_cache",
+    "sql_calc_found_rows",
+    "where",
+    "having",
+    "on",
+    "by",
+    "and",
+    "or",
+    "xor",
+    "not",
+    "when",
+    "then",
+    "else",
+    "case",
+    "in",
+    "is",
+    "like",
+    "rlike",
+    "regexp",
+    "between",
+    "div",
+    "mod",
+    "set",
+    "values",
+    "return",
+    "returning",
+    "escape",
+    "interval",
+    "limit",
+    "offset",
+    "do",
+    "exists",
+    "binary",
+    "using",
+    "default",
+    "from",
+    "for",
+    "leading",
+    "trailing",
+    "both",
+    "separator",
+    "as",
+];
 
 /// The rewrites of a statement's leading words: `CREATE / ALTER SCHEMA`, `LOCK /
 /// UNLOCK TABLE`, `DROP TABLES`, a generated column's `PERSISTENT` (MariaDB's word
@@ -711,6 +785,26 @@ mod tests {
         let f = analyze("select a mod 2 from t", true, false).expect("ok");
         let Front::Cached(s) = f else { panic!() };
         assert_eq!(s.parse_text(), "select a % ? from t");
+        for (text, parsed) in [
+            ("select a mod (-4) from t", "select a % (-?) from t"),
+            (
+                "select t.id mod (2), id mod (2) from t",
+                "select t.id % (?), id % (?) from t",
+            ),
+            (
+                "select 1.5 mod (2), (a) mod (2) from t",
+                "select ? % (?), (a) % (?) from t",
+            ),
+            (
+                "select mod(a, 2) from t where mod(a, 3)",
+                "select mod(a, ?) from t where mod(a, ?)",
+            ),
+        ] {
+            let Front::Cached(s) = analyze(text, true, false).expect("ok") else {
+                panic!("cached expected");
+            };
+            assert_eq!(s.parse_text(), parsed, "{text}");
+        }
     }
 
     #[test]

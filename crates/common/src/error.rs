@@ -674,6 +674,14 @@ impl MySqlError {
             format!("Unknown character set: '{name}'"),
         )
     }
+    /// 1253: a COLLATE naming a collation of another character set.
+    pub fn collation_charset_mismatch(collation: &str, charset: &str) -> Self {
+        Self::new(
+            1253,
+            "42000",
+            format!("COLLATION '{collation}' is not valid for CHARACTER SET '{charset}'"),
+        )
+    }
     pub fn unknown_collation(name: &str) -> Self {
         Self::new(
             code::ER_UNKNOWN_COLLATION,

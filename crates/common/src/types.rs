@@ -275,6 +275,25 @@ impl DataType {
 
     /// Whether two types store values alike: equal but for what only affects
     /// display (an integer's width and ZEROFILL).
+    /// Whether every value of this type is stored alike as a value of `wider`:
+    /// the same storage, or a VARCHAR made longer in the same collation (rows
+    /// keep their bytes, so ALTER changes the definition only).
+    pub fn widens_in_place(&self, wider: &DataType) -> bool {
+        match (self, wider) {
+            (
+                DataType::VarChar {
+                    len: a,
+                    collation: c,
+                },
+                DataType::VarChar {
+                    len: b,
+                    collation: d,
+                },
+            ) => c == d && b >= a,
+            _ => self.same_storage(wider),
+        }
+    }
+
     pub fn same_storage(&self, other: &DataType) -> bool {
         match (self, other) {
             (

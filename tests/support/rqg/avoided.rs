@@ -60,7 +60,26 @@ fn select(s: &Select, avoid: &Avoid) -> bool {
     let forward = avoid.has(a::FORWARD_REFERENCE) && forward_reference(s);
     let implicit = avoid.has(a::HAVING_IMPLICIT_GROUP) && having_after_subquery(s);
     let names = avoid.has(a::SAME_NAMED_DERIVED_COLUMNS) && same_named_derived_columns(s);
-    having_key || nulls || derived || exprs || divisions || windows || forward || implicit || names
+    let like = avoid.has(a::GROUPED_LIKE) && grouped_like(s);
+    having_key
+        || nulls
+        || derived
+        || exprs
+        || divisions
+        || windows
+        || forward
+        || implicit
+        || names
+        || like
+}
+
+/// A LIKE among the WHERE conditions of a select with GROUP BY.
+fn grouped_like(s: &Select) -> bool {
+    let mut found = false;
+    for c in &s.conds {
+        c.visit_shallow(&mut |e| found |= matches!(e, Expr::Like(..)));
+    }
+    found && !s.group_by.is_empty()
 }
 
 fn same_named_derived_columns(s: &Select) -> bool {

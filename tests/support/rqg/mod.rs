@@ -105,6 +105,8 @@ pub mod avoidable {
     pub const DERIVED_COMPUTED_COLUMN: &str = "computed column of a derived table";
     /// IN (a subquery of aggregates without GROUP BY).
     pub const IN_AGGREGATE_SUBQUERY: &str = "IN (SELECT COUNT(*) ...)";
+    /// LIKE in the WHERE of a GROUP BY select.
+    pub const GROUPED_LIKE: &str = "LIKE in the WHERE of a GROUP BY";
     /// CASE without ELSE.
     pub const CASE_WITHOUT_ELSE: &str = "CASE without ELSE";
 }

@@ -7,8 +7,9 @@
 //! follows its columns wherever they move; ids become ordinals at the end.
 //!
 //! Only renames, defaults, comments, AUTO_INCREMENT=, the recorded table options,
-//! dropping CHECK constraints and adding columns at the end with one value for
-//! every existing row leave the stored rows valid: those run in place
+//! dropping CHECK constraints, a longer VARCHAR, ENUM / SET members appended and
+//! adding columns at the end with one value for every existing row leave the
+//! stored rows valid: those run in place
 //! (ALGORITHM=INSTANT in MariaDB's terms). Everything else copies the table
 //! (ALGORITHM=COPY); asking for INSTANT, NOCOPY or INPLACE then fails with 1845 and
 //! LOCK=NONE with 1846, as MariaDB answers for its copy algorithm.
@@ -69,6 +70,8 @@ struct Work<'a> {
     fk_added: Vec<super::foreign_key::FkSpec>,
     fk_dropped: Vec<String>,
     dropped_keys: Vec<String>,
+    /// CONVERT TO CHARACTER SET's collation, applied to the columns at the end.
+    convert: Option<basalt_common::Collation>,
 }
 
 fn parse_create(body: &str) -> R<ast::CreateTable> {
@@ -91,6 +94,9 @@ pub fn bind(old: &TableDef, stmt: &AlterTable, cx: &mut SessionCtx) -> R<AlterPl
     let mut w = Work::new(old);
     for c in &stmt.clauses {
         w.apply(c, cx)?;
+    }
+    if let Some(to) = w.convert {
+        w.convert_columns(to, cx)?;
     }
     if w.order_by {
         // Rows are clustered on the primary key, as in InnoDB: MariaDB's warning.
@@ -141,6 +147,7 @@ impl<'a> Work<'a> {
             fk_added: Vec::new(),
             fk_dropped: Vec::new(),
             dropped_keys: Vec::new(),
+            convert: None,
         }
     }
 
@@ -230,6 +237,14 @@ impl<'a> Work<'a> {
             Clause::OrderBy => {
                 self.order_by = true;
                 self.copy = true;
+                Ok(())
+            }
+            Clause::ConvertTo { charset, collation } => {
+                let to =
+                    super::alter_convert::target(charset.as_deref(), collation.as_deref(), cx)?;
+                self.def.charset = to.charset();
+                self.def.collation = to;
+                self.convert = Some(to);
                 Ok(())
             }
             Clause::Unsupported(what) => Err(MySqlError::not_supported(what)),
@@ -389,7 +404,7 @@ impl<'a> Work<'a> {
             }
         }
         let prev = self.cols.remove(at);
-        let same_type = prev.def.data_type.same_storage(&col.data_type)
+        let same_type = prev.def.data_type.widens_in_place(&col.data_type)
             || basalt_common::enumset::members_appended(&prev.def.data_type, &col.data_type);
         let stored_same = same_type
             && prev.def.nullable == col.nullable
@@ -416,6 +431,18 @@ impl<'a> Work<'a> {
         self.inline_keys(id, keys)?;
         if let Some(chk) = check {
             self.def.checks.push(chk);
+        }
+        Ok(())
+    }
+
+    /// CONVERT TO CHARACTER SET: every character column to collation `to`.
+    fn convert_columns(&mut self, to: basalt_common::Collation, cx: &mut SessionCtx) -> R<()> {
+        for w in self.cols.iter_mut() {
+            if let Some(dt) = super::alter_convert::column(&w.def, to, cx)? {
+                self.type_changed |= !w.def.data_type.same_storage(&dt);
+                self.copy = true;
+                w.def.data_type = dt;
+            }
         }
         Ok(())
     }
@@ -685,7 +712,7 @@ impl<'a> Work<'a> {
         Ok(())
     }
 
-    fn finish(mut self, cx: &SessionCtx) -> R<AlterPlan> {
+    fn finish(mut self, cx: &mut SessionCtx) -> R<AlterPlan> {
         if self.cols.is_empty() {
             return Err(MySqlError::new(
                 1090,
@@ -715,12 +742,20 @@ impl<'a> Work<'a> {
         for kc in &primary.columns {
             columns[kc.column].nullable = false;
         }
+        // Each added key as MariaDB takes it: its parts cut to the longest a key
+        // part may be, then compared with the keys before it.
+        for i in 0..keys.len() {
+            if keys[i].id == 0 {
+                implicit_prefixes(&mut keys[i], &columns, cx);
+                super::ddl::note_duplicate(&keys[i], &keys[..i], cx);
+            }
+        }
         let new_foreign_keys = self.foreign_keys(cx, &columns, &primary, &mut keys)?;
         sort_keys(&mut keys, &columns);
         let mut indexes = vec![primary];
         indexes.extend(keys);
         for idx in indexes.iter_mut().filter(|i| !i.columns.is_empty()) {
-            implicit_prefixes(idx, &columns);
+            implicit_prefixes(idx, &columns, cx);
             check_key(idx, &columns)?;
         }
         check_auto_increment(&columns, &indexes)?;
@@ -904,15 +939,25 @@ impl<'a> Work<'a> {
     }
 
     /// 1845 / 1846 when ALGORITHM= or LOCK= asks for more than the change gives:
-    /// a copy is never INSTANT or NOCOPY; an `online` one (writers go on) serves
-    /// LOCK=NONE, and INPLACE unless a column changes its stored type.
+    /// a column whose stored type changes needs ALGORITHM=COPY (1846); a copy is
+    /// never INSTANT or NOCOPY; an `online` one (writers go on) serves LOCK=NONE
+    /// (also with a type change, which MariaDB refuses) and INPLACE.
     fn check_algorithm(&self, online: bool) -> R<()> {
         if !self.copy {
             return Ok(());
         }
         if let Some(a) = self.algorithm.as_deref() {
-            let inplace = online && !self.type_changed;
-            if matches!(a, "INSTANT" | "NOCOPY") || (a == "INPLACE" && !inplace) {
+            if a != "COPY" && self.type_changed {
+                return Err(MySqlError::new(
+                    1846,
+                    "0A000",
+                    format!(
+                        "ALGORITHM={a} is not supported. Reason: Cannot change column type. \
+                         Try ALGORITHM=COPY"
+                    ),
+                ));
+            }
+            if matches!(a, "INSTANT" | "NOCOPY") || (a == "INPLACE" && !online) {
                 return Err(MySqlError::new(
                     1845,
                     "0A000",

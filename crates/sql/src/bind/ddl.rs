@@ -94,7 +94,7 @@ pub fn create_table_def(
     }
     let checks = super::check::collect(ct, &columns)?;
     let foreign_keys = foreign_keys_of_create(ct, (&db, &name), &columns, &mut indexes, cx)?;
-    let indexes = finish_indexes(indexes, &mut columns)?;
+    let indexes = finish_indexes(indexes, &mut columns, cx)?;
     for col in columns.iter_mut() {
         resolve_default(col, &db, &name, cx)?;
     }
@@ -148,6 +148,7 @@ pub fn index_def(
     name: Option<String>,
     unique: bool,
     cols: &[ast::IndexColumn],
+    cx: &mut SessionCtx,
 ) -> R<IndexDef> {
     let columns = index_columns(cols, &def.columns)?;
     let name = match name {
@@ -172,7 +173,8 @@ pub fn index_def(
         columns,
         comment: String::new(),
     };
-    implicit_prefixes(&mut idx, &def.columns);
+    implicit_prefixes(&mut idx, &def.columns, cx);
+    note_duplicate(&idx, &def.indexes[1..], cx);
     check_key(&idx, &def.columns)?;
     Ok(idx)
 }
@@ -689,10 +691,15 @@ pub(crate) fn auto_index_name(first_col: &str, existing: &[IndexDef]) -> String 
 /// Orders indexes (PRIMARY first), names unnamed ones, makes primary key columns
 /// NOT NULL, checks key lengths, and adds the hidden clustered index when there is
 /// no primary key.
-fn finish_indexes(list: Vec<IndexDef>, columns: &mut [ColumnDef]) -> R<Vec<IndexDef>> {
+fn finish_indexes(
+    list: Vec<IndexDef>,
+    columns: &mut [ColumnDef],
+    cx: &mut SessionCtx,
+) -> R<Vec<IndexDef>> {
     let mut primary: Option<IndexDef> = None;
     let mut others: Vec<IndexDef> = Vec::new();
     for mut idx in list {
+        implicit_prefixes(&mut idx, columns, cx);
         if idx.kind == IndexKind::Primary {
             if primary.is_some() {
                 return Err(MySqlError::multiple_pri_key());
@@ -715,6 +722,7 @@ fn finish_indexes(list: Vec<IndexDef>, columns: &mut [ColumnDef]) -> R<Vec<Index
         {
             return Err(MySqlError::dup_keyname(&idx.name));
         }
+        note_duplicate(&idx, &others, cx);
         others.push(idx);
     }
     sort_keys(&mut others, columns);
@@ -730,11 +738,28 @@ fn finish_indexes(list: Vec<IndexDef>, columns: &mut [ColumnDef]) -> R<Vec<Index
     for (i, idx) in out.iter_mut().enumerate() {
         idx.id = i as u32;
         if !idx.columns.is_empty() {
-            implicit_prefixes(idx, columns);
             check_key(idx, columns)?;
         }
     }
     Ok(out)
+}
+
+/// Note 1831 when `idx` has the kind and parts of a key defined before it
+/// (MariaDB's `check_duplicate_key`; the key is still created).
+pub(crate) fn note_duplicate(idx: &IndexDef, before: &[IndexDef], cx: &mut SessionCtx) {
+    if before
+        .iter()
+        .any(|o| o.kind == idx.kind && o.columns == idx.columns)
+    {
+        cx.note(
+            1831,
+            format!(
+                "Duplicate index `{}`. This is deprecated and will be disallowed in a future \
+                 release",
+                idx.name
+            ),
+        );
+    }
 }
 
 /// Orders secondary keys as MariaDB does (`sort_keys`): UNIQUE keys first, those
@@ -751,13 +776,31 @@ pub(crate) fn sort_keys(keys: &mut [IndexDef], columns: &[ColumnDef]) {
 
 /// Gives TEXT / BLOB key parts without a length the longest prefix a key allows,
 /// as MariaDB does.
-pub(crate) fn implicit_prefixes(idx: &mut IndexDef, columns: &[ColumnDef]) {
+/// Key parts MariaDB gives a length the statement did not: a TEXT / BLOB part
+/// without one indexes its first 3072 bytes, and a part of a non-unique key longer
+/// than 3072 bytes is cut to that with note 1071 (a UNIQUE or PRIMARY key that long
+/// is 1071, an error, in [`check_key`]).
+pub(crate) fn implicit_prefixes(idx: &mut IndexDef, columns: &[ColumnDef], cx: &mut SessionCtx) {
+    let mut cut = false;
     for kc in idx.columns.iter_mut() {
         let dt = &columns[kc.column].data_type;
+        let mb = dt.collation().map_or(1, |c| c.charset().max_len());
         if dt.is_lob() && kc.prefix_len.is_none() {
-            let mb = dt.collation().map_or(1, |c| c.charset().max_len());
             kc.prefix_len = Some(MAX_KEY_BYTES / mb);
         }
+        let chars = match (dt, kc.prefix_len) {
+            (_, Some(p)) => p,
+            (DataType::Char { len, .. } | DataType::VarChar { len, .. }, None) => *len,
+            _ => continue,
+        };
+        if chars * mb > MAX_KEY_BYTES && idx.kind == IndexKind::NonUnique {
+            kc.prefix_len = Some(MAX_KEY_BYTES / mb);
+            cut = true;
+        }
+    }
+    if cut {
+        let e = MySqlError::too_long_key(MAX_KEY_BYTES);
+        cx.note(e.code, e.message);
     }
 }
 

@@ -248,14 +248,9 @@ impl Binder<'_> {
                 // own collations apply (1253, as MariaDB).
                 let plain = matches!(x, Expr::Const(_) | Expr::Param(_) | Expr::Column(_));
                 if plain && tx.class == Class::String && tx.collation.charset() != coll.charset() {
-                    return Err(MySqlError::new(
-                        1253,
-                        "42000",
-                        format!(
-                            "COLLATION '{}' is not valid for CHARACTER SET '{}'",
-                            coll.name(),
-                            tx.collation.charset().name()
-                        ),
+                    return Err(MySqlError::collation_charset_mismatch(
+                        coll.name(),
+                        tx.collation.charset().name(),
                     ));
                 }
                 tx.collation = coll;

@@ -13,6 +13,7 @@
 //! positions) makes the plan single-use.
 
 pub mod alter;
+mod alter_convert;
 pub mod call;
 pub mod chains;
 pub mod check;

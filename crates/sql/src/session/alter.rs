@@ -197,8 +197,8 @@ fn convert_row(
         };
         let v = match src {
             Some(j) => {
-                let v = std::mem::take(&mut row[*j]);
                 let was = &old.columns[*j];
+                let v = recode(std::mem::take(&mut row[*j]), was, col);
                 if was.data_type.same_storage(&col.data_type) && (col.nullable || !was.nullable) {
                     v
                 } else if matches!(was.data_type, basalt_common::DataType::Timestamp { .. }) {
@@ -227,6 +227,23 @@ fn convert_row(
         out.push(v);
     }
     Ok(out)
+}
+
+/// Text moving between a binary string column and a latin1 one: the bytes are
+/// the latin1 encoding (held internally as UTF-8), as MariaDB's copy gives them.
+fn recode(v: Value, was: &ColumnDef, col: &ColumnDef) -> Value {
+    use basalt_common::{charset, Charset};
+    let (Value::Bytes(b), Some(from), Some(to)) =
+        (&v, was.data_type.collation(), col.data_type.collation())
+    else {
+        return v;
+    };
+    let b = match (from.charset(), to.charset()) {
+        (Charset::Latin1, Charset::Binary) => charset::from_internal(b, Charset::Latin1),
+        (Charset::Binary, Charset::Latin1) => charset::to_internal(b, Charset::Latin1),
+        _ => return v,
+    };
+    Value::Bytes(b.into_owned())
 }
 
 /// A value converted to a column as an INSERT stores it; NULL into NOT NULL is

@@ -106,7 +106,7 @@ impl Session {
                     .name
                     .as_ref()
                     .map(|n| crate::bind::object_parts(n).join("."));
-                let mut idx = index_def(&table.def(), name, ci.unique, &ci.columns)?;
+                let mut idx = index_def(&table.def(), name, ci.unique, &ci.columns, &mut self.cx)?;
                 idx.comment = crate::bind::options::index_comment(&ci.index_options);
                 match self.create_temp_index(&db, &t, idx.clone()) {
                     Some(r) => r?,

@@ -293,14 +293,9 @@ impl Session {
                 let coll =
                     Collation::from_name(&c).ok_or_else(|| MySqlError::unknown_collation(&c))?;
                 if coll.charset() != cs {
-                    return Err(MySqlError::new(
-                        1253,
-                        "42000",
-                        format!(
-                            "COLLATION '{}' is not valid for CHARACTER SET '{}'",
-                            coll.name(),
-                            cs.name()
-                        ),
+                    return Err(MySqlError::collation_charset_mismatch(
+                        coll.name(),
+                        cs.name(),
                     ));
                 }
                 coll

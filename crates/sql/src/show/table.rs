@@ -374,6 +374,13 @@ fn column_line(c: &ColumnDef, def: &TableDef) -> String {
             ));
         }
     }
+    let enum_set = matches!(c.data_type, DataType::Enum { .. } | DataType::Set { .. });
+    if enum_set
+        && c.data_type.collation().is_some_and(|x| x.is_binary())
+        && !def.collation.is_binary()
+    {
+        line.push_str(" CHARACTER SET binary");
+    }
     if !c.nullable {
         line.push_str(" NOT NULL");
     } else if matches!(c.data_type, DataType::Timestamp { .. }) {
@@ -494,11 +501,11 @@ pub fn create_table_text(t: &dyn Table) -> String {
             text.push_str(&format!(" AUTO_INCREMENT={next}"));
         }
     }
-    text.push_str(&format!(
-        " DEFAULT CHARSET={} COLLATE={}",
-        def.charset.name(),
-        def.collation.name()
-    ));
+    text.push_str(&format!(" DEFAULT CHARSET={}", def.charset.name()));
+    // The binary character set has one collation, which MariaDB does not name.
+    if def.collation != basalt_common::Collation::Binary {
+        text.push_str(&format!(" COLLATE={}", def.collation.name()));
+    }
     text.push_str(&crate::bind::options::show_text(&def.options));
     if !def.comment.is_empty() {
         text.push_str(&format!(" COMMENT={}", quote_str(&def.comment)));

@@ -86,6 +86,12 @@ pub enum Clause {
     Algorithm(String),
     Lock(String),
     Force,
+    /// `CONVERT TO {CHARACTER SET | CHARSET} {cs | DEFAULT} [COLLATE c]`: the
+    /// character set (`None`: DEFAULT, the database's) and collation names.
+    ConvertTo {
+        charset: Option<String>,
+        collation: Option<String>,
+    },
     /// `ORDER BY ...` (the columns are not kept: it only has an effect on a table
     /// without a primary key, which Basalt refuses).
     OrderBy,
@@ -272,7 +278,7 @@ fn clause(p: &mut P, end: usize) -> R<Clause> {
             Clause::Lock(p.ident()?.to_ascii_uppercase())
         }
         "force" => Clause::Force,
-        "convert" => skip(p, end, "ALTER TABLE ... CONVERT TO CHARACTER SET"),
+        "convert" => convert(p)?,
         "order" => {
             p.expect_kw("by")?;
             p.pos = end;
@@ -289,6 +295,36 @@ fn clause(p: &mut P, end: usize) -> R<Clause> {
         }
     };
     Ok(c)
+}
+
+/// `CONVERT TO {CHARACTER SET | CHARSET} {cs | DEFAULT} [COLLATE c]`, after CONVERT.
+fn convert(p: &mut P) -> R<Clause> {
+    p.expect_kw("to")?;
+    if p.kw("character") {
+        p.expect_kw("set")?;
+    } else {
+        p.expect_kw("charset")?;
+    }
+    let name = |p: &mut P| -> R<String> {
+        let t = p.peek().ok_or_else(|| p.err())?;
+        if t.kind != TokKind::Str {
+            return p.ident();
+        }
+        let v = String::from_utf8_lossy(&unquote(t.text(p.src), true)).into_owned();
+        p.pos += 1;
+        Ok(v)
+    };
+    let charset = if p.kw("default") {
+        None
+    } else {
+        Some(name(p)?)
+    };
+    let collation = if p.kw("collate") {
+        Some(name(p)?)
+    } else {
+        None
+    };
+    Ok(Clause::ConvertTo { charset, collation })
 }
 
 fn skip(p: &mut P, end: usize, what: &'static str) -> Clause {

@@ -774,8 +774,6 @@ pub(crate) fn sort_keys(keys: &mut [IndexDef], columns: &[ColumnDef]) {
     });
 }
 
-/// Gives TEXT / BLOB key parts without a length the longest prefix a key allows,
-/// as MariaDB does.
 /// Key parts MariaDB gives a length the statement did not: a TEXT / BLOB part
 /// without one indexes its first 3072 bytes, and a part of a non-unique key longer
 /// than 3072 bytes is cut to that with note 1071 (a UNIQUE or PRIMARY key that long

@@ -13,7 +13,6 @@
 //! positions) makes the plan single-use.
 
 pub mod alter;
-mod alter_convert;
 pub mod call;
 pub mod chains;
 pub mod check;

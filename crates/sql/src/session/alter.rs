@@ -130,9 +130,11 @@ impl Session {
             add_index: plan.add_index,
             auto_increment: plan.auto_increment,
             timeout,
+            duplicates: plan.ignore.then(Default::default),
         };
+        let duplicates = spec.duplicates.clone();
         let mut copied = 0u64;
-        let strict = self.cx.mode.strict;
+        let strict = self.cx.mode.strict && !plan.ignore;
         let out = {
             let mut ctx = EvalCtx::new(&[], &mut self.cx);
             let mut convert = |row: Row, n: u64| -> R<Row> {
@@ -145,13 +147,14 @@ impl Session {
             run(spec, &mut convert)?
         };
         let warnings = self.warning_count();
-        let records = if plan.copy { copied } else { 0 };
+        let records = if plan.counts_rows { copied } else { 0 };
+        let dups = duplicates.map_or(0, |d| d.load(std::sync::atomic::Ordering::Relaxed));
         Ok((
             out,
             QueryResult::Ok {
                 affected_rows: records,
                 last_insert_id: 0,
-                info: format!("Records: {records}  Duplicates: 0  Warnings: {warnings}"),
+                info: format!("Records: {records}  Duplicates: {dups}  Warnings: {warnings}"),
                 warnings,
             },
         ))

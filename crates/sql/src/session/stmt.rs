@@ -112,7 +112,14 @@ impl Session {
                     Some(r) => r?,
                     None => ddl::create_index(&storage, &db, &t, idx)?,
                 }
-                ok(0)
+                // As ALTER TABLE ... ADD INDEX reports it (built in place: no rows).
+                let warnings = self.warning_count();
+                Ok(QueryResult::Ok {
+                    affected_rows: 0,
+                    last_insert_id: 0,
+                    info: format!("Records: 0  Duplicates: 0  Warnings: {warnings}"),
+                    warnings,
+                })
             }
             Statement::Truncate(t) => {
                 self.implicit_commit()?;

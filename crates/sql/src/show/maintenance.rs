@@ -57,6 +57,7 @@ fn rebuild(session: &mut Session, db: &str, table: &str) -> Result<(), MySqlErro
         db: Some(db.to_string()),
         table: table.to_string(),
         if_exists: false,
+        ignore: false,
         clauses: vec![Clause::Force],
     };
     session.alter_table_native(force).map(|_| ())

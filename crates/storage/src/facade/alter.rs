@@ -37,6 +37,7 @@ use super::{Storage, TableEntry};
 use crate::error::StorageError;
 use crate::table::TableCore;
 use basalt_common::{Row, TableDef};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -59,6 +60,10 @@ pub struct AlterSpec {
     pub online: bool,
     /// How long to wait for transactions that use the table (`lock_wait_timeout`).
     pub timeout: Duration,
+    /// ALTER IGNORE: a copied row that clashes with a row copied before it in a
+    /// primary or unique key is left out and counted here (the copy then blocks
+    /// writers). `None`: the clash fails the ALTER.
+    pub duplicates: Option<Arc<AtomicU64>>,
 }
 
 /// Converts one row of the old table (its ordinal, from 1) to the new definition.
@@ -80,8 +85,11 @@ impl Storage {
         if !spec.copy {
             return Ok(self.alter_in_place(&old, spec, deadline)?);
         }
-        let online = spec.online && !old.def().has_hidden_pk() && !spec.def.has_hidden_pk();
-        let r = if spec.add_index {
+        let online = spec.online
+            && spec.duplicates.is_none()
+            && !old.def().has_hidden_pk()
+            && !spec.def.has_hidden_pk();
+        let r = if spec.add_index && spec.duplicates.is_none() {
             self.add_index_online(&old, spec.def, deadline)
                 .map_err(E::from)
         } else if online {
@@ -191,7 +199,7 @@ impl Storage {
         let copied = match v0 {
             None => {
                 new.set_rebuilt_at(self.mgr.next_id());
-                fill(old, &new, None, convert).map(|_| ())
+                fill(old, &new, None, spec.duplicates.as_deref(), convert).map(|_| ())
             }
             Some(v0) => {
                 let checkpoint = || engine.after_ddl(&def, new.store());
@@ -270,11 +278,13 @@ impl Storage {
 
 /// Copies every committed row of `old` (as `view` sees it, when given) into `new`,
 /// converted; the first refusal of `convert` (or storage error) stops the copy.
-/// Returns the number of rows copied.
+/// With `duplicates`, a row clashing in a unique key with one copied before is
+/// left out and counted there. Returns the number of rows read.
 pub(super) fn fill<E: From<StorageError>>(
     old: &TableCore,
     new: &TableCore,
     view: Option<&crate::mvcc::ReadView>,
+    duplicates: Option<&AtomicU64>,
     convert: &mut Convert<'_, E>,
 ) -> Result<u64, E> {
     let mut refused: Option<E> = None;
@@ -282,7 +292,13 @@ pub(super) fn fill<E: From<StorageError>>(
     let r = old.for_each_visible(view, None, &mut |_, trx, row| {
         n += 1;
         match convert(row, n) {
-            Ok(row) => new.load_row(trx, &row),
+            Ok(row) => match (new.load_row(trx, &row), duplicates) {
+                (Err(StorageError::DuplicateKey { .. }), Some(d)) => {
+                    d.fetch_add(1, Ordering::Relaxed);
+                    Ok(())
+                }
+                (r, _) => r,
+            },
             Err(e) => {
                 refused = Some(e);
                 Err(StorageError::Interrupted)

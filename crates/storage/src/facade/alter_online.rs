@@ -78,7 +78,7 @@ pub(super) fn copy<E: From<StorageError>>(
     checkpoint: &dyn Fn() -> crate::api::Result<()>,
     deadline: Instant,
 ) -> Result<(), E> {
-    let mut n = super::alter::fill(old, new, Some(&v0.view), convert)?;
+    let mut n = super::alter::fill(old, new, Some(&v0.view), None, convert)?;
     drop(v0);
     for _ in 0..ROUNDS {
         if old.captured_len() <= FEW {

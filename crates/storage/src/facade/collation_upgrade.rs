@@ -59,6 +59,7 @@ impl Storage {
                 // The primary key's bytes change with the new sort keys.
                 online: false,
                 timeout: super::DDL_WAIT,
+                duplicates: None,
             };
             let mut same = |row, _| Ok::<_, StorageError>(row);
             self.alter_table(db, name, spec, &mut same)

@@ -186,7 +186,7 @@ impl Storage {
             .unwrap_or_else(|| old.peek_auto_increment());
         def.auto_increment_start = spec.auto_increment.unwrap_or(old_def.auto_increment_start);
         let new = TempTable::new(self.temp_core(def)?);
-        fill(old, &new.core, None, convert)?;
+        fill(old, &new.core, None, spec.duplicates.as_deref(), convert)?;
         new.core.set_auto_increment(counter)?;
         Ok(Some(new))
     }

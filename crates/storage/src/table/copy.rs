@@ -92,7 +92,8 @@ impl TableCore {
 
     /// Loads one row, written by transaction `trx`, into this (new, unpublished)
     /// table with its secondary entries; a primary or unique key clash fails with
-    /// [`StorageError::DuplicateKey`] naming the key, as MariaDB's copy does.
+    /// [`StorageError::DuplicateKey`] naming the key, as MariaDB's copy does, before
+    /// anything of the row is written (so ALTER IGNORE can leave the row out).
     pub(crate) fn load_row(&self, trx: u64, row: &Row) -> Result<()> {
         let schema = self.schema();
         let mut ctx = WriteCtx::default();
@@ -101,9 +102,7 @@ impl TableCore {
         if !schema.def.has_hidden_pk() && self.store.get(primary, &key)?.is_some() {
             return Err(dup(&schema.indexes[0].def, row));
         }
-        let mut payload = Vec::with_capacity(64);
-        rowcodec::encode_row(&mut payload, &schema.def.columns, row);
-        self.put(&mut ctx, primary, &key, build_rec(trx, 0, false, &payload))?;
+        let mut entries = Vec::with_capacity(schema.indexes.len() - 1);
         for layout in &schema.indexes[1..] {
             let mut sk = Vec::new();
             keycodec::encode_index_key(&mut sk, &layout.def, &schema.def.columns, row);
@@ -112,6 +111,12 @@ impl TableCore {
                 return Err(dup(&layout.def, row));
             }
             sk.extend_from_slice(&key);
+            entries.push(sk);
+        }
+        let mut payload = Vec::with_capacity(64);
+        rowcodec::encode_row(&mut payload, &schema.def.columns, row);
+        self.put(&mut ctx, primary, &key, build_rec(trx, 0, false, &payload))?;
+        for (layout, sk) in schema.indexes[1..].iter().zip(entries) {
             let vals: Vec<Value> = layout.covered.iter().map(|&c| row[c].clone()).collect();
             let mut payload = Vec::new();
             rowcodec::encode_row(&mut payload, &layout.covered_cols, &vals);

@@ -24,6 +24,9 @@ use basalt_common::error::code;
 use basalt_common::{CheckDef, ColumnDef, IndexColumn, IndexDef, IndexKind, MySqlError, TableDef};
 use sqlparser::ast::{self, TableConstraint};
 
+mod algorithm;
+mod convert;
+
 type R<T> = Result<T, MySqlError>;
 
 /// The bound ALTER TABLE.
@@ -43,6 +46,13 @@ pub struct AlterPlan {
     /// New FOREIGN KEY constraints every existing row must satisfy
     /// (`foreign_key_checks` on).
     pub new_foreign_keys: Vec<basalt_common::ForeignKeyDef>,
+    /// ALTER IGNORE: conversion errors are warnings, and rows clashing in a unique
+    /// key are left out of the copy.
+    pub ignore: bool,
+    /// The statement reports the rows it copied ("Records: n"), as MariaDB does
+    /// for its COPY algorithm: a column type changes, or writers wait for the
+    /// copy. Otherwise (what MariaDB does in place) it reports 0.
+    pub counts_rows: bool,
 }
 
 struct WCol {
@@ -72,6 +82,9 @@ struct Work<'a> {
     dropped_keys: Vec<String>,
     /// CONVERT TO CHARACTER SET's collation, applied to the columns at the end.
     convert: Option<basalt_common::Collation>,
+    ignore: bool,
+    /// A primary or unique key the table did not have (set by `finish`).
+    unique_added: bool,
 }
 
 fn parse_create(body: &str) -> R<ast::CreateTable> {
@@ -92,6 +105,7 @@ fn cant_drop(what: &str, name: &str) -> MySqlError {
 /// Binds `stmt` against the table's current definition `old`.
 pub fn bind(old: &TableDef, stmt: &AlterTable, cx: &mut SessionCtx) -> R<AlterPlan> {
     let mut w = Work::new(old);
+    w.ignore = stmt.ignore;
     for c in &stmt.clauses {
         w.apply(c, cx)?;
     }
@@ -148,6 +162,8 @@ impl<'a> Work<'a> {
             fk_dropped: Vec::new(),
             dropped_keys: Vec::new(),
             convert: None,
+            ignore: false,
+            unique_added: false,
         }
     }
 
@@ -240,8 +256,7 @@ impl<'a> Work<'a> {
                 Ok(())
             }
             Clause::ConvertTo { charset, collation } => {
-                let to =
-                    super::alter_convert::target(charset.as_deref(), collation.as_deref(), cx)?;
+                let to = convert::target(charset.as_deref(), collation.as_deref(), cx)?;
                 self.def.charset = to.charset();
                 self.def.collation = to;
                 self.convert = Some(to);
@@ -438,7 +453,7 @@ impl<'a> Work<'a> {
     /// CONVERT TO CHARACTER SET: every character column to collation `to`.
     fn convert_columns(&mut self, to: basalt_common::Collation, cx: &mut SessionCtx) -> R<()> {
         for w in self.cols.iter_mut() {
-            if let Some(dt) = super::alter_convert::column(&w.def, to, cx)? {
+            if let Some(dt) = convert::column(&w.def, to, cx)? {
                 self.type_changed |= !w.def.data_type.same_storage(&dt);
                 self.copy = true;
                 w.def.data_type = dt;
@@ -734,6 +749,13 @@ impl<'a> Work<'a> {
             ..self.old.indexes[0].clone()
         };
         let mut primary = self.primary.take().unwrap_or(hidden);
+        // Keys still name columns by id here, which is the old ordinal for a
+        // column the table had.
+        let known = |k: &IndexDef| {
+            (self.old.indexes.iter()).any(|o| o.kind == k.kind && o.columns == k.columns)
+        };
+        self.unique_added = (keys.iter().chain([&primary]))
+            .any(|k| k.is_unique() && !k.columns.is_empty() && !known(k));
         for k in keys.iter_mut().chain(std::iter::once(&mut primary)) {
             for kc in k.columns.iter_mut() {
                 kc.column = ordinal(&self.cols, kc.column);
@@ -774,7 +796,11 @@ impl<'a> Work<'a> {
             self.copy = true;
         }
         self.added_in_place(&mut columns);
+        // ALTER IGNORE leaves out rows that a new unique key or a converted value
+        // makes clash, which only a copy with writers held out can do.
+        let ignoring = self.ignore && (self.unique_added || self.type_changed);
         let concurrent = self.copy
+            && !ignoring
             && new_foreign_keys.is_empty()
             && !matches!(self.lock.as_deref(), Some("SHARED" | "EXCLUSIVE"))
             && self.algorithm.as_deref() != Some("COPY");
@@ -796,6 +822,8 @@ impl<'a> Work<'a> {
             auto_increment: self.auto_increment,
             new_checks: self.new_checks,
             new_foreign_keys,
+            ignore: self.ignore,
+            counts_rows: self.copy && (self.type_changed || !(online || add_index)),
         })
     }
 
@@ -877,104 +905,6 @@ impl<'a> Work<'a> {
                 Some(j) => self.old.columns[j].absent.clone(),
             };
         }
-    }
-
-    /// Whether the keys differ from the stored ones other than by name.
-    fn indexes_changed(&self, new: &[IndexDef]) -> bool {
-        let shape = |i: &IndexDef| (i.kind, i.columns.clone());
-        new.len() != self.old.indexes.len()
-            || new
-                .iter()
-                .zip(&self.old.indexes)
-                .any(|(a, b)| shape(a) != shape(b))
-    }
-
-    /// Whether the new definition is the old one plus one secondary index (the
-    /// only one with id 0); then the columns keep the values rows stored before
-    /// an in-place ADD COLUMN read (`ColumnDef::absent`), as no row is rewritten.
-    fn only_an_index_added(&mut self) -> bool {
-        let new = &self.def;
-        let fresh = new.indexes.iter().filter(|i| i.id == 0).count();
-        if fresh != 1 || new.indexes.len() != self.old.indexes.len() + 1 {
-            return false;
-        }
-        if new.columns.len() != self.old.columns.len()
-            || self.cols.iter().enumerate().any(|(i, c)| c.src != Some(i))
-        {
-            return false;
-        }
-        let mut cand = new.clone();
-        for (c, o) in cand.columns.iter_mut().zip(&self.old.columns) {
-            c.absent = o.absent.clone();
-        }
-        let same = TableDef {
-            indexes: cand.indexes.clone(),
-            ..self.old.clone()
-        };
-        let kept = self
-            .old
-            .indexes
-            .iter()
-            .all(|o| cand.indexes.iter().any(|n| n == o));
-        if cand != same || !kept {
-            return false;
-        }
-        self.def = cand;
-        true
-    }
-
-    /// Whether every row keeps its primary key bytes: the same key columns in the
-    /// same order, of the same types (and collations), prefixes and directions.
-    fn same_primary_key(&self, columns: &[ColumnDef], new: &IndexDef) -> bool {
-        let old = &self.old.indexes[0];
-        if old.columns.is_empty() || new.columns.len() != old.columns.len() {
-            return false;
-        }
-        new.columns.iter().zip(&old.columns).all(|(n, o)| {
-            self.cols[n.column].src == Some(o.column)
-                && columns[n.column].data_type == self.old.columns[o.column].data_type
-                && n.prefix_len == o.prefix_len
-                && n.descending == o.descending
-        })
-    }
-
-    /// 1845 / 1846 when ALGORITHM= or LOCK= asks for more than the change gives:
-    /// a column whose stored type changes needs ALGORITHM=COPY (1846); a copy is
-    /// never INSTANT or NOCOPY; an `online` one (writers go on) serves LOCK=NONE
-    /// (also with a type change, which MariaDB refuses) and INPLACE.
-    fn check_algorithm(&self, online: bool) -> R<()> {
-        if !self.copy {
-            return Ok(());
-        }
-        if let Some(a) = self.algorithm.as_deref() {
-            if a != "COPY" && self.type_changed {
-                return Err(MySqlError::new(
-                    1846,
-                    "0A000",
-                    format!(
-                        "ALGORITHM={a} is not supported. Reason: Cannot change column type. \
-                         Try ALGORITHM=COPY"
-                    ),
-                ));
-            }
-            if matches!(a, "INSTANT" | "NOCOPY") || (a == "INPLACE" && !online) {
-                return Err(MySqlError::new(
-                    1845,
-                    "0A000",
-                    format!(
-                        "ALGORITHM={a} is not supported for this operation. Try ALGORITHM=COPY"
-                    ),
-                ));
-            }
-        }
-        if self.lock.as_deref() == Some("NONE") && !online {
-            return Err(MySqlError::new(
-                1846,
-                "0A000",
-                "LOCK=NONE is not supported. Reason: COPY algorithm requires a lock. Try LOCK=SHARED",
-            ));
-        }
-        Ok(())
     }
 }
 

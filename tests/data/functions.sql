@@ -240,3 +240,5 @@ select count(*) from ft where dt < date '2000-01-01' + interval 1 day and d betw
 select id, 1/0 from ft order by id
 select count(*) from ft where i < 1 + 1 and dt > date '1999-01-01' - interval 1 day
 select count(*) from ft where i < 5 + 1 and dt > date '2020-01-01' - interval 1 day
+select hex(0b0101), hex(0b1), length(0b100000000), concat(0b01000001, 'x')
+select x'41', 0x41, b'1000001', 0b1000001

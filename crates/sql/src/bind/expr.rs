@@ -394,7 +394,11 @@ impl Binder<'_> {
             &v.value,
             V::HexStringLiteral(_) | V::SingleQuotedByteStringLiteral(_)
         ) {
+            // MariaDB's hex / bit literals describe themselves as unsigned, with
+            // no decimals.
             t.collation = Collation::Binary;
+            t.decimals = 0;
+            t.unsigned = true;
         }
         Ok((Expr::Const(val), t))
     }

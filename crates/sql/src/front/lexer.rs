@@ -95,6 +95,8 @@ pub mod rare {
     pub const CHAR: u16 = 512;
     /// The word WEIGHT_STRING (`WEIGHT_STRING(s AS CHAR(n))`).
     pub const WEIGHT_STRING: u16 = 1024;
+    /// A `0b0101` bit literal.
+    pub const BIT_NUMBER: u16 = 2048;
 }
 
 /// The [`rare`] bit of one word.
@@ -152,6 +154,7 @@ pub fn lex_bytes(b: &[u8]) -> Lexed {
             TokKind::Word => rare_word(&b[i..end]),
             TokKind::Param => rare::PARAM,
             TokKind::Punct if &b[i..end] == b"||" => rare::PIPES,
+            TokKind::HexOrBit if b[i..].starts_with(b"0b") => rare::BIT_NUMBER,
             _ => 0,
         };
         out.tokens.push(Token {
@@ -307,7 +310,12 @@ fn number_or_word(b: &[u8], i: usize) -> (TokKind, usize) {
             .iter()
             .position(|x| !x.is_ascii_alphanumeric())
             .map_or(b.len(), |p| i + 2 + p);
-        return (TokKind::HexOrBit, end);
+        // `0b` and binary digits is a bit literal; `0b2`, `0B1` are names.
+        let bits =
+            b[i + 1] == b'b' && end > i + 2 && b[i + 2..end].iter().all(|c| b"01".contains(c));
+        if b[i + 1] != b'b' && b[i + 1] != b'B' || bits {
+            return (TokKind::HexOrBit, end);
+        }
     }
     let mut j = i;
     let mut dot = false;
@@ -476,6 +484,18 @@ mod tests {
         let k = kinds(s);
         assert_eq!(k[1], (TokKind::Var, "@@session.autocommit"));
         assert_eq!(k[3], (TokKind::Var, "@x"));
+    }
+
+    #[test]
+    fn bit_numbers_are_literals_and_other_0b_words_names() {
+        let k = kinds("select 0b0101, 0b2, 0B1, 0x4f");
+        assert_eq!(k[1], (TokKind::HexOrBit, "0b0101"));
+        assert_eq!(k[3].1, "0b2");
+        assert_ne!(k[3].0, TokKind::HexOrBit);
+        assert_eq!(k[5].1, "0B1");
+        assert_ne!(k[5].0, TokKind::HexOrBit);
+        assert_eq!(k[7], (TokKind::HexOrBit, "0x4f"));
+        assert_ne!(lex("select 0b1").rare & rare::BIT_NUMBER, 0);
     }
 
     #[test]

@@ -254,7 +254,8 @@ pub fn analyze_with(text: &str, opts: LitOpts) -> Result<Front<'_>, MySqlError> 
             | rare::VALUE_FOR
             | rare::EXTRACT
             | rare::CHAR
-            | rare::WEIGHT_STRING)
+            | rare::WEIGHT_STRING
+            | rare::BIT_NUMBER)
         != 0;
     let edits = rewrites_scanning(text, toks, opts.pipes_as_concat, scan);
     let dml = ["select", "insert", "update", "delete", "replace"]
@@ -311,7 +312,19 @@ fn rewrites_scanning(text: &str, toks: &[Token], pipes_as_concat: bool, scan: bo
             });
         }
         let kw = |j: usize, k: &str| toks.get(j).is_some_and(|t| t.is_kw(text, k));
-        if !pipes_as_concat && t.kind == TokKind::Punct && t.text(text) == "||" {
+        if t.kind == TokKind::HexOrBit && text[t.start..].starts_with("0b") {
+            // 0b0101 is b'0101' (sqlparser reads the former as a name).
+            edits.push(Edit {
+                start: t.start,
+                end: t.start + 2,
+                with: "b'",
+            });
+            edits.push(Edit {
+                start: t.end,
+                end: t.end,
+                with: "'",
+            });
+        } else if !pipes_as_concat && t.kind == TokKind::Punct && t.text(text) == "||" {
             edits.push(Edit {
                 start: t.start,
                 end: t.end,

@@ -50,8 +50,9 @@ pub struct AlterPlan {
     /// key are left out of the copy.
     pub ignore: bool,
     /// The statement reports the rows it copied ("Records: n"), as MariaDB does
-    /// for its COPY algorithm: a column type changes, or writers wait for the
-    /// copy. Otherwise (what MariaDB does in place) it reports 0.
+    /// for its COPY algorithm: a column type changes, an added column is computed
+    /// per row, or writers wait for the copy. Otherwise (what MariaDB does in
+    /// place) it reports 0.
     pub counts_rows: bool,
 }
 
@@ -796,6 +797,8 @@ impl<'a> Work<'a> {
             self.copy = true;
         }
         self.added_in_place(&mut columns);
+        // An added column whose value each row computes (MariaDB copies for it).
+        let computed = (self.cols.iter()).any(|c| c.src.is_none() && fixed_value(&c.def).is_none());
         // ALTER IGNORE leaves out rows that a new unique key or a converted value
         // makes clash, which only a copy with writers held out can do.
         let ignoring = self.ignore && (self.unique_added || self.type_changed);
@@ -823,7 +826,7 @@ impl<'a> Work<'a> {
             new_checks: self.new_checks,
             new_foreign_keys,
             ignore: self.ignore,
-            counts_rows: self.copy && (self.type_changed || !(online || add_index)),
+            counts_rows: self.copy && (self.type_changed || computed || !(online || add_index)),
         })
     }
 

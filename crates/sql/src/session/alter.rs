@@ -130,7 +130,9 @@ impl Session {
             add_index: plan.add_index,
             auto_increment: plan.auto_increment,
             timeout,
-            duplicates: plan.ignore.then(Default::default),
+            // An IGNORE that may meet clashing rows copies with writers held out
+            // (the binder then plans no online work); others have nothing to drop.
+            duplicates: (plan.ignore && !plan.online && !plan.add_index).then(Default::default),
         };
         let duplicates = spec.duplicates.clone();
         let mut copied = 0u64;

@@ -174,7 +174,6 @@ pub(crate) fn text_col_nn(name: &str, len: u32) -> ColumnMeta {
 /// A BIGINT column of a SHOW-style result set.
 pub(crate) fn int_col(name: &str, len: u32, unsigned: bool) -> ColumnMeta {
     let mut m = ColumnMeta::expr(name, ColumnType::LongLong, len);
-    m.flags |= flags::NUM;
     if unsigned {
         m.flags |= flags::UNSIGNED;
     }

@@ -111,6 +111,25 @@ impl ExprType {
         Self::base(Class::Int, 21)
     }
 
+    /// An INT result of `len` characters whatever its length (MariaDB's
+    /// `Item_long_func`: LENGTH, CRC32, CONNECTION_ID, ...).
+    pub fn long(len: u32) -> Self {
+        let mut t = Self::int(len);
+        t.column_type = Some(ColumnType::Long);
+        t
+    }
+
+    /// The rank of this integer's MariaDB type handler in [`INT_KINDS`]: the
+    /// column's own, else LONG up to 9 characters and LONGLONG beyond
+    /// (`type_handler_long_or_longlong`); `None` for BIT, YEAR and non-integers.
+    fn int_kind(&self) -> Option<usize> {
+        if self.class != Class::Int {
+            return None;
+        }
+        let ct = self.protocol_type();
+        INT_KINDS.iter().position(|k| *k == ct)
+    }
+
     pub fn unsigned(mut self) -> Self {
         self.unsigned = true;
         self.sign_char = false;
@@ -307,9 +326,6 @@ impl ExprType {
         if ct == ColumnType::Year && self.origin.is_some() {
             m.flags |= flags::ZEROFILL;
         }
-        if (self.class.is_numeric() || self.class == Class::Null) && ct != ColumnType::Bit {
-            m.flags |= flags::NUM;
-        }
         if matches!(ct, ColumnType::Blob) {
             m.flags |= flags::BLOB;
         }
@@ -328,7 +344,7 @@ impl ExprType {
         }
         match self.class {
             Class::Null => ColumnType::Null,
-            Class::Int if self.len < 11 => ColumnType::Long,
+            Class::Int if self.len <= 9 => ColumnType::Long,
             Class::Int => ColumnType::LongLong,
             Class::Decimal => ColumnType::NewDecimal,
             Class::Double => ColumnType::Double,
@@ -357,16 +373,11 @@ pub fn aggregate(a: &ExprType, b: &ExprType) -> ExprType {
     use Class::*;
     let nullable = a.nullable || b.nullable;
     let mut t = match (a.class, b.class) {
+        (Null, Int) => int_aggregate(b, b),
+        (Int, Null) => int_aggregate(a, a),
         (Null, _) => b.clone(),
         (_, Null) => a.clone(),
-        (Int, Int) => {
-            let p = a.precision().max(b.precision());
-            if a.unsigned && b.unsigned {
-                ExprType::uint_p(p)
-            } else {
-                ExprType::int_p(p)
-            }
-        }
+        (Int, Int) => int_aggregate(a, b),
         (x, y) if x == y && x != Decimal => {
             let mut t = a.clone();
             t.len = a.len.max(b.len);
@@ -400,9 +411,39 @@ pub fn aggregate(a: &ExprType, b: &ExprType) -> ExprType {
         }
     };
     t.origin = None;
-    t.column_type = None;
+    if t.class != Int {
+        t.column_type = None;
+    }
     t.col_flags = 0;
+    t.int_width = 0;
     t.nullable = nullable;
+    t
+}
+
+/// MariaDB's integer type handlers, narrowest first.
+const INT_KINDS: [ColumnType; 5] = [
+    ColumnType::Tiny,
+    ColumnType::Short,
+    ColumnType::Int24,
+    ColumnType::Long,
+    ColumnType::LongLong,
+];
+
+/// Two integer branches: the wider type handler, sized by the larger precision;
+/// signed with unsigned is DECIMAL, as MariaDB aggregates them.
+fn int_aggregate(a: &ExprType, b: &ExprType) -> ExprType {
+    let p = a.precision().max(b.precision());
+    if a.unsigned != b.unsigned {
+        return ExprType::decimal(p, 0);
+    }
+    let mut t = if a.unsigned {
+        ExprType::uint_p(p)
+    } else {
+        ExprType::int_p(p)
+    };
+    if let (Some(x), Some(y)) = (a.int_kind(), b.int_kind()) {
+        t.column_type = Some(INT_KINDS[x.max(y)]);
+    }
     t
 }
 
@@ -430,10 +471,27 @@ mod tests {
     use super::*;
 
     #[test]
-    fn int_literal_is_long_until_eleven_chars() {
+    fn int_expression_is_long_until_ten_chars() {
         assert_eq!(ExprType::int(1).protocol_type(), ColumnType::Long);
-        assert_eq!(ExprType::int(10).protocol_type(), ColumnType::Long);
-        assert_eq!(ExprType::int(11).protocol_type(), ColumnType::LongLong);
+        assert_eq!(ExprType::int(9).protocol_type(), ColumnType::Long);
+        assert_eq!(ExprType::int(10).protocol_type(), ColumnType::LongLong);
+        assert_eq!(ExprType::long(10).protocol_type(), ColumnType::Long);
+    }
+
+    #[test]
+    fn integer_branches_keep_the_wider_handler() {
+        let mut tiny = ExprType::int(4);
+        tiny.column_type = Some(ColumnType::Tiny);
+        let t = aggregate(&tiny, &tiny);
+        assert_eq!((t.protocol_type(), t.len), (ColumnType::Tiny, 4));
+        let mut long = ExprType::int(11);
+        long.column_type = Some(ColumnType::Long);
+        let t = aggregate(&tiny, &long);
+        assert_eq!((t.protocol_type(), t.len), (ColumnType::Long, 11));
+        let t = aggregate(&long, &ExprType::int(10).unsigned());
+        assert_eq!((t.class, t.len), (Class::Decimal, 11));
+        let t = aggregate(&ExprType::null(), &ExprType::int(1));
+        assert_eq!((t.protocol_type(), t.len), (ColumnType::Long, 2));
     }
 
     #[test]

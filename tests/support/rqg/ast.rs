@@ -182,7 +182,11 @@ impl Expr {
         match self {
             Expr::Col { ty, .. } | Expr::Lit { ty, .. } => *ty,
             Expr::Arith(op, a, b) => arith_ty(op, a.ty(), b.ty()),
-            Expr::Case(whens, _) => whens[0].1.ty(),
+            Expr::Case(whens, otherwise) => {
+                let branches = whens.iter().map(|(_, t)| t).chain(otherwise.as_deref());
+                branch_ty(branches)
+            }
+            Expr::Func("COALESCE" | "IFNULL", args) => branch_ty(args.iter()),
             Expr::Func(_, args) => args[0].ty(),
             Expr::Agg(f, _, arg) => match (f, arg) {
                 (AggFn::Count, _) => Ty::Int,
@@ -287,6 +291,16 @@ impl Expr {
             _ => None,
         }
     }
+}
+
+/// The type of branches that must agree: DECIMAL when integers meet DECIMALs
+/// (a DIV asked for as a DECIMAL is an integer), else the first branch's.
+fn branch_ty<'a>(mut branches: impl Iterator<Item = &'a Expr>) -> Ty {
+    let first = branches.next().map_or(Ty::Int, Expr::ty);
+    branches.fold(first, |t, b| match (t, b.ty()) {
+        (Ty::Int, Ty::Dec) => Ty::Dec,
+        _ => t,
+    })
 }
 
 fn arith_ty(op: &str, a: Ty, b: Ty) -> Ty {

@@ -10,7 +10,27 @@ use super::Avoid;
 pub fn top(t: &Top, avoid: &Avoid) -> bool {
     let ordered = t.order.is_some() && t.q.out_types().contains(&Ty::Str);
     let temp = string_through_temp_table(&t.q) || ordered;
-    (avoid.has(a::STRING_THROUGH_TEMP_TABLE) && temp) || query(&t.q, avoid)
+    let min_max = t.order.is_some() && distinct_count_and_int_min_max(&t.q);
+    (avoid.has(a::STRING_THROUGH_TEMP_TABLE) && temp)
+        || (avoid.has(a::ORDERED_INT_MIN_MAX) && min_max)
+        || query(&t.q, avoid)
+}
+
+/// A select with a DISTINCT aggregate (in its items or HAVING) and MIN / MAX of
+/// an integer expression that is not a column.
+fn distinct_count_and_int_min_max(q: &Query) -> bool {
+    let Query::Select(s) = q else { return false };
+    let (mut distinct, mut min_max) = (false, false);
+    for e in s.items.iter().map(|i| &i.expr).chain(&s.having) {
+        e.visit_shallow(&mut |e| match e {
+            Expr::Agg(_, true, _) => distinct = true,
+            Expr::Agg(AggFn::Min | AggFn::Max, _, Some(arg)) => {
+                min_max |= arg.ty() == Ty::Int && !matches!(**arg, Expr::Col { .. });
+            }
+            _ => {}
+        });
+    }
+    distinct && min_max
 }
 
 /// A string column of a DISTINCT or grouped select or of a set operation.
@@ -293,17 +313,15 @@ fn own(e: &Expr, avoid: &Avoid) -> bool {
             let (p, r) = (x.ty(), q.out_types()[0]);
             let mixed = (p == Ty::Int && r == Ty::Dec) || (p == Ty::Dec && r == Ty::Int);
             (mixed && avoid.has(a::INT_VS_DECIMAL))
-                || (avoid.has(a::IN_AGGREGATE_SUBQUERY) && aggregates_only(q))
+                || (avoid.has(a::IN_AGGREGATE_SUBQUERY) && in_aggregates(x, q))
                 || (avoid.has(a::IN_EXCEPT) && has_except(q))
         }
-        Expr::Func("ABS", args) => avoid.has(a::ABS_OF_INT) && args[0].ty() == Ty::Int,
         Expr::Agg(_, _, Some(arg)) => avoid.has(a::AGGREGATE_OF_LITERAL) && !has_column(arg),
         Expr::Func("COALESCE" | "IFNULL", args) => {
-            let typed = matches!(e.ty(), Ty::Int | Ty::Str);
-            avoid.has(a::BRANCH_TYPES) && (typed || args.iter().any(is_lit))
+            let literal = args.iter().any(|x| is_lit(x) && x.ty() != Ty::Int);
+            avoid.has(a::BRANCH_TYPES) && (e.ty() == Ty::Str || literal)
         }
-        Expr::Case(_, None) if avoid.has(a::CASE_WITHOUT_ELSE) => true,
-        Expr::Case(..) => avoid.has(a::BRANCH_TYPES) && matches!(e.ty(), Ty::Int | Ty::Str),
+        Expr::Case(..) => avoid.has(a::BRANCH_TYPES) && e.ty() == Ty::Str,
         Expr::Arith(op, x, y) => arith(op, x, y, avoid),
         _ => false,
     }
@@ -331,14 +349,28 @@ fn has_except(q: &Query) -> bool {
     }
 }
 
-fn aggregates_only(q: &Query) -> bool {
-    matches!(q, Query::Select(s) if s.group_by.is_empty() && s.grouped())
+/// `x IN (q)` where `q` aggregates without GROUP BY, or with GROUP BY when `x` is
+/// a subquery or `q` reads a column of an enclosing query.
+fn in_aggregates(x: &Expr, q: &Query) -> bool {
+    match q {
+        Query::Select(s) if s.group_by.is_empty() => s.grouped(),
+        Query::Select(s) => s.grouped() && (x.subquery().is_some() || reads_outer(q)),
+        Query::Set { l, r, .. } => in_aggregates(x, l) || in_aggregates(x, r),
+    }
+}
+
+/// Whether `q` reads a column of an enclosing query.
+fn reads_outer(q: &Query) -> bool {
+    let mut own = Vec::new();
+    aliases(q, &mut own);
+    let mut found = false;
+    walk::query(q, &mut |e| {
+        found |= matches!(e, Expr::Col { qual, .. } if !own.contains(qual));
+    });
+    found
 }
 
 fn arith(op: &str, x: &Expr, y: &Expr, avoid: &Avoid) -> bool {
-    let ints = x.ty() == Ty::Int && y.ty() == Ty::Int;
     let decimal = x.ty() == Ty::Dec || y.ty() == Ty::Dec;
-    (op == "DIV" && avoid.has(a::DIV))
-        || (op == "MOD" && decimal && avoid.has(a::MOD_OF_DECIMAL))
-        || (matches!(op, "+" | "-" | "*") && ints && avoid.has(a::INT_ARITHMETIC))
+    op == "MOD" && decimal && avoid.has(a::MOD_OF_DECIMAL)
 }

@@ -334,15 +334,16 @@ impl<'a> Gen<'a> {
             4 => {
                 let w = self.cond(visible, depth, level + 1);
                 let t = sub(self);
-                let always = self.avoid.has(avoidable::CASE_WITHOUT_ELSE);
-                let e = (always || self.rng.chance(2, 3)).then(|| Box::new(sub(self)));
+                let e = self.rng.chance(2, 3).then(|| Box::new(sub(self)));
                 Expr::Case(vec![(w, t)], e)
             }
             5 | 6 => {
                 let f = *self.rng.pick(&["COALESCE", "IFNULL"]);
                 let args = vec![sub(self), sub(self)];
-                let literal = args.iter().any(|a| matches!(a, Expr::Lit { .. }));
-                let typed = matches!(ty, Ty::Int | Ty::Str);
+                let literal = args
+                    .iter()
+                    .any(|a| matches!(a, Expr::Lit { .. }) && a.ty() != Ty::Int);
+                let typed = ty == Ty::Str;
                 match (literal || typed) && self.avoid.has(avoidable::BRANCH_TYPES) {
                     true => self.leaf(visible, ty),
                     false => Expr::Func(f, args),
@@ -355,18 +356,12 @@ impl<'a> Gen<'a> {
     }
 
     fn arith(&mut self, visible: &[Col], ty: Ty, depth: usize, level: usize) -> Expr {
-        let ints = self.avoid.has(avoidable::INT_ARITHMETIC);
-        if ints && ty == Ty::Int {
-            return self.leaf(visible, ty);
-        }
         let a = self.operand(visible, ty, depth, level);
         let mut ops = vec!["+", "-", "*", "+", "-"];
         if level == 0 || !self.avoid.has(avoidable::NESTED_DIVISION) {
             ops.push("/");
         }
-        if !self.avoid.has(avoidable::DIV) {
-            ops.push("DIV");
-        }
+        ops.push("DIV");
         let decimal = a.ty() == Ty::Dec && self.avoid.has(avoidable::MOD_OF_DECIMAL);
         if !decimal {
             ops.push("MOD");
@@ -377,7 +372,6 @@ impl<'a> Gen<'a> {
                 Expr::lit(*self.rng.pick(&["2", "3", "-4"]), Ty::Int)
             }
             "/" | "DIV" | "MOD" => Expr::lit(*self.rng.pick(&["2", "3", "-4", "1.5"]), Ty::Dec),
-            _ if ints && a.ty() == Ty::Int => Expr::lit(*self.rng.pick(pool(Ty::Dec)), Ty::Dec),
             _ => self.operand(visible, ty, depth, level),
         };
         Expr::Arith(op, Box::new(a), Box::new(b))

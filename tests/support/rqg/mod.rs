@@ -64,9 +64,9 @@ pub mod avoidable {
     pub const NULL_VALUE: &str = "NULL literal as a value";
     /// An aggregate whose argument has no column (`MAX(1)`, `MIN(NULL)`).
     pub const AGGREGATE_OF_LITERAL: &str = "aggregate of a literal";
-    /// COALESCE / IFNULL with a literal argument, and CASE / COALESCE / IFNULL
-    /// of integers or strings.
-    pub const BRANCH_TYPES: &str = "CASE / COALESCE / IFNULL of integers or strings";
+    /// COALESCE / IFNULL with a literal argument other than an integer, and CASE /
+    /// COALESCE / IFNULL of strings.
+    pub const BRANCH_TYPES: &str = "CASE / COALESCE / IFNULL of strings";
     /// An integer and a DECIMAL compared (=, IN, BETWEEN ...).
     pub const INT_VS_DECIMAL: &str = "integer compared with a DECIMAL";
     /// `<=>` between two columns.
@@ -89,26 +89,23 @@ pub mod avoidable {
     /// A set operation inside a set operation whose column is an integer there
     /// and a DECIMAL in the other operand.
     pub const NESTED_SET_INT_DECIMAL: &str = "nested set operation of integers and decimals";
-    /// ABS of an integer.
-    pub const ABS_OF_INT: &str = "ABS of an integer";
     /// More than one window function in a select.
     pub const MULTIPLE_WINDOWS: &str = "several window functions in a select";
-    /// The DIV operator.
-    pub const DIV: &str = "DIV";
     /// MOD with a DECIMAL operand.
     pub const MOD_OF_DECIMAL: &str = "MOD of a DECIMAL";
     /// A quotient (a division or AVG) whose result is not a select item.
     pub const NESTED_DIVISION: &str = "quotient inside an expression";
-    /// `+ - *` of two integers.
-    pub const INT_ARITHMETIC: &str = "integer arithmetic";
     /// A column of a derived table that is not a column of its tables.
     pub const DERIVED_COMPUTED_COLUMN: &str = "computed column of a derived table";
-    /// IN (a subquery of aggregates without GROUP BY).
+    /// IN (a subquery of aggregates without GROUP BY), or with GROUP BY after a
+    /// subquery or reading an outer column.
     pub const IN_AGGREGATE_SUBQUERY: &str = "IN (SELECT COUNT(*) ...)";
+    /// An ordered select with a DISTINCT aggregate and MIN / MAX of an integer
+    /// expression.
+    pub const ORDERED_INT_MIN_MAX: &str =
+        "ordered DISTINCT aggregate with MAX of an integer expression";
     /// LIKE in the WHERE of a GROUP BY select.
     pub const GROUPED_LIKE: &str = "LIKE in the WHERE of a GROUP BY";
-    /// CASE without ELSE.
-    pub const CASE_WITHOUT_ELSE: &str = "CASE without ELSE";
 }
 
 /// Constructs the generator stays away from, each naming a difference from

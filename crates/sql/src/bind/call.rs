@@ -431,6 +431,10 @@ pub fn agg_type(f: AggFunc, arg: &ExprType) -> ExprType {
                 if t.is_enum_or_set() {
                     t.column_type = None;
                 }
+                // MIN/MAX of an integer expression (not a column) is BIGINT.
+                if t.class == Class::Int && arg.origin.is_none() {
+                    t.column_type = Some(basalt_common::ColumnType::LongLong);
+                }
                 t.col_flags = 0;
                 if t.class == Class::String {
                     t.decimals = 39;

@@ -926,6 +926,10 @@ impl Binder<'_> {
             None => None,
         };
         let mut t = ty.unwrap_or_else(ExprType::null);
+        if otherwise.is_none() {
+            // The missing ELSE is a NULL branch of the aggregated type.
+            t = aggregate(&t, &ExprType::null());
+        }
         // A DECIMAL CASE shows its scale in every branch (`0.00`), as MariaDB does.
         let results = whens.iter_mut().map(|(_, r)| r).chain(otherwise.as_mut());
         for (r, rt) in results.zip(&branch_types) {

@@ -321,12 +321,20 @@ impl<'a> Binder<'a> {
         if kind != crate::plan::SubKind::Exists && plan.visible != 1 {
             return Err(MySqlError::operand_columns(1));
         }
-        let ty = plan
+        let mut ty = plan
             .types
             .first()
             .cloned()
             .unwrap_or_else(ExprType::null)
             .nullable(true);
+        if kind == crate::plan::SubKind::Scalar && ty.class == crate::ty::Class::Int {
+            // A positive integer literal is sized by its digits alone; the
+            // subquery's value holder counts the sign place as well.
+            if !ty.sign_char && !ty.unsigned {
+                ty.len += 1;
+                ty.sign_char = true;
+            }
+        }
         self.subplans.push(crate::plan::SubPlan {
             plan,
             kind,

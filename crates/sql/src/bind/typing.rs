@@ -82,17 +82,12 @@ pub fn arith_bound(op: ArithOp, x: Expr, y: Expr, tx: &ExprType, ty: &ExprType) 
     let nullable =
         tx.nullable || ty.nullable || matches!(op, ArithOp::Div | ArithOp::Mod | ArithOp::IntDiv);
     let exact = |t: &ExprType| matches!(t.class, Class::Int | Class::Decimal | Class::Null);
-    let t = if !exact(tx) || !exact(ty) {
-        if op == ArithOp::IntDiv {
-            ExprType::int(21)
-        } else {
-            let mut d = ExprType::double();
-            d.len = tx.len.max(ty.len) + 1;
-            d.len = d.len.clamp(22, 23);
-            d
-        }
-    } else if op == ArithOp::IntDiv {
-        ExprType::int(tx.len.max(1))
+    let t = if op == ArithOp::IntDiv {
+        int_div_type(tx, ty)
+    } else if !exact(tx) || !exact(ty) {
+        let mut d = ExprType::double();
+        d.len = (tx.len.max(ty.len) + 1).clamp(22, 23);
+        d
     } else if tx.class == Class::Decimal || ty.class == Class::Decimal || op == ArithOp::Div {
         let s1 = if tx.class == Class::Decimal {
             tx.decimals
@@ -119,19 +114,15 @@ pub fn arith_bound(op: ArithOp, x: Expr, y: Expr, tx: &ExprType, ty: &ExprType) 
             }
         }
     } else {
-        let len = match op {
-            ArithOp::Mul => tx.len + ty.len,
-            ArithOp::Mod => tx.len.max(ty.len),
-            _ => tx.len.max(ty.len) + 1,
-        };
+        // MariaDB sizes integer results by precision up to DECIMAL's 65 digits
+        // (`BIGINT * INT` is 30 long), though values stay 64-bit.
         let (p1, p2) = (tx.precision(), ty.precision());
         let p = match op {
             ArithOp::Mul => p1 + p2,
             ArithOp::Mod => p1.max(p2),
             _ => p1.max(p2) + 1,
         }
-        .min(20);
-        let _ = len;
+        .min(65);
         if tx.unsigned || ty.unsigned {
             ExprType::uint_p(p)
         } else {
@@ -139,6 +130,22 @@ pub fn arith_bound(op: ArithOp, x: Expr, y: Expr, tx: &ExprType, ty: &ExprType) 
         }
     };
     (Expr::Arith(op, x.boxed(), y.boxed()), t.nullable(nullable))
+}
+
+/// `x DIV y`: as many digits as the integer part of `x` (at most 21), unsigned
+/// when either operand is (MariaDB's `Item_func_int_div`).
+fn int_div_type(tx: &ExprType, ty: &ExprType) -> ExprType {
+    let digits = match tx.class {
+        Class::Int => tx.precision(),
+        Class::Decimal => tx.precision().saturating_sub(tx.decimals as u32),
+        _ => tx.len,
+    };
+    let t = ExprType::int(digits.clamp(1, 21));
+    if tx.unsigned || ty.unsigned {
+        t.unsigned()
+    } else {
+        t
+    }
 }
 
 pub fn decode_hex(h: &str) -> Option<Vec<u8>> {

@@ -106,7 +106,11 @@ pub fn result_type(f: ClockFn, args: &[ExprType], consts: &[Option<Value>]) -> E
     match f {
         Extract(u) => {
             let temporal = matches!(args[0].class, Class::Date | Class::DateTime | Class::Time);
-            int(super::units::extract_len(u, temporal))
+            // MariaDB sends EXTRACT as INT up to 10 characters.
+            match super::units::extract_len(u, temporal) {
+                n if n <= 10 => ExprType::long(n).nullable(true),
+                n => int(n),
+            }
         }
         AddTime | SubTime => match args[0].class {
             Class::DateTime | Class::Date => ExprType::datetime(fsp(0).max(fsp(1))).nullable(true),

@@ -86,7 +86,7 @@ pub fn result_type(f: CryptFn, args: &[ExprType]) -> ExprType {
             t.column_type = Some(ColumnType::LongBlob);
             t
         }
-        UncompressedLength => ExprType::int(10).nullable(true),
+        UncompressedLength => ExprType::long(10).nullable(true),
     }
 }
 

@@ -172,7 +172,7 @@ pub fn result_type(f: JsonFn, args: &[ExprType]) -> ExprType {
     let int = |len: u32| ExprType::int(len).nullable(true);
     match f.kind {
         Contains | ContainsPath | Exists | Equals | Overlaps => int(1),
-        Length | Depth => int(10),
+        Length | Depth => ExprType::long(10).nullable(true),
         Type => ExprType::string(12, coll).nullable(true),
         Unquote | ValueOf | Query => ExprType::string(args[0].len, coll).nullable(true),
         Quote => ExprType::string(args[0].len * 6 + 2, coll).nullable(true),

@@ -77,7 +77,7 @@ pub fn result_type(f: MiscFn) -> ExprType {
         }
         Inet6Ntoa => ascii(39),
         IsIpv4 | IsIpv6 | IsIpv4Compat | IsIpv4Mapped => ExprType::int(1),
-        Crc32c => ExprType::int(10).unsigned().nullable(true),
+        Crc32c => ExprType::long(10).unsigned().nullable(true),
         RandomBytes => ExprType::string(1024, Collation::Binary).nullable(true),
         BinlogGtidPos => ExprType::string(255, Collation::Utf8mb3GeneralCi).nullable(true),
     }

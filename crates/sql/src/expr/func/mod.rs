@@ -512,7 +512,7 @@ pub fn result_type(f: Func, args: &[ExprType]) -> ExprType {
         Database => ExprType::string(64, utf).nullable(true),
         User | CurrentUser => ExprType::string(384, utf).nullable(true),
         Version => ExprType::string(26, utf),
-        ConnectionId => ExprType::int(10).unsigned(),
+        ConnectionId => ExprType::long(10).unsigned(),
         LastInsertId if !args.is_empty() => {
             let mut t = ExprType::bigint().unsigned();
             t.len = args[0].len;
@@ -524,7 +524,7 @@ pub fn result_type(f: Func, args: &[ExprType]) -> ExprType {
         Now | SysDate | UtcTimestamp => ExprType::datetime(0),
         CurDate | UtcDate => ExprType::date(),
         CurTime => ExprType::time(0),
-        UnixTimestamp if args.is_empty() => ExprType::int(11).unsigned(),
+        UnixTimestamp if args.is_empty() => ExprType::int(17).nullable(true),
         UnixTimestamp => ExprType::decimal(17, 6).nullable(true),
         FromUnixtime => ExprType::datetime(0).nullable(true),
         DateOf => ExprType::date().nullable(true),
@@ -585,11 +585,11 @@ pub fn result_type(f: Func, args: &[ExprType]) -> ExprType {
         TimestampDiff => ExprType::bigint().nullable(true),
         Trig(_) | Log | Log2 | Degrees | Radians => double23(),
         Field => ExprType::int(3),
-        Locate | Instr => long(11).nullable(any_null),
+        Locate | Instr => ExprType::long(11).nullable(any_null),
         Strcmp => ExprType::int(2).nullable(any_null),
         Ascii => ExprType::int(3).nullable(any_null),
-        Length | CharLength => ExprType::int(10).nullable(any_null),
-        Crc32 => ExprType::int(10).unsigned().nullable(any_null),
+        Length | CharLength => ExprType::long(10).nullable(any_null),
+        Crc32 => ExprType::long(10).unsigned().nullable(any_null),
         Upper | Lower | Reverse | Trim(_) => ExprType::string(arg_len(0), str_coll).nullable(true),
         Substring | Left | Right => ExprType::string(arg_len(0), str_coll).nullable(true),
         Replace | Repeat | Lpad | Rpad | Space => {
@@ -614,7 +614,9 @@ pub fn result_type(f: Func, args: &[ExprType]) -> ExprType {
             let mut t = args
                 .iter()
                 .skip(1)
-                .fold(args[0].clone(), |acc, a| aggregate(&acc, a));
+                .fold(aggregate(&args[0], &ExprType::null()), |acc, a| {
+                    aggregate(&acc, a)
+                });
             t.nullable = if f == Coalesce {
                 args.iter().all(|a| a.nullable)
             } else {
@@ -637,6 +639,9 @@ pub fn result_type(f: Func, args: &[ExprType]) -> ExprType {
             t.origin = None;
             t.column_type = None;
             t.col_flags = 0;
+            t.int_width = 0;
+            // A function result counts a place for the sign unless unsigned.
+            t.sign_char = !t.unsigned;
             if t.class == Class::String {
                 ExprType::double().nullable(t.nullable)
             } else {
@@ -645,7 +650,9 @@ pub fn result_type(f: Func, args: &[ExprType]) -> ExprType {
         }
         Round | Truncate | Floor | Ceil => rounding_type(f, args),
         Mod => {
-            let t = aggregate(&args[0], &args[1]);
+            let mut t = aggregate(&args[0], &args[1]);
+            // Sized by precision like the operator, not by the branch handler.
+            t.column_type = None;
             t.nullable(true)
         }
         Sqrt | Pow | Exp | Ln | Log10 => double23(),
@@ -679,13 +686,6 @@ fn decimal_rounding_type(round: bool, a: &ExprType, digits: i64, args: &[ExprTyp
 fn double23() -> ExprType {
     let mut t = ExprType::double().nullable(true);
     t.len = 23;
-    t
-}
-
-/// An INT result sent as LONG whatever its display length.
-fn long(len: u32) -> ExprType {
-    let mut t = ExprType::int(len);
-    t.column_type = Some(basalt_common::ColumnType::Long);
     t
 }
 

@@ -127,7 +127,7 @@ pub fn result_type(f: TextFn, args: &[ExprType]) -> ExprType {
         BitLength => ExprType::int(11).nullable(any_null),
         BitCount => ExprType::int(2).nullable(any_null),
         Charset | CollationOf => ExprType::string(64, utf),
-        Coercibility => ExprType::int(10),
+        Coercibility => ExprType::long(10),
         WeightString(c) | WeightStringChar(c) => {
             let per = c.map_or(1, |c| c.sortlen().max(2) as u32);
             binary(len(0).saturating_mul(per)).nullable(true)

@@ -54,7 +54,7 @@ pub fn result_type(f: LockFn) -> ExprType {
             t.column_type = Some(ColumnType::Long);
             t
         }
-        LockFn::IsUsedLock => ExprType::int(10).nullable(true),
+        LockFn::IsUsedLock => ExprType::long(10).nullable(true),
         _ => ExprType::int(1).nullable(true),
     }
 }

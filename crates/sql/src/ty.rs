@@ -8,7 +8,7 @@
 
 use basalt_common::column::{describe_type, flags};
 use basalt_common::fixedbin::FixedBin;
-use basalt_common::{Charset, Collation, ColumnDef, ColumnMeta, ColumnType, DataType};
+use basalt_common::{Charset, Collation, ColumnDef, ColumnMeta, ColumnType, DataType, IntKind};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Class {
@@ -116,6 +116,29 @@ impl ExprType {
     pub fn long(len: u32) -> Self {
         let mut t = Self::int(len);
         t.column_type = Some(ColumnType::Long);
+        t
+    }
+
+    /// The type as a column of a temporary table holds it (a set operation's
+    /// result read by another set operation): an integer takes its type's full
+    /// display width (`INT` 11, `BIGINT` 20 or more), as MariaDB's field does.
+    pub fn as_field(&self) -> ExprType {
+        let mut t = self.clone();
+        let Some(k) = self.int_kind() else { return t };
+        let kind = [
+            IntKind::Tiny,
+            IntKind::Small,
+            IntKind::Medium,
+            IntKind::Int,
+            IntKind::Big,
+        ][k];
+        // A BIGINT field is longer when what it holds is (`COUNT(*) + 0`: 22).
+        t.len = match kind {
+            IntKind::Big => kind.default_width(self.unsigned).max(self.len),
+            _ => kind.default_width(self.unsigned),
+        };
+        t.sign_char = !self.unsigned;
+        t.column_type = Some(INT_KINDS[k]);
         t
     }
 

@@ -228,6 +228,7 @@ pub(super) fn table_scope(db: &str, def: &Arc<TableDef>) -> Scope {
         offset: 0,
         nullable: false,
         view: None,
+        types: None,
     });
     scope
 }

@@ -196,6 +196,7 @@ impl Binder<'_> {
             offset: 0,
             nullable: false,
             view: None,
+            types: None,
         });
         for (i, c) in t.def.columns.iter().enumerate() {
             scope.named.push((
@@ -456,6 +457,7 @@ impl Binder<'_> {
             offset,
             nullable: false,
             view: None,
+            types: None,
         };
         let (e, ty) = self.column_default(&st, col)?;
         Ok(Some(super::strings::into_column(e, &ty, col)))

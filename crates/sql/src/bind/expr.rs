@@ -619,7 +619,10 @@ impl Binder<'_> {
             return Ok((e.clone(), t));
         }
         let col = &st.def.columns[ci];
-        let mut t = ExprType::of_column(col);
+        let mut t = match &st.types {
+            Some(types) => derived_type(&types[ci]),
+            None => ExprType::of_column(col),
+        };
         t.nullable = t.nullable || st.nullable;
         t.origin = Some(Origin {
             schema: st.db.clone(),
@@ -627,7 +630,9 @@ impl Binder<'_> {
             org_table: st.def.name.clone(),
             org_name: col.name.clone(),
         });
-        t.col_flags = column_flags(&st.def, ci);
+        if st.types.is_none() {
+            t.col_flags = column_flags(&st.def, ci);
+        }
         let e = Expr::Column(st.offset + ci);
         if matches!(col.data_type, basalt_common::DataType::Timestamp { .. }) {
             // Stored in UTC, seen in the session's time zone.
@@ -949,6 +954,28 @@ impl Binder<'_> {
             t,
         ))
     }
+}
+
+/// The type a column of a derived table reports: its select item's, as a
+/// column (the integer type fixed, no key or default flags).
+fn derived_type(item: &ExprType) -> ExprType {
+    let mut t = match item.class {
+        // A NULL or empty string item is a CHAR(0) column.
+        Class::Null => ExprType::string(0, Collation::Binary).nullable(true),
+        _ => item.clone(),
+    };
+    // Read through the derived table, a literal counts a place for its sign.
+    t.sign_char = t.class.is_numeric() && !t.unsigned;
+    match t.class {
+        Class::Int if t.column_type.is_none() => t.column_type = Some(t.protocol_type()),
+        Class::String if t.len == 0 => {
+            t.column_type = Some(basalt_common::ColumnType::String);
+            t.decimals = 0;
+        }
+        _ => {}
+    }
+    t.col_flags &= basalt_common::column::flags::ENUM | basalt_common::column::flags::SET;
+    t
 }
 
 fn niladic(name: &str) -> Option<Func> {

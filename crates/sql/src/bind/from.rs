@@ -401,6 +401,7 @@ impl Binder<'_> {
             });
         }
         check_dup_names(&names)?;
+        let types = plan.types[..names.len()].to_vec();
         let cols = names
             .iter()
             .zip(&plan.types)
@@ -417,7 +418,11 @@ impl Binder<'_> {
             parent: self.current_select(),
         });
         self.reusable = false;
-        self.add_virtual(vt, name, out)
+        let i = self.add_virtual(vt, name, out)?;
+        if let Some(st) = out.scope.tables.last_mut() {
+            st.types = Some(Arc::new(types));
+        }
+        Ok(i)
     }
 
     /// Adds a materialised table (derived table, CTE, CTE working table) to `out`
@@ -442,6 +447,7 @@ impl Binder<'_> {
             offset,
             nullable: false,
             view: None,
+            types: None,
         });
         out.tables.push(TableRef {
             table,
@@ -543,6 +549,7 @@ impl Binder<'_> {
             offset,
             nullable: false,
             view: None,
+            types: None,
         });
         out.tables.push(TableRef {
             table,

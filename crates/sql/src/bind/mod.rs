@@ -159,6 +159,9 @@ pub struct ScopeTable {
     /// A merged view: what each of its columns stands for (the table's row is
     /// the view's base table's, see `view`).
     pub view: Option<Arc<Vec<(crate::expr::Expr, ExprType)>>>,
+    /// A derived table or CTE: the static types of its select list, which its
+    /// columns report (MariaDB's temporary table keeps each item's type).
+    pub types: Option<Arc<Vec<ExprType>>>,
 }
 
 /// Names visible to an expression: tables of the FROM clause, or named columns

@@ -144,6 +144,7 @@ fn table_scope(table: &TableRef) -> Scope {
             offset: 0,
             nullable: false,
             view: None,
+            types: None,
         }],
         ..Scope::default()
     }

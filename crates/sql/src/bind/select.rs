@@ -217,8 +217,9 @@ impl Binder<'_> {
                         (None, ast::Expr::CompoundIdentifier(ids), _) if ty.origin.is_some() => {
                             ids.last().map(|x| x.value.clone()).unwrap_or_default()
                         }
-                        (None, ast::Expr::Value(v), _) => literal_name(&v.value)
-                            .unwrap_or_else(|| texts.get(i).cloned().unwrap_or_default()),
+                        (None, ast::Expr::Value(v), t) => literal_name(&v.value)
+                            .or_else(|| t.cloned())
+                            .unwrap_or_else(|| v.to_string()),
                         (None, ast::Expr::Prefixed { prefix, value }, t) => {
                             prefixed_name(prefix, value, &expr)
                                 .or_else(|| t.cloned())

@@ -89,12 +89,21 @@ impl Binder<'_> {
 
     /// One operand of a set operation.
     fn branch_plan(&mut self, body: &SetExpr) -> R<SelectPlan> {
-        match body {
-            SetExpr::Select(s) => self.select_core(s, None, None, &[]),
-            SetExpr::Query(inner) => self.select(inner),
-            SetExpr::SetOperation { .. } => self.set_expr(body, None, None),
-            _ => Err(MySqlError::not_supported("this UNION branch")),
+        let mut plan = match body {
+            SetExpr::Select(s) => return self.select_core(s, None, None, &[]),
+            SetExpr::Query(inner) if !matches!(*inner.body, SetExpr::SetOperation { .. }) => {
+                return self.select(inner)
+            }
+            SetExpr::Query(inner) => self.select(inner)?,
+            SetExpr::SetOperation { .. } => self.set_expr(body, None, None)?,
+            _ => return Err(MySqlError::not_supported("this UNION branch")),
+        };
+        // A nested set operation's result is a temporary table: its integer
+        // columns count as their types' full width.
+        for t in &mut plan.types {
+            *t = t.as_field();
         }
+        Ok(plan)
     }
 
     /// The plan of a set operation over bound operands: column names from the

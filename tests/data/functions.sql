@@ -242,3 +242,11 @@ select count(*) from ft where i < 1 + 1 and dt > date '1999-01-01' - interval 1 
 select count(*) from ft where i < 5 + 1 and dt > date '2020-01-01' - interval 1 day
 select hex(0b0101), hex(0b1), length(0b100000000), concat(0b01000001, 'x')
 select x'41', 0x41, b'1000001', 0b1000001
+# hex and bit literals where a number is wanted: arithmetic, bit operators, compared with a number, CAST, stored in a number column
+select 0x41 + 0, 0x41 = 65, 65 = 0x41, 0x41 = 'A', b'1000001' + 0, 0b101 + 0, 0x0102 | 0, 0x41 * 2, 0x4142 div 2, 0x41 < 100, ~0x41, 0x0102030405060708090a + 0, 0x41, x'41', b'101'
+~ select cast(0x41 as unsigned), cast(0x41 as signed), cast(0xFF as decimal(5,1)), cast(x'41' as unsigned), cast(x'41' as decimal(5,1))
+~ select -0x41
+create table fhex (i int, d decimal(6,1), v varchar(5), y year, b bit(8))
+insert into fhex values (0x41, 0x42, 0x43, 0x07D0, b'101')
+insert into fhex (i) values (x'41')
+select i, d, v, y, b + 0, hex(b) from fhex

@@ -58,6 +58,9 @@ pub struct ExprType {
     /// A UUID or INET6 value (a string of its canonical text, compared, sorted and
     /// grouped by its binary form).
     pub fixedbin: Option<FixedBin>,
+    /// A `0x..` or `b'..'` literal: a binary string that is a number where one
+    /// is wanted (MariaDB's hybrid literal; `X'..'` is a plain string).
+    pub hex_number: bool,
 }
 
 /// Where a result column comes from.
@@ -94,6 +97,7 @@ impl ExprType {
             col_flags: 0,
             int_width: 0,
             fixedbin: None,
+            hex_number: false,
         }
     }
 

@@ -207,7 +207,19 @@ impl Binder<'_> {
                 expr, data_type, ..
             } => {
                 let (x, tx) = self.expr(expr, scope, aggs)?;
-                let target = super::strings::cast_from(self.cast_target(data_type)?, &tx);
+                let target = self.cast_target(data_type)?;
+                let numeric = matches!(
+                    target,
+                    CastTarget::Signed
+                        | CastTarget::Unsigned
+                        | CastTarget::Decimal(..)
+                        | CastTarget::Double
+                );
+                let (x, tx) = match super::typing::hex_number(&x, &tx) {
+                    Some(n) if numeric => n,
+                    _ => (x, tx),
+                };
+                let target = super::strings::cast_from(target, &tx);
                 let mut t = target.result_type(&tx);
                 if let CastTarget::Fixed(kind) = target {
                     // MariaDB: a constant that converts makes a NOT NULL result.
@@ -399,6 +411,8 @@ impl Binder<'_> {
             t.collation = Collation::Binary;
             t.decimals = 0;
             t.unsigned = true;
+            t.hex_number = matches!(v.value, V::SingleQuotedByteStringLiteral(_))
+                || written_0x(self.text, v.span.start);
         }
         Ok((Expr::Const(val), t))
     }
@@ -667,6 +681,10 @@ impl Binder<'_> {
 
     /// Applies one unary operator to a bound operand.
     pub(super) fn unary(&mut self, op: U, (b, t): Bound) -> R<Bound> {
+        let (b, t) = match super::typing::hex_number(&b, &t) {
+            Some(n) if matches!(op, U::Minus | U::BitwiseNot) => n,
+            _ => (b, t),
+        };
         Ok(match op {
             U::Minus => match b {
                 Expr::Const(v) if !v.is_null() => {
@@ -730,6 +748,7 @@ impl Binder<'_> {
         }
         let (x, tx) = self.expr(l, scope, aggs.as_deref_mut())?;
         let (y, ty) = self.expr(r, scope, aggs)?;
+        let ((x, tx), (y, ty)) = hex_operands(op, (x, tx), (y, ty));
         let nullable = tx.nullable || ty.nullable;
         let coll = cmp_collation(&tx, &ty);
         let (x, y) = if is_comparison(op) {
@@ -954,6 +973,50 @@ impl Binder<'_> {
             t,
         ))
     }
+}
+
+/// Whether the hex literal starting at `at` in `text` is written `0x..`.
+fn written_0x(text: &str, at: sqlparser::tokenizer::Location) -> bool {
+    let Some(line) = text.split('\n').nth((at.line as usize).wrapping_sub(1)) else {
+        return false;
+    };
+    let start: String = line
+        .chars()
+        .skip((at.column as usize).saturating_sub(1))
+        .take(2)
+        .collect();
+    start.eq_ignore_ascii_case("0x")
+}
+
+/// Hex and bit literals as numbers where MariaDB reads them so: operands of
+/// arithmetic and bit operators, and compared with a number.
+fn hex_operands(op: &B, x: Bound, y: Bound) -> (Bound, Bound) {
+    let arithmetic = matches!(
+        op,
+        B::Plus
+            | B::Minus
+            | B::Multiply
+            | B::Divide
+            | B::Modulo
+            | B::MyIntegerDivide
+            | B::DuckIntegerDivide
+            | B::BitwiseAnd
+            | B::BitwiseOr
+            | B::BitwiseXor
+            | B::PGBitwiseShiftLeft
+            | B::PGBitwiseShiftRight
+    );
+    let comparison = is_comparison(op) || matches!(op, B::Spaceship);
+    let as_number = |b: Bound, other: &ExprType| {
+        if arithmetic || (comparison && other.class.is_numeric()) {
+            if let Some(n) = super::typing::hex_number(&b.0, &b.1) {
+                return n;
+            }
+        }
+        b
+    };
+    let (tx, ty) = (x.1.clone(), y.1.clone());
+    (as_number(x, &ty), as_number(y, &tx))
 }
 
 /// The type a column of a derived table reports: its select item's, as a

@@ -123,6 +123,15 @@ impl Binder<'_> {
 /// `x` (of type `t`) as a value for column `col`: a binary string becomes latin1
 /// text for a latin1 column (see the module docs).
 pub(super) fn into_column(x: Expr, t: &ExprType, col: &ColumnDef) -> Expr {
+    use basalt_common::DataType as D;
+    let numeric = matches!(
+        col.data_type,
+        D::Int { .. } | D::Decimal { .. } | D::Float | D::Double | D::Year
+    );
+    if let Some((n, _)) = super::typing::hex_number(&x, t).filter(|_| numeric) {
+        // A hex or bit literal stored in a number column is its integer value.
+        return n;
+    }
     match column_conversion(t, col) {
         Some(c) => Expr::Cast(x.boxed(), c),
         None => x,

@@ -4,6 +4,7 @@
 use crate::expr::{BitOp, Expr};
 use crate::ty::{Class, ExprType};
 use crate::value::arith::ArithOp;
+use basalt_common::Value;
 
 type Bound = (Expr, ExprType);
 
@@ -146,6 +147,25 @@ fn int_div_type(tx: &ExprType, ty: &ExprType) -> ExprType {
     } else {
         t
     }
+}
+
+/// A hex or bit literal (`0x41`, `b'1000001'`) where a number is wanted: its
+/// bytes as an unsigned big-endian integer (the last 8 when longer), as
+/// MariaDB's hybrid literal gives it (`0x41 + 0` is 65). `None` for any other
+/// expression.
+pub fn hex_number(x: &Expr, t: &ExprType) -> Option<Bound> {
+    let Expr::Const(Value::Bytes(b)) = x else {
+        return None;
+    };
+    if !t.hex_number {
+        return None;
+    }
+    let bytes = &b[b.len().saturating_sub(8)..];
+    let n = bytes.iter().fold(0u64, |acc, &c| (acc << 8) | u64::from(c));
+    // Sized by the largest value of as many bytes (0x41: 255, 3 digits).
+    let max = u64::MAX >> (64 - 8 * bytes.len().max(1));
+    let ty = ExprType::uint_p(max.to_string().len() as u32);
+    Some((Expr::Const(Value::UInt(n)), ty))
 }
 
 pub fn decode_hex(h: &str) -> Option<Vec<u8>> {

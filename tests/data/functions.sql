@@ -245,7 +245,7 @@ select x'41', 0x41, b'1000001', 0b1000001
 # hex and bit literals where a number is wanted: arithmetic, bit operators, compared with a number, CAST, stored in a number column
 select 0x41 + 0, 0x41 = 65, 65 = 0x41, 0x41 = 'A', b'1000001' + 0, 0b101 + 0, 0x0102 | 0, 0x41 * 2, 0x4142 div 2, 0x41 < 100, ~0x41, 0x0102030405060708090a + 0, 0x41, x'41', b'101'
 ~ select cast(0x41 as unsigned), cast(0x41 as signed), cast(0xFF as decimal(5,1)), cast(x'41' as unsigned), cast(x'41' as decimal(5,1))
-~ select -0x41
+~ select -0x41, abs(0x41), round(0x41), 0x41 in (65, 66), 0x41 in ('A', 'B'), 66 in (0x41, 0x42), 0x41 between 60 and 70, 0x41 between 'A' and 'B', 65 between 0x40 and 0x42
 create table fhex (i int, d decimal(6,1), v varchar(5), y year, b bit(8))
 insert into fhex values (0x41, 0x42, 0x43, 0x07D0, b'101')
 insert into fhex (i) values (x'41')

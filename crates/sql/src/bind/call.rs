@@ -34,6 +34,7 @@ impl Binder<'_> {
         }
         crate::expr::func::check_types(f, &types)?;
         super::strings::byte_args(f, &mut bound, &types);
+        hex_args(f, &mut bound, &mut types);
         let f = crate::expr::func::refine(f, &types, &bound);
         let t = if crate::expr::func::uses_consts(f) {
             let consts: Vec<Option<Value>> = bound.iter().map(|e| self.const_value(e)).collect();
@@ -460,6 +461,23 @@ pub fn agg_type(f: AggFunc, arg: &ExprType) -> ExprType {
                 _ => t.len = 23,
             }
             t
+        }
+    }
+}
+
+/// Hex and bit literal arguments of the numeric functions are numbers
+/// (`ABS(0x41)` is 65).
+fn hex_args(f: Func, bound: &mut [Expr], types: &mut [ExprType]) {
+    use Func::*;
+    if !matches!(
+        f,
+        Abs | Round | Truncate | Floor | Ceil | Mod | Sign | Sqrt | Pow | Exp | Ln | Log10
+    ) {
+        return;
+    }
+    for (b, t) in bound.iter_mut().zip(types.iter_mut()) {
+        if let Some((n, nt)) = super::typing::hex_number(b, t) {
+            (*b, *t) = (n, nt);
         }
     }
 }

@@ -169,9 +169,12 @@ impl Binder<'_> {
                 low,
                 high,
             } => {
-                let (x, tx) = self.expr(expr, scope, aggs.as_deref_mut())?;
-                let (lo, tl) = self.expr(low, scope, aggs.as_deref_mut())?;
-                let (hi, th) = self.expr(high, scope, aggs)?;
+                let x = self.expr(expr, scope, aggs.as_deref_mut())?;
+                let lo = self.expr(low, scope, aggs.as_deref_mut())?;
+                let hi = self.expr(high, scope, aggs)?;
+                let mut all = [x, lo, hi];
+                hex_in_numeric_list(&mut all);
+                let [(x, tx), (lo, tl), (hi, th)] = all;
                 let coll = cmp_collation(&tx, &aggregate(&tl, &th));
                 let nullable = tx.nullable || tl.nullable || th.nullable;
                 let b = Expr::Between {
@@ -855,11 +858,17 @@ impl Binder<'_> {
             }
             _ => return Err(MySqlError::not_supported("this IN form")),
         };
+        let mut all = vec![(arg, ta)];
+        for e in list {
+            all.push(self.expr(e, scope, aggs.as_deref_mut())?);
+        }
+        hex_in_numeric_list(&mut all);
+        let mut all = all.into_iter();
+        let (arg, ta) = all.next().expect("IN has its value");
         let mut items = Vec::with_capacity(list.len());
         let mut nullable = ta.nullable;
         let mut coll = None;
-        for e in list {
-            let (b, t) = self.expr(e, scope, aggs.as_deref_mut())?;
+        for (b, t) in all {
             nullable |= t.nullable;
             coll.get_or_insert_with(|| cmp_collation(&ta, &t));
             items.push(b);
@@ -972,6 +981,19 @@ impl Binder<'_> {
             },
             t,
         ))
+    }
+}
+
+/// The hex and bit literals of an IN or BETWEEN that also has a number: numbers
+/// (`0x41 IN (65, 66)` compares numbers, as MariaDB's aggregated comparison).
+fn hex_in_numeric_list(all: &mut [Bound]) {
+    if !all.iter().any(|(_, t)| t.class.is_numeric()) {
+        return;
+    }
+    for (b, t) in all.iter_mut() {
+        if let Some((n, nt)) = super::typing::hex_number(b, t) {
+            (*b, *t) = (n, nt);
+        }
     }
 }
 

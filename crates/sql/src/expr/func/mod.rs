@@ -693,6 +693,7 @@ fn rounding_type(f: Func, args: &[ExprType]) -> ExprType {
     let a = &args[0];
     let nullable = args.iter().any(|x| x.nullable);
     match a.class {
+        Class::Int if a.unsigned => ExprType::int(a.len.max(1)).unsigned().nullable(nullable),
         Class::Int => ExprType::int(a.len.max(1)).nullable(nullable),
         Class::Decimal => {
             let scale = if matches!(f, Func::Floor | Func::Ceil) || args.len() < 2 {

@@ -118,7 +118,15 @@ pub fn run(shared: Arc<Shared>, cfg: IoConfig) {
             }
             Err(f) => {
                 let stop = !f.retry || attempts >= MAX_RETRIES || shared.io_stopping();
-                shared.state.lock().last_io = Some((f.code, f.message));
+                {
+                    // The error and the stopped state are seen together.
+                    let mut st = shared.state.lock();
+                    st.last_io = Some((f.code, f.message));
+                    if stop {
+                        st.io = IoRun::No;
+                        st.io_state = "";
+                    }
+                }
                 restart_marker(&shared);
                 if stop {
                     break;

@@ -1,10 +1,11 @@
 //! Binding of function calls: scalar functions, aggregates, CAST targets.
 
+use super::expr::cmp_collation;
 use super::expr::{AggCollector, AGG_BASE};
 use super::{object_parts, Binder, Scope};
 use crate::expr::{CastTarget, Expr, Func};
 use crate::plan::{AggCall, AggFunc};
-use crate::ty::{Class, ExprType};
+use crate::ty::{aggregate, Class, ExprType};
 use crate::value::temporal::Unit;
 use basalt_common::{Collation, MySqlError, Value};
 use sqlparser::ast;
@@ -507,4 +508,73 @@ pub(super) fn decimal_branch(b: &mut Expr, ty: &ExprType, t: &ExprType) {
     let target = CastTarget::Decimal(t.precision().clamp(1, 65) as u8, t.decimals.min(30));
     let inner = std::mem::replace(b, Expr::Const(Value::Null));
     *b = Expr::Cast(Box::new(inner), target);
+}
+
+impl Binder<'_> {
+    /// CASE [operand] WHEN ... THEN ... [ELSE ...] END.
+    pub(super) fn case(
+        &mut self,
+        operand: Option<&ast::Expr>,
+        conds: &[ast::CaseWhen],
+        otherwise: Option<&ast::Expr>,
+        scope: &Scope,
+        mut aggs: Option<&mut AggCollector>,
+    ) -> R<Bound> {
+        let op = match operand {
+            Some(o) => Some(self.expr(o, scope, aggs.as_deref_mut())?),
+            None => None,
+        };
+        let mut whens = Vec::new();
+        let mut ty: Option<ExprType> = None;
+        let mut branch_types = Vec::new();
+        let mut coll = Collation::Binary;
+        for cw in conds {
+            let (w, tw) = self.expr(&cw.condition, scope, aggs.as_deref_mut())?;
+            if let Some((_, to)) = &op {
+                coll = cmp_collation(to, &tw);
+            }
+            let (t, tt) = self.expr(&cw.result, scope, aggs.as_deref_mut())?;
+            ty = Some(match ty {
+                None => tt.clone(),
+                Some(prev) => aggregate(&prev, &tt),
+            });
+            branch_types.push(tt);
+            whens.push((w, t));
+        }
+        let mut otherwise = match otherwise {
+            Some(e) => {
+                let (b, tb) = self.expr(e, scope, aggs)?;
+                ty = Some(match ty {
+                    None => tb.clone(),
+                    Some(prev) => aggregate(&prev, &tb),
+                });
+                branch_types.push(tb);
+                Some(b)
+            }
+            None => None,
+        };
+        let mut t = ty.unwrap_or_else(ExprType::null);
+        if otherwise.is_none() {
+            // The missing ELSE is a NULL branch of the aggregated type.
+            t = aggregate(&t, &ExprType::null());
+        }
+        // A DECIMAL CASE shows its scale in every branch (`0.00`), as MariaDB does.
+        let results = whens.iter_mut().map(|(_, r)| r).chain(otherwise.as_mut());
+        for (r, rt) in results.zip(&branch_types) {
+            super::call::decimal_branch(r, rt, &t);
+        }
+        let otherwise = otherwise.map(|b| b.boxed());
+        if otherwise.is_none() {
+            t.nullable = true;
+        }
+        Ok((
+            Expr::Case {
+                operand: op.map(|(e, _)| e.boxed()),
+                whens,
+                otherwise,
+                coll,
+            },
+            t,
+        ))
+    }
 }

@@ -2,7 +2,11 @@
 //! types, comparison collations.
 
 use super::chains::{item_cost, unnest};
-use super::typing::{arith_bound, bit, column_flags, decode_bits, decode_hex};
+use super::from::derived_type;
+use super::typing::{
+    arith_bound, bit, column_flags, decode_bits, decode_hex, hex_in_numeric_list, hex_operands,
+    written_0x,
+};
 use super::{object_parts, Binder, Clause, Scope};
 use crate::expr::{BitOp, CastTarget, CmpOp, Expr, Func};
 use crate::plan::{AggCall, SubKind};
@@ -74,7 +78,7 @@ pub fn cmp_collation(a: &ExprType, b: &ExprType) -> Collation {
     }
 }
 
-fn is_comparison(op: &B) -> bool {
+pub(super) fn is_comparison(op: &B) -> bool {
     matches!(
         op,
         B::Eq | B::NotEq | B::Lt | B::LtEq | B::Gt | B::GtEq | B::Spaceship
@@ -916,151 +920,6 @@ impl Binder<'_> {
             bool_type(nullable),
         ))
     }
-
-    fn case(
-        &mut self,
-        operand: Option<&ast::Expr>,
-        conds: &[ast::CaseWhen],
-        otherwise: Option<&ast::Expr>,
-        scope: &Scope,
-        mut aggs: Option<&mut AggCollector>,
-    ) -> R<Bound> {
-        let op = match operand {
-            Some(o) => Some(self.expr(o, scope, aggs.as_deref_mut())?),
-            None => None,
-        };
-        let mut whens = Vec::new();
-        let mut ty: Option<ExprType> = None;
-        let mut branch_types = Vec::new();
-        let mut coll = Collation::Binary;
-        for cw in conds {
-            let (w, tw) = self.expr(&cw.condition, scope, aggs.as_deref_mut())?;
-            if let Some((_, to)) = &op {
-                coll = cmp_collation(to, &tw);
-            }
-            let (t, tt) = self.expr(&cw.result, scope, aggs.as_deref_mut())?;
-            ty = Some(match ty {
-                None => tt.clone(),
-                Some(prev) => aggregate(&prev, &tt),
-            });
-            branch_types.push(tt);
-            whens.push((w, t));
-        }
-        let mut otherwise = match otherwise {
-            Some(e) => {
-                let (b, tb) = self.expr(e, scope, aggs)?;
-                ty = Some(match ty {
-                    None => tb.clone(),
-                    Some(prev) => aggregate(&prev, &tb),
-                });
-                branch_types.push(tb);
-                Some(b)
-            }
-            None => None,
-        };
-        let mut t = ty.unwrap_or_else(ExprType::null);
-        if otherwise.is_none() {
-            // The missing ELSE is a NULL branch of the aggregated type.
-            t = aggregate(&t, &ExprType::null());
-        }
-        // A DECIMAL CASE shows its scale in every branch (`0.00`), as MariaDB does.
-        let results = whens.iter_mut().map(|(_, r)| r).chain(otherwise.as_mut());
-        for (r, rt) in results.zip(&branch_types) {
-            super::call::decimal_branch(r, rt, &t);
-        }
-        let otherwise = otherwise.map(|b| b.boxed());
-        if otherwise.is_none() {
-            t.nullable = true;
-        }
-        Ok((
-            Expr::Case {
-                operand: op.map(|(e, _)| e.boxed()),
-                whens,
-                otherwise,
-                coll,
-            },
-            t,
-        ))
-    }
-}
-
-/// The hex and bit literals of an IN or BETWEEN that also has a number: numbers
-/// (`0x41 IN (65, 66)` compares numbers, as MariaDB's aggregated comparison).
-fn hex_in_numeric_list(all: &mut [Bound]) {
-    if !all.iter().any(|(_, t)| t.class.is_numeric()) {
-        return;
-    }
-    for (b, t) in all.iter_mut() {
-        if let Some((n, nt)) = super::typing::hex_number(b, t) {
-            (*b, *t) = (n, nt);
-        }
-    }
-}
-
-/// Whether the hex literal starting at `at` in `text` is written `0x..`.
-fn written_0x(text: &str, at: sqlparser::tokenizer::Location) -> bool {
-    let Some(line) = text.split('\n').nth((at.line as usize).wrapping_sub(1)) else {
-        return false;
-    };
-    let start: String = line
-        .chars()
-        .skip((at.column as usize).saturating_sub(1))
-        .take(2)
-        .collect();
-    start.eq_ignore_ascii_case("0x")
-}
-
-/// Hex and bit literals as numbers where MariaDB reads them so: operands of
-/// arithmetic and bit operators, and compared with a number.
-fn hex_operands(op: &B, x: Bound, y: Bound) -> (Bound, Bound) {
-    let arithmetic = matches!(
-        op,
-        B::Plus
-            | B::Minus
-            | B::Multiply
-            | B::Divide
-            | B::Modulo
-            | B::MyIntegerDivide
-            | B::DuckIntegerDivide
-            | B::BitwiseAnd
-            | B::BitwiseOr
-            | B::BitwiseXor
-            | B::PGBitwiseShiftLeft
-            | B::PGBitwiseShiftRight
-    );
-    let comparison = is_comparison(op) || matches!(op, B::Spaceship);
-    let as_number = |b: Bound, other: &ExprType| {
-        if arithmetic || (comparison && other.class.is_numeric()) {
-            if let Some(n) = super::typing::hex_number(&b.0, &b.1) {
-                return n;
-            }
-        }
-        b
-    };
-    let (tx, ty) = (x.1.clone(), y.1.clone());
-    (as_number(x, &ty), as_number(y, &tx))
-}
-
-/// The type a column of a derived table reports: its select item's, as a
-/// column (the integer type fixed, no key or default flags).
-fn derived_type(item: &ExprType) -> ExprType {
-    let mut t = match item.class {
-        // A NULL or empty string item is a CHAR(0) column.
-        Class::Null => ExprType::string(0, Collation::Binary).nullable(true),
-        _ => item.clone(),
-    };
-    // Read through the derived table, a literal counts a place for its sign.
-    t.sign_char = t.class.is_numeric() && !t.unsigned;
-    match t.class {
-        Class::Int if t.column_type.is_none() => t.column_type = Some(t.protocol_type()),
-        Class::String if t.len == 0 => {
-            t.column_type = Some(basalt_common::ColumnType::String);
-            t.decimals = 0;
-        }
-        _ => {}
-    }
-    t.col_flags &= basalt_common::column::flags::ENUM | basalt_common::column::flags::SET;
-    t
 }
 
 fn niladic(name: &str) -> Option<Func> {

@@ -683,3 +683,25 @@ pub(crate) fn derived_column(name: &str, t: &ExprType) -> ColumnDef {
     c.nullable = t.nullable;
     c
 }
+
+/// The type a column of a derived table reports: its select item's, as a
+/// column (the integer type fixed, no key or default flags).
+pub(super) fn derived_type(item: &ExprType) -> ExprType {
+    let mut t = match item.class {
+        // A NULL or empty string item is a CHAR(0) column.
+        Class::Null => ExprType::string(0, basalt_common::Collation::Binary).nullable(true),
+        _ => item.clone(),
+    };
+    // Read through the derived table, a literal counts a place for its sign.
+    t.sign_char = t.class.is_numeric() && !t.unsigned;
+    match t.class {
+        Class::Int if t.column_type.is_none() => t.column_type = Some(t.protocol_type()),
+        Class::String if t.len == 0 => {
+            t.column_type = Some(basalt_common::ColumnType::String);
+            t.decimals = 0;
+        }
+        _ => {}
+    }
+    t.col_flags &= basalt_common::column::flags::ENUM | basalt_common::column::flags::SET;
+    t
+}

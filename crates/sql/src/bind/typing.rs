@@ -5,6 +5,7 @@ use crate::expr::{BitOp, Expr};
 use crate::ty::{Class, ExprType};
 use crate::value::arith::ArithOp;
 use basalt_common::Value;
+use sqlparser::ast::BinaryOperator as B;
 
 type Bound = (Expr, ExprType);
 
@@ -188,4 +189,61 @@ pub fn decode_bits(b: &str) -> Option<Vec<u8>> {
     let bytes = n.to_be_bytes();
     let len = b.len().div_ceil(8).max(1);
     Some(bytes[16 - len..].to_vec())
+}
+
+/// The hex and bit literals of an IN or BETWEEN that also has a number: numbers
+/// (`0x41 IN (65, 66)` compares numbers, as MariaDB's aggregated comparison).
+pub(super) fn hex_in_numeric_list(all: &mut [Bound]) {
+    if !all.iter().any(|(_, t)| t.class.is_numeric()) {
+        return;
+    }
+    for (b, t) in all.iter_mut() {
+        if let Some((n, nt)) = hex_number(b, t) {
+            (*b, *t) = (n, nt);
+        }
+    }
+}
+
+/// Whether the hex literal starting at `at` in `text` is written `0x..`.
+pub(super) fn written_0x(text: &str, at: sqlparser::tokenizer::Location) -> bool {
+    let Some(line) = text.split('\n').nth((at.line as usize).wrapping_sub(1)) else {
+        return false;
+    };
+    let start: String = line
+        .chars()
+        .skip((at.column as usize).saturating_sub(1))
+        .take(2)
+        .collect();
+    start.eq_ignore_ascii_case("0x")
+}
+
+/// Hex and bit literals as numbers where MariaDB reads them so: operands of
+/// arithmetic and bit operators, and compared with a number.
+pub(super) fn hex_operands(op: &B, x: Bound, y: Bound) -> (Bound, Bound) {
+    let arithmetic = matches!(
+        op,
+        B::Plus
+            | B::Minus
+            | B::Multiply
+            | B::Divide
+            | B::Modulo
+            | B::MyIntegerDivide
+            | B::DuckIntegerDivide
+            | B::BitwiseAnd
+            | B::BitwiseOr
+            | B::BitwiseXor
+            | B::PGBitwiseShiftLeft
+            | B::PGBitwiseShiftRight
+    );
+    let comparison = super::expr::is_comparison(op) || matches!(op, B::Spaceship);
+    let as_number = |b: Bound, other: &ExprType| {
+        if arithmetic || (comparison && other.class.is_numeric()) {
+            if let Some(n) = hex_number(&b.0, &b.1) {
+                return n;
+            }
+        }
+        b
+    };
+    let (tx, ty) = (x.1.clone(), y.1.clone());
+    (as_number(x, &ty), as_number(y, &tx))
 }

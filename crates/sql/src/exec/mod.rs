@@ -74,13 +74,16 @@ pub fn storage_err(e: basalt_storage::StorageError) -> MySqlError {
 
 #[cfg(test)]
 pub mod test_support {
+    use basalt_storage::io::sim::SimFileSystem;
     use basalt_storage::{Storage, StorageConfig};
     use std::sync::Arc;
 
-    /// A storage on a fresh temporary directory (kept for the process lifetime).
+    /// A storage on an in-memory file system: unit tests leave nothing on disk.
     pub fn scratch_storage() -> Arc<Storage> {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let path = dir.keep();
-        Storage::open(StorageConfig::new(path)).expect("open storage")
+        let mut config = StorageConfig::new("/scratch");
+        config.fs = Arc::new(SimFileSystem::new(1));
+        config.log_segment_size = 4 << 20;
+        config.buffer_pool_size = 16 << 20;
+        Storage::open(config).expect("open storage")
     }
 }

@@ -66,37 +66,35 @@ fn not_supported(c: &mut Conn, sql: &str, feature: &str) {
 }
 
 #[test]
-fn account_statements_are_refused_and_show_grants_is_truthful() {
+fn role_statements_are_refused_and_show_grants_is_truthful() {
     let b = Basalt::start();
     let mut c = setup(&b);
     for (sql, feature) in [
-        ("GRANT SELECT ON *.* TO 'ghost'@'%'", "GRANT"),
-        ("REVOKE SELECT ON *.* FROM 'ghost'@'%'", "REVOKE"),
         ("CREATE ROLE r1", "CREATE ROLE"),
-        ("CREATE USER u1 IDENTIFIED BY 'x'", "CREATE USER"),
-        ("CREATE OR REPLACE USER u1", "CREATE USER"),
-        ("ALTER USER root IDENTIFIED BY 'x'", "ALTER USER"),
-        ("DROP USER IF EXISTS u1", "DROP USER"),
         ("DROP ROLE r1", "DROP ROLE"),
-        ("RENAME USER a TO b", "RENAME USER"),
-        ("SET PASSWORD = PASSWORD('x')", "SET PASSWORD"),
-        (
-            "SET PASSWORD FOR 'ghost'@'%' = PASSWORD('x')",
-            "SET PASSWORD",
-        ),
+        ("GRANT r1 TO root@localhost", "roles"),
         ("SET ROLE r1", "SET ROLE"),
         ("SET DEFAULT ROLE r1", "SET DEFAULT ROLE"),
+        (
+            "GRANT SELECT (a) ON t TO root@localhost",
+            "column-level privileges",
+        ),
+        ("CREATE USER u1 REQUIRE SSL", "REQUIRE"),
+        (
+            "CREATE USER u1 WITH MAX_QUERIES_PER_HOUR 1",
+            "resource limits",
+        ),
     ] {
         not_supported(&mut c, sql, feature);
     }
     let mine: Vec<String> = c.query("SHOW GRANTS").expect("show grants");
     assert_eq!(
         mine,
-        vec!["GRANT ALL PRIVILEGES ON *.* TO `root`@`%` WITH GRANT OPTION".to_string()]
+        vec!["GRANT ALL PRIVILEGES ON *.* TO `root`@`localhost` WITH GRANT OPTION".to_string()]
     );
     let same: Vec<String> = c.query("SHOW GRANTS FOR CURRENT_USER()").expect("q");
     assert_eq!(same, mine);
-    let same: Vec<String> = c.query("SHOW GRANTS FOR root").expect("q");
+    let same: Vec<String> = c.query("SHOW GRANTS FOR root@localhost").expect("q");
     assert_eq!(same, mine);
     let (errno, msg) = error(&mut c, "SHOW GRANTS FOR 'ghost'@'%'");
     assert_eq!(errno, 1141);
@@ -104,7 +102,7 @@ fn account_statements_are_refused_and_show_grants_is_truthful() {
         msg,
         "There is no such grant defined for user 'ghost' on host '%'"
     );
-    assert_eq!(code(&mut c, "SHOW GRANTS FOR root@localhost"), 1141);
+    assert_eq!(code(&mut c, "SHOW GRANTS FOR root"), 1141);
 }
 
 #[test]

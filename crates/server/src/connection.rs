@@ -25,17 +25,58 @@ use std::time::Duration;
 
 pub(crate) type Conn = PacketConn<Blocking<Stream>>;
 
-/// Accounts: `root` with no password, as `mysqld --initialize-insecure` creates.
-/// More users come with the security work; until then root is the only account.
-pub(crate) struct Accounts;
+/// The accounts logins are checked against (the engine's accounts and grants).
+pub(crate) struct Accounts<'a>(pub &'a basalt_sql::Engine);
 
-impl AccountStore for Accounts {
-    fn lookup(&self, user: &str, _host: &str) -> Option<Account> {
-        (user == "root").then(|| Account {
+impl AccountStore for Accounts<'_> {
+    fn lookup(&self, user: &str, host: &str) -> Option<Account> {
+        let a = self.0.login_account(user, host)?;
+        if a.plugin != basalt_acl::NATIVE {
+            return None;
+        }
+        let auth_string = match a.auth.as_str() {
+            "" => Vec::new(),
+            hash => basalt_protocol::native_hash_from_hex(hash)?.to_vec(),
+        };
+        Some(Account {
             plugin: AuthPlugin::MysqlNativePassword,
-            auth_string: Vec::new(),
+            auth_string,
         })
     }
+}
+
+/// The account a successful login uses, or the error that refuses it: 4151 for a
+/// locked account, 1862 for an expired password the client cannot change.
+pub(crate) fn login_account(
+    server: &Server,
+    user: &str,
+    host: &str,
+    capabilities: u32,
+) -> Result<basalt_acl::Account, MySqlError> {
+    let account = server.engine.login_account(user, host).ok_or_else(|| {
+        MySqlError::new(
+            1045,
+            "28000",
+            format!("Access denied for user '{user}'@'{host}'"),
+        )
+    })?;
+    if account.locked {
+        return Err(MySqlError::new(
+            4151,
+            "HY000",
+            "Access denied, this account is locked",
+        ));
+    }
+    if account.password_expired
+        && capabilities & capability::CLIENT_CAN_HANDLE_EXPIRED_PASSWORDS == 0
+    {
+        return Err(MySqlError::new(
+            1862,
+            "HY000",
+            "Your password has expired. To log in you must change it using a client that supports expired passwords.",
+        ));
+    }
+    Ok(account)
 }
 
 /// `max_allowed_packet` for a new connection: the global value now (SET GLOBAL
@@ -116,7 +157,8 @@ fn login(
         secure_transport: false,
         status: status::SERVER_STATUS_AUTOCOMMIT,
     };
-    let login = match blocking::run(server_handshake(conn, &server.handshake, &info, &Accounts)) {
+    let accounts = Accounts(&server.engine);
+    let login = match blocking::run(server_handshake(conn, &server.handshake, &info, &accounts)) {
         Ok(l) => l,
         Err(e) => {
             server
@@ -127,13 +169,21 @@ fn login(
             return None;
         }
     };
+    let account = match login_account(server, &login.user, &state.host, login.capabilities) {
+        Ok(a) => a,
+        Err(e) => {
+            conn.write_err(&e);
+            let _ = blocking::run(conn.flush());
+            return None;
+        }
+    };
     if !enter(server, conn, state, admission, &login.user) {
         return None;
     }
     *state.scramble.lock() = login.scramble;
     let mut session = server
         .engine
-        .new_session(state.id, &login.user, &state.host);
+        .client_session(state.id, &login.user, &state.host, &account);
     adopt_interrupt(state, &session);
     session.set_client_collation(login.collation as u16);
     if login.capabilities & capability::CLIENT_INTERACTIVE != 0 {

@@ -382,7 +382,7 @@ pub fn change_user(
         conn,
         &server.handshake,
         &info,
-        &Accounts,
+        &Accounts(&server.engine),
         &req,
         &scramble,
     )) {
@@ -391,9 +391,20 @@ pub fn change_user(
         }
         return false;
     }
+    let account =
+        match crate::connection::login_account(server, &req.user, &state.host, conn.capabilities())
+        {
+            Ok(a) => a,
+            Err(e) => {
+                conn.write_err(&e);
+                return false;
+            }
+        };
     session.close();
     stmts.clear();
-    *session = server.engine.new_session(state.id, &req.user, &state.host);
+    *session = server
+        .engine
+        .client_session(state.id, &req.user, &state.host, &account);
     crate::connection::adopt_interrupt(state, session);
     if let Some(c) = req.collation {
         session.set_client_collation(c);

@@ -200,6 +200,8 @@ pub struct Engine {
     binlog: std::sync::OnceLock<Arc<basalt_replication::binlog::Binlog>>,
     /// The replica side, read from the data directory on first use.
     replica: std::sync::OnceLock<crate::replica::Replica>,
+    /// Accounts and grants.
+    pub(crate) acl: crate::account::AclStore,
 }
 
 impl Engine {
@@ -256,7 +258,9 @@ impl Engine {
             .unwrap_or_default();
         let general_log =
             crate::general_log::GeneralLog::new(identity, log_path(&config, &log_file));
+        let acl = crate::account::AclStore::load(&storage);
         Arc::new(Engine {
+            acl,
             storage,
             config,
             globals,
@@ -296,8 +300,32 @@ impl Engine {
     }
 
     /// A new connection's session, with session variables copied from the globals.
+    /// A session with every right: the server's own (replication applier) and
+    /// embedded use. Clients get theirs from [`Engine::client_session`].
     pub fn new_session(self: &Arc<Self>, connection_id: u64, user: &str, host: &str) -> Session {
         Session::new(self.clone(), connection_id, user, host)
+    }
+
+    /// A client's session with the rights of the account it logged in as
+    /// (`account`: user and host pattern, see [`Engine::login_account`]).
+    pub fn client_session(
+        self: &Arc<Self>,
+        connection_id: u64,
+        user: &str,
+        host: &str,
+        account: &basalt_acl::Account,
+    ) -> Session {
+        let mut s = Session::new(self.clone(), connection_id, user, host);
+        s.cx.privs = crate::account::SessionPrivs::for_account(&account.user, &account.host);
+        s.cx.privs.password_expired = account.password_expired;
+        s
+    }
+
+    /// The account a login as `user` from `peer` (an address, or `localhost` for
+    /// the socket) uses, if any.
+    pub fn login_account(&self, user: &str, peer: &str) -> Option<basalt_acl::Account> {
+        let client = basalt_acl::Client::from_peer(peer);
+        self.acl.snapshot().login_account(user, &client).cloned()
     }
 
     pub fn set_hooks(&self, hooks: Arc<dyn ServerHooks>) {

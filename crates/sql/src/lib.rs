@@ -56,6 +56,7 @@
 //! errno, SQLSTATE and message text; `tests/mariadb/*.expected` hold MariaDB's own
 //! output for the differential tests.
 
+mod account;
 mod bind;
 mod engine;
 mod exec;

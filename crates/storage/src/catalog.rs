@@ -37,6 +37,10 @@ pub struct CatalogImage {
     /// Views (absent in catalogs written before views existed).
     #[serde(default)]
     pub views: Vec<ViewDef>,
+    /// Accounts and grants, as the SQL layer encodes them (absent in catalogs
+    /// written before accounts existed: the SQL layer then creates its defaults).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accounts: Option<serde_json::Value>,
 }
 
 /// A view: its query as MariaDB prints it, and the clauses of its CREATE VIEW.
@@ -75,6 +79,7 @@ impl CatalogImage {
             databases: Vec::new(),
             tables: Vec::new(),
             views: Vec::new(),
+            accounts: None,
         }
     }
 }

@@ -27,6 +27,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+mod accounts;
 mod alter;
 mod alter_online;
 mod collation_upgrade;
@@ -90,6 +91,8 @@ struct Catalog {
     tables: HashMap<String, HashMap<String, TableEntry>>,
     /// Views by database and name.
     views: HashMap<String, BTreeMap<String, Arc<ViewDef>>>,
+    /// Accounts and grants (see [`Storage::accounts`]).
+    accounts: Option<Arc<serde_json::Value>>,
     next_table_id: u64,
 }
 
@@ -137,6 +140,7 @@ impl Storage {
                 .collect(),
             tables: HashMap::new(),
             views: HashMap::new(),
+            accounts: image.accounts.map(Arc::new),
             next_table_id: image.next_table_id,
         };
         for v in image.views {
@@ -534,6 +538,7 @@ impl Storage {
                     .flat_map(|m| m.values())
                     .map(|v| (**v).clone())
                     .collect(),
+                accounts: cat.accounts.as_deref().cloned(),
             }
         };
         catalog::store(&*self.config.fs, &self.config.datadir, &image)

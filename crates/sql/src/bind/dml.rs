@@ -25,9 +25,20 @@ impl Binder<'_> {
             _ => return Err(MySqlError::not_supported("INSERT INTO TABLE FUNCTION")),
         };
         let (db, tname) = self.table_name(name)?;
+        let mut privs = basalt_acl::Privs::INSERT;
+        if ins.replace_into {
+            privs |= basalt_acl::Privs::DELETE;
+        }
+        if ins.on.is_some() {
+            privs |= basalt_acl::Privs::UPDATE;
+        }
+        self.need(&db, &tname, privs);
         if let Some(v) = self.storage.view(&db, &tname) {
             let through = self.insert_through_view(ins, &v)?;
-            return self.insert(&through);
+            self.unchecked += 1;
+            let r = self.insert(&through);
+            self.unchecked -= 1;
+            return r;
         }
         let table = self.open_table(&db, &tname)?;
         crate::sequence::check_writable(&table.def())?;
@@ -121,6 +132,7 @@ impl Binder<'_> {
             None => None,
         };
         Ok(InsertPlan {
+            needs: Default::default(),
             table: tref,
             columns,
             source,
@@ -233,6 +245,7 @@ impl Binder<'_> {
             return Err(super::view::not_updatable(name, "UPDATE"));
         }
         self.merge_expressions = self.check_view_target(&u.table.relation, "UPDATE")?;
+        let mark = self.needs.len();
         let from = self.bind_from(std::slice::from_ref(&u.table));
         self.merge_expressions = false;
         let from = from?;
@@ -255,6 +268,12 @@ impl Binder<'_> {
                 set.push((ci, e));
             }
         }
+        let read = first_column(
+            u.selection
+                .iter()
+                .chain(u.assignments.iter().map(|a| &a.value)),
+        );
+        self.retarget_need(mark, basalt_acl::Privs::UPDATE, read);
         let checks = self.bind_checks(&from.tables[0])?;
         let scan = self.modify_scan(
             from,
@@ -264,6 +283,7 @@ impl Binder<'_> {
             &set,
         )?;
         Ok(ModifyPlan {
+            needs: Default::default(),
             scan,
             set,
             delete: false,
@@ -290,9 +310,12 @@ impl Binder<'_> {
             return self.multi_delete(d);
         }
         self.merge_expressions = self.check_view_target(&list[0].relation, "DELETE")?;
+        let mark = self.needs.len();
         let from = self.bind_from(list);
         self.merge_expressions = false;
         let from = from?;
+        let read = first_column(d.selection.iter());
+        self.retarget_need(mark, basalt_acl::Privs::DELETE, read);
         let returning = match &d.returning {
             Some(items) => {
                 let table = from
@@ -313,6 +336,7 @@ impl Binder<'_> {
             &[],
         )?;
         Ok(ModifyPlan {
+            needs: Default::default(),
             scan,
             set: Vec::new(),
             delete: true,
@@ -404,6 +428,7 @@ impl Binder<'_> {
             order
         };
         Ok(SelectPlan {
+            needs: Default::default(),
             reads_tables: true,
             types: Vec::new(),
             subs: Default::default(),
@@ -477,4 +502,27 @@ fn assignment_target(t: &ast::AssignmentTarget) -> R<String> {
         }
         ast::AssignmentTarget::Tuple(_) => Err(MySqlError::not_supported("tuple assignment")),
     }
+}
+
+/// The first column an expression of `exprs` reads (for the SELECT privilege an
+/// UPDATE or DELETE needs when it reads its table).
+pub(super) fn first_column<'e>(exprs: impl Iterator<Item = &'e ast::Expr>) -> Option<String> {
+    use std::ops::ControlFlow;
+    for e in exprs {
+        let mut found = None;
+        let _ = ast::visit_expressions(e, |x| {
+            match x {
+                ast::Expr::Identifier(i) => found = Some(i.value.clone()),
+                ast::Expr::CompoundIdentifier(parts) => {
+                    found = parts.last().map(|i| i.value.clone())
+                }
+                _ => return ControlFlow::Continue(()),
+            }
+            ControlFlow::Break(())
+        });
+        if found.is_some() {
+            return found;
+        }
+    }
+    None
 }

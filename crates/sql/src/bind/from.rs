@@ -523,11 +523,13 @@ impl Binder<'_> {
                 let a = alias
                     .as_ref()
                     .map_or(tname.as_str(), |a| a.name.value.as_str());
+                self.need(&db, &tname, basalt_acl::Privs::SELECT);
                 return self.view_reference(&v, a, index_directives, out).map(Some);
             }
             return Err(MySqlError::no_such_table(&db, &tname));
         }
         let table = self.open_table(&db, &tname)?;
+        self.need(&db, &tname, basalt_acl::Privs::SELECT);
         if !partitions.is_empty() {
             // No table is partitioned (PARTITION BY is not accepted yet).
             return Err(MySqlError::partition_clause_on_nonpartitioned());

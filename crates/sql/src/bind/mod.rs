@@ -240,6 +240,10 @@ pub struct Binder<'a> {
     pub text_no: u64,
     /// Texts numbered so far.
     pub texts: u64,
+    /// The privileges the statement needs (see [`crate::plan::Need`]).
+    pub needs: Vec<crate::plan::Need>,
+    /// Above 0 while binding what a view stands for (its rights are the view's).
+    pub unchecked: u32,
 }
 
 impl<'a> Binder<'a> {
@@ -278,6 +282,8 @@ impl<'a> Binder<'a> {
             selects: Vec::new(),
             text_no: 0,
             texts: 0,
+            needs: Vec::new(),
+            unchecked: 0,
         }
     }
 
@@ -377,6 +383,7 @@ impl<'a> Binder<'a> {
 
     /// Moves the bound subqueries into the top-level plan.
     pub fn attach_subqueries(&mut self, plan: &mut crate::plan::Plan) {
+        plan.set_needs(std::mem::take(&mut self.needs));
         let subs = std::mem::take(&mut self.subplans);
         if subs.is_empty() {
             return;
@@ -404,6 +411,37 @@ impl<'a> Binder<'a> {
             [t] => Ok((self.current_db()?, t.clone())),
             [d, t] => Ok((d.clone(), t.clone())),
             _ => Err(MySqlError::parse_error(&name.to_string(), 1)),
+        }
+    }
+
+    /// Notes that the statement needs `privs` on `db.table` as its text names it
+    /// (not inside a view's body, nor for information_schema or a temporary table).
+    pub fn need(&mut self, db: &str, table: &str, privs: basalt_acl::Privs) {
+        if self.view_body > 0
+            || self.unchecked > 0
+            || crate::infoschema::is_schema(db)
+            || self.cx.temp.contains(db, table)
+        {
+            return;
+        }
+        self.needs.push(crate::plan::Need {
+            db: db.to_string(),
+            table: table.to_string(),
+            privs,
+            column: None,
+        });
+    }
+
+    /// Changes the need noted at `at` (the target of UPDATE / DELETE, noted as
+    /// read when its FROM bound) to `privs`, plus SELECT when the statement reads
+    /// a column (`column`, the first one it reads).
+    pub fn retarget_need(&mut self, at: usize, privs: basalt_acl::Privs, column: Option<String>) {
+        if let Some(n) = self.needs.get_mut(at) {
+            n.privs = match &column {
+                Some(_) => privs | basalt_acl::Privs::SELECT,
+                None => privs,
+            };
+            n.column = column;
         }
     }
 

@@ -67,6 +67,12 @@ impl Binder<'_> {
         }
         for t in &mut targets {
             self.check_target(sources, &from, t.table, "UPDATE")?;
+            let r = &from.tables[t.table];
+            self.need(
+                &r.db.clone(),
+                &r.def.name.clone(),
+                basalt_acl::Privs::UPDATE,
+            );
             t.checks = self.bind_checks(&from.tables[t.table])?;
         }
         let scan = self.modify_scan(
@@ -99,6 +105,12 @@ impl Binder<'_> {
                 return Err(MySqlError::nonunique_table(&from.tables[ti].alias));
             }
             self.check_target(sources, &from, ti, "DELETE")?;
+            let r = &from.tables[ti];
+            self.need(
+                &r.db.clone(),
+                &r.def.name.clone(),
+                basalt_acl::Privs::DELETE,
+            );
             targets.push(DmlTarget {
                 table: ti,
                 set: Vec::new(),
@@ -202,6 +214,7 @@ fn multi_plan(
     ignore: bool,
 ) -> ModifyPlan {
     ModifyPlan {
+        needs: Default::default(),
         scan,
         set: Vec::new(),
         delete,

@@ -571,6 +571,7 @@ impl Binder<'_> {
             .map(|i| i.ty.meta(&i.name, self.cx.results_charset))
             .collect();
         Ok(SelectPlan {
+            needs: Default::default(),
             reads_tables: !from.tables.is_empty(),
             types: items.iter().map(|i| i.ty.clone()).collect(),
             subs: Default::default(),

@@ -155,6 +155,7 @@ impl Binder<'_> {
             None => None,
         };
         Ok(SelectPlan {
+            needs: Default::default(),
             tables: Vec::new(),
             levels: Vec::new(),
             row_width: 0,

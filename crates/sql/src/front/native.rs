@@ -7,6 +7,7 @@ use super::parse::near_offset;
 use basalt_common::MySqlError;
 use basalt_storage::IsolationLevel;
 
+pub mod account;
 pub mod alter;
 pub mod binlog;
 mod database;
@@ -138,6 +139,8 @@ pub enum Native {
     Sequence(sequence::SeqStmt),
     /// A statement refused with 1235 naming this feature.
     Unsupported(&'static str),
+    /// CREATE / ALTER / DROP / RENAME USER, SET PASSWORD, GRANT, REVOKE.
+    Account(account::AccountStmt),
 }
 
 /// One value of `EXECUTE ... USING`.
@@ -363,6 +366,11 @@ pub fn parse_native(src: &str, toks: &[Token], markers: bool) -> R<Option<Native
         } else {
             Native::Rollback { chain, release }
         }
+    } else if is("set") && toks.get(1).is_some_and(|t| t.is_kw(src, "password")) {
+        match account::statement(&mut p, "set")? {
+            Some(n) => n,
+            None => return Ok(None),
+        }
     } else if is("set") {
         match set_native(&mut p)? {
             Some(n) => n,
@@ -372,6 +380,14 @@ pub fn parse_native(src: &str, toks: &[Token], markers: bool) -> R<Option<Native
         let db = p.ident()?;
         p.end()?;
         Native::Use(db)
+    } else if let Some(n) = match ["create", "alter", "drop", "rename", "grant", "revoke"]
+        .into_iter()
+        .find(|k| is(k))
+    {
+        Some(k) => account::statement(&mut p, k)?,
+        None => None,
+    } {
+        n
     } else if let Some(n) = match ["create", "alter", "drop"].into_iter().find(|k| is(k)) {
         Some(k) => match sequence::sequence_statement(&mut p, k)? {
             Some(n) => Some(n),

@@ -188,8 +188,23 @@ pub struct SortKey {
     pub fixed: Option<basalt_common::fixedbin::FixedBin>,
 }
 
+/// A privilege a statement needs on a table or view its text names (views'
+/// bodies run with their definer's rights). `column`: the first column read, for
+/// MariaDB's 1143 when SELECT is missing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Need {
+    pub db: String,
+    pub table: String,
+    pub privs: basalt_acl::Privs,
+    pub column: Option<String>,
+}
+
+/// The privileges a top-level plan needs (empty in subplans).
+pub type Needs = std::sync::Arc<Vec<Need>>;
+
 #[derive(Clone, Debug)]
 pub struct SelectPlan {
+    pub needs: Needs,
     pub tables: Vec<TableRef>,
     /// Join levels in execution order.
     pub levels: Vec<Level>,
@@ -337,6 +352,7 @@ pub struct Returning {
 
 #[derive(Clone, Debug)]
 pub struct InsertPlan {
+    pub needs: Needs,
     pub table: TableRef,
     /// Target column ordinal of each value position.
     pub columns: Vec<usize>,
@@ -353,6 +369,7 @@ pub struct InsertPlan {
 
 #[derive(Clone, Debug)]
 pub struct ModifyPlan {
+    pub needs: Needs,
     /// A single-table SELECT plan reading the rows to change (locking, exclusive).
     pub scan: SelectPlan,
     /// UPDATE assignments (column, expr over the table's row); empty for DELETE.
@@ -389,6 +406,24 @@ impl Plan {
                 returning: Some(r), ..
             }) => &r.columns,
             _ => &[],
+        }
+    }
+
+    /// The privileges the statement needs.
+    pub fn needs(&self) -> &[Need] {
+        match self {
+            Plan::Select(p) => &p.needs,
+            Plan::Insert(p) => &p.needs,
+            Plan::Modify(p) => &p.needs,
+        }
+    }
+
+    pub fn set_needs(&mut self, needs: Vec<Need>) {
+        let n = std::sync::Arc::new(needs);
+        match self {
+            Plan::Select(p) => p.needs = n,
+            Plan::Insert(p) => p.needs = n,
+            Plan::Modify(p) => p.needs = n,
         }
     }
 }

@@ -205,7 +205,7 @@ impl Session {
     }
 
     /// Marks the running statement as DDL to log once it succeeds.
-    pub(super) fn note_ddl(&mut self) {
+    pub(crate) fn note_ddl(&mut self) {
         self.ddl_to_log = true;
     }
 
@@ -290,7 +290,8 @@ fn logged_ddl(sql: &str) -> bool {
     let second = words.get(1).map(String::as_str).unwrap_or("");
     match first {
         "CREATE" | "DROP" => second != "TEMPORARY",
-        "ALTER" | "RENAME" | "TRUNCATE" => true,
+        "ALTER" | "RENAME" | "TRUNCATE" | "GRANT" | "REVOKE" => true,
+        "SET" => second.starts_with("PASSWORD"),
         "ANALYZE" | "OPTIMIZE" | "REPAIR" => !matches!(second, "NO_WRITE_TO_BINLOG" | "LOCAL"),
         _ => false,
     }

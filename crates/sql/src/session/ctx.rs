@@ -48,6 +48,8 @@ pub struct SessionCtx {
     pub holds_user_locks: bool,
     pub user: String,
     pub host: String,
+    /// Whose rights the session has (CURRENT_USER()).
+    pub privs: crate::account::SessionPrivs,
     pub db: Option<String>,
     /// Session values of every variable with session scope.
     pub vars: crate::sysvars::VarMap,
@@ -145,6 +147,7 @@ impl SessionCtx {
             holds_user_locks: false,
             user: user.to_string(),
             host: host.to_string(),
+            privs: Default::default(),
             db: None,
             vars,
             mode: ModeFlags::default(),

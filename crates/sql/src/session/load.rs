@@ -165,6 +165,7 @@ impl Session {
         };
         Ok(Load {
             plan: InsertPlan {
+                needs: Default::default(),
                 table: tref,
                 columns,
                 source: InsertSource::Values(Vec::new()),

@@ -292,6 +292,7 @@ impl Session {
             self.track_schema(crate::infoschema::SCHEMA);
             return Ok(());
         }
+        self.check_use(db)?;
         if !self.cx.engine.storage.database_exists(db) {
             return Err(MySqlError::bad_db(db));
         }

@@ -134,6 +134,12 @@ impl Session {
     }
 
     fn run_front(&mut self, front: Front<'_>, out: &mut Out<'_>) -> R<QueryResult> {
+        if self.cx.privs.password_expired {
+            self.check_expired(match &front {
+                Front::Native(n) => Some(n),
+                _ => None,
+            })?;
+        }
         match front {
             Front::Native(n) => self.native(n, out),
             Front::Cached(s) => self.cached(s, out),
@@ -187,6 +193,7 @@ impl Session {
 
     fn native(&mut self, n: Native, out: &mut Out<'_>) -> R<QueryResult> {
         self.cx.row_count = 0;
+        self.check_native(&n)?;
         match n {
             Native::Show(s) => crate::show::run(self, s),
             Native::Binlog(st) => crate::show::binlog::statement(self, st),
@@ -342,6 +349,7 @@ impl Session {
             Native::LoadData(d) => self.load_data(*d, out),
             Native::SelectInto(s) => self.select_into(*s),
             Native::Unsupported(what) => Err(MySqlError::not_supported(what)),
+            Native::Account(st) => self.account_statement(st),
         }
     }
 
@@ -562,6 +570,7 @@ impl Session {
         let base = crate::stack::base::SELECT;
         let (plan, _) =
             self.bind_plan(text, false, None, base, |b| Ok(Plan::Select(b.select(q)?)))?;
+        self.cx.check_needs(plan.needs())?;
         match plan {
             Plan::Select(p) => Ok(p),
             _ => Err(MySqlError::internal("a query binds to a SELECT plan")),
@@ -605,6 +614,7 @@ impl Session {
         params: &[Value],
         out: &mut Out<'_>,
     ) -> R<QueryResult> {
+        self.cx.check_needs(plan.needs())?;
         let entered = self.enter_plan(plan)?;
         let r = self.run_plan_unlocked(plan, params, out);
         self.leave(entered);

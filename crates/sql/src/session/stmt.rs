@@ -31,6 +31,7 @@ fn ok(n: u64) -> R<QueryResult> {
 impl Session {
     pub(super) fn utility(&mut self, stmt: Statement, text: &str) -> R<QueryResult> {
         self.cx.row_count = 0;
+        self.check_utility(&stmt)?;
         let entered = match self.ddl_targets(&stmt) {
             Some(tables) => Some(self.enter_ddl(&tables)?),
             None => None,
@@ -368,6 +369,7 @@ impl Session {
     ) -> R<QueryResult> {
         let tdef = table.def();
         let plan = crate::plan::Plan::Insert(crate::plan::InsertPlan {
+            needs: Default::default(),
             table: crate::plan::TableRef {
                 table,
                 def: tdef.clone(),

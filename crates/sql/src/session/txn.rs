@@ -134,7 +134,7 @@ impl Session {
     }
 
     /// The implicit commit before DDL and similar statements.
-    pub(super) fn implicit_commit(&mut self) -> R<()> {
+    pub(crate) fn implicit_commit(&mut self) -> R<()> {
         self.note_ddl();
         self.commit()
     }

@@ -72,23 +72,38 @@ fn result(cols: Vec<ColumnMeta>, rows: Vec<Row>) -> R<QueryResult> {
     Ok(QueryResult::rows(cols, rows))
 }
 
-/// `SHOW GRANTS [FOR user@host]`. The current account (`user`@`%`) is the only one:
-/// any other gets MariaDB's 1141, as for an account that does not exist.
-fn show_grants(session: &Session, account: Option<(String, String)>) -> R<QueryResult> {
-    let user = session.cx.user.clone();
-    if let Some((u, h)) = account {
-        if u != user || h != "%" {
+/// `SHOW GRANTS [FOR user@host]`: the account's grants as MariaDB prints them.
+/// Another account's need SELECT on the `mysql` database (1044); an account that
+/// does not exist is 1141.
+fn show_grants(session: &mut Session, account: Option<(String, String)>) -> R<QueryResult> {
+    let current = session.cx.privs.account.clone();
+    let (u, h) = match (account, &current) {
+        (Some(a), _) => a,
+        (None, Some(a)) => a.clone(),
+        (None, None) => (session.cx.user.clone(), "%".to_string()),
+    };
+    if current.as_ref() != Some(&(u.clone(), h.clone())) {
+        session.cx.require_db("mysql", basalt_acl::Privs::SELECT)?;
+    }
+    let acl = session.cx.engine.acl.snapshot();
+    let lines = match acl.account(&u, &h) {
+        Some(a) => basalt_acl::show::grant_lines(&acl, a),
+        // An internal session's own account (embedded use): every right.
+        None if current.is_none() && session.cx.user == u => vec![format!(
+            "GRANT ALL PRIVILEGES ON *.* TO {} WITH GRANT OPTION",
+            basalt_acl::show::account_name(&u, &h)
+        )],
+        None => {
             return Err(MySqlError::new(
                 1141,
                 "42000",
                 format!("There is no such grant defined for user '{u}' on host '{h}'"),
-            ));
+            ))
         }
-    }
-    let line = format!("GRANT ALL PRIVILEGES ON *.* TO `{user}`@`%` WITH GRANT OPTION");
+    };
     result(
-        vec![text_col_nn(&format!("Grants for {user}@%"), 1024)],
-        vec![vec![s(line)]],
+        vec![text_col_nn(&format!("Grants for {u}@{h}"), 1024)],
+        lines.into_iter().map(|l| vec![s(l)]).collect(),
     )
 }
 
@@ -97,6 +112,7 @@ pub fn run(session: &mut Session, show: Show) -> R<QueryResult> {
         Show::Databases { filter: f } => {
             let mut names = session.cx.engine.storage.databases();
             names.push(crate::infoschema::SCHEMA.to_string());
+            names.retain(|d| session.cx.may_see_db(d));
             names.sort();
             let rows: Vec<Row> = names.into_iter().map(|d| vec![s(d)]).collect();
             let rows = filter(session, rows, &["Database"], &f)?;

@@ -51,7 +51,8 @@ pub fn show_tables(
     f: ShowFilter,
 ) -> R<QueryResult> {
     let db = db_or_current(session, db)?;
-    let names = if crate::infoschema::is_schema(&db) {
+    session.check_use(&db)?;
+    let mut names = if crate::infoschema::is_schema(&db) {
         crate::infoschema::table_names()
     } else {
         let storage = &session.cx.engine.storage;
@@ -71,6 +72,7 @@ pub fn show_tables(
         }
         names
     };
+    names.retain(|t| session.cx.may_see_table(&db, t));
     let base = format!("Tables_in_{db}");
     let col = match &f {
         ShowFilter::Like(p) => format!("{base} ({p})"),
@@ -516,6 +518,9 @@ pub fn create_table_text(t: &dyn Table) -> String {
 pub fn show_create_table(session: &mut Session, db: Option<String>, table: &str) -> R<QueryResult> {
     let db = db_or_current(session, db)?;
     let temp = session.cx.temp.contains(&db, table);
+    if !temp {
+        session.cx.require_any_on_table(&db, table, "SHOW")?;
+    }
     if !temp && session.cx.engine.storage.view(&db, table).is_some() {
         return show_create_view(session, Some(db), table);
     }

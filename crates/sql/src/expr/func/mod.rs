@@ -107,6 +107,7 @@ pub enum Func {
     Ascii,
     Hex,
     Md5,
+    Password,
     Sha1,
     Sha2,
     Crc32,
@@ -239,6 +240,7 @@ pub fn lookup(name: &str) -> Option<(Func, usize, usize)> {
         "ascii" => (Ascii, 1, 1),
         "hex" => (Hex, 1, 1),
         "md5" => (Md5, 1, 1),
+        "password" => (Password, 1, 1),
         "sha1" | "sha" => (Sha1, 1, 1),
         "sha2" => (Sha2, 2, 2),
         "crc32" => (Crc32, 1, 2),
@@ -608,6 +610,7 @@ pub fn result_type(f: Func, args: &[ExprType]) -> ExprType {
             t
         }
         Md5 => ExprType::string(32, utf).nullable(any_null),
+        Password => ExprType::string(41, utf).nullable(any_null),
         Sha1 => ExprType::string(40, utf).nullable(any_null),
         Sha2 => ExprType::string(128, utf).nullable(true),
         Coalesce | Greatest | Least => {
@@ -773,7 +776,7 @@ fn eval_values(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
     match f {
         Database => Ok(ctx.cx.db.as_deref().map_or(Value::Null, Value::str)),
         User => Ok(Value::str(&format!("{}@{}", ctx.cx.user, ctx.cx.host))),
-        CurrentUser => Ok(Value::str(&format!("{}@%", ctx.cx.user))),
+        CurrentUser => Ok(Value::str(&ctx.cx.privs.current_user(&ctx.cx.user))),
         ConnectionId => Ok(Value::UInt(ctx.cx.var_u64("pseudo_thread_id"))),
         Version => Ok(Value::str(&ctx.cx.engine.config.version)),
         LastInsertId => {

@@ -2,9 +2,8 @@
 //! (ER_NOT_SUPPORTED_YET) naming the feature, instead of a syntax error or, worse,
 //! an OK that does nothing.
 //!
-//! Accounts: `root` is the only account, so every statement that would create,
-//! change or drop an account, a role or a privilege is refused. `SHOW GRANTS` (for
-//! the current account) keeps working; it is parsed with the other SHOWs.
+//! Accounts: roles do not exist yet, so the statements that create, drop or set
+//! them are refused (account statements are parsed in [`super::account`]).
 
 use super::Token;
 
@@ -23,38 +22,17 @@ pub fn account_statement(src: &str, toks: &[Token]) -> Option<&'static str> {
     }
     let kw = |i: usize, k: &str| toks.get(i).is_some_and(|t| t.is_kw(src, k));
     let is = |k: &str| first.is_kw(src, k);
-    if is("grant") {
-        return Some("GRANT");
-    }
-    if is("revoke") {
-        return Some("REVOKE");
-    }
     // CREATE [OR REPLACE] USER|ROLE
     let create_at = if kw(1, "or") && kw(2, "replace") {
         3
     } else {
         1
     };
-    if is("create") && kw(create_at, "user") {
-        return Some("CREATE USER");
-    }
     if is("create") && kw(create_at, "role") {
         return Some("CREATE ROLE");
     }
-    if is("drop") && kw(1, "user") {
-        return Some("DROP USER");
-    }
     if is("drop") && kw(1, "role") {
         return Some("DROP ROLE");
-    }
-    if is("alter") && kw(1, "user") {
-        return Some("ALTER USER");
-    }
-    if is("rename") && kw(1, "user") {
-        return Some("RENAME USER");
-    }
-    if is("set") && kw(1, "password") {
-        return Some("SET PASSWORD");
     }
     if is("set") && kw(1, "role") {
         return Some("SET ROLE");
@@ -94,20 +72,13 @@ mod tests {
     }
 
     #[test]
-    fn account_statements_are_named() {
-        assert_eq!(what("GRANT SELECT ON *.* TO 'u'@'%'"), Some("GRANT"));
-        assert_eq!(what("revoke all on *.* from u"), Some("REVOKE"));
-        assert_eq!(what("create or replace user u"), Some("CREATE USER"));
+    fn role_statements_are_named() {
         assert_eq!(what("CREATE ROLE r"), Some("CREATE ROLE"));
-        assert_eq!(what("drop user if exists u"), Some("DROP USER"));
-        assert_eq!(
-            what("alter user root identified by 'x'"),
-            Some("ALTER USER")
-        );
-        assert_eq!(what("rename user a to b"), Some("RENAME USER"));
-        assert_eq!(what("set password = password('x')"), Some("SET PASSWORD"));
+        assert_eq!(what("create or replace role r"), Some("CREATE ROLE"));
+        assert_eq!(what("drop role r"), Some("DROP ROLE"));
         assert_eq!(what("set role none"), Some("SET ROLE"));
         assert_eq!(what("set default role none"), Some("SET DEFAULT ROLE"));
+        assert_eq!(what("GRANT SELECT ON *.* TO 'u'@'%'"), None);
         assert_eq!(what("set default_storage_engine = innodb"), None);
         assert_eq!(what("create table user (a int)"), None);
         assert_eq!(what("drop table role"), None);

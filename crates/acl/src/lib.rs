@@ -1,0 +1,13 @@
+//! Accounts, privileges and grants with MariaDB 10.11's semantics: host patterns
+//! and the order logins try accounts in, the privilege bits and the levels they
+//! may be granted at, and SHOW GRANTS' text. The SQL layer parses the statements
+//! and stores [`AclData`] through the engine; the server authenticates against it.
+
+pub mod host;
+pub mod model;
+pub mod privs;
+pub mod show;
+
+pub use host::Client;
+pub use model::{Account, AclData, DbGrant, Grants, TableGrant, NATIVE};
+pub use privs::Privs;

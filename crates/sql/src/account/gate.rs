@@ -1,0 +1,208 @@
+//! The privileges of statements that are not plans: DDL, administration and the
+//! native statements, checked before they run. DML is checked through its plan's
+//! [`crate::plan::Need`]s.
+
+use super::R;
+use crate::front::native::view::ViewStmt;
+use crate::front::native::{IntoTarget, Native, SetTarget};
+use crate::session::Session;
+use basalt_acl::Privs;
+use basalt_common::MySqlError;
+use sqlparser::ast::{self, ObjectType, Statement};
+
+/// The privileges MariaDB names for administration it gates with SUPER.
+const SUPER: &str = "SUPER";
+
+impl Session {
+    /// `[db.]name` with the current database filled in.
+    fn qualify(&self, db: &Option<String>, name: &str) -> R<(String, String)> {
+        let db = match db {
+            Some(d) => d.clone(),
+            None => self.cx.db.clone().ok_or_else(MySqlError::no_db)?,
+        };
+        Ok((db, name.to_string()))
+    }
+
+    fn need_table(&mut self, db: &Option<String>, t: &str, p: Privs, cmd: &str) -> R<()> {
+        let (db, t) = self.qualify(db, t)?;
+        if self.cx.temp.contains(&db, &t) {
+            return Ok(());
+        }
+        self.cx.require_table(&db, &t, p, cmd)
+    }
+
+    fn need_object(&mut self, name: &ast::ObjectName, p: Privs, cmd: &str) -> R<()> {
+        let (db, t) = crate::bind::ddl::qualified(name, &self.cx)?;
+        self.need_table(&Some(db), &t, p, cmd)
+    }
+
+    /// A native statement's privileges.
+    pub(crate) fn check_native(&mut self, n: &Native) -> R<()> {
+        if self.cx.privs.account.is_none() {
+            return Ok(());
+        }
+        match n {
+            Native::Binlog(_) | Native::Replica(_) => self.cx.require_global(Privs::SUPER, SUPER),
+            Native::Shutdown => self.cx.require_global(Privs::SHUTDOWN, "SHUTDOWN"),
+            Native::FlushStatistics { .. } => self.cx.require_global(Privs::RELOAD, "RELOAD"),
+            Native::Set(items) if items.iter().any(sets_global) => {
+                self.cx.require_global(Privs::SUPER, SUPER)
+            }
+            Native::AlterDatabase { name, .. } => {
+                let db = self.qualify(name, "")?.0;
+                self.cx.require_db(&db, Privs::ALTER)
+            }
+            Native::AlterTable(a) => self.need_table(&a.db, &a.table, Privs::ALTER, "ALTER"),
+            Native::AlterKeys { db, table, .. } => {
+                self.need_table(db, table, Privs::ALTER, "ALTER")
+            }
+            Native::Maintenance(m) => {
+                for (db, t) in &m.tables {
+                    self.need_table(db, t, Privs::SELECT | Privs::INSERT, "INSERT")?;
+                }
+                Ok(())
+            }
+            Native::LoadData(d) => {
+                if !d.local {
+                    self.cx.require_global(Privs::FILE, "FILE")?;
+                }
+                self.need_table(&d.db, &d.table, Privs::INSERT, "INSERT")
+            }
+            Native::SelectInto(s) if !matches!(s.target, IntoTarget::Vars(_)) => {
+                self.cx.require_global(Privs::FILE, "FILE")
+            }
+            Native::View(ViewStmt::Create(v)) => {
+                let mut p = Privs::CREATE_VIEW;
+                if v.or_replace || v.alter {
+                    p |= Privs::DROP;
+                }
+                self.need_table(&v.db, &v.name, p, "CREATE VIEW")
+            }
+            Native::View(ViewStmt::Drop { names, .. }) => {
+                for (db, v) in names {
+                    self.need_table(db, v, Privs::DROP, "DROP")?;
+                }
+                Ok(())
+            }
+            Native::Sequence(_) => self
+                .cx
+                .require_global(Privs::CREATE | Privs::DROP, "CREATE"),
+            _ => Ok(()),
+        }
+    }
+
+    /// USE and a login's database: 1044 unless the account may see it.
+    pub(crate) fn check_use(&mut self, db: &str) -> R<()> {
+        if self.cx.may_see_db(db) {
+            return Ok(());
+        }
+        Err(self.cx.db_denied(db))
+    }
+
+    /// A parsed utility statement's privileges.
+    pub(crate) fn check_utility(&mut self, stmt: &Statement) -> R<()> {
+        if self.cx.privs.account.is_none() {
+            return Ok(());
+        }
+        match stmt {
+            Statement::CreateDatabase { db_name, .. } => {
+                let db = crate::bind::object_parts(db_name).join(".");
+                self.cx.require_db(&db, Privs::CREATE)
+            }
+            Statement::Drop {
+                object_type: ObjectType::Database | ObjectType::Schema,
+                names,
+                ..
+            } => {
+                for n in names {
+                    self.cx
+                        .require_db(&crate::bind::object_parts(n).join("."), Privs::DROP)?;
+                }
+                Ok(())
+            }
+            Statement::Drop {
+                object_type: ObjectType::Table | ObjectType::View,
+                names,
+                ..
+            } => names
+                .iter()
+                .try_for_each(|n| self.need_object(n, Privs::DROP, "DROP")),
+            Statement::Drop {
+                object_type: ObjectType::Index,
+                table: Some(t),
+                ..
+            } => self.need_object(t, Privs::INDEX, "INDEX"),
+            Statement::CreateTable(ct) if ct.temporary => {
+                let (db, _) = crate::bind::ddl::qualified(&ct.name, &self.cx)?;
+                self.cx.require_db(&db, Privs::CREATE_TMP)
+            }
+            Statement::CreateTable(ct) => {
+                self.need_object(&ct.name, Privs::CREATE, "CREATE")?;
+                if let Some(like) = &ct.like {
+                    let name = match like {
+                        ast::CreateTableLikeKind::Parenthesized(l)
+                        | ast::CreateTableLikeKind::Plain(l) => &l.name,
+                    };
+                    self.need_object(name, Privs::SELECT, "SELECT")?;
+                }
+                if ct.query.is_some() {
+                    self.need_object(&ct.name, Privs::INSERT, "INSERT")?;
+                }
+                Ok(())
+            }
+            Statement::CreateIndex(ci) => self.need_object(&ci.table_name, Privs::INDEX, "INDEX"),
+            Statement::Truncate(t) => t
+                .table_names
+                .iter()
+                .try_for_each(|n| self.need_object(&n.name, Privs::DROP, "DROP")),
+            Statement::RenameTable(pairs) => pairs.iter().try_for_each(|r| {
+                self.need_object(&r.old_name, Privs::ALTER | Privs::DROP, "ALTER")?;
+                self.need_object(&r.new_name, Privs::CREATE | Privs::INSERT, "CREATE")
+            }),
+            Statement::Use(_) => Ok(()),
+            Statement::Kill { id, .. } if *id != self.cx.conn_id => {
+                if self.cx.has_global(Privs::SUPER | Privs::CONNECTION_ADMIN) {
+                    return Ok(());
+                }
+                Err(MySqlError::new(
+                    1095,
+                    "HY000",
+                    format!("You are not owner of thread {id}"),
+                ))
+            }
+            Statement::Flush { .. } => self.cx.require_global(Privs::RELOAD, "RELOAD"),
+            Statement::LockTables { .. } => Ok(()),
+            Statement::ExplainTable { table_name, .. } => {
+                let (db, t) = crate::bind::ddl::qualified(table_name, &self.cx)?;
+                self.cx.require_any_on_table(&db, &t, "SELECT")
+            }
+            Statement::Analyze(a) => match a.table_name.as_ref() {
+                Some(n) => self.need_object(n, Privs::SELECT | Privs::INSERT, "INSERT"),
+                None => Ok(()),
+            },
+            _ => Ok(()),
+        }
+    }
+
+    /// An expired password allows only SET PASSWORD and ALTER USER (1820).
+    pub(crate) fn check_expired(&self, n: Option<&Native>) -> R<()> {
+        if !self.cx.privs.password_expired {
+            return Ok(());
+        }
+        match n {
+            Some(Native::Account(
+                crate::front::native::account::AccountStmt::SetPassword { .. }
+                | crate::front::native::account::AccountStmt::AlterUser { .. },
+            )) => Ok(()),
+            _ => Err(MySqlError::new(
+                1820,
+                "HY000",
+                "You must SET PASSWORD before executing this statement",
+            )),
+        }
+    }
+}
+
+fn sets_global(item: &crate::front::native::SetItem) -> bool {
+    matches!(&item.target, SetTarget::Sys { global: true, .. })
+}

@@ -1,0 +1,129 @@
+//! Accounts and privileges in the SQL layer: the server-wide [`AclStore`] (the
+//! accounts and grants, stored in the catalog through the engine), each session's
+//! [`SessionPrivs`], the checks statements pass ([`check`]) and the account
+//! statements themselves ([`stmt`]).
+
+pub mod check;
+pub mod gate;
+pub mod stmt;
+
+use basalt_acl::{AclData, Grants, Privs};
+use basalt_common::MySqlError;
+use basalt_storage::Storage;
+use parking_lot::{Mutex, RwLock};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+type R<T> = Result<T, MySqlError>;
+
+/// The accounts and grants every session checks against. Readers take a
+/// snapshot; a change copies, persists and swaps it, then bumps the generation
+/// that tells sessions to refresh their privileges.
+pub struct AclStore {
+    data: RwLock<Arc<AclData>>,
+    generation: AtomicU64,
+    storage: Arc<Storage>,
+    writer: Mutex<()>,
+}
+
+impl AclStore {
+    /// The accounts of the data directory; a data directory without any gets
+    /// MariaDB's installer defaults ([`AclData::initial`]).
+    pub fn load(storage: &Arc<Storage>) -> AclStore {
+        let data = match storage.accounts() {
+            Some(doc) => AclData::from_doc(&doc).unwrap_or_else(|e| {
+                tracing::error!(error = %e, "accounts unreadable; starting with the defaults");
+                AclData::initial()
+            }),
+            None => AclData::initial(),
+        };
+        AclStore {
+            data: RwLock::new(Arc::new(data)),
+            generation: AtomicU64::new(1),
+            storage: storage.clone(),
+            writer: Mutex::new(()),
+        }
+    }
+
+    pub fn snapshot(&self) -> Arc<AclData> {
+        self.data.read().clone()
+    }
+
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Acquire)
+    }
+
+    /// Changes the accounts with `f`, durably; nothing changes when `f` or the
+    /// write fails.
+    pub fn update<T>(&self, f: impl FnOnce(&mut AclData) -> R<T>) -> R<T> {
+        let _w = self.writer.lock();
+        let mut next = (*self.snapshot()).clone();
+        let out = f(&mut next)?;
+        let doc = next
+            .to_doc()
+            .map_err(|e| MySqlError::internal(format!("encoding accounts: {e}")))?;
+        self.storage
+            .set_accounts(doc)
+            .map_err(crate::exec::storage_err)?;
+        *self.data.write() = Arc::new(next);
+        self.generation.fetch_add(1, Ordering::AcqRel);
+        Ok(out)
+    }
+}
+
+/// Whose rights a session has: an account (`user`@`host pattern`, CURRENT_USER())
+/// or, for the server's own sessions (replication applier, embedded use), every
+/// right.
+#[derive(Clone, Debug, Default)]
+pub struct SessionPrivs {
+    /// `None`: an internal session, allowed everything.
+    pub account: Option<(String, String)>,
+    generation: u64,
+    grants: Arc<Grants>,
+    /// The account holds every global privilege: nothing needs checking.
+    all: bool,
+    /// The account's password expired: only SET PASSWORD / ALTER USER run.
+    pub password_expired: bool,
+}
+
+impl SessionPrivs {
+    pub fn for_account(user: &str, host: &str) -> SessionPrivs {
+        SessionPrivs {
+            account: Some((user.to_string(), host.to_string())),
+            ..SessionPrivs::default()
+        }
+    }
+
+    /// CURRENT_USER(): `user@host` of the account.
+    pub fn current_user(&self, login_user: &str) -> String {
+        match &self.account {
+            Some((u, h)) => format!("{u}@{h}"),
+            None => format!("{login_user}@%"),
+        }
+    }
+
+    /// Brings the cached grants up to date; cheap when nothing changed.
+    pub fn refresh(&mut self, store: &AclStore) {
+        let Some((user, host)) = &self.account else {
+            return;
+        };
+        let generation = store.generation();
+        if generation == self.generation {
+            return;
+        }
+        let grants = store.snapshot().grants_of(user, host);
+        self.all = grants.global == Privs::ALL || grants.global == Privs::ALL.without(Privs::GRANT);
+        self.grants = Arc::new(grants);
+        self.generation = generation;
+    }
+
+    /// Whether every check passes without looking (internal sessions, accounts
+    /// with all global privileges). Call [`SessionPrivs::refresh`] first.
+    pub fn unrestricted(&self) -> bool {
+        self.account.is_none() || self.all
+    }
+
+    pub fn grants(&self) -> &Grants {
+        &self.grants
+    }
+}

@@ -1,0 +1,537 @@
+//! Account statements as MariaDB's grammar has them: CREATE / ALTER / DROP /
+//! RENAME USER, SET PASSWORD, GRANT and REVOKE (global, database and table
+//! level). Roles, column and routine privileges, PROXY, REQUIRE (TLS) and
+//! resource limits are refused with 1235 until they exist.
+
+use super::{Native, P, R};
+use crate::front::lexer::{unquote, TokKind};
+use basalt_acl::Privs;
+
+/// `'user'@'host'`: the host is `%` when left out.
+pub type AccountName = (String, String);
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Auth {
+    /// IDENTIFIED BY 'password' (or USING PASSWORD('...')).
+    Password(Vec<u8>),
+    /// IDENTIFIED BY PASSWORD 'hash' (or VIA mysql_native_password USING 'hash').
+    Hash(String),
+    /// IDENTIFIED VIA a plugin other than mysql_native_password.
+    Plugin(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UserSpec {
+    /// `None`: CURRENT_USER.
+    pub name: Option<AccountName>,
+    pub auth: Option<Auth>,
+}
+
+/// ACCOUNT LOCK / UNLOCK and PASSWORD EXPIRE.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UserOptions {
+    pub lock: Option<bool>,
+    pub expire: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GrantLevel {
+    Global,
+    /// `db.*`; `None`: `*` (the current database).
+    Db(Option<String>),
+    /// `[db.]table`.
+    Table(Option<String>, String),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AccountStmt {
+    CreateUser {
+        or_replace: bool,
+        if_not_exists: bool,
+        users: Vec<UserSpec>,
+        options: UserOptions,
+    },
+    AlterUser {
+        if_exists: bool,
+        users: Vec<UserSpec>,
+        options: UserOptions,
+    },
+    DropUser {
+        if_exists: bool,
+        users: Vec<UserSpec>,
+    },
+    RenameUser(Vec<(UserSpec, UserSpec)>),
+    SetPassword {
+        user: Option<AccountName>,
+        auth: Auth,
+    },
+    Grant {
+        /// `ALL [PRIVILEGES]` is `None`: all the level allows.
+        privs: Option<Privs>,
+        level: GrantLevel,
+        users: Vec<UserSpec>,
+        grant_option: bool,
+    },
+    Revoke {
+        privs: Option<Privs>,
+        level: GrantLevel,
+        users: Vec<UserSpec>,
+    },
+    /// REVOKE ALL PRIVILEGES, GRANT OPTION FROM ...
+    RevokeAll(Vec<UserSpec>),
+}
+
+/// The account statement `first` starts, if it is one Basalt parses.
+pub(super) fn statement(p: &mut P, first: &str) -> R<Option<Native>> {
+    let start = p.pos;
+    let r = parse_statement(p, first);
+    if matches!(r, Ok(None)) {
+        p.pos = start;
+    }
+    r
+}
+
+fn parse_statement(p: &mut P, first: &str) -> R<Option<Native>> {
+    let stmt = match first {
+        "create" => {
+            let or_replace = p.kw("or") && {
+                p.expect_kw("replace")?;
+                true
+            };
+            if !p.kw("user") {
+                return Ok(None);
+            }
+            let if_not_exists = p.kw("if") && {
+                p.expect_kw("not")?;
+                p.expect_kw("exists")?;
+                true
+            };
+            let users = user_specs(p)?;
+            AccountStmt::CreateUser {
+                or_replace,
+                if_not_exists,
+                users,
+                options: options(p)?,
+            }
+        }
+        "alter" => {
+            if !p.kw("user") {
+                return Ok(None);
+            }
+            let if_exists = if_exists(p)?;
+            let users = user_specs(p)?;
+            AccountStmt::AlterUser {
+                if_exists,
+                users,
+                options: options(p)?,
+            }
+        }
+        "drop" => {
+            if !p.kw("user") {
+                return Ok(None);
+            }
+            let if_exists = if_exists(p)?;
+            AccountStmt::DropUser {
+                if_exists,
+                users: names(p)?,
+            }
+        }
+        "rename" => {
+            if !p.kw("user") {
+                return Ok(None);
+            }
+            let mut pairs = Vec::new();
+            loop {
+                let from = user(p)?;
+                p.expect_kw("to")?;
+                pairs.push((from, user(p)?));
+                if !p.punct(",") {
+                    break;
+                }
+            }
+            AccountStmt::RenameUser(pairs)
+        }
+        "set" => {
+            if !p.kw("password") {
+                return Ok(None);
+            }
+            let user = if p.kw("for") {
+                Some(account_name(p)?)
+            } else {
+                None
+            };
+            if !p.punct("=") {
+                return Err(p.err());
+            }
+            AccountStmt::SetPassword {
+                user,
+                auth: password_value(p)?,
+            }
+        }
+        "grant" => return grant(p),
+        "revoke" => return revoke(p),
+        _ => return Ok(None),
+    };
+    p.end()?;
+    Ok(Some(Native::Account(stmt)))
+}
+
+fn if_exists(p: &mut P) -> R<bool> {
+    Ok(p.kw("if") && {
+        p.expect_kw("exists")?;
+        true
+    })
+}
+
+/// A user name or host: a word, a quoted identifier or a string.
+fn name_part(p: &mut P) -> R<String> {
+    match p.peek() {
+        Some(t) if t.kind == TokKind::Str => Ok(String::from_utf8_lossy(&p.string()?).into_owned()),
+        _ => p.ident(),
+    }
+}
+
+/// `user[@host]`, the host `%` when left out.
+pub(super) fn account_name(p: &mut P) -> R<AccountName> {
+    let user = name_part(p)?;
+    let host = match p.peek() {
+        Some(t) if t.kind == TokKind::Var && !t.text(p.src).starts_with("@@") => {
+            p.pos += 1;
+            let body = &t.text(p.src)[1..];
+            match body.as_bytes().first() {
+                Some(b'\'' | b'"' | b'`') => {
+                    String::from_utf8_lossy(&unquote(body, true)).into_owned()
+                }
+                _ => body.to_string(),
+            }
+        }
+        _ => "%".to_string(),
+    };
+    Ok((user, host))
+}
+
+/// An account or CURRENT_USER[()].
+fn user(p: &mut P) -> R<UserSpec> {
+    if p.kw("current_user") {
+        if p.punct("(") && !p.punct(")") {
+            return Err(p.err());
+        }
+        return Ok(UserSpec {
+            name: None,
+            auth: None,
+        });
+    }
+    Ok(UserSpec {
+        name: Some(account_name(p)?),
+        auth: None,
+    })
+}
+
+fn names(p: &mut P) -> R<Vec<UserSpec>> {
+    let mut out = vec![user(p)?];
+    while p.punct(",") {
+        out.push(user(p)?);
+    }
+    Ok(out)
+}
+
+fn user_specs(p: &mut P) -> R<Vec<UserSpec>> {
+    let mut out = Vec::new();
+    loop {
+        let mut spec = user(p)?;
+        if p.kw("identified") {
+            spec.auth = Some(identified(p)?);
+        }
+        out.push(spec);
+        if !p.punct(",") {
+            return Ok(out);
+        }
+    }
+}
+
+/// What follows IDENTIFIED.
+fn identified(p: &mut P) -> R<Auth> {
+    if p.kw("by") {
+        if p.kw("password") {
+            return Ok(Auth::Hash(
+                String::from_utf8_lossy(&p.string()?).into_owned(),
+            ));
+        }
+        return Ok(Auth::Password(p.string()?));
+    }
+    if !(p.kw("via") || p.kw("with")) {
+        return Err(p.err());
+    }
+    let plugin = name_part(p)?.to_ascii_lowercase();
+    let using = if p.kw("using") || p.kw("as") {
+        Some(if p.kw("password") {
+            p_paren_string(p).map(Auth::Password)?
+        } else {
+            Auth::Hash(String::from_utf8_lossy(&p.string()?).into_owned())
+        })
+    } else {
+        None
+    };
+    if p.kw("or") {
+        return Err(p.err());
+    }
+    if plugin != basalt_acl::NATIVE {
+        return Ok(Auth::Plugin(plugin));
+    }
+    Ok(using.unwrap_or(Auth::Hash(String::new())))
+}
+
+/// `('text')`.
+fn p_paren_string(p: &mut P) -> R<Vec<u8>> {
+    if !p.punct("(") {
+        return Err(p.err());
+    }
+    let s = p.string()?;
+    if !p.punct(")") {
+        return Err(p.err());
+    }
+    Ok(s)
+}
+
+/// SET PASSWORD's value: PASSWORD('text') or a hash string.
+fn password_value(p: &mut P) -> R<Auth> {
+    if p.kw("password") {
+        return p_paren_string(p).map(Auth::Password);
+    }
+    if p.kw("old_password") {
+        return Err(p.err());
+    }
+    Ok(Auth::Hash(
+        String::from_utf8_lossy(&p.string()?).into_owned(),
+    ))
+}
+
+fn options(p: &mut P) -> R<UserOptions> {
+    let mut o = UserOptions::default();
+    loop {
+        if p.kw("account") {
+            o.lock = Some(if p.kw("lock") {
+                true
+            } else {
+                p.expect_kw("unlock")?;
+                false
+            });
+        } else if p.kw("password") {
+            p.expect_kw("expire")?;
+            if p.peek().is_some() && !p.peek().is_some_and(|t| t.is_kw(p.src, "account")) {
+                return Err(unsupported("PASSWORD EXPIRE DEFAULT / NEVER / INTERVAL"));
+            }
+            o.expire = true;
+        } else if p.kw("require") {
+            return Err(unsupported("REQUIRE"));
+        } else if p.kw("with") {
+            return Err(unsupported("resource limits"));
+        } else {
+            return Ok(o);
+        }
+    }
+}
+
+fn unsupported(what: &str) -> basalt_common::MySqlError {
+    basalt_common::MySqlError::not_supported(what)
+}
+
+/// The privilege list up to ON: `None` for ALL [PRIVILEGES].
+fn privilege_list(p: &mut P) -> R<Option<Privs>> {
+    if p.kw("all") {
+        p.kw("privileges");
+        return Ok(None);
+    }
+    let mut privs = Privs::NONE;
+    loop {
+        let start = p.pos;
+        let mut words = Vec::new();
+        while let Some(t) = p.peek() {
+            if t.kind != TokKind::Word || t.is_kw(p.src, "on") || t.is_kw(p.src, "to") {
+                break;
+            }
+            words.push(t.text(p.src).to_ascii_uppercase());
+            p.pos += 1;
+        }
+        if p.peek().is_some_and(|t| t.text(p.src) == "(") {
+            return Err(unsupported("column-level privileges"));
+        }
+        let name = words.join(" ");
+        if name == "USAGE" {
+        } else if let Some(bit) = Privs::from_name(&name) {
+            privs |= bit;
+        } else {
+            p.pos = start;
+            return Err(p.err());
+        }
+        if !p.punct(",") {
+            return Ok(Some(privs));
+        }
+    }
+}
+
+fn level(p: &mut P) -> R<GrantLevel> {
+    if p.kw("procedure") || p.kw("function") || p.kw("package") {
+        return Err(unsupported("routine-level privileges"));
+    }
+    p.kw("table");
+    if p.punct("*") {
+        if p.punct(".") {
+            if !p.punct("*") {
+                return Err(p.err());
+            }
+            return Ok(GrantLevel::Global);
+        }
+        return Ok(GrantLevel::Db(None));
+    }
+    let first = p.ident()?;
+    if !p.punct(".") {
+        return Ok(GrantLevel::Table(None, first));
+    }
+    if p.punct("*") {
+        return Ok(GrantLevel::Db(Some(first)));
+    }
+    Ok(GrantLevel::Table(Some(first), p.ident()?))
+}
+
+fn grant(p: &mut P) -> R<Option<Native>> {
+    if p.kw("proxy") {
+        return Err(unsupported("PROXY privileges"));
+    }
+    let privs = privilege_list(p);
+    if matches!(&privs, Err(e) if e.code == 1235) {
+        return privs.map(|_| None);
+    }
+    if !p.kw("on") {
+        // GRANT role TO user.
+        return Err(unsupported("roles"));
+    }
+    let privs = privs?;
+    let level = level(p)?;
+    p.expect_kw("to")?;
+    let users = user_specs(p)?;
+    let mut grant_option = false;
+    while p.kw("with") {
+        if p.kw("grant") {
+            p.expect_kw("option")?;
+            grant_option = true;
+        } else {
+            return Err(unsupported("resource limits"));
+        }
+    }
+    if p.kw("require") {
+        return Err(unsupported("REQUIRE"));
+    }
+    p.end()?;
+    Ok(Some(Native::Account(AccountStmt::Grant {
+        privs,
+        level,
+        users,
+        grant_option,
+    })))
+}
+
+fn revoke(p: &mut P) -> R<Option<Native>> {
+    if p.kw("proxy") {
+        return Err(unsupported("PROXY privileges"));
+    }
+    let start = p.pos;
+    if p.kw("all") {
+        p.kw("privileges");
+        if p.punct(",") {
+            p.expect_kw("grant")?;
+            p.expect_kw("option")?;
+            p.expect_kw("from")?;
+            let users = names(p)?;
+            p.end()?;
+            return Ok(Some(Native::Account(AccountStmt::RevokeAll(users))));
+        }
+        p.pos = start;
+    }
+    let privs = privilege_list(p);
+    if matches!(&privs, Err(e) if e.code == 1235) {
+        return privs.map(|_| None);
+    }
+    if !p.kw("on") {
+        return Err(unsupported("roles"));
+    }
+    let privs = privs?;
+    let level = level(p)?;
+    p.expect_kw("from")?;
+    let users = names(p)?;
+    p.end()?;
+    Ok(Some(Native::Account(AccountStmt::Revoke {
+        privs,
+        level,
+        users,
+    })))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::front::lexer::lex;
+
+    fn parse(s: &str) -> R<Option<Native>> {
+        let toks = lex(s).tokens;
+        super::super::parse_native(s, &toks, false)
+    }
+
+    fn stmt(s: &str) -> AccountStmt {
+        match parse(s) {
+            Ok(Some(Native::Account(a))) => a,
+            other => panic!("{s}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn statements() {
+        let u = |n: &str, h: &str| Some((n.to_string(), h.to_string()));
+        match stmt("CREATE USER IF NOT EXISTS 'a'@'%' IDENTIFIED BY 'pw', b@localhost ACCOUNT LOCK")
+        {
+            AccountStmt::CreateUser {
+                if_not_exists: true,
+                users,
+                options,
+                ..
+            } => {
+                assert_eq!(users[0].name, u("a", "%"));
+                assert_eq!(users[0].auth, Some(Auth::Password(b"pw".to_vec())));
+                assert_eq!(users[1].name, u("b", "localhost"));
+                assert_eq!(options.lock, Some(true));
+            }
+            other => panic!("{other:?}"),
+        }
+        match stmt("grant select, insert, create temporary tables on d.* to u with grant option") {
+            AccountStmt::Grant {
+                privs: Some(p),
+                level: GrantLevel::Db(Some(d)),
+                grant_option: true,
+                ..
+            } => {
+                assert_eq!(d, "d");
+                assert_eq!(p, Privs::SELECT | Privs::INSERT | Privs::CREATE_TMP);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            stmt("REVOKE ALL PRIVILEGES, GRANT OPTION FROM u@'%'"),
+            AccountStmt::RevokeAll(_)
+        ));
+        assert!(matches!(
+            stmt("revoke all on t from u"),
+            AccountStmt::Revoke {
+                privs: None,
+                level: GrantLevel::Table(None, _),
+                ..
+            }
+        ));
+        assert!(matches!(
+            stmt("set password for u@'%' = password('x')"),
+            AccountStmt::SetPassword { .. }
+        ));
+        assert_eq!(parse("grant r to u").unwrap_err().code, 1235);
+        assert_eq!(parse("grant select (a) on t to u").unwrap_err().code, 1235);
+        assert_eq!(parse("grant selec on t to u").unwrap_err().code, 1064);
+    }
+}

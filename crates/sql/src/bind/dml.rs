@@ -249,6 +249,8 @@ impl Binder<'_> {
         let from = self.bind_from(std::slice::from_ref(&u.table));
         self.merge_expressions = false;
         let from = from?;
+        // The target's need, if it has one (a temporary table has none).
+        let target_need = (self.needs.len() > mark).then_some(mark);
         if from.tables.len() != 1 {
             return Err(MySqlError::not_supported("multi-table UPDATE"));
         }
@@ -273,7 +275,9 @@ impl Binder<'_> {
                 .iter()
                 .chain(u.assignments.iter().map(|a| &a.value)),
         );
-        self.retarget_need(mark, basalt_acl::Privs::UPDATE, read);
+        if let Some(at) = target_need {
+            self.retarget_need(at, basalt_acl::Privs::UPDATE, read);
+        }
         let checks = self.bind_checks(&from.tables[0])?;
         let scan = self.modify_scan(
             from,

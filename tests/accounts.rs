@@ -140,7 +140,7 @@ fn grants_are_enforced_at_each_level() {
         denied(&mut u, "SET GLOBAL max_connections = 10"),
         (
             1227,
-            "Access denied; you need (at least one of) the SUPER privilege(s) for this operation"
+            "Access denied; you need (at least one of) the SUPER, CONNECTION ADMIN privilege(s) for this operation"
                 .into()
         )
     );

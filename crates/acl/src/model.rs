@@ -247,6 +247,13 @@ impl Grants {
             .fold(self.global, |acc, (_, p)| acc | *p)
     }
 
+    /// Whether any privilege that applies to tables is held on `db.table`.
+    pub fn any_on_table(&self, db: &str, table: &str) -> bool {
+        !(self.on_table(db, table) & Privs::TABLE_LEVEL)
+            .without(Privs::GRANT)
+            .is_empty()
+    }
+
     /// The privileges held on `db.table` (global and database ones included).
     pub fn on_table(&self, db: &str, table: &str) -> Privs {
         self.tables
@@ -258,7 +265,9 @@ impl Grants {
     /// Whether any privilege is held on `db` or on one of its tables (what `USE`
     /// and SHOW DATABASES ask).
     pub fn any_in_db(&self, db: &str) -> bool {
-        !self.on_db(db).without(Privs::GRANT).is_empty()
+        !(self.on_db(db) & Privs::DB_LEVEL)
+            .without(Privs::GRANT)
+            .is_empty()
             || self
                 .tables
                 .iter()

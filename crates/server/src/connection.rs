@@ -25,6 +25,9 @@ use std::time::Duration;
 
 pub(crate) type Conn = PacketConn<Blocking<Stream>>;
 
+/// What COM_REGISTER_SLAVE and COM_BINLOG_DUMP need.
+const REPL_SLAVE: basalt_acl::Privs = basalt_acl::Privs::REPL_SLAVE;
+
 /// The accounts logins are checked against (the engine's accounts and grants).
 pub(crate) struct Accounts<'a>(pub &'a basalt_sql::Engine);
 
@@ -472,10 +475,16 @@ fn dispatch(
             return stmts.dispatch(server, conn, state, session, cmd);
         }
         Command::RegisterSlave(body) => {
-            crate::dump::register_slave(server, conn, state, session, body)
+            match session.require_global_privilege(REPL_SLAVE, "REPLICATION SLAVE") {
+                Ok(()) => crate::dump::register_slave(server, conn, state, session, body),
+                Err(e) => conn.write_err(&e),
+            }
         }
         Command::BinlogDump(body) => {
-            return crate::dump::binlog_dump(server, conn, state, session, body)
+            match session.require_global_privilege(REPL_SLAVE, "REPLICATION SLAVE") {
+                Ok(()) => return crate::dump::binlog_dump(server, conn, state, session, body),
+                Err(e) => conn.write_err(&e),
+            }
         }
         Command::BinlogDumpGtid | Command::Unknown(_) => {
             conn.write_err(&MySqlError::unknown_command())

@@ -24,7 +24,8 @@ impl SessionCtx {
 
     /// Every need of a plan, or the first one not met.
     pub fn check_needs(&mut self, needs: &[Need]) -> R<()> {
-        if needs.is_empty() || self.unrestricted() {
+        // Refreshed even with no need: information_schema reads the grants.
+        if self.unrestricted() || needs.is_empty() {
             return Ok(());
         }
         for n in needs {
@@ -33,7 +34,13 @@ impl SessionCtx {
             if missing.is_empty() {
                 continue;
             }
-            if let (true, Some(c)) = (missing.contains(Privs::SELECT), &n.column) {
+            // The statement's own privileges first, all of those missing named
+            // (`INSERT, DELETE command denied`); then the SELECT it needs to read.
+            let own = missing.without(Privs::SELECT);
+            if !own.is_empty() {
+                return Err(self.table_denied(&own.names().join(", "), &n.db, &n.table));
+            }
+            if let Some(c) = &n.column {
                 return Err(MySqlError::new(
                     1143,
                     "42000",
@@ -45,7 +52,7 @@ impl SessionCtx {
                     ),
                 ));
             }
-            return Err(self.table_denied(missing.first_name(), &n.db, &n.table));
+            return Err(self.table_denied("SELECT", &n.db, &n.table));
         }
         Ok(())
     }
@@ -80,12 +87,7 @@ impl SessionCtx {
         if self.unrestricted() || crate::infoschema::is_schema(db) {
             return Ok(());
         }
-        let held = self
-            .privs
-            .grants()
-            .on_table(db, table)
-            .without(Privs::GRANT);
-        if held.is_empty() {
+        if !self.privs.grants().any_on_table(db, table) {
             return Err(self.table_denied(command, db, table));
         }
         Ok(())
@@ -126,12 +128,7 @@ impl SessionCtx {
         if self.unrestricted() || crate::infoschema::is_schema(db) {
             return true;
         }
-        !self
-            .privs
-            .grants()
-            .on_table(db, table)
-            .without(Privs::GRANT)
-            .is_empty()
+        self.privs.grants().any_on_table(db, table)
     }
 
     /// Whether the account holds one of `any_of` globally.

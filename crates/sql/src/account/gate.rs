@@ -45,9 +45,15 @@ impl Session {
             Native::Binlog(_) | Native::Replica(_) => self.cx.require_global(Privs::SUPER, SUPER),
             Native::Shutdown => self.cx.require_global(Privs::SHUTDOWN, "SHUTDOWN"),
             Native::FlushStatistics { .. } => self.cx.require_global(Privs::RELOAD, "RELOAD"),
-            Native::Set(items) if items.iter().any(sets_global) => {
-                self.cx.require_global(Privs::SUPER, SUPER)
-            }
+            Native::Set(items) => items.iter().try_for_each(|item| match &item.target {
+                SetTarget::Sys {
+                    name, global: true, ..
+                } => {
+                    let (privs, names) = global_variable_privilege(name);
+                    self.cx.require_global(privs, names)
+                }
+                _ => Ok(()),
+            }),
             Native::AlterDatabase { name, .. } => {
                 let db = self.qualify(name, "")?.0;
                 self.cx.require_db(&db, Privs::ALTER)
@@ -94,6 +100,15 @@ impl Session {
     /// USE and a login's database: 1044 unless the account may see it.
     pub(crate) fn check_use(&mut self, db: &str) -> R<()> {
         if self.cx.may_see_db(db) {
+            return Ok(());
+        }
+        Err(self.cx.db_denied(db))
+    }
+
+    /// SHOW TABLES: 1044 only for an account with no privilege in `db` and no
+    /// global privilege at all (MariaDB lists nothing for the others).
+    pub(crate) fn check_show_tables(&mut self, db: &str) -> R<()> {
+        if self.cx.may_see_db(db) || self.cx.has_global(Privs::ALL.without(Privs::GRANT)) {
             return Ok(());
         }
         Err(self.cx.db_denied(db))
@@ -203,6 +218,54 @@ impl Session {
     }
 }
 
-fn sets_global(item: &crate::front::native::SetItem) -> bool {
-    matches!(&item.target, SetTarget::Sys { global: true, .. })
+/// The privileges SET GLOBAL of a variable needs, and how MariaDB 10.11 names
+/// them in 1227.
+fn global_variable_privilege(name: &str) -> (Privs, &'static str) {
+    const CONNECTION: &[&str] = &[
+        "max_connections",
+        "connect_timeout",
+        "init_connect",
+        "secure_auth",
+        "max_connect_errors",
+        "extra_max_connections",
+        "disconnect_on_expired_password",
+        "max_password_errors",
+        "proxy_protocol_networks",
+    ];
+    const MASTER: &[&str] = &["server_id", "gtid_domain_id", "gtid_binlog_state"];
+    let n = name.to_ascii_lowercase();
+    let binlog = n.starts_with("binlog_")
+        || n.starts_with("log_bin_")
+        || n.starts_with("max_binlog_")
+        || matches!(n.as_str(), "expire_logs_days" | "sync_binlog");
+    let slave = n.starts_with("slave_")
+        || n.starts_with("replicate_")
+        || n.starts_with("relay_log")
+        || n.starts_with("rpl_semi_sync_slave")
+        || matches!(
+            n.as_str(),
+            "gtid_slave_pos" | "sql_slave_skip_counter" | "max_relay_log_size"
+        );
+    if n == "read_only" {
+        (Privs::READ_ONLY_ADMIN, "READ_ONLY ADMIN")
+    } else if binlog {
+        (Privs::SUPER | Privs::BINLOG_ADMIN, "SUPER, BINLOG ADMIN")
+    } else if slave {
+        (
+            Privs::SUPER | Privs::REPL_SLAVE_ADMIN,
+            "SUPER, REPLICATION SLAVE ADMIN",
+        )
+    } else if MASTER.contains(&n.as_str()) || n.starts_with("rpl_semi_sync_master") {
+        (
+            Privs::SUPER | Privs::REPL_MASTER_ADMIN,
+            "SUPER, REPLICATION MASTER ADMIN",
+        )
+    } else if CONNECTION.contains(&n.as_str()) || n.starts_with("thread_pool") {
+        (
+            Privs::SUPER | Privs::CONNECTION_ADMIN,
+            "SUPER, CONNECTION ADMIN",
+        )
+    } else {
+        (Privs::SUPER, SUPER)
+    }
 }

@@ -126,4 +126,21 @@ impl SessionPrivs {
     pub fn grants(&self) -> &Grants {
         &self.grants
     }
+
+    /// Whether information_schema shows database `db` (as of the last refresh).
+    pub fn sees_db(&self, db: &str) -> bool {
+        self.unrestricted()
+            || self.grants.global.contains(Privs::SHOW_DB)
+            || self.grants.any_in_db(db)
+    }
+
+    /// Whether information_schema shows table `db.table`.
+    pub fn sees_table(&self, db: &str, table: &str) -> bool {
+        self.unrestricted() || self.grants.any_on_table(db, table)
+    }
+
+    /// Whether the account may read every account's grants (SELECT on `mysql`).
+    pub fn reads_all_grants(&self) -> bool {
+        self.unrestricted() || self.grants.on_db("mysql").contains(Privs::SELECT)
+    }
 }

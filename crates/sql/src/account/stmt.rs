@@ -10,26 +10,11 @@ use crate::session::ctx::Level;
 use crate::session::Session;
 use basalt_acl::{Account, AclData, Privs, NATIVE};
 use basalt_common::MySqlError;
-use sha1::{Digest, Sha1};
-
-/// PASSWORD('text'): `*` and the upper-case hex of SHA1(SHA1(text)); '' for ''.
-pub fn password_hash(text: &[u8]) -> String {
-    if text.is_empty() {
-        return String::new();
-    }
-    let digest = Sha1::digest(Sha1::digest(text));
-    let mut s = String::with_capacity(41);
-    s.push('*');
-    for b in digest {
-        s.push_str(&format!("{b:02X}"));
-    }
-    s
-}
 
 /// The plugin and authentication string `auth` sets.
 fn credentials(auth: &Auth) -> R<(String, String)> {
     match auth {
-        Auth::Password(p) => Ok((NATIVE.into(), password_hash(p))),
+        Auth::Password(p) => Ok((NATIVE.into(), crate::expr::func::crypt::password(p))),
         Auth::Hash(h) => {
             let valid = h.is_empty()
                 || (h.len() == 41

@@ -29,10 +29,17 @@ impl Binder<'_> {
         if ins.replace_into {
             privs |= basalt_acl::Privs::DELETE;
         }
-        if ins.on.is_some() {
-            privs |= basalt_acl::Privs::UPDATE;
+        let mut column = None;
+        if let Some(ast::OnInsert::DuplicateKeyUpdate(sets)) = &ins.on {
+            // MariaDB asks SELECT on the columns the clause assigns.
+            privs |= basalt_acl::Privs::UPDATE | basalt_acl::Privs::SELECT;
+            column = sets.first().map(|a| a.target.to_string());
         }
+        let before = self.needs.len();
         self.need(&db, &tname, privs);
+        if self.needs.len() > before {
+            self.needs[before].column = column;
+        }
         if let Some(v) = self.storage.view(&db, &tname) {
             let through = self.insert_through_view(ins, &v)?;
             self.unchecked += 1;

@@ -27,12 +27,14 @@ pub const NAMES: &[&str] = &[
     "REFERENTIAL_CONSTRAINTS",
     "ROUTINES",
     "SCHEMATA",
+    "SCHEMA_PRIVILEGES",
     "SESSION_STATUS",
     "SESSION_VARIABLES",
     "STATISTICS",
     "SYSTEM_VARIABLES",
     "TABLES",
     "TABLE_CONSTRAINTS",
+    "TABLE_PRIVILEGES",
     "TRIGGERS",
     "USER_PRIVILEGES",
     "VIEWS",
@@ -180,7 +182,15 @@ pub fn build(name: &str, cx: &SessionCtx) -> Built {
         "PLUGINS" => (def(&[("PLUGIN_NAME", Str(64)), ("PLUGIN_STATUS", Str(16)), ("PLUGIN_TYPE", Str(80))]), vec![vec![s("InnoDB"), s("ACTIVE"), s("STORAGE ENGINE")], vec![s("MEMORY"), s("ACTIVE"), s("STORAGE ENGINE")]]),
         "USER_PRIVILEGES" => (
             def(&[("GRANTEE", Str(385)), ("TABLE_CATALOG", Str(512)), ("PRIVILEGE_TYPE", Str(64)), ("IS_GRANTABLE", Str(3))]),
-            vec![vec![s(format!("'{}'@'%'", cx.user)), s("def"), s("ALL PRIVILEGES"), s("YES")]],
+            super::privileges::user_privileges(cx),
+        ),
+        "SCHEMA_PRIVILEGES" => (
+            def(&[("GRANTEE", Str(385)), ("TABLE_CATALOG", Str(512)), ("TABLE_SCHEMA", Str(64)), ("PRIVILEGE_TYPE", Str(64)), ("IS_GRANTABLE", Str(3))]),
+            super::privileges::schema_privileges(cx),
+        ),
+        "TABLE_PRIVILEGES" => (
+            def(&[("GRANTEE", Str(385)), ("TABLE_CATALOG", Str(512)), ("TABLE_SCHEMA", Str(64)), ("TABLE_NAME", Str(64)), ("PRIVILEGE_TYPE", Str(64)), ("IS_GRANTABLE", Str(3))]),
+            super::privileges::table_privileges(cx),
         ),
         "PARTITIONS" => (def(super::layouts::layout(name)?), partitions(cx)),
         "VIEWS" => (def(super::layouts::layout(name)?), super::views::views(cx)),
@@ -227,12 +237,19 @@ fn all_tables(cx: &SessionCtx) -> Vec<(String, std::sync::Arc<dyn basalt_storage
     let mut out = Vec::new();
     for db in st.databases() {
         for t in st.tables(&db).unwrap_or_default() {
+            if !cx.privs.sees_table(&db, &t) {
+                continue;
+            }
             if let Some(h) = st.table(&db, &t) {
                 out.push((db.clone(), h));
             }
         }
     }
-    out.extend(crate::system_tables::all(st));
+    out.extend(
+        crate::system_tables::all(st)
+            .into_iter()
+            .filter(|(db, t)| cx.privs.sees_table(db, &t.def().name)),
+    );
     out
 }
 
@@ -247,6 +264,9 @@ fn schemata(cx: &SessionCtx) -> Vec<Row> {
         s(""),
     ]];
     for db in st.databases() {
+        if !cx.privs.sees_db(&db) {
+            continue;
+        }
         let c = st
             .database_collation(&db)
             .unwrap_or(Collation::Utf8mb4GeneralCi);

@@ -15,7 +15,11 @@ fn s(v: impl Into<String>) -> Value {
 
 fn all_views(cx: &SessionCtx) -> Vec<Arc<ViewDef>> {
     let st = &cx.engine.storage;
-    st.databases().iter().flat_map(|d| st.views(d)).collect()
+    st.databases()
+        .iter()
+        .flat_map(|d| st.views(d))
+        .filter(|v| cx.privs.sees_table(&v.schema, &v.name))
+        .collect()
 }
 
 /// The rows of `information_schema.VIEWS`.

@@ -286,6 +286,16 @@ impl Session {
     }
 
     /// COM_INIT_DB.
+    /// One of `any_of` held globally by the session's account, or 1227 naming
+    /// `names` (the server's checks of protocol commands).
+    pub fn require_global_privilege(
+        &mut self,
+        any_of: basalt_acl::Privs,
+        names: &str,
+    ) -> Result<(), MySqlError> {
+        self.cx.require_global(any_of, names)
+    }
+
     pub fn use_database(&mut self, db: &str) -> Result<(), MySqlError> {
         if crate::infoschema::is_schema(db) {
             self.cx.db = Some(crate::infoschema::SCHEMA.to_string());

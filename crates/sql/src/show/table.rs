@@ -51,7 +51,7 @@ pub fn show_tables(
     f: ShowFilter,
 ) -> R<QueryResult> {
     let db = db_or_current(session, db)?;
-    session.check_use(&db)?;
+    session.check_show_tables(&db)?;
     let mut names = if crate::infoschema::is_schema(&db) {
         crate::infoschema::table_names()
     } else {

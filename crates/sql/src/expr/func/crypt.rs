@@ -160,7 +160,8 @@ pub fn aes_decrypt(data: &[u8], key: &[u8]) -> Option<Vec<u8>> {
     Some(out)
 }
 
-fn password(p: &[u8]) -> String {
+/// PASSWORD('text'): `*` and the upper-case hex of SHA1(SHA1(text)); '' for ''.
+pub(crate) fn password(p: &[u8]) -> String {
     if p.is_empty() {
         return String::new();
     }

@@ -6,7 +6,7 @@
 
 mod clock;
 mod clock_parse;
-mod crypt;
+pub(crate) mod crypt;
 pub mod json;
 pub mod json_fn;
 mod json_pretty;
@@ -107,7 +107,6 @@ pub enum Func {
     Ascii,
     Hex,
     Md5,
-    Password,
     Sha1,
     Sha2,
     Crc32,
@@ -240,7 +239,6 @@ pub fn lookup(name: &str) -> Option<(Func, usize, usize)> {
         "ascii" => (Ascii, 1, 1),
         "hex" => (Hex, 1, 1),
         "md5" => (Md5, 1, 1),
-        "password" => (Password, 1, 1),
         "sha1" | "sha" => (Sha1, 1, 1),
         "sha2" => (Sha2, 2, 2),
         "crc32" => (Crc32, 1, 2),
@@ -610,7 +608,6 @@ pub fn result_type(f: Func, args: &[ExprType]) -> ExprType {
             t
         }
         Md5 => ExprType::string(32, utf).nullable(any_null),
-        Password => ExprType::string(41, utf).nullable(any_null),
         Sha1 => ExprType::string(40, utf).nullable(any_null),
         Sha2 => ExprType::string(128, utf).nullable(true),
         Coalesce | Greatest | Least => {

@@ -138,9 +138,6 @@ pub fn eval(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
         )),
         Hex => Ok(Value::str(&hex(&vals[0]))),
         Md5 => Ok(Value::str(&hex_bytes(&md5::compute(&to_bytes(&vals[0]))))),
-        Password => Ok(Value::str(&crate::account::stmt::password_hash(&to_bytes(
-            &vals[0],
-        )))),
         Sha1 => {
             use sha1::Digest;
             Ok(Value::str(&hex_bytes(&sha1::Sha1::digest(to_bytes(

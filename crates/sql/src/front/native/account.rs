@@ -361,8 +361,13 @@ fn privilege_list(p: &mut P) -> R<Option<Privs>> {
         } else if let Some(bit) = Privs::from_name(&name) {
             privs |= bit;
         } else {
+            // The error points at the unknown word; the cursor stays after it,
+            // where ON tells a privilege list from a role name.
+            let end = p.pos;
             p.pos = start;
-            return Err(p.err());
+            let e = p.err();
+            p.pos = end;
+            return Err(e);
         }
         if !p.punct(",") {
             return Ok(Some(privs));

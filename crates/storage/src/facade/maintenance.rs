@@ -117,4 +117,40 @@ mod tests {
             );
         }
     }
+
+    #[test]
+    fn a_row_of_the_definition_before_an_instant_add_column_is_refused() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let s = Storage::open(StorageConfig::new(dir.path())).expect("open");
+        let t = s.create_table(def(EngineKind::Basalt)).expect("create");
+        let mut txn = s.begin(TxnOptions::default());
+        t.insert(&mut txn, vec![Value::Int(1), Value::Int(1)])
+            .expect("insert");
+        txn.commit().expect("commit");
+        let mut wider = (*t.def()).clone();
+        wider
+            .columns
+            .push(ColumnDef::new("z", DataType::int(IntKind::Int, false)));
+        let spec = crate::facade::alter::AlterSpec {
+            def: wider,
+            copy: false,
+            auto_increment: None,
+            add_index: false,
+            online: false,
+            timeout: Duration::from_secs(5),
+            duplicates: None,
+        };
+        s.alter_table::<crate::StorageError>("test", "t", spec, &mut |r, _| Ok(r))
+            .expect("instant add column");
+        // A statement planned before the ALTER still holds two-column rows: it
+        // must be planned again (1412), not write a record claiming three.
+        let mut txn = s.begin(TxnOptions::default());
+        let e = t
+            .insert(&mut txn, vec![Value::Int(2), Value::Int(2)])
+            .expect_err("a two-column row");
+        assert!(matches!(e, crate::StorageError::TableChanged), "{e:?}");
+        t.insert(&mut txn, vec![Value::Int(2), Value::Int(2), Value::Int(5)])
+            .expect("a row of the new definition");
+        txn.commit().expect("commit");
+    }
 }

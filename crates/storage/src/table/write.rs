@@ -37,10 +37,23 @@ enum Outcome {
     Corrupt,
 }
 
+/// A row built for another definition of the table than the current one (a
+/// statement planned before an instant ADD / DROP COLUMN changed the column
+/// count) is refused with [`StorageError::TableChanged`], so the statement is
+/// planned again: written as it is, the record would claim columns it does not
+/// hold (unreadable) or lose the new column's value.
+fn fits(schema: &Schema, row: &Row) -> Result<()> {
+    if row.len() != schema.def.columns.len() {
+        return Err(crate::error::StorageError::TableChanged);
+    }
+    Ok(())
+}
+
 impl TableCore {
     pub(crate) fn insert(self: &Arc<Self>, txn: &mut Txn, row: Row) -> Result<RowHandle> {
         let me = txn.begin_write(self)?;
         let schema = self.schema();
+        fits(&schema, &row)?;
         let sp = txn.savepoint();
         let r = self.insert_row(txn, me, &schema, &row);
         if r.is_err() {
@@ -94,6 +107,8 @@ impl TableCore {
     ) -> Result<RowHandle> {
         let me = txn.begin_write(self)?;
         let schema = self.schema();
+        fits(&schema, old)?;
+        fits(&schema, &new)?;
         let sp = txn.savepoint();
         let r = self.update_row(txn, me, &schema, handle, old, new);
         if r.is_err() {
@@ -147,6 +162,7 @@ impl TableCore {
     ) -> Result<()> {
         let me = txn.begin_write(self)?;
         let schema = self.schema();
+        fits(&schema, old)?;
         let sp = txn.savepoint();
         let r = self.delete_row(txn, me, &schema, handle, old);
         if r.is_err() {

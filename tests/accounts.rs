@@ -213,6 +213,19 @@ fn account_statements_give_mariadbs_errors_and_notes() {
         error(&mut r, "CREATE USER h IDENTIFIED BY PASSWORD 'nothex'").0,
         1372
     );
+    assert_eq!(
+        lines(&mut r, "SHOW CREATE USER a@localhost"),
+        ["CREATE USER `a`@`localhost` IDENTIFIED BY PASSWORD '*B69027D44F6E5EDC07F1AEAD1477967B16F28227'"]
+    );
+    let row: (String, String, String) = r
+        .query_first("SELECT user, host, password FROM mysql.user WHERE user = 'a'")
+        .expect("mysql.user")
+        .expect("a row");
+    assert_eq!(row.2, "*B69027D44F6E5EDC07F1AEAD1477967B16F28227");
+    assert_eq!(
+        error(&mut r, "DELETE FROM mysql.user WHERE user = 'a'"),
+        (1036, "Table 'user' is read only".into())
+    );
     ok(&mut r, "RENAME USER a@localhost TO c@'%'");
     assert_eq!(lines(&mut r, "SHOW GRANTS FOR c@'%'").len(), 1);
     ok(&mut r, "DROP USER c@'%'");

@@ -68,6 +68,13 @@ const STATEMENTS: &[&str] = &[
     "DROP USER z@'%'",
     "SHOW GRANTS FOR m@'%'",
     "SHOW GRANTS",
+    "SHOW CREATE USER",
+    "SHOW CREATE USER m@'%'",
+    "SHOW CREATE USER z@'%'",
+    "SELECT user, host, select_priv, insert_priv, super_priv, plugin FROM mysql.user \
+     WHERE user = 'm'",
+    "SELECT db, user, select_priv, insert_priv, drop_priv FROM mysql.db WHERE user = 'm'",
+    "SELECT db, user, table_name, table_priv FROM mysql.tables_priv WHERE user = 'm'",
 ];
 
 const SCHEMA: &[&str] = &[

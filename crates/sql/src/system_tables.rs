@@ -4,37 +4,52 @@
 //! to files only (`log_output=TABLE` is refused), so the tables are always
 //! empty, as MariaDB's are under `log_output=FILE`.
 //!
+//! The grant tables (`user`, `global_priv`, `db`, `tables_priv`) come from the
+//! accounts (see [`crate::account::tables`]).
+//!
 //! They are read-only virtual tables, not catalog entries: a data directory holds
 //! only the user's tables. A real table of the same name in `mysql` (created by
 //! loading a dump) takes precedence.
 
+use crate::engine::Engine;
 use crate::infoschema::{columns_def, VirtualTable};
 use basalt_common::{
     Collation, ColumnDef, DataType, DefaultValue, EngineKind, IntKind, LobKind, TableDef,
 };
-use basalt_storage::{Storage, Table};
+use basalt_storage::Table;
 use std::sync::Arc;
 
 pub const DB: &str = "mysql";
 pub const NAMES: [&str; 2] = ["general_log", "slow_log"];
 
-/// The log table `db.name`, if that is one and no real table has its name.
-pub fn open(storage: &Storage, db: &str, name: &str) -> Option<Arc<dyn Table>> {
+/// The system table `db.name`, if that is one and no real table has its name.
+pub fn open(engine: &Engine, db: &str, name: &str) -> Option<Arc<dyn Table>> {
+    let storage = engine.storage();
     if !db.eq_ignore_ascii_case(DB) || storage.table(DB, name).is_some() {
         return None;
     }
-    let def = definition(&name.to_ascii_lowercase())?;
+    let name = name.to_ascii_lowercase();
+    if let Some(columns) = crate::account::tables::columns(&name) {
+        let mut def = columns_def(DB, &name, columns);
+        def.engine = EngineKind::Basalt;
+        let rows = crate::account::tables::rows(&name, &engine.acl.snapshot());
+        return Some(Arc::new(VirtualTable::new(def, rows)));
+    }
+    let def = definition(&name)?;
     Some(Arc::new(VirtualTable::new(def, Vec::new())))
 }
 
-/// Every log table no real table shadows, as (database, handle).
-pub fn all(storage: &Storage) -> Vec<(String, Arc<dyn Table>)> {
-    if !storage.database_exists(DB) {
+/// Every log table no real table shadows, as (database, handle). The grant
+/// tables are left out of listings (SHOW TABLES, information_schema), so that
+/// `mariadb-dump --all-databases` does not copy them as tables into a server
+/// that keeps its accounts elsewhere; they are read by name.
+pub fn all(engine: &Engine) -> Vec<(String, Arc<dyn Table>)> {
+    if !engine.storage().database_exists(DB) {
         return Vec::new();
     }
     NAMES
         .iter()
-        .filter_map(|n| open(storage, DB, n).map(|t| (DB.to_string(), t)))
+        .filter_map(|n| open(engine, DB, n).map(|t| (DB.to_string(), t)))
         .collect()
 }
 

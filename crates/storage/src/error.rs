@@ -16,6 +16,10 @@ pub enum StorageError {
     SnapshotConflict { table: String },
     #[error("read-only transaction")]
     ReadOnlyTransaction,
+    /// A write to a read-only table (information_schema, the `mysql` grant and
+    /// log tables): errno 1036.
+    #[error("table {0} is read only")]
+    ReadOnlyTable(String),
     #[error("interrupted")]
     Interrupted,
     #[error("database {0} exists")]
@@ -70,6 +74,9 @@ impl From<StorageError> for MySqlError {
             StorageError::Deadlock => MySqlError::deadlock(),
             StorageError::SnapshotConflict { table } => MySqlError::checkread(&table),
             StorageError::ReadOnlyTransaction => MySqlError::read_only_transaction(),
+            StorageError::ReadOnlyTable(t) => {
+                MySqlError::new(1036, "HY000", format!("Table '{t}' is read only"))
+            }
             StorageError::Interrupted => MySqlError::query_interrupted(),
             StorageError::DatabaseExists(db) => MySqlError::db_create_exists(&db),
             StorageError::NoSuchDatabase(db) => MySqlError::bad_db(&db),

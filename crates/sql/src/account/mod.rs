@@ -6,6 +6,7 @@
 pub mod check;
 pub mod gate;
 pub mod stmt;
+pub mod tables;
 
 use basalt_acl::{AclData, Grants, Privs};
 use basalt_common::MySqlError;

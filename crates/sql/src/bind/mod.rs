@@ -466,7 +466,7 @@ impl<'a> Binder<'a> {
         match self.storage.table(db, name) {
             Some(t) => Ok(t),
             None => {
-                let t = crate::system_tables::open(self.storage, db, name)
+                let t = crate::system_tables::open(&self.cx.engine, db, name)
                     .ok_or_else(|| MySqlError::no_such_table(db, name))?;
                 self.reusable = false;
                 Ok(t)

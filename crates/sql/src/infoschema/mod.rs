@@ -161,8 +161,8 @@ impl std::fmt::Debug for VirtualTable {
     }
 }
 
-fn read_only() -> StorageError {
-    StorageError::Invalid("information_schema tables are read-only".into())
+fn read_only(t: &VirtualTable) -> StorageError {
+    StorageError::ReadOnlyTable(t.def.name.clone())
 }
 
 struct VirtualCursor {
@@ -203,7 +203,7 @@ impl Table for VirtualTable {
     }
 
     fn insert(&self, _txn: &mut Txn, _row: Row) -> basalt_storage::Result<RowHandle> {
-        Err(read_only())
+        Err(read_only(self))
     }
 
     fn get(
@@ -240,15 +240,15 @@ impl Table for VirtualTable {
         _old: &Row,
         _new: Row,
     ) -> basalt_storage::Result<RowHandle> {
-        Err(read_only())
+        Err(read_only(self))
     }
 
     fn delete(&self, _txn: &mut Txn, _h: &RowHandle, _old: &Row) -> basalt_storage::Result<()> {
-        Err(read_only())
+        Err(read_only(self))
     }
 
     fn reserve_auto_increment(&self, _count: u64) -> basalt_storage::Result<u64> {
-        Err(read_only())
+        Err(read_only(self))
     }
 
     fn observe_auto_increment(&self, _value: u64) {}

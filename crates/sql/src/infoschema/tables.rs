@@ -246,7 +246,7 @@ fn all_tables(cx: &SessionCtx) -> Vec<(String, std::sync::Arc<dyn basalt_storage
         }
     }
     out.extend(
-        crate::system_tables::all(st)
+        crate::system_tables::all(&cx.engine)
             .into_iter()
             .filter(|(db, t)| cx.privs.sees_table(db, &t.def().name)),
     );

@@ -107,6 +107,31 @@ fn show_grants(session: &mut Session, account: Option<(String, String)>) -> R<Qu
     )
 }
 
+/// `SHOW CREATE USER`: another account's needs SELECT on `mysql` (1044); one
+/// that does not exist is 1133.
+fn show_create_user(session: &mut Session, user: Option<(String, String)>) -> R<QueryResult> {
+    let current = session.cx.privs.account.clone();
+    let (u, h) = match user.or_else(|| current.clone()) {
+        Some(a) => a,
+        None => (session.cx.user.clone(), "%".to_string()),
+    };
+    if current.as_ref() != Some(&(u.clone(), h.clone())) {
+        session.cx.require_db("mysql", basalt_acl::Privs::SELECT)?;
+    }
+    let acl = session.cx.engine.acl.snapshot();
+    let Some(a) = acl.account(&u, &h) else {
+        return Err(MySqlError::new(
+            1133,
+            "28000",
+            "Can't find any matching row in the user table",
+        ));
+    };
+    result(
+        vec![text_col_nn(&format!("CREATE USER for {u}@{h}"), 1024)],
+        vec![vec![s(basalt_acl::show::create_user(a))]],
+    )
+}
+
 pub fn run(session: &mut Session, show: Show) -> R<QueryResult> {
     match show {
         Show::Databases { filter: f } => {
@@ -139,6 +164,7 @@ pub fn run(session: &mut Session, show: Show) -> R<QueryResult> {
             name,
             if_not_exists,
         } => show_create_database(session, &name, if_not_exists),
+        Show::CreateUser { user } => show_create_user(session, user),
         Show::Index {
             table,
             db,

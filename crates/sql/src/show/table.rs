@@ -36,7 +36,7 @@ fn open(session: &Session, db: &str, table: &str) -> R<Arc<dyn Table>> {
     }
     storage
         .table(db, table)
-        .or_else(|| crate::system_tables::open(storage, db, table))
+        .or_else(|| crate::system_tables::open(&session.cx.engine, db, table))
         .ok_or_else(|| MySqlError::no_such_table(db, table))
 }
 
@@ -64,7 +64,7 @@ pub fn show_tables(
         }
         if db == crate::system_tables::DB {
             names.extend(
-                crate::system_tables::all(storage)
+                crate::system_tables::all(&session.cx.engine)
                     .into_iter()
                     .map(|(_, t)| t.def().name.clone()),
             );

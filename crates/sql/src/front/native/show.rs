@@ -1,6 +1,5 @@
 //! SHOW statements: their grammar and the [`Show`] they parse to.
 
-use super::super::lexer::{unquote, TokKind};
 use super::{P, R};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -38,6 +37,10 @@ pub enum Show {
     CreateDatabase {
         name: String,
         if_not_exists: bool,
+    },
+    /// SHOW CREATE USER (`None`: the current account).
+    CreateUser {
+        user: Option<(String, String)>,
     },
     Index {
         table: String,
@@ -325,29 +328,7 @@ fn grants_for(p: &mut P) -> R<Option<(String, String)>> {
         }
         return Ok(None);
     }
-    let user = account_part(p)?;
-    let host = match p.peek() {
-        Some(t) if t.kind == TokKind::Var && !t.text(p.src).starts_with("@@") => {
-            p.pos += 1;
-            let body = &t.text(p.src)[1..];
-            match body.as_bytes().first() {
-                Some(b'\'' | b'"' | b'`') => {
-                    String::from_utf8_lossy(&unquote(body, true)).into_owned()
-                }
-                _ => body.to_string(),
-            }
-        }
-        _ => "%".to_string(),
-    };
-    Ok(Some((user, host)))
-}
-
-/// A user name: a word, a quoted identifier or a string.
-fn account_part(p: &mut P) -> R<String> {
-    match p.peek() {
-        Some(t) if t.kind == TokKind::Str => Ok(String::from_utf8_lossy(&p.string()?).into_owned()),
-        _ => p.ident(),
-    }
+    Ok(Some(super::account::account_name(p)?))
 }
 
 pub(super) fn show_limit(p: &mut P) -> R<Option<(u64, u64)>> {
@@ -376,6 +357,20 @@ fn show_create(p: &mut P) -> R<Show> {
         let (db, view) = p.qualified()?;
         p.end()?;
         return Ok(Show::CreateView { db, view });
+    }
+    if p.kw("user") {
+        let user = if p.peek().is_none() {
+            None
+        } else if p.kw("current_user") {
+            if p.punct("(") && !p.punct(")") {
+                return Err(p.err());
+            }
+            None
+        } else {
+            Some(super::account::account_name(p)?)
+        };
+        p.end()?;
+        return Ok(Show::CreateUser { user });
     }
     if p.kw("database") || p.kw("schema") {
         let if_not_exists = if p.kw("if") {

@@ -31,6 +31,7 @@ const CASES: &[&[&str]] = &[
     &["GRANT SUPER ON *.* TO m@'%'"],
     &["GRANT CREATE USER ON *.* TO m@'%'"],
     &["GRANT SELECT ON `p%`.* TO m@'%'"],
+    &["GRANT PROCESS ON *.* TO m@'%'"],
 ];
 
 /// What the account tries in every case.
@@ -69,6 +70,7 @@ const STATEMENTS: &[&str] = &[
     "SHOW GRANTS FOR m@'%'",
     "SHOW GRANTS",
     "SHOW CREATE USER",
+    "SELECT user, command FROM information_schema.processlist WHERE user = 'root'",
     "SHOW CREATE USER m@'%'",
     "SHOW CREATE USER z@'%'",
     "SELECT user, host, select_priv, insert_priv, super_priv, plugin FROM mysql.user \

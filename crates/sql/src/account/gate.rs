@@ -179,6 +179,17 @@ impl Session {
                 if self.cx.has_global(Privs::SUPER | Privs::CONNECTION_ADMIN) {
                     return Ok(());
                 }
+                // A thread of the same user may be killed without either.
+                let owner = self
+                    .cx
+                    .engine
+                    .hooks()
+                    .processlist()
+                    .into_iter()
+                    .find(|p| p.id == *id);
+                if owner.is_none_or(|p| p.user == self.cx.user) {
+                    return Ok(());
+                }
                 Err(MySqlError::new(
                     1095,
                     "HY000",

@@ -140,6 +140,12 @@ impl SessionPrivs {
         self.unrestricted() || self.grants.any_on_table(db, table)
     }
 
+    /// Whether the process list shows a thread of `user` to a session logged in
+    /// as `me`: its own user's threads, all with PROCESS.
+    pub fn sees_thread(&self, me: &str, user: &str) -> bool {
+        self.unrestricted() || self.grants.global.contains(Privs::PROCESS) || me == user
+    }
+
     /// Whether the account may read every account's grants (SELECT on `mysql`).
     pub fn reads_all_grants(&self) -> bool {
         self.unrestricted() || self.grants.on_db("mysql").contains(Privs::SELECT)

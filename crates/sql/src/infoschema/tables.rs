@@ -142,6 +142,7 @@ pub fn build(name: &str, cx: &SessionCtx) -> Built {
                 .hooks()
                 .processlist()
                 .into_iter()
+                .filter(|p| cx.privs.sees_thread(&cx.user, &p.user))
                 .map(|p| vec![Value::Int(p.id as i64), s(p.user), s(p.host), opt_s(p.db), s(p.command), Value::Int(p.time as i64), s(p.state), opt_s(p.info)])
                 .collect(),
         ),

@@ -498,8 +498,10 @@ fn show_charset(session: &mut Session, f: ShowFilter) -> R<QueryResult> {
 
 fn show_processlist(session: &mut Session, full: bool) -> R<QueryResult> {
     let list = session.cx.engine.hooks().processlist();
+    session.cx.privs.refresh(&session.cx.engine.acl);
     let rows = list
         .into_iter()
+        .filter(|p| session.cx.privs.sees_thread(&session.cx.user, &p.user))
         .map(|p| {
             let info = p.info.map(|i| {
                 if full {

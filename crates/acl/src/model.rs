@@ -286,10 +286,20 @@ mod tests {
         acl.accounts.push(Account::new("", "localhost"));
         let local = Client::from_peer("127.0.0.1");
         // MariaDB's classic: the anonymous localhost account wins over u@%.
-        assert_eq!(acl.login_account("u", &local).unwrap().user, "");
-        assert_eq!(acl.login_account("root", &local).unwrap().host, "localhost");
+        assert_eq!(
+            acl.login_account("u", &local)
+                .expect("anonymous account")
+                .user,
+            ""
+        );
+        assert_eq!(
+            acl.login_account("root", &local)
+                .expect("root account")
+                .host,
+            "localhost"
+        );
         let far = Client::from_peer("10.0.0.1");
-        assert_eq!(acl.login_account("u", &far).unwrap().host, "%");
+        assert_eq!(acl.login_account("u", &far).expect("u@%").host, "%");
         assert!(acl.login_account("root", &far).is_none());
     }
 

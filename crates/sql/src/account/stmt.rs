@@ -37,6 +37,10 @@ fn credentials(auth: &Auth) -> R<(String, String)> {
     }
 }
 
+/// An account a statement names, with the plugin and authentication string it
+/// sets, if any.
+type Spec = (AccountName, Option<(String, String)>);
+
 fn failed(op: &str, names: &[AccountName]) -> MySqlError {
     let list: Vec<String> = names.iter().map(|(u, h)| format!("'{u}'@'{h}'")).collect();
     MySqlError::new(
@@ -118,6 +122,14 @@ impl Session {
         }
     }
 
+    /// Each spec's account with the credentials it sets, if any.
+    fn specs(&self, users: &[UserSpec]) -> R<Vec<Spec>> {
+        users
+            .iter()
+            .map(|s| Ok((self.named(s), s.auth.as_ref().map(credentials).transpose()?)))
+            .collect()
+    }
+
     fn create_users(
         &mut self,
         or_replace: bool,
@@ -125,10 +137,7 @@ impl Session {
         users: &[UserSpec],
         options: impl Fn(&mut Account),
     ) -> R<QueryResult> {
-        let specs: Vec<(AccountName, Option<(String, String)>)> = users
-            .iter()
-            .map(|s| Ok((self.named(s), s.auth.as_ref().map(credentials).transpose()?)))
-            .collect::<R<_>>()?;
+        let specs = self.specs(users)?;
         let (failures, notes) = self.cx.engine.acl.update(|acl| {
             let (mut failures, mut notes) = (Vec::new(), Vec::new());
             for ((user, host), creds) in &specs {
@@ -220,10 +229,7 @@ impl Session {
         if !users.iter().all(own) || options.lock.is_some() || options.expire {
             self.cx.require_global(Privs::CREATE_USER, "CREATE USER")?;
         }
-        let specs: Vec<(AccountName, Option<(String, String)>)> = users
-            .iter()
-            .map(|s| Ok((self.named(s), s.auth.as_ref().map(credentials).transpose()?)))
-            .collect::<R<_>>()?;
+        let specs = self.specs(users)?;
         let missing = self.cx.engine.acl.update(|acl| {
             let mut missing = Vec::new();
             for ((user, host), creds) in &specs {
@@ -257,7 +263,7 @@ impl Session {
     }
 
     /// A session whose own expired password was changed may run statements again.
-    fn after_password_change(&mut self, specs: &[(AccountName, Option<(String, String)>)]) {
+    fn after_password_change(&mut self, specs: &[Spec]) {
         let mine = specs
             .iter()
             .any(|(n, c)| c.is_some() && Some(n) == self.cx.privs.account.as_ref());
@@ -405,10 +411,7 @@ impl Session {
         if creates {
             self.cx.require_global(Privs::CREATE_USER, "CREATE USER")?;
         }
-        let specs: Vec<(AccountName, Option<(String, String)>)> = users
-            .iter()
-            .map(|s| Ok((self.named(s), s.auth.as_ref().map(credentials).transpose()?)))
-            .collect::<R<_>>()?;
+        let specs = self.specs(users)?;
         self.cx.engine.acl.update(|acl| {
             for ((user, host), creds) in &specs {
                 if acl.account(user, host).is_none() {

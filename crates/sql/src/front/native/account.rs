@@ -399,20 +399,26 @@ fn level(p: &mut P) -> R<GrantLevel> {
     Ok(GrantLevel::Table(Some(first), p.ident()?))
 }
 
+/// `privilege_list ON level`; without ON, the statement grants a role (1235).
+fn privileges_on(p: &mut P) -> R<(Option<Privs>, GrantLevel)> {
+    let privs = privilege_list(p);
+    if let Err(e) = &privs {
+        if e.code == 1235 {
+            return Err(e.clone());
+        }
+    }
+    if !p.kw("on") {
+        // GRANT role TO user / REVOKE role FROM user.
+        return Err(unsupported("roles"));
+    }
+    Ok((privs?, level(p)?))
+}
+
 fn grant(p: &mut P) -> R<Option<Native>> {
     if p.kw("proxy") {
         return Err(unsupported("PROXY privileges"));
     }
-    let privs = privilege_list(p);
-    if matches!(&privs, Err(e) if e.code == 1235) {
-        return privs.map(|_| None);
-    }
-    if !p.kw("on") {
-        // GRANT role TO user.
-        return Err(unsupported("roles"));
-    }
-    let privs = privs?;
-    let level = level(p)?;
+    let (privs, level) = privileges_on(p)?;
     p.expect_kw("to")?;
     let users = user_specs(p)?;
     let mut grant_option = false;
@@ -453,15 +459,7 @@ fn revoke(p: &mut P) -> R<Option<Native>> {
         }
         p.pos = start;
     }
-    let privs = privilege_list(p);
-    if matches!(&privs, Err(e) if e.code == 1235) {
-        return privs.map(|_| None);
-    }
-    if !p.kw("on") {
-        return Err(unsupported("roles"));
-    }
-    let privs = privs?;
-    let level = level(p)?;
+    let (privs, level) = privileges_on(p)?;
     p.expect_kw("from")?;
     let users = names(p)?;
     p.end()?;

@@ -79,7 +79,6 @@ fn role_statements_are_refused_and_show_grants_is_truthful() {
             "GRANT SELECT (a) ON t TO root@localhost",
             "column-level privileges",
         ),
-        ("CREATE USER u1 REQUIRE SSL", "REQUIRE"),
         (
             "CREATE USER u1 WITH MAX_QUERIES_PER_HOUR 1",
             "resource limits",
@@ -386,16 +385,9 @@ fn drop_temporary_delayed_inserts_and_table_options() {
 }
 
 #[test]
-fn require_secure_transport_cannot_be_turned_on_without_tls() {
-    let b = Basalt::start();
+fn skip_ssl_offers_no_tls() {
+    let b = Basalt::start_with(&["--skip-ssl"]);
     let mut c = connect(&b);
-    not_supported(
-        &mut c,
-        "set global require_secure_transport = ON",
-        "require_secure_transport=ON",
-    );
-    ok(&mut c, "set global require_secure_transport = OFF");
-    assert_eq!(one(&mut c, "select @@global.require_secure_transport"), "0");
     assert_eq!(one(&mut c, "select @@have_ssl"), "DISABLED");
     // The greeting does not offer TLS, so a client that requires it stops.
     let mut s = std::net::TcpStream::connect(("127.0.0.1", b.port)).expect("connect");

@@ -3,6 +3,7 @@
 
 use crate::host::{sort_key, wild_match, Client};
 use crate::privs::Privs;
+use crate::tls::TlsRequirement;
 use serde::{Deserialize, Serialize};
 
 /// `mysql_native_password`, the plugin accounts are created with.
@@ -22,6 +23,9 @@ pub struct Account {
     pub locked: bool,
     #[serde(default)]
     pub password_expired: bool,
+    /// `REQUIRE ...`: what a login's TLS session must be.
+    #[serde(default)]
+    pub tls: TlsRequirement,
 }
 
 impl Account {
@@ -34,6 +38,7 @@ impl Account {
             privs: Privs::NONE,
             locked: false,
             password_expired: false,
+            tls: TlsRequirement::default(),
         }
     }
 

@@ -2,6 +2,7 @@
 
 use crate::model::{Account, AclData, NATIVE};
 use crate::privs::Privs;
+use crate::tls::{c_str, TlsKind, TlsRequirement};
 
 /// `name` in backquotes, inner backquotes doubled.
 pub fn quote(name: &str) -> String {
@@ -49,14 +50,54 @@ pub fn identified(a: &Account) -> String {
     format!(" IDENTIFIED VIA {} USING '{}'", a.plugin, a.auth)
 }
 
+/// A requirement string in single quotes as MariaDB prints it: backslash,
+/// quote, newline and carriage return escaped, the rest as is, up to a NUL.
+fn tls_string(s: &str) -> String {
+    let mut out = String::from("'");
+    for ch in c_str(s).chars() {
+        match ch {
+            '\\' => out.push_str("\\\\"),
+            '\'' => out.push_str("''"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
+}
+
+/// ` REQUIRE SSL` / ` REQUIRE X509` / ` REQUIRE ISSUER '..' SUBJECT '..'
+/// CIPHER '..'` (the parts given, in that order), or nothing for `NONE`.
+pub fn require(t: &TlsRequirement) -> String {
+    match t.kind {
+        TlsKind::None => String::new(),
+        TlsKind::Ssl => " REQUIRE SSL".into(),
+        TlsKind::X509 => " REQUIRE X509".into(),
+        TlsKind::Specified => {
+            let parts: Vec<String> = [
+                ("ISSUER", &t.issuer),
+                ("SUBJECT", &t.subject),
+                ("CIPHER", &t.cipher),
+            ]
+            .iter()
+            .filter(|(_, v)| !c_str(v).is_empty())
+            .map(|(k, v)| format!("{k} {}", tls_string(v)))
+            .collect();
+            format!(" REQUIRE {}", parts.join(" "))
+        }
+    }
+}
+
 /// Every line of SHOW GRANTS FOR the account: global, then database, then table
 /// grants.
 pub fn grant_lines(acl: &AclData, a: &Account) -> Vec<String> {
     let to = account_name(&a.user, &a.host);
     let mut lines = vec![format!(
-        "GRANT {} ON *.* TO {to}{}{}",
+        "GRANT {} ON *.* TO {to}{}{}{}",
         privilege_list(a.privs, Privs::ALL),
         identified(a),
+        require(&a.tls),
         with_grant(a.privs)
     )];
     let mine = |u: &str, h: &str| u == a.user && h.eq_ignore_ascii_case(&a.host);
@@ -91,9 +132,10 @@ pub fn grant_lines(acl: &AclData, a: &Account) -> Vec<String> {
 /// SHOW CREATE USER's statement.
 pub fn create_user(a: &Account) -> String {
     let mut s = format!(
-        "CREATE USER {}{}",
+        "CREATE USER {}{}{}",
         account_name(&a.user, &a.host),
-        identified(a)
+        identified(a),
+        require(&a.tls)
     );
     if a.locked {
         s.push_str(" ACCOUNT LOCK");
@@ -132,5 +174,56 @@ mod tests {
             create_user(&a),
             "CREATE USER `v`@`%` IDENTIFIED BY PASSWORD '*B69027D44F6E5EDC07F1AEAD1477967B16F28227' ACCOUNT LOCK PASSWORD EXPIRE"
         );
+    }
+
+    fn tls(kind: TlsKind, cipher: &str, issuer: &str, subject: &str) -> TlsRequirement {
+        TlsRequirement {
+            kind,
+            cipher: cipher.into(),
+            issuer: issuer.into(),
+            subject: subject.into(),
+        }
+    }
+
+    #[test]
+    fn require_clauses_as_mariadb_prints_them() {
+        let mut a = Account::new("b", "%");
+        a.tls = tls(TlsKind::Ssl, "", "", "");
+        assert_eq!(
+            grant_lines(&AclData::default(), &a),
+            ["GRANT USAGE ON *.* TO `b`@`%` REQUIRE SSL"]
+        );
+        assert_eq!(create_user(&a), "CREATE USER `b`@`%` REQUIRE SSL");
+        a.tls = tls(
+            TlsKind::Specified,
+            "ECDHE-RSA-AES256-GCM-SHA384",
+            "/C=SE/CN=ca",
+            "/C=SE/CN=b",
+        );
+        a.privs = Privs::SELECT | Privs::GRANT;
+        a.auth = "*B69027D44F6E5EDC07F1AEAD1477967B16F28227".into();
+        assert_eq!(
+            grant_lines(&AclData::default(), &a),
+            ["GRANT SELECT ON *.* TO `b`@`%` IDENTIFIED BY PASSWORD '*B69027D44F6E5EDC07F1AEAD1477967B16F28227' REQUIRE ISSUER '/C=SE/CN=ca' SUBJECT '/C=SE/CN=b' CIPHER 'ECDHE-RSA-AES256-GCM-SHA384' WITH GRANT OPTION"]
+        );
+        a.tls = tls(TlsKind::X509, "", "", "");
+        a.locked = true;
+        assert_eq!(
+            create_user(&a),
+            "CREATE USER `b`@`%` IDENTIFIED BY PASSWORD '*B69027D44F6E5EDC07F1AEAD1477967B16F28227' REQUIRE X509 ACCOUNT LOCK"
+        );
+        // Only the parts given; quotes doubled, backslashes and line ends
+        // escaped, the rest as is, up to a NUL.
+        let t = tls(TlsKind::Specified, "", "a\\b\"c", "x'y\n\r\tz\0w");
+        assert_eq!(
+            require(&t),
+            " REQUIRE ISSUER 'a\\\\b\"c' SUBJECT 'x''y\\n\\r\tz'"
+        );
+        assert_eq!(
+            require(&tls(TlsKind::Specified, "c", "", "")),
+            " REQUIRE CIPHER 'c'"
+        );
+        assert_eq!(require(&tls(TlsKind::Specified, "", "", "")), " REQUIRE ");
+        assert_eq!(require(&TlsRequirement::default()), "");
     }
 }

@@ -47,6 +47,19 @@ pub fn run(args: &Args) -> Result<PathBuf, String> {
         let s = settings(&plan, 1);
         crate::binlog_dump::run(&plan, s, &launch, &progress, &mut results);
     }
+    if plan.runs(Workload::Tls) {
+        let s = settings(&plan, 2);
+        let (clients, secs) = (&plan.storm.clients, plan.storm.secs);
+        crate::tls::run(
+            clients,
+            secs,
+            plan.rounds,
+            s,
+            &launch,
+            &progress,
+            &mut results,
+        );
+    }
     if plan.runs(Workload::Cpu) {
         // A small pool starts faster under valgrind; the table has 1,000 rows.
         let small = Settings {

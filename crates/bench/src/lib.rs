@@ -25,4 +25,5 @@ pub mod servers;
 pub mod slap;
 pub mod stats;
 pub mod sysbench;
+pub mod tls;
 pub mod tpch;

@@ -96,7 +96,12 @@ impl LoadTotals {
 
 /// Runs `clients` threads; each calls `prepare` once (e.g. connect), waits for the
 /// others, then calls `op` until `secs` pass or it has done `MAX_OPS_PER_CLIENT`.
-fn drive<S, P, O>(clients: u32, secs: u64, prepare: P, op: O) -> Result<LoadTotals, String>
+pub(crate) fn drive<S, P, O>(
+    clients: u32,
+    secs: u64,
+    prepare: P,
+    op: O,
+) -> Result<LoadTotals, String>
 where
     P: Fn() -> Result<S, String> + Sync,
     O: Fn(&mut S, u64) -> Result<(), String> + Sync,

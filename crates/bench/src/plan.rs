@@ -19,7 +19,7 @@ pub struct Args {
     #[arg(long)]
     pub rounds: Option<usize>,
     /// Workloads to run (default all): seed, sysbench, commit, storm, cpu, joins, tpch, alter,
-    /// binlog, binlog-dump.
+    /// binlog, binlog-dump, tls.
     #[arg(long, value_delimiter = ',')]
     pub workloads: Vec<String>,
     /// The basaltd binary (default: basaltd next to this program).
@@ -213,6 +213,7 @@ fn parse_workloads(names: &[String]) -> Result<Vec<Workload>, String> {
         Workload::Alter,
         Workload::Binlog,
         Workload::BinlogDump,
+        Workload::Tls,
     ];
     if names.is_empty() {
         return Ok(all.to_vec());
@@ -226,7 +227,7 @@ fn parse_workloads(names: &[String]) -> Result<Vec<Workload>, String> {
                 .ok_or_else(|| {
                     format!(
                         "unknown workload '{n}' (seed, sysbench, commit, storm, cpu, joins, \
-                         tpch, alter, binlog, binlog-dump)"
+                         tpch, alter, binlog, binlog-dump, tls)"
                     )
                 })
         })

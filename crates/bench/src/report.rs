@@ -52,6 +52,7 @@ pub fn render(r: &Results, charts: &Charts, csv_name: &str) -> String {
     joins_table(&mut out, r);
     tpch_table(&mut out, r);
     alter_table(&mut out, r);
+    tls_table(&mut out, r);
     for (file, caption) in charts {
         let _ = writeln!(out, "![{caption}]({file})\n");
     }
@@ -118,6 +119,8 @@ fn headline(c: &Case) -> Option<(&'static str, Better)> {
         Workload::Joins => (crate::joins::MS.key, Better::Lower),
         Workload::Tpch => (crate::tpch::MS.key, Better::Lower),
         Workload::Alter => (crate::alter::ALTER_MS.key, Better::Lower),
+        Workload::Tls if c.name.starts_with("connect") => (CONNS.key, Better::Higher),
+        Workload::Tls => (crate::sysbench::QPS.key, Better::Higher),
         // Three systems: its own section (binlog.rs), not Basalt/MariaDB cases.
         Workload::Binlog | Workload::BinlogDump => return None,
         Workload::Cpu => {
@@ -357,6 +360,42 @@ fn joins_table(out: &mut String, r: &Results) {
             med(c, key, Kind::Basalt),
             med(c, key, Kind::MariaDb),
             rat(c, key)
+        );
+    }
+    out.push('\n');
+}
+
+fn tls_table(out: &mut String, r: &Results) {
+    let cases: Vec<&Case> = r.of(Workload::Tls).collect();
+    if cases.is_empty() {
+        return;
+    }
+    out.push_str(
+        "## TLS\n\n\
+         Both servers with the same RSA 2048 certificate; clients (the `mysql` crate, \
+         rustls) verify it against the CA. The storm connects with a full TLS handshake, \
+         runs one point select and disconnects; point selects run over connections opened \
+         once. Higher is better (ratio above 1 = Basalt faster).\n\n\
+         | case | clients | Basalt | MariaDB | ratio ↑ | Basalt p50 ms | MariaDB p50 ms | \
+         Basalt p99 ms | MariaDB p99 ms |\n|---|---|---|---|---|---|---|---|---|\n",
+    );
+    for c in &cases {
+        let Some((key, _)) = headline(c) else {
+            continue;
+        };
+        let unit = c.series(key).map_or("", |s| s.metric.unit);
+        let _ = writeln!(
+            out,
+            "| {} ({unit}) | {} | {} | {} | {} | {} | {} | {} | {} |",
+            c.name,
+            c.clients,
+            med(c, key, Kind::Basalt),
+            med(c, key, Kind::MariaDb),
+            rat(c, key),
+            med(c, LAT_P50.key, Kind::Basalt),
+            med(c, LAT_P50.key, Kind::MariaDb),
+            med(c, LAT_P99.key, Kind::Basalt),
+            med(c, LAT_P99.key, Kind::MariaDb),
         );
     }
     out.push('\n');

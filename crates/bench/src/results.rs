@@ -27,6 +27,8 @@ pub enum Workload {
     Binlog,
     /// Commit-to-dump-client latency and commits with many dump clients.
     BinlogDump,
+    /// The connection storm and point selects over TLS.
+    Tls,
 }
 
 impl Workload {
@@ -42,6 +44,7 @@ impl Workload {
             Workload::Alter => "alter",
             Workload::Binlog => "binlog",
             Workload::BinlogDump => "binlog-dump",
+            Workload::Tls => "tls",
         }
     }
 }

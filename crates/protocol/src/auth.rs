@@ -296,7 +296,7 @@ pub async fn send_greeting<S: AsyncWrite + Unpin>(
 
 /// Reads the client's answer to the greeting: an SSLRequest (after which the
 /// caller performs the TLS handshake on the raw stream — see
-/// [`PacketConn::into_parts`] — and calls this again on the TLS connection, whose
+/// [`PacketConn::into_parts`], which hands over the TLS bytes already read — and calls this again on the TLS connection, whose
 /// sequence id continues at 2) or the HandshakeResponse41.
 pub async fn read_client_hello<S: AsyncRead + Unpin>(
     conn: &mut PacketConn<S>,

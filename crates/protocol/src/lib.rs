@@ -60,9 +60,10 @@
 //! - Accounts come from the server through [`AccountStore`]; stored hashes are
 //!   SHA1(SHA1(pw)) for `mysql_native_password` and SHA256(SHA256(pw)) for
 //!   `caching_sha2_password` ([`AuthPlugin::hash_password`]).
-//! - TLS (later): call [`send_greeting`], [`read_client_hello`] and, after upgrading
-//!   the stream on an SSLRequest ([`PacketConn::into_parts`]), [`read_client_hello`]
-//!   again and [`authenticate_client`]; set `CLIENT_SSL` in
+//! - TLS: call [`send_greeting`], [`read_client_hello`] and, after upgrading the
+//!   stream on an SSLRequest ([`PacketConn::into_parts`], which hands over the TLS
+//!   bytes already read), [`read_client_hello`] again and [`authenticate_client`];
+//!   set `CLIENT_SSL` in
 //!   [`HandshakeConfig::capabilities`] and `ConnInfo::secure_transport`.
 //! - `caching_sha2_password` full authentication over plain TCP needs an
 //!   [`RsaKeyPair`] in [`HandshakeConfig::rsa_key`]

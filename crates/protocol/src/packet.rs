@@ -108,17 +108,18 @@ impl<S> PacketConn<S> {
         &mut self.stream
     }
 
-    /// Takes the stream back, with the sequence id and negotiated capabilities, e.g.
-    /// to wrap it in TLS after an SSLRequest and continue with
-    /// `PacketConn::new(tls)` + [`PacketConn::set_sequence_id`] +
-    /// [`PacketConn::set_capabilities`]. Fails (returning the connection) if
-    /// unsent output or unread input is buffered: bytes read ahead past the
-    /// SSLRequest would belong to the TLS handshake.
-    pub fn into_parts(self) -> Result<(S, u8, u32), Self> {
-        if self.rpos != self.rend || !self.wbuf.is_empty() {
+    /// Takes the stream back with the sequence id, the negotiated capabilities
+    /// and the input read ahead but not consumed: after an SSLRequest, the start
+    /// of the client's TLS handshake (clients send it without waiting), which the
+    /// TLS layer must be given first; then `PacketConn::new(tls)` +
+    /// [`PacketConn::set_sequence_id`] + [`PacketConn::set_capabilities`]. Fails
+    /// (returning the connection) if unsent output is staged.
+    pub fn into_parts(self) -> Result<(S, u8, u32, Vec<u8>), Self> {
+        if !self.wbuf.is_empty() {
             return Err(self);
         }
-        Ok((self.stream, self.seq, self.capabilities))
+        let input = self.rbuf[self.rpos..self.rend].to_vec();
+        Ok((self.stream, self.seq, self.capabilities, input))
     }
 
     /// Bytes staged for the next flush.
@@ -424,21 +425,21 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn into_parts_refuses_buffered_bytes() {
+    async fn into_parts_hands_over_the_input_read_ahead() {
         let mut input = framed(b"ssl", 1);
         input.extend_from_slice(b"tls bytes");
         let mut conn = PacketConn::new(&input[..]);
         conn.set_sequence_id(1);
+        conn.set_capabilities(7);
         let mut buf = Vec::new();
         conn.read_packet(&mut buf).await.expect("packet");
-        assert!(conn.into_parts().is_err(), "read-ahead holds TLS bytes");
-        let mut conn = PacketConn::new(&input[..0]);
-        conn.set_sequence_id(2);
-        conn.set_capabilities(7);
-        let Ok((_, seq, caps)) = conn.into_parts() else {
-            panic!("nothing buffered");
+        let Ok((_, seq, caps, early)) = conn.into_parts() else {
+            panic!("no output staged");
         };
-        assert_eq!((seq, caps), (2, 7));
+        assert_eq!((seq, caps, &early[..]), (2, 7, &b"tls bytes"[..]));
+        let mut conn = PacketConn::new(&input[..0]);
+        conn.push_payload(b"unsent");
+        assert!(conn.into_parts().is_err(), "output is staged");
     }
 
     #[tokio::test]

@@ -121,6 +121,27 @@ pub struct Args {
     /// the statement (`innodb_rollback_on_timeout`).
     #[arg(long = "innodb-rollback-on-timeout")]
     pub rollback_on_timeout: bool,
+    /// The server's TLS certificate (PEM; with --ssl-key). Without --ssl-cert,
+    /// --ssl-key and --ssl-ca the data directory's `server-cert.pem`,
+    /// `server-key.pem` and `ca.pem` are used, generated on first start.
+    #[arg(long = "ssl-cert")]
+    pub ssl_cert: Option<PathBuf>,
+    /// The private key of --ssl-cert (PEM).
+    #[arg(long = "ssl-key")]
+    pub ssl_key: Option<PathBuf>,
+    /// CA certificates (PEM) that client certificates must be signed by.
+    #[arg(long = "ssl-ca")]
+    pub ssl_ca: Option<PathBuf>,
+    /// The TLS cipher suites allowed, OpenSSL names separated by `:` (default:
+    /// every AEAD suite of TLS 1.2 and 1.3).
+    #[arg(long = "ssl-cipher")]
+    pub ssl_cipher: Option<String>,
+    /// TLS versions offered: TLSv1.2,TLSv1.3 (the default) or one of them.
+    #[arg(long = "tls-version")]
+    pub tls_version: Option<String>,
+    /// No TLS: the greeting does not offer it (`have_ssl` is DISABLED).
+    #[arg(long = "skip-ssl")]
+    pub skip_ssl: bool,
     /// Start even if valid log records follow a damaged one (after disk damage, or a
     /// power loss that tore an unsynced write out of order): recovery discards the log
     /// from the damage on, losing those records, which may include acknowledged
@@ -180,6 +201,7 @@ pub struct Config {
     /// Options of the defaults file that basaltd accepts and does not use (the
     /// server logs each at start).
     pub ignored_options: Vec<String>,
+    pub tls: crate::tls::TlsSettings,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -228,7 +250,27 @@ impl Config {
         let socket_named = args.socket.or_else(|| get("socket").map(PathBuf::from));
         let log_bin_named = args.log_bin.clone().or_else(|| get("log_bin"));
         let skip_log_bin = args.skip_log_bin || get("skip_log_bin").is_some();
+        let tls = crate::tls::TlsSettings {
+            disabled: args.skip_ssl
+                || get("skip_ssl").is_some()
+                || get("ssl").is_some_and(|v| !flag_on(Some(v))),
+            cert: args
+                .ssl_cert
+                .clone()
+                .or_else(|| get("ssl_cert").map(PathBuf::from)),
+            key: args
+                .ssl_key
+                .clone()
+                .or_else(|| get("ssl_key").map(PathBuf::from)),
+            ca: args
+                .ssl_ca
+                .clone()
+                .or_else(|| get("ssl_ca").map(PathBuf::from)),
+            cipher: args.ssl_cipher.clone().or_else(|| get("ssl_cipher")),
+            versions: args.tls_version.clone().or_else(|| get("tls_version")),
+        };
         Ok(Config {
+            tls,
             log_bin: log_bin_named.is_some() && !skip_log_bin,
             log_bin_basename: log_bin_named
                 .filter(|n| !n.is_empty() && n != "1" && !n.eq_ignore_ascii_case("on"))
@@ -582,6 +624,13 @@ const KNOWN: &[&str] = &[
     "socket",
     "skip_networking",
     "skip_slave_start",
+    "ssl",
+    "skip_ssl",
+    "ssl_cert",
+    "ssl_key",
+    "ssl_ca",
+    "ssl_cipher",
+    "tls_version",
 ];
 
 /// Options MySQL configuration files commonly carry that Basalt accepts and ignores.

@@ -12,11 +12,13 @@ use crate::registry::ConnState;
 use crate::results::WireSink;
 use crate::statements::Statements;
 use crate::stream::Stream;
+use crate::tls::SessionTls;
 use crate::Server;
 use basalt_common::{MySqlError, Value};
 use basalt_protocol::{
-    capability, com, parse_command, server_handshake, status, Account, AccountStore, AuthPlugin,
-    Command, ConnInfo, OkPacket, PacketConn, ProtoError, RowFormat,
+    authenticate_client, capability, com, parse_command, read_client_hello, send_greeting, status,
+    Account, AccountStore, AuthPlugin, ClientHello, Command, ConnInfo, HandshakeResponse, OkPacket,
+    PacketConn, ProtoError, RowFormat,
 };
 use basalt_sql::Session;
 use std::sync::atomic::Ordering;
@@ -48,21 +50,58 @@ impl AccountStore for Accounts<'_> {
     }
 }
 
-/// The account a successful login uses, or the error that refuses it: 4151 for a
-/// locked account, 1862 for an expired password the client cannot change.
+/// What the account checks see of a connection's transport.
+pub(crate) struct Transport {
+    /// Through the Unix socket.
+    pub local: bool,
+    pub tls: Option<SessionTls>,
+}
+
+impl Transport {
+    pub fn of(conn: &Conn) -> Transport {
+        let stream = &conn.get_ref().0;
+        Transport {
+            local: stream.is_local_socket(),
+            tls: stream.tls().and_then(crate::tls::session_info),
+        }
+    }
+
+    /// TLS or the Unix socket: what `require_secure_transport` asks for, and
+    /// where a password may travel in clear.
+    pub fn secure(&self) -> bool {
+        self.local || self.tls.is_some()
+    }
+
+    fn peer(&self) -> Option<basalt_acl::PeerTls<'_>> {
+        self.tls.as_ref().map(|t| basalt_acl::PeerTls {
+            cipher: t.cipher,
+            cert: t.cert.as_ref().map(|(s, i)| (s.as_str(), i.as_str())),
+        })
+    }
+}
+
+/// The account a successful login uses, or the error that refuses it: 1045 when
+/// the transport is not what `require_secure_transport` or the account's
+/// `REQUIRE` asks for (as MariaDB answers both), 4151 for a locked account,
+/// 1862 for an expired password the client cannot change.
 pub(crate) fn login_account(
     server: &Server,
     user: &str,
     host: &str,
     capabilities: u32,
+    transport: &Transport,
+    using_password: bool,
 ) -> Result<basalt_acl::Account, MySqlError> {
-    let account = server.engine.login_account(user, host).ok_or_else(|| {
-        MySqlError::new(
-            1045,
-            "28000",
-            format!("Access denied for user '{user}'@'{host}'"),
-        )
-    })?;
+    let denied = || MySqlError::access_denied(user, host, using_password);
+    let account = server.engine.login_account(user, host).ok_or_else(denied)?;
+    let insecure_refused = !transport.secure()
+        && matches!(
+            server.engine.global_variable("require_secure_transport"),
+            Some(Value::Int(1) | Value::UInt(1))
+        );
+    if insecure_refused || !account.tls.admits(transport.peer().as_ref()) {
+        return Err(denied());
+    }
     if account.locked {
         return Err(MySqlError::new(
             4151,
@@ -109,7 +148,7 @@ pub fn serve(server: &Arc<Server>, stream: Stream) {
     let pending_limit = crate::registry::Registry::pending_limit(admission.max_connections);
     server.registry.admit(state.clone(), pending_limit);
     server.stats.connections.fetch_add(1, Ordering::Relaxed);
-    if let Some(mut session) = login(server, &mut conn, &state, &admission) {
+    if let Some((mut conn, mut session)) = login(server, conn, &state, &admission) {
         state.set_command("Sleep", None);
         command_loop(server, &mut conn, &state, &mut session);
         session.close();
@@ -150,29 +189,49 @@ impl Admission {
 
 fn login(
     server: &Arc<Server>,
-    conn: &mut Conn,
+    conn: Conn,
     state: &Arc<ConnState>,
     admission: &Admission,
-) -> Option<Session> {
+) -> Option<(Conn, Session)> {
     let info = ConnInfo {
         connection_id: state.id as u32,
         client_host: &state.host,
         secure_transport: false,
         status: status::SERVER_STATUS_AUTOCOMMIT,
     };
-    let accounts = Accounts(&server.engine);
-    let login = match blocking::run(server_handshake(conn, &server.handshake, &info, &accounts)) {
-        Ok(l) => l,
-        Err(e) => {
-            server
-                .stats
-                .aborted_connects
-                .fetch_add(1, Ordering::Relaxed);
-            send_fatal(conn, &e);
-            return None;
-        }
+    let Greeted {
+        mut conn,
+        hello,
+        scramble,
+    } = greet(server, conn, &info)?;
+    let transport = Transport::of(&conn);
+    let info = ConnInfo {
+        secure_transport: transport.secure(),
+        ..info
     };
-    let account = match login_account(server, &login.user, &state.host, login.capabilities) {
+    let using_password = !hello.auth_response.is_empty();
+    let accounts = Accounts(&server.engine);
+    let auth = authenticate_client(
+        &mut conn,
+        &server.handshake,
+        &info,
+        &accounts,
+        hello,
+        scramble,
+    );
+    let login = match blocking::run(auth) {
+        Ok(l) => l,
+        Err(e) => return aborted(server, conn, &e),
+    };
+    let checked = login_account(
+        server,
+        &login.user,
+        &state.host,
+        login.capabilities,
+        &transport,
+        using_password,
+    );
+    let account = match checked {
         Ok(a) => a,
         Err(e) => {
             conn.write_err(&e);
@@ -180,7 +239,7 @@ fn login(
             return None;
         }
     };
-    if !enter(server, conn, state, admission, &login.user) {
+    if !enter(server, &mut conn, state, admission, &login.user) {
         return None;
     }
     *state.scramble.lock() = login.scramble;
@@ -188,6 +247,9 @@ fn login(
         .engine
         .client_session(state.id, &login.user, &state.host, &account);
     adopt_interrupt(state, &session);
+    if let Some(t) = &transport.tls {
+        session.set_tls(t.version, t.cipher);
+    }
     session.set_client_collation(login.collation as u16);
     if login.capabilities & capability::CLIENT_INTERACTIVE != 0 {
         session.set_interactive();
@@ -219,7 +281,83 @@ fn login(
     let _ = session.take_tracked();
     conn.write_ok(&OkPacket::with_status(session.status_flags()));
     blocking::run(conn.flush()).ok()?;
-    Some(session)
+    Some((conn, session))
+}
+
+/// The greeting and the client's answer to it.
+struct Greeted {
+    conn: Conn,
+    hello: HandshakeResponse,
+    scramble: [u8; basalt_protocol::SCRAMBLE_LEN],
+}
+
+/// Sends the greeting and reads the client's answer; after an SSLRequest, runs
+/// the TLS handshake and reads the answer again inside TLS. `None` when the
+/// connection must close (counted in `Aborted_connects`).
+fn greet(server: &Server, mut conn: Conn, info: &ConnInfo<'_>) -> Option<Greeted> {
+    let scramble = match blocking::run(send_greeting(&mut conn, &server.handshake, info)) {
+        Ok(s) => s,
+        Err(e) => return aborted(server, conn, &e),
+    };
+    let (conn, hello) = match blocking::run(read_client_hello(&mut conn)) {
+        Ok(ClientHello::Response(r)) => (conn, r),
+        Ok(ClientHello::SslRequest { .. }) => start_tls(server, conn)?,
+        Err(e) => return aborted(server, conn, &e),
+    };
+    Some(Greeted {
+        conn,
+        hello,
+        scramble,
+    })
+}
+
+/// The TLS handshake after an SSLRequest, then the client's answer (sent
+/// encrypted). A client that asked for TLS never continues in plain text.
+fn start_tls(server: &Server, conn: Conn) -> Option<(Conn, HandshakeResponse)> {
+    let Some(tls) = &server.tls else {
+        return aborted(
+            server,
+            conn,
+            &ProtoError::Handshake("TLS is not configured"),
+        );
+    };
+    let (stream, seq, caps, early) = match conn.into_parts() {
+        Ok(parts) => parts,
+        Err(conn) => return aborted(server, conn, &ProtoError::Handshake("output pending")),
+    };
+    let stream = match tls.accept(stream.0, &early) {
+        Ok(s) => s,
+        Err(e) => {
+            tracing::debug!("TLS handshake failed: {e}");
+            count_aborted(server);
+            return None;
+        }
+    };
+    let mut conn = PacketConn::new(Blocking(stream));
+    conn.set_max_allowed_packet(max_allowed_packet(server));
+    conn.set_sequence_id(seq);
+    conn.set_capabilities(caps);
+    match blocking::run(read_client_hello(&mut conn)) {
+        Ok(ClientHello::Response(r)) => Some((conn, r)),
+        Ok(ClientHello::SslRequest { .. }) => {
+            aborted(server, conn, &ProtoError::Handshake("second SSLRequest"))
+        }
+        Err(e) => aborted(server, conn, &e),
+    }
+}
+
+fn count_aborted(server: &Server) {
+    server
+        .stats
+        .aborted_connects
+        .fetch_add(1, Ordering::Relaxed);
+}
+
+/// A failed connection phase: the error goes to the client if it has one.
+fn aborted<T>(server: &Server, mut conn: Conn, e: &ProtoError) -> Option<T> {
+    count_aborted(server);
+    send_fatal(&mut conn, e);
+    None
 }
 
 /// Counts an authenticated connection against `max_connections` (1040 when the

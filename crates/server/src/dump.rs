@@ -175,9 +175,13 @@ struct AckReader {
 }
 
 impl AckReader {
-    /// `None` when the socket cannot be cloned (the dump then goes on without
-    /// ACKs, and commits that wait time out).
+    /// `None` when the socket cannot be cloned or carries TLS (the dump then goes
+    /// on without ACKs, and commits that wait time out).
     fn start(conn: &Conn, session: Arc<DumpSession>) -> Option<AckReader> {
+        // A TLS session cannot be read from a second thread.
+        if conn.get_ref().0.tls().is_some() {
+            return None;
+        }
         let socket = conn.get_ref().0.try_clone().ok()?;
         let reader = socket.try_clone().ok()?;
         // The dump thread never reads, so the shared receive timeout is ours.

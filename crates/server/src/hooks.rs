@@ -107,6 +107,9 @@ impl ServerHooks for Hooks {
                 .into_iter()
                 .map(|(k, v)| (k.to_string(), Value::UInt(v))),
         );
+        if let Some(t) = &s.tls {
+            out.extend(t.status());
+        }
         if let Some(b) = s.engine.binlog() {
             out.extend(
                 b.semisync()
@@ -132,6 +135,19 @@ impl ServerHooks for Hooks {
             st.max_used_connections
                 .store(s.registry.count() as u64, Ordering::Relaxed);
         }
+    }
+
+    fn reload_tls(&self) -> Result<(), MySqlError> {
+        let Some(server) = self.server.upgrade() else {
+            return Ok(());
+        };
+        let Some(tls) = &server.tls else {
+            return Ok(());
+        };
+        tls.reload().map_err(|e| {
+            tracing::error!("FLUSH SSL: {e}; the previous certificates stay in use");
+            MySqlError::new(1105, "HY000", "Unknown error")
+        })
     }
 
     fn shutdown(&self, by: u64) -> Result<(), MySqlError> {

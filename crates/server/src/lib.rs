@@ -20,6 +20,8 @@ mod results;
 mod signals;
 mod statements;
 mod stream;
+pub mod tls;
+mod tls_certs;
 
 use basalt_protocol::{HandshakeConfig, ProtoError, RsaKeyPair};
 use basalt_replication::binlog::{Binlog, BinlogConfig, Files};
@@ -60,6 +62,8 @@ pub enum ServerError {
     RsaKey(#[from] ProtoError),
     #[error("{0}")]
     Lock(#[from] datadir_lock::LockError),
+    #[error("{0}")]
+    Tls(#[from] tls::TlsError),
 }
 
 /// State shared by every connection of a running server.
@@ -72,6 +76,8 @@ pub struct Server {
     /// directory (`private_key.pem`, generated on first start) that
     /// `caching_sha2_password` full authentication uses without TLS.
     pub handshake: HandshakeConfig,
+    /// TLS for clients that ask for it (`None` with `--skip-ssl`).
+    pub tls: Option<tls::Tls>,
     pub stats: ServerStats,
     pub shutting_down: AtomicBool,
     /// Wakes the accept loop; set by [`run`] once the server listens.
@@ -195,7 +201,8 @@ pub fn start(
         basalt_replication::binlog::recover(&recovery_files, groups)
     }));
     let storage = Storage::open(sc)?;
-    let handshake = handshake_config(&config)?;
+    let tls = tls::Tls::open(&config.tls, &config.datadir)?;
+    let handshake = handshake_config(&config, tls.is_some())?;
     let binlog = Binlog::open(
         BinlogConfig {
             dir: files.dir().to_path_buf(),
@@ -215,6 +222,10 @@ pub fn start(
         ignore_db: basalt_replication::binlog::DbFilter::parse_list(&config.binlog_ignore_db),
     });
     let mut global = global_config(&config, socket);
+    if let Some(t) = &tls {
+        global.have_ssl = "YES".into();
+        global.tls = tls_vars(t, &config.tls);
+    }
     global.log_bin_basename = Some(files.dir().join(files.basename()).display().to_string());
     let engine = Engine::new(storage.clone(), global);
     engine.set_binlog(binlog.clone());
@@ -224,6 +235,7 @@ pub fn start(
         storage,
         registry: Registry::new(),
         handshake,
+        tls,
         stats: ServerStats::default(),
         shutting_down: AtomicBool::new(false),
         stopper: std::sync::OnceLock::new(),
@@ -250,13 +262,37 @@ fn binlog_files(c: &Config) -> Files {
 }
 
 /// MariaDB's greeting: `mysql_native_password` first; clients that prefer
-/// `caching_sha2_password` (MySQL 8's default) get it through the auth-switch exchange.
-fn handshake_config(c: &Config) -> Result<HandshakeConfig, ServerError> {
+/// `caching_sha2_password` (MySQL 8's default) get it through the auth-switch
+/// exchange. CLIENT_SSL is offered when the server has TLS.
+fn handshake_config(c: &Config, tls: bool) -> Result<HandshakeConfig, ServerError> {
     let key = RsaKeyPair::load_or_generate(&c.datadir, basalt_protocol::rsa_key::DEFAULT_RSA_BITS)?;
-    Ok(HandshakeConfig {
+    let mut cfg = HandshakeConfig {
         rsa_key: Some(Arc::new(key)),
         ..HandshakeConfig::default()
-    })
+    };
+    if tls {
+        cfg.capabilities |= basalt_protocol::capability::CLIENT_SSL;
+    }
+    Ok(cfg)
+}
+
+/// The `ssl_*` variables: the files in use (absolute), `ssl_cipher` as given.
+fn tls_vars(t: &tls::Tls, settings: &tls::TlsSettings) -> basalt_sql::TlsVars {
+    let path = |p: &std::path::Path| {
+        std::fs::canonicalize(p)
+            .unwrap_or_else(|_| p.to_path_buf())
+            .display()
+            .to_string()
+    };
+    let files = t.files();
+    basalt_sql::TlsVars {
+        ca: files.ca.as_deref().map(path).unwrap_or_default(),
+        cert: path(&files.cert),
+        key: path(&files.key),
+        cipher: settings.cipher.clone().unwrap_or_default(),
+        versions: t.version_list(),
+        library: tls::LIBRARY.into(),
+    }
 }
 
 fn global_config(c: &Config, socket: String) -> GlobalConfig {

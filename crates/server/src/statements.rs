@@ -371,10 +371,11 @@ pub fn change_user(
     stmts: &mut Statements,
     req: ChangeUser,
 ) -> bool {
+    let transport = crate::connection::Transport::of(conn);
     let info = ConnInfo {
         connection_id: state.id as u32,
         client_host: &state.host,
-        secure_transport: false,
+        secure_transport: transport.secure(),
         status: session.status_flags(),
     };
     let scramble = *state.scramble.lock();
@@ -391,21 +392,30 @@ pub fn change_user(
         }
         return false;
     }
-    let account =
-        match crate::connection::login_account(server, &req.user, &state.host, conn.capabilities())
-        {
-            Ok(a) => a,
-            Err(e) => {
-                conn.write_err(&e);
-                return false;
-            }
-        };
+    let checked = crate::connection::login_account(
+        server,
+        &req.user,
+        &state.host,
+        conn.capabilities(),
+        &transport,
+        !req.auth_response.is_empty(),
+    );
+    let account = match checked {
+        Ok(a) => a,
+        Err(e) => {
+            conn.write_err(&e);
+            return false;
+        }
+    };
     session.close();
     stmts.clear();
     *session = server
         .engine
         .client_session(state.id, &req.user, &state.host, &account);
     crate::connection::adopt_interrupt(state, session);
+    if let Some(t) = &transport.tls {
+        session.set_tls(t.version, t.cipher);
+    }
     if let Some(c) = req.collation {
         session.set_client_collation(c);
     }

@@ -14,6 +14,8 @@ use std::time::Duration;
 pub enum Stream {
     Tcp(TcpStream),
     Unix(UnixStream),
+    /// TLS over either, after the client's SSLRequest (see [`crate::tls`]).
+    Tls(Box<rustls::StreamOwned<rustls::ServerConnection, Stream>>),
 }
 
 impl Stream {
@@ -31,6 +33,28 @@ impl Stream {
                 Err(_) => "unknown".into(),
             },
             Stream::Unix(_) => "localhost".into(),
+            Stream::Tls(t) => t.sock.peer_host(),
+        }
+    }
+
+    /// The socket under any TLS layer.
+    fn socket(&self) -> &Stream {
+        match self {
+            Stream::Tls(t) => t.sock.socket(),
+            s => s,
+        }
+    }
+
+    /// Whether the connection came through the Unix socket.
+    pub fn is_local_socket(&self) -> bool {
+        matches!(self.socket(), Stream::Unix(_))
+    }
+
+    /// The TLS session, once the connection has one.
+    pub fn tls(&self) -> Option<&rustls::ServerConnection> {
+        match self {
+            Stream::Tls(t) => Some(&t.conn),
+            _ => None,
         }
     }
 
@@ -39,11 +63,12 @@ impl Stream {
         match self {
             Stream::Tcp(_) => "TCP/IP",
             Stream::Unix(_) => "Socket",
+            Stream::Tls(t) => t.sock.transport(),
         }
     }
 
     pub fn set_nodelay(&self) {
-        if let Stream::Tcp(s) = self {
+        if let Stream::Tcp(s) = self.socket() {
             let _ = s.set_nodelay(true);
         }
     }
@@ -52,6 +77,7 @@ impl Stream {
         match self {
             Stream::Tcp(s) => s.set_read_timeout(t),
             Stream::Unix(s) => s.set_read_timeout(t),
+            Stream::Tls(s) => s.sock.set_read_timeout(t),
         }
     }
 
@@ -59,13 +85,18 @@ impl Stream {
         match self {
             Stream::Tcp(s) => s.set_write_timeout(t),
             Stream::Unix(s) => s.set_write_timeout(t),
+            Stream::Tls(s) => s.sock.set_write_timeout(t),
         }
     }
 
+    /// A second handle on the socket. A TLS session's state cannot be shared, so
+    /// for a TLS connection this is the raw socket under it: good for
+    /// [`Stream::shutdown`] (what KILL uses), not for reading or writing.
     pub fn try_clone(&self) -> io::Result<Stream> {
         Ok(match self {
             Stream::Tcp(s) => Stream::Tcp(s.try_clone()?),
             Stream::Unix(s) => Stream::Unix(s.try_clone()?),
+            Stream::Tls(t) => t.sock.try_clone()?,
         })
     }
 
@@ -73,6 +104,7 @@ impl Stream {
         match self {
             Stream::Tcp(s) => s.shutdown(how),
             Stream::Unix(s) => s.shutdown(how),
+            Stream::Tls(t) => t.sock.shutdown(how),
         }
     }
 }
@@ -83,6 +115,7 @@ impl Read for Stream {
         match self {
             Stream::Tcp(s) => s.read(buf),
             Stream::Unix(s) => s.read(buf),
+            Stream::Tls(s) => s.read(buf),
         }
     }
 }
@@ -93,6 +126,7 @@ impl Write for Stream {
         match self {
             Stream::Tcp(s) => s.write(buf),
             Stream::Unix(s) => s.write(buf),
+            Stream::Tls(s) => s.write(buf),
         }
     }
 
@@ -100,6 +134,7 @@ impl Write for Stream {
         match self {
             Stream::Tcp(s) => s.flush(),
             Stream::Unix(s) => s.flush(),
+            Stream::Tls(s) => s.flush(),
         }
     }
 }

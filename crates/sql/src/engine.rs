@@ -29,6 +29,8 @@ pub struct GlobalConfig {
     pub flush_log_at_trx_commit: u64,
     pub max_connections: u64,
     pub have_ssl: String,
+    /// What the `ssl_*` and `tls_version` variables show.
+    pub tls: TlsVars,
     pub system_time_zone: String,
     /// `--default-time-zone`: the global `time_zone` at start, as MariaDB prints
     /// it (`SYSTEM` by default).
@@ -71,6 +73,19 @@ pub struct GlobalConfig {
     pub semisync: basalt_replication::semisync::Settings,
 }
 
+/// The server's TLS files and settings, as `@@ssl_ca`, `@@ssl_cert`,
+/// `@@ssl_key`, `@@ssl_cipher`, `@@tls_version` and `@@version_ssl_library` show
+/// them (empty without TLS).
+#[derive(Debug, Clone, Default)]
+pub struct TlsVars {
+    pub ca: String,
+    pub cert: String,
+    pub key: String,
+    pub cipher: String,
+    pub versions: String,
+    pub library: String,
+}
+
 impl Default for GlobalConfig {
     fn default() -> Self {
         GlobalConfig {
@@ -88,6 +103,7 @@ impl Default for GlobalConfig {
             flush_log_at_trx_commit: 1,
             max_connections: 151,
             have_ssl: "DISABLED".into(),
+            tls: TlsVars::default(),
             system_time_zone: "UTC".into(),
             default_time_zone: "SYSTEM".into(),
             server_id: 1,
@@ -154,6 +170,11 @@ pub trait ServerHooks: Send + Sync {
     /// `refresh_status()` does (aborted counts to 0, `Max_used_connections` to the
     /// connections open now; cumulative ones such as `Questions` stay).
     fn flush_status(&self) {}
+    /// `FLUSH SSL`: loads the TLS certificate, key and CA files again (nothing
+    /// to do when the server has no TLS).
+    fn reload_tls(&self) -> Result<(), MySqlError> {
+        Ok(())
+    }
     /// Replicas registered with COM_REGISTER_SLAVE (`SHOW SLAVE HOSTS`).
     fn replicas(&self) -> Vec<basalt_replication::dump::ReplicaInfo> {
         Vec::new()

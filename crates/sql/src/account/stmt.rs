@@ -8,7 +8,7 @@ use crate::front::native::account::{AccountName, AccountStmt, Auth, GrantLevel, 
 use crate::result::QueryResult;
 use crate::session::ctx::Level;
 use crate::session::Session;
-use basalt_acl::{Account, AclData, Privs, NATIVE};
+use basalt_acl::{Account, AclData, Privs, TlsRequirement, NATIVE};
 use basalt_common::MySqlError;
 
 /// The plugin and authentication string `auth` sets.
@@ -92,7 +92,8 @@ impl Session {
                 level,
                 users,
                 grant_option,
-            } => self.grant(privs, &level, &users, grant_option),
+                tls,
+            } => self.grant(privs, &level, &users, grant_option, tls.as_ref()),
             AccountStmt::Revoke {
                 privs,
                 level,
@@ -226,7 +227,8 @@ impl Session {
         options: &crate::front::native::account::UserOptions,
     ) -> R<QueryResult> {
         let own = |s: &UserSpec| s.name.is_none() || s.name == self.cx.privs.account;
-        if !users.iter().all(own) || options.lock.is_some() || options.expire {
+        let others = !users.iter().all(own);
+        if others || options.lock.is_some() || options.expire || options.tls.is_some() {
             self.cx.require_global(Privs::CREATE_USER, "CREATE USER")?;
         }
         let specs = self.specs(users)?;
@@ -300,6 +302,9 @@ impl Session {
 }
 
 fn apply_options(a: &mut Account, o: &crate::front::native::account::UserOptions) {
+    if let Some(tls) = &o.tls {
+        a.tls = tls.clone();
+    }
     if let Some(lock) = o.lock {
         a.locked = lock;
     }
@@ -398,6 +403,7 @@ impl Session {
         level: &GrantLevel,
         users: &[UserSpec],
         grant_option: bool,
+        tls: Option<&TlsRequirement>,
     ) -> R<QueryResult> {
         let target = self.target(level)?;
         let mut privs = self.level_privs(privs, &target)?;
@@ -412,6 +418,9 @@ impl Session {
             self.cx.require_global(Privs::CREATE_USER, "CREATE USER")?;
         }
         let specs = self.specs(users)?;
+        if tls.is_some() {
+            self.may_set_tls(&specs)?;
+        }
         self.cx.engine.acl.update(|acl| {
             for ((user, host), creds) in &specs {
                 if acl.account(user, host).is_none() {
@@ -420,15 +429,30 @@ impl Session {
                     }
                     acl.accounts.push(Account::new(user, host));
                 }
+                let a = acl.account_mut(user, host).expect("present or just made");
                 if let Some((plugin, auth)) = creds {
-                    let a = acl.account_mut(user, host).expect("just made");
                     (a.plugin, a.auth) = (plugin.clone(), auth.clone());
+                }
+                if let Some(tls) = tls {
+                    a.tls = tls.clone();
                 }
                 add(acl, (user, host), &target, privs, false);
             }
             Ok(())
         })?;
         Ok(QueryResult::ok(0))
+    }
+
+    /// GRANT ... REQUIRE changes the grantees' accounts: MariaDB asks for
+    /// UPDATE on `mysql` once the first grantee is found (1133 if it is not and
+    /// the statement does not create it).
+    fn may_set_tls(&mut self, specs: &[Spec]) -> R<()> {
+        if let Some((name, None)) = specs.first() {
+            if !self.account_exists(name) {
+                return Err(no_such_user());
+            }
+        }
+        self.cx.require_db("mysql", Privs::UPDATE)
     }
 
     fn account_exists(&self, (u, h): &AccountName) -> bool {

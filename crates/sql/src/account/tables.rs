@@ -5,7 +5,7 @@
 //! GRANT and the other account statements; a write to them is refused as to any
 //! read-only table.
 
-use basalt_acl::{AclData, Privs};
+use basalt_acl::{Account, AclData, Privs};
 use basalt_common::{Collation, ColumnDef, DataType, Decimal, IntKind, LobKind, Row, Value};
 
 const UTF8: Collation = Collation::Utf8mb3Bin;
@@ -198,23 +198,11 @@ fn yn(p: Privs, bit: Privs) -> Value {
 /// The rows of grant table `name`.
 pub fn rows(name: &str, acl: &AclData) -> Vec<Row> {
     match name {
-        "global_priv" => {
-            acl.accounts
-                .iter()
-                .map(|a| {
-                    let doc =
-                        format!(
-                    "{{\"access\":{},\"plugin\":\"{}\",\"authentication_string\":\"{}\"{}{}}}",
-                    a.privs.0,
-                    a.plugin,
-                    a.auth,
-                    if a.locked { ",\"account_locked\":true" } else { "" },
-                    if a.password_expired { ",\"password_last_changed\":0" } else { "" }
-                );
-                    vec![s(&a.host), s(&a.user), s(&doc)]
-                })
-                .collect()
-        }
+        "global_priv" => acl
+            .accounts
+            .iter()
+            .map(|a| vec![s(&a.host), s(&a.user), s(&global_priv(a))])
+            .collect(),
         "user" => acl.accounts.iter().map(user_row).collect(),
         "db" => acl
             .dbs
@@ -249,12 +237,61 @@ pub fn rows(name: &str, acl: &AclData) -> Vec<Row> {
     }
 }
 
-fn user_row(a: &basalt_acl::Account) -> Row {
+/// A JSON string: MariaDB's escapes (quote, backslash, control characters).
+fn json(v: &str) -> String {
+    let mut out = String::from("\"");
+    for c in v.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// An account's mysql.global_priv document, its keys in the order MariaDB
+/// writes them on CREATE USER; the TLS keys only for an account with a
+/// requirement.
+fn global_priv(a: &Account) -> String {
+    let mut doc = format!(
+        "{{\"access\":{},\"plugin\":{},\"authentication_string\":{}",
+        a.privs.0,
+        json(&a.plugin),
+        json(&a.auth)
+    );
+    if !a.tls.is_none() {
+        doc.push_str(&format!(
+            ",\"ssl_type\":{},\"ssl_cipher\":{},\"x509_issuer\":{},\"x509_subject\":{}",
+            a.tls.kind.number(),
+            json(&a.tls.cipher),
+            json(&a.tls.issuer),
+            json(&a.tls.subject)
+        ));
+    }
+    if a.locked {
+        doc.push_str(",\"account_locked\":true");
+    }
+    if a.password_expired {
+        doc.push_str(",\"password_last_changed\":0");
+    }
+    doc.push('}');
+    doc
+}
+
+fn user_row(a: &Account) -> Row {
     let native = a.plugin == basalt_acl::NATIVE;
     let mut r = vec![s(&a.host), s(&a.user), s(if native { &a.auth } else { "" })];
     r.extend(USER_FLAGS.iter().map(|(_, b)| yn(a.privs, *b)));
-    r.push(s(""));
-    r.extend([s(""), s(""), s("")]);
+    r.push(s(a.tls.kind.column()));
+    r.extend([s(&a.tls.cipher), s(&a.tls.issuer), s(&a.tls.subject)]);
     r.extend([
         Value::UInt(0),
         Value::UInt(0),

@@ -105,6 +105,8 @@ pub struct Session {
     /// Another statement of the same command follows the running one
     /// (SERVER_MORE_RESULTS_EXISTS).
     more_results: bool,
+    /// The connection's TLS version and cipher (`Ssl_version`, `Ssl_cipher`).
+    tls: Option<(&'static str, &'static str)>,
 }
 
 impl Session {
@@ -128,6 +130,7 @@ impl Session {
             statement_timeouts: 0,
             extra_status: 0,
             showing_diagnostics: false,
+            tls: None,
             raw: String::new(),
             ddl_to_log: false,
             client_collation: None,
@@ -481,6 +484,16 @@ impl Session {
 
     /// A client that logged in with CLIENT_INTERACTIVE: its `wait_timeout` starts
     /// as the global `interactive_timeout`, as in MariaDB.
+    /// The connection runs over TLS with this version and cipher (OpenSSL names).
+    pub fn set_tls(&mut self, version: &'static str, cipher: &'static str) {
+        self.tls = Some((version, cipher));
+    }
+
+    /// `Ssl_version` and `Ssl_cipher`: empty without TLS.
+    pub fn tls(&self) -> (&'static str, &'static str) {
+        self.tls.unwrap_or(("", ""))
+    }
+
     pub fn set_interactive(&mut self) {
         if let Some(v) = self.cx.engine.globals.get("interactive_timeout") {
             self.cx.vars.insert("wait_timeout", v);

@@ -330,7 +330,10 @@ impl Session {
                 }
                 crate::show::maintenance::run(self, m)
             }
-            Native::FlushStatistics { status } => {
+            Native::FlushStatistics { status, ssl } => {
+                if ssl {
+                    self.cx.engine.hooks().reload_tls()?;
+                }
                 if status {
                     self.cx.engine.hooks().flush_status();
                 }

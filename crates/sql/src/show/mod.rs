@@ -338,6 +338,9 @@ fn show_status(session: &mut Session, global: bool, f: ShowFilter) -> R<QueryRes
         session.statement_timeouts()
     };
     pairs.push(("Max_statement_time_exceeded".into(), timeouts.to_string()));
+    let (version, cipher) = session.tls();
+    pairs.push(("Ssl_cipher".into(), cipher.to_string()));
+    pairs.push(("Ssl_version".into(), version.to_string()));
     pairs.push((
         "Prepared_stmt_count".into(),
         session.prepared_count().to_string(),

@@ -1,11 +1,13 @@
 //! Account statements as MariaDB's grammar has them: CREATE / ALTER / DROP /
 //! RENAME USER, SET PASSWORD, GRANT and REVOKE (global, database and table
-//! level). Roles, column and routine privileges, PROXY, REQUIRE (TLS) and
-//! resource limits are refused with 1235 until they exist.
+//! level), with the TLS an account requires (`REQUIRE NONE | SSL | X509 |
+//! CIPHER / ISSUER / SUBJECT`) on CREATE USER, ALTER USER and GRANT. Roles,
+//! column and routine privileges, PROXY and resource limits are refused with
+//! 1235 until they exist.
 
 use super::{Native, P, R};
 use crate::front::lexer::{unquote, TokKind};
-use basalt_acl::Privs;
+use basalt_acl::{Privs, TlsKind, TlsRequirement};
 
 /// `'user'@'host'`: the host is `%` when left out.
 pub type AccountName = (String, String);
@@ -27,9 +29,11 @@ pub struct UserSpec {
     pub auth: Option<Auth>,
 }
 
-/// ACCOUNT LOCK / UNLOCK and PASSWORD EXPIRE.
+/// REQUIRE, ACCOUNT LOCK / UNLOCK and PASSWORD EXPIRE.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct UserOptions {
+    /// `None`: no REQUIRE clause (ALTER USER keeps the account's).
+    pub tls: Option<TlsRequirement>,
     pub lock: Option<bool>,
     pub expire: bool,
 }
@@ -71,6 +75,8 @@ pub enum AccountStmt {
         level: GrantLevel,
         users: Vec<UserSpec>,
         grant_option: bool,
+        /// REQUIRE: sets every grantee's requirement.
+        tls: Option<TlsRequirement>,
     },
     Revoke {
         privs: Option<Privs>,
@@ -306,8 +312,16 @@ fn password_value(p: &mut P) -> R<Auth> {
     ))
 }
 
+/// What follows the accounts of CREATE / ALTER USER, in MariaDB's order:
+/// `[REQUIRE ...] [WITH resource limits] [ACCOUNT LOCK | PASSWORD EXPIRE ...]`.
 fn options(p: &mut P) -> R<UserOptions> {
-    let mut o = UserOptions::default();
+    let mut o = UserOptions {
+        tls: require(p)?,
+        ..UserOptions::default()
+    };
+    if p.kw("with") {
+        return Err(unsupported("resource limits"));
+    }
     loop {
         if p.kw("account") {
             o.lock = Some(if p.kw("lock") {
@@ -318,16 +332,74 @@ fn options(p: &mut P) -> R<UserOptions> {
             });
         } else if p.kw("password") {
             p.expect_kw("expire")?;
-            if p.peek().is_some() && !p.peek().is_some_and(|t| t.is_kw(p.src, "account")) {
+            let kinds = ["default", "never", "interval"];
+            if p.peek()
+                .is_some_and(|t| kinds.iter().any(|k| t.is_kw(p.src, k)))
+            {
                 return Err(unsupported("PASSWORD EXPIRE DEFAULT / NEVER / INTERVAL"));
             }
             o.expire = true;
-        } else if p.kw("require") {
-            return Err(unsupported("REQUIRE"));
-        } else if p.kw("with") {
-            return Err(unsupported("resource limits"));
         } else {
             return Ok(o);
+        }
+    }
+}
+
+/// `REQUIRE {NONE | SSL | X509 | tls_option [[AND] tls_option] ...}`, where
+/// `tls_option` is `CIPHER | ISSUER | SUBJECT 'string'`, each at most once
+/// (1225); `None` without REQUIRE.
+fn require(p: &mut P) -> R<Option<TlsRequirement>> {
+    if !p.kw("require") {
+        return Ok(None);
+    }
+    let kind = if p.kw("none") {
+        TlsKind::None
+    } else if p.kw("ssl") {
+        TlsKind::Ssl
+    } else if p.kw("x509") {
+        TlsKind::X509
+    } else {
+        return tls_options(p).map(Some);
+    };
+    Ok(Some(TlsRequirement {
+        kind,
+        ..TlsRequirement::default()
+    }))
+}
+
+const TLS_OPTIONS: [&str; 3] = ["cipher", "issuer", "subject"];
+
+/// The CIPHER / ISSUER / SUBJECT list of a REQUIRE clause.
+fn tls_options(p: &mut P) -> R<TlsRequirement> {
+    let mut t = TlsRequirement {
+        kind: TlsKind::Specified,
+        ..TlsRequirement::default()
+    };
+    let mut seen = [false; 3];
+    loop {
+        let Some(i) = TLS_OPTIONS.iter().position(|k| p.kw(k)) else {
+            return Err(p.err());
+        };
+        let value = String::from_utf8_lossy(&p.string()?).into_owned();
+        if std::mem::replace(&mut seen[i], true) {
+            let name = TLS_OPTIONS[i].to_ascii_uppercase();
+            return Err(basalt_common::MySqlError::new(
+                1225,
+                "HY000",
+                format!("Option '{name}' used twice in statement"),
+            ));
+        }
+        match i {
+            0 => t.cipher = value,
+            1 => t.issuer = value,
+            _ => t.subject = value,
+        }
+        let next = |p: &P| {
+            p.peek()
+                .is_some_and(|tok| TLS_OPTIONS.iter().any(|k| tok.is_kw(p.src, k)))
+        };
+        if !p.kw("and") && !next(p) {
+            return Ok(t);
         }
     }
 }
@@ -421,6 +493,7 @@ fn grant(p: &mut P) -> R<Option<Native>> {
     let (privs, level) = privileges_on(p)?;
     p.expect_kw("to")?;
     let users = user_specs(p)?;
+    let tls = require(p)?;
     let mut grant_option = false;
     while p.kw("with") {
         if p.kw("grant") {
@@ -430,15 +503,13 @@ fn grant(p: &mut P) -> R<Option<Native>> {
             return Err(unsupported("resource limits"));
         }
     }
-    if p.kw("require") {
-        return Err(unsupported("REQUIRE"));
-    }
     p.end()?;
     Ok(Some(Native::Account(AccountStmt::Grant {
         privs,
         level,
         users,
         grant_option,
+        tls,
     })))
 }
 
@@ -536,5 +607,125 @@ mod tests {
         assert_eq!(parse("grant r to u").unwrap_err().code, 1235);
         assert_eq!(parse("grant select (a) on t to u").unwrap_err().code, 1235);
         assert_eq!(parse("grant selec on t to u").unwrap_err().code, 1064);
+    }
+
+    fn tls(kind: TlsKind, cipher: &str, issuer: &str, subject: &str) -> TlsRequirement {
+        TlsRequirement {
+            kind,
+            cipher: cipher.into(),
+            issuer: issuer.into(),
+            subject: subject.into(),
+        }
+    }
+
+    fn user_tls(s: &str) -> Option<TlsRequirement> {
+        match stmt(s) {
+            AccountStmt::CreateUser { options, .. } | AccountStmt::AlterUser { options, .. } => {
+                options.tls
+            }
+            AccountStmt::Grant { tls, .. } => tls,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn require_clauses() {
+        use TlsKind::*;
+        assert_eq!(user_tls("create user a"), Option::None);
+        assert_eq!(
+            user_tls("create user a require none"),
+            Some(tls(None, "", "", ""))
+        );
+        assert_eq!(
+            user_tls("CREATE USER a REQUIRE SSL"),
+            Some(tls(Ssl, "", "", ""))
+        );
+        assert_eq!(
+            user_tls("alter user a require x509"),
+            Some(tls(X509, "", "", ""))
+        );
+        let all = Some(tls(Specified, "c", "i", "s"));
+        assert_eq!(
+            user_tls("create user a require issuer 'i' and subject 's' and cipher 'c'"),
+            all
+        );
+        // AND between the options may be left out, in any order.
+        assert_eq!(
+            user_tls("create user a require subject 's' cipher \"c\" AND issuer 'i'"),
+            all
+        );
+        assert_eq!(
+            user_tls("create user a require cipher ''"),
+            Some(tls(Specified, "", "", ""))
+        );
+        // REQUIRE comes before the lock and expiry options, and applies to
+        // every account named.
+        match stmt("create user a, b identified by 'x' require ssl account lock password expire") {
+            AccountStmt::CreateUser { users, options, .. } => {
+                assert_eq!(users.len(), 2);
+                assert_eq!(options.tls, Some(tls(Ssl, "", "", "")));
+                assert!(options.lock == Some(true) && options.expire);
+            }
+            other => panic!("{other:?}"),
+        }
+        match stmt("grant select on d.* to u, v require subject 's' with grant option") {
+            AccountStmt::Grant {
+                users,
+                tls: t,
+                grant_option: true,
+                ..
+            } => {
+                assert_eq!(users.len(), 2);
+                assert_eq!(t, Some(tls(Specified, "", "", "s")));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            user_tls("grant usage on *.* to u require none"),
+            Some(tls(None, "", "", ""))
+        );
+    }
+
+    #[test]
+    fn require_errors_as_mariadb() {
+        for (sql, code) in [
+            ("create user a require cipher 'a' and cipher 'b'", 1225),
+            ("create user a require issuer 'a' issuer 'b'", 1225),
+            ("alter user a require subject 'a' and subject 'b'", 1225),
+            (
+                "grant usage on *.* to a require cipher '' and cipher ''",
+                1225,
+            ),
+            ("create user a require", 1064),
+            ("create user a require ssl and x509", 1064),
+            ("create user a require ssl x509", 1064),
+            ("create user a require cipher 'a' and", 1064),
+            ("create user a require and cipher 'a'", 1064),
+            ("create user a require subject 'a' and and issuer 'b'", 1064),
+            ("create user a require cipher 'a' ssl", 1064),
+            ("create user a require cipher 'a' 'b'", 1064),
+            ("create user a require cipher x'41'", 1064),
+            ("create user a require cipher _utf8'x'", 1064),
+            ("create user a account lock require ssl", 1064),
+            ("create user a password expire require ssl", 1064),
+            ("alter user a require ssl require x509", 1064),
+            (
+                "grant select on d.* to u with grant option require x509",
+                1064,
+            ),
+            ("revoke select on d.* from u require ssl", 1064),
+            (
+                "create user a require ssl with max_queries_per_hour 1",
+                1235,
+            ),
+        ] {
+            assert_eq!(parse(sql).map(|_| ()).unwrap_err().code, code, "{sql}");
+        }
+        assert_eq!(
+            parse("create user a require cipher 'a' and cipher 'b'")
+                .unwrap_err()
+                .message,
+            "Option 'CIPHER' used twice in statement"
+        );
     }
 }

@@ -135,14 +135,16 @@ const STATISTICS: [&str; 4] = [
 ];
 
 /// `FLUSH [NO_WRITE_TO_BINLOG | LOCAL] item [, item ...]` where the items are
-/// the `userstat` tables (and STATUS): `None` for any other FLUSH, which the
+/// the `userstat` tables, SSL (and STATUS): `None` for any other FLUSH, which the
 /// general parser takes.
 pub(super) fn flush_statistics(p: &mut P) -> R<Option<Native>> {
     let _ = p.kw("no_write_to_binlog") || p.kw("local");
-    let (mut status, mut statistics) = (false, false);
+    let (mut status, mut statistics, mut ssl) = (false, false, false);
     loop {
         if p.kw("status") {
             status = true;
+        } else if p.kw("ssl") {
+            ssl = true;
         } else if STATISTICS.iter().any(|k| p.kw(k)) {
             statistics = true;
         } else {
@@ -152,8 +154,8 @@ pub(super) fn flush_statistics(p: &mut P) -> R<Option<Native>> {
             break;
         }
     }
-    if !statistics || p.end().is_err() {
+    if !(statistics || ssl) || p.end().is_err() {
         return Ok(None);
     }
-    Ok(Some(Native::FlushStatistics { status }))
+    Ok(Some(Native::FlushStatistics { status, ssl }))
 }

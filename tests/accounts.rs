@@ -253,3 +253,58 @@ fn accounts_and_grants_survive_a_restart() {
     );
     login(&b, "d", "pw").expect("login after restart");
 }
+
+/// `read_only` as MariaDB 10.11 applies it (each answer checked against it):
+/// changes by an account without SUPER / READ ONLY ADMIN are 1290, temporary
+/// tables, reads and CHECK TABLE are not affected, and SUPER may still write.
+#[test]
+fn read_only_refuses_changes_of_accounts_without_super() {
+    let b = Basalt::start();
+    let mut r = root(&b);
+    for sql in [
+        "create database rodb",
+        "create table rodb.t (a int primary key)",
+        "create user ro@'%' identified by 'pw'",
+        "grant all on rodb.* to ro@'%'",
+        "grant create user, reload on *.* to ro@'%'",
+        "create user su@'%' identified by 'pw'",
+        "grant super on *.* to su@'%'",
+        "grant all on rodb.* to su@'%'",
+        "set global read_only = ON",
+    ] {
+        ok(&mut r, sql);
+    }
+    let mut c = login(&b, "ro", "pw").expect("ro logs in");
+    ok(&mut c, "use rodb");
+    for sql in [
+        "insert into rodb.t values (1)",
+        "update rodb.t set a = 2",
+        "delete from rodb.t",
+        "create table rodb.u (a int)",
+        "create database rodb2",
+        "alter database rodb character set utf8mb4",
+        "truncate table rodb.t",
+        "create view rodb.v as select 1",
+        "analyze table rodb.t",
+        "optimize table rodb.t",
+        "create user zz@'%'",
+        "drop table rodb.t",
+        "lock tables t write",
+    ] {
+        let (code, msg) = error(&mut c, sql);
+        assert_eq!(code, 1290, "{sql}: {msg}");
+        assert!(msg.contains("--read-only"), "{msg}");
+    }
+    ok(&mut c, "select count(*) from rodb.t");
+    ok(&mut c, "check table rodb.t");
+    ok(&mut c, "lock tables t read");
+    ok(&mut c, "unlock tables");
+    ok(&mut c, "create temporary table rodb.tt (a int)");
+    ok(&mut c, "insert into rodb.tt values (1)");
+    ok(&mut c, "drop temporary table rodb.tt");
+    let mut s = login(&b, "su", "pw").expect("su logs in");
+    ok(&mut s, "insert into rodb.t values (7)");
+    ok(&mut r, "set global read_only = OFF");
+    ok(&mut c, "insert into rodb.t values (8)");
+    assert_eq!(lines(&mut r, "select a from rodb.t order by a"), ["7", "8"]);
+}

@@ -119,7 +119,7 @@ const CLASSIFIED: &[(&str, Proof)] = &[
     ("query_cache_size", DefaultOnly("1048576")),
     ("query_cache_type", DefaultOnly("ON")),
     ("read_buffer_size", DefaultOnly("262144")),
-    ("read_only", NoEffect("MariaDB's read_only does not restrict accounts with READ_ONLY ADMIN (SUPER), and root, the only account, has it")),
+    ("read_only", Test("read_only_refuses_changes_of_accounts_without_super")),
     ("require_secure_transport", Test("require_secure_transport_refuses_plain_tcp_only")),
     ("rpl_semi_sync_master_enabled", Test("semisync_with_a_basalt_primary")),
     ("rpl_semi_sync_master_timeout", Test("semisync_with_a_basalt_primary")),

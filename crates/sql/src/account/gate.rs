@@ -4,7 +4,7 @@
 
 use super::R;
 use crate::front::native::view::ViewStmt;
-use crate::front::native::{IntoTarget, Native, SetTarget};
+use crate::front::native::{IntoTarget, MaintOp, Native, SetTarget};
 use crate::session::Session;
 use basalt_acl::Privs;
 use basalt_common::MySqlError;
@@ -12,6 +12,18 @@ use sqlparser::ast::{self, ObjectType, Statement};
 
 /// The privileges MariaDB names for administration it gates with SUPER.
 const SUPER: &str = "SUPER";
+
+/// Privileges whose statements change a table (what `read_only` refuses).
+const CHANGES: Privs = Privs(
+    Privs::INSERT.0
+        | Privs::UPDATE.0
+        | Privs::DELETE.0
+        | Privs::CREATE.0
+        | Privs::DROP.0
+        | Privs::ALTER.0
+        | Privs::INDEX.0
+        | Privs::CREATE_VIEW.0,
+);
 
 impl Session {
     /// `[db.]name` with the current database filled in.
@@ -24,9 +36,25 @@ impl Session {
     }
 
     fn need_table(&mut self, db: &Option<String>, t: &str, p: Privs, cmd: &str) -> R<()> {
+        self.need_table_changing(db, t, p, cmd, p.intersects(CHANGES))
+    }
+
+    /// [`Session::need_table`]; `changes`: the statement changes the table, so
+    /// `read_only` refuses it (1290) unless the table is temporary.
+    fn need_table_changing(
+        &mut self,
+        db: &Option<String>,
+        t: &str,
+        p: Privs,
+        cmd: &str,
+        changes: bool,
+    ) -> R<()> {
         let (db, t) = self.qualify(db, t)?;
         if self.cx.temp.contains(&db, &t) {
             return Ok(());
+        }
+        if changes {
+            self.cx.check_read_only()?;
         }
         self.cx.require_table(&db, &t, p, cmd)
     }
@@ -56,6 +84,7 @@ impl Session {
             }),
             Native::AlterDatabase { name, .. } => {
                 let db = self.qualify(name, "")?.0;
+                self.cx.check_read_only()?;
                 self.cx.require_db(&db, Privs::ALTER)
             }
             Native::AlterTable(a) => self.need_table(&a.db, &a.table, Privs::ALTER, "ALTER"),
@@ -63,8 +92,10 @@ impl Session {
                 self.need_table(db, table, Privs::ALTER, "ALTER")
             }
             Native::Maintenance(m) => {
+                let changes = !matches!(m.op, MaintOp::Check | MaintOp::Checksum { .. });
                 for (db, t) in &m.tables {
-                    self.need_table(db, t, Privs::SELECT | Privs::INSERT, "INSERT")?;
+                    let p = Privs::SELECT | Privs::INSERT;
+                    self.need_table_changing(db, t, p, "INSERT", changes)?;
                 }
                 Ok(())
             }
@@ -90,9 +121,11 @@ impl Session {
                 }
                 Ok(())
             }
-            Native::Sequence(_) => self
-                .cx
-                .require_global(Privs::CREATE | Privs::DROP, "CREATE"),
+            Native::Sequence(_) => {
+                self.cx.check_read_only()?;
+                self.cx
+                    .require_global(Privs::CREATE | Privs::DROP, "CREATE")
+            }
             _ => Ok(()),
         }
     }
@@ -122,6 +155,7 @@ impl Session {
         match stmt {
             Statement::CreateDatabase { db_name, .. } => {
                 let db = crate::bind::object_parts(db_name).join(".");
+                self.cx.check_read_only()?;
                 self.cx.require_db(&db, Privs::CREATE)
             }
             Statement::Drop {
@@ -129,6 +163,7 @@ impl Session {
                 names,
                 ..
             } => {
+                self.cx.check_read_only()?;
                 for n in names {
                     self.cx
                         .require_db(&crate::bind::object_parts(n).join("."), Privs::DROP)?;
@@ -197,7 +232,17 @@ impl Session {
                 ))
             }
             Statement::Flush { .. } => self.cx.require_global(Privs::RELOAD, "RELOAD"),
-            Statement::LockTables { .. } => Ok(()),
+            Statement::LockTables { tables } => {
+                for t in tables {
+                    if matches!(t.lock_type, ast::LockTableType::Write { .. }) {
+                        let (db, name) = self.qualify(&None, &t.table.value)?;
+                        if !self.cx.temp.contains(&db, &name) {
+                            self.cx.check_read_only()?;
+                        }
+                    }
+                }
+                Ok(())
+            }
             Statement::ExplainTable { table_name, .. } => {
                 let (db, t) = crate::bind::ddl::qualified(table_name, &self.cx)?;
                 self.cx.require_any_on_table(&db, &t, "SELECT")

@@ -60,6 +60,7 @@ fn no_such_user() -> MySqlError {
 
 impl Session {
     pub(crate) fn account_statement(&mut self, st: AccountStmt) -> R<QueryResult> {
+        self.cx.check_read_only()?;
         self.implicit_commit()?;
         let r = match st {
             AccountStmt::CreateUser {

@@ -303,16 +303,19 @@ pub fn storm_once(server: &Server, clients: u32, secs: u64) -> Result<Sample, St
         || Ok(()),
         |_, i| {
             let mut conn = mysql::Conn::new(opts.clone()).map_err(|e| e.to_string())?;
-            let v: Option<i64> = conn
-                .query_first(format!("select v from t where id = {}", i % 100 + 1))
-                .map_err(|e| e.to_string())?;
-            match v {
-                Some(_) => Ok(()),
-                None => Err("point select returned no row".into()),
-            }
+            point_select(&mut conn, i)
         },
     )?;
     totals.sample(CONNS)
+}
+
+/// One point select by primary key on the storm table (`benchs.t`, 100 rows).
+pub(crate) fn point_select(conn: &mut mysql::Conn, i: u64) -> Result<(), String> {
+    let v: Option<i64> = conn
+        .query_first(format!("select v from t where id = {}", i % 100 + 1))
+        .map_err(|e| e.to_string())?;
+    v.map(|_| ())
+        .ok_or_else(|| "point select returned no row".into())
 }
 
 /// Durable commit throughput at each client count.

@@ -4,12 +4,11 @@
 //! `auto_generate_certs` makes), written with the `openssl` tool; clients verify
 //! the server certificate against the CA, as `--ssl-verify-server-cert` does.
 
-use crate::load::{drive, storm_setup, CONNS, STORM_SETUP};
+use crate::load::{drive, point_select, storm_setup, CONNS, STORM_SETUP};
 use crate::results::{Case, Results, Workload};
 use crate::runner::{Progress, Sample, Stage};
 use crate::servers::{Launch, Server, Settings};
 use crate::sysbench::QPS;
-use mysql::prelude::Queryable;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -66,14 +65,6 @@ fn opts(server: &Server, ca: &Path) -> mysql::Opts {
     mysql::OptsBuilder::from_opts(server.opts(Some("benchs")))
         .ssl_opts(Some(ssl))
         .into()
-}
-
-fn point_select(conn: &mut mysql::Conn, i: u64) -> Result<(), String> {
-    let v: Option<i64> = conn
-        .query_first(format!("select v from t where id = {}", i % 100 + 1))
-        .map_err(|e| e.to_string())?;
-    v.map(|_| ())
-        .ok_or_else(|| "point select returned no row".into())
 }
 
 /// Each client loops: connect with TLS, one point select, disconnect.

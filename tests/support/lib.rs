@@ -358,6 +358,7 @@ pub fn seed_ddl() -> String {
 
 pub mod binlog;
 pub mod binlog_workload;
+pub mod client;
 pub mod mariadb;
 pub mod rqg;
 pub mod script;

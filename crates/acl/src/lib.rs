@@ -7,10 +7,12 @@
 pub mod host;
 pub mod model;
 pub mod privs;
+pub mod roles;
 pub mod show;
 pub mod tls;
 
 pub use host::Client;
-pub use model::{Account, AclData, DbGrant, Grants, TableGrant, NATIVE};
+pub use model::{Account, AclData, DbGrant, Grants, RoleGrant, TableGrant, NATIVE};
 pub use privs::Privs;
+pub use roles::PUBLIC;
 pub use tls::{PeerTls, TlsKind, TlsRequirement};

@@ -26,6 +26,12 @@ pub struct Account {
     /// `REQUIRE ...`: what a login's TLS session must be.
     #[serde(default)]
     pub tls: TlsRequirement,
+    /// A role (host `''`): holds privileges, cannot log in.
+    #[serde(default)]
+    pub is_role: bool,
+    /// SET DEFAULT ROLE: the role a login enables (empty: none).
+    #[serde(default)]
+    pub default_role: String,
 }
 
 impl Account {
@@ -39,6 +45,16 @@ impl Account {
             locked: false,
             password_expired: false,
             tls: TlsRequirement::default(),
+            is_role: false,
+            default_role: String::new(),
+        }
+    }
+
+    /// A role named `name`.
+    pub fn role(name: &str) -> Account {
+        Account {
+            is_role: true,
+            ..Account::new(name, "")
         }
     }
 
@@ -66,12 +82,25 @@ pub struct TableGrant {
     pub privs: Privs,
 }
 
+/// A role granted to an account or to another role (host `''`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoleGrant {
+    pub user: String,
+    pub host: String,
+    pub role: String,
+    /// WITH ADMIN OPTION: the grantee may grant and revoke the role.
+    pub admin: bool,
+}
+
 /// Every account and grant.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AclData {
     pub accounts: Vec<Account>,
     pub dbs: Vec<DbGrant>,
     pub tables: Vec<TableGrant>,
+    /// Roles granted to accounts and to roles (`mysql.roles_mapping`).
+    #[serde(default)]
+    pub roles: Vec<RoleGrant>,
 }
 
 impl AclData {
@@ -115,7 +144,8 @@ impl AclData {
     pub fn login_account(&self, user: &str, client: &Client) -> Option<&Account> {
         self.accounts
             .iter()
-            .filter(|a| (a.user.is_empty() || a.user == user) && client.matches(&a.host))
+            .filter(|a| !a.is_role && (a.user.is_empty() || a.user == user))
+            .filter(|a| client.matches(&a.host))
             .min_by_key(|a| std::cmp::Reverse(sort_key(&a.host, &a.user)))
     }
 
@@ -126,6 +156,8 @@ impl AclData {
         self.dbs
             .retain(|g| !(g.user == user && g.host.eq_ignore_ascii_case(host)));
         self.tables
+            .retain(|g| !(g.user == user && g.host.eq_ignore_ascii_case(host)));
+        self.roles
             .retain(|g| !(g.user == user && g.host.eq_ignore_ascii_case(host)));
         self.accounts.len() != before
     }
@@ -140,6 +172,9 @@ impl AclData {
             (g.user, g.host) = (to.0.to_string(), to.1.to_string());
         }
         for g in self.tables.iter_mut().filter(|g| same(&g.user, &g.host)) {
+            (g.user, g.host) = (to.0.to_string(), to.1.to_string());
+        }
+        for g in self.roles.iter_mut().filter(|g| same(&g.user, &g.host)) {
             (g.user, g.host) = (to.0.to_string(), to.1.to_string());
         }
     }
@@ -230,6 +265,7 @@ impl AclData {
                 .filter(|g| mine(&g.user, &g.host))
                 .map(|g| ((g.db.clone(), g.table.clone()), g.privs))
                 .collect(),
+            public_tables: 0,
         }
     }
 }
@@ -241,6 +277,9 @@ pub struct Grants {
     /// Database name (maybe with wildcards) and its privileges.
     pub dbs: Vec<(String, Privs)>,
     pub tables: Vec<((String, String), Privs)>,
+    /// How many of the last `tables` come from PUBLIC: they do not make their
+    /// database visible (USE, SHOW DATABASES), as in MariaDB.
+    pub public_tables: usize,
 }
 
 impl Grants {
@@ -273,8 +312,7 @@ impl Grants {
         !(self.on_db(db) & Privs::DB_LEVEL)
             .without(Privs::GRANT)
             .is_empty()
-            || self
-                .tables
+            || self.tables[..self.tables.len() - self.public_tables]
                 .iter()
                 .any(|((d, _), p)| d == db && !p.is_empty())
     }

@@ -2,6 +2,7 @@
 
 use crate::model::{Account, AclData, NATIVE};
 use crate::privs::Privs;
+use crate::roles::PUBLIC;
 use crate::tls::{c_str, TlsKind, TlsRequirement};
 
 /// `name` in backquotes, inner backquotes doubled.
@@ -89,17 +90,73 @@ pub fn require(t: &TlsRequirement) -> String {
     }
 }
 
+/// How GRANT lines name a grantee: `` `user`@`host` ``, `` `role` ``, `PUBLIC`.
+pub fn grantee(a: &Account) -> String {
+    match (a.is_role, a.user.as_str()) {
+        (true, PUBLIC) => PUBLIC.into(),
+        (true, name) => quote(name),
+        (false, _) => account_name(&a.user, &a.host),
+    }
+}
+
+/// `GRANT `role` TO grantee [WITH ADMIN OPTION]` for each role granted to `a`.
+pub fn role_lines(acl: &AclData, a: &Account) -> Vec<String> {
+    let to = grantee(a);
+    acl.roles_of(&a.user, &a.host)
+        .map(|g| {
+            let admin = if g.admin { " WITH ADMIN OPTION" } else { "" };
+            format!("GRANT {} TO {to}{admin}", quote(&g.role))
+        })
+        .collect()
+}
+
+/// SHOW GRANTS FOR an account: the roles granted to it, its privileges, then
+/// its default role.
+pub fn account_grants(acl: &AclData, a: &Account) -> Vec<String> {
+    let mut lines = role_lines(acl, a);
+    lines.extend(grant_lines(acl, a));
+    lines.extend(default_role_line(a));
+    lines
+}
+
+/// `SET DEFAULT ROLE ...` when the account has one.
+pub fn default_role_line(a: &Account) -> Option<String> {
+    (!a.default_role.is_empty()).then(|| {
+        format!(
+            "SET DEFAULT ROLE {} FOR {}",
+            quote(&a.default_role),
+            grantee(a)
+        )
+    })
+}
+
+/// SHOW GRANTS FOR a role: for the role and each role granted to it
+/// (transitively), the roles granted to it and its privileges.
+pub fn role_grants(acl: &AclData, role: &str) -> Vec<String> {
+    let mut lines = Vec::new();
+    for r in acl.role_closure(role) {
+        if let Some(a) = acl.role(&r) {
+            lines.extend(role_lines(acl, a));
+            lines.extend(grant_lines(acl, a));
+        }
+    }
+    lines
+}
+
 /// Every line of SHOW GRANTS FOR the account: global, then database, then table
-/// grants.
+/// grants. PUBLIC has no USAGE line.
 pub fn grant_lines(acl: &AclData, a: &Account) -> Vec<String> {
-    let to = account_name(&a.user, &a.host);
-    let mut lines = vec![format!(
-        "GRANT {} ON *.* TO {to}{}{}{}",
-        privilege_list(a.privs, Privs::ALL),
-        identified(a),
-        require(&a.tls),
-        with_grant(a.privs)
-    )];
+    let to = grantee(a);
+    let mut lines = Vec::new();
+    if !(a.is_role && a.user == PUBLIC && a.privs.is_empty()) {
+        lines.push(format!(
+            "GRANT {} ON *.* TO {to}{}{}{}",
+            privilege_list(a.privs, Privs::ALL),
+            identified(a),
+            require(&a.tls),
+            with_grant(a.privs)
+        ));
+    }
     let mine = |u: &str, h: &str| u == a.user && h.eq_ignore_ascii_case(&a.host);
     let mut dbs: Vec<_> = acl.dbs.iter().filter(|g| mine(&g.user, &g.host)).collect();
     dbs.sort_by(|x, y| x.db.cmp(&y.db));
@@ -149,6 +206,42 @@ pub fn create_user(a: &Account) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn role_lines_as_mariadb_prints_them() {
+        let mut acl = AclData::default();
+        let mut u = Account::new("u", "%");
+        u.default_role = "rb".into();
+        acl.accounts
+            .extend([u.clone(), Account::role("ra"), Account::role("rb")]);
+        acl.grant_role(("rb", ""), "ra", false);
+        acl.grant_role(("u", "%"), "rb", true);
+        acl.change_db(("ra", ""), "d", Privs::SELECT, false);
+        assert_eq!(
+            account_grants(&acl, &u),
+            [
+                "GRANT `rb` TO `u`@`%` WITH ADMIN OPTION",
+                "GRANT USAGE ON *.* TO `u`@`%`",
+                "SET DEFAULT ROLE `rb` FOR `u`@`%`",
+            ]
+        );
+        assert_eq!(
+            role_grants(&acl, "rb"),
+            [
+                "GRANT `ra` TO `rb`",
+                "GRANT USAGE ON *.* TO `rb`",
+                "GRANT USAGE ON *.* TO `ra`",
+                "GRANT SELECT ON `d`.* TO `ra`",
+            ]
+        );
+        acl.accounts.push(Account::role(PUBLIC));
+        assert!(role_grants(&acl, PUBLIC).is_empty());
+        acl.change_db((PUBLIC, ""), "d", Privs::INSERT, false);
+        assert_eq!(
+            role_grants(&acl, PUBLIC),
+            ["GRANT INSERT ON `d`.* TO PUBLIC"]
+        );
+    }
 
     #[test]
     fn lines_as_mariadb_prints_them() {

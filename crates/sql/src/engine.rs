@@ -338,6 +338,12 @@ impl Engine {
     ) -> Session {
         let mut s = Session::new(self.clone(), connection_id, user, host);
         s.cx.privs = crate::account::SessionPrivs::for_account(&account.user, &account.host);
+        // The default role is enabled while it is still granted to the account.
+        let acl = self.acl.snapshot();
+        let granted = acl.role_grant((&account.user, &account.host), &account.default_role);
+        if granted.is_some() && acl.role(&account.default_role).is_some() {
+            s.cx.privs.set_role(Some(account.default_role.clone()));
+        }
         s.cx.privs.password_expired = account.password_expired;
         s
     }

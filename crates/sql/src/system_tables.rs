@@ -4,8 +4,8 @@
 //! to files only (`log_output=TABLE` is refused), so the tables are always
 //! empty, as MariaDB's are under `log_output=FILE`.
 //!
-//! The grant tables (`user`, `global_priv`, `db`, `tables_priv`) come from the
-//! accounts (see [`crate::account::tables`]).
+//! The grant tables (`user`, `global_priv`, `db`, `tables_priv`, `roles_mapping`)
+//! come from the accounts (see [`crate::account::tables`]).
 //!
 //! They are read-only virtual tables, not catalog entries: a data directory holds
 //! only the user's tables. A real table of the same name in `mysql` (created by

@@ -18,7 +18,7 @@ impl SessionCtx {
     }
 
     /// The host errors name the client by (`localhost` for the loopback).
-    fn client_host(&self) -> String {
+    pub(crate) fn client_host(&self) -> String {
         Client::from_peer(&self.host).shown().to_string()
     }
 

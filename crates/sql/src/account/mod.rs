@@ -5,6 +5,7 @@
 
 pub mod check;
 pub mod gate;
+pub mod role;
 pub mod stmt;
 pub mod tables;
 
@@ -79,6 +80,8 @@ impl AclStore {
 pub struct SessionPrivs {
     /// `None`: an internal session, allowed everything.
     pub account: Option<(String, String)>,
+    /// The enabled role (SET ROLE, CURRENT_ROLE()).
+    pub role: Option<String>,
     generation: u64,
     grants: Arc<Grants>,
     /// The account holds every global privilege: nothing needs checking.
@@ -112,10 +115,19 @@ impl SessionPrivs {
         if generation == self.generation {
             return;
         }
-        let grants = store.snapshot().grants_of(user, host);
+        let grants = store
+            .snapshot()
+            .effective_grants(user, host, self.role.as_deref());
         self.all = grants.global == Privs::ALL || grants.global == Privs::ALL.without(Privs::GRANT);
         self.grants = Arc::new(grants);
         self.generation = generation;
+    }
+
+    /// Enables `role` (`None`: no role); the grants are recomputed at the next
+    /// check.
+    pub fn set_role(&mut self, role: Option<String>) {
+        self.role = role;
+        self.generation = 0;
     }
 
     /// Whether every check passes without looking (internal sessions, accounts

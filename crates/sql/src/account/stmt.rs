@@ -132,6 +132,19 @@ impl Session {
             .collect()
     }
 
+    /// [`Session::specs`] for the grantees of GRANT / REVOKE: bare names may be
+    /// roles.
+    fn grantee_specs(&self, users: &[UserSpec]) -> R<Vec<Spec>> {
+        let acl = self.cx.engine.acl.snapshot();
+        users
+            .iter()
+            .map(|s| {
+                let creds = s.auth.as_ref().map(credentials).transpose()?;
+                Ok((self.grantee(s, &acl), creds))
+            })
+            .collect()
+    }
+
     fn create_users(
         &mut self,
         or_replace: bool,
@@ -286,6 +299,7 @@ impl Session {
             _ => self.named(&UserSpec {
                 name: None,
                 auth: None,
+                bare: false,
             }),
         };
         let creds = credentials(auth)?;
@@ -412,18 +426,19 @@ impl Session {
             privs |= Privs::GRANT;
         }
         self.may_grant(&target, privs.without(Privs::GRANT))?;
-        let creates = users
+        let specs = self.grantee_specs(users)?;
+        let creates = specs
             .iter()
-            .any(|s| s.auth.is_some() && !self.account_exists(&self.named(s)));
+            .any(|(n, c)| c.is_some() && !self.account_exists(n));
         if creates {
             self.cx.require_global(Privs::CREATE_USER, "CREATE USER")?;
         }
-        let specs = self.specs(users)?;
         if tls.is_some() {
             self.may_set_tls(&specs)?;
         }
         self.cx.engine.acl.update(|acl| {
             for ((user, host), creds) in &specs {
+                ensure_public(acl, (user, host));
                 if acl.account(user, host).is_none() {
                     if creds.is_none() {
                         return Err(no_such_user());
@@ -469,9 +484,14 @@ impl Session {
         let target = self.target(level)?;
         let privs = self.level_privs(privs, &target)?;
         self.may_grant(&target, privs.without(Privs::GRANT))?;
-        let names: Vec<AccountName> = users.iter().map(|s| self.named(s)).collect();
+        let names: Vec<AccountName> = self
+            .grantee_specs(users)?
+            .into_iter()
+            .map(|s| s.0)
+            .collect();
         self.cx.engine.acl.update(|acl| {
             for (user, host) in &names {
+                public_exists(acl, (user, host))?;
                 if acl.account(user, host).is_none() {
                     return Err(no_such_user());
                 }
@@ -485,10 +505,15 @@ impl Session {
     }
 
     fn revoke_all(&mut self, users: &[UserSpec]) -> R<QueryResult> {
-        let names: Vec<AccountName> = users.iter().map(|s| self.named(s)).collect();
+        let names: Vec<AccountName> = self
+            .grantee_specs(users)?
+            .into_iter()
+            .map(|s| s.0)
+            .collect();
         let missing = self.cx.engine.acl.update(|acl| {
             let mut missing = Vec::new();
             for (user, host) in &names {
+                public_exists(acl, (user, host))?;
                 let Some(a) = acl.account_mut(user, host) else {
                     missing.push((user.clone(), host.clone()));
                     continue;
@@ -497,6 +522,7 @@ impl Session {
                 let mine = |u: &str, h: &str| u == user && h.eq_ignore_ascii_case(host);
                 acl.dbs.retain(|g| !mine(&g.user, &g.host));
                 acl.tables.retain(|g| !mine(&g.user, &g.host));
+                acl.roles.retain(|g| !mine(&g.user, &g.host));
             }
             Ok(missing)
         })?;
@@ -505,6 +531,25 @@ impl Session {
         }
         Ok(QueryResult::ok(0))
     }
+}
+
+fn is_public((user, host): (&str, &str)) -> bool {
+    user == basalt_acl::PUBLIC && host.is_empty()
+}
+
+/// PUBLIC exists once something is granted to it.
+fn ensure_public(acl: &mut AclData, grantee: (&str, &str)) {
+    if is_public(grantee) && acl.role(grantee.0).is_none() {
+        acl.accounts.push(Account::role(grantee.0));
+    }
+}
+
+/// A REVOKE from PUBLIC before anything was granted to it is 1959, as MariaDB.
+fn public_exists(acl: &AclData, grantee: (&str, &str)) -> R<()> {
+    if is_public(grantee) && acl.role(grantee.0).is_none() {
+        return Err(crate::front::native::role::invalid_role(grantee.0));
+    }
+    Ok(())
 }
 
 /// Grants (or, with `revoke`, takes away) `privs` at `target`; false when a

@@ -1,7 +1,7 @@
 //! The `mysql` database's grant tables as MariaDB 10.11 shows them, read-only and
 //! built from the accounts when a statement opens them: `global_priv` (one JSON
 //! document per account), `user` (MariaDB's view over it, one Y/N column per
-//! privilege), `db` and `tables_priv`. Changing them is done with CREATE USER,
+//! privilege), `db`, `tables_priv` and `roles_mapping`. Changing them is done with CREATE USER,
 //! GRANT and the other account statements; a write to them is refused as to any
 //! read-only table.
 
@@ -182,6 +182,11 @@ pub fn columns(name: &str) -> Option<Vec<ColumnDef>> {
             cols.push(long_text("Table_priv", false));
             cols.push(long_text("Column_priv", false));
         }
+        "roles_mapping" => {
+            cols.push(chr("User", 128));
+            cols.push(chr("Role", 128));
+            cols.push(flag("Admin_option", false));
+        }
         _ => return None,
     }
     Some(cols)
@@ -233,6 +238,14 @@ pub fn rows(name: &str, acl: &AclData) -> Vec<Row> {
                 ]
             })
             .collect(),
+        "roles_mapping" => acl
+            .roles
+            .iter()
+            .map(|g| {
+                let admin = if g.admin { "Y" } else { "N" };
+                vec![s(&g.host), s(&g.user), s(&g.role), s(admin)]
+            })
+            .collect(),
         _ => Vec::new(),
     }
 }
@@ -261,6 +274,9 @@ fn json(v: &str) -> String {
 /// writes them on CREATE USER; the TLS keys only for an account with a
 /// requirement.
 fn global_priv(a: &Account) -> String {
+    if a.is_role {
+        return format!("{{\"access\":{},\"is_role\":true}}", a.privs.0);
+    }
     let mut doc = format!(
         "{{\"access\":{},\"plugin\":{},\"authentication_string\":{}",
         a.privs.0,
@@ -282,6 +298,9 @@ fn global_priv(a: &Account) -> String {
     if a.password_expired {
         doc.push_str(",\"password_last_changed\":0");
     }
+    if !a.default_role.is_empty() {
+        doc.push_str(&format!(",\"default_role\":{}", json(&a.default_role)));
+    }
     doc.push('}');
     doc
 }
@@ -301,8 +320,8 @@ fn user_row(a: &Account) -> Row {
     r.push(s(&a.plugin));
     r.push(s(&a.auth));
     r.push(s(if a.password_expired { "Y" } else { "N" }));
-    r.push(s("N"));
-    r.push(s(""));
+    r.push(s(if a.is_role { "Y" } else { "N" }));
+    r.push(s(&a.default_role));
     r.push(Value::Decimal(Decimal::new(0, 6)));
     r
 }

@@ -279,6 +279,7 @@ const STRING_FUNCTIONS: &[&str] = &[
     "schema",
     "user",
     "current_user",
+    "current_role",
     "session_user",
     "system_user",
     "version",

@@ -98,6 +98,7 @@ pub(crate) fn not_allowed(f: Func, args: usize) -> Option<&'static str> {
         Uuid => "uuid()",
         User => "user()",
         CurrentUser => "current_user()",
+        CurrentRole => "current_role()",
         Database => "database()",
         ConnectionId => "connection_id()",
         LastInsertId => "last_insert_id()",

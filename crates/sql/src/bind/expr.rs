@@ -925,6 +925,7 @@ impl Binder<'_> {
 fn niladic(name: &str) -> Option<Func> {
     Some(match name {
         "current_user" => Func::CurrentUser,
+        "current_role" => Func::CurrentRole,
         "current_date" => Func::CurDate,
         "current_time" => Func::CurTime,
         "current_timestamp" | "localtime" | "localtimestamp" => Func::Now,

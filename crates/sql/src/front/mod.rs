@@ -266,11 +266,6 @@ pub fn analyze_with(text: &str, opts: LitOpts) -> Result<Front<'_>, MySqlError> 
             return Ok(Front::Cached(s));
         }
     }
-    // Account statements are refused before sqlparser sees them (1235, see
-    // `native::account_statement`); DML never gets here.
-    if let Some(what) = native::account_statement(text, toks) {
-        return Ok(Front::Native(Native::Unsupported(what)));
-    }
     Ok(Front::Parse(apply(text, &edits)))
 }
 

@@ -16,6 +16,7 @@ mod into;
 mod load;
 mod maint;
 pub mod replica;
+pub mod role;
 pub mod sequence;
 mod set;
 mod show;
@@ -29,7 +30,7 @@ pub use maint::{MaintOp, Maintenance};
 use set::set_native;
 use show::show;
 pub use show::{Show, ShowFilter};
-pub use unsupported::{account_statement, dml_modifiers};
+pub use unsupported::dml_modifiers;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum PrepareSource {
@@ -143,6 +144,8 @@ pub enum Native {
     Unsupported(&'static str),
     /// CREATE / ALTER / DROP / RENAME USER, SET PASSWORD, GRANT, REVOKE.
     Account(account::AccountStmt),
+    /// CREATE / DROP ROLE, GRANT / REVOKE role, SET [DEFAULT] ROLE.
+    Role(role::RoleStmt),
 }
 
 /// One value of `EXECUTE ... USING`.
@@ -373,6 +376,13 @@ pub fn parse_native(src: &str, toks: &[Token], markers: bool) -> R<Option<Native
             Some(n) => n,
             None => return Ok(None),
         }
+    } else if is("set")
+        && (toks.get(1).is_some_and(|t| t.is_kw(src, "role"))
+            || (toks.get(1).is_some_and(|t| t.is_kw(src, "default"))
+                && toks.get(2).is_some_and(|t| t.is_kw(src, "role"))))
+    {
+        p.pos = 1;
+        role::set(&mut p)?
     } else if is("set") {
         match set_native(&mut p)? {
             Some(n) => n,

@@ -10,11 +10,13 @@ use basalt_common::{
 use Col::*;
 
 pub const NAMES: &[&str] = &[
+    "APPLICABLE_ROLES",
     "CHARACTER_SETS",
     "CHECK_CONSTRAINTS",
     "COLLATIONS",
     "COLLATION_CHARACTER_SET_APPLICABILITY",
     "COLUMNS",
+    "ENABLED_ROLES",
     "ENGINES",
     "EVENTS",
     "FILES",
@@ -184,6 +186,14 @@ pub fn build(name: &str, cx: &SessionCtx) -> Built {
         "USER_PRIVILEGES" => (
             def(&[("GRANTEE", Str(385)), ("TABLE_CATALOG", Str(512)), ("PRIVILEGE_TYPE", Str(64)), ("IS_GRANTABLE", Str(3))]),
             super::privileges::user_privileges(cx),
+        ),
+        "APPLICABLE_ROLES" => (
+            def(&[("GRANTEE", Str(385)), ("ROLE_NAME", Str(128)), ("IS_GRANTABLE", Str(3)), ("IS_DEFAULT", OptStr(3))]),
+            super::privileges::applicable_roles(cx),
+        ),
+        "ENABLED_ROLES" => (
+            def(&[("ROLE_NAME", OptStr(128))]),
+            super::privileges::enabled_roles(cx),
         ),
         "SCHEMA_PRIVILEGES" => (
             def(&[("GRANTEE", Str(385)), ("TABLE_CATALOG", Str(512)), ("TABLE_SCHEMA", Str(64)), ("PRIVILEGE_TYPE", Str(64)), ("IS_GRANTABLE", Str(3))]),

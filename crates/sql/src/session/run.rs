@@ -353,6 +353,7 @@ impl Session {
             Native::SelectInto(s) => self.select_into(*s),
             Native::Unsupported(what) => Err(MySqlError::not_supported(what)),
             Native::Account(st) => self.account_statement(st),
+            Native::Role(st) => self.role_statement(st),
         }
     }
 

@@ -72,22 +72,38 @@ fn result(cols: Vec<ColumnMeta>, rows: Vec<Row>) -> R<QueryResult> {
     Ok(QueryResult::rows(cols, rows))
 }
 
-/// `SHOW GRANTS [FOR user@host]`: the account's grants as MariaDB prints them.
-/// Another account's need SELECT on the `mysql` database (1044); an account that
-/// does not exist is 1141.
-fn show_grants(session: &mut Session, account: Option<(String, String)>) -> R<QueryResult> {
+/// `SHOW GRANTS [FOR user@host | role | PUBLIC]`: the grants as MariaDB prints
+/// them. Another account's or a role's (but PUBLIC's and the enabled role's)
+/// need SELECT on the `mysql` database (1044); an account that does not exist
+/// is 1141.
+fn show_grants(
+    session: &mut Session,
+    spec: Option<crate::front::native::account::UserSpec>,
+) -> R<QueryResult> {
     let current = session.cx.privs.account.clone();
-    let (u, h) = match (account, &current) {
-        (Some(a), _) => a,
+    let acl = session.cx.engine.acl.snapshot();
+    let (u, h) = match (&spec, &current) {
+        (Some(s), _) => session.grantee(s, &acl),
         (None, Some(a)) => a.clone(),
         (None, None) => (session.cx.user.clone(), "%".to_string()),
     };
-    if current.as_ref() != Some(&(u.clone(), h.clone())) {
+    // A role's grants need the privilege too, but PUBLIC's and the enabled
+    // role's (not those of the roles granted to it), as in MariaDB.
+    let free_role = h.is_empty()
+        && (u == basalt_acl::PUBLIC || session.cx.privs.role.as_deref() == Some(u.as_str()));
+    if current.as_ref() != Some(&(u.clone(), h.clone())) && !free_role {
         session.cx.require_db("mysql", basalt_acl::Privs::SELECT)?;
     }
-    let acl = session.cx.engine.acl.snapshot();
+    if h.is_empty() && (acl.role(&u).is_some() || u == basalt_acl::PUBLIC) {
+        let lines = basalt_acl::show::role_grants(&acl, &u);
+        return result(
+            vec![text_col_nn(&format!("Grants for {u}"), 1024)],
+            lines.into_iter().map(|l| vec![s(l)]).collect(),
+        );
+    }
     let lines = match acl.account(&u, &h) {
-        Some(a) => basalt_acl::show::grant_lines(&acl, a),
+        Some(a) if spec.is_none() => own_grants(session, &acl, a),
+        Some(a) => basalt_acl::show::account_grants(&acl, a),
         // An internal session's own account (embedded use): every right.
         None if current.is_none() && session.cx.user == u => vec![format!(
             "GRANT ALL PRIVILEGES ON *.* TO {} WITH GRANT OPTION",
@@ -105,6 +121,24 @@ fn show_grants(session: &mut Session, account: Option<(String, String)>) -> R<Qu
         vec![text_col_nn(&format!("Grants for {u}@{h}"), 1024)],
         lines.into_iter().map(|l| vec![s(l)]).collect(),
     )
+}
+
+/// SHOW GRANTS for the session's own account: its grants, the enabled role's
+/// (with the roles granted to it), PUBLIC's, then its default role.
+fn own_grants(
+    session: &Session,
+    acl: &basalt_acl::AclData,
+    a: &basalt_acl::Account,
+) -> Vec<String> {
+    use basalt_acl::show;
+    let mut lines = show::role_lines(acl, a);
+    lines.extend(show::grant_lines(acl, a));
+    if let Some(r) = &session.cx.privs.role {
+        lines.extend(show::role_grants(acl, r));
+    }
+    lines.extend(show::role_grants(acl, basalt_acl::PUBLIC));
+    lines.extend(show::default_role_line(a));
+    lines
 }
 
 /// `SHOW CREATE USER`: another account's needs SELECT on `mysql` (1044); one

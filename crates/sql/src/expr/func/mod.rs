@@ -54,6 +54,7 @@ pub enum Func {
     Database,
     User,
     CurrentUser,
+    CurrentRole,
     ConnectionId,
     Version,
     LastInsertId,
@@ -191,6 +192,7 @@ pub fn lookup(name: &str) -> Option<(Func, usize, usize)> {
         "database" | "schema" => (Database, 0, 0),
         "user" | "session_user" | "system_user" => (User, 0, 0),
         "current_user" => (CurrentUser, 0, 0),
+        "current_role" => (CurrentRole, 0, 0),
         "connection_id" => (ConnectionId, 0, 0),
         "version" => (Version, 0, 0),
         "last_insert_id" => (LastInsertId, 0, 1),
@@ -510,7 +512,7 @@ pub fn result_type(f: Func, args: &[ExprType]) -> ExprType {
     match f {
         TimestampLocal => args[0].clone(),
         Database => ExprType::string(64, utf).nullable(true),
-        User | CurrentUser => ExprType::string(384, utf).nullable(true),
+        User | CurrentUser | CurrentRole => ExprType::string(384, utf).nullable(true),
         Version => ExprType::string(26, utf),
         ConnectionId => ExprType::long(10).unsigned(),
         LastInsertId if !args.is_empty() => {
@@ -774,6 +776,7 @@ fn eval_values(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
         Database => Ok(ctx.cx.db.as_deref().map_or(Value::Null, Value::str)),
         User => Ok(Value::str(&format!("{}@{}", ctx.cx.user, ctx.cx.host))),
         CurrentUser => Ok(Value::str(&ctx.cx.privs.current_user(&ctx.cx.user))),
+        CurrentRole => Ok(ctx.cx.privs.role.as_deref().map_or(Value::Null, Value::str)),
         ConnectionId => Ok(Value::UInt(ctx.cx.var_u64("pseudo_thread_id"))),
         Version => Ok(Value::str(&ctx.cx.engine.config.version)),
         LastInsertId => {
@@ -891,6 +894,7 @@ const GRAMMAR_FUNCTIONS: &[&str] = &[
     "char",
     "charset",
     "curdate",
+    "current_role",
     "current_user",
     "curtime",
     "date",

@@ -1,9 +1,9 @@
 //! Account statements as MariaDB's grammar has them: CREATE / ALTER / DROP /
 //! RENAME USER, SET PASSWORD, GRANT and REVOKE (global, database and table
 //! level), with the TLS an account requires (`REQUIRE NONE | SSL | X509 |
-//! CIPHER / ISSUER / SUBJECT`) on CREATE USER, ALTER USER and GRANT. Roles,
-//! column and routine privileges, PROXY and resource limits are refused with
-//! 1235 until they exist.
+//! CIPHER / ISSUER / SUBJECT`) on CREATE USER, ALTER USER and GRANT. Role
+//! statements are parsed in [`super::role`]. Column and routine privileges,
+//! PROXY and resource limits are refused with 1235 until they exist.
 
 use super::{Native, P, R};
 use crate::front::lexer::{unquote, TokKind};
@@ -27,6 +27,9 @@ pub struct UserSpec {
     /// `None`: CURRENT_USER.
     pub name: Option<AccountName>,
     pub auth: Option<Auth>,
+    /// Named without `@host`: a role of that name if there is one, else the
+    /// account `name@'%'`.
+    pub bare: bool,
 }
 
 /// REQUIRE, ACCOUNT LOCK / UNLOCK and PASSWORD EXPIRE.
@@ -104,6 +107,10 @@ fn parse_statement(p: &mut P, first: &str) -> R<Option<Native>> {
                 p.expect_kw("replace")?;
                 true
             };
+            if p.kw("role") {
+                let r = super::role::create(p, or_replace)?;
+                return role_statement(p, r);
+            }
             if !p.kw("user") {
                 return Ok(None);
             }
@@ -133,6 +140,10 @@ fn parse_statement(p: &mut P, first: &str) -> R<Option<Native>> {
             }
         }
         "drop" => {
+            if p.kw("role") {
+                let r = super::role::drop(p)?;
+                return role_statement(p, r);
+            }
             if !p.kw("user") {
                 return Ok(None);
             }
@@ -182,6 +193,11 @@ fn parse_statement(p: &mut P, first: &str) -> R<Option<Native>> {
     Ok(Some(Native::Account(stmt)))
 }
 
+fn role_statement(p: &mut P, stmt: super::role::RoleStmt) -> R<Option<Native>> {
+    p.end()?;
+    Ok(Some(Native::Role(stmt)))
+}
+
 fn if_exists(p: &mut P) -> R<bool> {
     Ok(p.kw("if") && {
         p.expect_kw("exists")?;
@@ -199,6 +215,12 @@ fn name_part(p: &mut P) -> R<String> {
 
 /// `user[@host]`, the host `%` when left out.
 pub(super) fn account_name(p: &mut P) -> R<AccountName> {
+    let (user, host) = account_name_as_written(p)?;
+    Ok((user, host.unwrap_or_else(|| "%".to_string())))
+}
+
+/// `user[@host]`; `None` when no host is written.
+fn account_name_as_written(p: &mut P) -> R<(String, Option<String>)> {
     let user = name_part(p)?;
     let host = match p.peek() {
         Some(t) if t.kind == TokKind::Var && !t.text(p.src).starts_with("@@") => {
@@ -211,9 +233,9 @@ pub(super) fn account_name(p: &mut P) -> R<AccountName> {
                 _ => body.to_string(),
             }
         }
-        _ => "%".to_string(),
+        _ => return Ok((user, None)),
     };
-    Ok((user, host))
+    Ok((user, Some(host)))
 }
 
 /// An account or CURRENT_USER[()].
@@ -225,12 +247,26 @@ fn user(p: &mut P) -> R<UserSpec> {
         return Ok(UserSpec {
             name: None,
             auth: None,
+            bare: false,
         });
     }
+    let (user, host) = account_name_as_written(p)?;
     Ok(UserSpec {
-        name: Some(account_name(p)?),
+        bare: host.is_none(),
+        name: Some((user, host.unwrap_or_else(|| "%".to_string()))),
         auth: None,
     })
+}
+
+/// An account, a role or CURRENT_USER, as GRANT and REVOKE name grantees
+/// (PUBLIC is the role of that name).
+pub(super) fn grantee(p: &mut P) -> R<UserSpec> {
+    user(p)
+}
+
+/// A list of [`grantee`]s.
+pub(super) fn grantees(p: &mut P) -> R<Vec<UserSpec>> {
+    names(p)
 }
 
 fn names(p: &mut P) -> R<Vec<UserSpec>> {
@@ -471,7 +507,7 @@ fn level(p: &mut P) -> R<GrantLevel> {
     Ok(GrantLevel::Table(Some(first), p.ident()?))
 }
 
-/// `privilege_list ON level`; without ON, the statement grants a role (1235).
+/// `privilege_list ON level`.
 fn privileges_on(p: &mut P) -> R<(Option<Privs>, GrantLevel)> {
     let privs = privilege_list(p);
     if let Err(e) = &privs {
@@ -480,8 +516,7 @@ fn privileges_on(p: &mut P) -> R<(Option<Privs>, GrantLevel)> {
         }
     }
     if !p.kw("on") {
-        // GRANT role TO user / REVOKE role FROM user.
-        return Err(unsupported("roles"));
+        return Err(p.err());
     }
     Ok((privs?, level(p)?))
 }
@@ -489,6 +524,9 @@ fn privileges_on(p: &mut P) -> R<(Option<Privs>, GrantLevel)> {
 fn grant(p: &mut P) -> R<Option<Native>> {
     if p.kw("proxy") {
         return Err(unsupported("PROXY privileges"));
+    }
+    if let Some(r) = super::role::grant(p)? {
+        return role_statement(p, r);
     }
     let (privs, level) = privileges_on(p)?;
     p.expect_kw("to")?;
@@ -516,6 +554,9 @@ fn grant(p: &mut P) -> R<Option<Native>> {
 fn revoke(p: &mut P) -> R<Option<Native>> {
     if p.kw("proxy") {
         return Err(unsupported("PROXY privileges"));
+    }
+    if let Some(r) = super::role::revoke(p)? {
+        return role_statement(p, r);
     }
     let start = p.pos;
     if p.kw("all") {
@@ -604,7 +645,7 @@ mod tests {
             stmt("set password for u@'%' = password('x')"),
             AccountStmt::SetPassword { .. }
         ));
-        assert_eq!(parse("grant r to u").unwrap_err().code, 1235);
+        assert!(matches!(parse("grant r to u"), Ok(Some(Native::Role(_)))));
         assert_eq!(parse("grant select (a) on t to u").unwrap_err().code, 1235);
         assert_eq!(parse("grant selec on t to u").unwrap_err().code, 1064);
     }

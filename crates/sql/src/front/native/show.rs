@@ -74,10 +74,10 @@ pub enum Show {
     Processlist {
         full: bool,
     },
-    /// `SHOW GRANTS [FOR user[@host] | FOR CURRENT_USER[()]]`: `None` for the
-    /// current account.
+    /// `SHOW GRANTS [FOR user[@host] | role | PUBLIC | CURRENT_USER[()]]`: `None`
+    /// for the current account.
     Grants {
-        user: Option<(String, String)>,
+        user: Option<super::account::UserSpec>,
     },
     Plugins,
     Privileges,
@@ -316,19 +316,15 @@ fn show_misc(p: &mut P) -> R<Show> {
     Ok(s)
 }
 
-/// The account of `SHOW GRANTS FOR ...` (`None`: the current one). A missing host
-/// is `%`, as MariaDB takes it.
-fn grants_for(p: &mut P) -> R<Option<(String, String)>> {
+/// The grantee of `SHOW GRANTS FOR ...` (`None`: the current account). A bare
+/// name is a role if one exists, else the account `name@'%'`, as MariaDB takes
+/// it.
+fn grants_for(p: &mut P) -> R<Option<super::account::UserSpec>> {
     if !p.kw("for") {
         return Ok(None);
     }
-    if p.kw("current_user") {
-        if p.punct("(") && !p.punct(")") {
-            return Err(p.err());
-        }
-        return Ok(None);
-    }
-    Ok(Some(super::account::account_name(p)?))
+    let spec = super::account::grantee(p)?;
+    Ok(spec.name.is_some().then_some(spec))
 }
 
 pub(super) fn show_limit(p: &mut P) -> R<Option<(u64, u64)>> {

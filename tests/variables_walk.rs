@@ -104,7 +104,10 @@ const CLASSIFIED: &[(&str, Proof)] = &[
     ("max_sort_length", DefaultOnly("2048")),
     ("max_sp_recursion_depth", NoEffect("stored procedures do not exist (CREATE PROCEDURE is refused)")),
     ("max_statement_time", Elsewhere("time limits: statements stopped after their time")),
-    ("max_user_connections", DefaultOnly("5")),
+    (
+        "max_user_connections",
+        Test("max_user_connections_is_fixed_at_0_as_in_mariadb"),
+    ),
     ("net_buffer_length", DefaultOnly("8192")),
     ("net_read_timeout", DefaultOnly("10")),
     ("net_retry_count", DefaultOnly("20")),

@@ -5,6 +5,7 @@
 //! engine; the server authenticates against it.
 
 pub mod host;
+pub mod limits;
 pub mod model;
 pub mod privs;
 pub mod roles;
@@ -12,6 +13,7 @@ pub mod show;
 pub mod tls;
 
 pub use host::Client;
+pub use limits::{LimitChanges, Limits};
 pub use model::{Account, AclData, DbGrant, Grants, RoleGrant, TableGrant, NATIVE};
 pub use privs::Privs;
 pub use roles::PUBLIC;

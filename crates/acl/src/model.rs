@@ -32,6 +32,9 @@ pub struct Account {
     /// SET DEFAULT ROLE: the role a login enables (empty: none).
     #[serde(default)]
     pub default_role: String,
+    /// `WITH MAX_...` resource limits.
+    #[serde(default)]
+    pub limits: crate::limits::Limits,
 }
 
 impl Account {
@@ -47,6 +50,7 @@ impl Account {
             tls: TlsRequirement::default(),
             is_role: false,
             default_role: String::new(),
+            limits: crate::limits::Limits::default(),
         }
     }
 

@@ -36,6 +36,16 @@ fn with_grant(privs: Privs) -> &'static str {
     }
 }
 
+/// ` WITH GRANT OPTION MAX_...` of the global GRANT line.
+fn with_grant_and_limits(a: &Account) -> String {
+    let limits = a.limits.clauses();
+    match (a.privs.contains(Privs::GRANT), limits.is_empty()) {
+        (true, _) => format!(" WITH GRANT OPTION{limits}"),
+        (false, true) => String::new(),
+        (false, false) => format!(" WITH{limits}"),
+    }
+}
+
 /// ` IDENTIFIED BY PASSWORD '...'` / ` IDENTIFIED VIA plugin USING '...'`, or
 /// nothing for an account without a password.
 pub fn identified(a: &Account) -> String {
@@ -154,7 +164,7 @@ pub fn grant_lines(acl: &AclData, a: &Account) -> Vec<String> {
             privilege_list(a.privs, Privs::ALL),
             identified(a),
             require(&a.tls),
-            with_grant(a.privs)
+            with_grant_and_limits(a)
         ));
     }
     let mine = |u: &str, h: &str| u == a.user && h.eq_ignore_ascii_case(&a.host);
@@ -194,6 +204,9 @@ pub fn create_user(a: &Account) -> String {
         identified(a),
         require(&a.tls)
     );
+    if a.limits.any() {
+        s.push_str(&format!(" WITH{}", a.limits.clauses()));
+    }
     if a.locked {
         s.push_str(" ACCOUNT LOCK");
     }

@@ -243,9 +243,17 @@ fn login(
         return None;
     }
     *state.scramble.lock() = login.scramble;
-    let mut session = server
+    let session = server
         .engine
         .client_session(state.id, &login.user, &state.host, &account);
+    let mut session = match session {
+        Ok(s) => s,
+        Err(e) => {
+            conn.write_err(&e);
+            let _ = blocking::run(conn.flush());
+            return None;
+        }
+    };
     adopt_interrupt(state, &session);
     if let Some(t) = &transport.tls {
         session.set_tls(t.version, t.cipher);

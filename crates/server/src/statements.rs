@@ -409,9 +409,16 @@ pub fn change_user(
     };
     session.close();
     stmts.clear();
-    *session = server
+    let next = server
         .engine
         .client_session(state.id, &req.user, &state.host, &account);
+    *session = match next {
+        Ok(s) => s,
+        Err(e) => {
+            conn.write_err(&e);
+            return false;
+        }
+    };
     crate::connection::adopt_interrupt(state, session);
     if let Some(t) = &transport.tls {
         session.set_tls(t.version, t.cipher);

@@ -223,6 +223,8 @@ pub struct Engine {
     replica: std::sync::OnceLock<crate::replica::Replica>,
     /// Accounts and grants.
     pub(crate) acl: crate::account::AclStore,
+    /// What accounts use of their resource limits.
+    pub(crate) resources: crate::account::resources::Resources,
 }
 
 impl Engine {
@@ -282,6 +284,7 @@ impl Engine {
         let acl = crate::account::AclStore::load(&storage);
         Arc::new(Engine {
             acl,
+            resources: Default::default(),
             storage,
             config,
             globals,
@@ -328,16 +331,30 @@ impl Engine {
     }
 
     /// A client's session with the rights of the account it logged in as
-    /// (`account`: user and host pattern, see [`Engine::login_account`]).
+    /// (`account`: user and host pattern, see [`Engine::login_account`]), or
+    /// the error of a resource limit the login exceeds (1226, 1203).
     pub fn client_session(
         self: &Arc<Self>,
         connection_id: u64,
         user: &str,
         host: &str,
         account: &basalt_acl::Account,
-    ) -> Session {
+    ) -> Result<Session, MySqlError> {
+        let global = match self.global_variable("max_user_connections") {
+            Some(Value::Int(n)) => n,
+            _ => 0,
+        };
+        let key = (account.user.as_str(), account.host.as_str());
+        let tracked = self.resources.login(key, user, &account.limits, global)?;
         let mut s = Session::new(self.clone(), connection_id, user, host);
         s.cx.privs = crate::account::SessionPrivs::for_account(&account.user, &account.host);
+        s.cx.privs.limits = account.limits;
+        s.cx.privs.tracked = tracked;
+        if account.limits.statement_time > 0.0 {
+            let t = Value::Double(account.limits.statement_time);
+            s.cx.vars.insert("max_statement_time", t);
+            s.cx.refresh_derived();
+        }
         // The default role is enabled while it is still granted to the account.
         let acl = self.acl.snapshot();
         let granted = acl.role_grant((&account.user, &account.host), &account.default_role);
@@ -345,7 +362,7 @@ impl Engine {
             s.cx.privs.set_role(Some(account.default_role.clone()));
         }
         s.cx.privs.password_expired = account.password_expired;
-        s
+        Ok(s)
     }
 
     /// The account a login as `user` from `peer` (an address, or `localhost` for

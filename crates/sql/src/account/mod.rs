@@ -5,6 +5,7 @@
 
 pub mod check;
 pub mod gate;
+pub mod resources;
 pub mod role;
 pub mod stmt;
 pub mod tables;
@@ -88,6 +89,10 @@ pub struct SessionPrivs {
     all: bool,
     /// The account's password expired: only SET PASSWORD / ALTER USER run.
     pub password_expired: bool,
+    /// The account's resource limits, as of the login.
+    pub limits: basalt_acl::Limits,
+    /// The login counts in [`resources::Resources`] until the session ends.
+    pub tracked: bool,
 }
 
 impl SessionPrivs {

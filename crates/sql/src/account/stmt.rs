@@ -94,7 +94,8 @@ impl Session {
                 users,
                 grant_option,
                 tls,
-            } => self.grant(privs, &level, &users, grant_option, tls.as_ref()),
+                limits,
+            } => self.grant(privs, &level, &users, grant_option, (tls.as_ref(), limits)),
             AccountStmt::Revoke {
                 privs,
                 level,
@@ -242,7 +243,11 @@ impl Session {
     ) -> R<QueryResult> {
         let own = |s: &UserSpec| s.name.is_none() || s.name == self.cx.privs.account;
         let others = !users.iter().all(own);
-        if others || options.lock.is_some() || options.expire || options.tls.is_some() {
+        let options_set = options.lock.is_some()
+            || options.expire
+            || options.tls.is_some()
+            || !options.limits.is_empty();
+        if others || options_set {
             self.cx.require_global(Privs::CREATE_USER, "CREATE USER")?;
         }
         let specs = self.specs(users)?;
@@ -320,6 +325,7 @@ fn apply_options(a: &mut Account, o: &crate::front::native::account::UserOptions
     if let Some(tls) = &o.tls {
         a.tls = tls.clone();
     }
+    o.limits.apply(&mut a.limits);
     if let Some(lock) = o.lock {
         a.locked = lock;
     }
@@ -418,7 +424,7 @@ impl Session {
         level: &GrantLevel,
         users: &[UserSpec],
         grant_option: bool,
-        tls: Option<&TlsRequirement>,
+        (tls, limits): (Option<&TlsRequirement>, basalt_acl::LimitChanges),
     ) -> R<QueryResult> {
         let target = self.target(level)?;
         let mut privs = self.level_privs(privs, &target)?;
@@ -433,8 +439,8 @@ impl Session {
         if creates {
             self.cx.require_global(Privs::CREATE_USER, "CREATE USER")?;
         }
-        if tls.is_some() {
-            self.may_set_tls(&specs)?;
+        if tls.is_some() || !limits.is_empty() {
+            self.may_change_grantees(&specs)?;
         }
         self.cx.engine.acl.update(|acl| {
             for ((user, host), creds) in &specs {
@@ -452,6 +458,7 @@ impl Session {
                 if let Some(tls) = tls {
                     a.tls = tls.clone();
                 }
+                limits.apply(&mut a.limits);
                 add(acl, (user, host), &target, privs, false);
             }
             Ok(())
@@ -459,10 +466,10 @@ impl Session {
         Ok(QueryResult::ok(0))
     }
 
-    /// GRANT ... REQUIRE changes the grantees' accounts: MariaDB asks for
+    /// GRANT ... REQUIRE / WITH MAX_... changes the grantees' accounts: MariaDB asks for
     /// UPDATE on `mysql` once the first grantee is found (1133 if it is not and
     /// the statement does not create it).
-    fn may_set_tls(&mut self, specs: &[Spec]) -> R<()> {
+    fn may_change_grantees(&mut self, specs: &[Spec]) -> R<()> {
         if let Some((name, None)) = specs.first() {
             if !self.account_exists(name) {
                 return Err(no_such_user());

@@ -283,6 +283,13 @@ fn global_priv(a: &Account) -> String {
         json(&a.plugin),
         json(&a.auth)
     );
+    if a.limits.any() {
+        let l = &a.limits;
+        doc.push_str(&format!(
+            ",\"max_questions\":{},\"max_updates\":{},\"max_connections\":{},\"max_user_connections\":{},\"max_statement_time\":{:.6}",
+            l.questions, l.updates, l.connections, l.user_connections, l.statement_time
+        ));
+    }
     if !a.tls.is_none() {
         doc.push_str(&format!(
             ",\"ssl_type\":{},\"ssl_cipher\":{},\"x509_issuer\":{},\"x509_subject\":{}",
@@ -311,17 +318,19 @@ fn user_row(a: &Account) -> Row {
     r.extend(USER_FLAGS.iter().map(|(_, b)| yn(a.privs, *b)));
     r.push(s(a.tls.kind.column()));
     r.extend([s(&a.tls.cipher), s(&a.tls.issuer), s(&a.tls.subject)]);
+    let l = &a.limits;
     r.extend([
-        Value::UInt(0),
-        Value::UInt(0),
-        Value::UInt(0),
-        Value::Int(0),
+        Value::UInt(l.questions),
+        Value::UInt(l.updates),
+        Value::UInt(l.connections),
+        Value::Int(l.user_connections),
     ]);
     r.push(s(&a.plugin));
     r.push(s(&a.auth));
     r.push(s(if a.password_expired { "Y" } else { "N" }));
     r.push(s(if a.is_role { "Y" } else { "N" }));
     r.push(s(&a.default_role));
-    r.push(Value::Decimal(Decimal::new(0, 6)));
+    let micros = (l.statement_time * 1e6).round() as i128;
+    r.push(Value::Decimal(Decimal::new(micros, 6)));
     r
 }

@@ -259,14 +259,17 @@ impl Session {
             }
             FlushType::BinaryLogs => crate::show::binlog::flush(self),
             // No relay or slow log, the error log is stderr, no grant
-            // tables, host cache or per-account limits: nothing to flush, as in a
-            // MariaDB without them.
+            // tables or host cache: nothing to flush, as in a MariaDB without
+            // them.
             FlushType::RelayLogs
             | FlushType::SlowLogs
             | FlushType::ErrorLogs
             | FlushType::Privileges
-            | FlushType::Hosts
-            | FlushType::UserResources => Ok(QueryResult::ok(0)),
+            | FlushType::Hosts => Ok(QueryResult::ok(0)),
+            FlushType::UserResources => {
+                self.cx.engine.resources.flush();
+                Ok(QueryResult::ok(0))
+            }
             other => Err(MySqlError::not_supported(&format!("FLUSH {other}"))),
         }
     }

@@ -550,6 +550,9 @@ impl Session {
 
 impl Drop for Session {
     fn drop(&mut self) {
+        if let (true, Some((u, h))) = (self.cx.privs.tracked, &self.cx.privs.account) {
+            self.cx.engine.resources.logout((u, h));
+        }
         self.rollback_quietly();
         self.release_all_locks();
         self.release_user_locks();

@@ -197,6 +197,10 @@ impl Session {
         command: &str,
         out: &mut Out<'_>,
     ) -> R<QueryResult> {
+        if self.cx.privs.limits.counts_statements() {
+            let text = self.prepared.get(&id).map(|p| p.text.clone());
+            self.count_statement(text.as_deref().unwrap_or(""))?;
+        }
         // A write that met a table an ALTER TABLE replaced (1412) is planned again
         // and rerun in autocommit mode, as for text statements (see `run_statement`).
         let mut attempts = 0;

@@ -42,6 +42,9 @@ pub(crate) struct PlanScope {
 
 impl Session {
     pub(super) fn run_statement(&mut self, text: &str, out: &mut Out<'_>) -> R<QueryResult> {
+        if self.cx.privs.limits.counts_statements() {
+            self.count_statement(text)?;
+        }
         let mut attempts = 0;
         loop {
             let r = self.run_statement_once(text, out);

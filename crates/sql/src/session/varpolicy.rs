@@ -40,7 +40,6 @@ const DEFAULT_ONLY: &[(&str, &[&str])] = &[
     ("max_heap_table_size", &[]),
     ("max_join_size", &[]),
     ("max_sort_length", &[]),
-    ("max_user_connections", &[]),
     ("net_buffer_length", &[]),
     ("net_read_timeout", &[]),
     ("net_retry_count", &[]),
@@ -102,6 +101,13 @@ pub fn check(def: &VarDef, v: &Value, default: &Value) -> Result<(), MySqlError>
             Some(m) => Err(MySqlError::not_supported(&format!("sql_mode={m}"))),
             None => Ok(()),
         };
+    }
+    // As in a MariaDB started with max_user_connections=0 (the default): the
+    // per-user connection count is not kept, so no limit can be set later.
+    if def.name == "max_user_connections" && !same(v, default) {
+        return Err(MySqlError::option_prevents_statement(
+            "--max-user-connections=0",
+        ));
     }
     let Some((_, extra)) = DEFAULT_ONLY.iter().find(|(n, _)| *n == def.name) else {
         return Ok(());

@@ -2,12 +2,13 @@
 //! RENAME USER, SET PASSWORD, GRANT and REVOKE (global, database and table
 //! level), with the TLS an account requires (`REQUIRE NONE | SSL | X509 |
 //! CIPHER / ISSUER / SUBJECT`) on CREATE USER, ALTER USER and GRANT. Role
-//! statements are parsed in [`super::role`]. Column and routine privileges,
-//! PROXY and resource limits are refused with 1235 until they exist.
+//! statements are parsed in [`super::role`]; resource limits (`WITH MAX_...`) on
+//! CREATE / ALTER USER and GRANT. Column and routine privileges and PROXY are
+//! refused with 1235 until they exist.
 
 use super::{Native, P, R};
 use crate::front::lexer::{unquote, TokKind};
-use basalt_acl::{Privs, TlsKind, TlsRequirement};
+use basalt_acl::{LimitChanges, Privs, TlsKind, TlsRequirement};
 
 /// `'user'@'host'`: the host is `%` when left out.
 pub type AccountName = (String, String);
@@ -37,6 +38,8 @@ pub struct UserSpec {
 pub struct UserOptions {
     /// `None`: no REQUIRE clause (ALTER USER keeps the account's).
     pub tls: Option<TlsRequirement>,
+    /// `WITH MAX_...`.
+    pub limits: LimitChanges,
     pub lock: Option<bool>,
     pub expire: bool,
 }
@@ -80,6 +83,8 @@ pub enum AccountStmt {
         grant_option: bool,
         /// REQUIRE: sets every grantee's requirement.
         tls: Option<TlsRequirement>,
+        /// `WITH MAX_...`: sets every grantee's limits.
+        limits: LimitChanges,
     },
     Revoke {
         privs: Option<Privs>,
@@ -356,7 +361,10 @@ fn options(p: &mut P) -> R<UserOptions> {
         ..UserOptions::default()
     };
     if p.kw("with") {
-        return Err(unsupported("resource limits"));
+        if !limit(p, &mut o.limits)? {
+            return Err(p.err());
+        }
+        while limit(p, &mut o.limits)? {}
     }
     loop {
         if p.kw("account") {
@@ -533,12 +541,15 @@ fn grant(p: &mut P) -> R<Option<Native>> {
     let users = user_specs(p)?;
     let tls = require(p)?;
     let mut grant_option = false;
-    while p.kw("with") {
-        if p.kw("grant") {
-            p.expect_kw("option")?;
-            grant_option = true;
-        } else {
-            return Err(unsupported("resource limits"));
+    let mut limits = LimitChanges::default();
+    if p.kw("with") {
+        loop {
+            if p.kw("grant") {
+                p.expect_kw("option")?;
+                grant_option = true;
+            } else if !limit(p, &mut limits)? {
+                break;
+            }
         }
     }
     p.end()?;
@@ -548,7 +559,35 @@ fn grant(p: &mut P) -> R<Option<Native>> {
         users,
         grant_option,
         tls,
+        limits,
     })))
+}
+
+/// One `MAX_... n` resource limit, if one follows; a later one of the same
+/// kind wins, as in MariaDB.
+fn limit(p: &mut P, l: &mut LimitChanges) -> R<bool> {
+    if p.kw("max_queries_per_hour") {
+        l.questions = Some(p.uint()?);
+    } else if p.kw("max_updates_per_hour") {
+        l.updates = Some(p.uint()?);
+    } else if p.kw("max_connections_per_hour") {
+        l.connections = Some(p.uint()?);
+    } else if p.kw("max_user_connections") {
+        let negative = p.punct("-");
+        let n = i64::try_from(p.uint()?).map_err(|_| p.err())?;
+        l.user_connections = Some(if negative { -n } else { n });
+    } else if p.kw("max_statement_time") {
+        let t = p.peek().ok_or_else(|| p.err())?;
+        let v: f64 = match t.kind {
+            TokKind::Num(_) => t.text(p.src).parse().map_err(|_| p.err())?,
+            _ => return Err(p.err()),
+        };
+        p.pos += 1;
+        l.statement_time = Some(v);
+    } else {
+        return Ok(false);
+    }
+    Ok(true)
 }
 
 fn revoke(p: &mut P) -> R<Option<Native>> {
@@ -756,8 +795,8 @@ mod tests {
             ),
             ("revoke select on d.* from u require ssl", 1064),
             (
-                "create user a require ssl with max_queries_per_hour 1",
-                1235,
+                "create user a require ssl with max_queries_per_hour -1",
+                1064,
             ),
         ] {
             assert_eq!(parse(sql).map(|_| ()).unwrap_err().code, code, "{sql}");

@@ -383,7 +383,7 @@ pub fn change_user(
         conn,
         &server.handshake,
         &info,
-        &Accounts(&server.engine),
+        &Accounts::of(server),
         &req,
         &scramble,
     )) {

@@ -15,6 +15,10 @@ use std::process::{Command, Stdio};
 /// MariaDB 10.11's key for the password `secret`.
 const SECRET_KEY: &str = "ZIgUREUg5PVgQ6LskhXmO+eZLS0nC8be6HPjYWR4YJY";
 
+/// The key of the empty password (which `PASSWORD('')` does not give: it
+/// leaves the account without a key).
+const EMPTY_KEY: &str = "4LH+dBF+G5W2CKTyId8xR3SyDqZoQjUNUVNxx8aWbG4";
+
 fn connect(url: &str) -> Conn {
     Conn::new(Opts::from_url(url).expect("url")).expect("connect as root")
 }
@@ -131,6 +135,16 @@ fn ed25519_accounts_log_in_with_the_mariadb_client() {
     assert_eq!(user_row(&mut r, "e").0, "ed25519");
     assert_eq!(cli_refused(&b, "e", "secret", false), denied_text("e"));
     assert_eq!(cli_login(&b, "e", "other", false), "e@%");
+    // The key of the empty password admits an empty password; a refusal for the
+    // transport still says "using password: YES", as MariaDB's does.
+    ok(
+        &mut r,
+        &format!("CREATE USER z@'%' IDENTIFIED VIA ed25519 USING '{EMPTY_KEY}'"),
+    );
+    assert_eq!(cli_login(&b, "z", "", false), "z@%");
+    ok(&mut r, "ALTER USER z@'%' REQUIRE SSL");
+    assert_eq!(cli_refused(&b, "z", "", false), denied_text("z"));
+    assert_eq!(cli_login(&b, "z", "", true), "z@%");
     // A user changes its own password; the socket works too.
     let (code, _, err) = cli(&b, "e", "other", false, "SET PASSWORD = PASSWORD('mine')");
     assert_eq!(code, 0, "{err}");

@@ -272,6 +272,8 @@ fn login(
         Ok(l) => l,
         Err(e) => return aborted(server, conn, &e),
     };
+    // MariaDB's ed25519 plugin reports every login as using a password.
+    let using_password = using_password || login.auth_plugin == AuthPlugin::Ed25519;
     let checked = login_account(
         server,
         &login.user,

@@ -757,3 +757,19 @@ fn statistics(server: &Server) -> String {
         questions as f64 / uptime as f64
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Sha2Cache;
+
+    #[test]
+    fn the_fast_path_needs_a_full_login_with_the_current_password() {
+        let cache = Sha2Cache::default();
+        assert!(!cache.contains("u", &[1; 32]));
+        cache.insert("u", &[1; 32]);
+        assert!(cache.contains("u", &[1; 32]));
+        // Another user, or the same one after a password change: full again.
+        assert!(!cache.contains("v", &[1; 32]));
+        assert!(!cache.contains("u", &[2; 32]));
+    }
+}

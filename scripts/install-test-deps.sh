@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs, when missing, what the driver tests (tests/drivers.rs, tests/returning.rs)
 # need on a fresh Debian machine: MariaDB Connector/J (and a JDK if java/javac are
-# missing), PyMySQL, MySQL Connector/Python, SQLAlchemy 2 and Django 5, and node's
+# missing), PyMySQL (with PyNaCl), MySQL Connector/Python, SQLAlchemy 2 and Django 5, and node's
 # mysql2 under tests/drivers/node; also Prometheus' mysqld_exporter
 # (tests/differential_join.rs); mydumper/myloader (tests/charset_bytes.rs); tzdata
 # (tests/time_zones.rs); python-mysql-replication (PyPI mysql-replication) and
@@ -33,6 +33,8 @@ if command -v python3 >/dev/null 2>&1; then
     # Exact versions: a new release of a driver must not change what CI checks.
     py_need=()
     python3 -c 'import pymysql' >/dev/null 2>&1 || py_need+=('pymysql==1.2.4')
+    # PyMySQL's ed25519 support (tests/auth_plugins.rs).
+    python3 -c 'import nacl' >/dev/null 2>&1 || py_need+=('pynacl==1.6.2')
     python3 -c 'import mysql.connector' >/dev/null 2>&1 || py_need+=('mysql-connector-python==26.10.0')
     python3 -c 'import sqlalchemy; assert sqlalchemy.__version__ >= "2"' >/dev/null 2>&1 ||
         py_need+=('sqlalchemy==2.1.9')

@@ -1,21 +1,21 @@
 //! The accounts and grants: what `mysql.global_priv`, `mysql.db` and
 //! `mysql.tables_priv` hold in MariaDB, as one document stored in the catalog.
 
+use crate::auth::NATIVE;
 use crate::host::{sort_key, wild_match, Client};
 use crate::privs::Privs;
 use crate::tls::TlsRequirement;
 use serde::{Deserialize, Serialize};
-
-/// `mysql_native_password`, the plugin accounts are created with.
-pub const NATIVE: &str = "mysql_native_password";
 
 /// One account (`'user'@'host'`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Account {
     pub user: String,
     pub host: String,
+    /// `mysql_native_password` unless created with another (see [`crate::auth`]).
     pub plugin: String,
-    /// `*` and 40 hex digits for `mysql_native_password`; empty: no password.
+    /// The authentication string in the plugin's form ([`crate::auth`]); empty:
+    /// no password.
     pub auth: String,
     /// Global privileges.
     pub privs: Privs,

@@ -1,6 +1,7 @@
 //! SHOW GRANTS and SHOW CREATE USER lines as MariaDB 10.11 prints them.
 
-use crate::model::{Account, AclData, NATIVE};
+use crate::auth::NATIVE;
+use crate::model::{Account, AclData};
 use crate::privs::Privs;
 use crate::roles::PUBLIC;
 use crate::tls::{c_str, TlsKind, TlsRequirement};

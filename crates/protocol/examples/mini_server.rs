@@ -26,10 +26,11 @@ impl AccountStore for Accounts {
                 AuthPlugin::CachingSha2Password,
                 b"shapw",
             )),
+            "ed" => Some(Account::with_password(AuthPlugin::Ed25519, b"edpw")),
             _ => None,
         }
     }
-    fn sha2_fast_auth_allowed(&self, _user: &str, _host: &str) -> bool {
+    fn sha2_fast_auth_allowed(&self, _user: &str, _host: &str, _account: &Account) -> bool {
         // FULL_AUTH=1 exercises the full (RSA) path on every login.
         std::env::var_os("FULL_AUTH").is_none()
     }

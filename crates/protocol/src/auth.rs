@@ -10,6 +10,8 @@
 //!    another plugin than the greeting named (then it had no scramble for it and sent
 //!    a placeholder), send an AuthSwitchRequest (`0xFE`, plugin name, scramble + NUL)
 //!    and read the new response.
+//!    An `ed25519` account always gets the switch, with a 32-byte nonce of its
+//!    own ([`crate::ed25519`]), and skips the next steps.
 //! 5. An account with an empty password accepts an empty auth response (or a single
 //!    NUL byte) from either plugin, without further exchange.
 //! 6. Verify:
@@ -50,13 +52,25 @@ use tokio::io::{AsyncRead, AsyncWrite};
 pub enum AuthPlugin {
     MysqlNativePassword,
     CachingSha2Password,
+    /// MariaDB's `ed25519` (see [`crate::ed25519`]).
+    Ed25519,
 }
 
 impl AuthPlugin {
+    /// The server plugin's name (`mysql.user.plugin`).
     pub fn name(self) -> &'static str {
         match self {
             AuthPlugin::MysqlNativePassword => "mysql_native_password",
             AuthPlugin::CachingSha2Password => "caching_sha2_password",
+            AuthPlugin::Ed25519 => "ed25519",
+        }
+    }
+
+    /// The client plugin's name, as the wire carries it.
+    pub fn client_name(self) -> &'static str {
+        match self {
+            AuthPlugin::Ed25519 => crate::ed25519::CLIENT_PLUGIN,
+            p => p.name(),
         }
     }
 
@@ -64,6 +78,7 @@ impl AuthPlugin {
         match name {
             "mysql_native_password" => Some(AuthPlugin::MysqlNativePassword),
             "caching_sha2_password" => Some(AuthPlugin::CachingSha2Password),
+            "ed25519" => Some(AuthPlugin::Ed25519),
             _ => None,
         }
     }
@@ -76,6 +91,7 @@ impl AuthPlugin {
         match self {
             AuthPlugin::MysqlNativePassword => native_password_hash(password).to_vec(),
             AuthPlugin::CachingSha2Password => caching_sha2_hash(password).to_vec(),
+            AuthPlugin::Ed25519 => crate::ed25519::public_key(password).to_vec(),
         }
     }
 }
@@ -86,7 +102,8 @@ pub struct Account {
     pub plugin: AuthPlugin,
     /// `mysql_native_password`: SHA1(SHA1(password)), 20 bytes.
     /// `caching_sha2_password`: SHA256(SHA256(password)), 32 bytes.
-    /// Empty: the account has no password.
+    /// `ed25519`: the public key, 32 bytes.
+    /// Empty: the account has no password (`ed25519`: admits nobody).
     pub auth_string: Vec<u8>,
 }
 
@@ -105,14 +122,15 @@ pub trait AccountStore: Send + Sync {
     /// The account matching `user` connecting from `host`, if any.
     fn lookup(&self, user: &str, host: &str) -> Option<Account>;
 
-    /// Whether a `caching_sha2_password` login may use the fast (scramble) path. MySQL
-    /// allows it only once the account authenticated fully since server start.
-    fn sha2_fast_auth_allowed(&self, _user: &str, _host: &str) -> bool {
+    /// Whether a `caching_sha2_password` login to `account` (what [`Self::lookup`]
+    /// returned) may use the fast (scramble) path. MySQL allows it only once the
+    /// account authenticated fully since server start or its last password change.
+    fn sha2_fast_auth_allowed(&self, _user: &str, _host: &str, _account: &Account) -> bool {
         true
     }
 
     /// Called after a successful full `caching_sha2_password` authentication.
-    fn sha2_full_auth_succeeded(&self, _user: &str, _host: &str) {}
+    fn sha2_full_auth_succeeded(&self, _user: &str, _host: &str, _account: &Account) {}
 }
 
 /// Server-wide handshake settings (shared by all connections).
@@ -286,7 +304,7 @@ pub async fn send_greeting<S: AsyncWrite + Unpin>(
         capabilities: cfg.capabilities,
         collation: cfg.collation,
         status: info.status,
-        auth_plugin: cfg.default_auth_plugin.name(),
+        auth_plugin: cfg.default_auth_plugin.client_name(),
     };
     conn.reset_sequence();
     conn.push_packet(|out| encode_greeting(out, &greeting));
@@ -405,6 +423,14 @@ async fn authenticate<S: AsyncRead + AsyncWrite + Unpin>(
     let Some(account) = accounts.lookup(a.user, info.client_host) else {
         return Err(denied(!a.response.is_empty()));
     };
+    if account.plugin == AuthPlugin::Ed25519 {
+        if !conn.has_capability(capability::CLIENT_PLUGIN_AUTH)
+            || !crate::ed25519::authenticate(conn, &account.auth_string).await?
+        {
+            return Err(denied(true));
+        }
+        return Ok(account.plugin);
+    }
     normalize_empty(&mut a.response);
     // Clients without CLIENT_PLUGIN_AUTH speak mysql_native_password.
     let client_plugin = a
@@ -413,11 +439,11 @@ async fn authenticate<S: AsyncRead + AsyncWrite + Unpin>(
     // A client that picked another plugin than the greeting named was given no
     // scramble for it (libmysqlclient, libmariadb): it sent an empty placeholder and
     // waits for an AuthSwitchRequest, even if its plugin is the account's.
-    let had_scramble = a.announced.is_none_or(|p| p.name() == client_plugin);
+    let had_scramble = a.announced.is_none_or(|p| p.client_name() == client_plugin);
     if had_scramble && account.auth_string.is_empty() && a.response.is_empty() {
         return Ok(account.plugin);
     }
-    if client_plugin != account.plugin.name() || !had_scramble {
+    if client_plugin != account.plugin.client_name() || !had_scramble {
         if !conn.has_capability(capability::CLIENT_PLUGIN_AUTH) {
             return Err(denied(!a.response.is_empty()));
         }
@@ -431,6 +457,8 @@ async fn authenticate<S: AsyncRead + AsyncWrite + Unpin>(
         AuthPlugin::CachingSha2Password => {
             sha2_auth(conn, cfg, info, accounts, &account, &a).await?
         }
+        // Authenticated above, before the shortcuts other plugins take.
+        AuthPlugin::Ed25519 => false,
     };
     if ok {
         Ok(account.plugin)
@@ -453,7 +481,7 @@ async fn auth_switch<S: AsyncRead + AsyncWrite + Unpin>(
 ) -> Result<Vec<u8>, ProtoError> {
     conn.push_packet(|out| {
         out.push(0xfe);
-        out.extend_from_slice(plugin.name().as_bytes());
+        out.extend_from_slice(plugin.client_name().as_bytes());
         out.push(0);
         out.extend_from_slice(scramble);
         out.push(0);
@@ -477,7 +505,7 @@ async fn sha2_auth<S: AsyncRead + AsyncWrite + Unpin>(
     if a.response.is_empty() || account.auth_string.is_empty() {
         return Ok(false);
     }
-    if accounts.sha2_fast_auth_allowed(a.user, info.client_host) {
+    if accounts.sha2_fast_auth_allowed(a.user, info.client_host, account) {
         let ok = verify_sha2_fast(&account.auth_string, a.scramble, &a.response);
         if ok {
             conn.push_payload(&[0x01, 0x03]);
@@ -511,7 +539,7 @@ async fn sha2_auth<S: AsyncRead + AsyncWrite + Unpin>(
     };
     let ok = password.is_some_and(|pw| ct_eq(&caching_sha2_hash(&pw), &account.auth_string));
     if ok {
-        accounts.sha2_full_auth_succeeded(a.user, info.client_host);
+        accounts.sha2_full_auth_succeeded(a.user, info.client_host, account);
     }
     Ok(ok)
 }

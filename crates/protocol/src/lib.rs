@@ -59,7 +59,8 @@
 //!   configurable in [`HandshakeConfig`].
 //! - Accounts come from the server through [`AccountStore`]; stored hashes are
 //!   SHA1(SHA1(pw)) for `mysql_native_password` and SHA256(SHA256(pw)) for
-//!   `caching_sha2_password` ([`AuthPlugin::hash_password`]).
+//!   `caching_sha2_password` ([`AuthPlugin::hash_password`]), the Ed25519 public
+//!   key for MariaDB's `ed25519` ([`ed25519`]).
 //! - TLS: call [`send_greeting`], [`read_client_hello`] and, after upgrading the
 //!   stream on an SSLRequest ([`PacketConn::into_parts`], which hands over the TLS
 //!   bytes already read), [`read_client_hello`] again and [`authenticate_client`];
@@ -86,6 +87,7 @@ pub mod auth;
 pub mod codec;
 pub mod command;
 pub mod consts;
+pub mod ed25519;
 pub mod error;
 pub mod execute;
 pub mod handshake;

@@ -39,10 +39,10 @@ impl AccountStore for Accounts {
             _ => None,
         }
     }
-    fn sha2_fast_auth_allowed(&self, user: &str, _host: &str) -> bool {
+    fn sha2_fast_auth_allowed(&self, user: &str, _host: &str, _account: &Account) -> bool {
         self.cached.lock().expect("lock").contains(user)
     }
-    fn sha2_full_auth_succeeded(&self, user: &str, _host: &str) {
+    fn sha2_full_auth_succeeded(&self, user: &str, _host: &str, _account: &Account) {
         self.cached.lock().expect("lock").insert(user.to_string());
         *self.full_auths.lock().expect("lock") += 1;
     }

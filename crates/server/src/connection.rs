@@ -21,6 +21,7 @@ use basalt_protocol::{
     PacketConn, ProtoError, RowFormat,
 };
 use basalt_sql::Session;
+use std::collections::HashSet;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
@@ -30,23 +31,71 @@ pub(crate) type Conn = PacketConn<Blocking<Stream>>;
 /// What COM_REGISTER_SLAVE and COM_BINLOG_DUMP need.
 const REPL_SLAVE: basalt_acl::Privs = basalt_acl::Privs::REPL_SLAVE;
 
-/// The accounts logins are checked against (the engine's accounts and grants).
-pub(crate) struct Accounts<'a>(pub &'a basalt_sql::Engine);
+/// The accounts logins are checked against (the engine's accounts and grants),
+/// and the `caching_sha2_password` fast-path cache.
+pub(crate) struct Accounts<'a> {
+    engine: &'a basalt_sql::Engine,
+    sha2_cache: &'a Sha2Cache,
+}
+
+impl<'a> Accounts<'a> {
+    pub fn of(server: &'a Server) -> Accounts<'a> {
+        Accounts {
+            engine: &server.engine,
+            sha2_cache: &server.sha2_cache,
+        }
+    }
+}
 
 impl AccountStore for Accounts<'_> {
     fn lookup(&self, user: &str, host: &str) -> Option<Account> {
-        let a = self.0.login_account(user, host)?;
-        if a.plugin != basalt_acl::NATIVE {
-            return None;
-        }
-        let auth_string = match a.auth.as_str() {
-            "" => Vec::new(),
-            hash => basalt_protocol::native_hash_from_hex(hash)?.to_vec(),
+        let a = self.engine.login_account(user, host)?;
+        let plugin = AuthPlugin::from_name(&a.plugin)?;
+        let auth_string = match (plugin, a.auth.as_str()) {
+            (_, "") => Vec::new(),
+            (AuthPlugin::MysqlNativePassword, hash) => {
+                basalt_protocol::native_hash_from_hex(hash)?.to_vec()
+            }
+            (AuthPlugin::Ed25519, key) => basalt_acl::auth::ed25519_key(key)?.to_vec(),
+            (AuthPlugin::CachingSha2Password, hash) => basalt_acl::auth::sha2_hash(hash)?.to_vec(),
         };
         Some(Account {
-            plugin: AuthPlugin::MysqlNativePassword,
+            plugin,
             auth_string,
         })
+    }
+
+    fn sha2_fast_auth_allowed(&self, user: &str, _host: &str, account: &Account) -> bool {
+        self.sha2_cache.contains(user, &account.auth_string)
+    }
+
+    fn sha2_full_auth_succeeded(&self, user: &str, _host: &str, account: &Account) {
+        self.sha2_cache.insert(user, &account.auth_string);
+    }
+}
+
+/// The `caching_sha2_password` accounts that authenticated fully (TLS or RSA)
+/// since the server started, as MySQL keeps them: only they may take the fast
+/// path. Keyed by user and stored hash, so that a password change drops the
+/// account out (its hash changes).
+#[derive(Default)]
+pub(crate) struct Sha2Cache(parking_lot::Mutex<HashSet<(String, Vec<u8>)>>);
+
+impl Sha2Cache {
+    /// Entries kept at most: only successful logins add one, and a password
+    /// change leaves the old one behind, so the set is emptied when it is full.
+    const CAPACITY: usize = 1 << 16;
+
+    fn contains(&self, user: &str, hash: &[u8]) -> bool {
+        self.0.lock().contains(&(user.to_string(), hash.to_vec()))
+    }
+
+    fn insert(&self, user: &str, hash: &[u8]) {
+        let mut set = self.0.lock();
+        if set.len() >= Self::CAPACITY {
+            set.clear();
+        }
+        set.insert((user.to_string(), hash.to_vec()));
     }
 }
 
@@ -210,7 +259,7 @@ fn login(
         ..info
     };
     let using_password = !hello.auth_response.is_empty();
-    let accounts = Accounts(&server.engine);
+    let accounts = Accounts::of(server);
     let auth = authenticate_client(
         &mut conn,
         &server.handshake,
@@ -223,6 +272,8 @@ fn login(
         Ok(l) => l,
         Err(e) => return aborted(server, conn, &e),
     };
+    // MariaDB's ed25519 plugin reports every login as using a password.
+    let using_password = using_password || login.auth_plugin == AuthPlugin::Ed25519;
     let checked = login_account(
         server,
         &login.user,
@@ -713,4 +764,20 @@ fn statistics(server: &Server) -> String {
         server.registry.count(),
         questions as f64 / uptime as f64
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Sha2Cache;
+
+    #[test]
+    fn the_fast_path_needs_a_full_login_with_the_current_password() {
+        let cache = Sha2Cache::default();
+        assert!(!cache.contains("u", &[1; 32]));
+        cache.insert("u", &[1; 32]);
+        assert!(cache.contains("u", &[1; 32]));
+        // Another user, or the same one after a password change: full again.
+        assert!(!cache.contains("v", &[1; 32]));
+        assert!(!cache.contains("u", &[2; 32]));
+    }
 }

@@ -78,6 +78,8 @@ pub struct Server {
     pub handshake: HandshakeConfig,
     /// TLS for clients that ask for it (`None` with `--skip-ssl`).
     pub tls: Option<tls::Tls>,
+    /// Which `caching_sha2_password` accounts may take the fast path.
+    sha2_cache: connection::Sha2Cache,
     pub stats: ServerStats,
     pub shutting_down: AtomicBool,
     /// Wakes the accept loop; set by [`run`] once the server listens.
@@ -236,6 +238,7 @@ pub fn start(
         registry: Registry::new(),
         handshake,
         tls,
+        sha2_cache: connection::Sha2Cache::default(),
         stats: ServerStats::default(),
         shutting_down: AtomicBool::new(false),
         stopper: std::sync::OnceLock::new(),

@@ -379,26 +379,29 @@ pub fn change_user(
         status: session.status_flags(),
     };
     let scramble = *state.scramble.lock();
-    if let Err(e) = blocking::run(basalt_protocol::change_user(
+    let plugin = match blocking::run(basalt_protocol::change_user(
         conn,
         &server.handshake,
         &info,
-        &Accounts(&server.engine),
+        &Accounts::of(server),
         &req,
         &scramble,
     )) {
-        if let Some(err) = e.client_error() {
-            conn.write_err(&err);
+        Ok(p) => p,
+        Err(e) => {
+            if let Some(err) = e.client_error() {
+                conn.write_err(&err);
+            }
+            return false;
         }
-        return false;
-    }
+    };
     let checked = crate::connection::login_account(
         server,
         &req.user,
         &state.host,
         conn.capabilities(),
         &transport,
-        !req.auth_response.is_empty(),
+        !req.auth_response.is_empty() || plugin == basalt_protocol::AuthPlugin::Ed25519,
     );
     let account = match checked {
         Ok(a) => a,

@@ -4,36 +4,34 @@
 //! DDL.
 
 use super::R;
-use crate::front::native::account::{AccountName, AccountStmt, Auth, GrantLevel, UserSpec};
+use crate::front::native::account::{AccountName, AccountStmt, Auth, GrantLevel, Secret, UserSpec};
 use crate::result::QueryResult;
 use crate::session::ctx::Level;
 use crate::session::Session;
-use basalt_acl::{Account, AclData, Privs, TlsRequirement, NATIVE};
+use basalt_acl::{Account, AclData, Plugin, Privs, TlsRequirement};
 use basalt_common::MySqlError;
 
 /// The plugin and authentication string `auth` sets.
 fn credentials(auth: &Auth) -> R<(String, String)> {
+    let native = |s: String| (Plugin::Native.name().to_string(), s);
     match auth {
-        Auth::Password(p) => Ok((NATIVE.into(), crate::expr::func::crypt::password(p))),
-        Auth::Hash(h) => {
-            let valid = h.is_empty()
-                || (h.len() == 41
-                    && h.starts_with('*')
-                    && h[1..].bytes().all(|b| b.is_ascii_hexdigit()));
-            if !valid {
-                return Err(MySqlError::new(
-                    1372,
-                    "HY000",
-                    "Password hash should be a 41-digit hexadecimal number",
-                ));
-            }
-            Ok((NATIVE.into(), h.to_ascii_uppercase()))
+        Auth::Password(p) => Ok(native(Plugin::Native.from_password(p))),
+        Auth::Hash(h) => Plugin::Native.check_string(h).map(native),
+        Auth::Plugin { name, secret } => {
+            let plugin = Plugin::from_name(name).ok_or_else(|| {
+                MySqlError::new(1524, "HY000", format!("Plugin '{name}' is not loaded"))
+            })?;
+            Ok((plugin.name().into(), auth_string(plugin, secret)?))
         }
-        Auth::Plugin(p) => Err(MySqlError::new(
-            1524,
-            "HY000",
-            format!("Plugin '{p}' is not loaded"),
-        )),
+    }
+}
+
+/// The authentication string `secret` gives an account of `plugin`.
+fn auth_string(plugin: Plugin, secret: &Secret) -> R<String> {
+    match secret {
+        Secret::None => Ok(String::new()),
+        Secret::Password(p) => Ok(plugin.from_password(p)),
+        Secret::String(s) => plugin.check_string(s),
     }
 }
 
@@ -87,7 +85,7 @@ impl Session {
                 self.cx.require_global(Privs::CREATE_USER, "CREATE USER")?;
                 self.rename_users(&pairs)
             }
-            AccountStmt::SetPassword { user, auth } => self.set_password(user, &auth),
+            AccountStmt::SetPassword { user, secret } => self.set_password(user, &secret),
             AccountStmt::Grant {
                 privs,
                 level,
@@ -293,7 +291,9 @@ impl Session {
         }
     }
 
-    fn set_password(&mut self, user: Option<AccountName>, auth: &Auth) -> R<QueryResult> {
+    /// SET PASSWORD keeps the account's plugin (MariaDB computes an ed25519 key
+    /// for an ed25519 account) and checks a string given as is against it.
+    fn set_password(&mut self, user: Option<AccountName>, secret: &Secret) -> R<QueryResult> {
         let target = match user {
             Some(n) if Some(&n) != self.cx.privs.account.as_ref() => {
                 if !self.cx.has_global(Privs::CREATE_USER) {
@@ -307,14 +307,14 @@ impl Session {
                 bare: false,
             }),
         };
-        let creds = credentials(auth)?;
-        self.cx.engine.acl.update(|acl| {
+        let creds = self.cx.engine.acl.update(|acl| {
             let a = acl
                 .account_mut(&target.0, &target.1)
                 .ok_or_else(no_such_user)?;
-            (a.plugin, a.auth) = creds.clone();
+            let plugin = Plugin::from_name(&a.plugin).unwrap_or(Plugin::Native);
+            (a.plugin, a.auth) = (plugin.name().into(), auth_string(plugin, secret)?);
             a.password_expired = false;
-            Ok(())
+            Ok((a.plugin.clone(), a.auth.clone()))
         })?;
         self.after_password_change(&[(target, Some(creds))]);
         Ok(QueryResult::ok(0))

@@ -1,10 +1,12 @@
 //! Account statements as MariaDB's grammar has them: CREATE / ALTER / DROP /
 //! RENAME USER, SET PASSWORD, GRANT and REVOKE (global, database and table
 //! level), with the TLS an account requires (`REQUIRE NONE | SSL | X509 |
-//! CIPHER / ISSUER / SUBJECT`) on CREATE USER, ALTER USER and GRANT. Role
-//! statements are parsed in [`super::role`]; resource limits (`WITH MAX_...`) on
-//! CREATE / ALTER USER and GRANT. Column and routine privileges and PROXY are
-//! refused with 1235 until they exist.
+//! CIPHER / ISSUER / SUBJECT`) on CREATE USER, ALTER USER and GRANT, and
+//! MySQL's `IDENTIFIED WITH plugin BY 'pw'` besides MariaDB's `USING
+//! PASSWORD('pw')`. Role statements are parsed in [`super::role`]; resource
+//! limits (`WITH MAX_...`) on CREATE / ALTER USER and GRANT. Column and routine
+//! privileges, PROXY and several plugins (`VIA a OR b`) are refused with 1235
+//! until they exist.
 
 use super::{Native, P, R};
 use crate::front::lexer::{unquote, TokKind};
@@ -15,12 +17,22 @@ pub type AccountName = (String, String);
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Auth {
-    /// IDENTIFIED BY 'password' (or USING PASSWORD('...')).
+    /// IDENTIFIED BY 'password': `mysql_native_password`.
     Password(Vec<u8>),
-    /// IDENTIFIED BY PASSWORD 'hash' (or VIA mysql_native_password USING 'hash').
+    /// IDENTIFIED BY PASSWORD 'hash': `mysql_native_password`.
     Hash(String),
-    /// IDENTIFIED VIA a plugin other than mysql_native_password.
-    Plugin(String),
+    /// IDENTIFIED VIA | WITH plugin [USING | AS ...]; the name in lower case.
+    Plugin { name: String, secret: Secret },
+}
+
+/// What a plugin is given: nothing, a password (`USING PASSWORD('pw')`, or
+/// MySQL's `WITH plugin BY 'pw'`), or its authentication string as is
+/// (`USING | AS 'string'`). SET PASSWORD's value, for the account's plugin.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Secret {
+    None,
+    Password(Vec<u8>),
+    String(String),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,9 +83,10 @@ pub enum AccountStmt {
         users: Vec<UserSpec>,
     },
     RenameUser(Vec<(UserSpec, UserSpec)>),
+    /// The value is for the account's plugin.
     SetPassword {
         user: Option<AccountName>,
-        auth: Auth,
+        secret: Secret,
     },
     Grant {
         /// `ALL [PRIVILEGES]` is `None`: all the level allows.
@@ -187,7 +200,7 @@ fn parse_statement(p: &mut P, first: &str) -> R<Option<Native>> {
             }
             AccountStmt::SetPassword {
                 user,
-                auth: password_value(p)?,
+                secret: password_value(p)?,
             }
         }
         "grant" => return grant(p),
@@ -309,23 +322,24 @@ fn identified(p: &mut P) -> R<Auth> {
     if !(p.kw("via") || p.kw("with")) {
         return Err(p.err());
     }
-    let plugin = name_part(p)?.to_ascii_lowercase();
-    let using = if p.kw("using") || p.kw("as") {
-        Some(if p.kw("password") {
-            p_paren_string(p).map(Auth::Password)?
+    let name = name_part(p)?.to_ascii_lowercase();
+    let secret = if p.kw("using") || p.kw("as") {
+        if p.kw("password") {
+            Secret::Password(p_paren_string(p)?)
         } else {
-            Auth::Hash(String::from_utf8_lossy(&p.string()?).into_owned())
-        })
+            Secret::String(String::from_utf8_lossy(&p.string()?).into_owned())
+        }
+    } else if p.kw("by") {
+        Secret::Password(p.string()?)
     } else {
-        None
+        Secret::None
     };
     if p.kw("or") {
-        return Err(p.err());
+        return Err(unsupported(
+            "several authentication plugins (IDENTIFIED VIA ... OR ...)",
+        ));
     }
-    if plugin != basalt_acl::NATIVE {
-        return Ok(Auth::Plugin(plugin));
-    }
-    Ok(using.unwrap_or(Auth::Hash(String::new())))
+    Ok(Auth::Plugin { name, secret })
 }
 
 /// `('text')`.
@@ -340,15 +354,15 @@ fn p_paren_string(p: &mut P) -> R<Vec<u8>> {
     Ok(s)
 }
 
-/// SET PASSWORD's value: PASSWORD('text') or a hash string.
-fn password_value(p: &mut P) -> R<Auth> {
+/// SET PASSWORD's value: PASSWORD('text') or an authentication string.
+fn password_value(p: &mut P) -> R<Secret> {
     if p.kw("password") {
-        return p_paren_string(p).map(Auth::Password);
+        return p_paren_string(p).map(Secret::Password);
     }
     if p.kw("old_password") {
         return Err(p.err());
     }
-    Ok(Auth::Hash(
+    Ok(Secret::String(
         String::from_utf8_lossy(&p.string()?).into_owned(),
     ))
 }
@@ -687,6 +701,52 @@ mod tests {
         assert!(matches!(parse("grant r to u"), Ok(Some(Native::Role(_)))));
         assert_eq!(parse("grant select (a) on t to u").unwrap_err().code, 1235);
         assert_eq!(parse("grant selec on t to u").unwrap_err().code, 1064);
+    }
+
+    fn auth(s: &str) -> Auth {
+        match stmt(s) {
+            AccountStmt::CreateUser { users, .. } | AccountStmt::AlterUser { users, .. } => {
+                users[0].auth.clone().expect("IDENTIFIED")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn plugins_and_their_secrets() {
+        let via = |name: &str, secret: Secret| Auth::Plugin {
+            name: name.into(),
+            secret,
+        };
+        assert_eq!(
+            auth("create user u identified via ED25519 using password('pw')"),
+            via("ed25519", Secret::Password(b"pw".to_vec()))
+        );
+        assert_eq!(
+            auth("alter user u identified with ed25519 as 'key'"),
+            via("ed25519", Secret::String("key".into()))
+        );
+        assert_eq!(
+            auth("create user u identified with caching_sha2_password by 'pw'"),
+            via("caching_sha2_password", Secret::Password(b"pw".to_vec()))
+        );
+        assert_eq!(
+            auth("create user u identified via pam"),
+            via("pam", Secret::None)
+        );
+        assert_eq!(
+            auth("create user u identified by password '*AB'"),
+            Auth::Hash("*AB".into())
+        );
+        assert!(matches!(
+            stmt("set password = 'key'"),
+            AccountStmt::SetPassword {
+                user: None,
+                secret: Secret::String(_)
+            }
+        ));
+        let or = "create user u identified via ed25519 or mysql_native_password";
+        assert_eq!(parse(or).unwrap_err().code, 1235);
     }
 
     fn tls(kind: TlsKind, cipher: &str, issuer: &str, subject: &str) -> TlsRequirement {

@@ -426,6 +426,19 @@ fn text_columns_refuse_bytes_that_are_no_characters() {
     );
     let r = c.q(b"SELECT `_`X'41'");
     assert!(matches!(r, Reply::Err { code: 1064, .. }), "{r:?}");
+    // Characters other than hex digits between the quotes of x'...', multi-byte
+    // ones too (which once panicked the connection's thread): a syntax error, and
+    // the session goes on.
+    for sql in [
+        "SELECT x'\u{e9}0'",
+        "SELECT X'0\u{e9}'",
+        "SELECT x'\u{fffd}'",
+        "SELECT x'4g'",
+    ] {
+        let r = c.q(sql.as_bytes());
+        assert!(matches!(r, Reply::Err { code: 1064, .. }), "{sql}: {r:?}");
+    }
+    assert_eq!(c.one(b"SELECT HEX(x'41')"), "41");
     // A literal marker is no literal in a client's own text, even when a transcoded
     // statement of the same text was planned before.
     assert_eq!(c.one(b"SELECT HEX(_binary'\xff')"), "FF");

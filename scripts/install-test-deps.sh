@@ -5,7 +5,8 @@
 # mysql2 under tests/drivers/node; also Prometheus' mysqld_exporter
 # (tests/differential_join.rs); mydumper/myloader (tests/charset_bytes.rs); tzdata
 # (tests/time_zones.rs); python-mysql-replication (PyPI mysql-replication) and
-# @vlasky/zongji under tests/binlog/node (tests/binlog_pyrepl.rs, tests/binlog_zongji.rs).
+# @vlasky/zongji under tests/binlog/node (tests/binlog_pyrepl.rs, tests/binlog_zongji.rs);
+# cargo-fuzz (scripts/fuzz.sh).
 # Idempotent: when everything is present it only checks, and returns in a second or two.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -65,5 +66,11 @@ if command -v npm >/dev/null 2>&1; then
     fi
 else
     echo "install-test-deps: npm missing; node driver and zongji tests will skip" >&2
+fi
+# The protocol fuzz targets (scripts/fuzz.sh); a pinned release, built with its own
+# lock file.
+if ! cargo fuzz --version >/dev/null 2>&1; then
+    echo "install-test-deps: cargo install cargo-fuzz"
+    cargo install -q cargo-fuzz --version 0.13.2 --locked
 fi
 echo "install-test-deps: ok"

@@ -305,3 +305,71 @@ fn read_only_refuses_changes_of_accounts_without_super() {
     ok(&mut c, "insert into rodb.t values (8)");
     assert_eq!(lines(&mut r, "select a from rodb.t order by a"), ["7", "8"]);
 }
+
+/// The protocol's own administration commands are checked as their statements
+/// are: COM_SHUTDOWN needs SHUTDOWN (1227), COM_PROCESS_KILL of another user's
+/// session needs SUPER or CONNECTION ADMIN (1095), as in MariaDB. Both were once
+/// open to any account (found by tests/network_fuzz.rs).
+#[test]
+fn com_shutdown_and_com_process_kill_check_privileges() {
+    use basalt_tests::{raw_login_as, read_packet, send_packet};
+    let err = |p: &[u8]| -> (u16, String) {
+        assert_eq!(p.first(), Some(&0xff), "an ERR packet: {p:?}");
+        let msg = String::from_utf8_lossy(&p[9..]).into_owned();
+        (u16::from_le_bytes([p[1], p[2]]), msg)
+    };
+    let mut b = Basalt::start();
+    let mut r = root(&b);
+    let root_id: u32 = r
+        .query_first("SELECT CONNECTION_ID()")
+        .expect("q")
+        .expect("row");
+    ok(&mut r, "CREATE USER plain@'%'");
+    let mut s = raw_login_as(b.port, "plain");
+    send_packet(&mut s, 0, &[0x08]);
+    assert_eq!(
+        err(&read_packet(&mut s).expect("reply")),
+        (
+            1227,
+            "Access denied; you need (at least one of) the SHUTDOWN privilege(s) for this operation"
+                .into()
+        )
+    );
+    let mut kill = vec![0x0c];
+    kill.extend_from_slice(&root_id.to_le_bytes());
+    send_packet(&mut s, 0, &kill);
+    assert_eq!(
+        err(&read_packet(&mut s).expect("reply")),
+        (1095, format!("You are not owner of thread {root_id}"))
+    );
+    // Both refusals leave the server and root's session as they were, and the
+    // refused session goes on.
+    assert_eq!(lines(&mut r, "SELECT 1"), ["1"]);
+    send_packet(&mut s, 0, &[0x0e]);
+    assert_eq!(read_packet(&mut s).expect("ping")[0], 0x00);
+    // The user's own other session may be killed.
+    let mut other = raw_login_as(b.port, "plain");
+    send_packet(&mut other, 0, b"\x03SELECT CONNECTION_ID()");
+    let mut other_id = 0u32;
+    for p in std::iter::from_fn(|| read_packet(&mut other).ok()).take(5) {
+        if p.len() > 1 && p[0] as usize == p.len() - 1 && p[1..].iter().all(u8::is_ascii_digit) {
+            other_id = String::from_utf8_lossy(&p[1..]).parse().expect("id");
+        }
+    }
+    assert_ne!(other_id, 0, "the other session's id");
+    let mut kill = vec![0x0c];
+    kill.extend_from_slice(&other_id.to_le_bytes());
+    send_packet(&mut s, 0, &kill);
+    assert_eq!(read_packet(&mut s).expect("reply")[0], 0x00, "OK");
+    send_packet(&mut other, 0, &[0x0e]);
+    assert!(
+        read_packet(&mut other).is_err(),
+        "the killed session is closed"
+    );
+    // With the privilege, COM_SHUTDOWN stops the server.
+    ok(&mut r, "GRANT SHUTDOWN ON *.* TO plain@'%'");
+    let mut s = raw_login_as(b.port, "plain");
+    send_packet(&mut s, 0, &[0x08]);
+    assert_eq!(read_packet(&mut s).expect("reply")[0], 0x00, "OK");
+    assert_eq!(b.wait_exit(std::time::Duration::from_secs(60)), Some(0));
+}

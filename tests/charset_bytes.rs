@@ -426,6 +426,24 @@ fn text_columns_refuse_bytes_that_are_no_characters() {
     );
     let r = c.q(b"SELECT `_`X'41'");
     assert!(matches!(r, Reply::Err { code: 1064, .. }), "{r:?}");
+    // Characters other than hex digits between the quotes of x'...', multi-byte
+    // ones too, and quoted names left unterminated at the end of a statement (both
+    // once panicked the connection's thread): syntax errors, and the session goes
+    // on.
+    for sql in [
+        "SELECT x'\u{e9}0'",
+        "SELECT X'0\u{e9}'",
+        "SELECT x'\u{fffd}'",
+        "SELECT x'4g'",
+        "USE `",
+        "SET `\u{e9}",
+        "SET @'\u{e9}",
+        "SET @\"x\u{e9}",
+    ] {
+        let r = c.q(sql.as_bytes());
+        assert!(matches!(r, Reply::Err { code: 1064, .. }), "{sql}: {r:?}");
+    }
+    assert_eq!(c.one(b"SELECT HEX(x'41')"), "41");
     // A literal marker is no literal in a client's own text, even when a transcoded
     // statement of the same text was planned before.
     assert_eq!(c.one(b"SELECT HEX(_binary'\xff')"), "FF");

@@ -331,6 +331,11 @@ pub fn read_packet(s: &mut std::net::TcpStream) -> std::io::Result<Vec<u8>> {
 /// A raw socket logged in as root (no password), for tests that misbehave on
 /// purpose (vanishing mid-result, malformed commands).
 pub fn raw_login(port: u16) -> std::net::TcpStream {
+    raw_login_as(port, "root")
+}
+
+/// A raw socket logged in as `user`, an account without a password.
+pub fn raw_login_as(port: u16, user: &str) -> std::net::TcpStream {
     let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
     s.set_read_timeout(Some(Duration::from_secs(10)))
         .expect("timeout");
@@ -342,7 +347,8 @@ pub fn raw_login(port: u16) -> std::net::TcpStream {
     p.extend_from_slice(&(16u32 << 20).to_le_bytes());
     p.push(45);
     p.extend_from_slice(&[0u8; 23]);
-    p.extend_from_slice(b"root\0");
+    p.extend_from_slice(user.as_bytes());
+    p.push(0);
     p.push(0);
     p.extend_from_slice(b"mysql_native_password\0");
     send_packet(&mut s, 1, &p);
@@ -360,6 +366,7 @@ pub mod binlog;
 pub mod binlog_workload;
 pub mod client;
 pub mod mariadb;
+pub mod netfuzz;
 pub mod rqg;
 pub mod script;
 

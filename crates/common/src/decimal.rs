@@ -76,17 +76,26 @@ impl Decimal {
             return None;
         }
         let digits = format!("{int_part}{frac_part}");
-        let digits = digits.trim_start_matches('0');
-        let mut scale = frac_part.len() as i32 - exp;
-        let mut digits = digits.to_string();
+        let mut digits = digits.trim_start_matches('0').to_string();
+        // In i64: the exponent is any i32, the fraction as long as the text.
+        let mut scale = frac_part.len() as i64 - i64::from(exp);
         if scale < 0 {
-            digits.push_str(&"0".repeat((-scale) as usize));
+            // Trailing zeros for a positive exponent, checked against the
+            // precision before they are written: `1e2000000000` must not make a
+            // 2 GB string. Zero stays zero whatever the exponent.
+            let zeros = scale.unsigned_abs();
+            if !digits.is_empty() {
+                if digits.len() as u64 + zeros > u64::from(MAX_PRECISION) {
+                    return None;
+                }
+                digits.push_str(&"0".repeat(zeros as usize));
+            }
             scale = 0;
         }
         // Drop fractional digits beyond MAX_SCALE, rounding.
         let mut round_up = false;
-        if scale > MAX_SCALE as i32 {
-            let drop = (scale - MAX_SCALE as i32) as usize;
+        if scale > i64::from(MAX_SCALE) {
+            let drop = usize::try_from(scale - i64::from(MAX_SCALE)).unwrap_or(usize::MAX);
             if drop > digits.len() {
                 digits.clear();
             } else {
@@ -94,7 +103,7 @@ impl Decimal {
                 round_up = digits.as_bytes().get(keep).is_some_and(|b| *b >= b'5');
                 digits.truncate(keep);
             }
-            scale = MAX_SCALE as i32;
+            scale = i64::from(MAX_SCALE);
         }
         if digits.len() > MAX_PRECISION as usize {
             return None;
@@ -310,6 +319,22 @@ mod tests {
         assert_eq!(d("1.5e-2").to_string(), "0.015");
         assert!(Decimal::parse("abc").is_none());
         assert!(Decimal::parse("").is_none());
+    }
+
+    /// Exponents anywhere in i32's range: checked before any digit is written (a
+    /// 338-byte COM_STMT_EXECUTE with `...E2000000435` as a DECIMAL parameter made
+    /// a 2 GB string), and no overflow in the scale arithmetic.
+    #[test]
+    fn huge_exponents_neither_allocate_nor_overflow() {
+        assert!(Decimal::parse("1e2147483647").is_none());
+        assert!(Decimal::parse("30050000.000000000E0000000002000000435").is_none());
+        assert!(Decimal::parse("12e37").is_none());
+        assert_eq!(d("12e36").to_string(), format!("12{}", "0".repeat(36)));
+        assert_eq!(d("0e2147483647").to_string(), "0");
+        assert_eq!(d("0.000e999999999").to_string(), "0");
+        assert_eq!(d("1e-2147483648").mantissa, 0);
+        assert_eq!(d("1.5e-2147483648").mantissa, 0);
+        assert_eq!(d("-5e-31").to_string(), "-0.000000000000000000000000000001");
     }
 
     #[test]

@@ -271,6 +271,22 @@ mod tests {
         assert_eq!(types, vec![pt(ColumnType::VarChar, false)]);
     }
 
+    /// A DECIMAL parameter with an exponent far beyond the precision is its text
+    /// (the SQL layer decides), found without writing out the digits: the
+    /// stmt_execute fuzz target's out-of-memory input was such a parameter.
+    #[test]
+    fn decimal_parameters_with_huge_exponents_stay_text() {
+        let text = b"1E2000000000";
+        let mut payload = vec![
+            0x17, 0x01, 0, 0, 0, 0, 0x01, 0, 0, 0, 0x00, 0x01, 0xf6, 0x00,
+        ];
+        payload.push(text.len() as u8);
+        payload.extend_from_slice(text);
+        let mut types = Vec::new();
+        let e = decode_stmt_execute(&payload, 1, &mut types, &mut []).expect("decode");
+        assert_eq!(e.params, vec![Value::Bytes(text.to_vec())]);
+    }
+
     fn header(n_params: usize, nulls: &[usize], types: Option<&[(u8, u8)]>) -> Vec<u8> {
         let mut p = vec![0x17, 7, 0, 0, 0, 0, 1, 0, 0, 0];
         let mut bitmap = vec![0u8; n_params.div_ceil(8)];

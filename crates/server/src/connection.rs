@@ -30,6 +30,8 @@ pub(crate) type Conn = PacketConn<Blocking<Stream>>;
 
 /// What COM_REGISTER_SLAVE and COM_BINLOG_DUMP need.
 const REPL_SLAVE: basalt_acl::Privs = basalt_acl::Privs::REPL_SLAVE;
+/// What COM_SHUTDOWN needs, as the SHUTDOWN statement.
+const SHUTDOWN: basalt_acl::Privs = basalt_acl::Privs::SHUTDOWN;
 
 /// The accounts logins are checked against (the engine's accounts and grants),
 /// and the `caching_sha2_password` fast-path cache.
@@ -625,10 +627,13 @@ fn dispatch(
             update_db(state, session);
         }
         Command::Ping => write_ok(conn, session, 0, 0, ""),
-        Command::Shutdown => {
-            server.request_stop(&format!("COM_SHUTDOWN from connection {}", state.id));
-            write_ok(conn, session, 0, 0, "");
-        }
+        Command::Shutdown => match session.require_global_privilege(SHUTDOWN, "SHUTDOWN") {
+            Ok(()) => {
+                server.request_stop(&format!("COM_SHUTDOWN from connection {}", state.id));
+                write_ok(conn, session, 0, 0, "");
+            }
+            Err(e) => conn.write_err(&e),
+        },
         Command::Statistics => conn.write_statistics(&statistics(server)),
         Command::FieldList { table, wildcard } => {
             state.set_command("Field List", None);
@@ -649,13 +654,10 @@ fn dispatch(
         Command::ChangeUser(req) => {
             return crate::statements::change_user(server, conn, state, session, stmts, req)
         }
-        Command::ProcessKill(id) => {
-            let hooks = crate::hooks::Hooks::new(server);
-            match basalt_sql::ServerHooks::kill(&hooks, id as u64, false) {
-                Ok(()) => write_ok(conn, session, 0, 0, ""),
-                Err(e) => conn.write_err(&e),
-            }
-        }
+        Command::ProcessKill(id) => match session.kill_connection(id as u64) {
+            Ok(()) => write_ok(conn, session, 0, 0, ""),
+            Err(e) => conn.write_err(&e),
+        },
         Command::SetOption { multi_statements } => {
             session.set_multi_statements(multi_statements);
             conn.write_end_marker(0, session.status_flags());

@@ -147,6 +147,33 @@ impl Session {
         Err(self.cx.db_denied(db))
     }
 
+    /// KILL [CONNECTION | QUERY] and COM_PROCESS_KILL: one's own session and the
+    /// sessions of the same user, anyone's with SUPER or CONNECTION ADMIN; 1095
+    /// otherwise.
+    pub(crate) fn check_kill(&mut self, id: u64) -> R<()> {
+        if self.cx.privs.account.is_none()
+            || id == self.cx.conn_id
+            || self.cx.has_global(Privs::SUPER | Privs::CONNECTION_ADMIN)
+        {
+            return Ok(());
+        }
+        let owner = self
+            .cx
+            .engine
+            .hooks()
+            .processlist()
+            .into_iter()
+            .find(|p| p.id == id);
+        if owner.is_none_or(|p| p.user == self.cx.user) {
+            return Ok(());
+        }
+        Err(MySqlError::new(
+            1095,
+            "HY000",
+            format!("You are not owner of thread {id}"),
+        ))
+    }
+
     /// A parsed utility statement's privileges.
     pub(crate) fn check_utility(&mut self, stmt: &Statement) -> R<()> {
         if self.cx.privs.account.is_none() {
@@ -210,27 +237,7 @@ impl Session {
                 self.need_object(&r.new_name, Privs::CREATE | Privs::INSERT, "CREATE")
             }),
             Statement::Use(_) => Ok(()),
-            Statement::Kill { id, .. } if *id != self.cx.conn_id => {
-                if self.cx.has_global(Privs::SUPER | Privs::CONNECTION_ADMIN) {
-                    return Ok(());
-                }
-                // A thread of the same user may be killed without either.
-                let owner = self
-                    .cx
-                    .engine
-                    .hooks()
-                    .processlist()
-                    .into_iter()
-                    .find(|p| p.id == *id);
-                if owner.is_none_or(|p| p.user == self.cx.user) {
-                    return Ok(());
-                }
-                Err(MySqlError::new(
-                    1095,
-                    "HY000",
-                    format!("You are not owner of thread {id}"),
-                ))
-            }
+            Statement::Kill { id, .. } => self.check_kill(*id),
             Statement::Flush { .. } => self.cx.require_global(Privs::RELOAD, "RELOAD"),
             Statement::LockTables { tables } => {
                 for t in tables {

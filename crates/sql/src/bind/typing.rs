@@ -169,16 +169,21 @@ pub fn hex_number(x: &Expr, t: &ExprType) -> Option<Bound> {
     Some((Expr::Const(Value::UInt(n)), ty))
 }
 
+/// The bytes of a hex literal's digits (an odd count has an implied leading 0:
+/// `0x123` is `0x0123`); `None` if anything is not a hex digit. Works on bytes:
+/// the digits of `x'...'` are whatever the client sent between the quotes.
 pub fn decode_hex(h: &str) -> Option<Vec<u8>> {
-    let h = if h.len() % 2 == 1 {
-        format!("0{h}")
-    } else {
-        h.to_string()
-    };
-    (0..h.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&h[i..i + 2], 16).ok())
-        .collect()
+    let digit = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
+    let b = h.as_bytes();
+    let (lead, pairs) = b.split_at(b.len() % 2);
+    let mut out = Vec::with_capacity(b.len().div_ceil(2));
+    if let Some(&c) = lead.first() {
+        out.push(digit(c)?);
+    }
+    for p in pairs.chunks(2) {
+        out.push((digit(p[0])? << 4) | digit(p[1])?);
+    }
+    Some(out)
 }
 
 pub fn decode_bits(b: &str) -> Option<Vec<u8>> {
@@ -246,4 +251,24 @@ pub(super) fn hex_operands(op: &B, x: Bound, y: Bound) -> (Bound, Bound) {
     };
     let (tx, ty) = (x.1.clone(), y.1.clone());
     (as_number(x, &ty), as_number(y, &tx))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::decode_hex;
+
+    #[test]
+    fn hex_digits_decode_and_anything_else_is_refused() {
+        assert_eq!(decode_hex("0aFf"), Some(vec![0x0a, 0xff]));
+        assert_eq!(decode_hex("123"), Some(vec![0x01, 0x23]));
+        assert_eq!(decode_hex(""), Some(vec![]));
+        assert_eq!(decode_hex("0g"), None);
+        assert_eq!(decode_hex("+f"), None);
+        // Multi-byte characters among the digits (x'\u{e9}0' from a client) were
+        // sliced mid-character and panicked the connection's thread.
+        assert_eq!(decode_hex("\u{e9}0"), None);
+        assert_eq!(decode_hex("0\u{e9}"), None);
+        assert_eq!(decode_hex("\u{fffd}"), None);
+        assert_eq!(decode_hex("a\u{1f600}"), None);
+    }
 }

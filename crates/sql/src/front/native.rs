@@ -232,10 +232,10 @@ impl<'a> P<'a> {
         let t = self.peek().ok_or_else(|| self.err())?;
         let s = match t.kind {
             TokKind::Word => t.text(self.src).to_string(),
-            TokKind::QuotedIdent => {
-                let inner = &t.text(self.src)[1..t.text(self.src).len() - 1];
-                inner.replace("``", "`")
-            }
+            TokKind::QuotedIdent => match quoted_ident(t.text(self.src)) {
+                Some(name) => name,
+                None => return Err(self.err()),
+            },
             _ => return Err(self.err()),
         };
         self.pos += 1;
@@ -622,10 +622,33 @@ fn using_arg(p: &mut P) -> R<UsingArg> {
 
 /// The name of a user variable token (`@x`, `@'x'`, `` @`x` ``), lowercased as MySQL
 /// compares them case-insensitively.
+/// The name in a `` `quoted identifier` `` token (doubled backquotes stand for
+/// one); `None` when it has no closing backquote (the lexer ends an unterminated
+/// one at the end of the text).
+fn quoted_ident(text: &str) -> Option<String> {
+    let mut chars = text.strip_prefix('`')?.chars().peekable();
+    let mut name = String::new();
+    while let Some(c) = chars.next() {
+        if c != '`' {
+            name.push(c);
+        } else if chars.next_if_eq(&'`').is_some() {
+            name.push('`');
+        } else {
+            return chars.peek().is_none().then_some(name);
+        }
+    }
+    None
+}
+
 pub fn user_var_name(tok: &str) -> String {
     let body = &tok[1..];
-    let body = match body.as_bytes().first() {
-        Some(b'\'' | b'"' | b'`') if body.len() >= 2 => &body[1..body.len() - 1],
+    let body = match body.chars().next() {
+        // Unterminated (the lexer ends it at the end of the text): what follows the
+        // opening quote.
+        Some(q @ ('\'' | '"' | '`')) => body
+            .strip_prefix(q)
+            .and_then(|s| s.strip_suffix(q))
+            .unwrap_or(&body[1..]),
         _ => body,
     };
     body.to_ascii_lowercase()
@@ -639,6 +662,33 @@ mod tests {
     fn native(s: &str) -> Option<Native> {
         let l = lex(s);
         parse_native(s, &l.tokens, false).expect("parses")
+    }
+
+    /// Unterminated quoted names at the end of a statement once sliced the text
+    /// mid-character or backwards and panicked the connection's thread.
+    #[test]
+    fn unterminated_quotes_are_errors_not_panics() {
+        for s in [
+            "USE `",
+            "USE `abc",
+            "SET `",
+            "SET `\u{e9}",
+            "ALTER TABLE `",
+            "USE `a``",
+        ] {
+            let l = lex(s);
+            assert!(parse_native(s, &l.tokens, false).is_err(), "{s}");
+        }
+        assert_eq!(native("USE ``"), Some(Native::Use(String::new())));
+        assert_eq!(native("USE `a``b`"), Some(Native::Use("a`b".into())));
+        assert_eq!(user_var_name("@'\u{e9}"), "\u{e9}");
+        assert_eq!(user_var_name("@\"\u{e9}\""), "\u{e9}");
+        assert_eq!(user_var_name("@'"), "");
+        assert_eq!(user_var_name("@`A`"), "a");
+        for s in ["SET @'\u{e9}", "SET @\"\u{e9}", "SET @`x\u{fffd}"] {
+            let l = lex(s);
+            let _ = parse_native(s, &l.tokens, false);
+        }
     }
 
     #[test]

@@ -299,6 +299,12 @@ impl Session {
         self.cx.require_global(any_of, names)
     }
 
+    /// COM_PROCESS_KILL: KILL CONNECTION `id`, with the statement's privilege check.
+    pub fn kill_connection(&mut self, id: u64) -> Result<(), MySqlError> {
+        self.check_kill(id)?;
+        self.cx.engine.hooks().kill(id, false)
+    }
+
     pub fn use_database(&mut self, db: &str) -> Result<(), MySqlError> {
         if crate::infoschema::is_schema(db) {
             self.cx.db = Some(crate::infoschema::SCHEMA.to_string());

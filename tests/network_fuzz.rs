@@ -39,10 +39,11 @@ const POOL_MB: u64 = 32;
 /// threads), the fuzzing database's rows and statistics, the binary log's buffers,
 /// long data kept per statement (each parameter bounded by max_allowed_packet, 1 MiB
 /// here) and what the allocator keeps after freeing. Measured: default runs peak
-/// 30-50 MiB above the start, runs of 300,000 packets 55-65 MiB, levelling off
-/// there. Keeping 8 KiB or more per command (a read buffer, a statement's result)
-/// would pass the bound within the default 20,000 packets; a leak of a few bytes
-/// per command would not: the level-off over long runs is what speaks against those.
+/// 30-50 MiB above the start; runs of 400,000 packets 65-95 MiB, still creeping up
+/// slowly (as the fuzzing database grows, or a small leak: not settled). Keeping
+/// 8 KiB or more per command (a read buffer, a statement's result) would pass the
+/// bound within the default 20,000 packets; a leak of a few bytes per command
+/// would not.
 const RSS_SLACK_MB: u64 = 128;
 
 fn env_u64(name: &str) -> Option<u64> {

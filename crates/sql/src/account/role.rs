@@ -195,13 +195,19 @@ impl Session {
         ))
     }
 
-    fn grant_roles(&mut self, roles: &[String], specs: &[UserSpec], admin: bool) -> R<QueryResult> {
+    /// The accounts and roles a GRANT / REVOKE of `roles` names, once every role
+    /// exists and the session administers each.
+    fn role_targets(&self, roles: &[String], specs: &[UserSpec]) -> R<Vec<AccountName>> {
         let snapshot = self.cx.engine.acl.snapshot();
         for r in roles {
             existing_role(&snapshot, r)?;
             self.may_administer(&snapshot, r)?;
         }
-        let grantees: Vec<AccountName> = specs.iter().map(|s| self.grantee(s, &snapshot)).collect();
+        Ok(specs.iter().map(|s| self.grantee(s, &snapshot)).collect())
+    }
+
+    fn grant_roles(&mut self, roles: &[String], specs: &[UserSpec], admin: bool) -> R<QueryResult> {
+        let grantees = self.role_targets(roles, specs)?;
         self.cx.engine.acl.update(|acl| {
             for g in &grantees {
                 if acl.account(&g.0, &g.1).is_none() {
@@ -230,12 +236,7 @@ impl Session {
         specs: &[UserSpec],
         admin_only: bool,
     ) -> R<QueryResult> {
-        let snapshot = self.cx.engine.acl.snapshot();
-        for r in roles {
-            existing_role(&snapshot, r)?;
-            self.may_administer(&snapshot, r)?;
-        }
-        let grantees: Vec<AccountName> = specs.iter().map(|s| self.grantee(s, &snapshot)).collect();
+        let grantees = self.role_targets(roles, specs)?;
         self.cx.engine.acl.update(|acl| {
             for g in &grantees {
                 if acl.account(&g.0, &g.1).is_none() {

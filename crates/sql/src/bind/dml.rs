@@ -255,7 +255,8 @@ impl Binder<'_> {
         let mark = self.needs.len();
         let from = self.bind_from(std::slice::from_ref(&u.table));
         self.merge_expressions = false;
-        let from = from?;
+        let from =
+            from.inspect_err(|_| self.retarget_need(mark, basalt_acl::Privs::UPDATE, None))?;
         // The target's need, if it has one (a temporary table has none).
         let target_need = (self.needs.len() > mark).then_some(mark);
         if from.tables.len() != 1 {
@@ -324,7 +325,8 @@ impl Binder<'_> {
         let mark = self.needs.len();
         let from = self.bind_from(list);
         self.merge_expressions = false;
-        let from = from?;
+        let from =
+            from.inspect_err(|_| self.retarget_need(mark, basalt_acl::Privs::DELETE, None))?;
         let read = first_column(d.selection.iter());
         self.retarget_need(mark, basalt_acl::Privs::DELETE, read);
         let returning = match &d.returning {

@@ -528,8 +528,10 @@ impl Binder<'_> {
             }
             return Err(MySqlError::no_such_table(&db, &tname));
         }
-        let table = self.open_table(&db, &tname)?;
+        // Noted before the table is opened: an account without the privilege
+        // gets 1142 rather than learning whether the table exists.
         self.need(&db, &tname, basalt_acl::Privs::SELECT);
+        let table = self.open_table(&db, &tname)?;
         if !partitions.is_empty() {
             // No table is partitioned (PARTITION BY is not accepted yet).
             return Err(MySqlError::partition_clause_on_nonpartitioned());

@@ -607,7 +607,18 @@ impl Session {
         if prepared {
             b = b.prepared();
         }
-        let mut plan = bind(&mut b)?;
+        let mut plan = match bind(&mut b) {
+            Ok(plan) => plan,
+            Err(e) if matches!(e.code, 1146 | 1049) => {
+                // As MariaDB, privileges are checked before tables are opened: an
+                // account without them on a missing table gets 1142, not 1146.
+                let needs = std::mem::take(&mut b.needs);
+                drop(b);
+                self.cx.check_needs(&needs)?;
+                return Err(e);
+            }
+            Err(e) => return Err(e),
+        };
         b.attach_subqueries(&mut plan);
         Ok((plan, b.param_in_projection))
     }

@@ -246,7 +246,13 @@ select x'41', 0x41, b'1000001', 0b1000001
 select 0x41 + 0, 0x41 = 65, 65 = 0x41, 0x41 = 'A', b'1000001' + 0, 0b101 + 0, 0x0102 | 0, 0x41 * 2, 0x4142 div 2, 0x41 < 100, ~0x41, 0x0102030405060708090a + 0, 0x41, x'41', b'101'
 ~ select cast(0x41 as unsigned), cast(0x41 as signed), cast(0xFF as decimal(5,1)), cast(x'41' as unsigned), cast(x'41' as decimal(5,1))
 ~ select -0x41, abs(0x41), round(0x41), 0x41 in (65, 66), 0x41 in ('A', 'B'), 66 in (0x41, 0x42), 0x41 between 60 and 70, 0x41 between 'A' and 'B', 65 between 0x40 and 0x42
+~ select greatest(0x41, 1), least(0x41, 100), greatest(0x41, 1.5), greatest(0x41, 'B'), least(0x41, 0x42), greatest(b'11', 2)
+select date_add('2020-01-01', interval 0x10 day), '2020-01-01' + interval b'11' day, date_sub('2020-01-31', interval 0x2 day)
+~ select left('abcdef', 0x02), right('abcdef', 0x02), substring('abcdef', 0x02, 0x03), repeat('ab', 0x02), lpad('a', 0x03, 'x'), rpad('a', 0x03, 'x'), locate('b', 'abcb', 0x03), space(0x02) = '  ', substring_index('a.b.c', '.', 0x02), elt(0x02, 'x', 'y'), format(1.2345, 0x02)
+~ select bin(0x05), oct(0x09), conv(0x41, 10, 16), hex(0x41), from_days(0x0B0000), from_unixtime(0x10), insert('abcd', 0x02, 0x01, 'Z'), char(0x41, 0x42), make_set(0x03, 'a', 'b'), export_set(0x05, 'Y', 'N', ',', 0x04), sec_to_time(0x10), makedate(0x07D0, 0x02)
+~ select maketime(0x01, 0x02, 0x03), period_add(0x030D41, 0x02), period_diff(0x030D41, 200001), timestampadd(day, 0x02, '2020-01-01'), week('2020-01-05', 0x01), yearweek('2020-01-05', 0x01), log(0x02, 0x08), truncate(0x41, 0x01), round(1.55, b'1'), atan(0x01, 0x01), rand(0x01) = rand(1), left(b'1100001', 0x01), substr('abc', b'10')
 create table fhex (i int, d decimal(6,1), v varchar(5), y year, b bit(8))
 insert into fhex values (0x41, 0x42, 0x43, 0x07D0, b'101')
 insert into fhex (i) values (x'41')
 select i, d, v, y, b + 0, hex(b) from fhex
+select sum(0x41), avg(b'11'), std(0x41), var_pop(b'1'), bit_or(0x41), max(0x41), min(b'1000001'), count(distinct 0x41), group_concat(0x41) from fhex

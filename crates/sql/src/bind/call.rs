@@ -35,14 +35,18 @@ impl Binder<'_> {
         }
         crate::expr::func::check_types(f, &types)?;
         super::strings::byte_args(f, &mut bound, &types);
-        hex_args(f, &mut bound, &mut types);
+        let hex_doubles = hex_args(f, &mut bound, &mut types);
         let f = crate::expr::func::refine(f, &types, &bound);
-        let t = if crate::expr::func::uses_consts(f) {
+        let mut t = if crate::expr::func::uses_consts(f) {
             let consts: Vec<Option<Value>> = bound.iter().map(|e| self.const_value(e)).collect();
             crate::expr::func::result_type_with(f, &types, &consts)
         } else {
             crate::expr::func::result_type(f, &types)
         };
+        if hex_doubles {
+            // The arguments' largest scale (a hex literal's is 0), as MariaDB.
+            t.decimals = types.iter().map(|t| t.decimals).max().unwrap_or(0);
+        }
         if let Some(v) = crate::expr::func::bind_time_value(f, &types) {
             return Ok((Expr::Const(v), t));
         }
@@ -242,7 +246,18 @@ impl Binder<'_> {
             }
             (_, [one]) => {
                 let (e, t) = self.expr(one, scope, None)?;
-                (Some(e), t)
+                let numeric = !matches!(
+                    func,
+                    AggFunc::Min | AggFunc::Max | AggFunc::Count | AggFunc::GroupConcat
+                );
+                // SUM(0x41) adds 65, as MariaDB's numeric aggregates read a hex literal.
+                match super::typing::hex_number(&e, &t).filter(|_| numeric) {
+                    Some((n, mut nt)) => {
+                        nt.hex_number = true;
+                        (Some(n), nt)
+                    }
+                    None => (Some(e), t),
+                }
             }
             (AggFunc::Count, [_, ..]) if distinct => {
                 let (e, t) = self.call(Func::Concat, &args, scope, None)?;
@@ -438,7 +453,8 @@ pub fn agg_type(f: AggFunc, arg: &ExprType) -> ExprType {
                     t.column_type = Some(basalt_common::ColumnType::LongLong);
                 }
                 t.col_flags = 0;
-                if t.class == Class::String {
+                // A hex or bit literal (a string typed unsigned) keeps its 0.
+                if t.class == Class::String && !arg.unsigned {
                     t.decimals = 39;
                 }
             }
@@ -450,13 +466,19 @@ pub fn agg_type(f: AggFunc, arg: &ExprType) -> ExprType {
             t
         }
         AggFunc::BitAnd | AggFunc::BitOr | AggFunc::BitXor => ExprType::bigint().unsigned(),
-        // MariaDB: DOUBLE with the argument's scale + 4 decimals (exact types), 26
-        // characters; a floating-point argument keeps DOUBLE's own metadata.
+        // MariaDB: DOUBLE with the argument's scale + 4 decimals (exact types); a
+        // floating-point argument keeps DOUBLE's own metadata.
         AggFunc::StdDev | AggFunc::Variance | AggFunc::StdDevSamp | AggFunc::VarSamp => {
             let mut t = ExprType::double().nullable(true);
             match arg.class {
                 Class::Int | Class::Decimal => {
-                    t.len = 26;
+                    // MariaDB: twice the argument's precision plus 4 digits, with
+                    // sign and point; a hex literal's is fixed.
+                    t.len = if arg.hex_number {
+                        17
+                    } else {
+                        2 * arg.precision() + 6
+                    };
                     t.decimals = (arg.decimals + 4).min(30);
                 }
                 _ => t.len = 23,
@@ -466,20 +488,59 @@ pub fn agg_type(f: AggFunc, arg: &ExprType) -> ExprType {
     }
 }
 
-/// Hex and bit literal arguments of the numeric functions are numbers
-/// (`ABS(0x41)` is 65).
-fn hex_args(f: Func, bound: &mut [Expr], types: &mut [ExprType]) {
-    use Func::*;
-    if !matches!(
-        f,
-        Abs | Round | Truncate | Floor | Ceil | Mod | Sign | Sqrt | Pow | Exp | Ln | Log10
-    ) {
-        return;
-    }
-    for (b, t) in bound.iter_mut().zip(types.iter_mut()) {
+/// Hex and bit literal arguments read as numbers are numbers (`ABS(0x41)` is
+/// 65, `LEFT(s, 0x02)` takes two characters), as MariaDB's hybrid literal
+/// gives its integer to a function that reads the argument as one. True when
+/// GREATEST / LEAST now compare a hex literal as a DOUBLE.
+fn hex_args(f: Func, bound: &mut [Expr], types: &mut [ExprType]) -> bool {
+    // GREATEST / LEAST compare as numbers when an argument is one.
+    let numeric_list =
+        matches!(f, Func::Greatest | Func::Least) && types.iter().any(|t| t.class.is_numeric());
+    let mut doubles = false;
+    for (i, (b, t)) in bound.iter_mut().zip(types.iter_mut()).enumerate() {
+        if !numeric_list && !integer_arg(f, i) {
+            continue;
+        }
         if let Some((n, nt)) = super::typing::hex_number(b, t) {
             (*b, *t) = (n, nt);
+            if numeric_list {
+                // MariaDB compares a hex literal with numbers as DOUBLEs.
+                if let Expr::Const(Value::UInt(u)) = b {
+                    *b = Expr::Const(Value::Double(*u as f64));
+                }
+                t.class = Class::Double;
+                t.unsigned = false;
+                doubles = true;
+            }
         }
+    }
+    doubles
+}
+
+/// Whether argument `i` of `f` is read as a number.
+fn integer_arg(f: Func, i: usize) -> bool {
+    use crate::expr::func::{ClockFn, TextFn};
+    use Func::*;
+    match f {
+        Abs | Round | Truncate | Floor | Ceil | Mod | Sign | Sqrt | Pow | Exp | Ln | Log10
+        | Log | Log2 | Trig(_) | Degrees | Radians | Rand => true,
+        Space | Elt | FromDays | FromUnixtime => i == 0,
+        Left | Right | Repeat | Lpad | Rpad | Format => i == 1,
+        Locate | SubstringIndex => i == 2,
+        Substring => i >= 1,
+        Text(TextFn::Char | TextFn::Chr) => true,
+        Text(TextFn::Insert) => i == 1 || i == 2,
+        Text(TextFn::MakeSet) => i == 0,
+        Text(TextFn::ExportSet) => i == 0 || i == 4,
+        Clock(
+            ClockFn::SecToTime
+            | ClockFn::MakeDate
+            | ClockFn::MakeTime
+            | ClockFn::PeriodAdd
+            | ClockFn::PeriodDiff,
+        ) => true,
+        Clock(ClockFn::TimestampAdd | ClockFn::Week | ClockFn::YearWeek) => i == 1,
+        _ => false,
     }
 }
 

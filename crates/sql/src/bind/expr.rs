@@ -826,6 +826,8 @@ impl Binder<'_> {
         };
         let (b, tb) = self.expr(base, scope, aggs.as_deref_mut())?;
         let (n, tn) = self.expr(value, scope, aggs)?;
+        // `INTERVAL 0x10 DAY` is 16 days.
+        let (n, tn) = super::typing::hex_number(&n, &tn).unwrap_or((n, tn));
         let f = if sub {
             Func::DateSub(unit)
         } else {

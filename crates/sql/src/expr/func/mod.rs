@@ -25,6 +25,9 @@ mod tz;
 pub mod units;
 mod userlock;
 
+pub use clock::ClockFn;
+pub use text::TextFn;
+
 use super::{EvalCtx, Expr, R};
 use crate::ty::{aggregate, Class, ExprType};
 use crate::value::temporal::Unit;

@@ -21,8 +21,22 @@ pub struct Decimal {
     pub scale: u8,
 }
 
+/// 10^0 ..= 10^38, every power an i128 holds.
+const POW10: [i128; 39] = {
+    let mut t = [1i128; 39];
+    let mut i = 1;
+    while i < 39 {
+        t[i] = t[i - 1] * 10;
+        i += 1;
+    }
+    t
+};
+
 fn pow10(n: u32) -> i128 {
-    10i128.pow(n)
+    match POW10.get(n as usize) {
+        Some(p) => *p,
+        None => 10i128.pow(n),
+    }
 }
 
 impl Decimal {

@@ -79,6 +79,10 @@ pub struct Aggregator<'p> {
     max_concat: usize,
     /// Bytes charged for one new group besides its keys.
     group_bytes: usize,
+    /// The current row's group values and encoded key (kept to spare two
+    /// allocations per row).
+    keys: Vec<Value>,
+    enc: Vec<u8>,
 }
 
 pub(super) fn initial(c: &AggCall) -> State {
@@ -118,6 +122,8 @@ impl<'p> Aggregator<'p> {
                 + VEC
                 + HASH_ENTRY
                 + std::mem::size_of::<usize>(),
+            keys: Vec::new(),
+            enc: Vec::new(),
         }
     }
 
@@ -130,24 +136,7 @@ impl<'p> Aggregator<'p> {
     }
 
     pub fn add(&mut self, row: &[Value], ctx: &mut EvalCtx) -> R<()> {
-        let mut keys = Vec::with_capacity(self.plan.group_by.len());
-        let mut enc = Vec::new();
-        for (e, coll) in self.plan.group_by.iter().zip(&self.plan.group_colls) {
-            let v = e.eval(row, ctx)?;
-            group_key(&v, *coll, &mut enc);
-            keys.push(v);
-        }
-        let gi = match self.index.get(&enc) {
-            Some(i) => *i,
-            None => {
-                ctx.mem
-                    .charge(self.group_bytes + enc.capacity() + row_bytes(&keys))?;
-                let g = self.new_group(keys);
-                self.groups.push(g);
-                self.index.insert(enc, self.groups.len() - 1);
-                self.groups.len() - 1
-            }
-        };
+        let gi = self.group_of(row, ctx)?;
         for (ci, call) in self.plan.calls.iter().enumerate() {
             let v = match &call.arg {
                 Some(e) => e.eval(row, ctx)?,
@@ -182,6 +171,29 @@ impl<'p> Aggregator<'p> {
             }
         }
         Ok(())
+    }
+
+    /// The index of the group `row` belongs to, made when new. Only a new group
+    /// keeps the row's key values and a copy of its encoded key.
+    fn group_of(&mut self, row: &[Value], ctx: &mut EvalCtx) -> R<usize> {
+        self.enc.clear();
+        self.keys.clear();
+        for (e, coll) in self.plan.group_by.iter().zip(&self.plan.group_colls) {
+            let v = e.eval(row, ctx)?;
+            group_key(&v, *coll, &mut self.enc);
+            self.keys.push(v);
+        }
+        if let Some(i) = self.index.get(&self.enc) {
+            return Ok(*i);
+        }
+        let keys = std::mem::take(&mut self.keys);
+        let enc = self.enc.clone();
+        ctx.mem
+            .charge(self.group_bytes + enc.capacity() + row_bytes(&keys))?;
+        let g = self.new_group(keys);
+        self.groups.push(g);
+        self.index.insert(enc, self.groups.len() - 1);
+        Ok(self.groups.len() - 1)
     }
 
     /// The output rows: group values followed by aggregate results, sorted by group.
@@ -222,7 +234,19 @@ impl<'p> Aggregator<'p> {
     }
 }
 
-fn add_num(acc: Option<Num>, v: &Value) -> Option<Num> {
+/// Adds `v` to a SUM / AVG accumulator.
+fn add_num(acc: &mut Option<Num>, v: &Value) {
+    // DECIMAL values into a DECIMAL sum, the common case, add in place.
+    if let (Some(Num::Dec(a)), Value::Decimal(d)) = (acc.as_mut(), v) {
+        if let Some(sum) = a.checked_add(*d) {
+            *a = sum;
+            return;
+        }
+    }
+    *acc = added(*acc, v);
+}
+
+fn added(acc: Option<Num>, v: &Value) -> Option<Num> {
     let n = match v {
         Value::Bytes(_) => Num::Dbl(to_num(v).0.to_f64()),
         other => to_num(other).0,
@@ -234,7 +258,9 @@ fn add_num(acc: Option<Num>, v: &Value) -> Option<Num> {
     };
     Some(match acc {
         None => n,
-        Some(a) => num_arith(ArithOp::Add, a, n, 4).unwrap_or(Num::Dbl(a.to_f64() + n.to_f64())),
+        Some(a) => {
+            num_arith(ArithOp::Add, a, n, 4).unwrap_or_else(|_| Num::Dbl(a.to_f64() + n.to_f64()))
+        }
     })
 }
 
@@ -246,9 +272,9 @@ pub(super) fn update(s: &mut State, call: &AggCall, v: Value, max_concat: usize)
     }
     match s {
         State::Count(n) => *n += 1,
-        State::Sum { acc } => *acc = add_num(*acc, &v),
+        State::Sum { acc } => add_num(acc, &v),
         State::Avg { acc, n } => {
-            *acc = add_num(*acc, &v);
+            add_num(acc, &v);
             *n += 1;
         }
         State::Extreme(cur) => {

@@ -320,7 +320,7 @@ fn subtract(acc: Num, v: &Value) -> Num {
             o => o,
         },
     };
-    num_arith(ArithOp::Sub, acc, n, 4).unwrap_or(Num::Dbl(acc.to_f64() - n.to_f64()))
+    num_arith(ArithOp::Sub, acc, n, 4).unwrap_or_else(|_| Num::Dbl(acc.to_f64() - n.to_f64()))
 }
 
 fn aggregate(

@@ -24,6 +24,7 @@ use basalt_common::error::code;
 use basalt_common::{Collation, MySqlError, Value};
 pub use cast::CastTarget;
 pub use func::Func;
+use std::borrow::Cow;
 use std::cmp::Ordering;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -503,6 +504,21 @@ impl Expr {
         r
     }
 
+    /// The value of an operand, borrowed when it is a column or a constant (an
+    /// operator reading it needs no copy).
+    fn operand<'a>(
+        &'a self,
+        row: &'a [Value],
+        ctx: &mut EvalCtx,
+    ) -> Result<Cow<'a, Value>, MySqlError> {
+        static NULL: Value = Value::Null;
+        Ok(match self {
+            Expr::Column(i) => Cow::Borrowed(row.get(*i).unwrap_or(&NULL)),
+            Expr::Const(v) => Cow::Borrowed(v),
+            _ => Cow::Owned(self.eval(row, ctx)?),
+        })
+    }
+
     fn eval_node(&self, row: &[Value], ctx: &mut EvalCtx) -> R {
         match self {
             Expr::Const(v) => Ok(v.clone()),
@@ -675,8 +691,8 @@ impl Expr {
     }
 
     fn eval_arith(&self, op: ArithOp, a: &Expr, b: &Expr, row: &[Value], ctx: &mut EvalCtx) -> R {
-        let x = a.eval(row, ctx)?;
-        let y = b.eval(row, ctx)?;
+        let x = a.operand(row, ctx)?;
+        let y = b.operand(row, ctx)?;
         if x.is_null() || y.is_null() {
             return Ok(Value::Null);
         }

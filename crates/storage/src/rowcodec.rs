@@ -205,7 +205,9 @@ pub fn decode_into(
     Ok(())
 }
 
-/// Hands each column's value (NULL for one not `wanted`) to `put`, in order.
+/// Hands each column's value (NULL for one not `wanted`) to `put`, in order;
+/// with `wanted`, it stops after the last wanted column (the row's later
+/// columns are not even skipped over).
 fn decode_each(
     buf: &[u8],
     columns: &[ColumnDef],
@@ -216,7 +218,10 @@ fn decode_each(
     let n = get_varint(buf, &mut pos).ok_or(DecodeError)? as usize;
     let bitmap = buf.get(pos..pos + n.div_ceil(8)).ok_or(DecodeError)?;
     pos += n.div_ceil(8);
-    for (i, col) in columns.iter().enumerate() {
+    let end = wanted.map_or(columns.len(), |w| {
+        w.iter().rposition(|&b| b).map_or(0, |last| last + 1)
+    });
+    for (i, col) in columns.iter().enumerate().take(end) {
         if i >= n {
             put(i, missing_default(col));
             continue;
@@ -422,6 +427,15 @@ mod tests {
         assert_eq!(partial[2], row[2]);
         assert_eq!(partial[8], row[8]);
         assert_eq!(partial[0], Value::Null);
+        // Decoding stops after the last wanted column: the rest are NULL, and
+        // bytes after it are not read.
+        let wanted = [false, false, true, false, false, false, false, false, false];
+        let first = decode_row(&buf, &cols(), Some(&wanted)).expect("decodes");
+        assert_eq!(first[2], row[2]);
+        assert!(first[3..].iter().all(Value::is_null));
+        let cut = buf.len() - 3;
+        assert!(decode_row(&buf[..cut], &cols(), Some(&wanted)).is_ok());
+        assert!(decode_row(&buf[..cut], &cols(), None).is_err());
     }
 
     #[test]

@@ -132,6 +132,7 @@ impl BufferPool {
     pub fn with_frames(frames: usize) -> Arc<BufferPool> {
         let frames = frames.max(16);
         let mut mem = AlignedBuf::zeroed(frames * PAGE_SIZE);
+        mem.advise_huge_pages();
         let base = mem.as_mut_ptr();
         Arc::new(BufferPool {
             _mem: mem,

@@ -551,3 +551,43 @@ fn limits_match_mariadb() {
         assert_eq!(got, want, "\n{sql}\nbasalt:  {got:?}\nmariadb: {want:?}");
     }
 }
+
+/// The soft RLIMIT_NOFILE of a running process.
+fn soft_nofile(pid: u32) -> u64 {
+    let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).expect("limits");
+    let line = limits
+        .lines()
+        .find(|l| l.starts_with("Max open files"))
+        .expect("Max open files");
+    line.split_whitespace()
+        .nth(3)
+        .and_then(|v| v.parse().ok())
+        .expect("a number")
+}
+
+#[test]
+fn open_files_limit_is_raised_for_max_connections() {
+    // mysqld's rule: 30 + max_connections + 1 + table_open_cache * 2 at least, and
+    // at least --open-files-limit; @@open_files_limit is what the process got.
+    let b = Basalt::start_with(&["--max-connections=3000", "--open-files-limit=9000"]);
+    let mut c = connect(&b);
+    let shown: u64 = c
+        .query_first("SELECT @@open_files_limit")
+        .expect("query")
+        .expect("row");
+    let soft = soft_nofile(b.pid());
+    assert_eq!(shown, soft, "@@open_files_limit is the process's limit");
+    let wanted = 30 + 3000 + 1 + 2000 * 2;
+    if shown < wanted {
+        // Only where the hard limit could not be raised: the server says so.
+        assert!(
+            b.log()
+                .contains("Could not increase number of max_open_files"),
+            "no warning for a limit of {shown} under {wanted}"
+        );
+    }
+    let err = c
+        .query_drop("SET GLOBAL open_files_limit = 10")
+        .expect_err("read-only");
+    assert_eq!(err_code(err), 1238);
+}

@@ -45,6 +45,10 @@ pub struct Args {
     /// Maximum simultaneous client connections (default 1000).
     #[arg(long = "max-connections")]
     pub max_connections: Option<u32>,
+    /// File descriptors to ask the OS for (RLIMIT_NOFILE) at least; the server
+    /// asks for more when max_connections and the table cache need them.
+    #[arg(long = "open-files-limit")]
+    pub open_files_limit: Option<u64>,
     /// Largest packet a client may send, e.g. 16M (default 16M).
     #[arg(long = "max-allowed-packet")]
     pub max_allowed_packet: Option<String>,
@@ -171,6 +175,7 @@ pub struct Config {
     pub buffer_pool_size: u64,
     pub flush_log_at_trx_commit: u8,
     pub max_connections: u32,
+    pub open_files_limit: u64,
     pub max_allowed_packet: u64,
     pub log_level: String,
     pub rollback_on_timeout: bool,
@@ -316,6 +321,10 @@ impl Config {
                 None => {
                     parse_num("max_connections", get("max_connections"))?.unwrap_or(1000) as u32
                 }
+            },
+            open_files_limit: match args.open_files_limit {
+                Some(v) => v,
+                None => parse_num("open_files_limit", get("open_files_limit"))?.unwrap_or(0),
             },
             max_allowed_packet: size(args.max_allowed_packet, "max_allowed_packet", 16 << 20)?
                 .clamp(1024, 1 << 30),
@@ -598,6 +607,7 @@ const KNOWN: &[&str] = &[
     "flush_log_at_trx_commit",
     "innodb_flush_log_at_trx_commit",
     "max_connections",
+    "open_files_limit",
     "max_allowed_packet",
     "log_level",
     "innodb_rollback_on_timeout",

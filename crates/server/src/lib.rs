@@ -14,6 +14,7 @@ mod connection;
 pub mod datadir_lock;
 mod dump;
 mod hooks;
+mod limits;
 mod listener;
 mod registry;
 mod results;
@@ -130,8 +131,9 @@ pub struct ServerStats {
 }
 
 /// Opens storage, listens and serves until SIGTERM/SIGINT, then stops cleanly.
-pub fn run(config: Config) -> Result<(), ServerError> {
+pub fn run(mut config: Config) -> Result<(), ServerError> {
     signals::block_termination_signals();
+    limits::raise_open_files(&mut config);
     for o in &config.ignored_options {
         tracing::warn!("option '{o}' of the defaults file is accepted but not used by basaltd");
     }
@@ -310,6 +312,7 @@ fn global_config(c: &Config, socket: String) -> GlobalConfig {
         buffer_pool_size: c.buffer_pool_size,
         flush_log_at_trx_commit: c.flush_log_at_trx_commit as u64,
         max_connections: c.max_connections as u64,
+        open_files_limit: c.open_files_limit,
         server_id: c.server_id as u64,
         log_bin: c.log_bin,
         max_binlog_size: c.max_binlog_size,

@@ -28,6 +28,8 @@ pub struct GlobalConfig {
     pub buffer_pool_size: u64,
     pub flush_log_at_trx_commit: u64,
     pub max_connections: u64,
+    /// RLIMIT_NOFILE as the server raised it at start (`@@open_files_limit`).
+    pub open_files_limit: u64,
     pub have_ssl: String,
     /// What the `ssl_*` and `tls_version` variables show.
     pub tls: TlsVars,
@@ -102,6 +104,7 @@ impl Default for GlobalConfig {
             buffer_pool_size: 128 * 1024 * 1024,
             flush_log_at_trx_commit: 1,
             max_connections: 151,
+            open_files_limit: 0,
             have_ssl: "DISABLED".into(),
             tls: TlsVars::default(),
             system_time_zone: "UTC".into(),

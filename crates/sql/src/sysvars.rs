@@ -217,7 +217,7 @@ static DEFS: &[VarDef] = &[
     var!("net_retry_count", Both, UInt, false, U(10)),
     var!("net_write_timeout", Both, UInt, false, U(60)),
     var!("old_passwords", Both, Bool, false, B(false)),
-    var!("open_files_limit", Global, UInt, true, U(20000)),
+    var!("open_files_limit", Global, UInt, true, Config(|c| Value::UInt(c.open_files_limit))),
     var!("optimizer_prune_level", Both, UInt, false, U(2)),
     var!("optimizer_search_depth", Both, UInt, false, U(62)),
     var!("optimizer_switch", Both, Str, false, S(crate::plan::switch::DEFAULT)),

@@ -14,7 +14,7 @@ use crate::engine::GlobalConfig;
 use basalt_common::{Charset, Collation, MySqlError, Value};
 use parking_lot::RwLock;
 use std::collections::HashMap;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scope {
@@ -336,6 +336,8 @@ pub fn alias_of(name: &str) -> Option<&'static str> {
 /// Global values, shared by every session.
 pub struct GlobalVars {
     values: RwLock<HashMap<&'static str, Value>>,
+    /// The values new sessions start from, built once per change of a global.
+    defaults: RwLock<Option<Arc<Values>>>,
 }
 
 impl GlobalVars {
@@ -347,6 +349,7 @@ impl GlobalVars {
             .collect();
         GlobalVars {
             values: RwLock::new(values),
+            defaults: RwLock::new(None),
         }
     }
 
@@ -361,25 +364,71 @@ impl GlobalVars {
             vals.insert(alias, value.clone());
         }
         vals.insert(def.name, value);
+        *self.defaults.write() = None;
     }
 
-    /// The values a new session starts with (variables of session or both scopes).
+    /// The values a new session starts with (variables of session or both
+    /// scopes): shared by every session started since the last change of a global.
     pub fn session_defaults(&self, cfg: &GlobalConfig) -> VarMap {
-        let vals = self.values.read();
-        DEFS.iter()
-            .filter(|d| d.scope != Scope::Global)
-            .map(|d| {
-                let v = vals.get(d.name).cloned().unwrap_or_else(|| d.initial(cfg));
-                (d.name, v)
-            })
-            .collect()
+        if let Some(base) = self.defaults.read().as_ref() {
+            return VarMap::over(base.clone());
+        }
+        let mut cached = self.defaults.write();
+        let base = cached.get_or_insert_with(|| {
+            let vals = self.values.read();
+            let map = DEFS
+                .iter()
+                .filter(|d| d.scope != Scope::Global)
+                .map(|d| {
+                    let v = vals.get(d.name).cloned().unwrap_or_else(|| d.initial(cfg));
+                    (d.name, v)
+                })
+                .collect();
+            Arc::new(map)
+        });
+        VarMap::over(base.clone())
     }
 }
 
-/// A session's variables by name. The keys are the static names of [`DEFS`], so a
+/// Variable values by name. The keys are the static names of [`DEFS`], so a
 /// fixed-seed fast hash is safe; SipHash made building the map for every new
 /// connection and each lookup several times dearer.
-pub type VarMap = HashMap<&'static str, Value, foldhash::fast::FixedState>;
+type Values = HashMap<&'static str, Value, foldhash::fast::FixedState>;
+
+/// A session's variables: the defaults it started from, shared with other
+/// sessions, under the values it set itself (a new connection copies nothing).
+#[derive(Clone, Debug, Default)]
+pub struct VarMap {
+    base: Arc<Values>,
+    /// Values set by the session; `None` for a variable it removed.
+    own: HashMap<&'static str, Option<Value>, foldhash::fast::FixedState>,
+}
+
+impl VarMap {
+    fn over(base: Arc<Values>) -> Self {
+        VarMap {
+            base,
+            own: HashMap::default(),
+        }
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        if !self.own.is_empty() {
+            if let Some(v) = self.own.get(name) {
+                return v.as_ref();
+            }
+        }
+        self.base.get(name)
+    }
+
+    pub fn insert(&mut self, name: &'static str, value: Value) {
+        self.own.insert(name, Some(value));
+    }
+
+    pub fn remove(&mut self, name: &'static str) {
+        self.own.insert(name, None);
+    }
+}
 
 /// SQL modes in MariaDB's bit order (which is the order `@@sql_mode` lists them).
 pub const SQL_MODES: &[&str] = &[

@@ -76,6 +76,34 @@ fn result(cols: Vec<ColumnMeta>, rows: Vec<Row>) -> R<QueryResult> {
 /// them. Another account's or a role's (but PUBLIC's and the enabled role's)
 /// need SELECT on the `mysql` database (1044); an account that does not exist
 /// is 1141.
+fn no_such_grant(user: &str, host: &str) -> MySqlError {
+    MySqlError::new(
+        1141,
+        "42000",
+        format!("There is no such grant defined for user '{user}' on host '{host}'"),
+    )
+}
+
+/// SHOW GRANTS FOR CURRENT_ROLE: the enabled role's grants, or 1141 naming the
+/// session's account when no role is enabled (as MariaDB).
+fn show_current_role_grants(session: &mut Session) -> R<QueryResult> {
+    let Some(role) = session.cx.privs.role.clone() else {
+        let (u, h) = session
+            .cx
+            .privs
+            .account
+            .clone()
+            .unwrap_or_else(|| (session.cx.user.clone(), "%".to_string()));
+        return Err(no_such_grant(&u, &h));
+    };
+    let spec = crate::front::native::account::UserSpec {
+        name: Some((role, String::new())),
+        auth: None,
+        bare: false,
+    };
+    show_grants(session, Some(spec))
+}
+
 fn show_grants(
     session: &mut Session,
     spec: Option<crate::front::native::account::UserSpec>,
@@ -109,13 +137,7 @@ fn show_grants(
             "GRANT ALL PRIVILEGES ON *.* TO {} WITH GRANT OPTION",
             basalt_acl::show::account_name(&u, &h)
         )],
-        None => {
-            return Err(MySqlError::new(
-                1141,
-                "42000",
-                format!("There is no such grant defined for user '{u}' on host '{h}'"),
-            ))
-        }
+        None => return Err(no_such_grant(&u, &h)),
     };
     result(
         vec![text_col_nn(&format!("Grants for {u}@{h}"), 1024)],
@@ -216,7 +238,13 @@ pub fn run(session: &mut Session, show: Show) -> R<QueryResult> {
         Show::Collation { filter: f } => show_collation(session, f),
         Show::Charset { filter: f } => show_charset(session, f),
         Show::Processlist { full } => show_processlist(session, full),
-        Show::Grants { user } => show_grants(session, user),
+        Show::Grants {
+            user,
+            current_role: false,
+        } => show_grants(session, user),
+        Show::Grants {
+            current_role: true, ..
+        } => show_current_role_grants(session),
         Show::Plugins => {
             let cols = ["Name", "Status", "Type", "Library", "License"]
                 .iter()

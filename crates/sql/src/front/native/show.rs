@@ -74,10 +74,12 @@ pub enum Show {
     Processlist {
         full: bool,
     },
-    /// `SHOW GRANTS [FOR user[@host] | role | PUBLIC | CURRENT_USER[()]]`: `None`
-    /// for the current account.
+    /// `SHOW GRANTS [FOR user[@host] | role | PUBLIC | CURRENT_USER[()] |
+    /// CURRENT_ROLE[()]]`: `None` for the current account.
     Grants {
         user: Option<super::account::UserSpec>,
+        /// FOR CURRENT_ROLE: the session's enabled role.
+        current_role: bool,
     },
     Plugins,
     Privileges,
@@ -238,9 +240,8 @@ fn show_other(p: &mut P) -> R<Show> {
 
 fn show_misc(p: &mut P) -> R<Show> {
     let s = if p.kw("grants") {
-        Show::Grants {
-            user: grants_for(p)?,
-        }
+        let (user, current_role) = grants_for(p)?;
+        Show::Grants { user, current_role }
     } else if p.kw("plugins") {
         Show::Plugins
     } else if p.kw("privileges") {
@@ -319,12 +320,20 @@ fn show_misc(p: &mut P) -> R<Show> {
 /// The grantee of `SHOW GRANTS FOR ...` (`None`: the current account). A bare
 /// name is a role if one exists, else the account `name@'%'`, as MariaDB takes
 /// it.
-fn grants_for(p: &mut P) -> R<Option<super::account::UserSpec>> {
+/// The FOR clause of SHOW GRANTS: the account or role named (`None` for the
+/// session's own), and whether it is CURRENT_ROLE[()].
+fn grants_for(p: &mut P) -> R<(Option<super::account::UserSpec>, bool)> {
     if !p.kw("for") {
-        return Ok(None);
+        return Ok((None, false));
+    }
+    if p.kw("current_role") {
+        if p.punct("(") && !p.punct(")") {
+            return Err(p.err());
+        }
+        return Ok((None, true));
     }
     let spec = super::account::grantee(p)?;
-    Ok(spec.name.is_some().then_some(spec))
+    Ok((spec.name.is_some().then_some(spec), false))
 }
 
 pub(super) fn show_limit(p: &mut P) -> R<Option<(u64, u64)>> {

@@ -102,7 +102,7 @@ fn cli_refused(b: &Basalt, user: &str, password: &str, tls: bool) -> String {
 }
 
 fn denied_text(user: &str) -> String {
-    format!("ERROR 1045 (28000): Access denied for user '{user}'@'127.0.0.1' (using password: YES)")
+    format!("ERROR 1045 (28000): Access denied for user '{user}'@'localhost' (using password: YES)")
 }
 
 #[test]

@@ -508,8 +508,14 @@ impl MySqlError {
     pub fn unknown_command() -> Self {
         Self::new(code::ER_UNKNOWN_COM_ERROR, "08S01", "Unknown command")
     }
+    /// 1045 for `user` connecting from `host`, a client address; the loopback
+    /// addresses are named `localhost`, as MariaDB names them after resolving.
     pub fn access_denied(user: &str, host: &str, using_password: bool) -> Self {
         let using = if using_password { "YES" } else { "NO" };
+        let host = match host {
+            "127.0.0.1" | "::1" => "localhost",
+            other => other,
+        };
         Self::new(
             code::ER_ACCESS_DENIED_ERROR,
             "28000",

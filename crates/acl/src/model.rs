@@ -269,7 +269,7 @@ impl AclData {
                 .filter(|g| mine(&g.user, &g.host))
                 .map(|g| ((g.db.clone(), g.table.clone()), g.privs))
                 .collect(),
-            public_tables: 0,
+            public_tables: Vec::new(),
         }
     }
 }
@@ -281,9 +281,9 @@ pub struct Grants {
     /// Database name (maybe with wildcards) and its privileges.
     pub dbs: Vec<(String, Privs)>,
     pub tables: Vec<((String, String), Privs)>,
-    /// How many of the last `tables` come from PUBLIC: they do not make their
+    /// PUBLIC's table grants: they apply to their tables but do not make the
     /// database visible (USE, SHOW DATABASES), as in MariaDB.
-    pub public_tables: usize,
+    pub public_tables: Vec<((String, String), Privs)>,
 }
 
 impl Grants {
@@ -306,6 +306,7 @@ impl Grants {
     pub fn on_table(&self, db: &str, table: &str) -> Privs {
         self.tables
             .iter()
+            .chain(&self.public_tables)
             .filter(|((d, t), _)| d == db && t == table)
             .fold(self.on_db(db), |acc, (_, p)| acc | *p)
     }
@@ -316,7 +317,8 @@ impl Grants {
         !(self.on_db(db) & Privs::DB_LEVEL)
             .without(Privs::GRANT)
             .is_empty()
-            || self.tables[..self.tables.len() - self.public_tables]
+            || self
+                .tables
                 .iter()
                 .any(|((d, _), p)| d == db && !p.is_empty())
     }

@@ -121,10 +121,9 @@ impl AclData {
             g.merge(self.grants_of(&r, ""));
         }
         if self.role(PUBLIC).is_some() {
-            let public = self.grants_of(PUBLIC, "");
-            let tables = public.tables.len();
+            let mut public = self.grants_of(PUBLIC, "");
+            g.public_tables = std::mem::take(&mut public.tables);
             g.merge(public);
-            g.public_tables = tables;
         }
         g
     }
@@ -133,10 +132,10 @@ impl AclData {
 impl Grants {
     /// Adds `other`'s privileges to these.
     pub fn merge(&mut self, other: Grants) {
-        debug_assert_eq!(self.public_tables, 0, "PUBLIC's grants come last");
         self.global |= other.global;
         self.dbs.extend(other.dbs);
         self.tables.extend(other.tables);
+        self.public_tables.extend(other.public_tables);
     }
 }
 

@@ -553,12 +553,36 @@ impl Pair {
         contradicts
     }
 
+    /// Whether MariaDB finds the same rows for `w` through `hint`'s index as by a
+    /// table scan. Its descending-index ranges sometimes miss a row (see
+    /// `mariadb_contradicts_itself`); a write it would apply to the wrong rows is
+    /// not an oracle, so the case skips it (both servers keep the same rows).
+    fn mariadb_matches_consistently(&mut self, t: &Table, w: &str, hint: &str) -> bool {
+        let all: Vec<String> = t.keys.iter().map(|(k, _)| format!("`{k}`")).collect();
+        let indexed = format!("select pk from {}{hint} where {w} order by pk", t.name);
+        let scan = format!(
+            "select pk from {} ignore index ({}) where {w} order by pk",
+            t.name,
+            all.join(", ")
+        );
+        let (indexed, scan) = (run(&mut self.maria, &indexed), run(&mut self.maria, &scan));
+        if indexed != scan {
+            eprintln!(
+                "differential_index: MariaDB's indexed rows differ from its table scan; \
+                 write skipped\nwhere: {w}{hint}\nindexed: {indexed:?}\nscan: {scan:?}"
+            );
+        }
+        indexed == scan
+    }
+
     fn compare_write(&mut self, t: &Table, sql: &str) {
+        let before = run(&mut self.maria, &format!("select * from {}", t.name));
         let b = affected(&mut self.basalt, sql);
         let m = affected(&mut self.maria, sql);
         assert_eq!(
             b, m,
-            "seed {}: affected rows differ\ntable: {}\nstatement: {sql}",
+            "seed {}: affected rows differ\ntable: {}\nstatement: {sql}\n\
+             rows before (MariaDB): {before:?}",
             self.seed, t.ddl
         );
         let all = format!("select pk, i, u from {} order by pk", t.name);
@@ -591,6 +615,9 @@ fn case(p: &mut Pair, seed: u64, tables: usize, queries: usize) {
             } else {
                 String::new()
             };
+            if !p.mariadb_matches_consistently(&t, &w, &hint) {
+                continue;
+            }
             let stmt = if rng.chance(50) {
                 format!("update {}{hint} set i = i + 7, u = u + 1 where {w}", t.name)
             } else {

@@ -6,6 +6,12 @@
 //! definition name it, so no reader uses it half built and no writer maintains it
 //! before. The steps are driven by `facade::alter_online`.
 //!
+//! The fill sorts the entries of every row the view sees ([`crate::extsort`]: in
+//! memory up to a budget, then in runs spilled to the store's scratch directory and
+//! merged) and builds the tree bottom-up from the sorted stream
+//! ([`crate::btree::Tree::bulk_load`] for durable tables); a UNIQUE index refuses a
+//! key that two rows share as the merge meets them side by side.
+//!
 //! The entries are written outside any transaction (not logged), as a table
 //! copy's are; the caller checkpoints the file before the catalog names the index,
 //! and a crash before that leaves a tree no definition names, which the next start
@@ -15,22 +21,57 @@ use super::record::{build_sec, SecHeader};
 use super::write::{dup_error, sec_entry};
 use super::{Schema, TableCore};
 use crate::api::Result;
+use crate::error::StorageError;
+use crate::extsort::{Merge, Sorter, DEFAULT_BUDGET};
 use crate::mvcc::ReadView;
-use crate::store::{Modify, WriteCtx};
+use crate::store::{EntrySource, Modify, WriteCtx};
 use basalt_common::{Row, TableDef};
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// Entries sorted and entered together while an index is filled.
-const FILL_BATCH: usize = 65_536;
+/// The `aux` word of a sorted entry whose key may repeat (not UNIQUE, or NULLs).
+const NO_UNIQUE: u32 = u32::MAX;
 
-/// One entry of a fill batch.
-struct Entry {
-    key: Vec<u8>,
-    value: Vec<u8>,
-    /// For a UNIQUE index and a key without NULLs: the length of the key parts.
-    unique_len: Option<usize>,
-    pk_len: usize,
+/// Environment variable that sets the bytes of entries an index build sorts in
+/// memory before spilling runs (tests use a small one to exercise spilling).
+pub const SORT_BUDGET_ENV: &str = "BASALT_INDEX_SORT_BUFFER";
+
+fn sort_budget() -> usize {
+    std::env::var(SORT_BUDGET_ENV)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(DEFAULT_BUDGET)
+}
+
+/// The sorted entries of a fill, in key order, refusing a UNIQUE key met twice:
+/// equal key parts are adjacent, since the encoding of key parts is prefix-free and
+/// the primary key follows them.
+struct FillSource {
+    merge: Merge,
+    prev_unique: Option<Vec<u8>>,
+    /// The primary key of a row whose key was a duplicate.
+    dup: Option<Vec<u8>>,
+}
+
+impl EntrySource for FillSource {
+    fn next_entry(&mut self) -> Result<Option<(&[u8], &[u8])>> {
+        let Some(e) = self.merge.next_entry()? else {
+            return Ok(None);
+        };
+        if e.aux != NO_UNIQUE {
+            let (sk, pk) = e.key().split_at(e.aux as usize);
+            if self.prev_unique.as_deref() == Some(sk) {
+                self.dup = Some(pk.to_vec());
+                return Err(StorageError::Invalid(
+                    "duplicate key in a unique index".into(),
+                ));
+            }
+            let prev = self.prev_unique.get_or_insert_with(Vec::new);
+            prev.clear();
+            prev.extend_from_slice(sk);
+        }
+        Ok(Some((e.key(), e.value())))
+    }
 }
 
 /// An index being built: the definition that will name it, and the entry each
@@ -66,7 +107,7 @@ impl TableCore {
             .indexes
             .iter()
             .position(|l| l.def.id == id)
-            .ok_or_else(|| crate::error::StorageError::Invalid("no index to build".into()))?;
+            .ok_or_else(|| StorageError::Invalid("no index to build".into()))?;
         let build = IndexBuild {
             schema,
             at,
@@ -81,15 +122,16 @@ impl TableCore {
     }
 
     /// Fills the new index with the rows `v0` sees, decoding only the columns it
-    /// covers, a sorted batch of entries at a time (inserts in key order touch each
-    /// leaf once per batch instead of once per entry).
+    /// covers: the entries are sorted (spilling to the store's scratch directory past
+    /// the budget) and the tree is built bottom-up from them ([`crate::store::Store::bulk_load`]).
     fn index_fill(&self, build: &IndexBuild, v0: &ReadView) -> Result<()> {
         let layout = &build.schema.indexes[build.at];
         let mut wanted = vec![false; build.schema.def.columns.len()];
         for &c in &layout.covered {
             wanted[c] = true;
         }
-        let mut batch: Vec<Entry> = Vec::with_capacity(FILL_BATCH);
+        let prefix = format!("index-{}-{}", build.schema.def.id, build.tree());
+        let mut sorter = Sorter::new(sort_budget(), self.store.scratch(), &prefix);
         self.for_each_visible(Some(v0), Some(&wanted), &mut |pk, trx, row| {
             let (key, payload) = sec_entry(&build.schema, layout, &row, pk);
             let nulls = layout.def.columns.iter().any(|c| row[c.column].is_null());
@@ -98,54 +140,29 @@ impl TableCore {
                 deleted: 0,
                 multi: false,
             };
-            batch.push(Entry {
-                unique_len: (layout.def.is_unique() && !nulls).then_some(key.len() - pk.len()),
-                pk_len: pk.len(),
-                value: build_sec(header, &payload),
-                key,
-            });
-            if batch.len() == FILL_BATCH {
-                self.index_put_batch(build, &mut batch, v0)?;
-            }
-            Ok(())
+            let aux = if layout.def.is_unique() && !nulls {
+                (key.len() - pk.len()) as u32
+            } else {
+                NO_UNIQUE
+            };
+            sorter.push(&key, &build_sec(header, &payload), aux)
         })?;
-        self.index_put_batch(build, &mut batch, v0)
-    }
-
-    /// Enters a batch of entries in key order, refusing a UNIQUE key met twice.
-    fn index_put_batch(
-        &self,
-        build: &IndexBuild,
-        batch: &mut Vec<Entry>,
-        v0: &ReadView,
-    ) -> Result<()> {
-        batch.sort_unstable_by(|a, b| a.key.cmp(&b.key));
-        let mut ctx = WriteCtx::default();
-        let mut prev_unique: Option<Vec<u8>> = None;
-        for e in batch.drain(..) {
-            if let Some(n) = e.unique_len {
-                let sk = &e.key[..n];
-                if prev_unique.as_deref() == Some(sk) || self.key_taken(build.tree(), sk)? {
-                    return Err(self.index_dup(build, &e.key[e.key.len() - e.pk_len..], v0));
-                }
-                prev_unique = Some(sk.to_vec());
+        let mut source = FillSource {
+            merge: sorter.finish()?,
+            prev_unique: None,
+            dup: None,
+        };
+        match self.store.bulk_load(build.tree(), &mut source) {
+            Err(_) if source.dup.is_some() => {
+                let pk = source.dup.take().expect("checked");
+                Err(self.index_dup(build, &pk, v0))
             }
-            let mut value = Some(e.value);
-            self.store
-                .modify(&mut ctx, build.tree(), &e.key, &mut |_| {
-                    Modify::Put(value.take().expect("the closure runs once"))
-                })?;
+            r => r,
         }
-        Ok(())
     }
 
     /// The duplicate-key error for the row with primary key `pk`.
-    fn index_dup(
-        &self,
-        build: &IndexBuild,
-        pk: &[u8],
-        v0: &ReadView,
-    ) -> crate::error::StorageError {
+    fn index_dup(&self, build: &IndexBuild, pk: &[u8], v0: &ReadView) -> StorageError {
         match self.visible_row(pk, v0) {
             Ok(Some((_, row))) => dup_error(&build.schema, &build.schema.indexes[build.at], &row),
             Ok(None) => self.corrupt("a row vanished under an index build"),

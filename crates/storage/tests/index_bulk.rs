@@ -296,6 +296,19 @@ fn unique_duplicates_across_runs_fail_and_leave_the_table() {
     assert_eq!(sort_files(&fs), Vec::<PathBuf>::new());
     assert_eq!(s.table("test", "t").expect("t").def().indexes.len(), 1);
     assert_checked(&s);
+    // CREATE INDEX fills the same way.
+    let e = s
+        .create_index("test", "t", index("ix_name", IndexKind::Unique, 1))
+        .expect_err("duplicate");
+    assert!(
+        matches!(&e, StorageError::DuplicateKey { entry, .. } if entry == "name 0000000"),
+        "{e:?}"
+    );
+    assert_eq!(sort_files(&fs), Vec::<PathBuf>::new());
+    s.create_index("test", "t", index("ix_n", IndexKind::NonUnique, 2))
+        .expect("create index");
+    assert_eq!(s.table("test", "t").expect("t").def().indexes.len(), 2);
+    assert_checked(&s);
 
     // NULLs repeat freely in a unique key.
     let t = s.table("test", "t").expect("t");

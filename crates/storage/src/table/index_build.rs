@@ -6,11 +6,8 @@
 //! definition name it, so no reader uses it half built and no writer maintains it
 //! before. The steps are driven by `facade::alter_online`.
 //!
-//! The fill sorts the entries of every row the view sees ([`crate::extsort`]: in
-//! memory up to a budget, then in runs spilled to the store's scratch directory and
-//! merged) and builds the tree bottom-up from the sorted stream
-//! ([`crate::btree::Tree::bulk_load`] for durable tables); a UNIQUE index refuses a
-//! key that two rows share as the merge meets them side by side.
+//! The fill sorts the entries of every row the view sees and builds the tree
+//! bottom-up from them (see `bulk_fill`).
 //!
 //! The entries are written outside any transaction (not logged), as a table
 //! copy's are; the caller checkpoints the file before the catalog names the index,
@@ -22,57 +19,11 @@ use super::write::{dup_error, sec_entry};
 use super::{Schema, TableCore};
 use crate::api::Result;
 use crate::error::StorageError;
-use crate::extsort::{Merge, Sorter, DEFAULT_BUDGET};
 use crate::mvcc::ReadView;
-use crate::store::{EntrySource, Modify, WriteCtx};
+use crate::store::{Modify, WriteCtx};
 use basalt_common::{Row, TableDef};
 use std::collections::HashMap;
 use std::sync::Arc;
-
-/// The `aux` word of a sorted entry whose key may repeat (not UNIQUE, or NULLs).
-const NO_UNIQUE: u32 = u32::MAX;
-
-/// Environment variable that sets the bytes of entries an index build sorts in
-/// memory before spilling runs (tests use a small one to exercise spilling).
-pub const SORT_BUDGET_ENV: &str = "BASALT_INDEX_SORT_BUFFER";
-
-fn sort_budget() -> usize {
-    std::env::var(SORT_BUDGET_ENV)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(DEFAULT_BUDGET)
-}
-
-/// The sorted entries of a fill, in key order, refusing a UNIQUE key met twice:
-/// equal key parts are adjacent, since the encoding of key parts is prefix-free and
-/// the primary key follows them.
-struct FillSource {
-    merge: Merge,
-    prev_unique: Option<Vec<u8>>,
-    /// The primary key of a row whose key was a duplicate.
-    dup: Option<Vec<u8>>,
-}
-
-impl EntrySource for FillSource {
-    fn next_entry(&mut self) -> Result<Option<(&[u8], &[u8])>> {
-        let Some(e) = self.merge.next_entry()? else {
-            return Ok(None);
-        };
-        if e.aux != NO_UNIQUE {
-            let (sk, pk) = e.key().split_at(e.aux as usize);
-            if self.prev_unique.as_deref() == Some(sk) {
-                self.dup = Some(pk.to_vec());
-                return Err(StorageError::Invalid(
-                    "duplicate key in a unique index".into(),
-                ));
-            }
-            let prev = self.prev_unique.get_or_insert_with(Vec::new);
-            prev.clear();
-            prev.extend_from_slice(sk);
-        }
-        Ok(Some((e.key(), e.value())))
-    }
-}
 
 /// An index being built: the definition that will name it, and the entry each
 /// replayed row has in it now.
@@ -122,42 +73,19 @@ impl TableCore {
     }
 
     /// Fills the new index with the rows `v0` sees, decoding only the columns it
-    /// covers: the entries are sorted (spilling to the store's scratch directory past
-    /// the budget) and the tree is built bottom-up from them ([`crate::store::Store::bulk_load`]).
+    /// covers (see `bulk_fill`).
     fn index_fill(&self, build: &IndexBuild, v0: &ReadView) -> Result<()> {
         let layout = &build.schema.indexes[build.at];
         let mut wanted = vec![false; build.schema.def.columns.len()];
         for &c in &layout.covered {
             wanted[c] = true;
         }
-        let prefix = format!("index-{}-{}", build.schema.def.id, build.tree());
-        let mut sorter = Sorter::new(sort_budget(), self.store.scratch(), &prefix);
-        self.for_each_visible(Some(v0), Some(&wanted), &mut |pk, trx, row| {
-            let (key, payload) = sec_entry(&build.schema, layout, &row, pk);
-            let nulls = layout.def.columns.iter().any(|c| row[c.column].is_null());
-            let header = SecHeader {
-                created: trx,
-                deleted: 0,
-                multi: false,
-            };
-            let aux = if layout.def.is_unique() && !nulls {
-                (key.len() - pk.len()) as u32
-            } else {
-                NO_UNIQUE
-            };
-            sorter.push(&key, &build_sec(header, &payload), aux)
+        let dup = self.sort_and_load(&build.schema, layout, &mut |f| {
+            self.for_each_visible(Some(v0), Some(&wanted), f)
         })?;
-        let mut source = FillSource {
-            merge: sorter.finish()?,
-            prev_unique: None,
-            dup: None,
-        };
-        match self.store.bulk_load(build.tree(), &mut source) {
-            Err(_) if source.dup.is_some() => {
-                let pk = source.dup.take().expect("checked");
-                Err(self.index_dup(build, &pk, v0))
-            }
-            r => r,
+        match dup {
+            Some(pk) => Err(self.index_dup(build, &pk, v0)),
+            None => Ok(()),
         }
     }
 

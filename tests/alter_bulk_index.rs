@@ -111,7 +111,7 @@ fn a_spilled_build_agrees_with_the_rows_and_takes_dml() {
     c.query_drop("delete from t where id % 5 = 1")
         .expect("delete");
     assert_eq!(
-        err_code(&mut c, "insert into t values (500000, 'name 0007919', 0)"),
+        err_code(&mut c, "insert into t values (500000, 'name 0015838', 0)"),
         1062
     );
     for ix in ["kn", "un"] {

@@ -3,6 +3,8 @@
 //! - `ADD COLUMN` at the end with a default, on 10,000 rows and on the large table
 //!   (1,000,000 rows; 100,000 with `--quick`): the ALTER's time. A new column name
 //!   every round; both servers add it without a copy.
+//! - `ADD INDEX` on the large table with no other load: the ALTER's time (the
+//!   index is dropped after each round, unmeasured).
 //! - `ADD INDEX` on the large table while four clients run sysbench
 //!   oltp_write_only's transaction (UPDATE of the indexed `k`, UPDATE of `c`,
 //!   DELETE and INSERT of one row, by primary key) in a loop: the ALTER's time, and
@@ -126,6 +128,18 @@ fn writer(
     Ok(())
 }
 
+/// One timed `ADD INDEX` with nothing else running, then its unmeasured drop.
+fn add_index_alone(server: &Server) -> Result<Sample, String> {
+    let mut c = conn(server)?;
+    let t = Instant::now();
+    c.query_drop("alter table big add index kpad (pad)")
+        .map_err(|e| e.to_string())?;
+    let took = t.elapsed();
+    c.query_drop("alter table big drop index kpad")
+        .map_err(|e| e.to_string())?;
+    Ok(vec![(ALTER_MS, took.as_secs_f64() * 1000.0)])
+}
+
 /// `ADD INDEX` under write load: its time and the writers' share of throughput.
 fn add_index_under_writes(server: &Server, rows: u64) -> Result<Sample, String> {
     let stop = Arc::new(AtomicBool::new(false));
@@ -177,6 +191,9 @@ pub fn run(stage: &mut Stage<'_>, quick: bool, rounds: usize, results: &mut Resu
         stage.run_case(&mut case, SETUP, rounds, |s| add_column(s, table, &round));
         results.cases.push(case);
     }
+    let mut case = Case::new(Workload::Alter, "ADD INDEX", &format!("{rows} rows"), 1);
+    stage.run_case(&mut case, SETUP, rounds, |s| add_index_alone(s));
+    results.cases.push(case);
     let mut case = Case::new(
         Workload::Alter,
         "ADD INDEX under writes",

@@ -5,6 +5,7 @@ pub mod api;
 pub mod binlog;
 pub mod btree;
 pub mod error;
+pub mod extsort;
 pub mod io;
 pub mod page;
 pub mod pool;

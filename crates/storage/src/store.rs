@@ -40,6 +40,21 @@ pub struct WriteCtx {
 /// One entry returned by a scan.
 pub type Entry = (Vec<u8>, Vec<u8>);
 
+/// Entries in strictly ascending key order, lent one at a time, for
+/// [`Store::bulk_load`].
+pub trait EntrySource {
+    /// The next entry, or None at the end.
+    fn next_entry(&mut self) -> Result<Option<(&[u8], &[u8])>>;
+}
+
+/// A directory where a sort larger than its memory budget writes its runs, on the
+/// store's file system (see [`crate::extsort`]).
+#[derive(Clone)]
+pub struct Scratch {
+    pub fs: std::sync::Arc<dyn crate::io::FileSystem>,
+    pub dir: std::path::PathBuf,
+}
+
 pub trait Store: Send + Sync {
     /// Creates an empty tree (CREATE TABLE, CREATE INDEX).
     fn create_tree(&self, tree: TreeId) -> Result<()>;
@@ -76,6 +91,26 @@ pub trait Store: Send + Sync {
     /// (fewer when the tree has fewer entries): where statistics start their
     /// reads and the histogram's sample of a large index.
     fn sample_keys(&self, tree: TreeId, n: usize) -> Result<Vec<Vec<u8>>>;
+
+    /// Fills the empty tree `tree` with `source`'s entries, unlogged (an index build:
+    /// nothing else uses the tree yet, and the caller makes the result durable). On
+    /// failure the tree may hold some of the entries; the caller drops it.
+    fn bulk_load(&self, tree: TreeId, source: &mut dyn EntrySource) -> Result<()> {
+        let mut ctx = WriteCtx::default();
+        while let Some((k, v)) = source.next_entry()? {
+            let mut value = Some(v.to_vec());
+            self.modify(&mut ctx, tree, k, &mut |_| {
+                Modify::Put(value.take().expect("modify runs its closure once"))
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Where sorts for this store may spill; None keeps them in memory (a store
+    /// that is all in memory anyway).
+    fn scratch(&self) -> Option<Scratch> {
+        None
+    }
 
     /// Approximate bytes used (for `SHOW TABLE STATUS`).
     fn size_bytes(&self) -> u64;

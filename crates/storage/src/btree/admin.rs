@@ -157,7 +157,7 @@ impl Tree {
     }
 
     /// A consistent copy of a page (optimistic read, retried until it validates).
-    fn snapshot(&self, lpn: PageNo) -> Result<Vec<u8>> {
+    pub(super) fn snapshot(&self, lpn: PageNo) -> Result<Vec<u8>> {
         super::retry(|| {
             let (f, v) = self.fix(lpn)?;
             let image = self

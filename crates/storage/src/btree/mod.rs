@@ -58,12 +58,14 @@
 //!   chain id in the leaf cell.
 
 mod admin;
+mod bulk;
 mod merge;
 mod read;
 mod write;
 
 pub use crate::page::node::MAX_KEY;
 pub use admin::TreeCheck;
+pub use bulk::FILL;
 
 use crate::api::Result;
 use crate::error::StorageError;

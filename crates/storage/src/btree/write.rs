@@ -230,7 +230,7 @@ impl Tree {
     }
 
     /// Writes `value` into a new overflow chain; `pages` receives its pages.
-    fn write_chain(
+    pub(super) fn write_chain(
         &self,
         value: &[u8],
         pages: &mut Vec<PageNo>,

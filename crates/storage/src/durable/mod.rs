@@ -58,6 +58,8 @@ pub struct Shared {
     pool: Arc<BufferPool>,
     fs: Arc<dyn FileSystem>,
     tables_dir: PathBuf,
+    /// Where index builds spill sorted runs ([`crate::extsort`]); emptied at start.
+    pub(crate) sort_dir: PathBuf,
     files: RwLock<HashMap<u64, TableFile>>,
     /// First-record LSN (at most) of every transaction with logged changes.
     active: Mutex<BTreeMap<u64, u64>>,
@@ -107,6 +109,14 @@ impl DurableEngine {
         let fs = config.fs.clone();
         let tables_dir = config.datadir.join("tables");
         fs.create_dir_all(&tables_dir)?;
+        let sort_dir = config.datadir.join("sort");
+        let stale = crate::extsort::clear_scratch(&*fs, &sort_dir)?;
+        if stale > 0 {
+            tracing::info!(
+                files = stale,
+                "removed sort runs an interrupted index build left"
+            );
+        }
         let wal_config = WalConfig {
             flush_log_at_trx_commit: config.flush_log_at_trx_commit,
             segment_size: config.log_segment_size,
@@ -122,6 +132,7 @@ impl DurableEngine {
             pool: BufferPool::new(config.buffer_pool_size),
             fs,
             tables_dir,
+            sort_dir,
             files: RwLock::new(HashMap::new()),
             active: Mutex::new(BTreeMap::new()),
             mgr: Mutex::new(Weak::new()),

@@ -13,7 +13,7 @@ use super::Shared;
 use crate::api::Result;
 use crate::btree::{Change, TableFile, Tree};
 use crate::error::StorageError;
-use crate::store::{Entry, Modify, Store, TreeId, WriteCtx};
+use crate::store::{Entry, EntrySource, Modify, Scratch, Store, TreeId, WriteCtx};
 use parking_lot::RwLock;
 use std::collections::HashMap;
 use std::ops::Bound;
@@ -136,6 +136,17 @@ impl Store for DurableStore {
 
     fn sample_keys(&self, tree: TreeId, n: usize) -> Result<Vec<Vec<u8>>> {
         self.tree(tree)?.sample_keys(n)
+    }
+
+    fn bulk_load(&self, tree: TreeId, source: &mut dyn EntrySource) -> Result<()> {
+        self.tree(tree)?.bulk_load(source).map(|_| ())
+    }
+
+    fn scratch(&self) -> Option<Scratch> {
+        Some(Scratch {
+            fs: self.shared.fs.clone(),
+            dir: self.shared.sort_dir.clone(),
+        })
     }
 
     fn size_bytes(&self) -> u64 {

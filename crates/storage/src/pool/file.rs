@@ -343,6 +343,12 @@ impl PageFile {
         (sp.free_slot_count(), sp.free_lpn_count())
     }
 
+    /// Logical pages allocated (not free), for tests of space accounting.
+    pub fn lpns_in_use(&self) -> usize {
+        let sp = self.space.lock();
+        sp.lpn_count() - sp.free_lpn_count()
+    }
+
     /// Reads logical page `lpn` into `buf`; false when it has no image on disk.
     pub(super) fn read_page(&self, lpn: PageNo, buf: &mut [u8]) -> Result<bool> {
         let Some(slot) = self.space.lock().slot_of(lpn) else {

@@ -337,6 +337,11 @@ impl Space {
         self.free_lpns.len()
     }
 
+    /// Logical page numbers handed out so far (free or not).
+    pub fn lpn_count(&self) -> usize {
+        self.cur.len()
+    }
+
     /// Bytes of memory the maps and bitmaps take.
     pub fn memory_bytes(&self) -> usize {
         let cut = self.cut.as_ref().map_or(0, |c| c.map.len() * 4);

@@ -1,13 +1,10 @@
-//! Index builds and truncation (run under the table's exclusive metadata lock).
+//! CREATE INDEX and truncation (run under the table's exclusive metadata lock).
 
-use super::record::{build_sec, SecHeader};
+use super::write::dup_error;
 use super::{Schema, TableCore};
 use crate::api::Result;
-use crate::error::StorageError;
 use crate::keycodec;
-use crate::rowcodec;
-use crate::store::{Modify, WriteCtx};
-use basalt_common::{TableDef, Value};
+use basalt_common::TableDef;
 use std::ops::Bound;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -29,34 +26,18 @@ impl TableCore {
         self.analyze()
     }
 
+    /// Fills the new index from the committed rows (see `bulk_fill`).
     fn fill_index(&self, schema: &Schema, layout: &super::IndexLayout) -> Result<()> {
-        let tree = layout.def.id;
-        let unique = layout.def.is_unique();
-        let mut ctx = WriteCtx::default();
-        self.for_each_committed(&mut |pk, trx, row| {
-            let mut key = Vec::new();
-            keycodec::encode_index_key(&mut key, &layout.def, &schema.def.columns, &row);
-            let has_null = layout.def.columns.iter().any(|c| row[c.column].is_null());
-            if unique && !has_null && self.key_taken(tree, &key)? {
-                return Err(dup(layout, &row));
-            }
-            key.extend_from_slice(pk);
-            let vals: Vec<Value> = layout.covered.iter().map(|&c| row[c].clone()).collect();
-            let mut payload = Vec::new();
-            rowcodec::encode_row(&mut payload, &layout.covered_cols, &vals);
-            let entry = build_sec(
-                SecHeader {
-                    created: trx,
-                    deleted: 0,
-                    multi: false,
-                },
-                &payload,
-            );
-            let mut entry = Some(entry);
-            self.store.modify(&mut ctx, tree, &key, &mut |_| {
-                Modify::Put(entry.take().expect("closure runs once"))
-            })
-        })
+        let Some(pk) = self.sort_and_load(schema, layout, &mut |f| self.for_each_committed(f))?
+        else {
+            return Ok(());
+        };
+        let rec = self
+            .store
+            .get(schema.primary_tree(), &pk)?
+            .ok_or_else(|| self.corrupt("a row vanished under an index build"))?;
+        let row = self.decode(schema, &rec, None)?;
+        Err(dup_error(schema, layout, &row))
     }
 
     pub(super) fn key_taken(&self, tree: u32, sk: &[u8]) -> Result<bool> {
@@ -75,18 +56,5 @@ impl TableCore {
         self.auto_inc.store(start, Ordering::SeqCst);
         self.row_id.store(1, Ordering::SeqCst);
         *self.stats.write() = Vec::new();
-    }
-}
-
-fn dup(layout: &super::IndexLayout, row: &[Value]) -> StorageError {
-    let entry: Vec<String> = layout
-        .def
-        .columns
-        .iter()
-        .map(|c| row[c.column].display_lossy())
-        .collect();
-    StorageError::DuplicateKey {
-        entry: entry.join("-"),
-        key: layout.def.name.clone(),
     }
 }

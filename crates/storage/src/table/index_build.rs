@@ -6,6 +6,9 @@
 //! definition name it, so no reader uses it half built and no writer maintains it
 //! before. The steps are driven by `facade::alter_online`.
 //!
+//! The fill sorts the entries of every row the view sees and builds the tree
+//! bottom-up from them (see `bulk_fill`).
+//!
 //! The entries are written outside any transaction (not logged), as a table
 //! copy's are; the caller checkpoints the file before the catalog names the index,
 //! and a crash before that leaves a tree no definition names, which the next start
@@ -15,23 +18,12 @@ use super::record::{build_sec, SecHeader};
 use super::write::{dup_error, sec_entry};
 use super::{Schema, TableCore};
 use crate::api::Result;
+use crate::error::StorageError;
 use crate::mvcc::ReadView;
 use crate::store::{Modify, WriteCtx};
 use basalt_common::{Row, TableDef};
 use std::collections::HashMap;
 use std::sync::Arc;
-
-/// Entries sorted and entered together while an index is filled.
-const FILL_BATCH: usize = 65_536;
-
-/// One entry of a fill batch.
-struct Entry {
-    key: Vec<u8>,
-    value: Vec<u8>,
-    /// For a UNIQUE index and a key without NULLs: the length of the key parts.
-    unique_len: Option<usize>,
-    pk_len: usize,
-}
 
 /// An index being built: the definition that will name it, and the entry each
 /// replayed row has in it now.
@@ -66,7 +58,7 @@ impl TableCore {
             .indexes
             .iter()
             .position(|l| l.def.id == id)
-            .ok_or_else(|| crate::error::StorageError::Invalid("no index to build".into()))?;
+            .ok_or_else(|| StorageError::Invalid("no index to build".into()))?;
         let build = IndexBuild {
             schema,
             at,
@@ -81,71 +73,24 @@ impl TableCore {
     }
 
     /// Fills the new index with the rows `v0` sees, decoding only the columns it
-    /// covers, a sorted batch of entries at a time (inserts in key order touch each
-    /// leaf once per batch instead of once per entry).
+    /// covers (see `bulk_fill`).
     fn index_fill(&self, build: &IndexBuild, v0: &ReadView) -> Result<()> {
         let layout = &build.schema.indexes[build.at];
         let mut wanted = vec![false; build.schema.def.columns.len()];
         for &c in &layout.covered {
             wanted[c] = true;
         }
-        let mut batch: Vec<Entry> = Vec::with_capacity(FILL_BATCH);
-        self.for_each_visible(Some(v0), Some(&wanted), &mut |pk, trx, row| {
-            let (key, payload) = sec_entry(&build.schema, layout, &row, pk);
-            let nulls = layout.def.columns.iter().any(|c| row[c.column].is_null());
-            let header = SecHeader {
-                created: trx,
-                deleted: 0,
-                multi: false,
-            };
-            batch.push(Entry {
-                unique_len: (layout.def.is_unique() && !nulls).then_some(key.len() - pk.len()),
-                pk_len: pk.len(),
-                value: build_sec(header, &payload),
-                key,
-            });
-            if batch.len() == FILL_BATCH {
-                self.index_put_batch(build, &mut batch, v0)?;
-            }
-            Ok(())
+        let dup = self.sort_and_load(&build.schema, layout, &mut |f| {
+            self.for_each_visible(Some(v0), Some(&wanted), f)
         })?;
-        self.index_put_batch(build, &mut batch, v0)
-    }
-
-    /// Enters a batch of entries in key order, refusing a UNIQUE key met twice.
-    fn index_put_batch(
-        &self,
-        build: &IndexBuild,
-        batch: &mut Vec<Entry>,
-        v0: &ReadView,
-    ) -> Result<()> {
-        batch.sort_unstable_by(|a, b| a.key.cmp(&b.key));
-        let mut ctx = WriteCtx::default();
-        let mut prev_unique: Option<Vec<u8>> = None;
-        for e in batch.drain(..) {
-            if let Some(n) = e.unique_len {
-                let sk = &e.key[..n];
-                if prev_unique.as_deref() == Some(sk) || self.key_taken(build.tree(), sk)? {
-                    return Err(self.index_dup(build, &e.key[e.key.len() - e.pk_len..], v0));
-                }
-                prev_unique = Some(sk.to_vec());
-            }
-            let mut value = Some(e.value);
-            self.store
-                .modify(&mut ctx, build.tree(), &e.key, &mut |_| {
-                    Modify::Put(value.take().expect("the closure runs once"))
-                })?;
+        match dup {
+            Some(pk) => Err(self.index_dup(build, &pk, v0)),
+            None => Ok(()),
         }
-        Ok(())
     }
 
     /// The duplicate-key error for the row with primary key `pk`.
-    fn index_dup(
-        &self,
-        build: &IndexBuild,
-        pk: &[u8],
-        v0: &ReadView,
-    ) -> crate::error::StorageError {
+    fn index_dup(&self, build: &IndexBuild, pk: &[u8], v0: &ReadView) -> StorageError {
         match self.visible_row(pk, v0) {
             Ok(Some((_, row))) => dup_error(&build.schema, &build.schema.indexes[build.at], &row),
             Ok(None) => self.corrupt("a row vanished under an index build"),

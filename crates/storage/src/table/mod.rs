@@ -18,6 +18,7 @@
 //!   lock exclusively; transactions that read or wrote the table hold it shared until
 //!   they end (see [`MdlState`]).
 
+mod bulk_fill;
 mod capture;
 mod check;
 mod copy;

@@ -201,3 +201,66 @@ fn instant_add_column_sequence_matches_mariadb() {
     }
     m.stop();
 }
+
+/// DROP INDEX / DROP KEY of secondary keys, alone, copies nothing (MariaDB's
+/// NOCOPY: "Records: 0"; INSTANT refused with its 1846): the other keys keep
+/// serving, instantly added columns keep their values, the dropped unique key no
+/// longer refuses duplicates, and all of it survives kill -9.
+#[test]
+fn dropped_keys_need_no_copy() {
+    let mut b = Basalt::start();
+    let mut c = conn(&b.url());
+    c.query_drop(
+        "create table t (id int primary key, a int, b varchar(10), \
+         key ka (a), unique key ub (b), key kab (a, b))",
+    )
+    .expect("create");
+    let values: Vec<String> = (0..3000)
+        .map(|i| format!("({i},{},'b{i}')", i % 100))
+        .collect();
+    c.query_drop(format!("insert into t values {}", values.join(",")))
+        .expect("fill");
+    alter(&mut c, "alter table t add column c int not null default 5");
+    let m = match c.query_drop("alter table t drop index ka, algorithm=instant") {
+        Err(mysql::Error::MySqlError(m)) => m,
+        other => panic!("expected 1846, got {other:?}"),
+    };
+    assert_eq!(
+        (m.code, m.message.as_str()),
+        (
+            1846,
+            "ALGORITHM=INSTANT is not supported. Reason: DROP INDEX. Try ALGORITHM=NOCOPY"
+        )
+    );
+    let nocopy = (0, "Records: 0  Duplicates: 0  Warnings: 0".to_string());
+    let q = "alter table t drop index ka, algorithm=nocopy, lock=none";
+    assert_eq!(alter(&mut c, q), nocopy);
+    assert_eq!(
+        alter(&mut c, "alter table t drop key ub, drop index kab"),
+        nocopy
+    );
+    let want = "CREATE TABLE `t` (\n  `id` int(11) NOT NULL,\n  `a` int(11) DEFAULT NULL,\n  \
+                `b` varchar(10) DEFAULT NULL,\n  `c` int(11) NOT NULL DEFAULT 5,\n  \
+                PRIMARY KEY (`id`)\n) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 \
+                COLLATE=utf8mb4_general_ci";
+    assert_eq!(show(&mut c), want);
+    let sums = "select count(*), sum(a), sum(c) from t where b like 'b%'";
+    assert_eq!(one(&mut c, sums), s(&["3000", "148500", "15000"]));
+    assert_eq!(err(&mut c, "select * from t force index (ka)"), 1176);
+    c.query_drop("insert into t values (5000, 1, 'b1', 6)")
+        .expect("ub is gone: a duplicate b is taken");
+    c.query_drop("alter table t add key ka (a)")
+        .expect("add again");
+    let by_key = "select count(*), sum(c) from t force index (ka) where a = 1";
+    assert_eq!(one(&mut c, by_key), s(&["31", "156"]));
+    b.restart(true);
+    let mut c = conn(&b.url());
+    let want = want.replace(
+        "PRIMARY KEY (`id`)\n",
+        "PRIMARY KEY (`id`),\n  KEY `ka` (`a`)\n",
+    );
+    assert_eq!(show(&mut c), want, "after kill -9");
+    assert_eq!(one(&mut c, by_key), s(&["31", "156"]), "after kill -9");
+    let check: Vec<(String, String, String, String)> = c.query("check table t").expect("check");
+    assert_eq!(check.last().expect("a row").3, "OK", "{check:?}");
+}

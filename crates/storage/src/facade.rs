@@ -430,7 +430,8 @@ impl Storage {
     pub fn drop_index(&self, db: &str, table: &str, index: &str) -> Result<()> {
         let _ddl = self.ddl.lock();
         let core = self.core(db, table)?;
-        let id = core.with_exclusive(DDL_WAIT, || {
+        let old = core.def();
+        core.with_exclusive(DDL_WAIT, || {
             let mut def = (*core.def()).clone();
             let Some(pos) = def
                 .indexes
@@ -439,15 +440,13 @@ impl Storage {
             else {
                 return Err(StorageError::Invalid(format!("no index {index}")));
             };
-            let id = def.indexes.remove(pos).id;
+            def.indexes.remove(pos);
             core.set_def(Arc::new(def));
-            Ok(id)
+            Ok(())
         })?;
         self.bump();
         self.persist()?;
-        core.store().drop_tree(id)?;
-        let def = core.def();
-        self.engines.get(def.engine).after_ddl(&def, core.store())
+        self.drop_unnamed_trees(&core, &old)
     }
 
     /// Bumped by every DDL; plan caches compare it to know their plans are current.

@@ -165,7 +165,30 @@ impl Storage {
             Ok(())
         })?;
         self.bump();
-        self.persist()
+        self.persist()?;
+        self.drop_unnamed_trees(core, &old)
+    }
+
+    /// Frees the trees of the keys an in-place ALTER dropped, once the catalog no
+    /// longer names them (a crash before this leaves trees the next start drops),
+    /// and checkpoints the file so no later log record refers to them.
+    pub(super) fn drop_unnamed_trees(
+        &self,
+        core: &Arc<TableCore>,
+        old: &TableDef,
+    ) -> crate::api::Result<()> {
+        let now = core.def();
+        let dropped: Vec<u32> = (old.indexes.iter())
+            .map(|i| i.id)
+            .filter(|id| !now.indexes.iter().any(|i| i.id == *id))
+            .collect();
+        if dropped.is_empty() {
+            return Ok(());
+        }
+        for id in dropped {
+            core.store().drop_tree(id)?;
+        }
+        self.engines.get(now.engine).after_ddl(&now, core.store())
     }
 
     /// Copies `old` into a new table and switches the catalog to it; with `v0`

@@ -50,6 +50,52 @@ impl Work<'_> {
         true
     }
 
+    /// Whether the new definition is the old one less some secondary keys (DROP
+    /// INDEX / DROP KEY / DROP CONSTRAINT of a UNIQUE key, any number, nothing
+    /// else): then nothing is copied, the dropped keys' trees are freed
+    /// (MariaDB's ALGORITHM=NOCOPY; INSTANT is refused with its 1846, COPY copies).
+    /// As for an added index, the columns keep their `ColumnDef::absent` values.
+    pub(super) fn only_keys_dropped(&mut self) -> bool {
+        let new = &self.def;
+        if self.algorithm.as_deref() == Some("COPY")
+            || new.indexes.len() >= self.old.indexes.len()
+            || new.indexes[0] != self.old.indexes[0]
+            || new.columns.len() != self.old.columns.len()
+            || self.cols.iter().enumerate().any(|(i, c)| c.src != Some(i))
+        {
+            return false;
+        }
+        let kept = new
+            .indexes
+            .iter()
+            .all(|n| n.id != 0 && self.old.indexes.iter().any(|o| o == n));
+        let mut cand = new.clone();
+        for (c, o) in cand.columns.iter_mut().zip(&self.old.columns) {
+            c.absent = o.absent.clone();
+        }
+        let same = TableDef {
+            indexes: cand.indexes.clone(),
+            ..self.old.clone()
+        };
+        if !kept || cand != same {
+            return false;
+        }
+        self.def = cand;
+        true
+    }
+
+    /// MariaDB's 1846 for ALGORITHM=INSTANT on a change that drops keys.
+    pub(super) fn check_drop_algorithm(&self) -> R<()> {
+        if self.algorithm.as_deref() == Some("INSTANT") {
+            return Err(MySqlError::new(
+                1846,
+                "0A000",
+                "ALGORITHM=INSTANT is not supported. Reason: DROP INDEX. Try ALGORITHM=NOCOPY",
+            ));
+        }
+        Ok(())
+    }
+
     /// Whether every row keeps its primary key bytes: the same key columns in the
     /// same order, of the same types (and collations), prefixes and directions.
     pub(super) fn same_primary_key(&self, columns: &[ColumnDef], new: &IndexDef) -> bool {

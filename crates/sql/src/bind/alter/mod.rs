@@ -606,8 +606,9 @@ impl<'a> Work<'a> {
             .position(|k| had && k.name.eq_ignore_ascii_case(name))
         {
             Some(at) => {
+                // The changed key list decides whether this copies (see
+                // `only_keys_dropped`).
                 self.dropped_keys.push(self.keys.remove(at).name);
-                self.copy = true;
                 Ok(())
             }
             None if if_exists => {
@@ -651,7 +652,6 @@ impl<'a> Work<'a> {
         match unique {
             Some(at) => {
                 self.keys.remove(at);
-                self.copy = true;
                 Ok(())
             }
             None if if_exists => {
@@ -793,6 +793,7 @@ impl<'a> Work<'a> {
             if c.column_level { col_pos(c) } else { None }.map_or(usize::MAX, |p| p)
         });
         let sources = self.cols.iter().map(|c| c.src).collect();
+        let copy_for_rows = self.copy;
         if self.indexes_changed(&indexes) {
             self.copy = true;
         }
@@ -811,6 +812,10 @@ impl<'a> Work<'a> {
         self.def.columns = columns;
         self.def.indexes = indexes;
         self.def.checks = checks;
+        if !copy_for_rows && self.copy && self.only_keys_dropped() {
+            self.check_drop_algorithm()?;
+            self.copy = false;
+        }
         let add_index = concurrent
             && !self.new_checks
             && self.auto_increment.is_none()

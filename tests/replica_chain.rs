@@ -90,9 +90,14 @@ fn a_chain_through_a_replica_logging_at_runtime() {
     p.query_drop("CREATE DATABASE early").expect("early db");
     p.query_drop("CREATE TABLE early.t (id INT PRIMARY KEY)")
         .expect("early table");
-    p.query_drop("INSERT INTO early.t VALUES (1)").expect("early row");
+    p.query_drop("INSERT INTO early.t VALUES (1)")
+        .expect("early row");
     wait_caught_up_at(&middle.url(), &primary, CATCH_UP);
-    assert_eq!(text(&mut m, "SELECT @@gtid_binlog_pos"), "", "nothing logged yet");
+    assert_eq!(
+        text(&mut m, "SELECT @@gtid_binlog_pos"),
+        "",
+        "nothing logged yet"
+    );
 
     m.query_drop("SET GLOBAL log_slave_updates = ON")
         .expect("switch on while running");
@@ -123,7 +128,10 @@ fn a_chain_through_a_replica_logging_at_runtime() {
         .into_iter()
         .map(|row: mysql::Row| row.get::<u32, _>("Server_id").expect("Server_id"))
         .collect();
-    assert!(server_ids.contains(&1), "events carry the primary's server id");
+    assert!(
+        server_ids.contains(&1),
+        "events carry the primary's server id"
+    );
     assert!(!server_ids.contains(&3));
 
     let mut l = last.follow(middle.server.port);
@@ -134,13 +142,21 @@ fn a_chain_through_a_replica_logging_at_runtime() {
         &contents(&last.url(), "chain"),
     );
     let dbs: Vec<String> = l.query("SHOW DATABASES").expect("databases");
-    assert!(!dbs.contains(&"early".to_string()), "applied before the switch");
+    assert!(
+        !dbs.contains(&"early".to_string()),
+        "applied before the switch"
+    );
 
-    m.query_drop("SET GLOBAL log_slave_updates = OFF").expect("off");
+    m.query_drop("SET GLOBAL log_slave_updates = OFF")
+        .expect("off");
     p.query_drop("INSERT INTO chain.t VALUES (2000, 'not relayed', 0)")
         .expect("write after off");
     wait_caught_up_at(&middle.url(), &primary, CATCH_UP);
-    assert_eq!(text(&mut m, "SELECT @@gtid_binlog_pos"), primary_pos, "no longer logged");
+    assert_eq!(
+        text(&mut m, "SELECT @@gtid_binlog_pos"),
+        primary_pos,
+        "no longer logged"
+    );
     assert_eq!(
         l.query_first::<u64, _>("SELECT COUNT(*) FROM chain.t WHERE id = 2000")
             .expect("count"),
@@ -170,15 +186,22 @@ fn exec_mode_switches_while_running_and_skip_errors() {
     // IDEMPOTENT set while the SQL thread runs: from the next transaction.
     r.query_drop("SET GLOBAL slave_exec_mode = IDEMPOTENT")
         .expect("idempotent");
-    p.query_drop("INSERT INTO d.t VALUES (1, 1), (2, 2)").expect("dup");
-    p.query_drop("UPDATE d.t SET v = 33 WHERE id = 2").expect("update");
-    p.query_drop("INSERT INTO d.t VALUES (3, 3)").expect("row 3");
+    p.query_drop("INSERT INTO d.t VALUES (1, 1), (2, 2)")
+        .expect("dup");
+    p.query_drop("UPDATE d.t SET v = 33 WHERE id = 2")
+        .expect("update");
+    p.query_drop("INSERT INTO d.t VALUES (3, 3)")
+        .expect("row 3");
     wait_caught_up_at(&strict.url(), &primary, CATCH_UP);
     wait_caught_up_at(&skipping.url(), &primary, CATCH_UP);
-    r.query_drop("DELETE FROM d.t WHERE id = 3").expect("replica loses 3");
-    s.query_drop("DELETE FROM d.t WHERE id = 3").expect("replica loses 3");
-    p.query_drop("UPDATE d.t SET v = 4 WHERE id = 3").expect("1032 on the replicas");
-    p.query_drop("INSERT INTO d.t VALUES (6, 6)").expect("row 6");
+    r.query_drop("DELETE FROM d.t WHERE id = 3")
+        .expect("replica loses 3");
+    s.query_drop("DELETE FROM d.t WHERE id = 3")
+        .expect("replica loses 3");
+    p.query_drop("UPDATE d.t SET v = 4 WHERE id = 3")
+        .expect("1032 on the replicas");
+    p.query_drop("INSERT INTO d.t VALUES (6, 6)")
+        .expect("row 6");
     wait_caught_up_at(&strict.url(), &primary, CATCH_UP);
     wait_caught_up_at(&skipping.url(), &primary, CATCH_UP);
     let rows = |c: &mut Conn| -> Vec<(i64, i64)> {
@@ -191,8 +214,10 @@ fn exec_mode_switches_while_running_and_skip_errors() {
     assert_eq!(rows(&mut s), vec![(1, 100), (5, 500), (6, 6)]);
 
     // Back to STRICT while running: the next duplicate stops the thread.
-    r.query_drop("SET GLOBAL slave_exec_mode = STRICT").expect("strict");
-    p.query_drop("INSERT INTO d.t VALUES (5, 5)").expect("dup 5");
+    r.query_drop("SET GLOBAL slave_exec_mode = STRICT")
+        .expect("strict");
+    p.query_drop("INSERT INTO d.t VALUES (5, 5)")
+        .expect("dup 5");
     let deadline = Instant::now() + CATCH_UP;
     let st = loop {
         let st = slave_status_at(&strict.url());

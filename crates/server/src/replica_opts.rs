@@ -40,7 +40,10 @@ impl ReplicaArgs {
             ("replicate_do_table", &self.replicate_do_table),
             ("replicate_ignore_table", &self.replicate_ignore_table),
             ("replicate_wild_do_table", &self.replicate_wild_do_table),
-            ("replicate_wild_ignore_table", &self.replicate_wild_ignore_table),
+            (
+                "replicate_wild_ignore_table",
+                &self.replicate_wild_ignore_table,
+            ),
             ("replicate_rewrite_db", &self.replicate_rewrite_db),
         ]
     }
@@ -63,7 +66,11 @@ impl ReplicaArgs {
 
     /// `@@slave_skip_errors` as MariaDB shows it.
     pub fn skip_errors(&self, get: &dyn Fn(&str) -> Option<String>) -> Result<String, ConfigError> {
-        match self.slave_skip_errors.clone().or_else(|| get("slave_skip_errors")) {
+        match self
+            .slave_skip_errors
+            .clone()
+            .or_else(|| get("slave_skip_errors"))
+        {
             Some(v) => skip_errors_text(&v),
             None => Ok("OFF".into()),
         }

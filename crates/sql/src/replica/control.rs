@@ -145,11 +145,7 @@ impl Replica {
         edit(&mut f)?;
         let cfg = engine.storage().config();
         filter::store(&f, &*cfg.fs, &cfg.datadir).map_err(|e| {
-            MySqlError::new(
-                1105,
-                "HY000",
-                format!("Cannot write {}: {e}", filter::FILE),
-            )
+            MySqlError::new(1105, "HY000", format!("Cannot write {}: {e}", filter::FILE))
         })?;
         publish_filters(engine, &f);
         *self.shared.filters.write() = Arc::new(f);

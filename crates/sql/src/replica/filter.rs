@@ -7,7 +7,8 @@
 //!   row event, the default database of a QUERY event.
 //! - Database rules (`db_ok`): no rules pass everything; with a do-list only its
 //!   databases pass (names compared exactly); otherwise every database but those of
-//!   the ignore-list. A QUERY event without a default database passes.
+//!   the ignore-list. A QUERY event without a default database is checked as
+//!   database `''` (so a do-list drops it, as MariaDB 10.11 does).
 //! - Table rules (`tables_ok`), when any is set, over the tables a change updates:
 //!   the first table found in do-table passes the change, in ignore-table drops
 //!   it, matching a wild-do pattern passes it, a wild-ignore pattern drops it;
@@ -116,14 +117,8 @@ impl Filters {
             .map_or(db, |(_, to)| to.as_str())
     }
 
-    /// The database rules for database `db` (`None`: no default database).
-    pub fn db_ok(&self, db: Option<&str>) -> bool {
-        if self.do_db.is_empty() && self.ignore_db.is_empty() {
-            return true;
-        }
-        let Some(db) = db else {
-            return true;
-        };
+    /// The database rules for database `db` (`""`: no default database).
+    pub fn db_ok(&self, db: &str) -> bool {
         if !self.do_db.is_empty() {
             return self.do_db.iter().any(|d| d == db);
         }
@@ -154,7 +149,7 @@ impl Filters {
 
     /// Whether a row event on `db.table` (database already rewritten) applies.
     pub fn row_event_ok(&self, db: &str, table: &str) -> bool {
-        self.db_ok(Some(db))
+        self.db_ok(db)
             && (!self.table_rules_on() || self.tables_ok(&[(db.to_string(), table.to_string())]))
     }
 
@@ -353,11 +348,11 @@ mod tests {
     #[test]
     fn database_rules() {
         let mut f = Filters::default();
-        assert!(f.db_ok(Some("x")));
+        assert!(f.db_ok("x") && f.db_ok(""));
         f.set_text(Rule::IgnoreDb, "a, b").expect("valid");
-        assert!(!f.db_ok(Some("a")) && f.db_ok(Some("c")) && f.db_ok(None));
+        assert!(!f.db_ok("a") && f.db_ok("c") && f.db_ok(""));
         f.set_text(Rule::DoDb, "c").expect("valid");
-        assert!(f.db_ok(Some("c")) && !f.db_ok(Some("d")) && !f.db_ok(Some("C")));
+        assert!(f.db_ok("c") && !f.db_ok("d") && !f.db_ok("C") && !f.db_ok(""));
         assert_eq!(f.show(Rule::IgnoreDb), "a,b");
     }
 
@@ -366,10 +361,16 @@ mod tests {
         let mut f = Filters::default();
         f.set_text(Rule::IgnoreTable, "d.t1").expect("valid");
         assert!(!f.tables_ok(&t("d", "t1")) && f.tables_ok(&t("d", "T2")));
-        assert!(!f.tables_ok(&t("D", "T1")), "names compare case-insensitively");
+        assert!(
+            !f.tables_ok(&t("D", "T1")),
+            "names compare case-insensitively"
+        );
         f.set_text(Rule::WildDoTable, "d%.x\\_%").expect("valid");
         assert!(f.tables_ok(&t("d2", "x_y")) && !f.tables_ok(&t("d2", "xy")));
-        assert!(!f.tables_ok(&t("d", "t1")), "ignore-table decides before wild-do");
+        assert!(
+            !f.tables_ok(&t("d", "t1")),
+            "ignore-table decides before wild-do"
+        );
         f.set_text(Rule::DoTable, "d.t1").expect("valid");
         assert!(f.tables_ok(&t("d", "t1")), "do-table decides first");
         assert!(!f.tables_ok(&[]), "no table updated");
@@ -384,8 +385,14 @@ mod tests {
         assert_eq!(f.rewrite("x"), "x");
         assert_eq!(f.show(Rule::RewriteDb), "a->b,c->d");
         let before = f.clone();
-        assert_eq!(f.set_text(Rule::RewriteDb, "a").map_err(|e| e.code), Err(1210));
-        assert_eq!(f.set_text(Rule::DoTable, "t").map_err(|e| e.code), Err(1210));
+        assert_eq!(
+            f.set_text(Rule::RewriteDb, "a").map_err(|e| e.code),
+            Err(1210)
+        );
+        assert_eq!(
+            f.set_text(Rule::DoTable, "t").map_err(|e| e.code),
+            Err(1210)
+        );
         assert_eq!(f, before);
     }
 

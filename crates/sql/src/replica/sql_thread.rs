@@ -268,8 +268,7 @@ impl Applier {
     /// Whether the filters let a DDL statement run: its (rewritten) default
     /// database, then, with table rules, the tables it changes.
     fn ddl_passes(filters: &Filters, db: &str, sql: &str) -> bool {
-        let db_ok = filters.db_ok((!db.is_empty()).then_some(db));
-        db_ok
+        filters.db_ok(db)
             && (!filters.table_rules_on()
                 || ddl_tables(sql, db).is_none_or(|t| filters.tables_ok(&t)))
     }

@@ -8,9 +8,9 @@ use super::relay::Relay;
 use basalt_common::Value;
 use basalt_replication::gtid::GtidList;
 use parking_lot::{Mutex, RwLock};
-use std::sync::Arc;
 use std::net::TcpStream;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 /// `Slave_IO_Running`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

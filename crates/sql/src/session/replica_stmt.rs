@@ -3,10 +3,10 @@
 //! commits an open transaction first, as MariaDB's do.
 
 use super::Session;
-use crate::front::native::replica::ReplicaStmt;
-use crate::result::QueryResult;
 use crate::front::native::replica::FilterRule;
+use crate::front::native::replica::ReplicaStmt;
 use crate::replica::filter::Rule;
+use crate::result::QueryResult;
 use basalt_common::{MySqlError, Value};
 
 impl Session {

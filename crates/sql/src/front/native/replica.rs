@@ -7,8 +7,8 @@
 //! options of features Basalt does not have are parsed and answered with 1235.
 
 use super::super::lexer::TokKind;
-use crate::replica::filter::Rule;
 use super::{Native, P, R};
+use crate::replica::filter::Rule;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum ReplicaStmt {

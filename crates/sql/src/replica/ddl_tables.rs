@@ -157,9 +157,36 @@ pub fn ddl_tables(sql: &str, db: &str) -> Option<Vec<(String, String)>> {
     }
 }
 
+/// The database a CREATE / DROP / ALTER DATABASE | SCHEMA statement names (MariaDB
+/// checks it against the database rules and the wild table rules, as `db.`).
+pub fn database_named(sql: &str) -> Option<String> {
+    let w = words(sql);
+    let verb = ["CREATE", "DROP", "ALTER"].iter().any(|v| is(w.first(), v));
+    if !verb || !(is(w.get(1), "DATABASE") || is(w.get(1), "SCHEMA")) {
+        return None;
+    }
+    w.get(skip_if(&w, 2)).map(|n| name(n))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::ddl_tables;
+    use super::{database_named, ddl_tables};
+
+    #[test]
+    fn database_statements() {
+        let named = |s: &str| database_named(s);
+        assert_eq!(named("CREATE DATABASE x"), Some("x".into()));
+        assert_eq!(named("drop schema if exists `a b`"), Some("a b".into()));
+        assert_eq!(
+            named("CREATE DATABASE IF NOT EXISTS y CHARACTER SET latin1"),
+            Some("y".into())
+        );
+        assert_eq!(
+            named("ALTER DATABASE z COLLATE utf8mb4_bin"),
+            Some("z".into())
+        );
+        assert_eq!(named("CREATE TABLE t (a int)"), None);
+    }
 
     fn t(pairs: &[(&str, &str)]) -> Option<Vec<(String, String)>> {
         Some(

@@ -17,6 +17,8 @@
 //!   patterns with LIKE's `%`, `_` and `\` escape over `db.table`.
 //! - A row event passes when its database and its table pass; a DDL statement
 //!   when its default database passes and, with table rules, its tables do.
+//!   CREATE / DROP / ALTER DATABASE also check the database they name against the
+//!   database rules and the wild table rules (`db_ok_with_wild_table`).
 //!
 //! Unlike MariaDB, the rules change while the SQL thread runs: it takes the
 //! current [`Filters`] at each transaction's start. [`store`] keeps them in
@@ -123,6 +125,20 @@ impl Filters {
             return self.do_db.iter().any(|d| d == db);
         }
         !self.ignore_db.iter().any(|d| d == db)
+    }
+
+    /// The wild table rules for database statements on `db` (MariaDB's
+    /// `db_ok_with_wild_table`): `db.` matching a wild-do pattern passes, a
+    /// wild-ignore pattern drops; otherwise it passes unless there is a wild-do rule.
+    pub fn db_ok_with_wild_table(&self, db: &str) -> bool {
+        let key = format!("{db}.");
+        if self.wild_do_table.iter().any(|p| wild_match(&key, p)) {
+            return true;
+        }
+        if self.wild_ignore_table.iter().any(|p| wild_match(&key, p)) {
+            return false;
+        }
+        self.wild_do_table.is_empty()
     }
 
     /// The table rules for a change updating `tables` ((database, table) pairs).

@@ -26,7 +26,7 @@
 //! - A failing event stops the thread with MariaDB's `Last_SQL_Error` and rolls
 //!   the transaction back; START SLAVE retries from the last applied position.
 
-use super::ddl_tables::ddl_tables;
+use super::ddl_tables::{database_named, ddl_tables};
 use super::filter::Filters;
 use super::gtid_pos;
 use super::relay::Item;
@@ -268,6 +268,11 @@ impl Applier {
     /// Whether the filters let a DDL statement run: its (rewritten) default
     /// database, then, with table rules, the tables it changes.
     fn ddl_passes(filters: &Filters, db: &str, sql: &str) -> bool {
+        if let Some(named) = database_named(sql) {
+            return filters.db_ok(db)
+                && filters.db_ok(&named)
+                && filters.db_ok_with_wild_table(&named);
+        }
         filters.db_ok(db)
             && (!filters.table_rules_on()
                 || ddl_tables(sql, db).is_none_or(|t| filters.tables_ok(&t)))

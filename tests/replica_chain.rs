@@ -83,7 +83,7 @@ fn wait_pos(url: &str, want: &str) {
 fn a_chain_through_a_replica_logging_at_runtime() {
     let primary = Primary::start(PrimaryKind::Basalt, 1);
     let middle = Node::start(2, &["--log-bin"]);
-    let last = Node::start(3, &[]);
+    let last = Node::start(3, &["--log-slave-updates"]);
     let mut p = primary.conn();
     let mut m = middle.follow(primary.port());
     assert_eq!(text(&mut m, "SELECT @@log_slave_updates"), "0");
@@ -135,6 +135,11 @@ fn a_chain_through_a_replica_logging_at_runtime() {
     assert!(!server_ids.contains(&3));
 
     let mut l = last.follow(middle.server.port);
+    assert_eq!(
+        text(&mut l, "SELECT @@log_slave_updates"),
+        "1",
+        "set at start"
+    );
     wait_pos(&last.url(), &primary_pos);
     assert_same_contents(
         "the last replica",

@@ -209,6 +209,8 @@ pub struct Config {
     pub replicate_filters: Vec<(String, String)>,
     /// `@@slave_skip_errors` as shown.
     pub slave_skip_errors: String,
+    /// `@@log_slave_updates` at start.
+    pub log_slave_updates: bool,
     /// Options of the defaults file that basaltd accepts and does not use (the
     /// server logs each at start).
     pub ignored_options: Vec<String>,
@@ -303,6 +305,7 @@ impl Config {
             binlog_ignore_db: db_list(&args.binlog_ignore_db, get("binlog_ignore_db")),
             replicate_filters: args.replica.filters(&get),
             slave_skip_errors: args.replica.skip_errors(&get)?,
+            log_slave_updates: args.replica.log_slave_updates(&get),
             port,
             socket_required: socket_named.is_some(),
             socket: socket_named.unwrap_or_else(|| PathBuf::from(DEFAULT_SOCKET)),
@@ -650,6 +653,8 @@ const KNOWN: &[&str] = &[
     "replicate_wild_ignore_table",
     "replicate_rewrite_db",
     "slave_skip_errors",
+    "log_slave_updates",
+    "log_replica_updates",
     "ssl",
     "skip_ssl",
     "ssl_cert",

@@ -326,6 +326,7 @@ fn global_config(c: &Config, socket: String) -> GlobalConfig {
         binlog_ignore_db: c.binlog_ignore_db.clone(),
         replicate_filters: c.replicate_filters.clone(),
         slave_skip_errors: c.slave_skip_errors.clone(),
+        log_slave_updates: c.log_slave_updates,
         hostname: hostname(),
         rollback_on_timeout: c.rollback_on_timeout,
         collation_server: c.collation_server,

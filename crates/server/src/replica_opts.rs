@@ -1,5 +1,6 @@
 //! The replica's start options: `--replicate-*` filter lists (repeatable, or one
-//! comma-separated value from the defaults file) and `--slave-skip-errors`.
+//! comma-separated value from the defaults file), `--log-slave-updates` and
+//! `--slave-skip-errors`.
 
 use crate::config::ConfigError;
 
@@ -27,6 +28,10 @@ pub struct ReplicaArgs {
     /// Apply changes of database `from` to database `to` (`from->to`, repeatable).
     #[arg(long = "replicate-rewrite-db")]
     pub replicate_rewrite_db: Vec<String>,
+    /// Replicated transactions go to this server's binary log too
+    /// (`log_slave_updates`; ON/OFF, default OFF; changeable at runtime).
+    #[arg(long = "log-slave-updates", alias = "log-replica-updates", num_args = 0..=1, require_equals = true, default_missing_value = "ON")]
+    pub log_slave_updates: Option<String>,
     /// Error numbers the replica's SQL thread passes over (`1062,1032`, `all`).
     #[arg(long = "slave-skip-errors")]
     pub slave_skip_errors: Option<String>,
@@ -62,6 +67,17 @@ impl ReplicaArgs {
                 Some((name.to_string(), text))
             })
             .collect()
+    }
+
+    /// `log_slave_updates` at start: the flag, else the defaults file's
+    /// `log_slave_updates` or `log_replica_updates`.
+    pub fn log_slave_updates(&self, get: &dyn Fn(&str) -> Option<String>) -> bool {
+        let v = (self.log_slave_updates.clone())
+            .or_else(|| get("log_slave_updates"))
+            .or_else(|| get("log_replica_updates"));
+        v.is_some_and(|v| {
+            v == "1" || v.eq_ignore_ascii_case("on") || v.eq_ignore_ascii_case("true")
+        })
     }
 
     /// `@@slave_skip_errors` as MariaDB shows it.

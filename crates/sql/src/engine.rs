@@ -78,6 +78,8 @@ pub struct GlobalConfig {
     pub replicate_filters: Vec<(String, String)>,
     /// `--slave-skip-errors`: `OFF`, `ALL` or error numbers, as the variable shows it.
     pub slave_skip_errors: String,
+    /// `log_slave_updates` at start (SET GLOBAL changes it at runtime).
+    pub log_slave_updates: bool,
 }
 
 /// The server's TLS files and settings, as `@@ssl_ca`, `@@ssl_cert`,
@@ -136,6 +138,7 @@ impl Default for GlobalConfig {
             semisync: Default::default(),
             replicate_filters: Vec::new(),
             slave_skip_errors: "OFF".into(),
+            log_slave_updates: false,
         }
     }
 }

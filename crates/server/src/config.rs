@@ -115,6 +115,8 @@ pub struct Args {
     /// Do not log changes in this database (repeatable; `binlog_ignore_db`).
     #[arg(long = "binlog-ignore-db")]
     pub binlog_ignore_db: Vec<String>,
+    #[command(flatten)]
+    pub replica: crate::replica_opts::ReplicaArgs,
     /// Read options from this file first ([mysqld] and [basaltd] sections).
     #[arg(long = "defaults-file")]
     pub defaults_file: Option<PathBuf>,
@@ -203,6 +205,12 @@ pub struct Config {
     /// `binlog_do_db` / `binlog_ignore_db`, comma-separated.
     pub binlog_do_db: String,
     pub binlog_ignore_db: String,
+    /// `--replicate-*`: (variable, comma-separated list) for each list named.
+    pub replicate_filters: Vec<(String, String)>,
+    /// `@@slave_skip_errors` as shown.
+    pub slave_skip_errors: String,
+    /// `@@log_slave_updates` at start.
+    pub log_slave_updates: bool,
     /// Options of the defaults file that basaltd accepts and does not use (the
     /// server logs each at start).
     pub ignored_options: Vec<String>,
@@ -295,6 +303,9 @@ impl Config {
             semisync,
             binlog_do_db: db_list(&args.binlog_do_db, get("binlog_do_db")),
             binlog_ignore_db: db_list(&args.binlog_ignore_db, get("binlog_ignore_db")),
+            replicate_filters: args.replica.filters(&get),
+            slave_skip_errors: args.replica.skip_errors(&get)?,
+            log_slave_updates: args.replica.log_slave_updates(&get),
             port,
             socket_required: socket_named.is_some(),
             socket: socket_named.unwrap_or_else(|| PathBuf::from(DEFAULT_SOCKET)),
@@ -634,6 +645,16 @@ const KNOWN: &[&str] = &[
     "socket",
     "skip_networking",
     "skip_slave_start",
+    "replicate_do_db",
+    "replicate_ignore_db",
+    "replicate_do_table",
+    "replicate_ignore_table",
+    "replicate_wild_do_table",
+    "replicate_wild_ignore_table",
+    "replicate_rewrite_db",
+    "slave_skip_errors",
+    "log_slave_updates",
+    "log_replica_updates",
     "ssl",
     "skip_ssl",
     "ssl_cert",

@@ -17,6 +17,7 @@ mod hooks;
 mod limits;
 mod listener;
 mod registry;
+mod replica_opts;
 mod results;
 mod signals;
 mod statements;
@@ -150,6 +151,8 @@ pub fn run(mut config: Config) -> Result<(), ServerError> {
         server.config.datadir.display()
     );
     let _ = server.stopper.set(listener::StopHandle::new(&listeners));
+    // The replica's settings and filters load now: their variables show them.
+    let _ = server.engine.replica();
     if !server.config.skip_slave_start {
         server.engine.start_replica();
     }
@@ -321,6 +324,9 @@ fn global_config(c: &Config, socket: String) -> GlobalConfig {
         semisync: c.semisync.clone(),
         binlog_do_db: c.binlog_do_db.clone(),
         binlog_ignore_db: c.binlog_ignore_db.clone(),
+        replicate_filters: c.replicate_filters.clone(),
+        slave_skip_errors: c.slave_skip_errors.clone(),
+        log_slave_updates: c.log_slave_updates,
         hostname: hostname(),
         rollback_on_timeout: c.rollback_on_timeout,
         collation_server: c.collation_server,

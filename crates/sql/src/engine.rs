@@ -73,6 +73,13 @@ pub struct GlobalConfig {
     pub secure_file_priv: Option<std::path::PathBuf>,
     /// `rpl_semi_sync_master_*` at start.
     pub semisync: basalt_replication::semisync::Settings,
+    /// `--replicate-*` start options: (variable name, comma-separated list), each
+    /// replacing that list of the kept replication filters.
+    pub replicate_filters: Vec<(String, String)>,
+    /// `--slave-skip-errors`: `OFF`, `ALL` or error numbers, as the variable shows it.
+    pub slave_skip_errors: String,
+    /// `log_slave_updates` at start (SET GLOBAL changes it at runtime).
+    pub log_slave_updates: bool,
 }
 
 /// The server's TLS files and settings, as `@@ssl_ca`, `@@ssl_cert`,
@@ -129,6 +136,9 @@ impl Default for GlobalConfig {
             skip_slave_start: false,
             secure_file_priv: None,
             semisync: Default::default(),
+            replicate_filters: Vec::new(),
+            slave_skip_errors: "OFF".into(),
+            log_slave_updates: false,
         }
     }
 }

@@ -65,6 +65,10 @@ pub struct BinlogSession {
     pub charset_client: u16,
     pub collation_connection: u16,
     pub collation_server: u16,
+    /// A replicated transaction logged by a replica (`log_slave_updates`): the
+    /// primary's GTID sequence number, kept (0: the next one of the domain).
+    /// `server_id` is then the primary's, in the GTID and the event headers.
+    pub gtid_seq_no: u64,
 }
 
 /// One captured entry.

@@ -411,7 +411,7 @@ impl Binlog {
         }
         self.check_broken()?;
         let gtid = next_gtid(&g, session);
-        let mut w = self.writer(g.pos);
+        let mut w = self.writer_for(g.pos, session);
         w.gtid(when, gtid, GtidFlags::ddl());
         w.query(when, &encode::query(session, db, sql));
         let (file, end) = (g.file, w.pos());
@@ -427,6 +427,16 @@ impl Binlog {
     fn finish_standalone(&self, lsn: u64) -> Result<(), StorageError> {
         self.appender.wait_durable(lsn)?;
         self.ack(lsn, None)
+    }
+
+    /// The writer of a session's group: a replicated transaction's events carry
+    /// the primary's server id, as MariaDB's `log_slave_updates` writes them.
+    fn writer_for(&self, start: u64, session: &BinlogSession) -> EventWriter {
+        let mut w = self.writer(start);
+        if session.gtid_seq_no != 0 {
+            w.set_server_id(session.server_id);
+        }
+        w
     }
 
     fn writer(&self, start: u64) -> EventWriter {
@@ -657,10 +667,14 @@ impl Binlog {
 }
 
 fn next_gtid(g: &Inner, session: &BinlogSession) -> Gtid {
+    let seq = match session.gtid_seq_no {
+        0 => g.gtids.last_seq(session.domain_id) + 1,
+        kept => kept,
+    };
     Gtid {
         domain: session.domain_id,
         server: session.server_id,
-        seq: g.gtids.last_seq(session.domain_id) + 1,
+        seq,
     }
 }
 
@@ -679,7 +693,7 @@ impl BinlogSink for Binlog {
         let gtid = next_gtid(&g, &capture.session);
         let xid = g.next_xid;
         g.next_xid += 1;
-        let mut w = self.writer(g.pos);
+        let mut w = self.writer_for(g.pos, &capture.session);
         encode::transaction(&mut w, capture, (gtid, xid), now(), &filter);
         let (file, end) = (g.file, w.pos());
         let lsn = self.write_group(&mut g, w, gtid, append)?;

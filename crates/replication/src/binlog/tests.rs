@@ -57,6 +57,7 @@ fn session() -> BinlogSession {
         charset_client: 33,
         collation_connection: 33,
         collation_server: 8,
+        gtid_seq_no: 0,
     }
 }
 

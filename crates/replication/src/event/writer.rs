@@ -337,6 +337,11 @@ impl EventWriter {
         }
     }
 
+    /// The server id the following events' headers carry.
+    pub fn set_server_id(&mut self, server_id: u32) {
+        self.server_id = server_id;
+    }
+
     /// File offset after the last event.
     pub fn pos(&self) -> u64 {
         self.start + self.buf.len() as u64

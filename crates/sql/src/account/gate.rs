@@ -307,7 +307,11 @@ fn global_variable_privilege(name: &str) -> (Privs, &'static str) {
         || n.starts_with("rpl_semi_sync_slave")
         || matches!(
             n.as_str(),
-            "gtid_slave_pos" | "sql_slave_skip_counter" | "max_relay_log_size"
+            "gtid_slave_pos"
+                | "sql_slave_skip_counter"
+                | "max_relay_log_size"
+                | "log_slave_updates"
+                | "log_replica_updates"
         );
     if n == "read_only" {
         (Privs::READ_ONLY_ADMIN, "READ_ONLY ADMIN")

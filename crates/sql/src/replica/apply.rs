@@ -111,7 +111,26 @@ pub fn apply_rows(
     opts: ApplyOptions,
     counts: &mut ApplyCounts,
 ) -> Result<(), ApplyError> {
-    let t = target(storage, map, ev.kind)?;
+    apply_rows_skipping(storage, txn, map, ev, opts, counts, &|_| false).map(|_| ())
+}
+
+/// [`apply_rows`], passing over the errors `skips` accepts
+/// (`slave_skip_errors`): as MariaDB, the rows before the failing one stay, the
+/// rest of the event is left out, and the error is returned as `Ok(Some(..))`.
+pub fn apply_rows_skipping(
+    storage: &Storage,
+    txn: &mut Txn,
+    map: &TableMap,
+    ev: &RowsEvent,
+    opts: ApplyOptions,
+    counts: &mut ApplyCounts,
+    skips: &dyn Fn(u16) -> bool,
+) -> Result<Option<ApplyError>, ApplyError> {
+    let t = match target(storage, map, ev.kind) {
+        Ok(t) => t,
+        Err(e) if skips(e.code()) => return Ok(Some(e)),
+        Err(e) => return Err(e),
+    };
     let pause = !opts.log_updates;
     if pause {
         txn.pause_capture(true);
@@ -122,20 +141,25 @@ pub fn apply_rows(
         .rows
         .iter()
         .try_for_each(|row| apply_row(&t, txn, row, opts, &mut local));
-    if res.is_err() {
-        // The event's partial changes go; the caller's error is the one to report.
-        let _ = txn.rollback_to(&sp);
-    } else {
-        counts.inserted += local.inserted;
-        counts.updated += local.updated;
-        counts.deleted += local.deleted;
-        counts.skipped += local.skipped;
-        counts.events += 1;
-    }
+    let out = match res {
+        Err(e) if !skips(e.code()) => {
+            // The event's partial changes go; the caller's error is the one to report.
+            let _ = txn.rollback_to(&sp);
+            Err(e)
+        }
+        res => {
+            counts.inserted += local.inserted;
+            counts.updated += local.updated;
+            counts.deleted += local.deleted;
+            counts.skipped += local.skipped;
+            counts.events += 1;
+            Ok(res.err())
+        }
+    };
     if pause {
         txn.pause_capture(false);
     }
-    res
+    out
 }
 
 /// Opens the event's table and checks each column's type.

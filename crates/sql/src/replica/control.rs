@@ -4,6 +4,7 @@
 //! One replication connection (MariaDB's default, unnamed, connection). Each
 //! thread runs on an OS thread of its own; they share [`Shared`].
 
+use super::filter::{self, Filters, Rule};
 use super::gtid_pos::{self, SlavePos};
 use super::io_thread::{self, IoConfig, Start};
 use super::master_info::MasterInfo;
@@ -93,7 +94,62 @@ impl Replica {
             Ok(pos) => *r.shared.slave_pos.lock() = pos,
             Err(e) => tracing::error!("cannot read mysql.gtid_slave_pos: {e}"),
         }
+        r.load_filters(engine);
         r
+    }
+
+    /// The filters of `replication-filters.info`, with the `--replicate-*` start
+    /// options replacing the lists they name (and then kept).
+    fn load_filters(&self, engine: &Engine) {
+        let cfg = engine.storage().config();
+        let mut f = match filter::load(&*cfg.fs, &cfg.datadir) {
+            Ok(f) => f.unwrap_or_default(),
+            Err(e) => {
+                tracing::error!("cannot read the replication filters: {e}");
+                Filters::default()
+            }
+        };
+        let options = &engine.config.replicate_filters;
+        for (name, text) in options {
+            let Some(rule) = Rule::from_variable(name) else {
+                continue;
+            };
+            if let Err(e) = f.set_text(rule, text) {
+                tracing::error!("--{name}={text}: {}", e.message);
+            }
+        }
+        if !options.is_empty() {
+            if let Err(e) = filter::store(&f, &*cfg.fs, &cfg.datadir) {
+                tracing::error!("cannot write the replication filters: {e}");
+            }
+        }
+        publish_filters(engine, &f);
+        *self.shared.filters.write() = Arc::new(f);
+    }
+
+    /// The replication filters in force.
+    pub fn filters(&self) -> Arc<Filters> {
+        self.shared.filters.read().clone()
+    }
+
+    /// Changes the filters (`SET GLOBAL replicate_*`, CHANGE REPLICATION FILTER)
+    /// while the threads run: kept durably first, then in force from the SQL
+    /// thread's next transaction. Nothing changes when `edit` fails.
+    pub fn change_filters(
+        &self,
+        engine: &Engine,
+        edit: impl FnOnce(&mut Filters) -> Result<(), MySqlError>,
+    ) -> Result<(), MySqlError> {
+        let _ctl = self.ctl.lock();
+        let mut f = (*self.filters()).clone();
+        edit(&mut f)?;
+        let cfg = engine.storage().config();
+        filter::store(&f, &*cfg.fs, &cfg.datadir).map_err(|e| {
+            MySqlError::new(1105, "HY000", format!("Cannot write {}: {e}", filter::FILE))
+        })?;
+        publish_filters(engine, &f);
+        *self.shared.filters.write() = Arc::new(f);
+        Ok(())
     }
 
     fn store(&self, engine: &Engine, info: Option<&MasterInfo>) -> Result<(), MySqlError> {
@@ -385,6 +441,15 @@ impl Replica {
     }
 }
 
+/// The `replicate_*` variables show the lists in force.
+fn publish_filters(engine: &Engine, f: &Filters) {
+    for rule in Rule::ALL {
+        if let Some(def) = crate::sysvars::lookup(rule.variable()) {
+            engine.globals.set(def, Value::str(&f.show(rule)));
+        }
+    }
+}
+
 fn spawn(name: &str, f: impl FnOnce() + Send + 'static) -> Result<JoinHandle<()>, MySqlError> {
     std::thread::Builder::new()
         .name(name.into())
@@ -418,7 +483,7 @@ fn server_id(engine: &Engine) -> u32 {
     global_u64(engine, "server_id", 1) as u32
 }
 
-fn global_text(engine: &Engine, name: &str) -> String {
+pub(super) fn global_text(engine: &Engine, name: &str) -> String {
     engine
         .global_variable(name)
         .map(|v| v.display_lossy())
@@ -430,7 +495,7 @@ fn sql_config(engine: &Engine, info: &MasterInfo) -> SqlConfig {
         server_id: server_id(engine),
         ignore_server_ids: info.ignore_server_ids.clone(),
         delay: info.delay,
-        idempotent: global_text(engine, "slave_exec_mode").eq_ignore_ascii_case("IDEMPOTENT"),
+        skip_errors: sql_thread::SkipErrors::parse(&engine.config.slave_skip_errors),
         ddl_idempotent: !global_text(engine, "slave_ddl_exec_mode").eq_ignore_ascii_case("STRICT"),
         use_gtid: info.use_gtid != UseGtid::No,
     }

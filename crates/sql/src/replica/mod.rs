@@ -7,6 +7,8 @@
 //!   in-memory `relay` queue; `sql_thread`: applies them one transaction at a
 //!   time, recording each GTID in [`gtid_pos`] (`mysql.gtid_slave_pos`) in the
 //!   same transaction as its rows.
+//! - [`filter`]: the `replicate_*` rules, changed while the SQL thread runs and
+//!   kept in `replication-filters.info`.
 //! - [`convert`]: a [`ColValue`](basalt_replication::replica::ColValue) of the
 //!   primary's column into the [`basalt_common::Value`] of the local column.
 //! - [`apply`]: a [`RowsEvent`](basalt_replication::replica::decode::RowsEvent)
@@ -25,6 +27,8 @@
 pub mod apply;
 pub mod control;
 pub mod convert;
+mod ddl_tables;
+pub mod filter;
 pub mod gtid_pos;
 mod io_thread;
 pub mod master_info;
@@ -39,7 +43,7 @@ mod tests;
 #[cfg(test)]
 mod tests_types;
 
-pub use apply::{apply_rows, ApplyCounts, ApplyOptions};
+pub use apply::{apply_rows, apply_rows_skipping, ApplyCounts, ApplyOptions};
 pub use control::Replica;
 
 use basalt_common::MySqlError;

@@ -11,21 +11,33 @@
 //!   runs as `CREATE OR REPLACE TABLE`, `CREATE DATABASE` with IF NOT EXISTS and
 //!   `DROP TABLE` / `DROP DATABASE` with IF EXISTS, so a DDL repeated after a crash
 //!   between it and its GTID applies again.
+//! - Each transaction takes, at its GTID, the filters ([`super::filter`]),
+//!   `slave_exec_mode` and `log_slave_updates` in force then: a change made while
+//!   the thread runs applies from the next transaction. A row event whose
+//!   (rewritten) database or table the filters leave out is passed over, as is a
+//!   DDL statement whose default database or tables they leave out; the
+//!   transaction's GTID still commits into `mysql.gtid_slave_pos`.
+//! - With `log_slave_updates` (and the binary log on) the transaction goes to this
+//!   server's binary log with the primary's GTID and server id.
+//! - An error `slave_skip_errors` names is passed over (a row event keeps the rows
+//!   before the failing one, as MariaDB's), with a warning in the server log.
 //! - Transactions the replica itself originated (its own server id, or one in
 //!   `IGNORE_SERVER_IDS`) are passed over.
 //! - A failing event stops the thread with MariaDB's `Last_SQL_Error` and rolls
 //!   the transaction back; START SLAVE retries from the last applied position.
 
+use super::ddl_tables::{database_named, ddl_tables};
+use super::filter::Filters;
 use super::gtid_pos;
 use super::relay::Item;
 use super::status::{now_secs, Shared, SQL_DELAYING, SQL_READING, SQL_WAITING};
-use super::{apply_rows, ApplyCounts, ApplyOptions};
+use super::{apply_rows_skipping, ApplyCounts, ApplyOptions};
 use crate::engine::Engine;
 use crate::session::Session;
 use basalt_common::MySqlError;
 use basalt_replication::event::EventHeader;
 use basalt_replication::gtid::Gtid;
-use basalt_replication::replica::decode::{Event, Query, TableMap};
+use basalt_replication::replica::decode::{Event, Query, RowsEvent, TableMap};
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -36,16 +48,48 @@ pub struct SqlConfig {
     pub server_id: u32,
     pub ignore_server_ids: Vec<u64>,
     pub delay: u64,
-    pub idempotent: bool,
     pub ddl_idempotent: bool,
     pub use_gtid: bool,
+    pub skip_errors: SkipErrors,
 }
 
-/// The transaction being applied.
+/// `slave_skip_errors`: the error numbers the thread passes over.
+#[derive(Clone, Debug, Default)]
+pub struct SkipErrors {
+    all: bool,
+    codes: Vec<u16>,
+}
+
+impl SkipErrors {
+    /// From the variable's text: `OFF`, numbers separated by commas, or the list
+    /// of `all` (every number, shown cut with `...`).
+    pub fn parse(text: &str) -> SkipErrors {
+        let text = text.trim();
+        if text.ends_with("...") || text.eq_ignore_ascii_case("all") {
+            return SkipErrors {
+                all: true,
+                codes: Vec::new(),
+            };
+        }
+        let codes = text
+            .split(',')
+            .filter_map(|c| c.trim().parse().ok())
+            .collect();
+        SkipErrors { all: false, codes }
+    }
+
+    pub fn skips(&self, code: u16) -> bool {
+        self.all || self.codes.contains(&code)
+    }
+}
+
+/// The transaction being applied, with the settings taken at its start.
 struct Group {
     gtid: Gtid,
     standalone: bool,
     skip: bool,
+    filters: Arc<Filters>,
+    idempotent: bool,
 }
 
 struct Applier {
@@ -142,20 +186,15 @@ impl Applier {
                 if self.group.as_ref().is_some_and(|g| g.skip) {
                     return Ok(());
                 }
-                let map = self.maps.get(&ev.table_id).ok_or_else(|| {
+                let mut map = self.maps.remove(&ev.table_id).ok_or_else(|| {
                     (
                         1105,
                         format!("rows event for unknown table id {}", ev.table_id),
                     )
                 })?;
-                let opts = ApplyOptions {
-                    idempotent: self.cfg.idempotent,
-                    log_updates: false,
-                };
-                let storage = self.engine.storage().clone();
-                let txn = self.session.replica_txn();
-                apply_rows(&storage, txn, map, &ev, opts, &mut self.counts)
-                    .map_err(|e| (e.code(), e.last_sql_error(file, h.log_pos as u64)))
+                let res = self.rows(h, &mut map, &ev, file);
+                self.maps.insert(ev.table_id, map);
+                res
             }
             Event::Xid(_) => self.end_group(h, file, true),
             Event::Rotate { file, pos } => {
@@ -171,6 +210,72 @@ impl Applier {
                 Ok(())
             }
         }
+    }
+
+    /// The filters and exec mode of the transaction being applied (those in
+    /// force now outside one).
+    fn settings(&self) -> (Arc<Filters>, bool) {
+        match &self.group {
+            Some(g) => (g.filters.clone(), g.idempotent),
+            None => (self.shared.filters.read().clone(), self.exec_idempotent()),
+        }
+    }
+
+    fn exec_idempotent(&self) -> bool {
+        super::control::global_text(&self.engine, "slave_exec_mode")
+            .eq_ignore_ascii_case("IDEMPOTENT")
+    }
+
+    /// A rows event on `map`'s table: passed over when filtered out, else applied
+    /// (in the rewritten database).
+    fn rows(
+        &mut self,
+        h: &EventHeader,
+        map: &mut TableMap,
+        ev: &RowsEvent,
+        file: &str,
+    ) -> Result<(), (u16, String)> {
+        let (filters, idempotent) = self.settings();
+        let db = filters.rewrite(&map.schema).to_string();
+        if !filters.row_event_ok(&db, &map.table) {
+            return Ok(());
+        }
+        let log_updates = self.session.replica_capture();
+        let opts = ApplyOptions {
+            idempotent,
+            log_updates,
+        };
+        let original = std::mem::replace(&mut map.schema, db);
+        let storage = self.engine.storage().clone();
+        let txn = self.session.replica_txn();
+        let skip = &self.cfg.skip_errors;
+        let res = apply_rows_skipping(&storage, txn, map, ev, opts, &mut self.counts, &|c| {
+            skip.skips(c)
+        });
+        let res = match res {
+            Ok(Some(e)) => {
+                let text = e.last_sql_error(file, h.log_pos as u64);
+                tracing::warn!("replica: slave_skip_errors passes over: {text}");
+                Ok(())
+            }
+            Ok(None) => Ok(()),
+            Err(e) => Err((e.code(), e.last_sql_error(file, h.log_pos as u64))),
+        };
+        map.schema = original;
+        res
+    }
+
+    /// Whether the filters let a DDL statement run: its (rewritten) default
+    /// database, then, with table rules, the tables it changes.
+    fn ddl_passes(filters: &Filters, db: &str, sql: &str) -> bool {
+        if let Some(named) = database_named(sql) {
+            return filters.db_ok(db)
+                && filters.db_ok(&named)
+                && filters.db_ok_with_wild_table(&named);
+        }
+        filters.db_ok(db)
+            && (!filters.table_rules_on()
+                || ddl_tables(sql, db).is_none_or(|t| filters.tables_ok(&t)))
     }
 
     /// Outside a transaction, the executed position moves past every event.
@@ -197,10 +302,16 @@ impl Applier {
             st.applying_since = Some(h.timestamp);
             st.sql_state = SQL_READING;
         }
+        let log = !skip
+            && self.engine.binlog_on()
+            && super::control::global_text(&self.engine, "log_slave_updates") == "1";
+        self.session.replica_log_as(log.then_some(gtid));
         self.group = Some(Group {
             gtid,
             standalone,
             skip,
+            filters: self.shared.filters.read().clone(),
+            idempotent: self.exec_idempotent(),
         });
         Ok(())
     }
@@ -247,19 +358,32 @@ impl Applier {
             }
             _ if skip => self.finish_if_standalone(h, file),
             _ => {
+                let (filters, _) = self.settings();
+                let db = filters.rewrite(&q.db).to_string();
+                if !Self::ddl_passes(&filters, &db, &sql) {
+                    return self.finish_if_standalone(h, file);
+                }
                 let standalone = self.group.as_ref().is_none_or(|g| g.standalone);
                 let text = if standalone && self.cfg.ddl_idempotent {
                     idempotent_ddl(&sql)
                 } else {
                     sql.clone()
                 };
-                self.run_statement(h, &q, &text).map_err(|e| {
-                    let msg = format!(
-                        "Error '{}' on query. Default database: '{}'. Query: '{}'",
-                        e.message, q.db, sql
-                    );
-                    (e.code, msg)
-                })?;
+                match self.run_statement(h, &db, &text) {
+                    Err(e) if self.cfg.skip_errors.skips(e.code) => tracing::warn!(
+                        "replica: slave_skip_errors passes over error {} of '{sql}': {}",
+                        e.code,
+                        e.message
+                    ),
+                    Err(e) => {
+                        let msg = format!(
+                            "Error '{}' on query. Default database: '{}'. Query: '{}'",
+                            e.message, q.db, sql
+                        );
+                        return Err((e.code, msg));
+                    }
+                    Ok(()) => {}
+                }
                 self.finish_if_standalone(h, file)
             }
         }
@@ -274,9 +398,9 @@ impl Applier {
     }
 
     /// Runs a statement of the primary's in its default database at its time.
-    fn run_statement(&mut self, h: &EventHeader, q: &Query, sql: &str) -> Result<(), MySqlError> {
-        if !q.db.is_empty() && self.session.use_database(&q.db).is_err() {
-            tracing::debug!(db = %q.db, "replicated statement's database does not exist here");
+    fn run_statement(&mut self, h: &EventHeader, db: &str, sql: &str) -> Result<(), MySqlError> {
+        if !db.is_empty() && self.session.use_database(db).is_err() {
+            tracing::debug!(db = %db, "replicated statement's database does not exist here");
         }
         let set_time = format!("SET timestamp = {}", h.timestamp);
         for r in self.session.execute(&set_time) {
@@ -330,8 +454,13 @@ impl Applier {
         let (old, sub) = self.shared.slave_pos.lock().reserve(gtid);
         let storage = self.engine.storage().clone();
         let txn = self.session.replica_txn();
-        gtid_pos::record(&storage, txn, gtid, old, sub)?;
+        // The position table is the replica's own: never in its binary log.
+        txn.pause_capture(true);
+        let recorded = gtid_pos::record(&storage, txn, gtid, old, sub);
+        txn.pause_capture(false);
+        recorded?;
         self.session.replica_commit()?;
+        self.session.replica_log_as(None);
         self.shared.slave_pos.lock().committed(gtid, sub);
         Ok(())
     }

@@ -1,14 +1,16 @@
 //! What the replica threads share with each other and with SHOW SLAVE STATUS:
 //! run states, positions, errors and counters, and the stop flags.
 
+use super::filter::{Filters, Rule};
 use super::gtid_pos::SlavePos;
 use super::master_info::MasterInfo;
 use super::relay::Relay;
 use basalt_common::Value;
 use basalt_replication::gtid::GtidList;
-use parking_lot::Mutex;
+use parking_lot::{Mutex, RwLock};
 use std::net::TcpStream;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 /// `Slave_IO_Running`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -92,6 +94,9 @@ pub struct Shared {
     pub io_resync: AtomicBool,
     /// The I/O thread's socket while connected, shut down by STOP SLAVE.
     pub io_socket: Mutex<Option<TcpStream>>,
+    /// The replication filters; the SQL thread takes them at each transaction's
+    /// start.
+    pub filters: RwLock<Arc<Filters>>,
 }
 
 impl Shared {
@@ -249,6 +254,8 @@ pub fn row(info: &MasterInfo, shared: &Shared, all: bool) -> Vec<Value> {
     let ids: Vec<String> = info.ignore_server_ids.iter().map(u64::to_string).collect();
     let sql_state = if st.sql_running { st.sql_state } else { "" };
     let gtid_io = basalt_replication::gtid::format_list(&st.gtid_io_pos.positions());
+    let filters = shared.filters.read().clone();
+    let rule = |r: Rule| s(&filters.show(r));
     let mut row = vec![
         s(st.io_state),
         s(&info.host),
@@ -262,12 +269,12 @@ pub fn row(info: &MasterInfo, shared: &Shared, all: bool) -> Vec<Value> {
         s(&st.exec_file),
         s(st.io.name()),
         s(if st.sql_running { "Yes" } else { "No" }),
-        s(""),
-        s(""),
-        s(""),
-        s(""),
-        s(""),
-        s(""),
+        rule(Rule::DoDb),
+        rule(Rule::IgnoreDb),
+        rule(Rule::DoTable),
+        rule(Rule::IgnoreTable),
+        rule(Rule::WildDoTable),
+        rule(Rule::WildIgnoreTable),
         sql_errno.clone(),
         sql_error.clone(),
         u(0),
@@ -303,7 +310,7 @@ pub fn row(info: &MasterInfo, shared: &Shared, all: bool) -> Vec<Value> {
         u(st.ddl_groups),
         u(st.non_transactional_groups),
         u(st.transactional_groups),
-        s(""),
+        rule(Rule::RewriteDb),
     ];
     if all {
         let mut full = vec![s(""), s(sql_state)];

@@ -249,10 +249,19 @@ impl SessionCtx {
             "NOBLOB" => RowImageMode::NoBlob,
             _ => RowImageMode::Full,
         };
+        let (server_id, domain_id, gtid_seq_no) = match self.replicated_gtid {
+            Some(g) => (g.server, g.domain, g.seq),
+            None => (
+                self.var_u64("server_id") as u32,
+                self.var_u64("gtid_domain_id") as u32,
+                0,
+            ),
+        };
         BinlogSession {
             thread_id: self.conn_id as u32,
-            server_id: self.var_u64("server_id") as u32,
-            domain_id: self.var_u64("gtid_domain_id") as u32,
+            server_id,
+            domain_id,
+            gtid_seq_no,
             row_image,
             annotate: self.var_bool("binlog_annotate_row_events"),
             charset_client: self.text_charsets.client.default_collation().id(),

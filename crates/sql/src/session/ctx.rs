@@ -122,6 +122,9 @@ pub struct SessionCtx {
     /// The running statement's text for the binary log (set only while the
     /// session logs): ANNOTATE_ROWS of its row changes and sequence reservations.
     pub binlog_sql: Option<Arc<str>>,
+    /// The replica's SQL thread applying with `log_slave_updates`: the primary's
+    /// GTID its statements are logged with.
+    pub replicated_gtid: Option<basalt_replication::gtid::Gtid>,
 }
 
 /// The deadline `max_statement_time` (seconds, as a double) sets: MariaDB keeps it
@@ -186,6 +189,7 @@ impl SessionCtx {
             temp: Default::default(),
             seq_last: HashMap::new(),
             binlog_sql: None,
+            replicated_gtid: None,
         };
         cx.vars.insert("pseudo_thread_id", Value::UInt(conn_id));
         cx.refresh_derived();

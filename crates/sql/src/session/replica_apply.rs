@@ -36,3 +36,28 @@ impl Session {
         }
     }
 }
+
+impl Session {
+    /// Whether the transaction being applied goes to this server's binary log
+    /// (`log_slave_updates`), and with which GTID of the primary's: its DDL is then
+    /// logged (`sql_log_bin` on) and its row changes captured.
+    pub(crate) fn replica_log_as(&mut self, gtid: Option<basalt_replication::gtid::Gtid>) {
+        self.cx.replicated_gtid = gtid;
+        let on = basalt_common::Value::Int(gtid.is_some() as i64);
+        self.cx.vars.insert("sql_log_bin", on);
+    }
+
+    /// Captures the open transaction's row changes for the binary log when it is
+    /// logged ([`Session::replica_log_as`]) and the binary log is on.
+    pub(crate) fn replica_capture(&mut self) -> bool {
+        if self.cx.replicated_gtid.is_none() || !self.cx.engine.binlog_on() {
+            return false;
+        }
+        let session = self.cx.binlog_session();
+        let txn = self.replica_txn();
+        if !txn.capturing() {
+            txn.set_capture(basalt_storage::binlog::Capture::new(session));
+        }
+        true
+    }
+}

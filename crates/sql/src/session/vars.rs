@@ -100,6 +100,7 @@ impl Session {
                 return Ok(());
             }
             "gtid_slave_pos" => return self.set_gtid_slave_pos(&v.display_lossy()),
+            n if n.starts_with("replicate_") => return self.set_replicate_rule(def.name, v),
             _ => {}
         }
         if def.read_only {

@@ -8,6 +8,7 @@
 
 use super::super::lexer::TokKind;
 use super::{Native, P, R};
+use crate::replica::filter::Rule;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum ReplicaStmt {
@@ -23,6 +24,18 @@ pub enum ReplicaStmt {
     Reset {
         all: bool,
     },
+    /// `CHANGE REPLICATION FILTER`: the lists named, in statement order.
+    Filter(Vec<FilterRule>),
+}
+
+/// One `REPLICATE_x = (...)` of CHANGE REPLICATION FILTER.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FilterRule {
+    pub rule: Rule,
+    /// Database names, `db.table` names or `db%.t%` patterns.
+    pub entries: Vec<String>,
+    /// `REPLICATE_REWRITE_DB`'s (from, to) pairs.
+    pub pairs: Option<Vec<(String, String)>>,
 }
 
 /// Which replica threads a START / STOP names (both when it names none).
@@ -83,7 +96,7 @@ pub enum MasterOpt {
 pub(super) fn change(p: &mut P) -> R<Native> {
     let mysql8 = if p.kw("replication") {
         if p.kw("filter") {
-            return Ok(Native::Unsupported("CHANGE REPLICATION FILTER"));
+            return filter(p);
         }
         p.expect_kw("source")?;
         true
@@ -291,6 +304,100 @@ fn until(p: &mut P) -> R<Until> {
         _ => {
             p.pos -= 2;
             Err(p.err())
+        }
+    }
+}
+
+/// After `CHANGE REPLICATION FILTER` (MySQL 8's syntax).
+fn filter(p: &mut P) -> R<Native> {
+    let mut rules = Vec::new();
+    loop {
+        let word = p.ident()?.to_ascii_lowercase();
+        let Some(rule) = Rule::from_variable(&word) else {
+            p.pos -= 1;
+            return Err(p.err());
+        };
+        if !p.punct("=") {
+            return Err(p.err());
+        }
+        rules.push(filter_value(p, rule)?);
+        if !p.punct(",") {
+            break;
+        }
+    }
+    if p.kw("for") {
+        p.expect_kw("channel")?;
+        if !p.string()?.is_empty() {
+            return Ok(Native::Unsupported("multi-source replication"));
+        }
+    }
+    p.end()?;
+    let wild = |r: &&FilterRule| matches!(r.rule, Rule::WildDoTable | Rule::WildIgnoreTable);
+    if rules
+        .iter()
+        .filter(wild)
+        .flat_map(|r| &r.entries)
+        .any(|e| !e.contains('.'))
+    {
+        return Err(bad_wild_pattern());
+    }
+    Ok(Native::Replica(ReplicaStmt::Filter(rules)))
+}
+
+/// 3045 `ER_INVALID_RPL_WILD_TABLE_FILTER_PATTERN`.
+fn bad_wild_pattern() -> basalt_common::MySqlError {
+    basalt_common::MySqlError::new(
+        3045,
+        "HY000",
+        "Supplied filter list contains a value which is not in the required format \
+         'db_pattern.table_pattern'",
+    )
+}
+
+/// `(item, ...)`, possibly empty, of the form `rule` takes.
+fn filter_value(p: &mut P, rule: Rule) -> R<FilterRule> {
+    if !p.punct("(") {
+        return Err(p.err());
+    }
+    let mut out = FilterRule {
+        rule,
+        entries: Vec::new(),
+        pairs: (rule == Rule::RewriteDb).then(Vec::new),
+    };
+    if p.punct(")") {
+        return Ok(out);
+    }
+    loop {
+        match rule {
+            Rule::DoDb | Rule::IgnoreDb => out.entries.push(p.ident()?),
+            Rule::DoTable | Rule::IgnoreTable => {
+                let db = p.ident()?;
+                if !p.punct(".") {
+                    return Err(p.err());
+                }
+                out.entries.push(format!("{db}.{}", p.ident()?));
+            }
+            Rule::WildDoTable | Rule::WildIgnoreTable => out.entries.push(text(p)?),
+            Rule::RewriteDb => {
+                if !p.punct("(") {
+                    return Err(p.err());
+                }
+                let from = p.ident()?;
+                if !p.punct(",") {
+                    return Err(p.err());
+                }
+                let to = p.ident()?;
+                if !p.punct(")") {
+                    return Err(p.err());
+                }
+                out.pairs.get_or_insert_with(Vec::new).push((from, to));
+            }
+        }
+        if p.punct(")") {
+            return Ok(out);
+        }
+        if !p.punct(",") {
+            return Err(p.err());
         }
     }
 }

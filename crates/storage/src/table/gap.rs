@@ -281,7 +281,12 @@ impl TableCore {
         {
             return false;
         }
-        let primary = tree == self.schema().primary_tree();
+        let schema = self.schema();
+        let primary = tree == schema.primary_tree();
+        if !primary && !schema.indexes.iter().any(|l| l.def.id == tree) {
+            // The key was dropped (DROP INDEX) with its tree.
+            return true;
+        }
         let mut ctx = WriteCtx::default();
         let mut f = |cur: Option<&[u8]>| {
             let dead = match cur {

@@ -311,3 +311,90 @@ fn exec_modes_overwrite_or_stop() {
     let rows: Vec<(i32, i32)> = c.query("SELECT id, v FROM d.t ORDER BY id").expect("rows");
     assert_eq!(rows, vec![(1, 1), (3, 3)]);
 }
+
+/// MASTER_GTID_WAIT: 0 once `@@gtid_slave_pos` reaches the list (the rows are
+/// visible when it returns), -1 after its timeout, NULL for a NULL list, 1941 for
+/// a list that does not parse, 4079 for a number, and KILL QUERY ends a wait with
+/// 1317, as MariaDB 10.11.
+#[test]
+fn master_gtid_wait_follows_the_applied_position() {
+    let primary = Primary::start(PrimaryKind::Basalt, 1);
+    let r = replica(2);
+    let mut c = connect(&r.url());
+    let one = |c: &mut Conn, q: &str| -> Option<i64> {
+        c.query_first::<Option<i64>, _>(q).expect(q).expect("a row")
+    };
+    assert_eq!(one(&mut c, "SELECT master_gtid_wait('', 0)"), Some(0));
+    assert_eq!(one(&mut c, "SELECT master_gtid_wait(NULL)"), None);
+    assert_eq!(
+        one(&mut c, "SELECT master_gtid_wait('0-1-1', 0.2)"),
+        Some(-1)
+    );
+    assert_eq!(code(c.query_drop("SELECT master_gtid_wait('1-2')")), 1941);
+    assert_eq!(code(c.query_drop("SELECT master_gtid_wait(5, 0)")), 4079);
+    assert_eq!(
+        one(&mut c, "SELECT master_gtid_wait('0-1-1', 'abc')"),
+        Some(-1)
+    );
+    let w = warnings(&mut c);
+    assert_eq!(w[0].1, 1292, "{w:?}");
+
+    let mut p = primary.conn();
+    p.query_drop("CREATE DATABASE d").expect("create database");
+    p.query_drop("CREATE TABLE d.t (id INT PRIMARY KEY)")
+        .expect("create table");
+    let seq: u64 = primary
+        .gtid_binlog_pos()
+        .rsplit('-')
+        .next()
+        .and_then(|s| s.parse().ok())
+        .expect("a sequence number");
+    let target = format!("0-1-{}", seq + 5);
+    let url = r.url();
+    let waiter = std::thread::spawn(move || {
+        let mut c = connect(&url);
+        let got: Option<i64> = c
+            .query_first(format!("SELECT master_gtid_wait('{target}', 60)"))
+            .expect("wait");
+        let rows: Option<u64> = c.query_first("SELECT COUNT(*) FROM d.t").expect("count");
+        (got, rows)
+    });
+    c.query_drop(format!(
+        "CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT={}, MASTER_USER='root'",
+        primary.port()
+    ))
+    .expect("change master");
+    c.query_drop("START SLAVE").expect("start");
+    for i in 0..5 {
+        p.query_drop(format!("INSERT INTO d.t VALUES ({i})"))
+            .expect("insert");
+    }
+    assert_eq!(waiter.join().expect("waiter"), (Some(0), Some(5)));
+    assert_eq!(
+        one(&mut c, "SELECT master_gtid_wait('0-1-1,5-1-1', 0.1)"),
+        Some(-1)
+    );
+
+    let url = r.url();
+    let killed = std::thread::spawn(move || {
+        let mut c = connect(&url);
+        code(c.query_drop("SELECT master_gtid_wait('0-1-999999')"))
+    });
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let id = loop {
+        let ids: Vec<(u64, Option<String>)> = c
+            .query("SELECT id, info FROM information_schema.processlist")
+            .expect("processlist");
+        let waiting = ids
+            .into_iter()
+            .find(|(_, info)| info.as_deref().is_some_and(|i| i.contains("999999')")));
+        if let Some((id, _)) = waiting {
+            break id;
+        }
+        assert!(Instant::now() < deadline, "the wait never started");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    c.query_drop(format!("KILL QUERY {id}"))
+        .expect("kill query");
+    assert_eq!(killed.join().expect("killed waiter"), 1317);
+}

@@ -68,7 +68,7 @@ impl Control {
 #[derive(Default)]
 pub struct Replica {
     ctl: Mutex<Control>,
-    shared: Arc<Shared>,
+    pub(super) shared: Arc<Shared>,
 }
 
 impl Replica {
@@ -402,6 +402,7 @@ impl Replica {
         gtid_pos::ensure_table(engine)?;
         let pos: SlavePos = gtid_pos::replace(engine.storage(), &list)?;
         *self.shared.slave_pos.lock() = pos;
+        self.shared.pos_changed.notify_all();
         let mut st = self.shared.state.lock();
         st.received = None;
         st.gtid_io_pos = list;

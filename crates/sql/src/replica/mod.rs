@@ -35,6 +35,7 @@ pub mod master_info;
 mod relay;
 mod sql_thread;
 mod status;
+mod wait;
 
 #[cfg(test)]
 mod golden_tests;
@@ -45,6 +46,7 @@ mod tests_types;
 
 pub use apply::{apply_rows, apply_rows_skipping, ApplyCounts, ApplyOptions};
 pub use control::Replica;
+pub use wait::GtidWait;
 
 use basalt_common::MySqlError;
 use basalt_replication::replica::decode::RowsKind;

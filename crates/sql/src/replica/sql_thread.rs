@@ -462,6 +462,7 @@ impl Applier {
         self.session.replica_commit()?;
         self.session.replica_log_as(None);
         self.shared.slave_pos.lock().committed(gtid, sub);
+        self.shared.pos_changed.notify_all();
         Ok(())
     }
 }

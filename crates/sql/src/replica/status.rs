@@ -7,7 +7,7 @@ use super::master_info::MasterInfo;
 use super::relay::Relay;
 use basalt_common::Value;
 use basalt_replication::gtid::GtidList;
-use parking_lot::{Mutex, RwLock};
+use parking_lot::{Condvar, Mutex, RwLock};
 use std::net::TcpStream;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -97,6 +97,8 @@ pub struct Shared {
     /// The replication filters; the SQL thread takes them at each transaction's
     /// start.
     pub filters: RwLock<Arc<Filters>>,
+    /// Signalled whenever `slave_pos` changes (MASTER_GTID_WAIT waits on it).
+    pub pos_changed: Condvar,
 }
 
 impl Shared {

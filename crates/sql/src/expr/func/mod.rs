@@ -7,6 +7,7 @@
 mod clock;
 mod clock_parse;
 pub(crate) mod crypt;
+mod gtid_wait;
 pub mod json;
 pub mod json_fn;
 mod json_pretty;
@@ -175,6 +176,7 @@ pub enum Func {
     // miscellaneous
     Sleep,
     ConvertTz,
+    MasterGtidWait,
     /// The families in their own modules.
     Text(text::TextFn),
     Clock(clock::ClockFn),
@@ -197,6 +199,7 @@ pub fn lookup(name: &str) -> Option<(Func, usize, usize)> {
         "current_user" => (CurrentUser, 0, 0),
         "current_role" => (CurrentRole, 0, 0),
         "connection_id" => (ConnectionId, 0, 0),
+        "master_gtid_wait" => (MasterGtidWait, 1, 2),
         "version" => (Version, 0, 0),
         "last_insert_id" => (LastInsertId, 0, 1),
         "row_count" => (RowCount, 0, 0),
@@ -373,6 +376,7 @@ impl Func {
                 | Func::LastInsertId
                 | Func::Uuid
                 | Func::Sleep
+                | Func::MasterGtidWait
                 | Func::Misc(misc::MiscFn::Benchmark | misc::MiscFn::UuidShort)
                 | Func::Misc(misc::MiscFn::SysGuid | misc::MiscFn::RandomBytes)
                 | Func::Lock(_)
@@ -666,6 +670,8 @@ pub fn result_type(f: Func, args: &[ExprType]) -> ExprType {
         JsonValid => ExprType::int(1).nullable(any_null),
         // MariaDB: INT(1), nullable only when its argument is.
         Sleep => ExprType::int(1).nullable(any_null),
+        // MariaDB: INT(2), nullable only when the list is.
+        MasterGtidWait => ExprType::int(2).nullable(args[0].nullable),
         ConvertTz => ExprType::datetime(args[0].decimals.min(6)).nullable(true),
         Text(t) => text::result_type(t, args),
         Clock(c) => clock::result_type(c, args, &[]),
@@ -792,6 +798,7 @@ fn eval_values(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
         }
         RowCount => Ok(Value::Int(ctx.cx.row_count)),
         Sleep => sleep::eval(&vals[0], ctx),
+        MasterGtidWait => gtid_wait::eval(&vals, ctx),
         ConvertTz if vals.iter().any(Value::is_null) => Ok(Value::Null),
         ConvertTz => tz::eval(&vals, ctx),
         FoundRows => Ok(Value::Int(ctx.cx.found_rows as i64)),
@@ -876,6 +883,7 @@ fn extreme(greatest: bool, vals: Vec<Value>) -> Value {
 pub fn check_types(f: Func, args: &[ExprType]) -> Result<(), MySqlError> {
     match f {
         Func::Lock(l) => userlock::check_types(l, args),
+        Func::MasterGtidWait => userlock::string_first(args, "master_gtid_wait"),
         _ => Ok(()),
     }
 }

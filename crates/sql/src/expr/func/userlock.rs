@@ -61,6 +61,11 @@ pub fn result_type(f: LockFn) -> ExprType {
 
 /// 4079 for a lock name that is not a string (or NULL).
 pub fn check_types(f: LockFn, args: &[ExprType]) -> Result<(), MySqlError> {
+    string_first(args, f.name())
+}
+
+/// 4079 naming `function` when its first argument is neither a string nor NULL.
+pub fn string_first(args: &[ExprType], function: &str) -> Result<(), MySqlError> {
     let Some(name) = args.first() else {
         return Ok(());
     };
@@ -71,9 +76,8 @@ pub fn check_types(f: LockFn, args: &[ExprType]) -> Result<(), MySqlError> {
         4079,
         "HY000",
         format!(
-            "Illegal parameter data type {} for operation '{}'",
+            "Illegal parameter data type {} for operation '{function}'",
             type_name(name),
-            f.name()
         ),
     ))
 }

@@ -64,7 +64,7 @@ fn statements_answer_as_mariadb() {
         ("CHANGE MASTER TO MASTER_DELAY=-1", 1064),
         ("CHANGE MASTER 'other' TO MASTER_HOST='x'", 1235),
         ("CHANGE MASTER TO MASTER_SSL_CA='/x'", 1235),
-        ("START SLAVE UNTIL MASTER_GTID_POS='0-1-5'", 1235),
+        ("START SLAVE UNTIL MASTER_GTID_POS='0-1-5'", 1200),
         ("SET GLOBAL gtid_slave_pos = 'bogus'", 1941),
         ("SET SESSION gtid_slave_pos = ''", 1229),
     ] {
@@ -397,4 +397,96 @@ fn master_gtid_wait_follows_the_applied_position() {
     c.query_drop(format!("KILL QUERY {id}"))
         .expect("kill query");
     assert_eq!(killed.join().expect("killed waiter"), 1317);
+}
+
+/// START SLAVE UNTIL, as MariaDB 10.11: a file position stops the SQL thread
+/// before the first transaction at or past it (the I/O thread goes on); a GTID
+/// position stops both threads after the transaction that reaches it; the
+/// condition shows in SHOW SLAVE STATUS; the next START SLAVE goes on from there;
+/// MariaDB's notes and errors for the combinations it refuses.
+#[test]
+fn start_slave_until_stops_where_asked() {
+    let primary = Primary::start(PrimaryKind::Basalt, 1);
+    let mut p = primary.conn();
+    p.query_drop("CREATE DATABASE d").expect("create database");
+    p.query_drop("CREATE TABLE d.t (id INT PRIMARY KEY)")
+        .expect("create table");
+    let mut marks = Vec::new();
+    for i in 1..=10 {
+        p.query_drop(format!("INSERT INTO d.t VALUES ({i})"))
+            .expect("insert");
+        marks.push((primary.master_status(), primary.gtid_binlog_pos()));
+    }
+    let r = replica(2);
+    let mut c = connect(&r.url());
+    c.query_drop(format!(
+        "CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT={}, MASTER_USER='root', \
+         MASTER_CONNECT_RETRY=1",
+        primary.port()
+    ))
+    .expect("change master");
+    let count = |c: &mut Conn| -> u64 {
+        c.query_first("SELECT COUNT(*) FROM d.t")
+            .expect("count")
+            .unwrap_or(0)
+    };
+
+    c.query_drop("START SLAVE IO_THREAD UNTIL MASTER_LOG_FILE='x.000001', MASTER_LOG_POS=4")
+        .expect("io only");
+    assert_eq!(warnings(&mut c)[0].1, 1279);
+    c.query_drop("STOP SLAVE").expect("stop");
+    let sql_only = "START SLAVE SQL_THREAD UNTIL MASTER_GTID_POS = '0-1-3'";
+    assert_eq!(code(c.query_drop(sql_only)), 1277);
+
+    let ((file, pos), _) = &marks[4];
+    c.query_drop(format!(
+        "START SLAVE UNTIL MASTER_LOG_FILE='{file}', MASTER_LOG_POS={pos}"
+    ))
+    .expect("until a file position");
+    assert_eq!(warnings(&mut c)[0].1, 1278);
+    let st = wait_status(&r.url(), "Slave_SQL_Running", "No");
+    assert_eq!(count(&mut c), 5, "{st:?}");
+    assert_eq!(st["Slave_IO_Running"], "Yes");
+    assert_eq!(st["Last_SQL_Errno"], "0");
+    assert_eq!(
+        (
+            &st["Until_Condition"],
+            &st["Until_Log_File"],
+            &st["Until_Log_Pos"]
+        ),
+        (&"Master".to_string(), file, &pos.to_string())
+    );
+
+    c.query_drop("STOP SLAVE").expect("stop");
+    let (_, gtid8) = &marks[7];
+    c.query_drop(format!("START SLAVE UNTIL MASTER_GTID_POS = '{gtid8}'"))
+        .expect("until a GTID position");
+    let st = wait_status(&r.url(), "Slave_SQL_Running", "No");
+    let st = if st["Slave_IO_Running"] == "No" {
+        st
+    } else {
+        wait_status(&r.url(), "Slave_IO_Running", "No")
+    };
+    assert_eq!(count(&mut c), 8, "{st:?}");
+    assert_eq!(st["Until_Condition"], "Gtid");
+    let pos: String = c
+        .query_first("SELECT @@gtid_slave_pos")
+        .expect("pos")
+        .expect("a row");
+    assert_eq!(&pos, gtid8);
+
+    c.query_drop("START SLAVE")
+        .expect("start without a condition");
+    wait_caught_up_at(&r.url(), &primary, Duration::from_secs(30));
+    assert_eq!(count(&mut c), 10);
+    assert_eq!(slave_status_at(&r.url())["Until_Condition"], "None");
+    c.query_drop("STOP SLAVE").expect("stop");
+    c.query_drop("CHANGE MASTER TO MASTER_USE_GTID = no")
+        .expect("file positions");
+    assert_eq!(
+        code(c.query_drop("START SLAVE UNTIL MASTER_GTID_POS = '0-1-3'")),
+        1949
+    );
+    let relay = "START SLAVE UNTIL RELAY_LOG_FILE = 'r.000001', RELAY_LOG_POS = 4";
+    assert_eq!(code(c.query_drop(relay)), 1235);
 }

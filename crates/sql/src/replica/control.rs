@@ -10,6 +10,7 @@ use super::io_thread::{self, IoConfig, Start};
 use super::master_info::MasterInfo;
 use super::sql_thread::{self, SqlConfig};
 use super::status::{self, Shared};
+use super::until::{self, UntilState};
 use crate::engine::Engine;
 use crate::front::native::replica::{MasterOpt, Threads, Until, UseGtid};
 use basalt_common::{MySqlError, Value};
@@ -197,9 +198,6 @@ impl Replica {
         threads: Threads,
         until: Option<&Until>,
     ) -> Result<Vec<MySqlError>, MySqlError> {
-        if until.is_some() {
-            return Err(MySqlError::not_supported("START SLAVE UNTIL"));
-        }
         let mut ctl = self.ctl.lock();
         ctl.reap();
         let Some(info) = ctl.info.clone().filter(|i| !i.host.is_empty()) else {
@@ -218,14 +216,26 @@ impl Replica {
                 "Slave is already running",
             )]);
         }
+        let use_gtid = info.use_gtid != UseGtid::No;
+        let skip_start = engine.config.skip_slave_start;
+        // A running SQL thread keeps going without the condition (MariaDB).
+        let (until, notes) = if want_sql || !threads.sql {
+            until::from_statement(until, threads, use_gtid, skip_start)?
+        } else {
+            (None, Vec::new())
+        };
         gtid_pos::ensure_table(engine)?;
         if !ctl.any_running() {
             self.fresh_start(&info);
         }
         if want_sql {
             self.shared.sql_stop.store(false, Ordering::Relaxed);
-            self.shared.state.lock().last_sql = None;
-            let cfg = sql_config(engine, &info);
+            let mut st = self.shared.state.lock();
+            st.last_sql = None;
+            st.until = until.as_ref().map(UntilState::shown);
+            drop(st);
+            let mut cfg = sql_config(engine, &info);
+            cfg.until = until;
             let (e, sh) = (engine.clone(), self.shared.clone());
             self.shared.state.lock().sql_running = true;
             ctl.sql = Some(spawn("replica SQL", move || sql_thread::run(e, sh, cfg))?);
@@ -237,7 +247,7 @@ impl Replica {
             self.shared.state.lock().io = status::IoRun::Connecting;
             ctl.io = Some(spawn("replica I/O", move || io_thread::run(sh, cfg))?);
         }
-        Ok(Vec::new())
+        Ok(notes)
     }
 
     /// Both threads stopped: the queue and the received position start over from
@@ -499,6 +509,7 @@ fn sql_config(engine: &Engine, info: &MasterInfo) -> SqlConfig {
         skip_errors: sql_thread::SkipErrors::parse(&engine.config.slave_skip_errors),
         ddl_idempotent: !global_text(engine, "slave_ddl_exec_mode").eq_ignore_ascii_case("STRICT"),
         use_gtid: info.use_gtid != UseGtid::No,
+        until: None,
     }
 }
 

@@ -35,6 +35,7 @@ pub mod master_info;
 mod relay;
 mod sql_thread;
 mod status;
+mod until;
 mod wait;
 
 #[cfg(test)]

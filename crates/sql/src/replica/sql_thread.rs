@@ -31,6 +31,7 @@ use super::filter::Filters;
 use super::gtid_pos;
 use super::relay::Item;
 use super::status::{now_secs, Shared, SQL_DELAYING, SQL_READING, SQL_WAITING};
+use super::until::{GtidStep, UntilState};
 use super::{apply_rows_skipping, ApplyCounts, ApplyOptions};
 use crate::engine::Engine;
 use crate::session::Session;
@@ -51,6 +52,8 @@ pub struct SqlConfig {
     pub ddl_idempotent: bool,
     pub use_gtid: bool,
     pub skip_errors: SkipErrors,
+    /// START SLAVE UNTIL's condition ([`super::until`]).
+    pub until: Option<UntilState>,
 }
 
 /// `slave_skip_errors`: the error numbers the thread passes over.
@@ -100,6 +103,11 @@ struct Applier {
     maps: HashMap<u64, TableMap>,
     group: Option<Group>,
     counts: ApplyCounts,
+    /// The GTID condition was met by the transaction being applied.
+    until_after_group: bool,
+    /// The GTID condition before the transaction being applied, restored when the
+    /// transaction is dropped unfinished (it comes again).
+    until_snapshot: Option<UntilState>,
 }
 
 /// The thread's body; returns when stopped or after an error.
@@ -118,6 +126,8 @@ pub fn run(engine: Arc<Engine>, shared: Arc<Shared>, cfg: SqlConfig) {
         maps: HashMap::new(),
         group: None,
         counts: ApplyCounts::default(),
+        until_after_group: false,
+        until_snapshot: None,
     };
     let failed = a.main();
     a.session.replica_rollback();
@@ -157,18 +167,64 @@ impl Applier {
                     ..
                 } => (header, event, file),
             };
+            if self.until_before(&header, &event, &file) {
+                self.stop_at_until();
+                return None;
+            }
             self.shared.state.lock().executed_entries += 1;
             if let Err(e) = self.event(&header, *event, &file) {
                 self.abandon_group();
                 self.shared.resync_from_applied(self.cfg.use_gtid);
                 return Some(e);
             }
+            if self.until_after_group && self.group.is_none() {
+                self.stop_at_until();
+                return None;
+            }
         }
         None
     }
 
+    /// Whether a file-position condition stops the thread before `event`: the
+    /// event starts at or past it, outside a transaction (see [`super::until`]).
+    fn until_before(&self, h: &EventHeader, event: &Event, file: &str) -> bool {
+        let Some(until) = &self.cfg.until else {
+            return false;
+        };
+        if self.group.is_some() || h.log_pos == 0 || matches!(event, Event::Rotate { .. }) {
+            return false;
+        }
+        until.master_reached(file, h.log_pos.saturating_sub(h.event_len) as u64)
+    }
+
+    /// The condition is met: the queue is dropped (fetched again from the applied
+    /// position at the next start), and a GTID condition stops the I/O thread too.
+    fn stop_at_until(&mut self) {
+        self.abandon_group();
+        let gtid = matches!(self.cfg.until, Some(UntilState::Gtid { .. }));
+        if gtid {
+            super::io_thread::request_stop(&self.shared);
+        }
+        self.shared.resync_from_applied(self.cfg.use_gtid);
+        let st = self.shared.state.lock();
+        tracing::info!(
+            "Slave SQL thread stopped because it reached its UNTIL position {} '{}' {} \
+             (executed up to '{}' {}, @@gtid_slave_pos '{}')",
+            st.until.as_ref().map_or("", |u| u.0),
+            st.until.as_ref().map_or("", |u| u.1.as_str()),
+            st.until.as_ref().map_or(0, |u| u.2),
+            st.exec_file,
+            st.exec_pos,
+            self.shared.slave_pos.lock().text()
+        );
+    }
+
     /// A transaction received in part is dropped (it comes again whole).
     fn abandon_group(&mut self) {
+        if let Some(saved) = self.until_snapshot.take() {
+            self.cfg.until = Some(saved);
+            self.until_after_group = false;
+        }
         self.session.replica_rollback();
         self.group = None;
         self.shared.state.lock().applying_since = None;
@@ -294,7 +350,15 @@ impl Applier {
         standalone: bool,
     ) -> Result<(), (u16, String)> {
         self.abandon_group();
-        let skip = h.server_id == self.cfg.server_id
+        self.until_snapshot = self.cfg.until.clone();
+        let step = self
+            .cfg
+            .until
+            .as_mut()
+            .map_or_else(GtidStep::default, |u| u.at_gtid(gtid));
+        self.until_after_group = step.stop_after;
+        let skip = step.skip
+            || h.server_id == self.cfg.server_id
             || self.cfg.ignore_server_ids.contains(&(h.server_id as u64));
         self.delay(h);
         {
@@ -423,6 +487,7 @@ impl Applier {
     /// GTID goes into `mysql.gtid_slave_pos` in the same transaction, which then
     /// commits.
     fn end_group(&mut self, h: &EventHeader, file: &str, xid: bool) -> Result<(), (u16, String)> {
+        self.until_snapshot = None;
         let Some(group) = self.group.take() else {
             self.session
                 .replica_commit()

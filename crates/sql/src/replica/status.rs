@@ -79,6 +79,9 @@ pub struct State {
     pub transactional_groups: u64,
     pub executed_entries: u64,
     pub heartbeats: u64,
+    /// START SLAVE UNTIL's condition as shown (Until_Condition, _Log_File,
+    /// _Log_Pos), kept after the SQL thread stopped at it.
+    pub until: Option<(&'static str, String, u64)>,
 }
 
 /// Shared by the controller and both threads.
@@ -258,6 +261,7 @@ pub fn row(info: &MasterInfo, shared: &Shared, all: bool) -> Vec<Value> {
     let gtid_io = basalt_replication::gtid::format_list(&st.gtid_io_pos.positions());
     let filters = shared.filters.read().clone();
     let rule = |r: Rule| s(&filters.show(r));
+    let until = st.until.clone().unwrap_or(("None", String::new(), 0));
     let mut row = vec![
         s(st.io_state),
         s(&info.host),
@@ -282,9 +286,9 @@ pub fn row(info: &MasterInfo, shared: &Shared, all: bool) -> Vec<Value> {
         u(0),
         u(st.exec_pos),
         u(queued),
-        s("None"),
-        s(""),
-        u(0),
+        s(until.0),
+        s(&until.1),
+        u(until.2),
         s("No"),
         s(""),
         s(""),

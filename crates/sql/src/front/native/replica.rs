@@ -49,9 +49,11 @@ pub struct Threads {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Until {
     /// `MASTER_LOG_FILE = 'f', MASTER_LOG_POS = n`: stop once executed past it.
-    MasterPos { file: String, pos: u64 },
+    Master { file: String, pos: u64 },
     /// `MASTER_GTID_POS = 'list'`.
-    GtidPos(String),
+    Gtid(String),
+    /// `RELAY_LOG_FILE = 'f', RELAY_LOG_POS = n` (there is no relay log: 1235).
+    Relay,
 }
 
 /// `MASTER_USE_GTID`.
@@ -290,16 +292,24 @@ fn until(p: &mut P) -> R<Until> {
         return Err(p.err());
     }
     match word.as_str() {
-        "master_gtid_pos" => Ok(Until::GtidPos(text(p)?)),
+        "master_gtid_pos" => Ok(Until::Gtid(text(p)?)),
         "master_log_file" => {
             let file = text(p)?;
             if !p.punct(",") || !p.kw("master_log_pos") || !p.punct("=") {
                 return Err(p.err());
             }
-            Ok(Until::MasterPos {
+            Ok(Until::Master {
                 file,
                 pos: p.uint()?,
             })
+        }
+        "relay_log_file" => {
+            text(p)?;
+            if !p.punct(",") || !p.kw("relay_log_pos") || !p.punct("=") {
+                return Err(p.err());
+            }
+            p.uint()?;
+            Ok(Until::Relay)
         }
         _ => {
             p.pos -= 2;

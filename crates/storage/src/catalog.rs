@@ -112,22 +112,6 @@ pub fn load(fs: &dyn FileSystem, dir: &Path) -> Result<Option<CatalogImage>> {
 pub fn store(fs: &dyn FileSystem, dir: &Path, image: &CatalogImage) -> Result<()> {
     let bytes = serde_json::to_vec_pretty(image)
         .map_err(|e| StorageError::Invalid(format!("catalog encoding failed: {e}")))?;
-    let tmp = dir.join(TMP);
-    if fs.exists(&tmp) {
-        fs.remove(&tmp)?;
-    }
-    let file = fs.open(
-        &tmp,
-        OpenOptions {
-            create: true,
-            direct: false,
-        },
-    )?;
-    file.set_len(0)?;
-    file.write_at(&bytes, 0)?;
-    file.sync_data()?;
-    drop(file);
-    fs.rename(&tmp, &dir.join(FILE))?;
-    fs.sync_dir(dir)?;
+    crate::io::replace_file(fs, dir, FILE, TMP, &bytes)?;
     Ok(())
 }

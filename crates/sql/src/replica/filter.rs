@@ -334,23 +334,7 @@ pub fn load(fs: &dyn FileSystem, dir: &Path) -> std::io::Result<Option<Filters>>
 
 /// Writes `dir/replication-filters.info` durably.
 pub fn store(filters: &Filters, fs: &dyn FileSystem, dir: &Path) -> std::io::Result<()> {
-    let tmp = dir.join(TMP);
-    if fs.exists(&tmp) {
-        fs.remove(&tmp)?;
-    }
-    let file = fs.open(
-        &tmp,
-        OpenOptions {
-            create: true,
-            direct: false,
-        },
-    )?;
-    file.set_len(0)?;
-    file.write_at(filters.encode().as_bytes(), 0)?;
-    file.sync_data()?;
-    drop(file);
-    fs.rename(&tmp, &dir.join(FILE))?;
-    fs.sync_dir(dir)
+    basalt_storage::io::replace_file(fs, dir, FILE, TMP, filters.encode().as_bytes())
 }
 
 #[cfg(test)]

@@ -276,23 +276,7 @@ impl MasterInfo {
 
     /// Writes `dir/master.info` durably.
     pub fn store(&self, fs: &dyn FileSystem, dir: &Path) -> std::io::Result<()> {
-        let tmp = dir.join(TMP);
-        if fs.exists(&tmp) {
-            fs.remove(&tmp)?;
-        }
-        let file = fs.open(
-            &tmp,
-            OpenOptions {
-                create: true,
-                direct: false,
-            },
-        )?;
-        file.set_len(0)?;
-        file.write_at(self.encode().as_bytes(), 0)?;
-        file.sync_data()?;
-        drop(file);
-        fs.rename(&tmp, &dir.join(FILE))?;
-        fs.sync_dir(dir)
+        basalt_storage::io::replace_file(fs, dir, FILE, TMP, self.encode().as_bytes())
     }
 
     /// Removes `dir/master.info` (RESET SLAVE ALL).

@@ -61,6 +61,35 @@ pub trait FileSystem: Send + Sync {
     fn sync_dir(&self, dir: &Path) -> io::Result<()>;
 }
 
+/// Replaces `dir/name` with `bytes` atomically and durably: written to `dir/tmp`,
+/// synced, renamed over `name`, and the directory synced (the catalog,
+/// `master.info`, the replication filters).
+pub fn replace_file(
+    fs: &dyn FileSystem,
+    dir: &Path,
+    name: &str,
+    tmp: &str,
+    bytes: &[u8],
+) -> io::Result<()> {
+    let tmp = dir.join(tmp);
+    if fs.exists(&tmp) {
+        fs.remove(&tmp)?;
+    }
+    let file = fs.open(
+        &tmp,
+        OpenOptions {
+            create: true,
+            direct: false,
+        },
+    )?;
+    file.set_len(0)?;
+    file.write_at(bytes, 0)?;
+    file.sync_data()?;
+    drop(file);
+    fs.rename(&tmp, &dir.join(name))?;
+    fs.sync_dir(dir)
+}
+
 /// A heap buffer aligned to [`IO_ALIGN`], for O_DIRECT reads and writes.
 pub struct AlignedBuf {
     ptr: std::ptr::NonNull<u8>,

@@ -11,47 +11,25 @@
 //! MariaDB's error), and `--slave-skip-errors`.
 
 use basalt_tests::binlog::{
-    assert_same_contents, connect, contents, slave_status_at, wait_caught_up_at, Primary,
-    PrimaryKind,
+    assert_same_contents, connect, contents, slave_status_at, wait_caught_up_at,
+    BasaltNode as Node, Primary, PrimaryKind,
 };
-use basalt_tests::{free_port, Basalt};
 use mysql::prelude::*;
 use mysql::Conn;
 use std::time::{Duration, Instant};
 
 const CATCH_UP: Duration = Duration::from_secs(60);
 
-struct Node {
-    server: Basalt,
-    _dir: tempfile::TempDir,
-}
-
-impl Node {
-    fn start(server_id: u32, extra: &[&str]) -> Node {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let port = free_port().to_string();
-        let id = format!("--server-id={server_id}");
-        let mut args = vec!["--port", port.as_str(), "--bind-address", "127.0.0.1"];
-        args.push(id.as_str());
-        args.extend_from_slice(extra);
-        let server = Basalt::launch_bare(&dir.path().join("data"), &args);
-        Node { server, _dir: dir }
-    }
-
-    fn url(&self) -> String {
-        self.server.url()
-    }
-
-    fn follow(&self, port: u16) -> Conn {
-        let mut c = connect(&self.url());
-        c.query_drop(format!(
-            "CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT={port}, \
-             MASTER_USER='root', MASTER_CONNECT_RETRY=1"
-        ))
-        .expect("CHANGE MASTER TO");
-        c.query_drop("START SLAVE").expect("START SLAVE");
-        c
-    }
+/// Points `node` at the primary on `port` and starts replicating.
+fn follow(node: &Node, port: u16) -> Conn {
+    let mut c = node.conn();
+    c.query_drop(format!(
+        "CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT={port}, \
+         MASTER_USER='root', MASTER_CONNECT_RETRY=1"
+    ))
+    .expect("CHANGE MASTER TO");
+    c.query_drop("START SLAVE").expect("START SLAVE");
+    c
 }
 
 fn text(c: &mut Conn, q: &str) -> String {
@@ -85,7 +63,7 @@ fn a_chain_through_a_replica_logging_at_runtime() {
     let middle = Node::start(2, &["--log-bin"]);
     let last = Node::start(3, &["--log-slave-updates"]);
     let mut p = primary.conn();
-    let mut m = middle.follow(primary.port());
+    let mut m = follow(&middle, primary.port());
     assert_eq!(text(&mut m, "SELECT @@log_slave_updates"), "0");
     p.query_drop("CREATE DATABASE early").expect("early db");
     p.query_drop("CREATE TABLE early.t (id INT PRIMARY KEY)")
@@ -134,7 +112,7 @@ fn a_chain_through_a_replica_logging_at_runtime() {
     );
     assert!(!server_ids.contains(&3));
 
-    let mut l = last.follow(middle.server.port);
+    let mut l = follow(&last, middle.server.port);
     assert_eq!(
         text(&mut l, "SELECT @@log_slave_updates"),
         "1",
@@ -178,8 +156,8 @@ fn exec_mode_switches_while_running_and_skip_errors() {
     p.query_drop("CREATE DATABASE d").expect("db");
     p.query_drop("CREATE TABLE d.t (id INT PRIMARY KEY, v INT)")
         .expect("table");
-    let mut r = strict.follow(primary.port());
-    let mut s = skipping.follow(primary.port());
+    let mut r = follow(&strict, primary.port());
+    let mut s = follow(&skipping, primary.port());
     assert_eq!(text(&mut s, "SELECT @@slave_skip_errors"), "1032,1062");
     wait_caught_up_at(&strict.url(), &primary, CATCH_UP);
     wait_caught_up_at(&skipping.url(), &primary, CATCH_UP);

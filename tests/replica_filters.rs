@@ -11,9 +11,9 @@
 
 use basalt_tests::binlog::{
     assert_same_contents, connect, contents, slave_status_at, start_replica, wait_caught_up_at,
-    Primary, PrimaryKind,
+    BasaltNode as Replica, Primary, PrimaryKind,
 };
-use basalt_tests::{free_port, mariadb, Basalt};
+use basalt_tests::mariadb;
 use mysql::prelude::*;
 use mysql::Conn;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -21,32 +21,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 const CATCH_UP: Duration = Duration::from_secs(60);
-
-struct Replica {
-    server: Basalt,
-    _dir: tempfile::TempDir,
-}
-
-impl Replica {
-    fn start(server_id: u32, extra: &[&str]) -> Replica {
-        let dir = tempfile::tempdir().expect("tempdir for the replica");
-        let port = free_port().to_string();
-        let id = format!("--server-id={server_id}");
-        let mut args = vec!["--port", port.as_str(), "--bind-address", "127.0.0.1"];
-        args.push(id.as_str());
-        args.extend_from_slice(extra);
-        let server = Basalt::launch_bare(&dir.path().join("data"), &args);
-        Replica { server, _dir: dir }
-    }
-
-    fn url(&self) -> String {
-        self.server.url()
-    }
-
-    fn conn(&self) -> Conn {
-        connect(&self.url())
-    }
-}
 
 fn follow(c: &mut Conn, port: u16) {
     c.query_drop(format!(

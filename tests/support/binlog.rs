@@ -28,10 +28,36 @@ pub enum PrimaryKind {
 
 enum Server {
     MariaDb(MariaDb),
-    Basalt {
-        server: Basalt,
-        _dir: tempfile::TempDir,
-    },
+    Basalt(BasaltNode),
+}
+
+/// A basaltd on loopback with its own data directory (removed when dropped) and
+/// `--server-id`, for replication topologies.
+pub struct BasaltNode {
+    pub server: Basalt,
+    _dir: tempfile::TempDir,
+}
+
+impl BasaltNode {
+    /// Starts one with server id `server_id` and the flags `extra`.
+    pub fn start(server_id: u32, extra: &[&str]) -> BasaltNode {
+        let dir = tempfile::tempdir().expect("tempdir for basaltd");
+        let port = free_port().to_string();
+        let id = format!("--server-id={server_id}");
+        let mut args = vec!["--port", port.as_str(), "--bind-address", "127.0.0.1"];
+        args.push(id.as_str());
+        args.extend_from_slice(extra);
+        let server = Basalt::launch_bare(&dir.path().join("data"), &args);
+        BasaltNode { server, _dir: dir }
+    }
+
+    pub fn url(&self) -> String {
+        self.server.url()
+    }
+
+    pub fn conn(&self) -> Conn {
+        connect(&self.url())
+    }
 }
 
 /// A primary with `--log-bin`, `--server-id`, row format and full row metadata.
@@ -45,21 +71,7 @@ impl Primary {
     pub fn start(kind: PrimaryKind, server_id: u32) -> Primary {
         let server = match kind {
             PrimaryKind::MariaDb => Server::MariaDb(MariaDb::start_binlog(server_id, &[])),
-            PrimaryKind::Basalt => {
-                let dir = tempfile::tempdir().expect("tempdir for basaltd");
-                let port = free_port().to_string();
-                let id = format!("--server-id={server_id}");
-                let args = [
-                    "--port",
-                    port.as_str(),
-                    "--bind-address",
-                    "127.0.0.1",
-                    "--log-bin",
-                    id.as_str(),
-                ];
-                let server = Basalt::launch_bare(&dir.path().join("data"), &args);
-                Server::Basalt { server, _dir: dir }
-            }
+            PrimaryKind::Basalt => Server::Basalt(BasaltNode::start(server_id, &["--log-bin"])),
         };
         Primary { kind, server }
     }
@@ -67,7 +79,7 @@ impl Primary {
     pub fn port(&self) -> u16 {
         match &self.server {
             Server::MariaDb(m) => m.port,
-            Server::Basalt { server, .. } => server.port,
+            Server::Basalt(n) => n.server.port,
         }
     }
 
@@ -86,7 +98,7 @@ impl Primary {
     pub fn datadir(&self) -> PathBuf {
         match &self.server {
             Server::MariaDb(m) => m.datadir(),
-            Server::Basalt { server, .. } => server.datadir.clone(),
+            Server::Basalt(n) => n.server.datadir.clone(),
         }
     }
 
@@ -132,7 +144,7 @@ impl Primary {
     pub fn restart(&mut self) {
         match &mut self.server {
             Server::MariaDb(m) => m.restart(),
-            Server::Basalt { server, .. } => server.restart(false),
+            Server::Basalt(n) => n.server.restart(false),
         }
     }
 }

@@ -536,6 +536,9 @@ pub struct TableDef {
     /// FOREIGN KEY constraints of this (child) table, in creation order.
     #[serde(default)]
     pub foreign_keys: Vec<crate::ForeignKeyDef>,
+    /// `PARTITION BY ...`; `None` for a table that is not partitioned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partitioning: Option<crate::partition::PartitionSpec>,
 }
 
 /// A CHECK constraint. `expr` is the condition in MariaDB's printed form (what

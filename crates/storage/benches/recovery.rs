@@ -57,6 +57,7 @@ fn def() -> TableDef {
         checks: Vec::new(),
         options: Vec::new(),
         foreign_keys: Vec::new(),
+        partitioning: None,
     }
 }
 

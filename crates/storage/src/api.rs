@@ -255,6 +255,27 @@ pub trait Table: Send + Sync {
 
     /// The next value the counter would hand out (`SHOW CREATE TABLE`).
     fn peek_auto_increment(&self) -> u64;
+
+    /// For a partitioned table: the same table limited to the partitions `ids`
+    /// (`PartitionDef::id`). Reads see only their rows. With `explicit` (the
+    /// `t PARTITION (p, ...)` syntax) a row written outside them fails with
+    /// [`StorageError::RowOutsidePartitionSet`]; without it (pruning) writes go
+    /// wherever their rows belong. `None` for a table that is not partitioned.
+    fn partition_view(&self, _ids: &[u32], _explicit: bool) -> Option<Arc<dyn Table>> {
+        None
+    }
+
+    /// For a partitioned table: the ids of the partitions a read of `index_id`
+    /// over `range` visits (after pruning by the range and any view limit), in
+    /// partition order. `None` for a table that is not partitioned.
+    fn partitions_read(&self, _index_id: u32, _range: &KeyRange) -> Option<Vec<u32>> {
+        None
+    }
+
+    /// For a partitioned table: the estimated number of rows of partition `id`.
+    fn partition_rows(&self, _id: u32) -> Option<u64> {
+        None
+    }
 }
 
 /// A position in an index range. Rows come in key order (or reverse).

@@ -48,6 +48,14 @@ pub enum StorageError {
     /// dropped (errno 1412; an autocommit statement is planned and run again).
     #[error("table definition has changed")]
     TableChanged,
+    /// A row whose partitioning value no partition takes (errno 1526; the value
+    /// as MariaDB prints it).
+    #[error("table has no partition for value {0}")]
+    NoPartitionForValue(String),
+    /// A row written through `t PARTITION (...)` that belongs to another
+    /// partition (errno 1748).
+    #[error("row outside the given partition set")]
+    RowOutsidePartitionSet,
     #[error("{0}")]
     Invalid(String),
 }
@@ -98,6 +106,16 @@ impl From<StorageError> for MySqlError {
                 1412,
                 "HY000",
                 "Table definition has changed, please retry transaction",
+            ),
+            StorageError::NoPartitionForValue(v) => MySqlError::new(
+                1526,
+                "HY000",
+                format!("Table has no partition for value {v}"),
+            ),
+            StorageError::RowOutsidePartitionSet => MySqlError::new(
+                1748,
+                "HY000",
+                "Found a row not matching the given partition set",
             ),
             StorageError::Invalid(d) => MySqlError::internal(d),
         }

@@ -17,6 +17,7 @@ use crate::engine::EngineSet;
 use crate::error::StorageError;
 use crate::io::FileSystem;
 use crate::mvcc::TxnManager;
+use crate::partition;
 use crate::table::{TableCore, TableHandle};
 use crate::txn::Txn;
 use basalt_common::{Collation, EngineKind, IndexDef, TableDef};
@@ -31,6 +32,7 @@ mod accounts;
 mod alter;
 mod alter_online;
 mod collation_upgrade;
+mod partition_rows;
 pub use alter::AlterSpec;
 pub use foreign_key::{ChildRef, ForeignKeyIndex};
 pub use temp::{is_temp_id, TempTable, TEMP_ID_BASE};
@@ -94,6 +96,8 @@ struct Catalog {
     /// Accounts and grants (see [`Storage::accounts`]).
     accounts: Option<Arc<serde_json::Value>>,
     next_table_id: u64,
+    /// Where partitioned tables get their routers (see `crate::partition`).
+    routers: Arc<crate::partition::RouterSlot>,
 }
 
 /// The catalog (databases, tables) and the engines behind it.
@@ -142,6 +146,7 @@ impl Storage {
             views: HashMap::new(),
             accounts: image.accounts.map(Arc::new),
             next_table_id: image.next_table_id,
+            routers: Default::default(),
         };
         for v in image.views {
             cat.views
@@ -337,9 +342,20 @@ impl Storage {
             })
     }
 
-    /// Creates a table; `def.id` and index ids are assigned here.
+    /// Installs what partitioned tables route their rows with (the SQL layer
+    /// does, once, before any statement runs).
+    pub fn set_partition_routers(&self, factory: Arc<dyn partition::RouterFactory>) {
+        self.catalog.read().routers.set(factory);
+    }
+
+    /// Creates a table; `def.id` and index ids are assigned here. A partitioned
+    /// table (`def.partitioning`) is stored with its partition column
+    /// (`partition::layout`).
     pub fn create_table(&self, mut def: TableDef) -> Result<Arc<dyn Table>> {
         let _ddl = self.ddl.lock();
+        if def.partitioning.is_some() {
+            def = partition::layout::stored_def(&def);
+        }
         {
             let mut cat = self.catalog.write();
             if !cat.databases.contains_key(&def.schema) {
@@ -412,6 +428,9 @@ impl Storage {
     pub fn create_index(&self, db: &str, table: &str, mut index: IndexDef) -> Result<()> {
         let _ddl = self.ddl.lock();
         let core = self.core(db, table)?;
+        if partition::layout::is_stored_partitioned(&core.def()) {
+            index = partition::layout::stored_index(&index);
+        }
         core.with_exclusive(DDL_WAIT, || {
             let mut def = (*core.def()).clone();
             index.id = def.next_index_id;
@@ -592,7 +611,14 @@ impl Catalog {
 
     fn insert(&mut self, core: Arc<TableCore>) -> Arc<dyn Table> {
         let def = core.def();
-        let handle: Arc<dyn Table> = Arc::new(TableHandle(core.clone()));
+        let handle: Arc<dyn Table> = if partition::layout::is_stored_partitioned(&def) {
+            Arc::new(partition::PartitionedTable::new(
+                core.clone(),
+                self.routers.clone(),
+            ))
+        } else {
+            Arc::new(TableHandle(core.clone()))
+        };
         self.tables.entry(def.schema.clone()).or_default().insert(
             def.name.clone(),
             TableEntry {

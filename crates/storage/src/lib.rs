@@ -19,6 +19,7 @@ mod facade;
 pub mod keycodec;
 pub mod memstore;
 pub mod mvcc;
+pub mod partition;
 pub mod rowcodec;
 pub mod table;
 mod txn;

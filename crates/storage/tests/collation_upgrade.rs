@@ -70,6 +70,7 @@ fn def(unique: bool) -> TableDef {
         checks: Vec::new(),
         options: Vec::new(),
         foreign_keys: Vec::new(),
+        partitioning: None,
     }
 }
 

@@ -122,6 +122,7 @@ fn def(engine: EngineKind) -> TableDef {
         checks: Vec::new(),
         options: Vec::new(),
         foreign_keys: Vec::new(),
+        partitioning: None,
     }
 }
 

@@ -59,6 +59,7 @@ fn table_def(engine: EngineKind) -> TableDef {
         checks: Vec::new(),
         options: Vec::new(),
         foreign_keys: Vec::new(),
+        partitioning: None,
     }
 }
 

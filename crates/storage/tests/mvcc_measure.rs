@@ -75,6 +75,7 @@ fn setup(rows: i64) -> (tempfile::TempDir, Arc<Storage>, Arc<dyn Table>) {
         checks: Vec::new(),
         options: Vec::new(),
         foreign_keys: Vec::new(),
+        partitioning: None,
     };
     let t = s.create_table(def).expect("create");
     let mut w = s.begin(TxnOptions::default());

@@ -69,6 +69,7 @@ fn def() -> TableDef {
         checks: Vec::new(),
         options: Vec::new(),
         foreign_keys: Vec::new(),
+        partitioning: None,
     }
 }
 

@@ -90,6 +90,7 @@ mod tests {
             checks: vec![],
             options: vec![],
             foreign_keys: vec![],
+            partitioning: None,
         })
     }
 

@@ -79,6 +79,7 @@ pub(super) fn table(
         checks: vec![],
         options: vec![],
         foreign_keys: vec![],
+        partitioning: None,
     }
 }
 

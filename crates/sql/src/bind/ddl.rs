@@ -115,6 +115,7 @@ pub fn create_table_def(
         checks,
         options: opts.recorded,
         foreign_keys,
+        partitioning: None,
     })
 }
 

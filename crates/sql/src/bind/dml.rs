@@ -47,11 +47,17 @@ impl Binder<'_> {
             self.unchecked -= 1;
             return r;
         }
-        let table = self.open_table(&db, &tname)?;
+        let mut table = self.open_table(&db, &tname)?;
         crate::sequence::check_writable(&table.def())?;
-        if ins.partitioned.is_some() {
-            // No table is partitioned (PARTITION BY is not accepted yet).
-            return Err(MySqlError::partition_clause_on_nonpartitioned());
+        if let Some(parts) = &ins.partitioned {
+            let names = parts
+                .iter()
+                .map(|e| match e {
+                    ast::Expr::Identifier(i) => Ok(i.value.clone()),
+                    other => Err(MySqlError::parse_error(&other.to_string(), 1)),
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            table = super::part_select::select_partitions(table, &tname, &names)?;
         }
         if ins.insert_alias.is_some() {
             return Err(MySqlError::not_supported("INSERT ... AS row alias"));

@@ -531,10 +531,10 @@ impl Binder<'_> {
         // Noted before the table is opened: an account without the privilege
         // gets 1142 rather than learning whether the table exists.
         self.need(&db, &tname, basalt_acl::Privs::SELECT);
-        let table = self.open_table(&db, &tname)?;
+        let mut table = self.open_table(&db, &tname)?;
         if !partitions.is_empty() {
-            // No table is partitioned (PARTITION BY is not accepted yet).
-            return Err(MySqlError::partition_clause_on_nonpartitioned());
+            let names: Vec<String> = partitions.iter().map(|p| p.value.clone()).collect();
+            table = super::part_select::select_partitions(table, &tname, &names)?;
         }
         let def = table.def();
         let alias = alias

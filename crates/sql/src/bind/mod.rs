@@ -34,6 +34,7 @@ pub mod multi_dml;
 pub mod names;
 pub mod nested_join;
 pub mod options;
+pub mod part_select;
 pub mod print;
 pub mod returning;
 pub mod select;

@@ -130,6 +130,7 @@ pub fn columns_def(schema: &str, name: &str, columns: Vec<ColumnDef>) -> TableDe
         checks: Vec::new(),
         options: Vec::new(),
         foreign_keys: Vec::new(),
+        partitioning: None,
     }
 }
 

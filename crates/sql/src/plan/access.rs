@@ -753,6 +753,7 @@ mod tests {
             checks: Vec::new(),
             options: Vec::new(),
             foreign_keys: Vec::new(),
+            partitioning: None,
         };
         let stats = TableStats {
             rows: 64_000,

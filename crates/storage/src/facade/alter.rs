@@ -35,6 +35,7 @@
 
 use super::{Storage, TableEntry};
 use crate::error::StorageError;
+use crate::partition::layout;
 use crate::table::TableCore;
 use basalt_common::{Row, TableDef};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -80,26 +81,82 @@ impl Storage {
     ) -> Result<(), E> {
         let _ddl = self.ddl.lock();
         let old = self.core(db, name)?;
+        let was = layout::is_stored_partitioned(&old.def());
+        let will = spec.def.partitioning.is_some();
+        if !was && !will {
+            return self.alter_stored(&old, spec, convert);
+        }
+        let mut spec = spec;
+        let router = match will {
+            true => Some(self.catalog.read().routers.router(&spec.def)?),
+            false => None,
+        };
+        if will {
+            spec.def = layout::stored_def(&spec.def);
+        }
+        if was != will {
+            // The partition column comes or goes: every row is rewritten.
+            spec.copy = true;
+            spec.add_index = false;
+        }
+        if old.def().partitioning != spec.def.partitioning {
+            // Rows may change partition, so their stored keys change.
+            spec.online = false;
+        }
+        let live: Vec<u32> = old
+            .def()
+            .partitioning
+            .iter()
+            .flat_map(|p| p.parts.iter().map(|x| x.id))
+            .collect();
+        let mut routed = |row: Row, n: u64| -> Result<Row, E> {
+            if was && !layout::row_partition(&row).is_some_and(|p| live.contains(&p)) {
+                // A row of a dropped partition not deleted yet (see
+                // `Storage::delete_partition_rows`).
+                return Ok(Vec::new());
+            }
+            let row = if was { layout::logical_row(row) } else { row };
+            let out = convert(row, n)?;
+            match &router {
+                Some(r) => Ok(layout::stored_row(r.route(&out)?, &out)),
+                None => Ok(out),
+            }
+        };
+        self.alter_stored(&old, spec, &mut routed)
+    }
+
+    /// [`Storage::alter_table`] with `spec.def` and `convert` in stored form.
+    fn alter_stored<E: From<StorageError>>(
+        &self,
+        old: &Arc<TableCore>,
+        spec: AlterSpec,
+        convert: &mut Convert<'_, E>,
+    ) -> Result<(), E> {
+        let (db, name) = {
+            let d = old.def();
+            (d.schema.clone(), d.name.clone())
+        };
+        let (db, name) = (db.as_str(), name.as_str());
         self.check_target(db, name, &spec.def)?;
         let deadline = Instant::now() + spec.timeout;
         if !spec.copy {
-            return Ok(self.alter_in_place(&old, spec, deadline)?);
+            return Ok(self.alter_in_place(old, spec, deadline)?);
         }
         let online = spec.online
             && spec.duplicates.is_none()
             && !old.def().has_hidden_pk()
             && !spec.def.has_hidden_pk();
         let r = if spec.add_index && spec.duplicates.is_none() {
-            self.add_index_online(&old, spec.def, deadline)
+            self.add_index_online(old, spec.def, deadline)
                 .map_err(E::from)
         } else if online {
-            match super::alter_online::begin(&self.mgr, &old, deadline) {
-                Ok(v0) => self.copy_and_switch(&old, spec, convert, deadline, Some(v0)),
+            match super::alter_online::begin(&self.mgr, old, deadline) {
+                Ok(v0) => self.copy_and_switch(old, spec, convert, deadline, Some(v0)),
                 Err(e) => Err(e.into()),
             }
         } else {
             match old.mdl_block_writes(deadline) {
-                Ok(()) => self.copy_and_switch(&old, spec, convert, deadline, None),
+                Ok(()) => self.copy_and_switch(old, spec, convert, deadline, None),
                 Err(e) => Err(e.into()),
             }
         };
@@ -315,6 +372,8 @@ pub(super) fn fill<E: From<StorageError>>(
     let r = old.for_each_visible(view, None, &mut |_, trx, row| {
         n += 1;
         match convert(row, n) {
+            // An empty row: the conversion leaves this one out.
+            Ok(row) if row.is_empty() => Ok(()),
             Ok(row) => match (new.load_row(trx, &row), duplicates) {
                 (Err(StorageError::DuplicateKey { .. }), Some(d)) => {
                     d.fetch_add(1, Ordering::Relaxed);

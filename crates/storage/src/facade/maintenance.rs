@@ -67,6 +67,7 @@ mod tests {
             checks: Vec::new(),
             options: Vec::new(),
             foreign_keys: Vec::new(),
+            partitioning: None,
         }
     }
 

@@ -508,10 +508,13 @@ pub(super) fn sec_entry(
 
 /// MariaDB's duplicate-key error: the key's values joined by '-'.
 pub(super) fn dup_error(schema: &Schema, layout: &IndexLayout, row: &Row) -> StorageError {
+    // A partitioned table's indexes start with the hidden partition column.
+    let hidden = usize::from(schema.def.partitioning.is_some());
     let entry: Vec<String> = layout
         .def
         .columns
         .iter()
+        .filter(|c| c.column >= hidden)
         .map(|c| {
             let v = row[c.column].display_lossy();
             match c.prefix_len {
@@ -520,7 +523,6 @@ pub(super) fn dup_error(schema: &Schema, layout: &IndexLayout, row: &Row) -> Sto
             }
         })
         .collect();
-    let _ = schema;
     StorageError::DuplicateKey {
         entry: entry.join("-"),
         key: layout.def.name.clone(),

@@ -48,6 +48,7 @@ fn table(name: &str, cols: Vec<(&str, DataType)>, pk: Option<usize>) -> TableDef
         checks: vec![],
         options: vec![],
         foreign_keys: vec![],
+        partitioning: None,
     }
 }
 

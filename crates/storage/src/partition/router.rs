@@ -8,6 +8,7 @@ use crate::api::Result;
 use crate::error::StorageError;
 use basalt_common::{TableDef, Value};
 use parking_lot::RwLock;
+use std::ops::Bound;
 use std::sync::Arc;
 
 /// Routes the rows of one table definition.
@@ -20,6 +21,19 @@ pub trait PartitionRouter: Send + Sync {
 
     /// The column ordinals the partitioning function reads.
     fn columns(&self) -> &[usize];
+
+    /// The partitions that can hold rows whose column `column` (the only one the
+    /// function reads, or the first of RANGE COLUMNS) lies between `lower` and
+    /// `upper`, in partition order; `None` when the partitioning cannot tell
+    /// (HASH, KEY, functions that do not keep order).
+    fn prune_range(
+        &self,
+        _column: usize,
+        _lower: Bound<&Value>,
+        _upper: Bound<&Value>,
+    ) -> Option<Vec<u32>> {
+        None
+    }
 }
 
 /// Makes the router of a partitioned table's definition.

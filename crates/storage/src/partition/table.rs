@@ -370,8 +370,42 @@ impl PartitionedTable {
         match self.pruned_to(view, index_id, range) {
             Some(Some(pid)) if self.readable(pid) => vec![pid],
             Some(_) => Vec::new(),
-            None => self.visible_ids(view),
+            None => match self.pruned_by_range(view, index_id, range) {
+                Some(ids) => ids.into_iter().filter(|p| self.readable(*p)).collect(),
+                None => self.visible_ids(view),
+            },
         }
+    }
+
+    /// Pruning by the bounds `range` sets on the index's first column, when
+    /// that is the column the partitioning orders rows by.
+    fn pruned_by_range(&self, view: &View, index_id: u32, range: &KeyRange) -> Option<Vec<u32>> {
+        let ix = view.logical.index_by_id(index_id)?;
+        let first = ix.columns.first()?;
+        if first.prefix_len.is_some() || view.router.columns().first() != Some(&first.column) {
+            return None;
+        }
+        // A bound over more key parts still bounds the first one, inclusively.
+        let on_first = |b: &Bound<Vec<Value>>| -> Bound<Value> {
+            match b {
+                Bound::Unbounded => Bound::Unbounded,
+                Bound::Included(v) | Bound::Excluded(v) if v.len() > 1 => {
+                    Bound::Included(v[0].clone())
+                }
+                Bound::Included(v) => v
+                    .first()
+                    .map_or(Bound::Unbounded, |x| Bound::Included(x.clone())),
+                Bound::Excluded(v) => v
+                    .first()
+                    .map_or(Bound::Unbounded, |x| Bound::Excluded(x.clone())),
+            }
+        };
+        let (lo, hi) = (on_first(&range.lower), on_first(&range.upper));
+        if matches!((&lo, &hi), (Bound::Unbounded, Bound::Unbounded)) {
+            return None;
+        }
+        view.router
+            .prune_range(first.column, lo.as_ref(), hi.as_ref())
     }
 }
 

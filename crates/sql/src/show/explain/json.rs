@@ -237,8 +237,11 @@ fn level(b: &Block, t: &TableAccess, first: bool, analyze: bool) -> J {
 fn table(b: &Block, t: &TableAccess, first: bool, analyze: bool, with_condition: bool) -> J {
     let mut m = vec![
         ("table_name", J::s(t.name.as_str())),
-        ("access_type", J::s(t.access_type)),
     ];
+    if let Some(p) = &t.partitions {
+        m.push(("partitions", J::strs(p)));
+    }
+    m.push(("access_type", J::s(t.access_type)));
     if !t.possible_keys.is_empty() {
         m.push(("possible_keys", J::strs(&t.possible_keys)));
     }

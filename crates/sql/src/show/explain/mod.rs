@@ -9,6 +9,7 @@
 
 mod cond;
 mod json;
+mod partitions;
 mod table;
 mod tree;
 

@@ -129,7 +129,7 @@ fn access_row(b: &Block, t: &TableAccess, first: bool, c: Columns) -> Row {
     let list = |v: &[String]| (!v.is_empty()).then(|| v.join(","));
     let mut row = vec![Value::Int(b.id as i64), s(&b.select_type), s(&t.name)];
     if c.partitions {
-        row.push(Value::Null);
+        row.push(opt_s(t.partitions.as_ref().map(|p| p.join(","))));
     }
     row.extend([
         s(t.access_type),

@@ -69,6 +69,8 @@ pub struct SetResult {
 /// One join level of a block.
 pub struct TableAccess {
     pub name: String,
+    /// The partitions read (None for a table that is not partitioned).
+    pub partitions: Option<Vec<String>>,
     pub access_type: &'static str,
     pub possible_keys: Vec<String>,
     pub key: Option<String>,
@@ -371,6 +373,7 @@ impl<'p> Builder<'p> {
         };
         TableAccess {
             name,
+            partitions: super::partitions::read_by(t, l),
             access_type,
             possible_keys: e.possible_keys.clone(),
             key: if access_type == "ALL" { None } else { key },

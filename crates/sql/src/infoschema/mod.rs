@@ -8,6 +8,7 @@
 
 pub mod foreign_keys;
 pub mod layouts;
+pub mod partitions;
 pub mod privileges;
 pub mod system_variables;
 pub mod tables;

@@ -218,26 +218,9 @@ pub fn build(name: &str, cx: &SessionCtx) -> Built {
 fn partitions(cx: &SessionCtx) -> Vec<Row> {
     all_tables(cx)
         .into_iter()
-        .map(|(db, t)| {
-            let st = t.stats();
-            let mut row = vec![s("def"), s(db), s(&t.def().name)];
-            row.extend(std::iter::repeat_n(Value::Null, 9));
-            row.extend([
-                Value::UInt(st.rows),
-                Value::UInt(st.data_bytes.checked_div(st.rows).unwrap_or(0)),
-                Value::UInt(st.data_bytes),
-                Value::Null,
-                Value::UInt(0),
-                Value::UInt(0),
-                Value::Null,
-                Value::Null,
-                Value::Null,
-                Value::Null,
-                s(""),
-                s(""),
-                Value::Null,
-            ]);
-            row
+        .flat_map(|(db, t)| {
+            let head = [s("def"), s(&db), s(&t.def().name)];
+            super::partitions::rows_of(head, &*t)
         })
         .collect()
 }

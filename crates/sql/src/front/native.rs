@@ -9,6 +9,7 @@ use basalt_storage::IsolationLevel;
 
 pub mod account;
 pub mod alter;
+pub mod alter_partition;
 pub mod binlog;
 mod database;
 mod explain;

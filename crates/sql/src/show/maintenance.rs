@@ -59,6 +59,7 @@ fn rebuild(session: &mut Session, db: &str, table: &str) -> Result<(), MySqlErro
         if_exists: false,
         ignore: false,
         clauses: vec![Clause::Force],
+        partition: None,
     };
     session.alter_table_native(force).map(|_| ())
 }

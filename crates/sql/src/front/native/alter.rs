@@ -107,6 +107,9 @@ pub struct AlterTable {
     /// conversion errors are warnings.
     pub ignore: bool,
     pub clauses: Vec<Clause>,
+    /// A partition clause (`PARTITION BY`, after the others, or a management
+    /// operation, alone).
+    pub partition: Option<super::alter_partition::PartitionOp>,
 }
 
 /// Parses the statement after `ALTER` (`None` when it is not ALTER TABLE).
@@ -122,19 +125,38 @@ pub(super) fn alter_table(p: &mut P) -> R<Option<AlterTable>> {
         true
     };
     let (db, table) = p.qualified()?;
+    let full = p.toks;
     let mut clauses = Vec::new();
     if online {
         clauses.push(Clause::Lock("NONE".into()));
     }
-    if p.peek().is_none() {
+    let mut partition = super::alter_partition::management(p)?;
+    let by = partition
+        .is_none()
+        .then(|| super::alter_partition::partition_by_at(p))
+        .flatten();
+    if partition.is_some() || p.peek().is_none() || by == Some(p.pos) {
+        if let Some(at) = by {
+            partition = Some(super::alter_partition::partition_by(p, at));
+        }
         return Ok(Some(AlterTable {
             db,
             table,
             if_exists,
             ignore,
             clauses,
+            partition,
         }));
     }
+    // The clauses before a trailing PARTITION BY.
+    let toks = &p.toks[..by.unwrap_or(p.toks.len())];
+    let mut q = P {
+        src: p.src,
+        toks,
+        pos: p.pos,
+        markers: p.markers,
+    };
+    let p = &mut q;
     loop {
         let end = clause_end(p);
         clauses.push(clause(p, end)?);
@@ -148,12 +170,22 @@ pub(super) fn alter_table(p: &mut P) -> R<Option<AlterTable>> {
             return Err(p.err());
         }
     }
+    if let Some(at) = by {
+        let mut whole = P {
+            src: p.src,
+            toks: full,
+            pos: at,
+            markers: p.markers,
+        };
+        partition = Some(super::alter_partition::partition_by(&mut whole, at));
+    }
     Ok(Some(AlterTable {
         db,
         table,
         if_exists,
         ignore,
         clauses,
+        partition,
     }))
 }
 
@@ -549,7 +581,7 @@ mod tests {
 
     #[test]
     fn forms_not_carried_out_are_named() {
-        let sql = "alter table t add partition (partition p1)";
+        let sql = "alter table t add column c int, drop partition p1";
         assert!(parse(sql)
             .clauses
             .contains(&Clause::Unsupported("partitioning")));

@@ -131,7 +131,7 @@ fn hash_list_key_and_errors() {
     );
     assert_eq!(
         flat(&mut c, "select a from h partition (p0) order by b"),
-        ["NULL", "4"]
+        ["4", "NULL"]
     );
     c.query_drop("create table l (a int, b int) partition by list (a) (partition x values in (1,2), partition y values in (3,null))")
         .expect("list");

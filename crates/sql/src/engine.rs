@@ -295,7 +295,7 @@ impl Engine {
         let general_log =
             crate::general_log::GeneralLog::new(identity, log_path(&config, &log_file));
         let acl = crate::account::AclStore::load(&storage);
-        Arc::new(Engine {
+        let engine = Arc::new(Engine {
             acl,
             resources: Default::default(),
             storage,
@@ -312,7 +312,13 @@ impl Engine {
             replica: std::sync::OnceLock::new(),
             statement_timeouts: std::sync::atomic::AtomicU64::new(0),
             sequences: Default::default(),
-        })
+        });
+        engine
+            .storage
+            .set_partition_routers(Arc::new(crate::partitioning::route::Factory {
+                engine: Arc::downgrade(&engine),
+            }));
+        engine
     }
 
     /// Where a log file name points: relative names are in the data directory, as

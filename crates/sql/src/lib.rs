@@ -64,6 +64,7 @@ mod expr;
 mod front;
 mod general_log;
 mod infoschema;
+mod partitioning;
 mod plan;
 pub mod replica;
 mod result;

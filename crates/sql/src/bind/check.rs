@@ -220,7 +220,7 @@ fn label(def: &TableDef, c: &CheckDef) -> String {
 
 /// The scope of one table's row, as stored expressions (CHECK, DEFAULT,
 /// generated columns) are bound over it.
-pub(super) fn table_scope(db: &str, def: &Arc<TableDef>) -> Scope {
+pub(crate) fn table_scope(db: &str, def: &Arc<TableDef>) -> Scope {
     let mut scope = Scope::default();
     scope.tables.push(ScopeTable {
         alias: def.name.clone(),
@@ -298,5 +298,23 @@ impl Binder<'_> {
     /// [`Binder::bind_checks_of`] for the table an INSERT or UPDATE writes.
     pub fn bind_checks(&mut self, t: &TableRef) -> R<Checks> {
         self.bind_checks_of(&t.db, &t.def)
+    }
+}
+
+impl Binder<'_> {
+    /// Binds a stored partitioning expression over a table's row (refused
+    /// subqueries as in a CHECK).
+    pub fn expr_for_partition(
+        &mut self,
+        e: &ast::Expr,
+        scope: &Scope,
+    ) -> R<(Expr, crate::ty::ExprType)> {
+        self.clause = Clause::Check;
+        let before = self.subplans.len();
+        let r = self.expr(e, scope, None)?;
+        if self.subplans.len() != before {
+            return Err(subqueries_not_supported(""));
+        }
+        Ok(r)
     }
 }

@@ -10,6 +10,7 @@ use basalt_storage::IsolationLevel;
 pub mod account;
 pub mod alter;
 pub mod alter_partition;
+pub mod partition_clause;
 pub mod binlog;
 mod database;
 mod explain;

@@ -47,6 +47,8 @@ fn parser<'a>(dialect: &'a MySqlDialect, text: &str) -> Result<Parser<'a>, MySql
 
 /// Parses exactly one statement.
 pub fn parse_statement(text: &str) -> Result<Statement, MySqlError> {
+    // The partition clause of CREATE TABLE is read by `partitioning`.
+    let text = super::native::partition_clause::without_partition_clause(text);
     let dialect = MySqlDialect {};
     let mut p = parser(&dialect, text)?;
     let mut stmts = p

@@ -82,6 +82,12 @@ impl Session {
             Statement::CreateTable(mut ct) => {
                 self.implicit_commit()?;
                 check_or_replace(&ct)?;
+                let partitioned = crate::partitioning::clause_of_create(text)?.is_some();
+                if partitioned && (ct.query.is_some() || ct.like.is_some()) {
+                    return Err(MySqlError::not_supported(
+                        "PARTITION BY in CREATE TABLE ... SELECT or LIKE",
+                    ));
+                }
                 // Taken out, so that no copy of the statement copies the query.
                 if let Some(q) = ct.query.take() {
                     self.replace_table(&ct)?;
@@ -91,6 +97,7 @@ impl Session {
                     Some(like) => self.table_like(&ct, like)?,
                     None => create_table_def(&storage, &ct, &mut self.cx)?,
                 };
+                let def = crate::partitioning::with_clause(def, text, &mut self.cx)?;
                 let def = self.checked_def(def, text)?;
                 self.replace_table(&ct)?;
                 ddl::create_table(&storage, &mut self.cx, def, ct.if_not_exists)?;

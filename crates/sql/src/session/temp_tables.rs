@@ -190,6 +190,13 @@ impl Session {
     ) -> R<QueryResult> {
         let (db, name) = crate::bind::ddl::qualified(&ct.name, &self.cx)?;
         super::stmt::check_or_replace(&ct)?;
+        if crate::partitioning::clause_of_create(text)?.is_some() {
+            return Err(MySqlError::new(
+                1562,
+                "HY000",
+                "Cannot create temporary table with partitions",
+            ));
+        }
         if ct.or_replace && self.cx.temp.contains(&db, &name) {
             self.take_temp(&db, &name);
         }

@@ -512,6 +512,7 @@ pub fn create_table_text(t: &dyn Table) -> String {
     if !def.comment.is_empty() {
         text.push_str(&format!(" COMMENT={}", quote_str(&def.comment)));
     }
+    text.push_str(&crate::partitioning::show::clause(&def));
     text
 }
 

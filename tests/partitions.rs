@@ -92,6 +92,8 @@ fn range_table_routes_selects_and_restarts() {
     assert_eq!(plan[0][3].as_deref(), Some("p0,p1"), "{plan:?}");
     let plan = rows(&mut c, "explain partitions select * from r");
     assert_eq!(plan[0][3].as_deref(), Some("p0,p1,p2"), "{plan:?}");
+    let plan = rows(&mut c, "explain partitions select * from r partition (p1)");
+    assert_eq!(plan[0][3].as_deref(), Some("p1"), "{plan:?}");
     c.query_drop("create table np (a int)").expect("create");
     assert_eq!(
         err(&mut c, "select * from np partition (p0)"),
@@ -160,6 +162,58 @@ fn hash_list_key_and_errors() {
         "create temporary table tt (a int) partition by hash(a) partitions 2",
     );
     assert_eq!(code, 1562);
+}
+
+#[test]
+fn alter_partitions_and_restart() {
+    let mut b = Basalt::start();
+    let mut c = conn(&b.url());
+    setup(&mut c);
+    c.query_drop(
+        "create table t (a int primary key, b int, key (b)) partition by range (a) \
+         (partition p0 values less than (100), partition p1 values less than (200))",
+    )
+    .expect("create");
+    let values: Vec<String> = (0..200).map(|i| format!("({i},{})", i % 7)).collect();
+    c.query_drop(format!("insert into t values {}", values.join(",")))
+        .expect("insert");
+    c.query_drop("alter table t add partition (partition p2 values less than maxvalue)")
+        .expect("add");
+    c.query_drop("insert into t values (1000, 1)")
+        .expect("insert");
+    c.query_drop("alter table t drop partition p0")
+        .expect("drop");
+    assert_eq!(flat(&mut c, "select count(*), min(a) from t"), ["101,100"]);
+    assert_eq!(flat(&mut c, "select count(*) from t where b = 3"), ["15"]);
+    c.query_drop("insert into t values (5, 5)")
+        .expect("p1 now starts at the bottom");
+    assert_eq!(
+        flat(&mut c, "select a from t partition (p1) order by a limit 2"),
+        ["5", "100"]
+    );
+    c.query_drop("alter table t partition by hash (a) partitions 4")
+        .expect("repartition");
+    c.query_drop("alter table t add column c int default 7")
+        .expect("add column");
+    assert_eq!(
+        err(&mut c, "alter table t exchange partition p0 with table t"),
+        (
+            1235,
+            "This version of MariaDB doesn't yet support 'EXCHANGE PARTITION'".into()
+        )
+    );
+    let before = flat(&mut c, "select * from t order by a");
+    assert_eq!(before.len(), 102);
+    b.restart(true);
+    let mut c = conn(&b.url_db("pt"));
+    assert_eq!(flat(&mut c, "select * from t order by a"), before);
+    assert_eq!(
+        flat(&mut c, "select count(*) from t partition (p1)"),
+        flat(&mut c, "select count(*) from t where a % 4 = 1")
+    );
+    c.query_drop("alter table t remove partitioning")
+        .expect("remove");
+    assert_eq!(flat(&mut c, "select * from t order by a"), before);
 }
 
 #[test]

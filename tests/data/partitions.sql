@@ -55,3 +55,58 @@ create table bad7 (a int) partition by hash (a) (partition p0 values less than (
 create table bad8 (a int) partition by range (a) (partition p0)
 create table bad9 (a int) partition by hash (nosuch) partitions 2
 create table bad10 (a varchar(5)) partition by hash (a) partitions 2
+# Partition selection, EXPLAIN PARTITIONS and information_schema.PARTITIONS.
+select * from r partition (p1) order by a
+select * from r partition (p0, p2) order by a
+insert into r partition (p0) values (50, 'no')
+select * from r partition (nosuch)
+select * from np partition (p0)
+insert into r partition (p2) values (777, 'ok')
+~ explain partitions select * from r where a = 50
+~ explain partitions select * from r where a < 20
+~ select partition_name, partition_ordinal_position, partition_method, partition_expression, partition_description, partition_comment, nodegroup from information_schema.partitions where table_schema = 'pt' and table_name in ('r','l','h','lh','k','rc','ry') order by table_name, partition_ordinal_position
+~ select partition_name, partition_method from information_schema.partitions where table_schema = 'pt' and table_name = 'np'
+# ALTER TABLE partition management.
+create table a1 (a int primary key, b int) partition by range (a) (partition p0 values less than (10), partition p1 values less than (100))
+insert into a1 values (1,1),(20,2),(50,3),(99,4)
+alter table a1 add partition (partition p2 values less than (50))
+alter table a1 add partition (partition p1 values less than (500))
+alter table a1 add partition (partition p2 values less than (200), partition p3 values less than (300))
+show create table a1
+insert into a1 values (150,5),(250,6)
+insert into a1 values (350,7)
+alter table a1 drop partition nosuch
+alter table a1 drop partition p0, p1, p2, p3
+alter table a1 coalesce partition 1
+alter table a1 truncate partition nosuch
+alter table a1 reorganize partition p0 into (partition x values less than (20))
+alter table a1 reorganize partition p1 into (partition p1a values less than (50), partition p1b values less than (100))
+show create table a1
+select * from a1 partition (p1a) order by a
+select * from a1 partition (p1b) order by a
+alter table a1 drop partition p0
+select * from a1 order by a
+alter table a1 truncate partition p1a
+select * from a1 order by a
+alter table a1 truncate partition all
+select count(*) from a1
+insert into a1 values (30,1),(60,2),(160,3)
+alter table a1 remove partitioning
+show create table a1
+select * from a1 order by a
+alter table np remove partitioning
+alter table np drop partition p0
+alter table a1 partition by hash (a) partitions 3
+show create table a1
+select * from a1 partition (p0) order by a
+alter table a1 add partition partitions 2
+show create table a1
+select * from a1 partition (p4) order by a
+alter table a1 coalesce partition 3
+show create table a1
+alter table a1 drop partition p0
+alter table a1 coalesce partition 2
+alter table a1 add column c int, partition by key (a) partitions 2
+show create table a1
+alter table a1 add unique key (b)
+alter table a1 drop primary key

@@ -185,9 +185,14 @@ impl PartitionRouter for Router {
         &self.cols
     }
 
-    fn prune_range(&self, column: usize, lower: Bound<&Value>, upper: Bound<&Value>) -> Option<Vec<u32>> {
-        let plain = self.spec.columns_form
-            || matches!(&self.expr, Some(Expr::Column(c)) if *c == column);
+    fn prune_range(
+        &self,
+        column: usize,
+        lower: Bound<&Value>,
+        upper: Bound<&Value>,
+    ) -> Option<Vec<u32>> {
+        let plain =
+            self.spec.columns_form || matches!(&self.expr, Some(Expr::Column(c)) if *c == column);
         if self.spec.kind != PartitionKind::Range || !plain || self.cols.first() != Some(&column) {
             return None;
         }
@@ -256,12 +261,11 @@ fn key_hash(def: &TableDef, cols: &[usize], row: &[Value]) -> u64 {
             nr1 ^= (nr1 << 1) | 1;
             continue;
         }
-        let bytes = stored_bytes(&def.columns[c].data_type, v)
-            .unwrap_or_else(|| {
-                let mut k = Vec::new();
-                crate::value::compare::group_key(v, col_collation(&def.columns[c]), &mut k);
-                k
-            });
+        let bytes = stored_bytes(&def.columns[c].data_type, v).unwrap_or_else(|| {
+            let mut k = Vec::new();
+            crate::value::compare::group_key(v, col_collation(&def.columns[c]), &mut k);
+            k
+        });
         for b in bytes {
             nr1 ^= (((nr1 & 63).wrapping_add(nr2)).wrapping_mul(b as u64)).wrapping_add(nr1 << 8);
             nr2 = nr2.wrapping_add(3);

@@ -40,12 +40,18 @@ pub fn bind(c: &PartitionClause, def: &TableDef, cx: &mut SessionCtx) -> R<Parti
         None => {
             for name in &c.columns {
                 let Some(i) = def.column_index(name) else {
-                    return Err(err(1488, "Field in list of fields for partition function not found in table"));
+                    return Err(err(
+                        1488,
+                        "Field in list of fields for partition function not found in table",
+                    ));
                 };
                 spec.columns.push(def.columns[i].name.clone());
             }
             if c.kind == PartitionKind::Key && spec.columns.is_empty() && def.has_hidden_pk() {
-                return Err(err(1488, "Field in list of fields for partition function not found in table"));
+                return Err(err(
+                    1488,
+                    "Field in list of fields for partition function not found in table",
+                ));
             }
         }
     }
@@ -56,14 +62,28 @@ pub fn bind(c: &PartitionClause, def: &TableDef, cx: &mut SessionCtx) -> R<Parti
 }
 
 /// The partitions of the clause, with ids from 0.
-fn parts(c: &PartitionClause, spec: &PartitionSpec, def: &TableDef, cx: &mut SessionCtx) -> R<Vec<PartitionDef>> {
+fn parts(
+    c: &PartitionClause,
+    spec: &PartitionSpec,
+    def: &TableDef,
+    cx: &mut SessionCtx,
+) -> R<Vec<PartitionDef>> {
     if c.count == Some(0) {
-        return Err(err(1504, "Number of partitions = 0 is not an allowed value"));
+        return Err(err(
+            1504,
+            "Number of partitions = 0 is not an allowed value",
+        ));
     }
     let Some(defs) = &c.defs else {
         return match c.kind {
-            PartitionKind::Range => Err(err(1492, "For RANGE partitions each partition must be defined")),
-            PartitionKind::List => Err(err(1492, "For LIST partitions each partition must be defined")),
+            PartitionKind::Range => Err(err(
+                1492,
+                "For RANGE partitions each partition must be defined",
+            )),
+            PartitionKind::List => Err(err(
+                1492,
+                "For LIST partitions each partition must be defined",
+            )),
             _ => {
                 let n = c.count.unwrap_or(1) as usize;
                 if n > MAX_PARTITIONS {
@@ -97,11 +117,20 @@ fn parts(c: &PartitionClause, spec: &PartitionSpec, def: &TableDef, cx: &mut Ses
 }
 
 fn too_many() -> MySqlError {
-    err(1499, "Too many partitions (including subpartitions) were defined")
+    err(
+        1499,
+        "Too many partitions (including subpartitions) were defined",
+    )
 }
 
 /// One listed partition bound for `spec` (ids are given by the caller).
-pub fn part_def(id: u32, d: &PartDefAst, spec: &PartitionSpec, def: &TableDef, cx: &mut SessionCtx) -> R<PartitionDef> {
+pub fn part_def(
+    id: u32,
+    d: &PartDefAst,
+    spec: &PartitionSpec,
+    def: &TableDef,
+    cx: &mut SessionCtx,
+) -> R<PartitionDef> {
     let kind = spec.kind;
     let values = match (&d.values, kind) {
         (ValuesAst::LessThan(_), PartitionKind::Range) | (ValuesAst::In(_), PartitionKind::List) => {
@@ -129,11 +158,25 @@ pub fn part_def(id: u32, d: &PartDefAst, spec: &PartitionSpec, def: &TableDef, c
     })
 }
 
-fn values(v: &ValuesAst, name: &str, spec: &PartitionSpec, def: &TableDef, cx: &mut SessionCtx) -> R<PartitionValues> {
-    let width = if spec.columns_form { spec.columns.len() } else { 1 };
+fn values(
+    v: &ValuesAst,
+    name: &str,
+    spec: &PartitionSpec,
+    def: &TableDef,
+    cx: &mut SessionCtx,
+) -> R<PartitionValues> {
+    let width = if spec.columns_form {
+        spec.columns.len()
+    } else {
+        1
+    };
     let tuple = |items: &[Option<String>], cx: &mut SessionCtx| -> R<Vec<PartitionBound>> {
         if items.len() != width {
-            return Err(MySqlError::new(1064, "42000", "Inconsistency in usage of column lists for partitioning"));
+            return Err(MySqlError::new(
+                1064,
+                "42000",
+                "Inconsistency in usage of column lists for partitioning",
+            ));
         }
         items
             .iter()
@@ -166,7 +209,14 @@ fn values(v: &ValuesAst, name: &str, spec: &PartitionSpec, def: &TableDef, cx: &
 
 /// A constant of VALUES: an integer for the expression forms, a value of the
 /// column's type for the COLUMNS forms.
-fn bound(text: &str, i: usize, name: &str, spec: &PartitionSpec, def: &TableDef, cx: &mut SessionCtx) -> R<Value> {
+fn bound(
+    text: &str,
+    i: usize,
+    name: &str,
+    spec: &PartitionSpec,
+    def: &TableDef,
+    cx: &mut SessionCtx,
+) -> R<Value> {
     let empty = Arc::new(TableDef {
         columns: Vec::new(),
         ..def.clone()
@@ -178,14 +228,25 @@ fn bound(text: &str, i: usize, name: &str, spec: &PartitionSpec, def: &TableDef,
     if !spec.columns_form {
         return match (class, v) {
             (Class::Int, v @ (Value::Int(_) | Value::UInt(_))) => Ok(v),
-            _ => Err(err(1697, &format!("VALUES value for partition '{name}' must have type INT"))),
+            _ => Err(err(
+                1697,
+                &format!("VALUES value for partition '{name}' must have type INT"),
+            )),
         };
     }
     let col = def
         .column_index(&spec.columns[i])
         .map(|c| &def.columns[c])
-        .ok_or_else(|| err(1488, "Field in list of fields for partition function not found in table"))?;
-    let numeric_col = matches!(col.data_type, DataType::Int { .. } | DataType::Decimal { .. });
+        .ok_or_else(|| {
+            err(
+                1488,
+                "Field in list of fields for partition function not found in table",
+            )
+        })?;
+    let numeric_col = matches!(
+        col.data_type,
+        DataType::Int { .. } | DataType::Decimal { .. }
+    );
     if numeric_col != class.is_numeric() {
         return Err(err(1654, "Partition column values of incorrect type"));
     }
@@ -196,7 +257,8 @@ fn bound(text: &str, i: usize, name: &str, spec: &PartitionSpec, def: &TableDef,
         row: 1,
         strict: true,
     };
-    crate::exec::store::store(v, &t, cx).map_err(|_| err(1654, "Partition column values of incorrect type"))
+    crate::exec::store::store(v, &t, cx)
+        .map_err(|_| err(1654, "Partition column values of incorrect type"))
 }
 
 /// The expression must read columns only through MariaDB's partitioning
@@ -204,12 +266,24 @@ fn bound(text: &str, i: usize, name: &str, spec: &PartitionSpec, def: &TableDef,
 fn check_function(expr: &str, def: &TableDef, cx: &mut SessionCtx) -> R<()> {
     let def = Arc::new(def.clone());
     let (bound, ty) = bind_expr(expr, &def, cx).map_err(|e| match e.code {
-        1054 => MySqlError::new(1054, "42S22", e.message.replace("'CHECK'", "'PARTITION BY'").replace("'field list'", "'PARTITION BY'")),
+        1054 => MySqlError::new(
+            1054,
+            "42S22",
+            e.message
+                .replace("'CHECK'", "'PARTITION BY'")
+                .replace("'field list'", "'PARTITION BY'"),
+        ),
         _ => e,
     })?;
     if let crate::expr::Expr::Column(c) = &bound {
         if !matches!(def.columns[*c].data_type, DataType::Int { .. }) {
-            return Err(err(1659, &format!("Field '{}' is of a not allowed type for this type of partitioning", def.columns[*c].name)));
+            return Err(err(
+                1659,
+                &format!(
+                    "Field '{}' is of a not allowed type for this type of partitioning",
+                    def.columns[*c].name
+                ),
+            ));
         }
     }
     let mut constant = true;
@@ -235,7 +309,10 @@ fn check_function(expr: &str, def: &TableDef, cx: &mut SessionCtx) -> R<()> {
 /// keys.
 pub fn validate(spec: &PartitionSpec, def: &TableDef) -> R<()> {
     for (i, p) in spec.parts.iter().enumerate() {
-        if spec.parts[..i].iter().any(|q| q.name.eq_ignore_ascii_case(&p.name)) {
+        if spec.parts[..i]
+            .iter()
+            .any(|q| q.name.eq_ignore_ascii_case(&p.name))
+        {
             return Err(err(1517, &format!("Duplicate partition name {}", p.name)));
         }
     }
@@ -248,13 +325,26 @@ pub fn validate(spec: &PartitionSpec, def: &TableDef) -> R<()> {
         return Err(err(1506, "Partitioned tables do not support FOREIGN KEY"));
     }
     let cols = super::function_columns(spec, def);
-    for ix in def.indexes.iter().filter(|i| i.is_unique() && !i.columns.is_empty()) {
-        let covered = cols
-            .iter()
-            .all(|c| ix.columns.iter().any(|k| k.column == *c && k.prefix_len.is_none()));
+    for ix in def
+        .indexes
+        .iter()
+        .filter(|i| i.is_unique() && !i.columns.is_empty())
+    {
+        let covered = cols.iter().all(|c| {
+            ix.columns
+                .iter()
+                .any(|k| k.column == *c && k.prefix_len.is_none())
+        });
         if !covered {
-            let what = if ix.kind == basalt_common::IndexKind::Primary { "PRIMARY KEY" } else { "UNIQUE INDEX" };
-            return Err(err(1503, &format!("A {what} must include all columns in the table's partitioning function")));
+            let what = if ix.kind == basalt_common::IndexKind::Primary {
+                "PRIMARY KEY"
+            } else {
+                "UNIQUE INDEX"
+            };
+            return Err(err(
+                1503,
+                &format!("A {what} must include all columns in the table's partitioning function"),
+            ));
         }
     }
     Ok(())
@@ -275,13 +365,20 @@ fn bound_cmp(a: &PartitionBound, b: &PartitionBound, coll: basalt_common::Collat
 }
 
 /// Compares two tuples of bounds column by column.
-pub fn tuple_cmp(a: &[PartitionBound], b: &[PartitionBound], spec: &PartitionSpec, def: &TableDef) -> Ordering {
+pub fn tuple_cmp(
+    a: &[PartitionBound],
+    b: &[PartitionBound],
+    spec: &PartitionSpec,
+    def: &TableDef,
+) -> Ordering {
     for (i, (x, y)) in a.iter().zip(b).enumerate() {
         let coll = spec
             .columns
             .get(i)
             .and_then(|n| def.column_index(n))
-            .map_or(basalt_common::Collation::Binary, |c| col_collation(&def.columns[c]));
+            .map_or(basalt_common::Collation::Binary, |c| {
+                col_collation(&def.columns[c])
+            });
         match bound_cmp(x, y, coll) {
             Ordering::Equal => continue,
             o => return o,
@@ -298,11 +395,17 @@ fn ranges_increase(spec: &PartitionSpec, def: &TableDef) -> R<()> {
             continue;
         };
         if !spec.columns_form && b[0] == PartitionBound::MaxValue && i + 1 < n {
-            return Err(err(1481, "MAXVALUE can only be used in last partition definition"));
+            return Err(err(
+                1481,
+                "MAXVALUE can only be used in last partition definition",
+            ));
         }
         if let Some(q) = prev {
             if tuple_cmp(q, b, spec, def) != Ordering::Less {
-                return Err(err(1493, "VALUES LESS THAN value must be strictly increasing for each partition"));
+                return Err(err(
+                    1493,
+                    "VALUES LESS THAN value must be strictly increasing for each partition",
+                ));
             }
         }
         prev = Some(b);
@@ -317,8 +420,14 @@ fn lists_distinct(spec: &PartitionSpec, def: &TableDef) -> R<()> {
             continue;
         };
         for t in list {
-            if seen.iter().any(|s| tuple_cmp(s, t, spec, def) == Ordering::Equal) {
-                return Err(err(1495, "Multiple definition of same constant in list partitioning"));
+            if seen
+                .iter()
+                .any(|s| tuple_cmp(s, t, spec, def) == Ordering::Equal)
+            {
+                return Err(err(
+                    1495,
+                    "Multiple definition of same constant in list partitioning",
+                ));
             }
             seen.push(t);
         }

@@ -47,13 +47,21 @@ impl Session {
             }
             return Err(MySqlError::no_such_table(db, &a.table));
         };
+        let mut clear = Vec::new();
         let (_, res) = self.alter_run(
             table.def(),
             a,
             Some(&table),
-            |_, _| Ok(()),
+            |_, plan| {
+                clear = plan.clear_partitions.clone();
+                Ok(())
+            },
             |spec, convert| storage.alter_table(db, &a.table, spec, convert),
         )?;
+        if !clear.is_empty() {
+            // Named as the ALTER left it (RENAME cannot go with partition clauses).
+            storage.delete_partition_rows(db, &a.table, &clear)?;
+        }
         Ok(res)
     }
 
@@ -68,7 +76,15 @@ impl Session {
             t.def(),
             a,
             None,
-            |cx, def| {
+            |cx, plan| {
+                let def = &plan.def;
+                if def.partitioning.is_some() {
+                    return Err(MySqlError::new(
+                        1562,
+                        "HY000",
+                        "Cannot create temporary table with partitions",
+                    ));
+                }
                 if !def.foreign_keys.is_empty() {
                     return Err(crate::bind::foreign_key::incorrectly_formed(db, &a.table));
                 }
@@ -106,11 +122,11 @@ impl Session {
         old: Arc<TableDef>,
         a: &AlterTable,
         table: Option<&Arc<dyn basalt_storage::Table>>,
-        check: impl FnOnce(&crate::session::ctx::SessionCtx, &TableDef) -> R<()>,
+        check: impl FnOnce(&crate::session::ctx::SessionCtx, &AlterPlan) -> R<()>,
         run: impl FnOnce(AlterSpec, &mut dyn FnMut(Row, u64) -> R<Row>) -> R<T>,
     ) -> R<(T, QueryResult)> {
         let plan = crate::bind::alter::bind(&old, a, &mut self.cx)?;
-        check(&self.cx, &plan.def)?;
+        check(&self.cx, &plan)?;
         let new_def = Arc::new(plan.def.clone());
         let checks = self.alter_checks(&plan, &new_def)?;
         if let Some(table) = table {

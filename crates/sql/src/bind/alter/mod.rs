@@ -54,6 +54,9 @@ pub struct AlterPlan {
     /// per row, or writers wait for the copy. Otherwise (what MariaDB does in
     /// place) it reports 0.
     pub counts_rows: bool,
+    /// Partitions whose rows are deleted after the change (DROP / TRUNCATE
+    /// PARTITION).
+    pub clear_partitions: Vec<u32>,
 }
 
 struct WCol {
@@ -129,7 +132,17 @@ pub fn bind(old: &TableDef, stmt: &AlterTable, cx: &mut SessionCtx) -> R<AlterPl
             ),
         );
     }
-    w.finish(cx)
+    let mut plan = w.finish(cx)?;
+    let change =
+        crate::partitioning::alter::apply(old, &mut plan.def, stmt.partition.as_ref(), cx)?;
+    if change.copy {
+        plan.copy = true;
+        plan.online = false;
+        plan.add_index = false;
+        plan.counts_rows = true;
+    }
+    plan.clear_partitions = change.clear;
+    Ok(plan)
 }
 
 impl<'a> Work<'a> {
@@ -832,6 +845,7 @@ impl<'a> Work<'a> {
             new_foreign_keys,
             ignore: self.ignore,
             counts_rows: self.copy && (self.type_changed || computed || !(online || add_index)),
+            clear_partitions: Vec::new(),
         })
     }
 

@@ -169,6 +169,10 @@ pub(super) fn alter_table(p: &mut P) -> R<Option<AlterTable>> {
         if !p.punct(",") {
             return Err(p.err());
         }
+        if let (None, Some(at)) = (p.peek(), by) {
+            // `..., PARTITION BY`: the partition clause takes no comma.
+            return Err(super::near_offset(p.src, full[at].start));
+        }
     }
     if let Some(at) = by {
         let mut whole = P {

@@ -137,7 +137,9 @@ pub fn parse_clause(text: &str) -> R<PartitionClause> {
     if p.kw("subpartition") {
         return Err(unsupported("subpartitions"));
     }
-    if p.peek().is_some_and(|t| t.kind == TokKind::Punct && t.text(text) == "(") {
+    if p.peek()
+        .is_some_and(|t| t.kind == TokKind::Punct && t.text(text) == "(")
+    {
         c.defs = Some(defs(&mut p)?);
     }
     p.punct(";");
@@ -302,11 +304,13 @@ fn def(p: &mut P) -> R<PartDefAst> {
             p.pos += 1;
         } else if p.kw("data") || p.kw("index") {
             return Err(unsupported("DATA/INDEX DIRECTORY of a partition"));
-        } else if p.kw("max_rows") || p.kw("min_rows") || p.kw("tablespace") || p.kw("nodegroup")
-        {
+        } else if p.kw("max_rows") || p.kw("min_rows") || p.kw("tablespace") || p.kw("nodegroup") {
             p.punct("=");
             p.pos += 1;
-        } else if p.peek().is_some_and(|t| t.kind == TokKind::Punct && t.text(p.src) == "(") {
+        } else if p
+            .peek()
+            .is_some_and(|t| t.kind == TokKind::Punct && t.text(p.src) == "(")
+        {
             return Err(unsupported("subpartitions"));
         } else {
             break;
@@ -332,10 +336,14 @@ mod tests {
         assert_eq!(c.kind, PartitionKind::Range);
         assert_eq!(c.expr.as_deref(), Some("year(d)"));
         let defs = c.defs.expect("defs");
-        assert_eq!(defs[0].values, ValuesAst::LessThan(vec![Some("2000".into())]));
+        assert_eq!(
+            defs[0].values,
+            ValuesAst::LessThan(vec![Some("2000".into())])
+        );
         assert_eq!(defs[0].comment.as_deref(), Some("x"));
         assert_eq!(defs[1].values, ValuesAst::LessThan(vec![None]));
-        let k = parse_clause("partition by linear key algorithm=2 (a, b) partitions 4").expect("key");
+        let k =
+            parse_clause("partition by linear key algorithm=2 (a, b) partitions 4").expect("key");
         assert!(k.linear);
         assert_eq!(k.columns, ["a", "b"]);
         assert_eq!(k.count, Some(4));

@@ -235,9 +235,7 @@ fn level(b: &Block, t: &TableAccess, first: bool, analyze: bool) -> J {
 }
 
 fn table(b: &Block, t: &TableAccess, first: bool, analyze: bool, with_condition: bool) -> J {
-    let mut m = vec![
-        ("table_name", J::s(t.name.as_str())),
-    ];
+    let mut m = vec![("table_name", J::s(t.name.as_str()))];
     if let Some(p) = &t.partitions {
         m.push(("partitions", J::strs(p)));
     }

@@ -18,7 +18,8 @@ pub struct Columns {
 
 pub fn columns(c: Columns) -> Vec<ColumnMeta> {
     let mut cols = vec![
-        int_col("id", 3, false),
+        // MariaDB sends `id` UNSIGNED in EXPLAIN PARTITIONS.
+        int_col("id", 3, c.partitions),
         text_col_nn("select_type", 19),
         text_col("table", 64),
     ];

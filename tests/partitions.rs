@@ -164,6 +164,26 @@ fn hash_list_key_and_errors() {
     assert_eq!(code, 1562);
 }
 
+/// information_schema is complete from a connection's first statement (the
+/// grants it filters by were loaded only by the first privilege check).
+#[test]
+fn information_schema_from_the_first_statement() {
+    let b = Basalt::start();
+    let mut c = conn(&b.url());
+    setup(&mut c);
+    c.query_drop("create table h (a int primary key) partition by hash (a) partitions 3")
+        .expect("create");
+    let mut fresh = conn(&b.url());
+    assert_eq!(
+        flat(
+            &mut fresh,
+            "select partition_name, partition_method from information_schema.partitions \
+             where table_schema = 'pt' order by 1"
+        ),
+        ["p0,HASH", "p1,HASH", "p2,HASH"]
+    );
+}
+
 #[test]
 fn alter_partitions_and_restart() {
     let mut b = Basalt::start();

@@ -381,6 +381,8 @@ impl Engine {
             s.cx.privs.set_role(Some(account.default_role.clone()));
         }
         s.cx.privs.password_expired = account.password_expired;
+        // information_schema reads the grants while the first statement binds.
+        s.cx.privs.refresh(&self.acl);
         Ok(s)
     }
 

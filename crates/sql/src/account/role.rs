@@ -282,6 +282,7 @@ impl Session {
             }
         }
         self.cx.privs.set_role(role);
+        self.cx.privs.refresh(&self.cx.engine.acl);
         Ok(QueryResult::ok(0))
     }
 

@@ -23,7 +23,7 @@ type R<T> = Result<T, MySqlError>;
 /// The expression `text` in MariaDB's printed form (`` year(`d`) ``).
 pub fn printed(text: &str) -> R<String> {
     let ast = crate::front::parse::parse_expr(text)?;
-    print(&ast, |w| MySqlError::not_supported(w))
+    print(&ast, MySqlError::not_supported)
 }
 
 /// Binds a partitioning expression (printed form) over the table's row.

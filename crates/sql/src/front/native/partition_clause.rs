@@ -264,7 +264,7 @@ fn def(p: &mut P) -> R<PartDefAst> {
                 .map(|i| {
                     let t = i.trim();
                     if t.starts_with('(') && t.ends_with(')') {
-                        let inner = format!("{t}");
+                        let inner = t.to_string();
                         let lx = lexed(&inner);
                         let mut q = P {
                             src: &inner,

@@ -158,7 +158,8 @@ fn commit_stage(plan: &Plan, launch: &Launch<'_>, progress: &Progress, results: 
     let do_sb = plan.runs(Workload::Sysbench) && tool_ok(Workload::Sysbench) && !sb.is_empty();
     let do_commit = plan.runs(Workload::Commit);
     let do_alter = plan.runs(Workload::Alter);
-    if !do_sb && !do_commit && !do_alter {
+    let do_parts = plan.runs(Workload::Partitions);
+    if !do_sb && !do_commit && !do_alter && !do_parts {
         return;
     }
     let mut stage = Stage::new(settings(plan, 1), launch, progress);
@@ -170,6 +171,9 @@ fn commit_stage(plan: &Plan, launch: &Launch<'_>, progress: &Progress, results: 
     }
     if do_alter {
         crate::alter::run(&mut stage, plan.quick, plan.rounds, results);
+    }
+    if do_parts {
+        crate::partitions::run(&mut stage, plan.rounds, results);
     }
 }
 

@@ -16,6 +16,7 @@ pub mod cpu;
 pub mod dump_client;
 pub mod joins;
 pub mod load;
+pub mod partitions;
 pub mod plan;
 pub mod proc;
 pub mod report;

@@ -19,7 +19,7 @@ pub struct Args {
     #[arg(long)]
     pub rounds: Option<usize>,
     /// Workloads to run (default all): seed, sysbench, commit, storm, cpu, joins, tpch, alter,
-    /// binlog, binlog-dump, tls.
+    /// binlog, binlog-dump, tls, partitions.
     #[arg(long, value_delimiter = ',')]
     pub workloads: Vec<String>,
     /// The basaltd binary (default: basaltd next to this program).
@@ -214,6 +214,7 @@ fn parse_workloads(names: &[String]) -> Result<Vec<Workload>, String> {
         Workload::Binlog,
         Workload::BinlogDump,
         Workload::Tls,
+        Workload::Partitions,
     ];
     if names.is_empty() {
         return Ok(all.to_vec());
@@ -227,7 +228,7 @@ fn parse_workloads(names: &[String]) -> Result<Vec<Workload>, String> {
                 .ok_or_else(|| {
                     format!(
                         "unknown workload '{n}' (seed, sysbench, commit, storm, cpu, joins, \
-                         tpch, alter, binlog, binlog-dump, tls)"
+                         tpch, alter, binlog, binlog-dump, tls, partitions)"
                     )
                 })
         })

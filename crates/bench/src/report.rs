@@ -52,6 +52,7 @@ pub fn render(r: &Results, charts: &Charts, csv_name: &str) -> String {
     joins_table(&mut out, r);
     tpch_table(&mut out, r);
     alter_table(&mut out, r);
+    partitions_table(&mut out, r);
     tls_table(&mut out, r);
     for (file, caption) in charts {
         let _ = writeln!(out, "![{caption}]({file})\n");
@@ -119,6 +120,10 @@ fn headline(c: &Case) -> Option<(&'static str, Better)> {
         Workload::Joins => (crate::joins::MS.key, Better::Lower),
         Workload::Tpch => (crate::tpch::MS.key, Better::Lower),
         Workload::Alter => (crate::alter::ALTER_MS.key, Better::Lower),
+        Workload::Partitions if c.name.starts_with("CREATE") => {
+            (crate::partitions::MS.key, Better::Lower)
+        }
+        Workload::Partitions => (QPS.key, Better::Higher),
         Workload::Tls if c.name.starts_with("connect") => (CONNS.key, Better::Higher),
         Workload::Tls => (crate::sysbench::QPS.key, Better::Higher),
         // Three systems: its own section (binlog.rs), not Basalt/MariaDB cases.
@@ -396,6 +401,36 @@ fn tls_table(out: &mut String, r: &Results) {
             med(c, LAT_P50.key, Kind::MariaDb),
             med(c, LAT_P99.key, Kind::Basalt),
             med(c, LAT_P99.key, Kind::MariaDb),
+        );
+    }
+    out.push('\n');
+}
+
+fn partitions_table(out: &mut String, r: &Results) {
+    let cases: Vec<&Case> = r.of(Workload::Partitions).collect();
+    if cases.is_empty() {
+        return;
+    }
+    out.push_str(
+        "## Partitioned tables\n\n\
+         A table of 1,000 RANGE partitions and 100,000 rows (`crates/bench/src/partitions.rs`): \
+         the time of its CREATE TABLE, and one client's primary-key point selects on it and \
+         on the same rows unpartitioned. Medians.\n\n\
+         | case | table | metric | Basalt | MariaDB | ratio |\n|---|---|---|---|---|---|\n",
+    );
+    for c in &cases {
+        let Some((key, better)) = headline(c) else {
+            continue;
+        };
+        let arrow = if better == Better::Lower { "↓" } else { "↑" };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {key} | {} | {} | {} {arrow} |",
+            c.name,
+            c.variant,
+            med(c, key, Kind::Basalt),
+            med(c, key, Kind::MariaDb),
+            rat(c, key),
         );
     }
     out.push('\n');

@@ -29,6 +29,8 @@ pub enum Workload {
     BinlogDump,
     /// The connection storm and point selects over TLS.
     Tls,
+    /// A table of 1,000 partitions: creating it, point selects.
+    Partitions,
 }
 
 impl Workload {
@@ -45,6 +47,7 @@ impl Workload {
             Workload::Binlog => "binlog",
             Workload::BinlogDump => "binlog-dump",
             Workload::Tls => "tls",
+            Workload::Partitions => "partitions",
         }
     }
 }

@@ -45,6 +45,17 @@ fn lexed(text: &str) -> crate::front::lexer::Lexed {
 
 /// The byte offset of a top-level `PARTITION BY` in a CREATE TABLE statement.
 pub fn create_partition_offset(text: &str) -> Option<usize> {
+    // Every parsed statement passes here: most are not CREATE and need no lexing.
+    let head = text.trim_start().as_bytes();
+    let create = head.len() > 6 && head[..6].eq_ignore_ascii_case(b"create");
+    if !(create || head.starts_with(b"/*"))
+        || !text
+            .as_bytes()
+            .windows(9)
+            .any(|w| w.eq_ignore_ascii_case(b"partition"))
+    {
+        return None;
+    }
     let lx = lexed(text);
     let t = &lx.tokens;
     let mut i = 0;

@@ -110,3 +110,9 @@ alter table a1 add column c int, partition by key (a) partitions 2
 show create table a1
 alter table a1 add unique key (b)
 alter table a1 drop primary key
+# LIKE, temporary tables and foreign keys.
+create temporary table tt like r
+create table child (x int, foreign key (x) references r(a))
+create table cl like r
+show create table cl
+select * from cl

@@ -209,11 +209,16 @@ pub fn resolve(cx: &SessionCtx, child: &Child, specs: &[FkSpec]) -> R<Resolved> 
                 .table(&parent_schema, &s.parent_table)
                 .map(|t| {
                     let d = t.def();
-                    Parent {
+                    if d.partitioning.is_some() {
+                        // MariaDB: a partitioned table is no foreign key's parent.
+                        return Err(incorrectly_formed(db, table));
+                    }
+                    Ok(Parent {
                         columns: d.columns.clone(),
                         indexes: d.indexes.clone(),
-                    }
+                    })
                 })
+                .transpose()?
         };
         match parent {
             Some(p) => check_parent(s, &cols, child, &p)?,

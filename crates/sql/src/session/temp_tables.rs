@@ -222,7 +222,17 @@ impl Session {
             return r;
         }
         let def = match &ct.like {
-            Some(like) => self.table_like(&ct, like)?,
+            Some(like) => {
+                let def = self.table_like(&ct, like)?;
+                if def.partitioning.is_some() {
+                    return Err(MySqlError::new(
+                        1478,
+                        "HY000",
+                        "Table storage engine 'partition' does not support the create option 'TEMPORARY'",
+                    ));
+                }
+                def
+            }
             None => {
                 let storage = self.cx.engine.storage.clone();
                 crate::bind::ddl::create_table_def(&storage, &ct, &mut self.cx)?

@@ -116,3 +116,4 @@ create table child (x int, foreign key (x) references r(a))
 create table cl like r
 show create table cl
 select * from cl
+~ select table_name, create_options from information_schema.tables where table_schema = 'pt' order by 1

@@ -30,7 +30,12 @@ fn conn(server: &Server) -> Result<mysql::Conn, String> {
 
 fn create_sql(name: &str) -> String {
     let parts: Vec<String> = (0..PARTS)
-        .map(|i| format!("partition p{i} values less than ({})", (i + 1) * (ROWS / PARTS)))
+        .map(|i| {
+            format!(
+                "partition p{i} values less than ({})",
+                (i + 1) * (ROWS / PARTS)
+            )
+        })
         .collect();
     format!(
         "create table {name} (a int primary key, b int) partition by range (a) ({})",
@@ -45,12 +50,15 @@ fn setup(server: &mut Server) -> Result<(), String> {
         c.query_drop(s).map_err(|e| format!("{s}: {e}"))?;
     }
     let mut c = conn(server)?;
-    c.query_drop(create_sql("parted")).map_err(|e| e.to_string())?;
+    c.query_drop(create_sql("parted"))
+        .map_err(|e| e.to_string())?;
     c.query_drop("create table plain (a int primary key, b int)")
         .map_err(|e| e.to_string())?;
     for table in ["parted", "plain"] {
         for from in (0..ROWS).step_by(10_000) {
-            let values: Vec<String> = (from..from + 10_000).map(|i| format!("({i},{i})")).collect();
+            let values: Vec<String> = (from..from + 10_000)
+                .map(|i| format!("({i},{i})"))
+                .collect();
             c.query_drop(format!("insert into {table} values {}", values.join(",")))
                 .map_err(|e| format!("fill {table}: {e}"))?;
         }
@@ -61,9 +69,11 @@ fn setup(server: &mut Server) -> Result<(), String> {
 fn create(server: &Server) -> Result<Sample, String> {
     let mut c = conn(server)?;
     let t = Instant::now();
-    c.query_drop(create_sql("fresh")).map_err(|e| e.to_string())?;
+    c.query_drop(create_sql("fresh"))
+        .map_err(|e| e.to_string())?;
     let took = t.elapsed();
-    c.query_drop("drop table fresh").map_err(|e| e.to_string())?;
+    c.query_drop("drop table fresh")
+        .map_err(|e| e.to_string())?;
     Ok(vec![(MS, took.as_secs_f64() * 1000.0)])
 }
 

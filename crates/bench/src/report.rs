@@ -422,7 +422,11 @@ fn partitions_table(out: &mut String, r: &Results) {
         let Some((key, better)) = headline(c) else {
             continue;
         };
-        let arrow = if better == Better::Lower { "↓" } else { "↑" };
+        let arrow = if better == Better::Lower {
+            "↓"
+        } else {
+            "↑"
+        };
         let _ = writeln!(
             out,
             "| {} | {} | {key} | {} | {} | {} {arrow} |",

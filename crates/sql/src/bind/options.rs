@@ -172,6 +172,19 @@ pub fn show_text(recorded: &[(String, String)]) -> String {
 }
 
 /// `information_schema.TABLES.CREATE_OPTIONS`: the same options in lower case.
+/// `Create_options` of SHOW TABLE STATUS / information_schema.TABLES: the
+/// recorded options, then `partitioned` for a partitioned table (as MariaDB).
+pub fn table_create_options(def: &basalt_common::TableDef) -> String {
+    let mut out = create_options(&def.options);
+    if def.partitioning.is_some() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str("partitioned");
+    }
+    out
+}
+
 pub fn create_options(recorded: &[(String, String)]) -> String {
     recorded
         .iter()

@@ -341,7 +341,7 @@ fn base_tables(cx: &SessionCtx) -> Vec<Row> {
                 Value::Null,
                 s(def.collation.name()),
                 Value::Null,
-                s(crate::bind::options::create_options(&def.options)),
+                s(crate::bind::options::table_create_options(&def)),
                 s(&def.comment),
                 Value::UInt(0),
                 s("N"),

@@ -314,7 +314,11 @@ fn algorithm_lock_and_unsupported_forms() {
     c.query_drop("create table nopk (a int)").expect("create");
     assert_eq!(err(&mut c, "alter table nopk order by a").0, 1235);
     assert_eq!(
-        err(&mut c, "alter table t exchange partition p0 with table nopk").0,
+        err(
+            &mut c,
+            "alter table t exchange partition p0 with table nopk"
+        )
+        .0,
         1235
     );
 }

@@ -32,6 +32,7 @@ const CLASSIFIED: &[(&str, Proof)] = &[
     ("auto_increment_increment", DefaultOnly("2")),
     ("auto_increment_offset", DefaultOnly("2")),
     ("autocommit", Test("autocommit_and_read_only_transactions")),
+    ("basalt_idle_connection_park_ms", Test("the_park_delay_is_a_global_setting")),
     ("big_tables", DefaultOnly("ON")),
     ("binlog_annotate_row_events", Test("session_settings_shape_the_events")),
     ("binlog_checksum", Test("checksum_off_and_on_at_runtime")),

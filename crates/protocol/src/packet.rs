@@ -122,6 +122,35 @@ impl<S> PacketConn<S> {
         Ok((self.stream, self.seq, self.capabilities, input))
     }
 
+    /// Whether input was read ahead and not consumed yet (a pipelined command).
+    pub fn has_buffered_input(&self) -> bool {
+        self.rpos < self.rend
+    }
+
+    /// Frees the read-ahead and output buffers while the connection is idle with
+    /// nothing buffered either way (false, and nothing freed, otherwise); the
+    /// next read or [`PacketConn::restore_buffers`] allocates them again.
+    pub fn release_buffers(&mut self) -> bool {
+        if self.has_buffered_input() || !self.wbuf.is_empty() {
+            return false;
+        }
+        self.rbuf = Box::default();
+        self.rpos = 0;
+        self.rend = 0;
+        self.wbuf = Vec::new();
+        true
+    }
+
+    /// Gives a connection whose buffers were released its buffers back.
+    pub fn restore_buffers(&mut self) {
+        if self.rbuf.is_empty() {
+            self.rbuf = vec![0u8; READ_AHEAD].into_boxed_slice();
+        }
+        if self.wbuf.capacity() == 0 {
+            self.wbuf.reserve(FLUSH_THRESHOLD);
+        }
+    }
+
     /// Bytes staged for the next flush.
     pub fn pending_output(&self) -> usize {
         self.wbuf.len()
@@ -305,6 +334,9 @@ impl<S: AsyncRead + Unpin> PacketConn<S> {
 
     /// Reads more bytes into the read-ahead buffer, compacting it first.
     async fn fill(&mut self) -> Result<usize, ProtoError> {
+        if self.rbuf.is_empty() {
+            self.restore_buffers();
+        }
         if self.rpos > 0 {
             self.rbuf.copy_within(self.rpos..self.rend, 0);
             self.rend -= self.rpos;

@@ -8,6 +8,7 @@
 //! [`crate::results`]); writes wait at most `net_write_timeout` for the client.
 
 use crate::blocking::{self, Blocking};
+use crate::command_loop::Live;
 use crate::registry::ConnState;
 use crate::results::WireSink;
 use crate::statements::Statements;
@@ -16,8 +17,8 @@ use crate::tls::SessionTls;
 use crate::Server;
 use basalt_common::{MySqlError, Value};
 use basalt_protocol::{
-    authenticate_client, capability, com, parse_command, read_client_hello, send_greeting, status,
-    Account, AccountStore, AuthPlugin, ClientHello, Command, ConnInfo, HandshakeResponse, OkPacket,
+    authenticate_client, capability, com, read_client_hello, send_greeting, status, Account,
+    AccountStore, AuthPlugin, ClientHello, Command, ConnInfo, HandshakeResponse, OkPacket,
     PacketConn, ProtoError, RowFormat,
 };
 use basalt_sql::Session;
@@ -194,18 +195,23 @@ pub fn serve(server: &Arc<Server>, stream: Stream) {
     let _ = stream.set_read_timeout(Some(admission.connect_timeout));
     let id = server.registry.next_id();
     let state = ConnState::new(id, host.clone(), stream.try_clone().ok());
-    let mut conn = PacketConn::new(Blocking(stream));
+    let mut conn = PacketConn::new(Blocking::new(stream));
     conn.set_max_allowed_packet(max_allowed_packet(server));
     let pending_limit = crate::registry::Registry::pending_limit(admission.max_connections);
     server.registry.admit(state.clone(), pending_limit);
     server.stats.connections.fetch_add(1, Ordering::Relaxed);
-    if let Some((mut conn, mut session)) = login(server, conn, &state, &admission) {
-        state.set_command("Sleep", None);
-        command_loop(server, &mut conn, &state, &mut session);
-        session.close();
+    match login(server, conn, &state, &admission) {
+        Some((conn, session)) => {
+            state.set_command("Sleep", None);
+            let park_after = crate::park::delay(server);
+            let live = Live::new(conn, session, state, park_after);
+            crate::command_loop::run(server, Box::new(live));
+        }
+        None => {
+            server.replicas.unregister(id);
+            server.registry.remove(id);
+        }
     }
-    server.replicas.unregister(id);
-    server.registry.remove(id);
 }
 
 /// The limits a new connection is admitted under, read from the global variables
@@ -394,7 +400,7 @@ fn start_tls(server: &Server, conn: Conn) -> Option<(Conn, HandshakeResponse)> {
             return None;
         }
     };
-    let mut conn = PacketConn::new(Blocking(stream));
+    let mut conn = PacketConn::new(Blocking::new(stream));
     conn.set_max_allowed_packet(max_allowed_packet(server));
     conn.set_sequence_id(seq);
     conn.set_capabilities(caps);
@@ -452,7 +458,7 @@ fn enter(
 }
 
 /// Sends the ERR for a fatal protocol error if it has one.
-fn send_fatal(conn: &mut Conn, e: &ProtoError) {
+pub(crate) fn send_fatal(conn: &mut Conn, e: &ProtoError) {
     if let Some(err) = e.client_error() {
         conn.discard_output();
         conn.write_err(&err);
@@ -460,103 +466,16 @@ fn send_fatal(conn: &mut Conn, e: &ProtoError) {
     }
 }
 
-fn command_loop(
-    server: &Arc<Server>,
-    conn: &mut Conn,
-    state: &Arc<ConnState>,
-    session: &mut Session,
-) {
-    let mut buf = Vec::with_capacity(256);
-    let mut stmts = Statements::default();
-    let mut write_timeout: Option<Duration> = None;
-    let mut idle = IdleTimeout::default();
-    loop {
-        idle.apply(state, session.idle_timeout());
-        if let Err(e) = blocking::run(conn.read_command(&mut buf)) {
-            if e.client_error().is_some() && !is_disconnect(&e) {
-                send_fatal(conn, &e);
-            }
-            if !state.killed.load(Ordering::SeqCst) {
-                server.stats.aborted_clients.fetch_add(1, Ordering::Relaxed);
-            }
-            return;
-        }
-        server
-            .stats
-            .bytes_received
-            .fetch_add(buf.len() as u64 + 4, Ordering::Relaxed);
-        state.clear_interrupt();
-        apply_write_timeout(conn, session, &mut write_timeout);
-        let keep_going = match parse_command(&buf, conn.capabilities()) {
-            Ok(cmd) => dispatch(server, conn, state, session, &mut stmts, cmd),
-            Err(e) if expects_no_reply(&buf) => !e.is_fatal(),
-            Err(e) => {
-                match e.client_error() {
-                    Some(err) => conn.write_err(&err),
-                    None => conn.write_err(&MySqlError::unknown_command()),
-                }
-                !e.is_fatal()
-            }
-        };
-        state.set_command("Sleep", None);
-        server
-            .stats
-            .bytes_sent
-            .fetch_add(conn.pending_output() as u64, Ordering::Relaxed);
-        if blocking::run(conn.flush()).is_err()
-            || !keep_going
-            || state.killed.load(Ordering::SeqCst)
-        {
-            return;
-        }
-    }
-}
-
-/// Keeps the socket's send timeout at the session's `net_write_timeout` (one
-/// syscall when it changes).
-fn apply_write_timeout(conn: &Conn, session: &Session, current: &mut Option<Duration>) {
-    let t = session.net_write_timeout();
-    if *current != Some(t) {
-        if let Err(e) = conn.get_ref().0.set_write_timeout(Some(t)) {
-            tracing::warn!("cannot set the socket send timeout: {e}");
-        }
-        *current = Some(t);
-    }
-}
-
-/// `wait_timeout`, applied to the socket as a read timeout when it changes: a
-/// client idle longer than that between commands is disconnected (the read fails
-/// and the connection closes, as MariaDB closes it).
-#[derive(Default)]
-struct IdleTimeout {
-    applied: Option<u64>,
-}
-
-impl IdleTimeout {
-    fn apply(&mut self, state: &ConnState, secs: u64) {
-        if self.applied == Some(secs) {
-            return;
-        }
-        self.applied = Some(secs);
-        if let Some(s) = state.socket.as_ref() {
-            let t = (secs > 0).then(|| Duration::from_secs(secs));
-            if let Err(e) = s.set_read_timeout(t) {
-                tracing::warn!("connection {}: cannot set wait_timeout: {e}", state.id);
-            }
-        }
-    }
-}
-
 /// COM_STMT_CLOSE and COM_STMT_SEND_LONG_DATA get no response, even when malformed:
 /// the client is not reading one.
-fn expects_no_reply(payload: &[u8]) -> bool {
+pub(crate) fn expects_no_reply(payload: &[u8]) -> bool {
     matches!(
         payload.first(),
         Some(&com::COM_STMT_CLOSE | &com::COM_STMT_SEND_LONG_DATA)
     )
 }
 
-fn is_disconnect(e: &ProtoError) -> bool {
+pub(crate) fn is_disconnect(e: &ProtoError) -> bool {
     matches!(
         e,
         ProtoError::Io(_) | ProtoError::Closed | ProtoError::UnexpectedEof
@@ -564,7 +483,7 @@ fn is_disconnect(e: &ProtoError) -> bool {
 }
 
 /// Runs one command; returns false when the connection must close.
-fn dispatch(
+pub(crate) fn dispatch(
     server: &Arc<Server>,
     conn: &mut Conn,
     state: &Arc<ConnState>,

@@ -84,6 +84,10 @@ impl ServerHooks for Hooks {
         let mut out = vec![
             ("Aborted_clients".to_string(), n(&st.aborted_clients)),
             ("Aborted_connects".to_string(), n(&st.aborted_connects)),
+            (
+                "Basalt_parked_connections".to_string(),
+                Value::UInt(s.parker.parked() as u64),
+            ),
             ("Bytes_received".to_string(), n(&st.bytes_received)),
             ("Bytes_sent".to_string(), n(&st.bytes_sent)),
             ("Connections".to_string(), n(&st.connections)),

@@ -9,6 +9,7 @@
 //! all happen on the connection's own thread.
 
 mod blocking;
+mod command_loop;
 pub mod config;
 mod connection;
 pub mod datadir_lock;
@@ -16,6 +17,7 @@ mod dump;
 mod hooks;
 mod limits;
 mod listener;
+mod park;
 mod registry;
 mod replica_opts;
 mod results;
@@ -95,6 +97,8 @@ pub struct Server {
     /// Replicas registered with COM_REGISTER_SLAVE (SHOW SLAVE HOSTS) and the
     /// running dumps.
     pub replicas: ReplicaRegistry,
+    /// Idle connections waiting for their next command without a thread.
+    pub(crate) parker: Arc<park::Parker>,
 }
 
 impl Server {
@@ -252,6 +256,7 @@ pub fn start(
         // Files stay readable while `log_bin` is OFF: a replica can still catch up.
         binlog: parking_lot::RwLock::new(Some(binlog as Arc<dyn DumpSource>)),
         replicas: ReplicaRegistry::new(),
+        parker: Arc::new(park::Parker::new()?),
     });
     engine.set_hooks(Arc::new(hooks::Hooks::new(&server)));
     Ok(server)
@@ -368,6 +373,7 @@ fn shutdown(server: &Arc<Server>) -> Result<(), ServerError> {
         }
         std::thread::sleep(Duration::from_millis(10));
     }
+    server.parker.stop();
     server.storage.shutdown()?;
     tracing::info!("basaltd stopped");
     Ok(())

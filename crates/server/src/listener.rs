@@ -7,6 +7,7 @@
 //! bottleneck of connection storms). Idle connection threads are kept for reuse, so a
 //! new connection usually costs a condition-variable wake-up, not a thread spawn.
 
+use crate::command_loop::{self, Live};
 use crate::config::Config;
 use crate::stream::Stream;
 use crate::{connection, Server, ServerError};
@@ -166,7 +167,14 @@ impl StopHandle {
 /// Accepts on every listener (the Unix socket on a thread of its own) until the
 /// server stops; connections of both go to one thread cache.
 pub fn accept_loops(server: &Arc<Server>, listeners: &Listeners) {
-    let cache = ThreadCache::new(server.clone());
+    let cache = Arc::new(ThreadCache::new(server.clone()));
+    let resumer = cache.clone();
+    let parking = server.parker.start(Box::new(move |live, expired| {
+        resumer.dispatch(Work::Resumed(live, expired))
+    }));
+    if let Err(e) = parking {
+        tracing::error!(error = %e, "cannot start the idle connections' thread; idle connections keep their threads");
+    }
     std::thread::scope(|scope| {
         if let Some(u) = &listeners.unix {
             let cache = &cache;
@@ -201,7 +209,7 @@ fn accept_loop(
                 if server.shutting_down.load(Ordering::SeqCst) {
                     break;
                 }
-                cache.dispatch(stream);
+                cache.dispatch(Work::Accepted(stream));
             }
             Err(e) => {
                 if server.shutting_down.load(Ordering::SeqCst) {
@@ -215,8 +223,16 @@ fn accept_loop(
     }
 }
 
+/// What a connection thread is given.
+pub(crate) enum Work {
+    /// A new connection: handshake, then commands.
+    Accepted(Stream),
+    /// A parked connection woken by its client (`false`) or by `wait_timeout`.
+    Resumed(Box<Live>, bool),
+}
+
 struct Queue {
-    streams: VecDeque<Stream>,
+    streams: VecDeque<Work>,
     idle: usize,
     closed: bool,
 }
@@ -242,10 +258,10 @@ impl ThreadCache {
         }
     }
 
-    fn dispatch(&self, stream: Stream) {
+    fn dispatch(&self, work: Work) {
         let (lock, cond) = &*self.queue;
         let mut q = lock.lock();
-        q.streams.push_back(stream);
+        q.streams.push_back(work);
         if q.idle > q.streams.len() - 1 {
             cond.notify_one();
             return;
@@ -290,7 +306,8 @@ fn worker(server: Arc<Server>, queue: Arc<(Mutex<Queue>, Condvar)>) {
             }
         };
         match stream {
-            Some(s) => connection::serve(&server, s),
+            Some(Work::Accepted(s)) => connection::serve(&server, s),
+            Some(Work::Resumed(live, expired)) => command_loop::resume(&server, live, expired),
             None => return,
         }
     }

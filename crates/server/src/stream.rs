@@ -8,6 +8,7 @@
 
 use std::io::{self, Read, Write};
 use std::net::{IpAddr, Shutdown, TcpStream};
+use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::net::UnixStream;
 use std::time::Duration;
 
@@ -98,6 +99,15 @@ impl Stream {
             Stream::Unix(s) => Stream::Unix(s.try_clone()?),
             Stream::Tls(t) => t.sock.try_clone()?,
         })
+    }
+
+    /// The socket's file descriptor (under any TLS layer).
+    pub fn raw_fd(&self) -> RawFd {
+        match self {
+            Stream::Tcp(s) => s.as_raw_fd(),
+            Stream::Unix(s) => s.as_raw_fd(),
+            Stream::Tls(t) => t.sock.raw_fd(),
+        }
     }
 
     pub fn shutdown(&self, how: Shutdown) -> io::Result<()> {

@@ -1,0 +1,189 @@
+//! Idle connections without threads.
+//!
+//! A connection whose client has sent nothing for the park delay
+//! (`basalt_idle_connection_park_ms`) is parked here: its session and socket wait
+//! in one map, its socket in one `epoll` set, and its thread goes back to the
+//! thread cache. When the client sends its next command (or closes, or is killed:
+//! KILL shuts the socket down, which wakes it), the connection goes to a cached
+//! thread and carries on where it stopped; a parked connection idle past
+//! `wait_timeout` is closed, as MariaDB closes it.
+//!
+//! So the server's threads follow the connections that are working, not those
+//! that are connected: 10,000 idle clients cost their sessions, one epoll thread
+//! and the cached threads, instead of 10,000 thread stacks and allocator heaps.
+//! A connection that is busy never comes here: its reads find the next command
+//! before the timeout, and the timeout costs no syscall (it is the socket's
+//! receive timeout, set once).
+
+use crate::command_loop::Live;
+use crate::Server;
+use basalt_common::Value;
+use parking_lot::Mutex;
+use std::collections::HashMap;
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+/// The system variable holding the park delay in milliseconds.
+pub const PARK_DELAY_VAR: &str = "basalt_idle_connection_park_ms";
+/// How often parked connections are checked against `wait_timeout`.
+const EXPIRY_CHECK: Duration = Duration::from_millis(500);
+
+/// Takes a parked connection back: `true` when it expired (`wait_timeout`).
+pub(crate) type Resume = Box<dyn Fn(Box<Live>, bool) + Send + Sync>;
+
+struct Parked {
+    live: Box<Live>,
+    deadline: Option<Instant>,
+}
+
+pub(crate) struct Parker {
+    epoll: OwnedFd,
+    parked: Mutex<HashMap<u64, Parked>>,
+    resume: OnceLock<Resume>,
+    stopping: AtomicBool,
+}
+
+impl Parker {
+    pub fn new() -> io::Result<Parker> {
+        // SAFETY: epoll_create1 has no memory arguments; the result is checked.
+        let fd = unsafe { libc::epoll_create1(libc::EPOLL_CLOEXEC) };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(Parker {
+            // SAFETY: `fd` is a new descriptor owned by nothing else.
+            epoll: unsafe { OwnedFd::from_raw_fd(fd) },
+            parked: Mutex::new(HashMap::new()),
+            resume: OnceLock::new(),
+            stopping: AtomicBool::new(false),
+        })
+    }
+
+    /// Starts the thread that waits for parked connections; `resume` runs a woken
+    /// connection on a connection thread. Until this is called nothing is parked.
+    pub fn start(self: &Arc<Self>, resume: Resume) -> io::Result<()> {
+        if self.resume.set(resume).is_err() {
+            return Ok(());
+        }
+        let me = self.clone();
+        std::thread::Builder::new()
+            .name("basalt-parked".into())
+            .spawn(move || me.wait_loop())?;
+        Ok(())
+    }
+
+    /// Lets the waiting thread end once no connection is parked.
+    pub fn stop(&self) {
+        self.stopping.store(true, Ordering::SeqCst);
+    }
+
+    /// Number of connections parked now.
+    pub fn parked(&self) -> usize {
+        self.parked.lock().len()
+    }
+
+    /// Parks an idle connection; `remaining` is the time left before
+    /// `wait_timeout` ends it. Gives the connection back if it cannot be parked.
+    pub fn park(&self, mut live: Box<Live>, remaining: Option<Duration>) -> Result<(), Box<Live>> {
+        if self.resume.get().is_none() || self.stopping.load(Ordering::SeqCst) {
+            return Err(live);
+        }
+        live.shrink_for_idle();
+        let fd = live.conn.get_ref().0.raw_fd();
+        let id = live.id();
+        let op = if live.registered {
+            libc::EPOLL_CTL_MOD
+        } else {
+            libc::EPOLL_CTL_ADD
+        };
+        live.registered = true;
+        let deadline = remaining.map(|r| Instant::now() + r);
+        // In the map before the socket is armed: its event may come at once.
+        self.parked.lock().insert(id, Parked { live, deadline });
+        let mut ev = libc::epoll_event {
+            events: (libc::EPOLLIN | libc::EPOLLRDHUP | libc::EPOLLONESHOT) as u32,
+            u64: id,
+        };
+        // SAFETY: `ev` is a valid epoll_event for the duration of the call.
+        let rc = unsafe { libc::epoll_ctl(self.epoll.as_raw_fd(), op, fd, &mut ev) };
+        if rc == 0 {
+            return Ok(());
+        }
+        let err = io::Error::last_os_error();
+        match self.parked.lock().remove(&id) {
+            Some(p) => {
+                tracing::warn!("connection {id}: cannot wait for it in epoll: {err}");
+                Err(p.live)
+            }
+            // Woken already (cannot happen without the fd armed, but harmless).
+            None => Ok(()),
+        }
+    }
+
+    fn wait_loop(&self) {
+        let mut events = vec![libc::epoll_event { events: 0, u64: 0 }; 256];
+        let mut last_check = Instant::now();
+        loop {
+            // SAFETY: `events` has room for `events.len()` entries.
+            let n = unsafe {
+                libc::epoll_wait(
+                    self.epoll.as_raw_fd(),
+                    events.as_mut_ptr(),
+                    events.len() as i32,
+                    EXPIRY_CHECK.as_millis() as i32,
+                )
+            };
+            for ev in events.iter().take(n.max(0) as usize) {
+                let id = ev.u64;
+                let woken = self.parked.lock().remove(&id);
+                if let Some(p) = woken {
+                    self.wake(p.live, false);
+                }
+            }
+            if last_check.elapsed() >= EXPIRY_CHECK {
+                last_check = Instant::now();
+                self.expire(last_check);
+            }
+            if self.stopping.load(Ordering::SeqCst) && self.parked.lock().is_empty() {
+                return;
+            }
+        }
+    }
+
+    /// Closes the connections idle past `wait_timeout`.
+    fn expire(&self, now: Instant) {
+        let expired: Vec<Parked> = {
+            let mut map = self.parked.lock();
+            let ids: Vec<u64> = map
+                .iter()
+                .filter(|(_, p)| p.deadline.is_some_and(|d| d <= now))
+                .map(|(&id, _)| id)
+                .collect();
+            ids.iter().filter_map(|id| map.remove(id)).collect()
+        };
+        for p in expired {
+            self.wake(p.live, true);
+        }
+    }
+
+    fn wake(&self, live: Box<Live>, expired: bool) {
+        if let Some(resume) = self.resume.get() {
+            resume(live, expired);
+        }
+    }
+}
+
+/// How long a new connection of `server` may stay silent before it is parked
+/// (`None`: it keeps its thread), read from the global variable when it logs in.
+pub(crate) fn delay(server: &Server) -> Option<Duration> {
+    server.parker.resume.get()?;
+    let ms = match server.engine.global_variable(PARK_DELAY_VAR) {
+        Some(Value::UInt(n)) => n,
+        Some(Value::Int(n)) => n.max(0) as u64,
+        _ => return None,
+    };
+    Some(Duration::from_millis(ms))
+}

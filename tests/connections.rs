@@ -1,0 +1,203 @@
+//! Idle connections leave their threads: a connection whose client is silent for
+//! `basalt_idle_connection_park_ms` is parked (no thread, no I/O buffers) and
+//! carries on with its whole session when the client speaks again; KILL and
+//! `wait_timeout` still reach it, and a packet that arrives slowly is not cut.
+
+use basalt_tests::{raw_login, read_packet, send_packet, Basalt};
+use mysql::prelude::*;
+use mysql::{Conn, Opts};
+use std::time::{Duration, Instant};
+
+fn connect(b: &Basalt) -> Conn {
+    Conn::new(Opts::from_url(&b.url()).expect("url")).expect("connect")
+}
+
+fn status(c: &mut Conn, name: &str) -> u64 {
+    let row: Option<(String, u64)> = c
+        .query_first(format!("show global status like '{name}'"))
+        .expect("status");
+    row.expect("status variable").1
+}
+
+/// The server process's thread count.
+fn threads(b: &Basalt) -> usize {
+    let s = std::fs::read_to_string(format!("/proc/{}/status", b.pid())).expect("proc");
+    s.lines()
+        .find_map(|l| l.strip_prefix("Threads:"))
+        .and_then(|v| v.trim().parse().ok())
+        .expect("Threads line")
+}
+
+/// Polls `f` until it holds or `limit` passes.
+fn eventually(limit: Duration, mut f: impl FnMut() -> bool) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        if f() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    f()
+}
+
+#[test]
+fn idle_connections_leave_their_threads_and_keep_their_sessions() {
+    let b = Basalt::start();
+    let mut admin = connect(&b);
+    admin.query_drop("create database d").expect("db");
+    admin
+        .query_drop("create table d.t (id int primary key, v int)")
+        .expect("table");
+    let mut clients: Vec<Conn> = (0..120).map(|_| connect(&b)).collect();
+    for (i, c) in clients.iter_mut().enumerate() {
+        c.query_drop(format!("set @me = {i}")).expect("set");
+        c.query_drop("create temporary table d.tmp (x int)")
+            .expect("temp");
+        c.query_drop(format!("insert into d.tmp values ({i})"))
+            .expect("tmp row");
+        c.query_drop("begin").expect("begin");
+        c.query_drop(format!("insert into d.t values ({i}, {i})"))
+            .expect("insert");
+    }
+    assert!(
+        eventually(Duration::from_secs(10), || status(
+            &mut admin,
+            "Basalt_parked_connections"
+        ) >= 120),
+        "the idle clients are parked"
+    );
+    let n = threads(&b);
+    assert!(n < 100, "120 idle clients do not hold 120 threads ({n})");
+    // Uncommitted rows stay invisible, and each session has what it had.
+    let seen: u64 = admin
+        .query_first("select count(*) from d.t")
+        .expect("count")
+        .expect("row");
+    assert_eq!(seen, 0);
+    for (i, c) in clients.iter_mut().enumerate() {
+        let me: u64 = c.query_first("select @me").expect("var").expect("row");
+        assert_eq!(me, i as u64);
+        let x: u64 = c
+            .query_first("select x from d.tmp")
+            .expect("tmp")
+            .expect("row");
+        assert_eq!(x, i as u64);
+        let in_trx: u64 = c
+            .query_first("select @@in_transaction")
+            .expect("trx")
+            .expect("row");
+        assert_eq!(in_trx, 1, "the transaction survived parking");
+        c.query_drop("commit").expect("commit");
+    }
+    let seen: u64 = admin
+        .query_first("select count(*) from d.t")
+        .expect("count")
+        .expect("row");
+    assert_eq!(seen, 120);
+    // Prepared statements survive too.
+    let c = &mut clients[0];
+    let stmt = c.prep("select v from d.t where id = ?").expect("prepare");
+    std::thread::sleep(Duration::from_millis(400));
+    let v: Option<u64> = c.exec_first(&stmt, (7,)).expect("execute");
+    assert_eq!(v, Some(7));
+}
+
+#[test]
+fn kill_and_wait_timeout_reach_parked_connections() {
+    let b = Basalt::start();
+    let mut admin = connect(&b);
+    let mut victim = connect(&b);
+    let id: u64 = victim
+        .query_first("select connection_id()")
+        .expect("id")
+        .expect("row");
+    assert!(eventually(Duration::from_secs(5), || status(
+        &mut admin,
+        "Basalt_parked_connections"
+    ) >= 1));
+    admin.query_drop(format!("kill {id}")).expect("kill");
+    assert!(
+        victim.query_drop("select 1").is_err(),
+        "killed while parked"
+    );
+    let listed = |admin: &mut Conn, id: u64| -> bool {
+        let ids: Vec<u64> = admin
+            .query("select id from information_schema.processlist")
+            .expect("processlist");
+        ids.contains(&id)
+    };
+    assert!(eventually(Duration::from_secs(5), || !listed(
+        &mut admin, id
+    )));
+
+    let aborted = status(&mut admin, "Aborted_clients");
+    let mut sleepy = connect(&b);
+    sleepy.query_drop("set wait_timeout = 1").expect("set");
+    let id: u64 = sleepy
+        .query_first("select connection_id()")
+        .expect("id")
+        .expect("row");
+    assert!(
+        eventually(Duration::from_secs(5), || !listed(&mut admin, id)),
+        "closed after wait_timeout while parked"
+    );
+    assert!(sleepy.query_drop("select 1").is_err());
+    assert_eq!(status(&mut admin, "Aborted_clients"), aborted + 1);
+    // A longer wait_timeout is kept while parked.
+    let mut patient = connect(&b);
+    patient.query_drop("set wait_timeout = 3").expect("set");
+    std::thread::sleep(Duration::from_millis(1500));
+    patient.query_drop("select 1").expect("still connected");
+}
+
+#[test]
+fn a_slow_packet_is_not_cut_by_the_park_delay() {
+    let b = Basalt::start();
+    let mut admin = connect(&b);
+    admin
+        .query_drop("set global basalt_idle_connection_park_ms = 1")
+        .expect("set");
+    let mut s = raw_login(b.port);
+    let mut payload = vec![0x03];
+    payload.extend_from_slice(b"select 'slowly sent'");
+    let mut framed = (payload.len() as u32).to_le_bytes()[..3].to_vec();
+    framed.push(0);
+    framed.extend_from_slice(&payload);
+    for piece in framed.chunks(3) {
+        std::io::Write::write_all(&mut s, piece).expect("write");
+        std::thread::sleep(Duration::from_millis(30));
+    }
+    let first = read_packet(&mut s).expect("reply");
+    assert_eq!(first, [1], "one column: the query arrived whole");
+    // Drain the result, then the connection still answers.
+    while read_packet(&mut s).expect("row")[0] != 0xfe {}
+    while read_packet(&mut s).expect("row")[0] != 0xfe {}
+    send_packet(&mut s, 0, b"\x03select 2");
+    assert_eq!(read_packet(&mut s).expect("reply"), [1]);
+}
+
+#[test]
+fn the_park_delay_is_a_global_setting() {
+    let b = Basalt::start();
+    let mut admin = connect(&b);
+    let v: u64 = admin
+        .query_first("select @@basalt_idle_connection_park_ms")
+        .expect("var")
+        .expect("row");
+    assert_eq!(v, 100);
+    let e = admin
+        .query_drop("set session basalt_idle_connection_park_ms = 5")
+        .expect_err("global only");
+    assert!(e.to_string().contains("1229"), "{e}");
+    admin
+        .query_drop("set global basalt_idle_connection_park_ms = 3600000")
+        .expect("set");
+    let before = threads(&b);
+    let mut kept: Vec<Conn> = (0..20).map(|_| connect(&b)).collect();
+    for c in &mut kept {
+        c.query_drop("select 1").expect("query");
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(status(&mut admin, "Basalt_parked_connections"), 0);
+    assert!(threads(&b) >= before + 20, "each keeps its thread");
+}

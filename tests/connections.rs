@@ -201,3 +201,43 @@ fn the_park_delay_is_a_global_setting() {
     assert_eq!(status(&mut admin, "Basalt_parked_connections"), 0);
     assert!(threads(&b) >= before + 20, "each keeps its thread");
 }
+
+#[test]
+fn a_tls_connection_parks_and_resumes() {
+    let b = Basalt::start();
+    let mut admin = connect(&b);
+    let ca = b.datadir.join("ca.pem");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    rt.block_on(async {
+        use mysql_async::prelude::Queryable as _;
+        let ssl = mysql_async::SslOpts::default().with_root_certs(vec![ca.into()]);
+        let opts = mysql_async::OptsBuilder::from_opts(
+            mysql_async::Opts::from_url(&b.url()).expect("url"),
+        )
+        .ssl_opts(Some(ssl));
+        let mut c = mysql_async::Conn::new(opts)
+            .await
+            .expect("connect over TLS");
+        c.query_drop("set @kept = 'over tls'").await.expect("set");
+        assert!(eventually(Duration::from_secs(5), || status(
+            &mut admin,
+            "Basalt_parked_connections"
+        ) >= 1));
+        let v: Option<String> = c.query_first("select @kept").await.expect("resumed");
+        assert_eq!(v.as_deref(), Some("over tls"));
+        let big: Option<String> = c
+            .query_first("select repeat('x', 300000)")
+            .await
+            .expect("large result after parking");
+        assert_eq!(big.map(|s| s.len()), Some(300_000));
+        let cipher: Option<(String, String)> = c
+            .query_first("show session status like 'Ssl_cipher'")
+            .await
+            .expect("status");
+        assert!(!cipher.expect("row").1.is_empty(), "still TLS");
+        c.disconnect().await.expect("disconnect");
+    });
+}

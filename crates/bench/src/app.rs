@@ -120,7 +120,8 @@ fn read_stage(plan: &Plan, launch: &Launch<'_>, progress: &Progress, results: &m
         || want(Workload::Storm)
         || want(Workload::Cpu)
         || want(Workload::Joins)
-        || want(Workload::Tpch);
+        || want(Workload::Tpch)
+        || want(Workload::Idle);
     if !any {
         return;
     }
@@ -139,6 +140,10 @@ fn read_stage(plan: &Plan, launch: &Launch<'_>, progress: &Progress, results: &m
     }
     if want(Workload::Tpch) {
         crate::tpch::run(&mut stage, plan.quick, plan.rounds, results);
+    }
+    if want(Workload::Idle) {
+        let counts = crate::idle::counts(plan.quick);
+        crate::idle::run(&mut stage, &counts, plan.rounds, results);
     }
     if want(Workload::Cpu) {
         let n = plan.cpu_queries.max(1) * 10;

@@ -14,6 +14,7 @@ pub mod binlog_dump;
 pub mod charts;
 pub mod cpu;
 pub mod dump_client;
+pub mod idle;
 pub mod joins;
 pub mod load;
 pub mod partitions;

@@ -19,7 +19,7 @@ pub struct Args {
     #[arg(long)]
     pub rounds: Option<usize>,
     /// Workloads to run (default all): seed, sysbench, commit, storm, cpu, joins, tpch, alter,
-    /// binlog, binlog-dump, tls, partitions.
+    /// binlog, binlog-dump, tls, partitions, idle.
     #[arg(long, value_delimiter = ',')]
     pub workloads: Vec<String>,
     /// The basaltd binary (default: basaltd next to this program).
@@ -215,6 +215,7 @@ fn parse_workloads(names: &[String]) -> Result<Vec<Workload>, String> {
         Workload::BinlogDump,
         Workload::Tls,
         Workload::Partitions,
+        Workload::Idle,
     ];
     if names.is_empty() {
         return Ok(all.to_vec());
@@ -228,7 +229,7 @@ fn parse_workloads(names: &[String]) -> Result<Vec<Workload>, String> {
                 .ok_or_else(|| {
                     format!(
                         "unknown workload '{n}' (seed, sysbench, commit, storm, cpu, joins, \
-                         tpch, alter, binlog, binlog-dump, tls, partitions)"
+                         tpch, alter, binlog, binlog-dump, tls, partitions, idle)"
                     )
                 })
         })
@@ -360,7 +361,7 @@ mod tests {
     fn full_defaults() {
         let p = resolve(&args(&[])).expect("plan");
         assert_eq!(p.rounds, 3);
-        assert_eq!(p.workloads.len(), 12);
+        assert_eq!(p.workloads.len(), 13);
         assert_eq!(p.dump.clients, [1, 10, 100]);
         assert_eq!((p.dump.commits, p.dump.writers), (2000, 16));
         assert_eq!(p.binlog.clients, [1, 16, 64]);

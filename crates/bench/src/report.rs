@@ -53,6 +53,7 @@ pub fn render(r: &Results, charts: &Charts, csv_name: &str) -> String {
     tpch_table(&mut out, r);
     alter_table(&mut out, r);
     partitions_table(&mut out, r);
+    idle_table(&mut out, r);
     tls_table(&mut out, r);
     for (file, caption) in charts {
         let _ = writeln!(out, "![{caption}]({file})\n");
@@ -124,6 +125,7 @@ fn headline(c: &Case) -> Option<(&'static str, Better)> {
             (crate::partitions::MS.key, Better::Lower)
         }
         Workload::Partitions => (QPS.key, Better::Higher),
+        Workload::Idle => (crate::idle::KB_PER_CONN.key, Better::Lower),
         Workload::Tls if c.name.starts_with("connect") => (CONNS.key, Better::Higher),
         Workload::Tls => (crate::sysbench::QPS.key, Better::Higher),
         // Three systems: its own section (binlog.rs), not Basalt/MariaDB cases.
@@ -401,6 +403,37 @@ fn tls_table(out: &mut String, r: &Results) {
             med(c, LAT_P50.key, Kind::MariaDb),
             med(c, LAT_P99.key, Kind::Basalt),
             med(c, LAT_P99.key, Kind::MariaDb),
+        );
+    }
+    out.push('\n');
+}
+
+fn idle_table(out: &mut String, r: &Results) {
+    let cases: Vec<&Case> = r.of(Workload::Idle).collect();
+    if cases.is_empty() {
+        return;
+    }
+    let threads = crate::idle::THREADS.key;
+    out.push_str(
+        "## Idle connections
+
+         The server's RSS growth per connection after each of N clients ran `SELECT 1` and          stayed idle for a second, and the server's threads at that moment          (`crates/bench/src/idle.rs`, /proc/PID/status). Both servers in their default          thread handling. Medians; lower is better.
+
+         | connections | Basalt KB/conn | MariaDB KB/conn | ratio ↓ | Basalt threads | MariaDB threads |
+         |---|---|---|---|---|---|
+",
+    );
+    let key = crate::idle::KB_PER_CONN.key;
+    for c in &cases {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} |",
+            c.clients,
+            med(c, key, Kind::Basalt),
+            med(c, key, Kind::MariaDb),
+            rat(c, key),
+            med(c, threads, Kind::Basalt),
+            med(c, threads, Kind::MariaDb),
         );
     }
     out.push('\n');

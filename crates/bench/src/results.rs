@@ -31,6 +31,8 @@ pub enum Workload {
     Tls,
     /// A table of 1,000 partitions: creating it, point selects.
     Partitions,
+    /// Server memory and threads per idle client connection.
+    Idle,
 }
 
 impl Workload {
@@ -48,6 +50,7 @@ impl Workload {
             Workload::BinlogDump => "binlog-dump",
             Workload::Tls => "tls",
             Workload::Partitions => "partitions",
+            Workload::Idle => "idle",
         }
     }
 }

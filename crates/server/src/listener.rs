@@ -183,7 +183,7 @@ pub fn accept_loops(server: &Arc<Server>, listeners: &Listeners) {
                 .spawn_scoped(scope, move || {
                     accept_loop(
                         server,
-                        || u.listener.accept().map(|(s, _)| Stream::Unix(s)),
+                        || u.listener.accept().map(|(s, _)| Stream::Unix(Arc::new(s))),
                         cache,
                     )
                 });
@@ -192,7 +192,11 @@ pub fn accept_loops(server: &Arc<Server>, listeners: &Listeners) {
             }
         }
         if let Some(t) = &listeners.tcp {
-            accept_loop(server, || t.accept().map(|(s, _)| Stream::Tcp(s)), &cache);
+            accept_loop(
+                server,
+                || t.accept().map(|(s, _)| Stream::Tcp(Arc::new(s))),
+                &cache,
+            );
         }
     });
     cache.close();

@@ -39,7 +39,7 @@ fn proc_status(pid: u32, field: &str) -> Result<u64, String> {
     let s = std::fs::read_to_string(format!("/proc/{pid}/status")).map_err(|e| e.to_string())?;
     s.lines()
         .find_map(|l| l.strip_prefix(field))
-        .and_then(|v| v.trim().split_whitespace().next()?.parse().ok())
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
         .ok_or_else(|| format!("no {field} in /proc/{pid}/status"))
 }
 

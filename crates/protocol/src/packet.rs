@@ -387,6 +387,42 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn buffers_are_released_only_when_empty_and_come_back() {
+        let mut input = framed(b"\x03select 1", 0);
+        input.extend(framed(b"\x03select 2", 0));
+        let mut conn = PacketConn::new(&input[..]);
+        let mut buf = Vec::new();
+        conn.read_command(&mut buf).await.expect("first");
+        assert!(
+            conn.has_buffered_input(),
+            "the second command was read ahead"
+        );
+        assert!(
+            !conn.release_buffers(),
+            "nothing is freed while input waits"
+        );
+        conn.read_command(&mut buf).await.expect("second");
+        assert_eq!(buf, b"\x03select 2");
+        conn.push_payload(b"ok");
+        assert!(
+            !conn.release_buffers(),
+            "nothing is freed while output waits"
+        );
+        conn.discard_output();
+        assert!(conn.release_buffers());
+        assert_eq!(conn.wbuf.capacity(), 0);
+        conn.restore_buffers();
+        assert!(conn.wbuf.capacity() >= FLUSH_THRESHOLD);
+        let ping = framed(b"\x0e", 0);
+        let mut conn = PacketConn::new(&ping[..]);
+        assert!(conn.release_buffers());
+        conn.read_command(&mut buf)
+            .await
+            .expect("a read after release");
+        assert_eq!(buf, b"\x0e");
+    }
+
+    #[tokio::test]
     async fn rejects_out_of_order() {
         let input = framed(b"\x0e", 3);
         let (res, _) = read_all(input, 1024).await;

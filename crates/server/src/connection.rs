@@ -1,5 +1,6 @@
-//! One client connection: handshake, then the command loop, on the connection's own
-//! thread.
+//! One client connection: the handshake on a connection thread, then the command
+//! loop ([`crate::command_loop`]), which runs on a thread while the client is
+//! working and leaves it while the client is idle ([`crate::park`]).
 //!
 //! A client can only hurt its own connection: a malformed or oversized packet, or a
 //! client that vanishes mid-result, ends this loop and nothing else. Every response

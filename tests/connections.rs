@@ -184,7 +184,7 @@ fn the_park_delay_is_a_global_setting() {
         .query_first("select @@basalt_idle_connection_park_ms")
         .expect("var")
         .expect("row");
-    assert_eq!(v, 100);
+    assert_eq!(v, 5);
     let e = admin
         .query_drop("set session basalt_idle_connection_park_ms = 5")
         .expect_err("global only");

@@ -144,6 +144,7 @@ fn read_stage(plan: &Plan, launch: &Launch<'_>, progress: &Progress, results: &m
     if want(Workload::Idle) {
         let counts = crate::idle::counts(plan.quick);
         crate::idle::run(&mut stage, &counts, plan.rounds, results);
+        crate::paced::run(&mut stage, plan.quick, plan.rounds, results);
     }
     if want(Workload::Cpu) {
         let n = plan.cpu_queries.max(1) * 10;

@@ -17,6 +17,7 @@ pub mod dump_client;
 pub mod idle;
 pub mod joins;
 pub mod load;
+pub mod paced;
 pub mod partitions;
 pub mod plan;
 pub mod proc;

@@ -54,6 +54,7 @@ pub fn render(r: &Results, charts: &Charts, csv_name: &str) -> String {
     alter_table(&mut out, r);
     partitions_table(&mut out, r);
     idle_table(&mut out, r);
+    paced_table(&mut out, r);
     tls_table(&mut out, r);
     for (file, caption) in charts {
         let _ = writeln!(out, "![{caption}]({file})\n");
@@ -125,6 +126,7 @@ fn headline(c: &Case) -> Option<(&'static str, Better)> {
             (crate::partitions::MS.key, Better::Lower)
         }
         Workload::Partitions => (QPS.key, Better::Higher),
+        Workload::Idle if c.name == crate::paced::NAME => (LAT_P99.key, Better::Lower),
         Workload::Idle => (crate::idle::KB_PER_CONN.key, Better::Lower),
         Workload::Tls if c.name.starts_with("connect") => (CONNS.key, Better::Higher),
         Workload::Tls => (crate::sysbench::QPS.key, Better::Higher),
@@ -415,16 +417,16 @@ fn idle_table(out: &mut String, r: &Results) {
     }
     let threads = crate::idle::THREADS.key;
     out.push_str(
-        "## Idle connections
-
-         The server's RSS growth per connection after each of N clients ran `SELECT 1` and          stayed idle for a second, and the server's threads at that moment          (`crates/bench/src/idle.rs`, /proc/PID/status). Both servers in their default          thread handling. Medians; lower is better.
-
-         | connections | Basalt KB/conn | MariaDB KB/conn | ratio ↓ | Basalt threads | MariaDB threads |
-         |---|---|---|---|---|---|
-",
+        "## Idle connections\n\n\
+         The server's RSS growth per connection after each of N clients ran `SELECT 1` and \
+         stayed idle for a second, and the server's threads at that moment \
+         (`crates/bench/src/idle.rs`, /proc/PID/status). Both servers in their default \
+         thread handling. Medians; lower is better.\n\n\
+         | connections | Basalt KB/conn | MariaDB KB/conn | ratio ↓ | Basalt threads | MariaDB threads |\n\
+         |---|---|---|---|---|---|\n",
     );
     let key = crate::idle::KB_PER_CONN.key;
-    for c in &cases {
+    for c in cases.iter().filter(|c| c.name != crate::paced::NAME) {
         let _ = writeln!(
             out,
             "| {} | {} | {} | {} | {} | {} |",
@@ -434,6 +436,40 @@ fn idle_table(out: &mut String, r: &Results) {
             rat(c, key),
             med(c, threads, Kind::Basalt),
             med(c, threads, Kind::MariaDb),
+        );
+    }
+    out.push('\n');
+}
+
+fn paced_table(out: &mut String, r: &Results) {
+    let cases: Vec<&Case> = r
+        .of(Workload::Idle)
+        .filter(|c| c.name == crate::paced::NAME)
+        .collect();
+    if cases.is_empty() {
+        return;
+    }
+    out.push_str(
+        "## Many connections at one query per second\n\n\
+         Each connection runs one primary-key point select per second, the connections \
+         spread evenly over the second (`crates/bench/src/paced.rs`): latency from each \
+         query's due time, and the server's CPU time per query (/proc/PID/stat). Medians \
+         of the rounds; lower is better.\n\n\
+         | connections | Basalt p50 ms | MariaDB p50 ms | Basalt p99 ms | MariaDB p99 ms | \
+         Basalt CPU µs/query | MariaDB CPU µs/query |\n|---|---|---|---|---|---|---|\n",
+    );
+    let cpu = crate::paced::CPU_US.key;
+    for c in &cases {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} |",
+            c.clients,
+            med(c, LAT_P50.key, Kind::Basalt),
+            med(c, LAT_P50.key, Kind::MariaDb),
+            med(c, LAT_P99.key, Kind::Basalt),
+            med(c, LAT_P99.key, Kind::MariaDb),
+            med(c, cpu, Kind::Basalt),
+            med(c, cpu, Kind::MariaDb),
         );
     }
     out.push('\n');

@@ -110,8 +110,10 @@ static DEFS: &[VarDef] = &[
     var!("auto_increment_offset", Both, UInt, false, U(1)),
     var!("autocommit", Both, Bool, false, B(true)),
     // Basalt's: how long a connection's client may send nothing before the
-    // connection leaves its thread (crates/server/src/park.rs).
-    var!("basalt_idle_connection_park_ms", Global, UInt, false, U(100)),
+    // connection leaves its thread (crates/server/src/park.rs). 5 ms, measured:
+    // at 100 ms, 10,000 clients at one query per second each kept about 1,000
+    // connections on threads at any time and the thread cache churned.
+    var!("basalt_idle_connection_park_ms", Global, UInt, false, U(5)),
     var!("basedir", Global, Str, true, Config(|c| Value::str(&c.basedir))),
     var!("big_tables", Both, Bool, false, B(false)),
     var!("bind_address", Global, Str, true, Config(|c| Value::str(&c.bind_address))),

@@ -206,19 +206,13 @@ fn the_park_delay_is_a_global_setting() {
 fn a_tls_connection_parks_and_resumes() {
     let b = Basalt::start();
     let mut admin = connect(&b);
-    let ca = b.datadir.join("ca.pem");
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("runtime");
     rt.block_on(async {
         use mysql_async::prelude::Queryable as _;
-        let ssl = mysql_async::SslOpts::default().with_root_certs(vec![ca.into()]);
-        let opts = mysql_async::OptsBuilder::from_opts(
-            mysql_async::Opts::from_url(&b.url()).expect("url"),
-        )
-        .ssl_opts(Some(ssl));
-        let mut c = mysql_async::Conn::new(opts)
+        let mut c = mysql_async::Conn::new(b.tls_async_opts())
             .await
             .expect("connect over TLS");
         c.query_drop("set @kept = 'over tls'").await.expect("set");

@@ -427,18 +427,12 @@ fn named_files_are_used_and_flush_ssl_loads_them_again() {
 #[test]
 fn mysql_async_over_tls_with_a_large_result() {
     let b = Basalt::start();
-    let ca = b.datadir.join("ca.pem");
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("runtime");
     rt.block_on(async {
-        let ssl = mysql_async::SslOpts::default().with_root_certs(vec![ca.clone().into()]);
-        let opts = mysql_async::OptsBuilder::from_opts(
-            mysql_async::Opts::from_url(&b.url()).expect("url"),
-        )
-        .ssl_opts(Some(ssl));
-        let mut c = mysql_async::Conn::new(opts)
+        let mut c = mysql_async::Conn::new(b.tls_async_opts())
             .await
             .expect("connect over TLS");
         let v: Option<(String, String)> = c

@@ -70,6 +70,15 @@ pub struct Basalt {
 }
 
 impl Basalt {
+    /// mysql_async options for a TLS connection as root that verifies the server
+    /// against the CA the server generated in its data directory.
+    pub fn tls_async_opts(&self) -> mysql_async::OptsBuilder {
+        let ca = self.datadir.join("ca.pem");
+        let ssl = mysql_async::SslOpts::default().with_root_certs(vec![ca.into()]);
+        mysql_async::OptsBuilder::from_opts(mysql_async::Opts::from_url(&self.url()).expect("url"))
+            .ssl_opts(Some(ssl))
+    }
+
     /// Starts a server on a fresh temporary data directory.
     pub fn start() -> Basalt {
         Basalt::start_with(&[])

@@ -372,12 +372,12 @@ mod tests {
     ) -> (usize, Entries) {
         let mut s = Sorter::new(budget, scratch, "test");
         for (k, v, a) in entries {
-            s.push(k, v, *a).unwrap();
+            s.push(k, v, *a).expect("sorter I/O in a temp dir");
         }
         let runs = s.runs();
-        let mut m = s.finish().unwrap();
+        let mut m = s.finish().expect("sorter I/O in a temp dir");
         let mut out = Vec::new();
-        while let Some(e) = m.next_entry().unwrap() {
+        while let Some(e) = m.next_entry().expect("sorter I/O in a temp dir") {
             out.push((e.key().to_vec(), e.value().to_vec(), e.aux));
         }
         (runs, out)
@@ -385,7 +385,7 @@ mod tests {
 
     #[test]
     fn spilled_sort_matches_in_memory_sort_and_cleans_up() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = tempfile::tempdir().expect("temp dir");
         let entries = random_entries(1, 5000);
         let mut want = entries.clone();
         want.sort();
@@ -403,11 +403,11 @@ mod tests {
 
     #[test]
     fn runs_go_when_a_sort_is_abandoned() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = tempfile::tempdir().expect("temp dir");
         let entries = random_entries(2, 3000);
         let mut s = Sorter::new(16 << 10, Some(scratch(dir.path())), "abandoned");
         for (k, v, a) in &entries {
-            s.push(k, v, *a).unwrap();
+            s.push(k, v, *a).expect("sorter I/O in a temp dir");
         }
         assert!(s.runs() > 2);
         assert_eq!(files(dir.path()), s.runs());
@@ -416,10 +416,12 @@ mod tests {
 
         let mut s = Sorter::new(16 << 10, Some(scratch(dir.path())), "half-merged");
         for (k, v, a) in &entries {
-            s.push(k, v, *a).unwrap();
+            s.push(k, v, *a).expect("sorter I/O in a temp dir");
         }
-        let mut m = s.finish().unwrap();
-        m.next_entry().unwrap().expect("an entry");
+        let mut m = s.finish().expect("sorter I/O in a temp dir");
+        m.next_entry()
+            .expect("sorter I/O in a temp dir")
+            .expect("an entry");
         assert!(files(dir.path()) > 2);
         drop(m);
         assert_eq!(files(dir.path()), 0);
@@ -427,32 +429,32 @@ mod tests {
 
     #[test]
     fn a_damaged_run_is_an_error() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = tempfile::tempdir().expect("temp dir");
         let entries = random_entries(3, 2000);
         let mut s = Sorter::new(16 << 10, Some(scratch(dir.path())), "damaged");
         for (k, v, a) in &entries {
-            s.push(k, v, *a).unwrap();
+            s.push(k, v, *a).expect("sorter I/O in a temp dir");
         }
         let run = std::fs::read_dir(dir.path().join("sort"))
-            .unwrap()
+            .expect("the sort directory")
             .next()
-            .unwrap()
-            .unwrap()
+            .expect("a spilled run")
+            .expect("its directory entry")
             .path();
-        let len = std::fs::metadata(&run).unwrap().len();
+        let len = std::fs::metadata(&run).expect("run file").len();
         std::fs::OpenOptions::new()
             .write(true)
             .open(&run)
-            .unwrap()
+            .expect("sorter I/O in a temp dir")
             .set_len(len - 3)
-            .unwrap();
+            .expect("sorter I/O in a temp dir");
         let mut s = s;
         for r in s.runs.iter_mut() {
             if r.path == run {
                 r.len = len - 3;
             }
         }
-        let mut m = s.finish().unwrap();
+        let mut m = s.finish().expect("sorter I/O in a temp dir");
         let mut res = Ok(());
         loop {
             match m.next_entry() {

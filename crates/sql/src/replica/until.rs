@@ -193,7 +193,7 @@ mod tests {
 
     #[test]
     fn gtid_position() {
-        let mut u = UntilState::gtid(&GtidList::parse("0-1-5,1-1-2").unwrap());
+        let mut u = UntilState::gtid(&GtidList::parse("0-1-5,1-1-2").expect("valid GTID list"));
         let step = |skip, stop_after| GtidStep { skip, stop_after };
         assert_eq!(u.at_gtid(g(2, 1, 1)), step(true, false), "domain not named");
         assert_eq!(u.at_gtid(g(0, 1, 4)), step(false, false));

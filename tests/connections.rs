@@ -3,52 +3,22 @@
 //! carries on with its whole session when the client speaks again; KILL and
 //! `wait_timeout` still reach it, and a packet that arrives slowly is not cut.
 
-use basalt_tests::{raw_login, read_packet, send_packet, Basalt};
+use basalt_tests::{
+    eventually, global_status as status, raw_login, read_packet, send_packet, Basalt,
+};
 use mysql::prelude::*;
-use mysql::{Conn, Opts};
-use std::time::{Duration, Instant};
-
-fn connect(b: &Basalt) -> Conn {
-    Conn::new(Opts::from_url(&b.url()).expect("url")).expect("connect")
-}
-
-fn status(c: &mut Conn, name: &str) -> u64 {
-    let row: Option<(String, u64)> = c
-        .query_first(format!("show global status like '{name}'"))
-        .expect("status");
-    row.expect("status variable").1
-}
-
-/// The server process's thread count.
-fn threads(b: &Basalt) -> usize {
-    let s = std::fs::read_to_string(format!("/proc/{}/status", b.pid())).expect("proc");
-    s.lines()
-        .find_map(|l| l.strip_prefix("Threads:"))
-        .and_then(|v| v.trim().parse().ok())
-        .expect("Threads line")
-}
-
-/// Polls `f` until it holds or `limit` passes.
-fn eventually(limit: Duration, mut f: impl FnMut() -> bool) -> bool {
-    let start = Instant::now();
-    while start.elapsed() < limit {
-        if f() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    f()
-}
+use mysql::Conn;
+use std::time::Duration;
 
 #[test]
 fn idle_connections_leave_their_threads_and_keep_their_sessions() {
     let b = Basalt::start();
-    let mut admin = connect(&b);
+    let mut admin = b.conn();
     admin.query_drop("create database d").expect("db");
     admin
         .query_drop("create table d.t (id int primary key, v int)")
         .expect("table");
-    let mut clients: Vec<Conn> = (0..120).map(|_| connect(&b)).collect();
+    let mut clients: Vec<Conn> = (0..120).map(|_| b.conn()).collect();
     for (i, c) in clients.iter_mut().enumerate() {
         c.query_drop(format!("set @me = {i}")).expect("set");
         c.query_drop("create temporary table d.tmp (x int)")
@@ -66,7 +36,7 @@ fn idle_connections_leave_their_threads_and_keep_their_sessions() {
         ) >= 120),
         "the idle clients are parked"
     );
-    let n = threads(&b);
+    let n = b.os_threads();
     assert!(n < 100, "120 idle clients do not hold 120 threads ({n})");
     // Uncommitted rows stay invisible, and each session has what it had.
     let seen: u64 = admin
@@ -105,8 +75,8 @@ fn idle_connections_leave_their_threads_and_keep_their_sessions() {
 #[test]
 fn kill_and_wait_timeout_reach_parked_connections() {
     let b = Basalt::start();
-    let mut admin = connect(&b);
-    let mut victim = connect(&b);
+    let mut admin = b.conn();
+    let mut victim = b.conn();
     let id: u64 = victim
         .query_first("select connection_id()")
         .expect("id")
@@ -131,7 +101,7 @@ fn kill_and_wait_timeout_reach_parked_connections() {
     )));
 
     let aborted = status(&mut admin, "Aborted_clients");
-    let mut sleepy = connect(&b);
+    let mut sleepy = b.conn();
     sleepy.query_drop("set wait_timeout = 1").expect("set");
     let id: u64 = sleepy
         .query_first("select connection_id()")
@@ -144,7 +114,7 @@ fn kill_and_wait_timeout_reach_parked_connections() {
     assert!(sleepy.query_drop("select 1").is_err());
     assert_eq!(status(&mut admin, "Aborted_clients"), aborted + 1);
     // A longer wait_timeout is kept while parked.
-    let mut patient = connect(&b);
+    let mut patient = b.conn();
     patient.query_drop("set wait_timeout = 3").expect("set");
     std::thread::sleep(Duration::from_millis(1500));
     patient.query_drop("select 1").expect("still connected");
@@ -153,7 +123,7 @@ fn kill_and_wait_timeout_reach_parked_connections() {
 #[test]
 fn a_slow_packet_is_not_cut_by_the_park_delay() {
     let b = Basalt::start();
-    let mut admin = connect(&b);
+    let mut admin = b.conn();
     admin
         .query_drop("set global basalt_idle_connection_park_ms = 1")
         .expect("set");
@@ -179,7 +149,7 @@ fn a_slow_packet_is_not_cut_by_the_park_delay() {
 #[test]
 fn the_park_delay_is_a_global_setting() {
     let b = Basalt::start();
-    let mut admin = connect(&b);
+    let mut admin = b.conn();
     let v: u64 = admin
         .query_first("select @@basalt_idle_connection_park_ms")
         .expect("var")
@@ -192,20 +162,20 @@ fn the_park_delay_is_a_global_setting() {
     admin
         .query_drop("set global basalt_idle_connection_park_ms = 3600000")
         .expect("set");
-    let before = threads(&b);
-    let mut kept: Vec<Conn> = (0..20).map(|_| connect(&b)).collect();
+    let before = b.os_threads();
+    let mut kept: Vec<Conn> = (0..20).map(|_| b.conn()).collect();
     for c in &mut kept {
         c.query_drop("select 1").expect("query");
     }
     std::thread::sleep(Duration::from_millis(500));
     assert_eq!(status(&mut admin, "Basalt_parked_connections"), 0);
-    assert!(threads(&b) >= before + 20, "each keeps its thread");
+    assert!(b.os_threads() >= before + 20, "each keeps its thread");
 }
 
 #[test]
 fn a_tls_connection_parks_and_resumes() {
     let b = Basalt::start();
-    let mut admin = connect(&b);
+    let mut admin = b.conn();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

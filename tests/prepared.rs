@@ -693,6 +693,30 @@ fn ddl_invalidates_prepared_statements() {
 }
 
 #[test]
+fn prepared_reads_of_information_schema_see_the_server_now() {
+    let b = Basalt::start();
+    let mut c = connect(&b);
+    let q = "select id, command from information_schema.processlist order by id";
+    let first: Vec<(u64, String)> = c.exec(q, ()).expect("processlist");
+    assert_eq!(first.len(), 1);
+    assert_eq!(
+        first[0].1, "Execute",
+        "MariaDB's command for COM_STMT_EXECUTE"
+    );
+    let mut other = connect(&b);
+    other.query_drop("do 1").expect("other");
+    // The same prepared statement (the crate caches it) sees the new connection.
+    let second: Vec<(u64, String)> = c.exec(q, ()).expect("processlist");
+    assert_eq!(second.len(), 2, "{second:?}");
+    let users = "select count(*) from mysql.user where user = ?";
+    let n: Option<u64> = c.exec_first(users, ("app",)).expect("users");
+    assert_eq!(n, Some(0));
+    c.query_drop("create user app@'%'").expect("create user");
+    let n: Option<u64> = c.exec_first(users, ("app",)).expect("users");
+    assert_eq!(n, Some(1));
+}
+
+#[test]
 fn sql_prepare_execute_deallocate() {
     let b = Basalt::start();
     let mut c = connect(&b);

@@ -79,6 +79,20 @@ impl Basalt {
             .ssl_opts(Some(ssl))
     }
 
+    /// A new connection as root over TCP.
+    pub fn conn(&self) -> mysql::Conn {
+        mysql::Conn::new(mysql::Opts::from_url(&self.url()).expect("url")).expect("connect")
+    }
+
+    /// The server process's OS thread count.
+    pub fn os_threads(&self) -> usize {
+        let s = std::fs::read_to_string(format!("/proc/{}/status", self.pid())).expect("proc");
+        s.lines()
+            .find_map(|l| l.strip_prefix("Threads:"))
+            .and_then(|v| v.trim().parse().ok())
+            .expect("Threads line")
+    }
+
     /// Starts a server on a fresh temporary data directory.
     pub fn start() -> Basalt {
         Basalt::start_with(&[])
@@ -275,6 +289,27 @@ fn parse_ready(line: &str) -> Option<u16> {
     }
     let addr = rest.split_whitespace().next()?;
     addr.rsplit(':').next()?.parse().ok()
+}
+
+/// A numeric global status variable.
+pub fn global_status(c: &mut mysql::Conn, name: &str) -> u64 {
+    use mysql::prelude::Queryable;
+    let row: Option<(String, u64)> = c
+        .query_first(format!("show global status like '{name}'"))
+        .expect("status");
+    row.expect("status variable").1
+}
+
+/// Polls `f` every 50 ms until it holds or `limit` passes; its last answer.
+pub fn eventually(limit: Duration, mut f: impl FnMut() -> bool) -> bool {
+    let start = std::time::Instant::now();
+    while start.elapsed() < limit {
+        if f() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    f()
 }
 
 /// A free loopback port (for servers that cannot pick one themselves).

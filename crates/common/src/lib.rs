@@ -1,5 +1,6 @@
 //! Shared vocabulary of every Basalt layer: values, SQL types, collations, table
-//! definitions and MySQL-coded errors. Nothing here does I/O.
+//! definitions, MySQL-coded errors, and the declared-wait hook. Nothing here does
+//! I/O.
 
 pub mod charset;
 pub mod collation;
@@ -12,6 +13,7 @@ pub mod foreign_key;
 pub mod partition;
 pub mod types;
 pub mod value;
+pub mod wait;
 
 pub use collation::{Charset, Collation};
 pub use datetime::{Date, DateTime, Time};

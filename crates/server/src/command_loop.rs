@@ -8,7 +8,9 @@
 //! command) and the connection is handed to [`crate::park::Parker`], which waits
 //! for its next command with one `epoll` set for all idle connections. The thread
 //! goes back to the thread cache; an idle connection then costs its session and
-//! nothing else (no thread, no stack, no I/O buffers).
+//! nothing else (no thread, no stack, no I/O buffers). With the thread pool a
+//! connection is parked after every command that leaves no further input read
+//! ahead, so its next command queues for the pool.
 
 use crate::blocking::{self, is_timeout};
 use crate::connection::{dispatch, expects_no_reply, is_disconnect, send_fatal, Conn};
@@ -25,6 +27,17 @@ use std::time::Duration;
 /// The shortest receive timeout used to notice an idle client.
 const MIN_PARK_DELAY: Duration = Duration::from_millis(1);
 
+/// When a connection leaves its thread to wait for its next command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Parking {
+    /// Never: it keeps its thread until it ends.
+    Never,
+    /// Once its client has been silent this long.
+    After(Duration),
+    /// After every command (the thread pool).
+    AfterEachCommand,
+}
+
 /// A logged-in connection between two commands.
 pub(crate) struct Live {
     pub conn: Conn,
@@ -37,6 +50,8 @@ pub(crate) struct Live {
     reads: ReadTimeouts,
     /// Whether the socket is in the parker's epoll set (re-armed, not re-added).
     pub registered: bool,
+    /// Woken by its socket: the next command is there to read.
+    ready: bool,
 }
 
 /// Why [`command_loop`] returned.
@@ -48,14 +63,11 @@ pub(crate) enum Ended {
 }
 
 impl Live {
-    /// `park_after`: how long the client may stay silent before the connection
-    /// leaves its thread (`None`: never).
-    pub fn new(
-        conn: Conn,
-        session: Session,
-        state: Arc<ConnState>,
-        park_after: Option<Duration>,
-    ) -> Live {
+    pub fn new(conn: Conn, session: Session, state: Arc<ConnState>, parking: Parking) -> Live {
+        let park_after = match parking {
+            Parking::After(d) => Some(d.max(MIN_PARK_DELAY)),
+            Parking::Never | Parking::AfterEachCommand => None,
+        };
         Live {
             conn,
             session,
@@ -64,10 +76,12 @@ impl Live {
             stmts: Statements::default(),
             write_timeout: None,
             reads: ReadTimeouts {
-                park_after: park_after.map(|d| d.max(MIN_PARK_DELAY)),
+                park_after,
+                each_command: parking == Parking::AfterEachCommand,
                 applied: None,
             },
             registered: false,
+            ready: false,
         }
     }
 
@@ -87,6 +101,7 @@ impl Live {
     /// Stops parking this connection (when the parker cannot take it).
     pub fn never_park(&mut self) {
         self.reads.park_after = None;
+        self.reads.each_command = false;
         self.reads.applied = None;
     }
 }
@@ -118,6 +133,7 @@ pub(crate) fn resume(server: &Arc<Server>, mut live: Box<Live>, expired: bool) {
         return finish(server, live);
     }
     live.conn.restore_buffers();
+    live.ready = true;
     run(server, live)
 }
 
@@ -140,10 +156,16 @@ pub(crate) fn command_loop(server: &Arc<Server>, live: &mut Live) -> Ended {
         stmts,
         write_timeout,
         reads,
+        ready,
         ..
     } = live;
     loop {
-        reads.apply(state, conn, session.idle_timeout());
+        let wait_secs = session.idle_timeout();
+        reads.apply(state, conn, wait_secs);
+        if reads.each_command && !std::mem::take(ready) && !conn.has_buffered_input() {
+            let remaining = (wait_secs > 0).then(|| Duration::from_secs(wait_secs));
+            return Ended::Idle { remaining };
+        }
         if !conn.has_buffered_input() {
             conn.get_mut().1.at_command_start = true;
         }
@@ -208,6 +230,8 @@ fn apply_write_timeout(conn: &Conn, session: &Session, current: &mut Option<Dura
 /// up to `wait_timeout` in all (see [`crate::blocking::Patience`]).
 struct ReadTimeouts {
     park_after: Option<Duration>,
+    /// Parked after every command, without waiting (the thread pool).
+    each_command: bool,
     /// The `wait_timeout` (seconds) the socket was last set up for.
     applied: Option<u64>,
 }

@@ -117,6 +117,8 @@ pub struct Args {
     pub binlog_ignore_db: Vec<String>,
     #[command(flatten)]
     pub replica: crate::replica_opts::ReplicaArgs,
+    #[command(flatten)]
+    pub threads: crate::pool_opts::ThreadArgs,
     /// Read options from this file first ([mysqld] and [basaltd] sections).
     #[arg(long = "defaults-file")]
     pub defaults_file: Option<PathBuf>,
@@ -215,6 +217,8 @@ pub struct Config {
     /// server logs each at start).
     pub ignored_options: Vec<String>,
     pub tls: crate::tls::TlsSettings,
+    /// `--thread-handling`, the pool's settings at start, `--extra-port`.
+    pub threads: crate::pool_opts::ThreadSettings,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -284,6 +288,7 @@ impl Config {
         };
         Ok(Config {
             tls,
+            threads: args.threads.resolve(&get)?,
             log_bin: log_bin_named.is_some() && !skip_log_bin,
             log_bin_basename: log_bin_named
                 .filter(|n| !n.is_empty() && n != "1" && !n.eq_ignore_ascii_case("on"))
@@ -727,7 +732,7 @@ fn read_defaults(path: &Path) -> Result<(HashMap<String, String>, Vec<String>), 
             ignored.push(key);
             continue;
         }
-        if !KNOWN.contains(&key.as_str()) {
+        if !KNOWN.contains(&key.as_str()) && !crate::pool_opts::KNOWN.contains(&key.as_str()) {
             return Err(ConfigError::Unknown(key));
         }
         let key = key.strip_prefix("innodb_").unwrap_or(&key).to_string();

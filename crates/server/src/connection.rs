@@ -183,11 +183,20 @@ pub(crate) fn max_allowed_packet(server: &Server) -> usize {
     }
 }
 
+/// Which listener a connection came in on.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Port {
+    /// The TCP port or the Unix socket.
+    Main,
+    /// `--extra-port`: limited by `extra_max_connections`, never parked.
+    Extra,
+}
+
 /// Serves one client until it quits, is killed, or breaks the protocol.
-pub fn serve(server: &Arc<Server>, stream: Stream) {
+pub(crate) fn serve(server: &Arc<Server>, stream: Stream, port: Port) {
     stream.set_nodelay();
     let host = stream.peer_host();
-    let admission = Admission::of(server);
+    let admission = Admission::of(server, port);
     // Every read of the handshake waits at most connect_timeout. Its writes (the
     // greeting, an auth switch, an RSA key, OK or ERR) are far smaller than a
     // socket's send buffer, so they never wait for the client; the command loop
@@ -195,7 +204,12 @@ pub fn serve(server: &Arc<Server>, stream: Stream) {
     // write, so each connection costs two setsockopt calls for them, not six.
     let _ = stream.set_read_timeout(Some(admission.connect_timeout));
     let id = server.registry.next_id();
-    let state = ConnState::new(id, host.clone(), stream.try_clone().ok());
+    let state = ConnState::new(
+        id,
+        host.clone(),
+        stream.try_clone().ok(),
+        port == Port::Extra,
+    );
     let mut conn = PacketConn::new(Blocking::new(stream));
     conn.set_max_allowed_packet(max_allowed_packet(server));
     let pending_limit = crate::registry::Registry::pending_limit(admission.max_connections);
@@ -204,8 +218,11 @@ pub fn serve(server: &Arc<Server>, stream: Stream) {
     match login(server, conn, &state, &admission) {
         Some((conn, session)) => {
             state.set_command("Sleep", None);
-            let park_after = crate::park::delay(server);
-            let live = Live::new(conn, session, state, park_after);
+            let parking = match port {
+                Port::Main => crate::park::parking(server),
+                Port::Extra => crate::command_loop::Parking::Never,
+            };
+            let live = Live::new(conn, session, state, parking);
             crate::command_loop::run(server, Box::new(live));
         }
         None => {
@@ -223,15 +240,21 @@ pub(crate) struct Admission {
 }
 
 impl Admission {
-    fn of(server: &Server) -> Admission {
+    fn of(server: &Server, port: Port) -> Admission {
         let global = |name: &str, default: u64| match server.engine.global_variable(name) {
             Some(Value::UInt(n)) => n,
             Some(Value::Int(n)) => n.max(0) as u64,
             _ => default,
         };
+        let max_connections = match port {
+            Port::Main => global("max_connections", server.config.max_connections as u64),
+            Port::Extra => global(
+                "extra_max_connections",
+                server.config.threads.extra_max_connections,
+            ),
+        };
         Admission {
-            max_connections: global("max_connections", server.config.max_connections as u64)
-                as usize,
+            max_connections: max_connections as usize,
             // MariaDB's range for connect_timeout starts at 2 seconds.
             connect_timeout: Duration::from_secs(global("connect_timeout", 10).max(2)),
         }
@@ -601,7 +624,13 @@ pub(crate) fn dispatch(
         }
         Command::BinlogDump(body) => {
             match session.require_global_privilege(REPL_SLAVE, "REPLICATION SLAVE") {
-                Ok(()) => return crate::dump::binlog_dump(server, conn, state, session, body),
+                // A dump mostly waits for the next event: as a declared wait it
+                // does not hold one of the thread pool's running slots.
+                Ok(()) => {
+                    return basalt_common::wait::waiting(|| {
+                        crate::dump::binlog_dump(server, conn, state, session, body)
+                    })
+                }
                 Err(e) => conn.write_err(&e),
             }
         }

@@ -81,6 +81,7 @@ impl ServerHooks for Hooks {
         };
         let st = &s.stats;
         let n = |v: &std::sync::atomic::AtomicU64| Value::UInt(v.load(Ordering::Relaxed));
+        let (pool_threads, pool_idle) = s.threads.pool_counts();
         let mut out = vec![
             ("Aborted_clients".to_string(), n(&st.aborted_clients)),
             ("Aborted_connects".to_string(), n(&st.aborted_connects)),
@@ -96,6 +97,14 @@ impl ServerHooks for Hooks {
                 n(&st.max_used_connections),
             ),
             ("Questions".to_string(), n(&st.questions)),
+            (
+                "Threadpool_idle_threads".to_string(),
+                Value::UInt(pool_idle as u64),
+            ),
+            (
+                "Threadpool_threads".to_string(),
+                Value::UInt(pool_threads as u64),
+            ),
             (
                 "Threads_connected".to_string(),
                 Value::UInt(s.registry.count() as u64),

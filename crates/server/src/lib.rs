@@ -1,12 +1,13 @@
 //! basaltd: the server process around the SQL engine.
 //!
-//! Threading model: one thread per connection, as MySQL/MariaDB do by default. A
-//! statement may block for a long time (row-lock waits up to
-//! `innodb_lock_wait_timeout`, group-commit fsync waits, page reads), so it runs on a
-//! thread of its own rather than on a shared async executor where it would stall
-//! other sessions. The accept loop only accepts and hands the socket to a cached
-//! thread ([`listener::ThreadCache`]); the handshake, authentication and session set-up
-//! all happen on the connection's own thread.
+//! Threading model: a statement may block for a long time (row-lock waits up to
+//! `innodb_lock_wait_timeout`, group-commit fsync waits, page reads), so it runs on
+//! an OS thread rather than on a shared async executor where it would stall other
+//! sessions. By default a connection has a thread while it works and none while it
+//! is idle ([`park`]); with `--thread-handling=pool-of-threads` the commands of all
+//! connections share a pool sized by the cores, as MariaDB's thread pool
+//! ([`threads`]). The accept loop only accepts and hands the socket over; the
+//! handshake, authentication and session set-up happen on a connection thread.
 
 mod blocking;
 mod command_loop;
@@ -18,12 +19,14 @@ mod hooks;
 mod limits;
 mod listener;
 mod park;
+mod pool_opts;
 mod registry;
 mod replica_opts;
 mod results;
 mod signals;
 mod statements;
 mod stream;
+mod threads;
 pub mod tls;
 mod tls_certs;
 
@@ -99,6 +102,8 @@ pub struct Server {
     pub replicas: ReplicaRegistry,
     /// Idle connections waiting for their next command without a thread.
     pub(crate) parker: Arc<park::Parker>,
+    /// The connection threads (one per working connection, or the pool).
+    pub(crate) threads: Arc<threads::Threads>,
 }
 
 impl Server {
@@ -183,6 +188,9 @@ fn ready_addresses(l: &listener::Listeners) -> Result<String, ServerError> {
     if let Some(u) = &l.unix {
         parts.push(format!("socket {}", u.path.display()));
     }
+    if let Some(x) = &l.extra {
+        parts.push(format!("extra port {}", x.local_addr()?.port()));
+    }
     Ok(parts.join(" "))
 }
 
@@ -240,6 +248,7 @@ pub fn start(
     global.log_bin_basename = Some(files.dir().join(files.basename()).display().to_string());
     let engine = Engine::new(storage.clone(), global);
     engine.set_binlog(binlog.clone());
+    let threads = threads::Threads::new(config.threads.handling, &config.threads);
     let server = Arc::new(Server {
         config,
         engine: engine.clone(),
@@ -257,6 +266,7 @@ pub fn start(
         binlog: parking_lot::RwLock::new(Some(binlog as Arc<dyn DumpSource>)),
         replicas: ReplicaRegistry::new(),
         parker: Arc::new(park::Parker::new()?),
+        threads,
     });
     engine.set_hooks(Arc::new(hooks::Hooks::new(&server)));
     Ok(server)
@@ -332,6 +342,16 @@ fn global_config(c: &Config, socket: String) -> GlobalConfig {
         replicate_filters: c.replicate_filters.clone(),
         slave_skip_errors: c.slave_skip_errors.clone(),
         log_slave_updates: c.log_slave_updates,
+        threads: basalt_sql::ThreadVars {
+            handling: c.threads.handling.name(),
+            pool_size: c.threads.pool_size,
+            pool_max_threads: c.threads.pool_max_threads,
+            pool_stall_limit: c.threads.pool_stall_limit,
+            pool_oversubscribe: c.threads.pool_oversubscribe,
+            pool_idle_timeout: c.threads.pool_idle_timeout,
+            extra_port: u64::from(c.threads.extra_port),
+            extra_max_connections: c.threads.extra_max_connections,
+        },
         hostname: hostname(),
         rollback_on_timeout: c.rollback_on_timeout,
         collation_server: c.collation_server,

@@ -1,18 +1,17 @@
-//! The listeners (TCP and the Unix socket), their accept loops and the connection
-//! thread cache.
+//! The listeners (TCP, the Unix socket, and the extra port), and their accept
+//! loops.
 //!
 //! The accept loop does nothing but `accept()` and hand the socket over: no
 //! syscalls on the socket, no allocation beyond the queue entry, no session set-up
 //! (the seeds show MySQL's single accept thread doing all of that and becoming the
-//! bottleneck of connection storms). Idle connection threads are kept for reuse, so a
-//! new connection usually costs a condition-variable wake-up, not a thread spawn.
+//! bottleneck of connection storms). Connection threads are kept for reuse
+//! ([`crate::threads`]), so a new connection usually costs a condition-variable
+//! wake-up, not a thread spawn.
 
-use crate::command_loop::{self, Live};
 use crate::config::Config;
 use crate::stream::Stream;
-use crate::{connection, Server, ServerError};
-use parking_lot::{Condvar, Mutex};
-use std::collections::VecDeque;
+use crate::threads::{self, Work};
+use crate::{Server, ServerError};
 use std::net::TcpListener;
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
@@ -22,21 +21,13 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Idle threads kept at most; beyond this, threads exit after their connection.
-const MAX_IDLE_THREADS: usize = 64;
-/// Stack of a connection thread (address space; pages are committed as touched).
-/// Statements up to about 100 KiB run on it whatever their nesting; longer ones,
-/// and recursion past it, continue on stack segments of their own (`basalt_sql`'s
-/// recursion guards), which are freed after the statement.
-const CONNECTION_STACK: usize = 8 << 20;
-/// An idle cached thread exits after this long without work.
-const IDLE_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// Where the server listens: a TCP socket (none with `--skip-networking`) and a
-/// Unix socket (none when the default path cannot be created).
+/// Where the server listens: a TCP socket (none with `--skip-networking`), a
+/// Unix socket (none when the default path cannot be created), and the extra port
+/// (`--extra-port`).
 pub struct Listeners {
     pub tcp: Option<TcpListener>,
     pub unix: Option<UnixSocket>,
+    pub extra: Option<TcpListener>,
 }
 
 /// The listening Unix socket; its file is removed when this is dropped (the clean
@@ -76,7 +67,12 @@ pub fn bind(c: &Config) -> Result<Listeners, ServerError> {
             None
         }
     };
-    Ok(Listeners { tcp, unix })
+    let extra = match c.threads.extra_port {
+        0 => None,
+        _ if c.skip_networking => None,
+        port => Some(bind_tcp(&c.bind_address, port)?),
+    };
+    Ok(Listeners { tcp, unix, extra })
 }
 
 /// `--bind-address` as mysqld takes it: an IPv4 or IPv6 address (`::` listens on
@@ -149,6 +145,7 @@ impl StopHandle {
         let mut fds = Vec::new();
         fds.extend(listeners.tcp.as_ref().map(|l| l.as_raw_fd()));
         fds.extend(listeners.unix.as_ref().map(|u| u.listener.as_raw_fd()));
+        fds.extend(listeners.extra.as_ref().map(|l| l.as_raw_fd()));
         StopHandle { fds }
     }
 
@@ -164,48 +161,67 @@ impl StopHandle {
     }
 }
 
-/// Accepts on every listener (the Unix socket on a thread of its own) until the
-/// server stops; connections of both go to one thread cache.
+/// Accepts on every listener (the Unix socket and the extra port on threads of
+/// their own) until the server stops.
 pub fn accept_loops(server: &Arc<Server>, listeners: &Listeners) {
-    let cache = Arc::new(ThreadCache::new(server.clone()));
-    let resumer = cache.clone();
+    let weak = Arc::downgrade(server);
     let parking = server.parker.start(Box::new(move |live, expired| {
-        resumer.dispatch(Work::Resumed(live, expired))
+        if let Some(server) = weak.upgrade() {
+            threads::dispatch(&server, Work::Resumed(live, expired))
+        }
     }));
     if let Err(e) = parking {
         tracing::error!(error = %e, "cannot start the idle connections' thread; idle connections keep their threads");
     }
+    if let Err(e) = threads::start_stall_check(server) {
+        tracing::error!(error = %e, "cannot start the thread pool's stall check");
+    }
+    let main = |s: Stream| threads::dispatch(server, Work::Accepted(s));
     std::thread::scope(|scope| {
         if let Some(u) = &listeners.unix {
-            let cache = &cache;
+            let main = &main;
             let spawned = std::thread::Builder::new()
                 .name("basalt-accept-unix".into())
                 .spawn_scoped(scope, move || {
                     accept_loop(
                         server,
                         || u.listener.accept().map(|(s, _)| Stream::Unix(Arc::new(s))),
-                        cache,
+                        main,
                     )
                 });
             if let Err(e) = spawned {
                 tracing::error!(error = %e, "cannot start the Unix socket's accept thread");
             }
         }
+        if let Some(x) = &listeners.extra {
+            let spawned = std::thread::Builder::new()
+                .name("basalt-accept-extra".into())
+                .spawn_scoped(scope, move || {
+                    accept_loop(
+                        server,
+                        || x.accept().map(|(s, _)| Stream::Tcp(Arc::new(s))),
+                        |s| threads::serve_extra(server, s),
+                    )
+                });
+            if let Err(e) = spawned {
+                tracing::error!(error = %e, "cannot start the extra port's accept thread");
+            }
+        }
         if let Some(t) = &listeners.tcp {
             accept_loop(
                 server,
                 || t.accept().map(|(s, _)| Stream::Tcp(Arc::new(s))),
-                &cache,
+                main,
             );
         }
     });
-    cache.close();
+    server.threads.close();
 }
 
 fn accept_loop(
     server: &Arc<Server>,
     mut accept: impl FnMut() -> std::io::Result<Stream>,
-    cache: &ThreadCache,
+    hand_over: impl Fn(Stream),
 ) {
     loop {
         match accept() {
@@ -213,7 +229,7 @@ fn accept_loop(
                 if server.shutting_down.load(Ordering::SeqCst) {
                     break;
                 }
-                cache.dispatch(Work::Accepted(stream));
+                hand_over(stream);
             }
             Err(e) => {
                 if server.shutting_down.load(Ordering::SeqCst) {
@@ -223,96 +239,6 @@ fn accept_loop(
                 tracing::warn!(error = %e, "accept failed");
                 std::thread::sleep(Duration::from_millis(50));
             }
-        }
-    }
-}
-
-/// What a connection thread is given.
-pub(crate) enum Work {
-    /// A new connection: handshake, then commands.
-    Accepted(Stream),
-    /// A parked connection woken by its client (`false`) or by `wait_timeout`.
-    Resumed(Box<Live>, bool),
-}
-
-struct Queue {
-    streams: VecDeque<Work>,
-    idle: usize,
-    closed: bool,
-}
-
-/// Connection threads waiting for work.
-pub struct ThreadCache {
-    server: Arc<Server>,
-    queue: Arc<(Mutex<Queue>, Condvar)>,
-}
-
-impl ThreadCache {
-    fn new(server: Arc<Server>) -> Self {
-        ThreadCache {
-            server,
-            queue: Arc::new((
-                Mutex::new(Queue {
-                    streams: VecDeque::new(),
-                    idle: 0,
-                    closed: false,
-                }),
-                Condvar::new(),
-            )),
-        }
-    }
-
-    fn dispatch(&self, work: Work) {
-        let (lock, cond) = &*self.queue;
-        let mut q = lock.lock();
-        q.streams.push_back(work);
-        if q.idle > q.streams.len() - 1 {
-            cond.notify_one();
-            return;
-        }
-        drop(q);
-        let server = self.server.clone();
-        let queue = self.queue.clone();
-        let spawned = std::thread::Builder::new()
-            .name("basalt-conn".into())
-            .stack_size(CONNECTION_STACK)
-            .spawn(move || worker(server, queue));
-        if let Err(e) = spawned {
-            tracing::error!(error = %e, "cannot start a connection thread");
-        }
-    }
-
-    fn close(&self) {
-        let (lock, cond) = &*self.queue;
-        lock.lock().closed = true;
-        cond.notify_all();
-    }
-}
-
-fn worker(server: Arc<Server>, queue: Arc<(Mutex<Queue>, Condvar)>) {
-    let (lock, cond) = &*queue;
-    loop {
-        let stream = {
-            let mut q = lock.lock();
-            loop {
-                if let Some(s) = q.streams.pop_front() {
-                    break Some(s);
-                }
-                if q.closed || q.idle >= MAX_IDLE_THREADS {
-                    break None;
-                }
-                q.idle += 1;
-                let timed_out = cond.wait_for(&mut q, IDLE_TIMEOUT).timed_out();
-                q.idle -= 1;
-                if timed_out && q.streams.is_empty() {
-                    break None;
-                }
-            }
-        };
-        match stream {
-            Some(Work::Accepted(s)) => connection::serve(&server, s),
-            Some(Work::Resumed(live, expired)) => command_loop::resume(&server, live, expired),
-            None => return,
         }
     }
 }

@@ -15,7 +15,7 @@
 //! before the timeout, and the timeout costs no syscall (it is the socket's
 //! receive timeout, set once).
 
-use crate::command_loop::Live;
+use crate::command_loop::{Live, Parking};
 use crate::Server;
 use basalt_common::Value;
 use parking_lot::Mutex;
@@ -176,14 +176,19 @@ impl Parker {
     }
 }
 
-/// How long a new connection of `server` may stay silent before it is parked
-/// (`None`: it keeps its thread), read from the global variable when it logs in.
-pub(crate) fn delay(server: &Server) -> Option<Duration> {
-    server.parker.resume.get()?;
-    let ms = match server.engine.global_variable(PARK_DELAY_VAR) {
-        Some(Value::UInt(n)) => n,
-        Some(Value::Int(n)) => n.max(0) as u64,
-        _ => return None,
-    };
-    Some(Duration::from_millis(ms))
+/// When a new connection of `server` leaves its thread: after each command with
+/// the thread pool; else once silent for the park delay, read from the global
+/// variable when it logs in; never when nothing can wait for it.
+pub(crate) fn parking(server: &Server) -> Parking {
+    if server.parker.resume.get().is_none() {
+        return Parking::Never;
+    }
+    if server.threads.is_pool() {
+        return Parking::AfterEachCommand;
+    }
+    match server.engine.global_variable(PARK_DELAY_VAR) {
+        Some(Value::UInt(n)) => Parking::After(Duration::from_millis(n)),
+        Some(Value::Int(n)) => Parking::After(Duration::from_millis(n.max(0) as u64)),
+        _ => Parking::Never,
+    }
 }

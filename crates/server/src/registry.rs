@@ -15,8 +15,9 @@
 //! ([`Registry::admit`]), so a flood of idle sockets costs at most that many threads
 //! and a real client's handshake, which takes a round trip or two, still completes.
 //!
-//! Invariants (kept under the registry's lock): `logged_in` equals the number of
-//! registered states whose `authenticated` flag is set; `pending` equals the number
+//! Invariants (kept under the registry's lock): `logged_in` (`extra_logged_in`)
+//! equals the number of registered states of the main listeners (of the extra
+//! port) whose `authenticated` flag is set; `pending` equals the number
 //! of registered states neither authenticated nor `evicted`. An evicted state stays
 //! registered until its thread notices the closed socket and removes it, but it no
 //! longer counts, is never picked again, and can no longer log in.
@@ -47,6 +48,8 @@ pub struct ConnState {
     authenticated: AtomicBool,
     /// Closed by [`Registry::admit`] to make room for newer handshakes.
     evicted: AtomicBool,
+    /// Came in on the extra port: counted against `extra_max_connections`.
+    pub extra: bool,
 }
 
 pub struct ConnInfo {
@@ -59,7 +62,7 @@ pub struct ConnInfo {
 }
 
 impl ConnState {
-    pub fn new(id: u64, host: String, socket: Option<Stream>) -> Arc<ConnState> {
+    pub fn new(id: u64, host: String, socket: Option<Stream>, extra: bool) -> Arc<ConnState> {
         Arc::new(ConnState {
             id,
             host,
@@ -77,6 +80,7 @@ impl ConnState {
             socket,
             authenticated: AtomicBool::new(false),
             evicted: AtomicBool::new(false),
+            extra,
         })
     }
 
@@ -151,8 +155,10 @@ impl ConnState {
 pub struct Registry {
     next_id: AtomicU64,
     conns: Mutex<BTreeMap<u64, Arc<ConnState>>>,
-    /// Registered connections that have logged in.
+    /// Registered connections that have logged in (on the extra port: the
+    /// second counter).
     logged_in: AtomicUsize,
+    extra_logged_in: AtomicUsize,
     /// Registered connections still in the handshake.
     pending: AtomicUsize,
 }
@@ -167,6 +173,7 @@ impl Registry {
             next_id: AtomicU64::new(1),
             conns: Mutex::new(BTreeMap::new()),
             logged_in: AtomicUsize::new(0),
+            extra_logged_in: AtomicUsize::new(0),
             pending: AtomicUsize::new(0),
         }
     }
@@ -179,8 +186,9 @@ impl Registry {
     }
 
     /// Registers a new, pending connection. When that makes more than `limit`
-    /// pending, the oldest other pending connection is closed (its thread sees the
-    /// socket shut and ends the handshake).
+    /// pending, the oldest other pending connection of the same listener (main or
+    /// extra port) is closed (its thread sees the socket shut and ends the
+    /// handshake).
     pub fn admit(&self, state: Arc<ConnState>, limit: usize) {
         let victim = {
             let mut conns = self.conns.lock();
@@ -190,6 +198,7 @@ impl Registry {
                 .then(|| {
                     conns.values().find(|c| {
                         c.id != state.id
+                            && c.extra == state.extra
                             && !c.is_authenticated()
                             && !c.evicted.load(Ordering::SeqCst)
                     })
@@ -217,17 +226,26 @@ impl Registry {
     /// logging in at that moment.
     pub fn try_login(&self, state: &ConnState, limit: usize) -> Result<usize, TooManyConnections> {
         let _conns = self.conns.lock();
-        let now = self.logged_in.load(Ordering::SeqCst);
+        let counter = self.counter(state);
+        let now = counter.load(Ordering::SeqCst);
         if now >= limit || state.evicted.load(Ordering::SeqCst) {
             return Err(TooManyConnections);
         }
-        self.logged_in.store(now + 1, Ordering::SeqCst);
+        counter.store(now + 1, Ordering::SeqCst);
         self.pending.fetch_sub(1, Ordering::SeqCst);
         state.authenticated.store(true, Ordering::SeqCst);
         Ok(now + 1)
     }
 
-    /// Connections logged in now.
+    fn counter(&self, state: &ConnState) -> &AtomicUsize {
+        if state.extra {
+            &self.extra_logged_in
+        } else {
+            &self.logged_in
+        }
+    }
+
+    /// Connections logged in now (not counting the extra port's).
     pub fn logged_in(&self) -> usize {
         self.logged_in.load(Ordering::SeqCst)
     }
@@ -242,7 +260,7 @@ impl Registry {
             return;
         };
         if state.is_authenticated() {
-            self.logged_in.fetch_sub(1, Ordering::SeqCst);
+            self.counter(&state).fetch_sub(1, Ordering::SeqCst);
         } else if !state.evicted.load(Ordering::SeqCst) {
             self.pending.fetch_sub(1, Ordering::SeqCst);
         }
@@ -273,7 +291,7 @@ mod tests {
     fn pending_handshakes_are_bounded_and_only_logins_count() {
         let r = Registry::new();
         let states: Vec<_> = (0..5)
-            .map(|_| ConnState::new(r.next_id(), "h".into(), None))
+            .map(|_| ConnState::new(r.next_id(), "h".into(), None, false))
             .collect();
         for s in &states {
             r.admit(s.clone(), 3);

@@ -80,6 +80,37 @@ pub struct GlobalConfig {
     pub slave_skip_errors: String,
     /// `log_slave_updates` at start (SET GLOBAL changes it at runtime).
     pub log_slave_updates: bool,
+    /// `@@thread_handling`, the `thread_pool_*` variables at start, `@@extra_port`
+    /// and `@@extra_max_connections`.
+    pub threads: ThreadVars,
+}
+
+/// How the server gives connections threads, as the variables show it at start.
+#[derive(Debug, Clone)]
+pub struct ThreadVars {
+    pub handling: &'static str,
+    pub pool_size: u64,
+    pub pool_max_threads: u64,
+    pub pool_stall_limit: u64,
+    pub pool_oversubscribe: u64,
+    pub pool_idle_timeout: u64,
+    pub extra_port: u64,
+    pub extra_max_connections: u64,
+}
+
+impl Default for ThreadVars {
+    fn default() -> Self {
+        ThreadVars {
+            handling: "one-thread-per-connection",
+            pool_size: 1,
+            pool_max_threads: 65_536,
+            pool_stall_limit: 500,
+            pool_oversubscribe: 3,
+            pool_idle_timeout: 60,
+            extra_port: 0,
+            extra_max_connections: 1,
+        }
+    }
 }
 
 /// The server's TLS files and settings, as `@@ssl_ca`, `@@ssl_cert`,
@@ -139,6 +170,7 @@ impl Default for GlobalConfig {
             replicate_filters: Vec::new(),
             slave_skip_errors: "OFF".into(),
             log_slave_updates: false,
+            threads: ThreadVars::default(),
         }
     }
 }

@@ -79,7 +79,7 @@ mod ty;
 mod userlock;
 mod value;
 
-pub use engine::{Engine, GlobalConfig, ProcessInfo, ServerHooks, TlsVars};
+pub use engine::{Engine, GlobalConfig, ProcessInfo, ServerHooks, ThreadVars, TlsVars};
 pub use exec::spill::RowSpool;
 pub use result::{Collected, Ending, PreparedInfo, QueryResult, ResultSink};
 pub use session::{Session, Tracked};

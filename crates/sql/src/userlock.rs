@@ -120,7 +120,7 @@ impl UserLocks {
             let slice = deadline.map_or(SLICE, |d| {
                 d.saturating_duration_since(Instant::now()).min(SLICE)
             });
-            self.released.wait_for(&mut st, slice);
+            basalt_common::wait::waiting(|| self.released.wait_for(&mut st, slice));
         }
     }
 

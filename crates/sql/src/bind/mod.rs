@@ -208,6 +208,10 @@ pub struct Binder<'a> {
     /// A prepared statement's `?` in the select list: the result's column types
     /// follow the bound values, so each execution types the statement again.
     pub param_in_projection: bool,
+    /// The plan holds rows read when it was bound (information_schema and the
+    /// `mysql` system tables): a prepared statement binds again at each execution
+    /// to see the server as it is then.
+    pub reads_live_rows: bool,
     /// Uncorrelated subqueries bound so far (inner ones before outer ones).
     pub subplans: Vec<crate::plan::SubPlan>,
     /// Subquery nesting depth (select-item names come from `raw` only at depth 0).
@@ -268,6 +272,7 @@ impl<'a> Binder<'a> {
             reusable: true,
             in_projection: false,
             param_in_projection: false,
+            reads_live_rows: false,
             subplans: Vec::new(),
             depth: 0,
             outer_scopes: Vec::new(),
@@ -450,6 +455,7 @@ impl<'a> Binder<'a> {
     pub fn open_table(&mut self, db: &str, name: &str) -> Result<Arc<dyn Table>, MySqlError> {
         if crate::infoschema::is_schema(db) {
             self.reusable = false;
+            self.reads_live_rows = true;
             return crate::infoschema::open(name, self.cx);
         }
         if let Some(t) = self.cx.temp.table(db, name).filter(|_| self.view_body == 0) {
@@ -470,6 +476,7 @@ impl<'a> Binder<'a> {
                 let t = crate::system_tables::open(&self.cx.engine, db, name)
                     .ok_or_else(|| MySqlError::no_such_table(db, name))?;
                 self.reusable = false;
+                self.reads_live_rows = true;
                 Ok(t)
             }
         }

@@ -48,7 +48,7 @@ impl Replica {
                 Some(d) => d.saturating_duration_since(Instant::now()).min(SLICE),
                 None => SLICE,
             };
-            shared.pos_changed.wait_for(&mut pos, slice);
+            basalt_common::wait::waiting(|| shared.pos_changed.wait_for(&mut pos, slice));
         }
     }
 }

@@ -585,8 +585,9 @@ impl Session {
     }
 
     /// Runs `bind` with a binder for `text` whose virtual stack starts at `base`,
-    /// then attaches the bound subqueries; also tells whether a `?` stands in the
-    /// select list.
+    /// then attaches the bound subqueries; also tells whether a prepared statement
+    /// must bind again at each execution (a `?` in the select list, or rows read
+    /// at bind time).
     fn bind_plan(
         &mut self,
         text: &str,
@@ -620,7 +621,7 @@ impl Session {
             Err(e) => return Err(e),
         };
         b.attach_subqueries(&mut plan);
-        Ok((plan, b.param_in_projection))
+        Ok((plan, b.param_in_projection || b.reads_live_rows))
     }
 
     /// Runs a plan with parameter values, after the table-lock checks. A SELECT's

@@ -213,6 +213,12 @@ impl Session {
             "optimizer_search_depth" => (0, 62),
             "join_cache_level" => (0, 8),
             "rpl_semi_sync_master_timeout" => (0, u64::from(u32::MAX)),
+            "thread_pool_size" => (1, 100_000),
+            "thread_pool_max_threads" => (1, 65_536),
+            "thread_pool_stall_limit" => (1, u64::from(u32::MAX)),
+            "thread_pool_oversubscribe" => (1, 1000),
+            "thread_pool_idle_timeout" => (1, u64::from(u32::MAX)),
+            "extra_max_connections" => (1, 100_000),
             _ => return v,
         };
         match v {

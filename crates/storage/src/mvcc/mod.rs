@@ -283,7 +283,8 @@ impl TxnManager {
         self.stats.lock_waits.fetch_add(1, Ordering::Relaxed);
         let flag = interrupt.map_or(0, |f| Arc::as_ptr(f) as usize);
         self.add_wait_edges(waiter, holders, slot.id, flag)?;
-        let result = self.block_on(&slot, timeout, interrupt.map(|f| &**f));
+        let result =
+            basalt_common::wait::waiting(|| self.block_on(&slot, timeout, interrupt.map(|f| &**f)));
         self.waits.lock().remove(&waiter);
         result
     }

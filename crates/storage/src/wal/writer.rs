@@ -72,9 +72,9 @@ impl Inner {
                     st.requested = lsn;
                     self.writer_cv.notify_one();
                 }
-                self.flush_cv.wait(&mut st);
+                basalt_common::wait::waiting(|| self.flush_cv.wait(&mut st));
             } else if st.in_progress {
-                self.flush_cv.wait(&mut st);
+                basalt_common::wait::waiting(|| self.flush_cv.wait(&mut st));
             } else {
                 self.lead(&mut st, sync);
             }

@@ -45,6 +45,6 @@ pub fn eval(arg: &Value, ctx: &mut EvalCtx) -> R {
             Some(e) => e - now,
             None => SLICE,
         };
-        std::thread::sleep(left.min(SLICE));
+        basalt_common::wait::waiting(|| std::thread::sleep(left.min(SLICE)));
     }
 }

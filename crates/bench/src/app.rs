@@ -30,12 +30,17 @@ pub fn run(args: &Args) -> Result<PathBuf, String> {
         ..Results::default()
     };
     check_tools(&plan, &mut results);
+    let threads: Vec<String> = args
+        .thread_handling
+        .iter()
+        .map(|t| format!("--thread-handling={t}"))
+        .collect();
     let launch = Launch {
         bins: &bins,
         workdir: &workdir,
         wrapper: &[],
-        mariadb_extra: &[],
-        basalt_extra: &[],
+        mariadb_extra: &threads,
+        basalt_extra: &threads,
         ready_timeout: Duration::from_secs(180),
     };
     read_stage(&plan, &launch, &progress, &mut results);
@@ -206,6 +211,10 @@ fn start_info(args: &Args, plan: &Plan, bins: &Binaries) -> RunInfo {
         ..RunInfo::default()
     };
     info.notes.extend(args.notes.iter().cloned());
+    if let Some(t) = &args.thread_handling {
+        info.notes
+            .push(format!("Both servers ran with --thread-handling={t}."));
+    }
     info
 }
 

@@ -33,6 +33,13 @@ pub const LAT_P99: Metric = Metric {
     better: Better::Lower,
 };
 
+/// Server CPU time (user + system, /proc/PID/stat) per storm connection.
+pub const CPU_PER_CONN: Metric = Metric {
+    key: "server_cpu_us_per_conn",
+    unit: "µs/conn",
+    better: Better::Lower,
+};
+
 pub const BYTES_PER_COMMIT: Metric = Metric {
     key: "bytes_per_commit",
     unit: "B",
@@ -294,9 +301,11 @@ pub fn storm_setup(server: &mut Server) -> Result<(), String> {
     )
 }
 
-/// `clients` threads each looping: connect, one point select, disconnect.
+/// `clients` threads each looping: connect, one point select, disconnect. Also
+/// reports the server's CPU time per connection.
 pub fn storm_once(server: &Server, clients: u32, secs: u64) -> Result<Sample, String> {
     let opts = server.opts(Some("benchs"));
+    let ticks0 = server.pid().and_then(|p| crate::cpu::cpu_ticks(p).ok());
     let totals = drive(
         clients,
         secs,
@@ -306,7 +315,13 @@ pub fn storm_once(server: &Server, clients: u32, secs: u64) -> Result<Sample, St
             point_select(&mut conn, i)
         },
     )?;
-    totals.sample(CONNS)
+    let ticks1 = server.pid().and_then(|p| crate::cpu::cpu_ticks(p).ok());
+    let mut sample = totals.sample(CONNS)?;
+    if let (Some(a), Some(b)) = (ticks0, ticks1) {
+        let secs = b.saturating_sub(a) as f64 / crate::cpu::clock_ticks_per_sec();
+        sample.push((CPU_PER_CONN, secs * 1e6 / totals.ops.max(1) as f64));
+    }
+    Ok(sample)
 }
 
 /// One point select by primary key on the storm table (`benchs.t`, 100 rows).

@@ -80,7 +80,7 @@ pub struct Args {
     /// --quick), at most 20 s.
     #[arg(long)]
     pub dump_commits: Option<u64>,
-    /// Connection storm clients (default 1,32).
+    /// Connection storm clients (default 1,32,256; quick: 1,32).
     #[arg(long, value_delimiter = ',')]
     pub storm_clients: Vec<u32>,
     /// Seconds per commit / storm / binlog / binlog-dump throughput run (default 5; 3
@@ -104,6 +104,10 @@ pub struct Args {
     /// A note for the report (repeatable).
     #[arg(long = "note")]
     pub notes: Vec<String>,
+    /// `one-thread-per-connection` or `pool-of-threads`, given to both servers
+    /// (default: each server's own default, one thread per connection).
+    #[arg(long = "thread-handling")]
+    pub thread_handling: Option<String>,
 }
 
 /// The seed set's parameters.
@@ -323,7 +327,7 @@ pub fn resolve(a: &Args) -> Result<Plan, String> {
             secs: load_secs,
         },
         storm: LoadPlan {
-            clients: or(&a.storm_clients, &[1, 32]),
+            clients: or(&a.storm_clients, if q { &[1, 32] } else { &[1, 32, 256] }),
             secs: load_secs,
         },
         binlog: LoadPlan {

@@ -2,7 +2,9 @@
 //! median(MariaDB); each table says whether lower or higher is better.
 
 use crate::cpu;
-use crate::load::{BYTES_PER_COMMIT, COMMITS, CONNS, FSYNCS_PER_COMMIT, LAT_P50, LAT_P99};
+use crate::load::{
+    BYTES_PER_COMMIT, COMMITS, CONNS, CPU_PER_CONN, FSYNCS_PER_COMMIT, LAT_P50, LAT_P99,
+};
 use crate::results::{Case, Results, Workload};
 use crate::runner::fmt_num;
 use crate::servers::Kind;
@@ -311,7 +313,10 @@ fn simple_table(out: &mut String, r: &Results, w: Workload, title: &str, key: &s
             "---|---|---|---|",
         )
     } else {
-        ("", "")
+        (
+            " Basalt server CPU µs/conn | MariaDB server CPU µs/conn |",
+            "---|---|",
+        )
     };
     let _ = write!(
         out,
@@ -340,6 +345,13 @@ fn simple_table(out: &mut String, r: &Results, w: Workload, title: &str, key: &s
                 med(c, BYTES_PER_COMMIT.key, Kind::MariaDb),
                 med(c, FSYNCS_PER_COMMIT.key, Kind::Basalt),
                 med(c, FSYNCS_PER_COMMIT.key, Kind::MariaDb)
+            );
+        } else {
+            let _ = write!(
+                row,
+                " {} | {} |",
+                med(c, CPU_PER_CONN.key, Kind::Basalt),
+                med(c, CPU_PER_CONN.key, Kind::MariaDb)
             );
         }
         let _ = writeln!(out, "{row}");

@@ -288,7 +288,13 @@ impl Config {
         };
         Ok(Config {
             tls,
-            threads: args.threads.resolve(&get)?,
+            threads: args.threads.resolve(
+                &get,
+                match args.max_connections {
+                    Some(v) => u64::from(v),
+                    None => parse_num("max_connections", get("max_connections"))?.unwrap_or(1000),
+                },
+            )?,
             log_bin: log_bin_named.is_some() && !skip_log_bin,
             log_bin_basename: log_bin_named
                 .filter(|n| !n.is_empty() && n != "1" && !n.eq_ignore_ascii_case("on"))

@@ -351,6 +351,7 @@ fn global_config(c: &Config, socket: String) -> GlobalConfig {
             pool_idle_timeout: c.threads.pool_idle_timeout,
             extra_port: u64::from(c.threads.extra_port),
             extra_max_connections: c.threads.extra_max_connections,
+            back_log: c.threads.back_log,
         },
         hostname: hostname(),
         rollback_on_timeout: c.rollback_on_timeout,

@@ -53,6 +53,7 @@ fn file_id(path: &Path) -> std::io::Result<(u64, u64)> {
 
 /// Opens the listeners the configuration asks for.
 pub fn bind(c: &Config) -> Result<Listeners, ServerError> {
+    let backlog = c.threads.back_log as i32;
     let tcp = if c.skip_networking {
         None
     } else {
@@ -72,7 +73,27 @@ pub fn bind(c: &Config) -> Result<Listeners, ServerError> {
         _ if c.skip_networking => None,
         port => Some(bind_tcp(&c.bind_address, port)?),
     };
+    if let Some(u) = &unix {
+        set_backlog(&u.listener, backlog);
+    }
+    for l in tcp.iter().chain(extra.iter()) {
+        set_backlog(l, backlog);
+    }
     Ok(Listeners { tcp, unix, extra })
+}
+
+/// Sets the listen backlog (`back_log`; the standard library listens with 128,
+/// which a storm of a few hundred clients overflows, and the kernel then drops
+/// their SYNs: a second of retransmission for each). The kernel caps it at
+/// `net.core.somaxconn`.
+fn set_backlog(listener: &impl AsRawFd, backlog: i32) {
+    // SAFETY: listen(2) on a socket that is already listening changes its backlog.
+    if unsafe { libc::listen(listener.as_raw_fd(), backlog) } != 0 {
+        tracing::warn!(
+            "cannot set the listen backlog to {backlog}: {}",
+            std::io::Error::last_os_error()
+        );
+    }
 }
 
 /// `--bind-address` as mysqld takes it: an IPv4 or IPv6 address (`::` listens on
@@ -170,8 +191,12 @@ pub fn accept_loops(server: &Arc<Server>, listeners: &Listeners) {
             threads::dispatch(&server, Work::Resumed(live, expired))
         }
     }));
-    if let Err(e) = parking {
-        tracing::error!(error = %e, "cannot start the idle connections' thread; idle connections keep their threads");
+    match parking {
+        Ok(()) if server.threads.is_pool() => server.parker.set_direct(),
+        Ok(()) => {}
+        Err(e) => {
+            tracing::error!(error = %e, "cannot start the idle connections' thread; idle connections keep their threads")
+        }
     }
     if let Err(e) = threads::start_stall_check(server) {
         tracing::error!(error = %e, "cannot start the thread pool's stall check");

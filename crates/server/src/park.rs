@@ -14,6 +14,13 @@
 //! A connection that is busy never comes here: its reads find the next command
 //! before the timeout, and the timeout costs no syscall (it is the socket's
 //! receive timeout, set once).
+//!
+//! With the thread pool ([`Parker::set_direct`]) the idle pool threads wait in
+//! the epoll set themselves ([`Parker::wait_ready`]) and run the connection whose
+//! command arrives on the thread that saw it, as the listener of MariaDB's pool
+//! does, without a hand-over; the parker's own thread then only enforces
+//! `wait_timeout`. An eventfd in the set wakes a waiting pool thread for queued
+//! work ([`Parker::signal`]).
 
 use crate::command_loop::{Live, Parking};
 use crate::Server;
@@ -30,6 +37,18 @@ use std::time::{Duration, Instant};
 pub const PARK_DELAY_VAR: &str = "basalt_idle_connection_park_ms";
 /// How often parked connections are checked against `wait_timeout`.
 const EXPIRY_CHECK: Duration = Duration::from_millis(500);
+/// The epoll token of the eventfd that wakes a pool thread.
+const SIGNAL: u64 = u64::MAX;
+
+/// What a pool thread waiting in the epoll set got.
+pub(crate) enum Ready {
+    /// A parked connection's client sent something (or closed).
+    Conn(Box<Live>),
+    /// Work was queued for the pool.
+    Signal,
+    /// Nothing before the timeout.
+    Timeout,
+}
 
 /// Takes a parked connection back: `true` when it expired (`wait_timeout`).
 pub(crate) type Resume = Box<dyn Fn(Box<Live>, bool) + Send + Sync>;
@@ -41,6 +60,10 @@ struct Parked {
 
 pub(crate) struct Parker {
     epoll: OwnedFd,
+    /// An eventfd (semaphore mode) in the epoll set, level-triggered.
+    signal: OwnedFd,
+    /// Pool threads take the ready connections (the parker's thread does not).
+    direct: AtomicBool,
     parked: Mutex<HashMap<u64, Parked>>,
     resume: OnceLock<Resume>,
     stopping: AtomicBool,
@@ -53,9 +76,40 @@ impl Parker {
         if fd < 0 {
             return Err(io::Error::last_os_error());
         }
+        // SAFETY: `fd` is a new descriptor owned by nothing else.
+        let epoll = unsafe { OwnedFd::from_raw_fd(fd) };
+        // SAFETY: eventfd has no memory arguments; the result is checked.
+        let efd = unsafe {
+            libc::eventfd(
+                0,
+                libc::EFD_CLOEXEC | libc::EFD_NONBLOCK | libc::EFD_SEMAPHORE,
+            )
+        };
+        if efd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: `efd` is a new descriptor owned by nothing else.
+        let signal = unsafe { OwnedFd::from_raw_fd(efd) };
+        let mut ev = libc::epoll_event {
+            events: libc::EPOLLIN as u32,
+            u64: SIGNAL,
+        };
+        // SAFETY: both descriptors are open; `ev` is valid for the call.
+        let rc = unsafe {
+            libc::epoll_ctl(
+                epoll.as_raw_fd(),
+                libc::EPOLL_CTL_ADD,
+                signal.as_raw_fd(),
+                &mut ev,
+            )
+        };
+        if rc != 0 {
+            return Err(io::Error::last_os_error());
+        }
         Ok(Parker {
-            // SAFETY: `fd` is a new descriptor owned by nothing else.
-            epoll: unsafe { OwnedFd::from_raw_fd(fd) },
+            epoll,
+            signal,
+            direct: AtomicBool::new(false),
             parked: Mutex::new(HashMap::new()),
             resume: OnceLock::new(),
             stopping: AtomicBool::new(false),
@@ -73,6 +127,78 @@ impl Parker {
             .name("basalt-parked".into())
             .spawn(move || me.wait_loop())?;
         Ok(())
+    }
+
+    /// From now on pool threads take ready connections with [`Parker::wait_ready`].
+    pub fn set_direct(&self) {
+        self.direct.store(true, Ordering::SeqCst);
+    }
+
+    /// Wakes one pool thread waiting in [`Parker::wait_ready`] (it returns
+    /// [`Ready::Signal`]).
+    pub fn signal(&self) {
+        let one: u64 = 1;
+        // SAFETY: writes 8 bytes from `one` to the eventfd.
+        let _ = unsafe { libc::write(self.signal.as_raw_fd(), (&one as *const u64).cast(), 8) };
+    }
+
+    /// Waits up to `timeout` for a parked connection's next command or a signal.
+    pub fn wait_ready(&self, timeout: Duration) -> Ready {
+        let mut ev = libc::epoll_event { events: 0, u64: 0 };
+        // SAFETY: room for one event.
+        let n = unsafe {
+            libc::epoll_wait(
+                self.epoll.as_raw_fd(),
+                &mut ev,
+                1,
+                timeout.as_millis() as i32,
+            )
+        };
+        if n != 1 {
+            return Ready::Timeout;
+        }
+        if ev.u64 == SIGNAL {
+            let mut v: u64 = 0;
+            // SAFETY: reads 8 bytes into `v` (EAGAIN when another thread took it).
+            let r = unsafe { libc::read(self.signal.as_raw_fd(), (&mut v as *mut u64).cast(), 8) };
+            return if r == 8 {
+                Ready::Signal
+            } else {
+                Ready::Timeout
+            };
+        }
+        let id = ev.u64;
+        match self.parked.lock().remove(&id) {
+            Some(p) => Ready::Conn(p.live),
+            None => Ready::Timeout,
+        }
+    }
+
+    /// The connections whose clients spoke, without waiting (for the pool's stall
+    /// check when no pool thread is waiting in the set).
+    /// Returns how many it handed to `take`.
+    pub fn drain_ready(&self, mut take: impl FnMut(Box<Live>)) -> usize {
+        let mut events = vec![libc::epoll_event { events: 0, u64: 0 }; 64];
+        // SAFETY: `events` has room for `events.len()` entries.
+        let n = unsafe {
+            libc::epoll_wait(
+                self.epoll.as_raw_fd(),
+                events.as_mut_ptr(),
+                events.len() as i32,
+                0,
+            )
+        };
+        let mut map = self.parked.lock();
+        let mut taken = 0;
+        for ev in events.iter().take(n.max(0) as usize) {
+            // The eventfd is level-triggered: it stays ready for a pool thread.
+            let id = ev.u64;
+            if let Some(p) = (id != SIGNAL).then(|| map.remove(&id)).flatten() {
+                take(p.live);
+                taken += 1;
+            }
+        }
+        taken
     }
 
     /// Lets the waiting thread end once no connection is parked.
@@ -127,6 +253,14 @@ impl Parker {
         let mut events = vec![libc::epoll_event { events: 0, u64: 0 }; 256];
         let mut last_check = Instant::now();
         loop {
+            if self.direct.load(Ordering::SeqCst) {
+                std::thread::sleep(EXPIRY_CHECK);
+                self.expire(Instant::now());
+                if self.stopping.load(Ordering::SeqCst) && self.parked.lock().is_empty() {
+                    return;
+                }
+                continue;
+            }
             // SAFETY: `events` has room for `events.len()` entries.
             let n = unsafe {
                 libc::epoll_wait(
@@ -138,6 +272,9 @@ impl Parker {
             };
             for ev in events.iter().take(n.max(0) as usize) {
                 let id = ev.u64;
+                if id == SIGNAL {
+                    continue;
+                }
                 let woken = self.parked.lock().remove(&id);
                 if let Some(p) = woken {
                     self.wake(p.live, false);

@@ -37,6 +37,10 @@ pub struct ThreadArgs {
     /// Connections allowed at once on the extra port (default 1).
     #[arg(long = "extra-max-connections")]
     pub extra_max_connections: Option<u64>,
+    /// Connection requests the OS queues before the server accepts them (the
+    /// listen backlog; default: max_connections, at most 65535).
+    #[arg(long = "back-log")]
+    pub back_log: Option<u64>,
 }
 
 /// The defaults file's names for these options.
@@ -49,6 +53,7 @@ pub const KNOWN: &[&str] = &[
     "thread_pool_idle_timeout",
     "extra_port",
     "extra_max_connections",
+    "back_log",
 ];
 
 /// How connections are given threads.
@@ -81,14 +86,18 @@ pub struct ThreadSettings {
     pub pool_idle_timeout: u64,
     pub extra_port: u16,
     pub extra_max_connections: u64,
+    /// The listen backlog (`@@back_log`).
+    pub back_log: u64,
 }
 
 impl ThreadArgs {
     /// Flags over the defaults file over MariaDB's defaults, each kept in
     /// MariaDB's range.
+    /// `max_connections`: the default of `back_log`.
     pub fn resolve(
         &self,
         get: &dyn Fn(&str) -> Option<String>,
+        max_connections: u64,
     ) -> Result<ThreadSettings, ConfigError> {
         let handling = match self
             .thread_handling
@@ -152,6 +161,7 @@ impl ThreadArgs {
                 1,
                 100_000,
             )?,
+            back_log: num(self.back_log, "back_log", max_connections, 1, 65_535)?,
         })
     }
 }
@@ -185,16 +195,17 @@ mod tests {
             "extra_port" => Some("3307".to_string()),
             _ => None,
         };
-        let s = args.resolve(&file).expect("valid");
+        let s = args.resolve(&file, 20_000).expect("valid");
         assert_eq!(s.handling, ThreadHandling::Pool);
         assert_eq!(s.pool_size, 4, "the flag wins");
         assert_eq!(s.pool_oversubscribe, 1000, "MariaDB's maximum");
         assert_eq!((s.pool_stall_limit, s.pool_max_threads), (500, 65_536));
         assert_eq!((s.extra_port, s.extra_max_connections), (3307, 1));
+        assert_eq!(s.back_log, 20_000, "max_connections by default");
         let bad = ThreadArgs {
             thread_handling: Some("no-threads".into()),
             ..Default::default()
         };
-        assert!(bad.resolve(&|_| None).is_err());
+        assert!(bad.resolve(&|_| None, 151).is_err());
     }
 }

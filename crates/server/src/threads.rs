@@ -67,8 +67,12 @@ struct Queue {
     active: usize,
     /// Starts allowed past the running limit by the stall check.
     grants: usize,
-    /// Work taken from the queue so far (the stall check's progress mark).
+    /// Work taken so far (the stall check's progress mark).
     taken: u64,
+    /// Pool threads waiting in the parker's epoll set.
+    in_epoll: usize,
+    /// Of those, signalled for queued work and not yet awake.
+    signals: usize,
     closed: bool,
 }
 
@@ -116,7 +120,7 @@ impl Threads {
             return (0, 0);
         }
         let q = self.queue.lock();
-        (q.threads, q.idle)
+        (q.threads, q.idle + q.in_epoll)
     }
 
     /// Ends idle threads and lets busy ones end after their work.
@@ -135,7 +139,12 @@ impl Threads {
 
     /// Has a thread take queued work: wakes an idle one or starts one (the
     /// returned flag: the caller spawns it once the lock is released).
-    fn start_one(&self, q: &mut Queue) -> bool {
+    fn start_one(&self, q: &mut Queue, parker: &crate::park::Parker) -> bool {
+        if self.is_pool() && q.in_epoll > q.signals {
+            q.signals += 1;
+            parker.signal();
+            return false;
+        }
         // notify_one wakes nobody when the idle threads are all timing out (they
         // still count as idle until they have the lock back): start one then.
         if q.idle > q.waking && self.cond.notify_one() {
@@ -155,7 +164,7 @@ impl Threads {
     /// fewer than the running limit run (as an idle thread of MariaDB's pool that
     /// listens picks an event up itself).
     fn room(&self, q: &Queue) -> bool {
-        let running = q.active + q.waking;
+        let running = q.active + q.waking + q.signals;
         running < self.size() || (q.work.len() == 1 && running < self.run_limit())
     }
 }
@@ -173,7 +182,7 @@ pub(crate) fn dispatch(server: &Arc<Server>, work: Work) {
         drop(q);
         return spawn(server, false);
     }
-    let spawn_one = t.room(&q) && t.start_one(&mut q);
+    let spawn_one = t.room(&q) && t.start_one(&mut q, &server.parker);
     drop(q);
     if spawn_one {
         spawn(server, true);
@@ -249,7 +258,10 @@ impl WaitHook for PoolWait {
         let t = &server.threads;
         let mut q = t.queue.lock();
         q.active -= 1;
-        let spawn_one = !q.work.is_empty() && t.room(&q) && t.start_one(&mut q);
+        // Someone must run queued work, and listen for parked connections' next
+        // commands while this thread waits.
+        let needed = !q.work.is_empty() || q.in_epoll == 0;
+        let spawn_one = needed && t.room(&q) && t.start_one(&mut q, &server.parker);
         drop(q);
         if spawn_one {
             spawn(&server, true);
@@ -263,8 +275,9 @@ impl WaitHook for PoolWait {
     }
 }
 
-/// A pool thread: takes queued work while the pool may run more, else waits
-/// (exiting after `thread_pool_idle_timeout`).
+/// A pool thread: takes queued work while the pool may run more; otherwise waits
+/// in the parker's epoll set for a parked connection's next command (and runs it
+/// here) or for a signal of queued work; exits after `thread_pool_idle_timeout`.
 fn pool_worker(server: &Arc<Server>) {
     let t = &server.threads;
     wait::set_thread_hook(Some(Arc::new(PoolWait(Arc::downgrade(server)))));
@@ -283,17 +296,39 @@ fn pool_worker(server: &Arc<Server>) {
             idle_since = Instant::now();
             continue;
         }
-        // Waits in slices, so that a new thread_pool_idle_timeout applies to
-        // threads already idle.
         let idle = Duration::from_secs(t.settings.idle_secs.load(Ordering::Relaxed).max(1));
-        q.idle += 1;
-        let timed_out = t.cond.wait_for(&mut q, SETTINGS_PERIOD).timed_out();
-        q.idle -= 1;
-        if !timed_out {
-            q.waking = q.waking.saturating_sub(1);
-            idle_since = Instant::now();
-        } else if q.work.is_empty() && idle_since.elapsed() >= idle {
-            break;
+        if !q.work.is_empty() {
+            // At the running limit: wait for a grant (slices, so that a new
+            // thread_pool_idle_timeout applies to threads already idle).
+            q.idle += 1;
+            let timed_out = t.cond.wait_for(&mut q, SETTINGS_PERIOD).timed_out();
+            q.idle -= 1;
+            if !timed_out {
+                q.waking = q.waking.saturating_sub(1);
+                idle_since = Instant::now();
+            }
+            continue;
+        }
+        q.in_epoll += 1;
+        drop(q);
+        let ready = server.parker.wait_ready(SETTINGS_PERIOD);
+        q = t.queue.lock();
+        q.in_epoll -= 1;
+        match ready {
+            crate::park::Ready::Conn(live) => {
+                idle_since = Instant::now();
+                q.work.push_front(Work::Resumed(live, false));
+            }
+            crate::park::Ready::Signal => {
+                q.signals = q.signals.saturating_sub(1);
+                idle_since = Instant::now();
+            }
+            // The last thread stays, listening for the parked connections.
+            crate::park::Ready::Timeout => {
+                if q.work.is_empty() && idle_since.elapsed() >= idle && q.threads > 1 {
+                    break;
+                }
+            }
         }
     }
     q.threads -= 1;
@@ -329,40 +364,62 @@ pub(crate) fn start_stall_check(server: &Arc<Server>) -> std::io::Result<()> {
     std::thread::Builder::new()
         .name("basalt-pool-timer".into())
         .spawn(move || {
-            let mut taken = 0;
-            let mut progress = Instant::now();
-            loop {
-                let Some(server) = weak.upgrade() else { return };
-                let t = &server.threads;
-                reload_settings(&server);
-                let stall = Duration::from_millis(t.settings.stall_ms.load(Ordering::Relaxed));
-                let mut q = t.queue.lock();
-                if q.closed {
+            let mut mark = Progress {
+                taken: 0,
+                at: Instant::now(),
+            };
+            while let Some(server) = weak.upgrade() {
+                let Some(period) = stall_tick(&server, &mut mark) else {
                     return;
-                }
-                if q.taken != taken || q.work.is_empty() {
-                    taken = q.taken;
-                    progress = Instant::now();
-                }
-                if q.work.is_empty() {
-                    q.grants = 0;
-                }
-                let spawn_one = if progress.elapsed() >= stall {
-                    progress = Instant::now();
-                    q.grants += 1;
-                    t.start_one(&mut q)
-                } else {
-                    false
                 };
-                drop(q);
-                if spawn_one {
-                    spawn(&server, true);
-                }
                 drop(server);
-                std::thread::sleep(SETTINGS_PERIOD.min(stall.max(Duration::from_millis(1))));
+                std::thread::sleep(period);
             }
         })?;
     Ok(())
+}
+
+/// The queue's progress as the stall check last saw it.
+struct Progress {
+    taken: u64,
+    at: Instant,
+}
+
+/// One look of the stall check; the time to the next (`None`: the pool closed).
+fn stall_tick(server: &Arc<Server>, mark: &mut Progress) -> Option<Duration> {
+    let t = &server.threads;
+    reload_settings(server);
+    let stall = Duration::from_millis(t.settings.stall_ms.load(Ordering::Relaxed));
+    let mut q = t.queue.lock();
+    if q.closed {
+        return None;
+    }
+    // No pool thread listens: commands that arrived wait in the epoll set, out
+    // of the stall check's sight. Queue them.
+    let mut spawn_one = false;
+    if q.in_epoll == 0 {
+        let drained = server
+            .parker
+            .drain_ready(|live| q.work.push_back(Work::Resumed(live, false)));
+        spawn_one = drained > 0 && t.room(&q) && t.start_one(&mut q, &server.parker);
+    }
+    if q.taken != mark.taken || q.work.is_empty() {
+        mark.taken = q.taken;
+        mark.at = Instant::now();
+    }
+    if q.work.is_empty() {
+        q.grants = 0;
+    }
+    if mark.at.elapsed() >= stall {
+        mark.at = Instant::now();
+        q.grants += 1;
+        spawn_one |= t.start_one(&mut q, &server.parker);
+    }
+    drop(q);
+    if spawn_one {
+        spawn(server, true);
+    }
+    Some(SETTINGS_PERIOD.min(stall.max(Duration::from_millis(1))))
 }
 
 fn reload_settings(server: &Server) {

@@ -96,6 +96,7 @@ pub struct ThreadVars {
     pub pool_idle_timeout: u64,
     pub extra_port: u64,
     pub extra_max_connections: u64,
+    pub back_log: u64,
 }
 
 impl Default for ThreadVars {
@@ -109,6 +110,7 @@ impl Default for ThreadVars {
             pool_idle_timeout: 60,
             extra_port: 0,
             extra_max_connections: 1,
+            back_log: 151,
         }
     }
 }

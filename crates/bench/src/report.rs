@@ -432,8 +432,9 @@ fn idle_table(out: &mut String, r: &Results) {
         "## Idle connections\n\n\
          The server's RSS growth per connection after each of N clients ran `SELECT 1` and \
          stayed idle for a second, and the server's threads at that moment \
-         (`crates/bench/src/idle.rs`, /proc/PID/status). Both servers in their default \
-         thread handling. Medians; lower is better.\n\n\
+         (`crates/bench/src/idle.rs`, /proc/PID/status). Both servers in the same thread \
+         handling: their default, one thread per connection, unless the notes say \
+         otherwise. Medians; lower is better.\n\n\
          | connections | Basalt KB/conn | MariaDB KB/conn | ratio ↓ | Basalt threads | MariaDB threads |\n\
          |---|---|---|---|---|---|\n",
     );

@@ -285,7 +285,8 @@ fn pool_worker(server: &Arc<Server>) {
     q.waking = q.waking.saturating_sub(1);
     let mut idle_since = Instant::now();
     loop {
-        if q.closed {
+        // At shutdown the parked connections are woken to end: serve them first.
+        if q.closed && q.work.is_empty() && server.parker.parked() == 0 {
             break;
         }
         if let Some(work) = take(t, &mut q) {

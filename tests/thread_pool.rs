@@ -289,6 +289,8 @@ fn pool_settings_apply_at_runtime_and_the_extra_port_bypasses_the_pool() {
         admin.query_drop(format!("set global {set}")).expect("set");
     }
     drop(admin);
+    // The pool re-reads its settings every 100 ms.
+    std::thread::sleep(Duration::from_millis(300));
     let mut x = conn_on(extra).expect("extra port");
     // Idle pool threads beyond the new limit leave after the new idle timeout.
     assert!(eventually(Duration::from_secs(20), || global_status(
@@ -380,4 +382,37 @@ fn pool_settings_are_global_variables() {
     // The server keeps serving with its new settings.
     let one: Option<u64> = b.conn().query_first("select 1").expect("select");
     assert_eq!(one, Some(1));
+}
+
+#[test]
+fn tls_connections_with_pipelined_commands_work_in_the_pool() {
+    let b = Basalt::start_with(&["--thread-handling=pool-of-threads"]);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    rt.block_on(async {
+        use mysql_async::prelude::Queryable as _;
+        // Without a statement cache each exec ends with COM_STMT_CLOSE, which has
+        // no response, so the next command follows it at once: both can arrive
+        // in the TLS layer's buffer together, where polling the socket does not
+        // see the second.
+        let opts = b.tls_async_opts().stmt_cache_size(0);
+        let mut c = mysql_async::Conn::new(opts)
+            .await
+            .expect("connect over TLS");
+        for i in 0..200u64 {
+            let v: Option<u64> = c
+                .exec_first("select ? + 1", (i,))
+                .await
+                .expect("prepared over TLS");
+            assert_eq!(v, Some(i + 1));
+        }
+        let cipher: Option<(String, String)> = c
+            .query_first("show session status like 'Ssl_cipher'")
+            .await
+            .expect("status");
+        assert!(!cipher.expect("row").1.is_empty(), "TLS");
+        c.disconnect().await.expect("disconnect");
+    });
 }

@@ -162,7 +162,11 @@ pub(crate) fn command_loop(server: &Arc<Server>, live: &mut Live) -> Ended {
     loop {
         let wait_secs = session.idle_timeout();
         reads.apply(state, conn, wait_secs);
-        if reads.each_command && !std::mem::take(ready) && !conn.has_buffered_input() {
+        if reads.each_command
+            && !std::mem::take(ready)
+            && !conn.has_buffered_input()
+            && !conn.get_mut().0.tls_input_pending()
+        {
             let remaining = (wait_secs > 0).then(|| Duration::from_secs(wait_secs));
             return Ended::Idle { remaining };
         }

@@ -105,6 +105,19 @@ impl Stream {
         })
     }
 
+    /// Whether the TLS layer holds input the server has not read: records
+    /// already taken from the socket, which a poll of the socket would not show
+    /// (an error counts as input: the next read reports it).
+    pub fn tls_input_pending(&mut self) -> bool {
+        match self {
+            Stream::Tls(t) => t
+                .conn
+                .process_new_packets()
+                .map_or(true, |s| s.plaintext_bytes_to_read() > 0),
+            _ => false,
+        }
+    }
+
     /// The socket's file descriptor (under any TLS layer).
     pub fn raw_fd(&self) -> RawFd {
         match self {

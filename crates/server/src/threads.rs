@@ -257,7 +257,7 @@ impl WaitHook for PoolWait {
         };
         let t = &server.threads;
         let mut q = t.queue.lock();
-        q.active -= 1;
+        q.active = q.active.saturating_sub(1);
         // Someone must run queued work, and listen for parked connections' next
         // commands while this thread waits.
         let needed = !q.work.is_empty() || q.in_epoll == 0;
@@ -397,12 +397,12 @@ fn stall_tick(server: &Arc<Server>, mark: &mut Progress) -> Option<Duration> {
     }
     // No pool thread listens: commands that arrived wait in the epoll set, out
     // of the stall check's sight. Queue them.
-    let mut spawn_one = false;
+    let mut spawns = 0;
     if q.in_epoll == 0 {
         let drained = server
             .parker
             .drain_ready(|live| q.work.push_back(Work::Resumed(live, false)));
-        spawn_one = drained > 0 && t.room(&q) && t.start_one(&mut q, &server.parker);
+        spawns += usize::from(drained > 0 && t.room(&q) && t.start_one(&mut q, &server.parker));
     }
     if q.taken != mark.taken || q.work.is_empty() {
         mark.taken = q.taken;
@@ -414,10 +414,10 @@ fn stall_tick(server: &Arc<Server>, mark: &mut Progress) -> Option<Duration> {
     if mark.at.elapsed() >= stall {
         mark.at = Instant::now();
         q.grants += 1;
-        spawn_one |= t.start_one(&mut q, &server.parker);
+        spawns += usize::from(t.start_one(&mut q, &server.parker));
     }
     drop(q);
-    if spawn_one {
+    for _ in 0..spawns {
         spawn(server, true);
     }
     Some(SETTINGS_PERIOD.min(stall.max(Duration::from_millis(1))))

@@ -113,8 +113,8 @@ static DEFS: &[VarDef] = &[
     // connection leaves its thread (crates/server/src/park.rs). 5 ms, measured:
     // at 100 ms, 10,000 clients at one query per second each kept about 1,000
     // connections on threads at any time and the thread cache churned.
-    var!("basalt_idle_connection_park_ms", Global, UInt, false, U(5)),
     var!("back_log", Global, UInt, true, Config(|c| Value::UInt(c.threads.back_log))),
+    var!("basalt_idle_connection_park_ms", Global, UInt, false, U(5)),
     var!("basedir", Global, Str, true, Config(|c| Value::str(&c.basedir))),
     var!("big_tables", Both, Bool, false, B(false)),
     var!("bind_address", Global, Str, true, Config(|c| Value::str(&c.bind_address))),

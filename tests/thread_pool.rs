@@ -46,6 +46,18 @@ fn running(admin: &mut Conn, prefix: &str) -> bool {
     n == Some(1)
 }
 
+/// How many statements equal to `sql` are running.
+fn running_count(c: &mut Conn, sql: &str) -> u64 {
+    let n: Option<u64> = c
+        .exec_first(
+            "select count(*) from information_schema.processlist \
+             where command = 'Query' and info = ?",
+            (sql,),
+        )
+        .expect("processlist");
+    n.unwrap_or(0)
+}
+
 /// KILL QUERY for every running statement starting with `prefix`.
 fn kill_queries(admin: &mut Conn, prefix: &str) {
     let ids: Vec<u64> = admin
@@ -172,15 +184,9 @@ fn waits_and_long_statements_do_not_starve_the_pool() {
     // Two statements that never wait fill the running limit: the stall check
     // starts another thread for the queued commands.
     let heavy: Vec<_> = (0..2).map(|_| background(&b, HEAVY)).collect();
-    assert!(eventually(Duration::from_secs(20), || {
-        let n: Option<u64> = admin
-            .exec_first(
-                "select count(*) from information_schema.processlist where info = ?",
-                (HEAVY,),
-            )
-            .expect("processlist");
-        n == Some(2)
-    }));
+    assert!(eventually(Duration::from_secs(20), || running_count(
+        &mut admin, HEAVY
+    ) == 2));
     let mut late = b.conn();
     let v: Option<u64> = late.query_first("select v from d.t").expect("select");
     assert_eq!(v, Some(2));
@@ -254,18 +260,6 @@ fn extra_port_and_1040_with_the_pool() {
         &extra.to_string(),
     ]);
     full_server_admits_the_extra_port(&b, extra);
-}
-
-/// How many statements equal to `sql` are running.
-fn running_count(c: &mut Conn, sql: &str) -> u64 {
-    let n: Option<u64> = c
-        .exec_first(
-            "select count(*) from information_schema.processlist \
-             where command = 'Query' and info = ?",
-            (sql,),
-        )
-        .expect("processlist");
-    n.unwrap_or(0)
 }
 
 #[test]

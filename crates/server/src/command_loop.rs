@@ -19,6 +19,7 @@ use crate::statements::Statements;
 use crate::Server;
 use basalt_common::MySqlError;
 use basalt_protocol::{parse_command, ProtoError};
+use basalt_sql::stats::Stat;
 use basalt_sql::Session;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -185,10 +186,9 @@ pub(crate) fn command_loop(server: &Arc<Server>, live: &mut Live) -> Ended {
             }
             return Ended::Closed;
         }
-        server
-            .stats
-            .bytes_received
-            .fetch_add(buf.len() as u64 + 4, Ordering::Relaxed);
+        session
+            .stats()
+            .add(Stat::BytesReceived, buf.len() as u64 + 4);
         state.clear_interrupt();
         apply_write_timeout(conn, session, write_timeout);
         let keep_going = match parse_command(buf, conn.capabilities()) {
@@ -203,10 +203,9 @@ pub(crate) fn command_loop(server: &Arc<Server>, live: &mut Live) -> Ended {
             }
         };
         state.set_command("Sleep", None);
-        server
-            .stats
-            .bytes_sent
-            .fetch_add(conn.pending_output() as u64, Ordering::Relaxed);
+        session
+            .stats()
+            .add(Stat::BytesSent, conn.pending_output() as u64);
         if blocking::run(conn.flush()).is_err()
             || !keep_going
             || state.killed.load(Ordering::SeqCst)

@@ -22,6 +22,7 @@ use basalt_protocol::{
     AccountStore, AuthPlugin, ClientHello, Command, ConnInfo, HandshakeResponse, OkPacket,
     PacketConn, ProtoError, RowFormat,
 };
+use basalt_sql::stats::{Counters, Stat};
 use basalt_sql::Session;
 use std::collections::HashSet;
 use std::sync::atomic::Ordering;
@@ -302,7 +303,12 @@ fn login(
     );
     let login = match blocking::run(auth) {
         Ok(l) => l,
-        Err(e) => return aborted(server, conn, &e),
+        Err(e) => {
+            if e.client_error().is_some_and(|c| c.code == ACCESS_DENIED) {
+                count_denied(server);
+            }
+            return aborted(server, conn, &e);
+        }
     };
     // MariaDB's ed25519 plugin reports every login as using a password.
     let using_password = using_password || login.auth_plugin == AuthPlugin::Ed25519;
@@ -317,6 +323,9 @@ fn login(
     let account = match checked {
         Ok(a) => a,
         Err(e) => {
+            if e.code == ACCESS_DENIED {
+                count_denied(server);
+            }
             conn.write_err(&e);
             let _ = blocking::run(conn.flush());
             return None;
@@ -437,6 +446,14 @@ fn start_tls(server: &Server, conn: Conn) -> Option<(Conn, HandshakeResponse)> {
     }
 }
 
+/// ER_ACCESS_DENIED_ERROR.
+const ACCESS_DENIED: u16 = 1045;
+
+/// A login refused (`Access_denied_errors`).
+fn count_denied(server: &Server) {
+    server.stats.access_denied.fetch_add(1, Ordering::Relaxed);
+}
+
 fn count_aborted(server: &Server) {
     server
         .stats
@@ -464,10 +481,9 @@ fn enter(
         .registry
         .try_login(state, admission.login_limit(user))
     else {
-        server
-            .stats
-            .aborted_connects
-            .fetch_add(1, Ordering::Relaxed);
+        let st = &server.stats;
+        st.aborted_connects.fetch_add(1, Ordering::Relaxed);
+        st.errors_max_connections.fetch_add(1, Ordering::Relaxed);
         conn.write_err(&MySqlError::too_many_connections());
         let _ = blocking::run(conn.flush());
         return false;
@@ -515,13 +531,13 @@ pub(crate) fn dispatch(
     stmts: &mut Statements,
     cmd: Command<'_>,
 ) -> bool {
+    count_command(session.stats(), &cmd);
     match cmd {
         Command::Quit => {
             session.log_command("Quit", "");
             return false;
         }
         Command::Query(sql) => {
-            server.stats.questions.fetch_add(1, Ordering::Relaxed);
             let mut sink = WireSink::new(conn, RowFormat::Text);
             match std::str::from_utf8(sql) {
                 Ok(text) => {
@@ -537,10 +553,7 @@ pub(crate) fn dispatch(
                 }
             }
             let (flushed, broken) = (sink.flushed, sink.broken().is_some());
-            server
-                .stats
-                .bytes_sent
-                .fetch_add(flushed, Ordering::Relaxed);
+            session.stats().add(Stat::BytesSent, flushed);
             update_db(state, session);
             if broken {
                 server.stats.aborted_clients.fetch_add(1, Ordering::Relaxed);
@@ -613,7 +626,6 @@ pub(crate) fn dispatch(
         | Command::StmtClose(_)
         | Command::StmtReset(_)
         | Command::StmtFetch { .. } => {
-            server.stats.questions.fetch_add(1, Ordering::Relaxed);
             return stmts.dispatch(server, conn, state, session, cmd);
         }
         Command::RegisterSlave(body) => {
@@ -639,6 +651,41 @@ pub(crate) fn dispatch(
         }
     }
     true
+}
+
+/// Counts a command in `Questions` and its `Com_*` counter, as MariaDB's
+/// dispatch does (statements a COM_QUERY carries count in their own `Com_*`
+/// as they run; COM_REFRESH's in `Com_flush` through the FLUSH it runs).
+fn count_command(stats: &Counters, cmd: &Command<'_>) {
+    let com = match cmd {
+        Command::Quit | Command::Query(_) | Command::Refresh(_) => None,
+        Command::InitDb(_) => Some(Stat::ComChangeDb),
+        Command::FieldList { .. } => Some(Stat::ComShowFields),
+        Command::ProcessKill(_) => Some(Stat::ComKill),
+        Command::SetOption { .. } => Some(Stat::ComSetOption),
+        Command::StmtPrepare(_) => Some(Stat::ComStmtPrepare),
+        Command::StmtExecute { .. } => Some(Stat::ComStmtExecute),
+        Command::StmtSendLongData { .. } => Some(Stat::ComStmtSendLongData),
+        Command::StmtClose(_) => Some(Stat::ComStmtClose),
+        Command::StmtReset(_) => Some(Stat::ComStmtReset),
+        Command::StmtFetch { .. } => Some(Stat::ComStmtFetch),
+        _ => Some(Stat::ComAdminCommands),
+    };
+    if let Some(c) = com {
+        stats.bump(c);
+    }
+    // MariaDB leaves these out of Questions (CF_SKIP_QUESTIONS).
+    if !matches!(
+        cmd,
+        Command::Quit
+            | Command::Ping
+            | Command::Statistics
+            | Command::StmtPrepare(_)
+            | Command::StmtClose(_)
+            | Command::StmtReset(_)
+    ) {
+        stats.bump(Stat::Questions);
+    }
 }
 
 /// Lets KILL QUERY reach the session's running statement.
@@ -709,7 +756,7 @@ pub(crate) fn write_ok(
 
 fn statistics(server: &Server) -> String {
     let uptime = server.started.elapsed().as_secs().max(1);
-    let questions = server.stats.questions.load(Ordering::Relaxed);
+    let questions = server.engine.status_total(Stat::Questions);
     format!(
         "Uptime: {uptime}  Threads: {}  Questions: {questions}  Slow queries: 0  Opens: 0  Open tables: 0  Queries per second avg: {:.3}",
         server.registry.count(),

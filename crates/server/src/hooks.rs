@@ -82,6 +82,13 @@ impl ServerHooks for Hooks {
         let st = &s.stats;
         let n = |v: &std::sync::atomic::AtomicU64| Value::UInt(v.load(Ordering::Relaxed));
         let (pool_threads, pool_idle) = s.threads.pool_counts();
+        let (created, cached) = s.threads.thread_counts();
+        let conns = s.registry.all();
+        // A connection runs while it carries out a command (the one asking too).
+        let running = conns
+            .iter()
+            .filter(|c| c.info.lock().command != "Sleep")
+            .count();
         let mut out = vec![
             ("Aborted_clients".to_string(), n(&st.aborted_clients)),
             ("Aborted_connects".to_string(), n(&st.aborted_connects)),
@@ -89,14 +96,11 @@ impl ServerHooks for Hooks {
                 "Basalt_parked_connections".to_string(),
                 Value::UInt(s.parker.parked() as u64),
             ),
-            ("Bytes_received".to_string(), n(&st.bytes_received)),
-            ("Bytes_sent".to_string(), n(&st.bytes_sent)),
             ("Connections".to_string(), n(&st.connections)),
             (
                 "Max_used_connections".to_string(),
                 n(&st.max_used_connections),
             ),
-            ("Questions".to_string(), n(&st.questions)),
             (
                 "Threadpool_idle_threads".to_string(),
                 Value::UInt(pool_idle as u64),
@@ -105,10 +109,30 @@ impl ServerHooks for Hooks {
                 "Threadpool_threads".to_string(),
                 Value::UInt(pool_threads as u64),
             ),
+            ("Threads_cached".to_string(), Value::UInt(cached)),
             (
                 "Threads_connected".to_string(),
-                Value::UInt(s.registry.count() as u64),
+                Value::UInt(conns.len() as u64),
             ),
+            ("Threads_created".to_string(), Value::UInt(created)),
+            (
+                "Threads_running".to_string(),
+                Value::UInt(running.max(1) as u64),
+            ),
+            ("Connection_errors_accept".to_string(), n(&st.errors_accept)),
+            (
+                "Connection_errors_internal".to_string(),
+                n(&st.errors_internal),
+            ),
+            (
+                "Connection_errors_max_connections".to_string(),
+                n(&st.errors_max_connections),
+            ),
+            // Basalt looks up no peer addresses, waits in no select() and has no
+            // TCP wrappers: these never happen.
+            ("Connection_errors_peer_address".to_string(), Value::UInt(0)),
+            ("Connection_errors_select".to_string(), Value::UInt(0)),
+            ("Connection_errors_tcpwrap".to_string(), Value::UInt(0)),
             (
                 "Uptime".to_string(),
                 Value::UInt(s.started.elapsed().as_secs()),
@@ -134,6 +158,12 @@ impl ServerHooks for Hooks {
         out
     }
 
+    fn login_denials(&self) -> u64 {
+        self.server
+            .upgrade()
+            .map_or(0, |s| s.stats.access_denied.load(Ordering::Relaxed))
+    }
+
     fn replicas(&self) -> Vec<basalt_replication::dump::ReplicaInfo> {
         self.server
             .upgrade()
@@ -145,6 +175,14 @@ impl ServerHooks for Hooks {
             let st = &s.stats;
             st.aborted_clients.store(0, Ordering::Relaxed);
             st.aborted_connects.store(0, Ordering::Relaxed);
+            st.access_denied.store(0, Ordering::Relaxed);
+            for c in [
+                &st.errors_accept,
+                &st.errors_internal,
+                &st.errors_max_connections,
+            ] {
+                c.store(0, Ordering::Relaxed);
+            }
             st.max_used_connections
                 .store(s.registry.count() as u64, Ordering::Relaxed);
         }

@@ -134,10 +134,17 @@ pub struct ServerStats {
     pub connections: AtomicU64,
     pub aborted_connects: AtomicU64,
     pub aborted_clients: AtomicU64,
-    pub questions: AtomicU64,
-    pub bytes_received: AtomicU64,
-    pub bytes_sent: AtomicU64,
     pub max_used_connections: AtomicU64,
+    /// Logins refused with 1045 (`Access_denied_errors`; statements refused
+    /// for privileges count in the sessions' counters).
+    pub access_denied: AtomicU64,
+    /// `Connection_errors_max_connections`: clients refused with 1040.
+    pub errors_max_connections: AtomicU64,
+    /// `Connection_errors_accept`: failed accept() calls.
+    pub errors_accept: AtomicU64,
+    /// `Connection_errors_internal`: connections dropped because no thread
+    /// could be started for them.
+    pub errors_internal: AtomicU64,
 }
 
 /// Opens storage, listens and serves until SIGTERM/SIGINT, then stops cleanly.

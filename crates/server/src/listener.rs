@@ -261,6 +261,7 @@ fn accept_loop(
                     break;
                 }
                 // EMFILE and friends: back off instead of spinning.
+                server.stats.errors_accept.fetch_add(1, Ordering::Relaxed);
                 tracing::warn!(error = %e, "accept failed");
                 std::thread::sleep(Duration::from_millis(50));
             }

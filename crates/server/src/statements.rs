@@ -41,6 +41,7 @@ use basalt_protocol::consts::cursor::CURSOR_TYPE_READ_ONLY;
 use basalt_protocol::{
     decode_stmt_execute, status, ChangeUser, Command, ConnInfo, OkPacket, ParamType, RowFormat,
 };
+use basalt_sql::stats::Stat;
 use basalt_sql::{RowSpool, Session};
 use std::collections::HashMap;
 use std::path::Path;
@@ -149,10 +150,7 @@ impl Statements {
                 let id = self.resolve(stmt_id);
                 state.set_command("Execute", session.prepared_text(id));
                 let flushed = self.execute(conn, session, limits, id, payload);
-                server
-                    .stats
-                    .bytes_sent
-                    .fetch_add(flushed.unwrap_or(0), Ordering::Relaxed);
+                session.stats().add(Stat::BytesSent, flushed.unwrap_or(0));
                 if flushed.is_none() {
                     server.stats.aborted_clients.fetch_add(1, Ordering::Relaxed);
                     return false;

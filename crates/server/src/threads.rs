@@ -91,6 +91,8 @@ pub(crate) struct Threads {
     queue: Mutex<Queue>,
     cond: Condvar,
     settings: PoolSettings,
+    /// Threads started to serve connections (`Threads_created`).
+    created: AtomicU64,
 }
 
 impl Threads {
@@ -99,6 +101,7 @@ impl Threads {
             handling,
             queue: Mutex::new(Queue::default()),
             cond: Condvar::new(),
+            created: AtomicU64::new(0),
             settings: PoolSettings {
                 size: AtomicUsize::new(s.pool_size as usize),
                 max_threads: AtomicUsize::new(s.pool_max_threads as usize),
@@ -121,6 +124,17 @@ impl Threads {
         }
         let q = self.queue.lock();
         (q.threads, q.idle + q.in_epoll)
+    }
+
+    /// (`Threads_created`, `Threads_cached`): threads started so far, and
+    /// threads waiting for a connection to serve (per-connection handling; the
+    /// pool's idle threads are `Threadpool_idle_threads`).
+    pub fn thread_counts(&self) -> (u64, u64) {
+        let created = self.created.load(Ordering::Relaxed);
+        if self.is_pool() {
+            return (created, 0);
+        }
+        (created, self.queue.lock().idle as u64)
     }
 
     /// Ends idle threads and lets busy ones end after their work.
@@ -201,7 +215,11 @@ fn spawn(server: &Arc<Server>, pool: bool) {
                 cached_worker(&s)
             }
         });
+    if spawned.is_ok() {
+        server.threads.created.fetch_add(1, Ordering::Relaxed);
+    }
     if let Err(e) = spawned {
+        server.stats.errors_internal.fetch_add(1, Ordering::Relaxed);
         tracing::error!(error = %e, "cannot start a connection thread");
         if pool {
             let mut q = server.threads.queue.lock();

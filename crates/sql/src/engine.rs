@@ -215,8 +215,12 @@ pub trait ServerHooks: Send + Sync {
     fn shutdown(&self, by: u64) -> Result<(), MySqlError>;
     /// `FLUSH STATUS`: resets the server's resettable counters as MariaDB's
     /// `refresh_status()` does (aborted counts to 0, `Max_used_connections` to the
-    /// connections open now; cumulative ones such as `Questions` stay).
+    /// connections open now); the sessions' counters are reset by the session.
     fn flush_status(&self) {}
+    /// Logins refused with 1045 (part of `Access_denied_errors`).
+    fn login_denials(&self) -> u64 {
+        0
+    }
     /// `FLUSH SSL`: loads the TLS certificate, key and CA files again (nothing
     /// to do when the server has no TLS).
     fn reload_tls(&self) -> Result<(), MySqlError> {
@@ -259,8 +263,8 @@ pub struct Engine {
     pub(crate) user_locks: crate::userlock::UserLocks,
     /// `max_statement_time` deadlines of every session.
     pub(crate) timer: crate::session::timer::StatementTimer,
-    /// `Max_statement_time_exceeded` (global).
-    pub(crate) statement_timeouts: std::sync::atomic::AtomicU64,
+    /// The sessions' status counters (SHOW STATUS).
+    pub(crate) stats: Arc<crate::stats::StatusHub>,
     /// The sequences' cached states.
     pub(crate) sequences: crate::sequence::Sequences,
     /// The binary log, when the server has one (on or off: see `log_bin`); set once
@@ -275,6 +279,11 @@ pub struct Engine {
 }
 
 impl Engine {
+    /// A status counter's global value (summed over every session).
+    pub fn status_total(&self, s: crate::stats::Stat) -> u64 {
+        self.stats.total(s)
+    }
+
     /// Gives the engine the server's binary log (it also becomes the storage's
     /// sink for commits). Only the first call has an effect.
     pub fn set_binlog(&self, binlog: Arc<basalt_replication::binlog::Binlog>) {
@@ -344,7 +353,7 @@ impl Engine {
             timer: crate::session::timer::StatementTimer::new(),
             binlog: std::sync::OnceLock::new(),
             replica: std::sync::OnceLock::new(),
-            statement_timeouts: std::sync::atomic::AtomicU64::new(0),
+            stats: Default::default(),
             sequences: Default::default(),
         });
         engine

@@ -72,6 +72,7 @@ mod sequence;
 mod session;
 mod show;
 mod stack;
+pub mod stats;
 mod system_tables;
 mod sysvars;
 mod tablelock;

@@ -387,6 +387,7 @@ fn delete_in(
         txn.pause_capture(false);
     }
     r.map_err(storage_err)?;
+    ex.count_change(t.def, super::Change::Delete);
     if chain.depth > 0 {
         cas.note(t.def.id, handle, None);
     }
@@ -563,6 +564,7 @@ fn update_in(
     let r = t.table.update(txn, &f.handle, &f.row, new.clone());
     txn.pause_capture(false);
     let handle = r.map_err(storage_err)?;
+    ex.count_change(t.def, super::Change::Update);
     cas.note(t.def.id, &f.handle, Some((handle, new.clone())));
     after_update_in(t, &f.row, &new, false, cas, chain, ex)
 }

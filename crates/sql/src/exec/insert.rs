@@ -449,6 +449,7 @@ fn insert_one(
         let res = t.table.insert(ex.txn()?, row.clone());
         let (entry, key) = match res {
             Ok(_) => {
+                ex.count_change(&t.def, super::Change::Write);
                 foreign_key::after_insert(&fk_target(t), &row, ex)?;
                 out.affected += 1;
                 return Ok(Some(row));
@@ -584,6 +585,7 @@ fn on_duplicate(
     let kept = (plan.returning.is_some() || fk).then(|| new.clone());
     match t.table.update(ex.txn()?, &handle, &old, new) {
         Ok(_) => {
+            ex.count_change(&t.def, super::Change::Update);
             if let (true, Some(written)) = (fk, &kept) {
                 let mut cascaded = foreign_key::Cascaded::default();
                 foreign_key::after_update(&fk_target(t), &old, written, &mut cascaded, ex)?;

@@ -47,6 +47,33 @@ use basalt_common::MySqlError;
 use basalt_storage::Txn;
 use std::sync::atomic::Ordering;
 
+/// A row change, for the status counters.
+#[derive(Clone, Copy)]
+pub enum Change {
+    Write,
+    Update,
+    Delete,
+}
+
+impl Exec<'_, '_> {
+    /// Counts one row written, updated or deleted in `def`'s table
+    /// (`Handler_write` / `_update` / `_delete`, and `Innodb_rows_*` for a
+    /// durable table).
+    pub fn count_change(&self, def: &basalt_common::TableDef, change: Change) {
+        use crate::stats::Stat::*;
+        let (handler, innodb) = match change {
+            Change::Write => (HandlerWrite, InnodbRowsInserted),
+            Change::Update => (HandlerUpdate, InnodbRowsUpdated),
+            Change::Delete => (HandlerDelete, InnodbRowsDeleted),
+        };
+        let c = &self.ctx.cx.stats.counters;
+        c.bump(handler);
+        if def.engine == basalt_common::EngineKind::Basalt {
+            c.bump(innodb);
+        }
+    }
+}
+
 /// What executors work with: the evaluation context, which also holds the
 /// transaction (None for statements that read no table) and the KILL QUERY flag.
 pub struct Exec<'a, 'b> {

@@ -243,6 +243,7 @@ pub fn update_row(
     let kept = foreign_key::involved(&fk, ex).then(|| new.clone());
     match t.table.update(ex.txn()?, handle, old, new) {
         Ok(_) => {
+            ex.count_change(&t.def, super::Change::Update);
             if let Some(new) = kept {
                 foreign_key::after_update(&fk, old, &new, cas, ex)?;
             }

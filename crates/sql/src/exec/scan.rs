@@ -13,7 +13,8 @@ use super::{storage_err, Exec};
 use crate::expr::{EvalCtx, Expr};
 use crate::plan::range::{convert, key_ranges, stored_key, stored_range, Conv, EvalRange};
 use crate::plan::{Access, Level, RangeSpec, SelectPlan};
-use basalt_common::{MySqlError, Value};
+use crate::stats::Stat;
+use basalt_common::{EngineKind, MySqlError, Value};
 use basalt_storage::{KeyRange, LockMode, RowHandle, ScanRequest};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -109,6 +110,7 @@ fn run_levels(
         sink(&row, None, ex.ctx)?;
         return Ok(());
     }
+    count_join(plan, ex.ctx.cx);
     if plan.levels.len() > 1 && plan.levels.iter().any(|l| l.hash.is_some()) {
         st.hashed = vec![Hashed::NotBuilt; plan.levels.len()];
     }
@@ -265,6 +267,40 @@ fn nested_loop<const TRACK: bool>(
     Ok(Flow::Continue)
 }
 
+/// Counts one run of a join in `Select_scan` (its first table is read whole),
+/// `Select_range` (by a range of keys) and `Select_full_join` (a later table
+/// is read whole for the rows before it), as MariaDB counts its joins.
+fn count_join(plan: &SelectPlan, cx: &crate::session::ctx::SessionCtx) {
+    let whole = |l: &Level| {
+        l.hash.is_some()
+            || matches!(
+                l.access,
+                Access::Index {
+                    range: RangeSpec::All,
+                    ..
+                }
+            )
+    };
+    let c = &cx.stats.counters;
+    let first = &plan.levels[0];
+    c.set_ranged_read(!whole(first));
+    if whole(first) {
+        c.bump(Stat::SelectScan);
+    } else if let Access::Index { range, .. } = &first.access {
+        let ranged = match range {
+            RangeSpec::Prefix { lower, upper, .. } => lower.is_some() || upper.is_some(),
+            RangeSpec::Points(p) => p.len() > 1,
+            RangeSpec::All => false,
+        };
+        if ranged {
+            c.bump(Stat::SelectRange);
+        }
+    }
+    if plan.levels[1..].iter().any(whole) {
+        c.bump(Stat::SelectFullJoin);
+    }
+}
+
 /// Hands one entry's counts to the ANALYZE tracker, when there is one.
 #[inline(always)]
 fn record<const TRACK: bool>(ex: &Exec, l: &Level, count: LevelCount<TRACK>) {
@@ -416,7 +452,57 @@ pub(super) enum Rows {
         cursor: Option<Box<dyn basalt_storage::Cursor>>,
         /// Rows the caller expects to take (see [`drive_expecting`]).
         expect: Option<usize>,
+        /// The status counters its reads count in.
+        reads: Reads,
     },
+}
+
+/// The `Handler_*` counters a scan counts in, as MariaDB's handler calls do: a
+/// table scan reads with `rnd_next`; an index scan starts each range with a key
+/// read (`read_key`, or `read_first` / `read_last` for a whole index) and goes
+/// on with `read_next` / `read_prev`. Every row also counts in `Rows_read`, and
+/// in `Innodb_rows_read` for a durable table.
+#[derive(Clone, Copy)]
+pub(super) struct Reads {
+    start: Option<Stat>,
+    row: Stat,
+    durable: bool,
+}
+
+impl Reads {
+    fn table_scan(def: &basalt_common::TableDef) -> Reads {
+        Reads {
+            start: None,
+            row: Stat::HandlerReadRndNext,
+            durable: def.engine == EngineKind::Basalt,
+        }
+    }
+
+    fn index(def: &basalt_common::TableDef, whole: bool, reverse: bool) -> Reads {
+        Reads {
+            start: Some(match (whole, reverse) {
+                (false, _) => Stat::HandlerReadKey,
+                (true, false) => Stat::HandlerReadFirst,
+                (true, true) => Stat::HandlerReadLast,
+            }),
+            row: if reverse {
+                Stat::HandlerReadPrev
+            } else {
+                Stat::HandlerReadNext
+            },
+            durable: def.engine == EngineKind::Basalt,
+        }
+    }
+}
+
+/// Counts one row read from a table.
+#[inline]
+pub(super) fn count_row(cx: &crate::session::ctx::SessionCtx, durable: bool) {
+    let c = &cx.stats.counters;
+    c.bump(Stat::RowsRead);
+    if durable {
+        c.bump(Stat::InnodbRowsRead);
+    }
 }
 
 impl Rows {
@@ -431,16 +517,31 @@ impl Rows {
                 ranges,
                 cursor,
                 expect,
+                reads,
             } => loop {
                 if let Some(c) = cursor {
                     match c.next(ex.txn()?).map_err(storage_err)? {
-                        Some(f) => return Ok(Some(f)),
-                        None => *cursor = None,
+                        Some(f) => {
+                            let cx = &*ex.ctx.cx;
+                            cx.stats.counters.bump(reads.row);
+                            count_row(cx, reads.durable);
+                            return Ok(Some(f));
+                        }
+                        None => {
+                            // A table scan's last rnd_next call finds the end.
+                            if reads.start.is_none() {
+                                ex.ctx.cx.stats.counters.bump(reads.row);
+                            }
+                            *cursor = None
+                        }
                     }
                 }
                 let Some(r) = ranges.next() else {
                     return Ok(None);
                 };
+                if let Some(s) = reads.start {
+                    ex.ctx.cx.stats.counters.bump(s);
+                }
                 let mut req = base.clone();
                 req.range = r;
                 let mut c = table.scan(ex.txn()?, req).map_err(storage_err)?;
@@ -516,8 +617,14 @@ fn open(plan: &SelectPlan, l: &Level, row: &[Value], ex: &mut Exec, lock: LockMo
             } else {
                 t.table.get(txn, &pk, lock, plan.wait)
             };
+            let got = got.map_err(storage_err)?;
+            let cx = &*ex.ctx.cx;
+            cx.stats.counters.bump(Stat::HandlerReadKey);
+            if got.is_some() {
+                count_row(cx, def.engine == EngineKind::Basalt);
+            }
             Ok(Source {
-                rows: Rows::One(got.map_err(storage_err)?),
+                rows: Rows::One(got),
                 exact: true,
             })
         }
@@ -556,6 +663,7 @@ fn open(plan: &SelectPlan, l: &Level, row: &[Value], ex: &mut Exec, lock: LockMo
                 Some(z) => stored_range(spec, idx, &def.columns, z),
                 None => spec,
             };
+            let whole = matches!(spec, EvalRange::All);
             let (mut ranges, exact) = key_ranges(spec, idx, &def.columns);
             if *reverse {
                 ranges.reverse();
@@ -577,6 +685,12 @@ fn open(plan: &SelectPlan, l: &Level, row: &[Value], ex: &mut Exec, lock: LockMo
                     ranges: ranges.into_iter(),
                     cursor: None,
                     expect: None,
+                    // A whole primary key read forward is the table scan.
+                    reads: if whole && !*reverse && *index_id == def.indexes[0].id {
+                        Reads::table_scan(def)
+                    } else {
+                        Reads::index(def, whole, *reverse)
+                    },
                 },
                 exact,
             })
@@ -601,6 +715,7 @@ fn full_scan(plan: &SelectPlan, l: &Level, lock: LockMode) -> R<Source> {
             ranges: vec![KeyRange::all()].into_iter(),
             cursor: None,
             expect: None,
+            reads: Reads::table_scan(&t.def),
         },
         exact: false,
     })

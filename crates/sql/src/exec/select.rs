@@ -211,11 +211,16 @@ pub(super) fn sorter<'p>(plan: &'p SelectPlan, ctx: &EvalCtx, win: &Window) -> S
 
 /// Emits sorted rows through the window, checking for KILL QUERY as it goes.
 pub(super) fn emit_sorted(
-    mut rows: super::sort::Sorted<'_>,
+    sorter: Sorter<'_>,
     win: &mut Window,
     ex: &mut Exec,
     emit: &mut Emit,
 ) -> R<()> {
+    sorter.count(
+        &ex.ctx.cx.stats.counters,
+        ex.ctx.cx.stats.counters.ranged_read(),
+    );
+    let mut rows = sorter.finish()?;
     let mut n = 0u32;
     while let Some(mut r) = rows.next_row()? {
         n = n.wrapping_add(1);
@@ -243,7 +248,7 @@ fn run_sorted(plan: &SelectPlan, ex: &mut Exec, mut win: Window, emit: &mut Emit
             Ok(Flow::Continue)
         };
     drive(plan, ex, &mut sink)?;
-    emit_sorted(sorter.finish()?, &mut win, ex, emit)?;
+    emit_sorted(sorter, &mut win, ex, emit)?;
     Ok(if plan.calc_found_rows {
         total
     } else {
@@ -388,7 +393,7 @@ fn run_union(plan: &SelectPlan, ex: &mut Exec, mut win: Window, emit: &mut Emit)
         }
     }
     if let Some(s) = sorter {
-        emit_sorted(s.finish()?, &mut win, ex, emit)?;
+        emit_sorted(s, &mut win, ex, emit)?;
     }
     Ok(if calc { total } else { win.sent })
 }

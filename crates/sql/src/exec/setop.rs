@@ -86,7 +86,7 @@ pub(super) fn run(
     })?;
     if let Some(s) = sorter {
         if !done {
-            emit_sorted(s.finish()?, &mut win, ex, emit)?;
+            emit_sorted(s, &mut win, ex, emit)?;
         }
     }
     Ok(win.sent)

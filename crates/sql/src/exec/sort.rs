@@ -275,6 +275,42 @@ impl<'k> Sorter<'k> {
         }
     }
 
+    /// Counts this sort in the status counters: `Sort_rows`, one of
+    /// `Sort_range` / `Sort_scan` (`ranged`: its input was read by key ranges),
+    /// `Sort_priority_queue_sorts` for a top-N heap, and `Sort_merge_passes`
+    /// for the merges of runs spilled to disk.
+    pub fn count(&self, c: &crate::stats::Counters, ranged: bool) {
+        use crate::stats::Stat;
+        c.bump(if ranged {
+            Stat::SortRange
+        } else {
+            Stat::SortScan
+        });
+        // Rows the sort gives back, as MariaDB counts them.
+        let rows = match &self.mode {
+            Mode::TopN { want, .. } => self.seq.min(*want as u64),
+            Mode::Buffer { .. } => self.seq,
+        };
+        c.add(Stat::SortRows, rows);
+        match &self.mode {
+            Mode::TopN { .. } => c.bump(Stat::SortPriorityQueueSorts),
+            Mode::Buffer {
+                runs: Some(runs),
+                rows,
+                ..
+            } => {
+                let mut n = runs.bounds.len() + usize::from(!rows.is_empty());
+                let mut passes = 1;
+                while n > FAN_IN {
+                    n = n.div_ceil(FAN_IN);
+                    passes += 1;
+                }
+                c.add(Stat::SortMergePasses, passes);
+            }
+            Mode::Buffer { .. } => {}
+        }
+    }
+
     /// Whether rows went to disk.
     #[cfg(test)]
     pub fn spilled(&self) -> bool {

@@ -49,6 +49,11 @@ pub struct SpillFile {
 
 impl SpillFile {
     /// A new empty file in `dir`.
+    /// Temporary files made so far (`Created_tmp_files`).
+    pub fn created() -> u64 {
+        NEXT_FILE.load(Ordering::Relaxed)
+    }
+
     pub fn create(dir: &Path) -> R<SpillFile> {
         let n = NEXT_FILE.fetch_add(1, Ordering::Relaxed);
         let path = dir.join(format!("#basalt-{}-{n}.tmp", std::process::id()));

@@ -265,7 +265,7 @@ fn output(
     }
     drop(rows);
     if let Some(s) = sorter {
-        emit_sorted(s.finish()?, win, ex, emit)?;
+        emit_sorted(s, win, ex, emit)?;
     }
     Ok(if plan.calc_found_rows {
         total

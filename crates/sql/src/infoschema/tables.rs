@@ -159,16 +159,12 @@ pub fn build(name: &str, cx: &SessionCtx) -> Built {
         }
         "SYSTEM_VARIABLES" => (def(super::system_variables::COLUMNS), super::system_variables::rows(cx)),
         "GLOBAL_STATUS" | "SESSION_STATUS" => {
-            let mut rows: Vec<Row> = cx
-                .engine
-                .hooks()
-                .global_status()
+            let mut pairs = crate::show::status_pairs(cx, name == "GLOBAL_STATUS");
+            crate::show::sort_status(&mut pairs);
+            let rows: Vec<Row> = pairs
                 .into_iter()
-                .map(|(k, v)| vec![s(k.to_ascii_uppercase()), s(v.display_lossy())])
+                .map(|(k, v)| vec![s(k.to_ascii_uppercase()), s(v)])
                 .collect();
-            for (k, v) in cx.engine.storage.status() {
-                rows.push(vec![s(k.to_ascii_uppercase()), s(v.to_string())]);
-            }
             (def(&[("VARIABLE_NAME", Str(64)), ("VARIABLE_VALUE", Str(2048))]), rows)
         }
         "CHECK_CONSTRAINTS" => (

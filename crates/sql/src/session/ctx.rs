@@ -40,6 +40,8 @@ pub struct Warning {
 
 pub struct SessionCtx {
     pub engine: Arc<Engine>,
+    /// This session's status counters.
+    pub stats: crate::stats::Slot,
     /// `ANALYZE <statement>` is running: every evaluation context of the
     /// statement reports its join levels here.
     pub analyze: Option<Arc<crate::exec::analyze::Tracker>>,
@@ -144,6 +146,7 @@ impl SessionCtx {
     pub fn new(engine: Arc<Engine>, conn_id: u64, user: &str, host: &str) -> Self {
         let vars = engine.globals.session_defaults(&engine.config);
         let mut cx = SessionCtx {
+            stats: engine.stats.join(),
             engine,
             analyze: None,
             conn_id,

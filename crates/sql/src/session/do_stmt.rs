@@ -23,7 +23,7 @@ impl Session {
     pub(super) fn do_statement(&mut self, exprs: &str) -> Result<QueryResult, MySqlError> {
         let text = format!("SELECT {exprs}");
         let mut sink = Discard;
-        self.run_statement(&text, &mut Out::new(&mut sink))?;
+        self.run_counted(&text, &mut Out::new(&mut sink))?;
         Ok(QueryResult::ok(0))
     }
 }

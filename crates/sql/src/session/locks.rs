@@ -246,7 +246,7 @@ impl Session {
                 Ok(QueryResult::ok(0))
             }
             FlushType::Status => {
-                self.cx.engine.hooks().flush_status();
+                self.flush_status();
                 Ok(QueryResult::ok(0))
             }
             FlushType::EngineLogs => {

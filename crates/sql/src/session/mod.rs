@@ -37,6 +37,7 @@ pub mod view;
 
 use crate::engine::Engine;
 use crate::result::{QueryResult, ResultSink};
+use crate::stats::Stat;
 use basalt_common::{ColumnMeta, MySqlError, Value};
 use basalt_storage::{IsolationLevel, Savepoint, Txn};
 use ctx::SessionCtx;
@@ -76,8 +77,6 @@ pub struct Session {
     /// A statement deadline is armed (statements nested in EXECUTE or SET
     /// STATEMENT run under the deadline of the statement that contains them).
     armed: bool,
-    /// Statements this session ended for `max_statement_time`.
-    statement_timeouts: u64,
     /// NO_INDEX_USED / NO_GOOD_INDEX_USED of the last statement.
     extra_status: u16,
     /// The running statement is SHOW WARNINGS / SHOW ERRORS: its result reports
@@ -88,6 +87,8 @@ pub struct Session {
     /// The running statement committed implicitly (DDL): it goes to the binary log
     /// once it succeeds.
     ddl_to_log: bool,
+    /// The `Com_*` counter of the statement running (or last run).
+    running_com: Option<Stat>,
     /// The collation the client asked for at connect (or COM_CHANGE_USER).
     client_collation: Option<basalt_common::Collation>,
     /// The plan-cache scope of the session's current settings.
@@ -127,13 +128,13 @@ impl Session {
             watch: timer::Watch::new(interrupt.clone()),
             interrupt,
             armed: false,
-            statement_timeouts: 0,
             extra_status: 0,
             showing_diagnostics: false,
             tls: None,
             raw: String::new(),
             ddl_to_log: false,
             client_collation: None,
+            running_com: None,
             scope_cache: run::PlanScope::default(),
             memo: Default::default(),
             locks: Default::default(),
@@ -519,9 +520,17 @@ impl Session {
         self.interrupt.store(false, Ordering::Relaxed);
     }
 
-    /// `Max_statement_time_exceeded` of this session.
-    pub(crate) fn statement_timeouts(&self) -> u64 {
-        self.statement_timeouts
+    /// FLUSH STATUS: this session's counters, the ended sessions' totals and
+    /// the server's resettable counters start again from zero.
+    pub(crate) fn flush_status(&self) {
+        self.cx.engine.stats.flush(&self.cx.stats.counters);
+        self.cx.engine.hooks().flush_status();
+    }
+
+    /// This session's status counters (the server counts bytes, commands and
+    /// prepared-statement calls in them).
+    pub fn stats(&self) -> &crate::stats::Counters {
+        &self.cx.stats.counters
     }
 
     /// Runs one statement under its `max_statement_time` deadline (none when the
@@ -545,8 +554,7 @@ impl Session {
         let fired = engine.timer.disarm(key, &self.watch);
         match r {
             Err(e) if fired && e.code == basalt_common::error::code::ER_QUERY_INTERRUPTED => {
-                self.statement_timeouts += 1;
-                engine.statement_timeouts.fetch_add(1, Ordering::Relaxed);
+                self.cx.stats.counters.bump(Stat::MaxStatementTimeExceeded);
                 Err(MySqlError::statement_timeout())
             }
             r => r,

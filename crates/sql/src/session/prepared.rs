@@ -36,6 +36,8 @@ pub struct Prepared {
     params: usize,
     /// A `?` in the select list: each execution types the plan with the values.
     retype: bool,
+    /// The `Com_*` counter each execution counts in.
+    com: Option<crate::stats::Stat>,
 }
 
 /// `character_set_client`/`_connection`, `collation_connection` and
@@ -48,6 +50,7 @@ struct Execution {
     plan: Option<Arc<Plan>>,
     expected: usize,
     retype: bool,
+    com: Option<crate::stats::Stat>,
     /// The plan must be made again (schema or character sets changed).
     stale: bool,
     transcoded: bool,
@@ -124,6 +127,7 @@ impl Session {
         let id = self.next_stmt_id;
         self.next_stmt_id = self.next_stmt_id.wrapping_add(1).max(1);
         let version = self.plan_version();
+        let com = crate::stats::com::classify(&text);
         self.prepared.insert(
             id,
             Prepared {
@@ -134,6 +138,7 @@ impl Session {
                 charsets: self.charsets(),
                 params,
                 retype,
+                com,
             },
         );
         let param_meta = (0..params).map(|_| ColumnMeta::text("?", 0)).collect();
@@ -230,6 +235,7 @@ impl Session {
                 plan: p.plan.clone(),
                 expected: p.params,
                 retype: p.retype,
+                com: p.com,
                 stale: p.schema_version != self.plan_version() || p.charsets != self.charsets(),
                 transcoded: p.transcoded,
             }
@@ -257,6 +263,7 @@ impl Session {
             expected,
             retype,
             stale,
+            com,
             ..
         } = run;
         if params.len() != expected {
@@ -282,6 +289,10 @@ impl Session {
         };
         let r = match plan {
             Some(p) => {
+                if let Some(c) = com {
+                    self.cx.stats.counters.bump(c);
+                }
+                self.cx.stats.counters.bump(crate::stats::Stat::Queries);
                 // ANNOTATE_ROWS shows the statement with its values, as MariaDB's.
                 if !matches!(*p, Plan::Select(_)) && self.logs_to_binlog() {
                     self.raw = substitute(&text, params);

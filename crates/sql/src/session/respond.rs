@@ -17,6 +17,8 @@ use std::sync::Arc;
 pub(crate) struct Out<'o> {
     sink: &'o mut dyn ResultSink,
     opened: bool,
+    /// Rows sent so far (`Rows_sent`).
+    sent: u64,
 }
 
 impl<'o> Out<'o> {
@@ -24,6 +26,7 @@ impl<'o> Out<'o> {
         Out {
             sink,
             opened: false,
+            sent: 0,
         }
     }
 
@@ -34,6 +37,7 @@ impl<'o> Out<'o> {
     }
 
     pub fn row(&mut self, row: &mut Row) -> Result<(), MySqlError> {
+        self.sent += 1;
         self.sink.row(row)
     }
 
@@ -92,6 +96,15 @@ impl Session {
             }) => Ok(Some((affected_rows, last_insert_id, info, warnings))),
             Err(e) => Err(e),
         };
+        // SHOW STATUS's own rows are not counted, as in MariaDB (a before and
+        // after SHOW STATUS see only what ran between them).
+        if matches!(r, Ok(None)) && self.running_com != Some(crate::stats::Stat::ComShowStatus) {
+            let c = &self.cx.stats.counters;
+            c.add(crate::stats::Stat::RowsSent, o.sent);
+            if o.sent == 0 {
+                c.bump(crate::stats::Stat::EmptyQueries);
+            }
+        }
         let status = self.status_flags();
         let ending = match &r {
             Ok(None) => Ending::Rows {

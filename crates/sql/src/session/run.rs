@@ -14,6 +14,7 @@ use crate::front::{Front, LitOpts, Stripped};
 use crate::plan::cache::CacheEntry;
 use crate::plan::Plan;
 use crate::result::QueryResult;
+use crate::stats::Stat;
 use basalt_common::{Charset, MySqlError, Row, Value};
 use basalt_storage::LockMode;
 use sqlparser::ast::Statement;
@@ -45,6 +46,26 @@ impl Session {
         if self.cx.privs.limits.counts_statements() {
             self.count_statement(text)?;
         }
+        let com = crate::stats::com::classify(text);
+        self.running_com = com;
+        let counters = &self.cx.stats.counters;
+        counters.bump(Stat::Queries);
+        if let Some(c) = com {
+            counters.bump(c);
+        }
+        let r = self.run_counted(text, out);
+        // What does not parse counts in no Com_* (MariaDB counts after parsing).
+        if let (Some(c), Err(e)) = (com, &r) {
+            if e.code == basalt_common::error::code::ER_PARSE_ERROR {
+                self.cx.stats.counters.unbump(c);
+            }
+        }
+        r
+    }
+
+    /// Runs a statement without counting it (DO counts as itself, not as the
+    /// SELECT it runs).
+    pub(super) fn run_counted(&mut self, text: &str, out: &mut Out<'_>) -> R<QueryResult> {
         let mut attempts = 0;
         loop {
             let r = self.run_statement_once(text, out);
@@ -338,7 +359,7 @@ impl Session {
                     self.cx.engine.hooks().reload_tls()?;
                 }
                 if status {
-                    self.cx.engine.hooks().flush_status();
+                    self.flush_status();
                 }
                 Ok(QueryResult::ok(0))
             }

@@ -14,6 +14,7 @@
 use super::{NextTxn, Session};
 use crate::exec::Exec;
 use crate::expr::EvalCtx;
+use crate::stats::Stat;
 use basalt_common::error::code;
 use basalt_common::{MySqlError, Value};
 use basalt_storage::{IsolationLevel, TxnOptions};
@@ -56,7 +57,10 @@ impl Session {
         self.cx.in_transaction = false;
         self.txn_read_only = false;
         let r = match self.txn.take() {
-            Some(t) => t.commit().map_err(MySqlError::from),
+            Some(t) => {
+                self.cx.stats.counters.bump(Stat::HandlerCommit);
+                t.commit().map_err(MySqlError::from)
+            }
             None => Ok(()),
         };
         if let Some(e) = entered {
@@ -71,7 +75,10 @@ impl Session {
         self.cx.in_transaction = false;
         self.txn_read_only = false;
         match self.txn.take() {
-            Some(t) => t.rollback().map_err(MySqlError::from),
+            Some(t) => {
+                self.cx.stats.counters.bump(Stat::HandlerRollback);
+                t.rollback().map_err(MySqlError::from)
+            }
             None => Ok(()),
         }
     }
@@ -254,6 +261,7 @@ impl Session {
             return Ok(());
         };
         let sp = t.savepoint();
+        self.cx.stats.counters.bump(Stat::HandlerSavepoint);
         self.savepoints
             .retain(|(n, _)| !n.eq_ignore_ascii_case(name));
         self.savepoints.push((name.to_string(), sp));
@@ -269,6 +277,7 @@ impl Session {
         self.savepoints.truncate(pos + 1);
         let (_, sp) = &self.savepoints[pos];
         if let Some(t) = self.txn.as_mut() {
+            self.cx.stats.counters.bump(Stat::HandlerSavepointRollback);
             t.rollback_to(sp).map_err(MySqlError::from)?;
         }
         Ok(())

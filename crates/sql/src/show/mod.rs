@@ -376,30 +376,7 @@ fn show_variables(session: &mut Session, global: bool, f: ShowFilter) -> R<Query
 }
 
 fn show_status(session: &mut Session, global: bool, f: ShowFilter) -> R<QueryResult> {
-    let engine = session.cx.engine.clone();
-    let mut pairs: Vec<(String, String)> = engine
-        .hooks()
-        .global_status()
-        .into_iter()
-        .map(|(k, v)| (k, v.display_lossy()))
-        .collect();
-    for (k, v) in engine.storage.status() {
-        pairs.push((k.to_string(), v.to_string()));
-    }
-    if !pairs.iter().any(|(k, _)| k == "Uptime") {
-        pairs.push((
-            "Uptime".into(),
-            engine.started.elapsed().as_secs().to_string(),
-        ));
-    }
-    let timeouts = if global {
-        engine
-            .statement_timeouts
-            .load(std::sync::atomic::Ordering::Relaxed)
-    } else {
-        session.statement_timeouts()
-    };
-    pairs.push(("Max_statement_time_exceeded".into(), timeouts.to_string()));
+    let mut pairs = status_pairs(&session.cx, global);
     let (version, cipher) = session.tls();
     pairs.push(("Ssl_cipher".into(), cipher.to_string()));
     pairs.push(("Ssl_version".into(), version.to_string()));
@@ -407,6 +384,60 @@ fn show_status(session: &mut Session, global: bool, f: ShowFilter) -> R<QueryRes
         "Prepared_stmt_count".into(),
         session.prepared_count().to_string(),
     ));
+    sort_status(&mut pairs);
+    let rows = pairs.into_iter().map(|(k, v)| vec![s(k), s(v)]).collect();
+    let rows = filter(session, rows, &["Variable_name", "Value"], &f)?;
+    result(
+        vec![text_col_nn("Variable_name", 64), text_col_nn("Value", 2048)],
+        rows,
+    )
+}
+
+/// SHOW STATUS's rows before the session's own (TLS, prepared statements):
+/// the server's, the engine's, and the status counters, summed over every
+/// session for GLOBAL, this session's otherwise.
+pub(crate) fn status_pairs(
+    cx: &crate::session::ctx::SessionCtx,
+    global: bool,
+) -> Vec<(String, String)> {
+    use crate::stats::{Stat, ALL};
+    let engine = &cx.engine;
+    let hooks = engine.hooks();
+    // The counters come first: a name the server also reports keeps their value.
+    let mut totals = engine.stats.totals();
+    totals[Stat::AccessDeniedErrors as usize] += hooks.login_denials();
+    let own = &cx.stats.counters;
+    let mut pairs: Vec<(String, String)> = ALL
+        .iter()
+        .map(|&stat| {
+            let v = if global || stat.global_only() {
+                totals[stat as usize]
+            } else {
+                own.get(stat)
+            };
+            (stat.name().to_string(), v.to_string())
+        })
+        .collect();
+    pairs.extend(
+        hooks
+            .global_status()
+            .into_iter()
+            .map(|(k, v)| (k, v.display_lossy())),
+    );
+    for (k, v) in engine.storage.status() {
+        pairs.push((k.to_string(), v.to_string()));
+    }
+    pairs.push((
+        "Created_tmp_files".into(),
+        crate::exec::spill::SpillFile::created().to_string(),
+    ));
+    let uptime = engine.started.elapsed().as_secs();
+    pairs.push(("Uptime".into(), uptime.to_string()));
+    let since_flush = engine
+        .stats
+        .flushed_at()
+        .map_or(uptime, |t| t.elapsed().as_secs());
+    pairs.push(("Uptime_since_flush_status".into(), since_flush.to_string()));
     pairs.push((
         "Plan_cache_entries".into(),
         engine.plan_cache.len().to_string(),
@@ -414,14 +445,13 @@ fn show_status(session: &mut Session, global: bool, f: ShowFilter) -> R<QueryRes
     let (hits, misses) = engine.plan_cache.stats();
     pairs.push(("Plan_cache_hits".into(), hits.to_string()));
     pairs.push(("Plan_cache_misses".into(), misses.to_string()));
+    pairs
+}
+
+/// SHOW STATUS order: by name, ignoring case; the first of a repeated name.
+pub(crate) fn sort_status(pairs: &mut Vec<(String, String)>) {
     pairs.sort_by_key(|a| a.0.to_ascii_lowercase());
     pairs.dedup_by(|a, b| a.0 == b.0);
-    let rows = pairs.into_iter().map(|(k, v)| vec![s(k), s(v)]).collect();
-    let rows = filter(session, rows, &["Variable_name", "Value"], &f)?;
-    result(
-        vec![text_col_nn("Variable_name", 64), text_col_nn("Value", 2048)],
-        rows,
-    )
 }
 
 fn show_warnings(

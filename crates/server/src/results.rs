@@ -112,6 +112,10 @@ impl ResultSink for WireSink<'_> {
         self.tracked.extend_from_slice(changes);
     }
 
+    fn bytes_out(&self) -> u64 {
+        self.flushed + self.conn.pending_output() as u64
+    }
+
     fn columns(&mut self, columns: &Arc<[ColumnMeta]>, status: u16) {
         self.columns = Some(columns.clone());
         self.header_status = status;

@@ -258,6 +258,7 @@ pub struct Engine {
     pub(crate) plan_cache: PlanCache,
     pub(crate) started: std::time::Instant,
     pub(crate) general_log: crate::general_log::GeneralLog,
+    pub(crate) slow_log: crate::slow_log::SlowLog,
     pub(crate) locks: crate::tablelock::TableLocks,
     /// GET_LOCK's named locks.
     pub(crate) user_locks: crate::userlock::UserLocks,
@@ -335,6 +336,12 @@ impl Engine {
             .get("general_log_file")
             .map(|v| v.display_lossy())
             .unwrap_or_default();
+        let slow_file = globals
+            .get("slow_query_log_file")
+            .map(|v| v.display_lossy())
+            .unwrap_or_default();
+        let slow_log =
+            crate::slow_log::SlowLog::new(identity.clone(), log_path(&config, &slow_file));
         let general_log =
             crate::general_log::GeneralLog::new(identity, log_path(&config, &log_file));
         let acl = crate::account::AclStore::load(&storage);
@@ -348,6 +355,7 @@ impl Engine {
             plan_cache: PlanCache::new(),
             started: std::time::Instant::now(),
             general_log,
+            slow_log,
             locks: Default::default(),
             user_locks: Default::default(),
             timer: crate::session::timer::StatementTimer::new(),
@@ -378,10 +386,17 @@ impl Engine {
         }
     }
 
-    /// FLUSH LOGS: reopens the general log's file.
+    /// FLUSH LOGS: reopens the general and slow logs' files.
     pub(crate) fn reopen_logs(&self) -> Result<(), MySqlError> {
         self.general_log.reopen().map_err(|e| {
             MySqlError::new(1105, "HY000", format!("Cannot reopen the general log: {e}"))
+        })?;
+        self.slow_log.reopen().map_err(|e| {
+            MySqlError::new(
+                1105,
+                "HY000",
+                format!("Cannot reopen the slow query log: {e}"),
+            )
         })
     }
 

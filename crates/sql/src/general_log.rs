@@ -126,7 +126,7 @@ impl GeneralLog {
     }
 }
 
-fn open(path: &Path, id: &LogIdentity) -> Result<File, String> {
+pub(crate) fn open(path: &Path, id: &LogIdentity) -> Result<File, String> {
     let mut f = OpenOptions::new()
         .create(true)
         .append(true)
@@ -142,7 +142,7 @@ fn open(path: &Path, id: &LogIdentity) -> Result<File, String> {
 
 /// `YYMMDD HH:MM:SS` with the hour padded by a space, as MariaDB prints it (the
 /// server's clock, the one `NOW()` reads).
-fn time_column() -> String {
+pub(crate) fn time_column() -> String {
     let t = crate::value::temporal::now();
     format!(
         "{:02}{:02}{:02} {:>2}:{:02}:{:02}",

@@ -71,6 +71,7 @@ mod result;
 mod sequence;
 mod session;
 mod show;
+mod slow_log;
 mod stack;
 pub mod stats;
 mod system_tables;

@@ -30,6 +30,11 @@ pub trait ResultSink {
     /// the `end` of a statement that ends with an OK; a sink that does not
     /// speak the protocol ignores it.
     fn session_changes(&mut self, _changes: &[crate::session::Tracked]) {}
+    /// Bytes of responses this sink has sent or holds to send (`Bytes_sent`
+    /// of the slow log); 0 for a sink that does not speak the protocol.
+    fn bytes_out(&self) -> u64 {
+        0
+    }
     /// LOAD DATA LOCAL: asks the client for the file `name` and hands its bytes
     /// to `each` as they arrive. After `each` fails the rest of the file is still
     /// read (the protocol has the client send all of it) and the first error is

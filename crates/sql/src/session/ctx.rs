@@ -38,6 +38,16 @@ pub struct Warning {
     pub message: String,
 }
 
+/// The session's slow-log settings, read from its variables.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SlowSettings {
+    pub long_query_time: std::time::Duration,
+    pub not_using_indexes: bool,
+    pub min_examined: u64,
+    pub admin: bool,
+    pub query_plan: bool,
+}
+
 pub struct SessionCtx {
     pub engine: Arc<Engine>,
     /// This session's status counters.
@@ -81,6 +91,9 @@ pub struct SessionCtx {
     pub max_mem_used: u64,
     /// `net_write_timeout` in seconds.
     pub net_write_timeout: u64,
+    /// `long_query_time`, `log_queries_not_using_indexes`, ...: which
+    /// statements are slow and logged (see [`crate::slow_log`]).
+    pub slow: SlowSettings,
     /// `max_statement_time` (None when 0: no limit).
     pub max_statement_time: Option<std::time::Duration>,
     /// `optimizer_switch`, `join_cache_level`, `optimizer_search_depth`.
@@ -171,6 +184,7 @@ impl SessionCtx {
             wait_timeout: 28800,
             max_mem_used: u64::MAX,
             net_write_timeout: 60,
+            slow: SlowSettings::default(),
             max_statement_time: None,
             planner: Default::default(),
             user_vars: HashMap::new(),
@@ -263,6 +277,20 @@ impl SessionCtx {
             .var_u64("max_session_mem_used")
             .max(crate::exec::mem::MIN_LIMIT);
         self.net_write_timeout = self.var_u64("net_write_timeout").max(1);
+        self.slow = SlowSettings {
+            long_query_time: match self.vars.get("long_query_time") {
+                Some(Value::Double(d)) if d.is_finite() && *d > 0.0 => {
+                    std::time::Duration::from_secs_f64(*d)
+                }
+                _ => std::time::Duration::ZERO,
+            },
+            not_using_indexes: self.var_bool("log_queries_not_using_indexes"),
+            min_examined: self.var_u64("min_examined_row_limit"),
+            admin: self.var_bool("log_slow_admin_statements"),
+            query_plan: self
+                .var_text("log_slow_verbosity")
+                .eq_ignore_ascii_case("query_plan"),
+        };
         self.max_statement_time = statement_limit(self.vars.get("max_statement_time"));
         self.planner = crate::plan::switch::Planner::from_vars(
             &self.var_text("optimizer_switch"),

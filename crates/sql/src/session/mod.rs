@@ -26,6 +26,7 @@ mod run;
 mod select_into;
 pub(crate) mod sequence;
 mod set_statement;
+mod slow;
 mod stmt;
 pub mod temp_tables;
 pub mod timer;
@@ -89,6 +90,13 @@ pub struct Session {
     ddl_to_log: bool,
     /// The `Com_*` counter of the statement running (or last run).
     running_com: Option<Stat>,
+    /// The running client statement's start (see [`slow`]).
+    clock: Option<slow::StmtClock>,
+    /// `SET SESSION slow_query_log`: this session's own choice, which the
+    /// global setting does not override.
+    slow_log_choice: Option<bool>,
+    /// Rows the last statement changed (`Rows_affected` of the slow log).
+    last_affected: u64,
     /// The collation the client asked for at connect (or COM_CHANGE_USER).
     client_collation: Option<basalt_common::Collation>,
     /// The plan-cache scope of the session's current settings.
@@ -135,6 +143,9 @@ impl Session {
             ddl_to_log: false,
             client_collation: None,
             running_com: None,
+            clock: None,
+            slow_log_choice: None,
+            last_affected: 0,
             scope_cache: run::PlanScope::default(),
             memo: Default::default(),
             locks: Default::default(),
@@ -212,6 +223,7 @@ impl Session {
             let mut o = Out::new(out);
             let r = self.run_statement(text, &mut o);
             self.respond(r, &mut o);
+            self.finish_statement(slow::Text::Plain(text), &o);
             return;
         }
         let pieces = crate::front::split(sql);
@@ -233,6 +245,7 @@ impl Session {
             let r = self.run_statement(p.text, &mut o);
             let failed = r.is_err();
             self.respond(r, &mut o);
+            self.finish_statement(slow::Text::Plain(p.text), &o);
             if failed {
                 break;
             }

@@ -311,6 +311,11 @@ impl Session {
 
     /// COM_STMT_CLOSE / DEALLOCATE PREPARE.
     /// The SQL text of prepared statement `id` (for the process list).
+    /// The `Com_*` counter executions of statement `id` count in.
+    pub(super) fn prepared_com(&self, id: u32) -> Option<crate::stats::Stat> {
+        self.prepared.get(&id).and_then(|p| p.com)
+    }
+
     pub fn prepared_text(&self, id: u32) -> Option<&str> {
         self.prepared.get(&id).map(|p| p.text.as_str())
     }

@@ -36,6 +36,16 @@ impl<'o> Out<'o> {
         self.opened = true;
     }
 
+    /// Rows sent so far.
+    pub fn sent(&self) -> u64 {
+        self.sent
+    }
+
+    /// Bytes the sink has sent or holds.
+    pub fn bytes(&self) -> u64 {
+        self.sink.bytes_out()
+    }
+
     pub fn row(&mut self, row: &mut Row) -> Result<(), MySqlError> {
         self.sent += 1;
         self.sink.row(row)
@@ -78,6 +88,7 @@ impl ResultSink for NoRows {
 impl Session {
     /// Ends the response of the statement that produced `r` (see the module docs).
     pub(super) fn respond(&mut self, r: Result<QueryResult, MySqlError>, o: &mut Out<'_>) {
+        self.last_affected = 0;
         let r = match r {
             Ok(QueryResult::Rows { columns, rows }) => {
                 if !o.opened {
@@ -93,7 +104,10 @@ impl Session {
                 last_insert_id,
                 info,
                 warnings,
-            }) => Ok(Some((affected_rows, last_insert_id, info, warnings))),
+            }) => {
+                self.last_affected = affected_rows;
+                Ok(Some((affected_rows, last_insert_id, info, warnings)))
+            }
             Err(e) => Err(e),
         };
         // SHOW STATUS's own rows are not counted, as in MariaDB (a before and
@@ -173,8 +187,11 @@ impl Session {
     pub fn execute_prepared_into(&mut self, id: u32, params: &[Value], out: &mut dyn ResultSink) {
         let mut o = Out::new(out);
         self.clear_interrupt();
+        self.start_clock(&o);
+        self.running_com = self.prepared_com(id);
         let r =
             self.timed(|me| me.execute_prepared_inner(id, params, "mysqld_stmt_execute", &mut o));
         self.respond(r, &mut o);
+        self.finish_statement(super::slow::Text::Prepared(id, params), &o);
     }
 }

@@ -47,6 +47,7 @@ impl Session {
             self.count_statement(text)?;
         }
         let com = crate::stats::com::classify(text);
+        self.start_clock(out);
         self.running_com = com;
         let counters = &self.cx.stats.counters;
         counters.bump(Stat::Queries);

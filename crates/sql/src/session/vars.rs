@@ -126,8 +126,15 @@ impl Session {
             self.cx.insert_id = (n > 0).then_some(n);
         }
         let v = self.within_range(def.name, v);
+        if def.name == "log_slow_verbosity" {
+            slow_verbosity(&v)?;
+        }
+        if def.name == "slow_query_log" && !global {
+            self.slow_log_choice = Some(v == Value::Int(1));
+        }
         if global {
             let v = self.general_log_setting(def.name, v)?;
+            let v = self.slow_log_setting(def.name, v)?;
             self.binlog_setting(def.name, &v)?;
             self.cx.engine.globals.set(def, v);
             if def.name == "sql_mode" || def.name == "autocommit" {
@@ -186,6 +193,41 @@ impl Session {
             .map_err(|e| {
                 tracing::warn!("general log: cannot open {}: {e}", path.display());
                 crate::general_log::bad_file(&file.display_lossy())
+            })?;
+        Ok(v)
+    }
+
+    /// `slow_query_log`, `slow_query_log_file`, `log_output`: applied to the
+    /// slow log (which opens or closes its file) before the value is stored.
+    fn slow_log_setting(&mut self, name: &str, v: Value) -> R<Value> {
+        if !matches!(
+            name,
+            "slow_query_log" | "slow_query_log_file" | "log_output"
+        ) {
+            return Ok(v);
+        }
+        let globals = &self.cx.engine.globals;
+        let pick = |n: &str| {
+            if n == name {
+                v.clone()
+            } else {
+                globals.get(n).unwrap_or(Value::Null)
+            }
+        };
+        let (on, file, output) = (
+            pick("slow_query_log"),
+            pick("slow_query_log_file"),
+            pick("log_output"),
+        );
+        let to_file = output.display_lossy().split(',').any(|p| p == "FILE");
+        let path = self.cx.engine.log_path(&file.display_lossy());
+        self.cx
+            .engine
+            .slow_log
+            .configure(on == Value::Int(1), to_file, &path)
+            .map_err(|e| {
+                tracing::warn!("slow query log: cannot open {}: {e}", path.display());
+                crate::slow_log::bad_file(&file.display_lossy())
             })?;
         Ok(v)
     }
@@ -448,6 +490,20 @@ fn check_scope(def: &sysvars::VarDef, global: bool, scoped: bool) -> R<()> {
         )
     {
         return Err(MySqlError::read_only_variable(def.name));
+    }
+    Ok(())
+}
+
+/// `log_slow_verbosity`: empty or `query_plan`; MariaDB's other parts
+/// (`innodb`, `explain`, `engine`, `warnings`, `full`) are not written (1235).
+fn slow_verbosity(v: &Value) -> R<()> {
+    let text = v.display_lossy();
+    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        if !part.eq_ignore_ascii_case("query_plan") {
+            return Err(MySqlError::not_supported(&format!(
+                "log_slow_verbosity={part}"
+            )));
+        }
     }
     Ok(())
 }

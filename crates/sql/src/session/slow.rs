@@ -1,0 +1,123 @@
+//! A statement's duration and what it read, for `Slow_queries` and the slow
+//! query log (see [`crate::slow_log`]).
+
+use super::respond::Out;
+use super::Session;
+use crate::slow_log::{Entry, PlanNotes};
+use crate::stats::Stat;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// The text a slow-log entry shows: the statement's, or a prepared
+/// statement's with its parameters' values in place (made only when logged).
+pub(super) enum Text<'a> {
+    Plain(&'a str),
+    Prepared(u32, &'a [basalt_common::Value]),
+}
+
+/// The counters a statement started with.
+pub(super) struct StmtClock {
+    start: Instant,
+    bytes: u64,
+    rows_read: u64,
+    scans: u64,
+    full_joins: u64,
+    sorts: u64,
+    merge_passes: u64,
+    priority_queues: u64,
+}
+
+/// Statements `log_slow_admin_statements=OFF` keeps out of the log.
+const ADMIN: &[Stat] = &[
+    Stat::ComAlterTable,
+    Stat::ComAnalyze,
+    Stat::ComCheck,
+    Stat::ComCreateIndex,
+    Stat::ComDropIndex,
+    Stat::ComOptimize,
+    Stat::ComRepair,
+];
+
+impl Session {
+    /// Starts timing a client's statement (a statement nested in EXECUTE or
+    /// SET STATEMENT is timed as part of it).
+    pub(super) fn start_clock(&mut self, out: &Out<'_>) {
+        if self.clock.is_some() {
+            return;
+        }
+        let c = &self.cx.stats.counters;
+        self.clock = Some(StmtClock {
+            start: Instant::now(),
+            bytes: out.bytes(),
+            rows_read: c.get(Stat::RowsRead),
+            scans: c.get(Stat::SelectScan),
+            full_joins: c.get(Stat::SelectFullJoin),
+            sorts: c.get(Stat::SortScan) + c.get(Stat::SortRange),
+            merge_passes: c.get(Stat::SortMergePasses),
+            priority_queues: c.get(Stat::SortPriorityQueueSorts),
+        });
+    }
+
+    /// After the statement's response: counts it in `Slow_queries` when it took
+    /// longer than `long_query_time` (or read a table whole under
+    /// `log_queries_not_using_indexes`), and writes its slow-log entry.
+    pub(super) fn finish_statement(&mut self, text: Text<'_>, out: &Out<'_>) {
+        let Some(clock) = self.clock.take() else {
+            return;
+        };
+        let elapsed = clock.start.elapsed();
+        let c = &self.cx.stats.counters;
+        let settings = self.cx.slow;
+        let no_index =
+            c.get(Stat::SelectScan) > clock.scans || c.get(Stat::SelectFullJoin) > clock.full_joins;
+        if elapsed <= settings.long_query_time && !(settings.not_using_indexes && no_index) {
+            return;
+        }
+        c.bump(Stat::SlowQueries);
+        let log = &self.cx.engine.slow_log;
+        if !log.enabled() || self.slow_log_choice == Some(false) {
+            return;
+        }
+        let examined = c.get(Stat::RowsRead) - clock.rows_read;
+        if examined < settings.min_examined
+            || (!settings.admin && self.running_com.is_some_and(|s| ADMIN.contains(&s)))
+        {
+            return;
+        }
+        let plan = settings.query_plan.then(|| PlanNotes {
+            full_scan: c.get(Stat::SelectScan) > clock.scans,
+            full_join: c.get(Stat::SelectFullJoin) > clock.full_joins,
+            filesort: c.get(Stat::SortScan) + c.get(Stat::SortRange) > clock.sorts,
+            filesort_on_disk: c.get(Stat::SortMergePasses) > clock.merge_passes,
+            merge_passes: c.get(Stat::SortMergePasses) - clock.merge_passes,
+            priority_queue: c.get(Stat::SortPriorityQueueSorts) > clock.priority_queues,
+        });
+        let started = SystemTime::now()
+            .checked_sub(elapsed)
+            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+            .unwrap_or(Duration::ZERO);
+        let priv_user = match &self.cx.privs.account {
+            Some((u, _)) => u.as_str(),
+            None => self.cx.user.as_str(),
+        };
+        let text = match text {
+            Text::Plain(t) => t.to_string(),
+            Text::Prepared(id, params) => self.expanded_text(id, params).unwrap_or_default(),
+        };
+        log.write(&Entry {
+            user: &self.cx.user,
+            priv_user,
+            host: &self.cx.host,
+            thread_id: self.cx.conn_id,
+            db: self.cx.db.as_deref(),
+            query_time: elapsed,
+            lock_time: Duration::ZERO,
+            rows_sent: out.sent(),
+            rows_examined: examined,
+            rows_affected: self.last_affected,
+            bytes_sent: out.bytes().saturating_sub(clock.bytes),
+            plan,
+            timestamp: started.as_secs() as i64,
+            text: &text,
+        });
+    }
+}

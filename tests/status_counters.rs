@@ -270,3 +270,47 @@ fn counters_change_as_mariadbs_do() {
     }
     assert!(differ.is_empty(), "{differ:#?}");
 }
+
+#[test]
+fn table_and_index_statistics_show_what_was_read_and_changed() {
+    let b = Basalt::start();
+    let mut c = b.conn();
+    c.query_drop("create database u").expect("db");
+    c.query_drop("create table u.t (a int primary key, b int, c int, key kb (b), key kc (c))")
+        .expect("table");
+    let values: Vec<String> = (0..200).map(|i| format!("({i}, {i}, {i})")).collect();
+    c.query_drop(format!("insert into u.t values {}", values.join(",")))
+        .expect("rows");
+    let other = b.conn();
+    // Reads on another connection that has ended still count.
+    {
+        let mut o = other;
+        let _: Vec<i64> = o.query("select a from u.t where b = 7").expect("by kb");
+        let _: Vec<i64> = o
+            .query("select b from u.t where a = 9")
+            .expect("by primary");
+    }
+    c.query_drop("update u.t set c = c + 1 where a < 3")
+        .expect("update");
+    let tables: Vec<(String, String, i64, i64, i64)> = c
+        .query("select * from information_schema.table_statistics where table_schema = 'u'")
+        .expect("table_statistics");
+    // 200 inserted + 3 updated rows changed, each in 3 indexes.
+    assert_eq!(tables.len(), 1);
+    let (_, name, read, changed, changed_x) = &tables[0];
+    assert_eq!(name, "t");
+    assert_eq!((*changed, *changed_x), (203, 609));
+    assert!(*read >= 5, "{read}");
+    let indexes: Vec<(String, i64)> = c
+        .query("select index_name, rows_read from information_schema.index_statistics where table_schema = 'u' order by index_name")
+        .expect("index_statistics");
+    let names: Vec<&str> = indexes.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["kb", "PRIMARY"], "kc was never read: {indexes:?}");
+    assert_eq!(indexes[0].1, 1);
+    c.query_drop("flush table_statistics, index_statistics")
+        .expect("flush");
+    let n: Option<i64> = c
+        .query_first("select count(*) from information_schema.index_statistics")
+        .expect("count");
+    assert_eq!(n, Some(0));
+}

@@ -98,10 +98,12 @@ impl HashTable {
             if ex.ctx.mem.charge(charge).is_err() {
                 // Only the budget fails a charge; it keeps the bytes charged.
                 ex.ctx.mem.release(out.charged);
+                rows.note_reads(&t.def, ex);
                 return Ok(None);
             }
             out.rows.push(f);
         }
+        rows.note_reads(&t.def, ex);
         Ok(Some(out))
     }
 

@@ -59,7 +59,8 @@ impl Exec<'_, '_> {
     /// Counts one row written, updated or deleted in `def`'s table
     /// (`Handler_write` / `_update` / `_delete`, and `Innodb_rows_*` for a
     /// durable table).
-    pub fn count_change(&self, def: &basalt_common::TableDef, change: Change) {
+    pub fn count_change(&mut self, def: &basalt_common::TableDef, change: Change) {
+        self.ctx.cx.notes.changed(def);
         use crate::stats::Stat::*;
         let (handler, innodb) = match change {
             Change::Write => (HandlerWrite, InnodbRowsInserted),

@@ -256,10 +256,12 @@ fn nested_loop<const TRACK: bool>(
             level(plan, li + 1, row, ex, sink, None, st)?
         };
         if flow == Flow::Stop {
+            fetched.note_reads(&t.def, ex);
             record(ex, l, count);
             return Ok(Flow::Stop);
         }
     }
+    fetched.note_reads(&t.def, ex);
     record(ex, l, count);
     if l.outer && !matched {
         return unmatched(plan, li, row, ex, sink, st, matched);
@@ -454,6 +456,8 @@ pub(super) enum Rows {
         expect: Option<usize>,
         /// The status counters its reads count in.
         reads: Reads,
+        /// Rows read so far not yet noted for INDEX_STATISTICS.
+        read: u64,
     },
 }
 
@@ -506,6 +510,20 @@ pub(super) fn count_row(cx: &crate::session::ctx::SessionCtx, durable: bool) {
 }
 
 impl Rows {
+    /// Notes the rows read so far for TABLE_STATISTICS / INDEX_STATISTICS.
+    pub(super) fn note_reads(
+        &mut self,
+        def: &std::sync::Arc<basalt_common::TableDef>,
+        ex: &mut Exec,
+    ) {
+        if let Rows::Ranges { base, read, .. } = self {
+            if *read > 0 {
+                ex.ctx.cx.notes.read(def, base.index_id, *read);
+                *read = 0;
+            }
+        }
+    }
+
     pub(super) fn next(&mut self, ex: &mut Exec) -> R<Option<basalt_storage::Fetched>> {
         match self {
             Rows::Empty => Ok(None),
@@ -518,10 +536,12 @@ impl Rows {
                 cursor,
                 expect,
                 reads,
+                read,
             } => loop {
                 if let Some(c) = cursor {
                     match c.next(ex.txn()?).map_err(storage_err)? {
                         Some(f) => {
+                            *read += 1;
                             let cx = &*ex.ctx.cx;
                             cx.stats.counters.bump(reads.row);
                             count_row(cx, reads.durable);
@@ -622,6 +642,7 @@ fn open(plan: &SelectPlan, l: &Level, row: &[Value], ex: &mut Exec, lock: LockMo
             cx.stats.counters.bump(Stat::HandlerReadKey);
             if got.is_some() {
                 count_row(cx, def.engine == EngineKind::Basalt);
+                ex.ctx.cx.notes.read(&t.def, def.indexes[0].id, 1);
             }
             Ok(Source {
                 rows: Rows::One(got),
@@ -685,6 +706,7 @@ fn open(plan: &SelectPlan, l: &Level, row: &[Value], ex: &mut Exec, lock: LockMo
                     ranges: ranges.into_iter(),
                     cursor: None,
                     expect: None,
+                    read: 0,
                     // A whole primary key read forward is the table scan.
                     reads: if whole && !*reverse && *index_id == def.indexes[0].id {
                         Reads::table_scan(def)
@@ -716,6 +738,7 @@ fn full_scan(plan: &SelectPlan, l: &Level, lock: LockMode) -> R<Source> {
             cursor: None,
             expect: None,
             reads: Reads::table_scan(&t.def),
+            read: 0,
         },
         exact: false,
     })

@@ -116,12 +116,13 @@ pub enum Native {
     },
     /// CHECK / CHECKSUM / OPTIMIZE / REPAIR / ANALYZE TABLE.
     Maintenance(Maintenance),
-    /// `FLUSH {TABLE|INDEX|USER|CLIENT}_STATISTICS | SSL [, STATUS ...]`: Basalt
-    /// collects no `userstat` statistics (the tables are empty, as MariaDB's with
-    /// `userstat=OFF`), so only STATUS has something to reset; SSL loads the TLS
-    /// certificate, key and CA files again.
+    /// `FLUSH {TABLE|INDEX|USER|CLIENT}_STATISTICS | SSL [, STATUS ...]`: the
+    /// statistics reset the per-table and per-index counts (Basalt keeps no
+    /// per-user or per-client ones yet); SSL loads the TLS certificate, key
+    /// and CA files again.
     FlushStatistics {
         status: bool,
+        statistics: bool,
         ssl: bool,
     },
     /// `ALTER {DATABASE|SCHEMA} [name] [DEFAULT] CHARACTER SET x / COLLATE y`.

@@ -205,6 +205,24 @@ pub fn build(name: &str, cx: &SessionCtx) -> Built {
             def(super::layouts::layout(name)?),
             super::foreign_keys::referential_constraints(&all_tables(cx)),
         ),
+        "TABLE_STATISTICS" => {
+            let all = cx.engine.stats.objects.snapshot();
+            let rows = crate::stats::objects::table_rows(&all)
+                .into_iter()
+                .map(|(db, t, r, c, x)| {
+                    vec![s(db), s(t), Value::Int(r as i64), Value::Int(c as i64), Value::Int(x as i64)]
+                })
+                .collect();
+            (def(super::layouts::layout(name)?), rows)
+        }
+        "INDEX_STATISTICS" => {
+            let all = cx.engine.stats.objects.snapshot();
+            let rows = crate::stats::objects::index_rows(&all)
+                .into_iter()
+                .map(|(db, t, i, r)| vec![s(db), s(t), s(i), Value::Int(r as i64)])
+                .collect();
+            (def(super::layouts::layout(name)?), rows)
+        }
         _ => (def(super::layouts::layout(name)?), Vec::new()),
     })
 }

@@ -52,6 +52,9 @@ pub struct SessionCtx {
     pub engine: Arc<Engine>,
     /// This session's status counters.
     pub stats: crate::stats::Slot,
+    /// The running statement's per-table and per-index counts, merged into
+    /// the session's when it ends.
+    pub notes: crate::stats::objects::StatementNotes,
     /// `ANALYZE <statement>` is running: every evaluation context of the
     /// statement reports its join levels here.
     pub analyze: Option<Arc<crate::exec::analyze::Tracker>>,
@@ -160,6 +163,7 @@ impl SessionCtx {
         let vars = engine.globals.session_defaults(&engine.config);
         let mut cx = SessionCtx {
             stats: engine.stats.join(),
+            notes: Default::default(),
             engine,
             analyze: None,
             conn_id,

@@ -577,6 +577,7 @@ impl Session {
 
 impl Drop for Session {
     fn drop(&mut self) {
+        self.merge_notes();
         if let (true, Some((u, h))) = (self.cx.privs.tracked, &self.cx.privs.account) {
             self.cx.engine.resources.logout((u, h));
         }

@@ -355,7 +355,14 @@ impl Session {
                 }
                 crate::show::maintenance::run(self, m)
             }
-            Native::FlushStatistics { status, ssl } => {
+            Native::FlushStatistics {
+                status,
+                statistics,
+                ssl,
+            } => {
+                if statistics {
+                    self.cx.engine.stats.objects.flush();
+                }
                 if ssl {
                     self.cx.engine.hooks().reload_tls()?;
                 }

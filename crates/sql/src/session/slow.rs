@@ -38,6 +38,14 @@ const ADMIN: &[Stat] = &[
 ];
 
 impl Session {
+    /// Moves the statement's per-table and per-index counts into the
+    /// session's (where readers of TABLE_STATISTICS see them).
+    pub(super) fn merge_notes(&mut self) {
+        if !self.cx.notes.is_empty() {
+            self.cx.stats.objects.merge(&mut self.cx.notes);
+        }
+    }
+
     /// Starts timing a client's statement (a statement nested in EXECUTE or
     /// SET STATEMENT is timed as part of it).
     pub(super) fn start_clock(&mut self, out: &Out<'_>) {
@@ -61,6 +69,7 @@ impl Session {
     /// longer than `long_query_time` (or read a table whole under
     /// `log_queries_not_using_indexes`), and writes its slow-log entry.
     pub(super) fn finish_statement(&mut self, text: Text<'_>, out: &Out<'_>) {
+        self.merge_notes();
         let Some(clock) = self.clock.take() else {
             return;
         };

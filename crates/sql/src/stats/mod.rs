@@ -13,6 +13,7 @@
 //! MariaDB's does (other sessions keep theirs).
 
 pub mod com;
+pub mod objects;
 
 use parking_lot::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
@@ -129,6 +130,8 @@ impl Counters {
 #[derive(Default)]
 pub struct StatusHub {
     inner: Mutex<Hub>,
+    /// Per-table and per-index counts (TABLE_STATISTICS, INDEX_STATISTICS).
+    pub objects: objects::ObjectHub,
 }
 
 #[derive(Default)]
@@ -145,6 +148,8 @@ pub struct Slot {
     hub: Arc<StatusHub>,
     index: usize,
     pub counters: Arc<Counters>,
+    object_index: usize,
+    pub objects: Arc<objects::SessionObjects>,
 }
 
 impl StatusHub {
@@ -162,10 +167,14 @@ impl StatusHub {
                 h.live.len() - 1
             }
         };
+        drop(h);
+        let (object_index, objects) = self.objects.join();
         Slot {
             hub: self.clone(),
             index,
             counters,
+            object_index,
+            objects,
         }
     }
 
@@ -206,6 +215,7 @@ impl StatusHub {
 
 impl Drop for Slot {
     fn drop(&mut self) {
+        self.hub.objects.leave(self.object_index);
         let mut h = self.hub.inner.lock();
         if h.ended.is_empty() {
             h.ended.resize(COUNT, 0);

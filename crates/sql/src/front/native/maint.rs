@@ -157,5 +157,9 @@ pub(super) fn flush_statistics(p: &mut P) -> R<Option<Native>> {
     if !(statistics || ssl) || p.end().is_err() {
         return Ok(None);
     }
-    Ok(Some(Native::FlushStatistics { status, ssl }))
+    Ok(Some(Native::FlushStatistics {
+        status,
+        statistics,
+        ssl,
+    }))
 }

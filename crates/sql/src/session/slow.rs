@@ -14,9 +14,15 @@ pub(super) enum Text<'a> {
     Prepared(u32, &'a [basalt_common::Value]),
 }
 
-/// The counters a statement started with.
+/// When a statement started, and the counters it started with when its entry
+/// may be written.
 pub(super) struct StmtClock {
     start: Instant,
+    snap: Option<Box<Snapshot>>,
+}
+
+/// The counters a statement started with.
+struct Snapshot {
     bytes: u64,
     rows_read: u64,
     scans: u64,
@@ -53,15 +59,23 @@ impl Session {
             return;
         }
         let c = &self.cx.stats.counters;
+        // Only a statement that may be logged, or counted for reading a table
+        // whole, needs the counters it started with.
+        let wanted = self.cx.engine.slow_log.enabled() || self.cx.slow.not_using_indexes;
+        let snap = wanted.then(|| {
+            Box::new(Snapshot {
+                bytes: out.bytes(),
+                rows_read: c.get(Stat::RowsRead),
+                scans: c.get(Stat::SelectScan),
+                full_joins: c.get(Stat::SelectFullJoin),
+                sorts: c.get(Stat::SortScan) + c.get(Stat::SortRange),
+                merge_passes: c.get(Stat::SortMergePasses),
+                priority_queues: c.get(Stat::SortPriorityQueueSorts),
+            })
+        });
         self.clock = Some(StmtClock {
             start: Instant::now(),
-            bytes: out.bytes(),
-            rows_read: c.get(Stat::RowsRead),
-            scans: c.get(Stat::SelectScan),
-            full_joins: c.get(Stat::SelectFullJoin),
-            sorts: c.get(Stat::SortScan) + c.get(Stat::SortRange),
-            merge_passes: c.get(Stat::SortMergePasses),
-            priority_queues: c.get(Stat::SortPriorityQueueSorts),
+            snap,
         });
     }
 
@@ -76,9 +90,16 @@ impl Session {
         let elapsed = clock.start.elapsed();
         let c = &self.cx.stats.counters;
         let settings = self.cx.slow;
+        let slow = elapsed > settings.long_query_time;
+        let Some(clock) = clock.snap else {
+            if slow {
+                c.bump(Stat::SlowQueries);
+            }
+            return;
+        };
         let no_index =
             c.get(Stat::SelectScan) > clock.scans || c.get(Stat::SelectFullJoin) > clock.full_joins;
-        if elapsed <= settings.long_query_time && !(settings.not_using_indexes && no_index) {
+        if !slow && !(settings.not_using_indexes && no_index) {
             return;
         }
         c.bump(Stat::SlowQueries);

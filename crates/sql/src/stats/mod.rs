@@ -62,7 +62,7 @@ impl Stat {
 
 /// One session's counters.
 pub struct Counters {
-    v: Box<[AtomicU64]>,
+    v: [AtomicU64; COUNT],
     /// The last join run read its first table by key ranges (a sort of its
     /// rows is a `Sort_range`, else a `Sort_scan`).
     ranged: AtomicBool,
@@ -71,7 +71,7 @@ pub struct Counters {
 impl Default for Counters {
     fn default() -> Self {
         Counters {
-            v: (0..COUNT).map(|_| AtomicU64::new(0)).collect(),
+            v: std::array::from_fn(|_| AtomicU64::new(0)),
             ranged: AtomicBool::new(false),
         }
     }

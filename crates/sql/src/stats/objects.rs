@@ -94,7 +94,7 @@ pub struct Counts {
     pub changed_x: u64,
 }
 
-type Map = HashMap<(u64, u32), Counts>;
+type Map = HashMap<(u64, u32), Counts, foldhash::fast::RandomState>;
 
 /// A session's merged notes.
 #[derive(Default)]
@@ -106,14 +106,17 @@ impl SessionObjects {
     /// Merges a statement's notes (and empties them).
     pub fn merge(&self, notes: &mut StatementNotes) {
         let mut map = self.map.lock();
-        for p in notes.list.drain(..) {
-            let c = map
-                .entry((p.table, p.index))
-                .or_insert_with(|| names_of(&p));
+        for p in &notes.list {
+            let c = match map.get_mut(&(p.table, p.index)) {
+                Some(c) => c,
+                None => map.entry((p.table, p.index)).or_insert_with(|| names_of(p)),
+            };
             c.read += p.read;
             c.changed += p.changed;
             c.changed_x += p.changed_x;
         }
+        drop(map);
+        notes.list.clear();
     }
 
     fn add_into(&self, out: &mut Map) {

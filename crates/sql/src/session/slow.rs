@@ -99,7 +99,7 @@ impl Session {
         };
         let no_index =
             c.get(Stat::SelectScan) > clock.scans || c.get(Stat::SelectFullJoin) > clock.full_joins;
-        if !slow && !(settings.not_using_indexes && no_index) {
+        if !(slow || (settings.not_using_indexes && no_index)) {
             return;
         }
         c.bump(Stat::SlowQueries);

@@ -10,6 +10,7 @@ pub mod enumset;
 pub mod error;
 pub mod fixedbin;
 pub mod foreign_key;
+pub mod histogram;
 pub mod partition;
 pub mod types;
 pub mod value;

@@ -78,6 +78,11 @@ impl Snapshot {
         self.counts.iter().sum()
     }
 
+    /// Bucket `i`'s upper bound; `None` for the last (`+Inf`).
+    pub fn upper_bound(&self, i: usize) -> Option<u64> {
+        (i + 1 < self.counts.len()).then(|| 1u64 << i)
+    }
+
     /// Running totals: entry `i` counts the values `<=` bucket `i`'s bound.
     pub fn cumulative(&self) -> Vec<u64> {
         self.counts
@@ -138,6 +143,9 @@ mod tests {
         assert!(c.windows(2).all(|w| w[0] <= w[1]));
         assert_eq!(c[0], 1);
         assert_eq!(c[3], 4);
+        assert_eq!(s.upper_bound(0), Some(1));
+        assert_eq!(s.upper_bound(6), Some(64));
+        assert_eq!(s.upper_bound(7), None);
     }
 
     #[test]

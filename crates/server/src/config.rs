@@ -119,6 +119,14 @@ pub struct Args {
     pub replica: crate::replica_opts::ReplicaArgs,
     #[command(flatten)]
     pub threads: crate::pool_opts::ThreadArgs,
+    /// Serve Prometheus metrics over HTTP on this port (`GET /metrics`; off
+    /// unless given; 0 picks a free port and logs it).
+    #[arg(long = "metrics-port")]
+    pub metrics_port: Option<u16>,
+    /// Address the metrics port listens on (default 127.0.0.1; `*` for every
+    /// address).
+    #[arg(long = "metrics-bind-address")]
+    pub metrics_bind_address: Option<String>,
     /// Read options from this file first ([mysqld] and [basaltd] sections).
     #[arg(long = "defaults-file")]
     pub defaults_file: Option<PathBuf>,
@@ -219,6 +227,9 @@ pub struct Config {
     pub tls: crate::tls::TlsSettings,
     /// `--thread-handling`, the pool's settings at start, `--extra-port`.
     pub threads: crate::pool_opts::ThreadSettings,
+    /// `--metrics-port` (`None`: no metrics listener) and its address.
+    pub metrics_port: Option<u16>,
+    pub metrics_bind_address: String,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -318,6 +329,14 @@ impl Config {
             slave_skip_errors: args.replica.skip_errors(&get)?,
             log_slave_updates: args.replica.log_slave_updates(&get),
             port,
+            metrics_port: match args.metrics_port {
+                Some(p) => Some(p),
+                None => port_option("metrics_port", get("metrics_port"))?,
+            },
+            metrics_bind_address: args
+                .metrics_bind_address
+                .or_else(|| get("metrics_bind_address"))
+                .unwrap_or_else(|| "127.0.0.1".into()),
             socket_required: socket_named.is_some(),
             socket: socket_named.unwrap_or_else(|| PathBuf::from(DEFAULT_SOCKET)),
             skip_networking: args.skip_networking || flag_on(get("skip_networking")),
@@ -584,6 +603,18 @@ fn check_flush(v: u8) -> Result<u8, ConfigError> {
     }
 }
 
+/// A port number from the defaults file.
+fn port_option(option: &str, v: Option<String>) -> Result<Option<u16>, ConfigError> {
+    let Some(n) = parse_num(option, v)? else {
+        return Ok(None);
+    };
+    u16::try_from(n).map(Some).map_err(|_| ConfigError::Value {
+        option: option.into(),
+        value: n.to_string(),
+        msg: "not a port number".into(),
+    })
+}
+
 fn parse_num(option: &str, v: Option<String>) -> Result<Option<u64>, ConfigError> {
     v.map(|s| {
         s.trim().parse::<u64>().map_err(|e| ConfigError::Value {
@@ -673,6 +704,8 @@ const KNOWN: &[&str] = &[
     "ssl_ca",
     "ssl_cipher",
     "tls_version",
+    "metrics_port",
+    "metrics_bind_address",
 ];
 
 /// Options MySQL configuration files commonly carry that Basalt accepts and ignores.
@@ -912,6 +945,36 @@ mod tests {
         })
         .expect("resolve");
         assert!(cfg.socket_required && cfg.skip_networking);
+    }
+
+    #[test]
+    fn metrics_port_from_flags_and_the_defaults_file() {
+        let cfg = Config::resolve(Args::default()).expect("resolve");
+        assert_eq!(cfg.metrics_port, None);
+        assert_eq!(cfg.metrics_bind_address, "127.0.0.1");
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("my.cnf");
+        std::fs::write(
+            &path,
+            "[basaltd]\nmetrics-port=9104\nmetrics_bind_address=::1\n",
+        )
+        .expect("write");
+        let file = |port: Option<u16>| Args {
+            defaults_file: Some(path.clone()),
+            metrics_port: port,
+            ..Default::default()
+        };
+        let cfg = Config::resolve(file(None)).expect("resolve");
+        assert_eq!(cfg.metrics_port, Some(9104));
+        assert_eq!(cfg.metrics_bind_address, "::1");
+        assert_eq!(
+            Config::resolve(file(Some(0)))
+                .expect("resolve")
+                .metrics_port,
+            Some(0)
+        );
+        std::fs::write(&path, "[mysqld]\nmetrics_port=70000\n").expect("write");
+        assert!(Config::resolve(file(None)).is_err());
     }
 
     #[test]

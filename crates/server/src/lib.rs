@@ -18,6 +18,7 @@ mod dump;
 mod hooks;
 mod limits;
 mod listener;
+mod metrics;
 mod park;
 mod pool_opts;
 mod registry;
@@ -161,6 +162,7 @@ pub fn run(mut config: Config) -> Result<(), ServerError> {
         .as_ref()
         .map(|u| u.path.display().to_string());
     let server = start(config, lock, socket.unwrap_or_default())?;
+    let metrics = metrics::start(&server)?;
     tracing::info!(
         "basaltd {SERVER_VERSION} ready for connections on {} (datadir {})",
         ready_addresses(&listeners)?,
@@ -180,6 +182,7 @@ pub fn run(mut config: Config) -> Result<(), ServerError> {
             s2.request_stop(&format!("received {sig}"));
         })?;
     listener::accept_loops(&server, &listeners);
+    drop(metrics);
     let result = shutdown(&server);
     drop(listeners);
     result

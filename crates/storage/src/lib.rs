@@ -18,6 +18,7 @@ mod engine;
 mod facade;
 pub mod keycodec;
 pub mod memstore;
+pub mod metrics;
 pub mod mvcc;
 pub mod partition;
 pub mod rowcodec;

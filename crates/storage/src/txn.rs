@@ -232,6 +232,7 @@ impl Txn {
             self.finish();
             return Ok(());
         };
+        let started = std::time::Instant::now();
         let appended = match &capture {
             Some(c) => log.commit_binlog(self.id(), self.ctx.logged, c),
             None => log.commit(self.id()),
@@ -250,6 +251,7 @@ impl Txn {
         if capture.is_some() {
             log.binlog_acknowledged(pos, self.interrupt.as_deref());
         }
+        crate::metrics::record_micros(&crate::metrics::COMMIT_LATENCY, started.elapsed());
         Ok(())
     }
 

@@ -88,6 +88,7 @@ impl Session {
             return;
         };
         let elapsed = clock.start.elapsed();
+        crate::stats::latency::record(self.running_com, elapsed);
         let c = &self.cx.stats.counters;
         let settings = self.cx.slow;
         let slow = elapsed > settings.long_query_time;

@@ -13,6 +13,7 @@
 //! MariaDB's does (other sessions keep theirs).
 
 pub mod com;
+pub mod latency;
 pub mod objects;
 
 use parking_lot::Mutex;

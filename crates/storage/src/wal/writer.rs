@@ -39,6 +39,8 @@ pub struct FlushState {
 pub struct IoState {
     /// Segments written since their last fsync.
     unsynced: BTreeSet<u64>,
+    /// `Stats::commits` at the last durable flush (for the group-commit size).
+    commits_at_sync: u64,
 }
 
 /// What a flush achieved.
@@ -117,6 +119,7 @@ impl Inner {
         if sync && !io.unsynced.is_empty() {
             self.sync_segments(&mut io, end)?;
             self.stats.batches.fetch_add(1, Relaxed);
+            record_group(&mut io, self.stats.commits.load(Relaxed));
         }
         Ok(Round {
             written: end,
@@ -155,8 +158,10 @@ impl Inner {
                 .segs
                 .file(seq)
                 .ok_or_else(|| RoundError(format!("log segment {seq} vanished")))?;
+            let started = Instant::now();
             file.sync_data()
                 .map_err(|e| RoundError(format!("log fsync failed: {e}")))?;
+            crate::metrics::record_micros(&crate::metrics::FSYNC_LATENCY, started.elapsed());
             self.stats.fsyncs.fetch_add(1, Relaxed);
             self.stats.flush_fsyncs.fetch_add(1, Relaxed);
             if seq < current && !file.is_direct() {
@@ -285,6 +290,19 @@ impl Inner {
     pub(crate) fn kick_background(&self) {
         self.bg.lock().kicked = true;
         self.bg_cv.notify_one();
+    }
+}
+
+/// Counts the commits made durable by a flush in the group-commit size: those
+/// counted since the previous durable flush (a commit is counted just after its
+/// record is appended, so one whose record the flush took a moment before it was
+/// counted goes to the next flush; a flush with none, for a checkpoint or DDL,
+/// is not a group commit).
+fn record_group(io: &mut IoState, commits: u64) {
+    let n = commits.saturating_sub(io.commits_at_sync);
+    io.commits_at_sync = commits;
+    if n > 0 {
+        crate::metrics::GROUP_COMMIT_SIZE.record(n);
     }
 }
 

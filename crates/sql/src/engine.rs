@@ -277,6 +277,8 @@ pub struct Engine {
     pub(crate) acl: crate::account::AclStore,
     /// What accounts use of their resource limits.
     pub(crate) resources: crate::account::resources::Resources,
+    /// SHOW ENGINE INNODB STATUS's previous printout.
+    pub(crate) monitor: crate::show::engine_status::Monitor,
 }
 
 impl Engine {
@@ -348,6 +350,7 @@ impl Engine {
         let engine = Arc::new(Engine {
             acl,
             resources: Default::default(),
+            monitor: Default::default(),
             storage,
             config,
             globals,

@@ -179,7 +179,6 @@ static DEFS: &[VarDef] = &[
     var!("innodb_rollback_on_timeout", Global, Bool, true, Config(|c| Value::Int(c.rollback_on_timeout as i64))),
     var!("innodb_snapshot_isolation", Both, Bool, false, B(true)),
     var!("innodb_strict_mode", Both, Bool, false, B(true)),
-    var!("innodb_version", Global, Str, true, S("10.11.0")),
     var!("insert_id", Session, UInt, false, U(0)),
     var!("interactive_timeout", Both, UInt, false, U(28800)),
     var!("join_buffer_size", Both, UInt, false, U(262_144)),

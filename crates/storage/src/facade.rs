@@ -594,6 +594,21 @@ impl Storage {
         self.mgr.lock_wait_of(interrupt)
     }
 
+    /// Active transactions with an id, newest first (INNODB_TRX).
+    pub fn transactions(&self) -> Vec<crate::mvcc::trx_info::TrxInfo> {
+        self.mgr.transactions()
+    }
+
+    /// Transaction ids and open read views (SHOW ENGINE INNODB STATUS).
+    pub fn trx_counters(&self) -> crate::mvcc::trx_info::TrxCounters {
+        self.mgr.counters()
+    }
+
+    /// Current lock waits (INNODB_LOCK_WAITS).
+    pub fn lock_wait_list(&self) -> Vec<crate::mvcc::trx_info::LockWait> {
+        self.mgr.lock_wait_list()
+    }
+
     /// Runs purge now (tests use this to observe purged state).
     pub fn purge_now(&self) -> usize {
         self.mgr.retry_deferred() + self.mgr.purge_step()

@@ -21,6 +21,7 @@ use crate::api::{Result, TxnOptions};
 use crate::binlog::Capture;
 use crate::error::StorageError;
 use crate::mvcc::locks::{LockKey, LockKind};
+use crate::mvcc::trx_info::WaitPlace;
 use crate::mvcc::{DeadEntry, Garbage, ReadView, TxnManager, TxnSlot};
 use crate::store::{Modify, WriteCtx};
 use crate::table::TableCore;
@@ -93,6 +94,10 @@ pub struct Txn {
     dead: Vec<DeadEntry>,
     pub(crate) ctx: WriteCtx,
     interrupt: Option<Arc<AtomicBool>>,
+    /// The owning connection's id (0 when none).
+    thread: u64,
+    /// Rows changed (clustered entries), for INNODB_TRX.
+    rows_modified: u64,
     finished: bool,
     /// Row changes for the binary log (see [`crate::binlog`]).
     capture: Option<Box<Capture>>,
@@ -127,6 +132,8 @@ impl Txn {
             dead: Vec::new(),
             ctx: WriteCtx::default(),
             interrupt: None,
+            thread: 0,
+            rows_modified: 0,
             finished: false,
             capture: None,
         };
@@ -173,7 +180,13 @@ impl Txn {
         }
         while self.undo.len() > sp.undo {
             let rec = self.undo.pop().expect("length checked");
+            if matches!(rec.prev, UndoPrev::Version(_)) || rec.rows_delta != 0 {
+                self.rows_modified -= 1;
+            }
             self.apply_undo(rec)?;
+        }
+        if let Some(s) = &self.slot {
+            s.info.set_rows_modified(self.rows_modified);
         }
         Ok(())
     }
@@ -392,6 +405,7 @@ impl Txn {
             return Err(StorageError::Invalid("transaction already ended".into()));
         }
         let slot = self.mgr.begin();
+        slot.info.start(self.thread, self.opts.isolation);
         let id = slot.id;
         self.ctx.txn_id = id;
         self.slot = Some(slot);
@@ -477,27 +491,50 @@ impl Txn {
         }
     }
 
-    /// Waits for transaction `holder` to end, honouring the wait timeout and KILL.
-    pub(crate) fn wait_for(&self, holder: u64) -> Result<()> {
-        self.wait_for_any(&[holder])
+    /// Waits for transaction `holder` to end, honouring the wait timeout and KILL;
+    /// `place` is the index tree whose entry it holds.
+    pub(crate) fn wait_for(&self, holder: u64, place: WaitPlace) -> Result<()> {
+        self.wait_for_any(&[holder], place)
     }
 
     /// Waits for the first of `holders` to end (all of them enter the waits-for
     /// graph, so a deadlock through any of them is found at once).
-    pub(crate) fn wait_for_any(&self, holders: &[u64]) -> Result<()> {
-        self.mgr.wait_for(
+    pub(crate) fn wait_for_any(&self, holders: &[u64], place: WaitPlace) -> Result<()> {
+        self.mgr.wait_at(
             self.id(),
             holders,
+            place,
             self.opts.lock_wait_timeout,
             self.interrupt.as_ref(),
         )
     }
 
     pub(crate) fn push_undo(&mut self, rec: UndoRec) {
+        // A clustered entry's change keeps its old version or changes the row
+        // count; a secondary entry's does neither: INNODB_TRX counts rows.
+        let row = matches!(rec.prev, UndoPrev::Version(_)) || rec.rows_delta != 0;
         if let UndoPrev::Version(ptr) = rec.prev {
             self.versions.push(ptr);
         }
         self.undo.push(rec);
+        if row {
+            self.rows_modified += 1;
+            if let Some(s) = &self.slot {
+                s.info.set_rows_modified(self.rows_modified);
+            }
+        }
+    }
+
+    /// Publishes the number of explicit locks held (INNODB_TRX).
+    fn publish_locks(&self) {
+        if let Some(s) = &self.slot {
+            s.info.set_locks(self.locks.len() as u64);
+        }
+    }
+
+    /// The connection whose transaction this is (INNODB_TRX's thread id).
+    pub fn set_thread(&mut self, thread: u64) {
+        self.thread = thread;
     }
 
     pub(crate) fn push_dead(&mut self, dead: DeadEntry) {
@@ -506,6 +543,7 @@ impl Txn {
 
     pub(crate) fn push_lock(&mut self, table: Arc<TableCore>, key: LockKey, kind: LockKind) {
         self.locks.push((table, key, kind));
+        self.publish_locks();
     }
 
     /// Gives back a record lock this transaction just took on `key` (a locking
@@ -520,6 +558,7 @@ impl Txn {
             let (table, key, kind) = self.locks.swap_remove(pos);
             self.mgr.locks.release(&key, me, kind);
             table.explicit_lock_released(kind);
+            self.publish_locks();
         }
     }
 }

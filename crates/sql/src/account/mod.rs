@@ -160,7 +160,12 @@ impl SessionPrivs {
     /// Whether the process list shows a thread of `user` to a session logged in
     /// as `me`: its own user's threads, all with PROCESS.
     pub fn sees_thread(&self, me: &str, user: &str) -> bool {
-        self.unrestricted() || self.grants.global.contains(Privs::PROCESS) || me == user
+        self.has_process() || me == user
+    }
+
+    /// Whether the account has PROCESS (every thread, the engine's internals).
+    pub fn has_process(&self) -> bool {
+        self.unrestricted() || self.grants.global.contains(Privs::PROCESS)
     }
 
     /// Whether the account may read every account's grants (SELECT on `mysql`).

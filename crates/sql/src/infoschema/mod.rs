@@ -7,6 +7,8 @@
 //! read one are never cached: their rows are a snapshot.
 
 pub mod foreign_keys;
+pub mod innodb;
+pub mod innodb_metrics;
 pub mod layouts;
 pub mod partitions;
 pub mod privileges;
@@ -47,6 +49,10 @@ pub enum Col {
     LongText,
     /// DOUBLE, nullable.
     Double,
+    /// INT(11), NOT NULL.
+    Int32,
+    /// FLOAT, nullable.
+    Float,
 }
 
 fn column(name: &str, c: Col) -> ColumnDef {
@@ -86,6 +92,16 @@ fn column(name: &str, c: Col) -> ColumnDef {
         ),
         Col::DateTime => (DataType::DateTime { fsp: 0 }, true),
         Col::Double => (DataType::Double, true),
+        Col::Float => (DataType::Float, true),
+        Col::Int32 => (
+            DataType::Int {
+                kind: IntKind::Int,
+                unsigned: false,
+                width: 11,
+                zerofill: false,
+            },
+            false,
+        ),
         Col::LongText => (
             DataType::Text {
                 kind: LobKind::Long,
@@ -263,6 +279,10 @@ impl Table for VirtualTable {
 /// Opens `information_schema.name` for a query in session `cx`.
 pub fn open(name: &str, cx: &SessionCtx) -> Result<Arc<dyn Table>, MySqlError> {
     let upper = name.to_ascii_uppercase();
+    if let Some(built) = innodb::build(&upper, cx) {
+        let (def, rows) = built?;
+        return Ok(Arc::new(VirtualTable::new(def, rows)));
+    }
     match tables::build(&upper, cx) {
         Some((def, rows)) => Ok(Arc::new(VirtualTable::new(def, rows))),
         None => Err(MySqlError::no_such_table(SCHEMA, name)),
@@ -274,6 +294,7 @@ pub fn table_names() -> Vec<String> {
     let mut v: Vec<String> = tables::NAMES
         .iter()
         .chain(layouts::LAYOUTS.iter().map(|(n, _)| n))
+        .chain(innodb::NAMES)
         .map(|s| s.to_string())
         .collect();
     v.sort();

@@ -504,7 +504,8 @@ fn columns(cx: &SessionCtx) -> Vec<Row> {
     let defs = all_tables(cx)
         .into_iter()
         .map(|(db, t)| (db, t.def()))
-        .chain(super::views::view_defs(cx));
+        .chain(super::views::view_defs(cx))
+        .chain(super::innodb::defs());
     for (db, def) in defs {
         for (i, c) in def.columns.iter().enumerate() {
             let dt = &c.data_type;

@@ -42,6 +42,7 @@ impl Session {
         let opts = self.txn_options(read_only_hint, consistent_snapshot);
         let mut txn = self.cx.engine.storage.begin(opts);
         txn.set_interrupt(self.interrupt.clone());
+        txn.set_thread(self.cx.conn_id);
         self.txn = Some(txn);
         self.cx.in_transaction = true;
     }

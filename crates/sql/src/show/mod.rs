@@ -6,6 +6,7 @@
 
 pub(crate) mod binlog;
 mod checksum;
+pub(crate) mod engine_status;
 mod explain;
 pub mod maintenance;
 pub(crate) mod table;
@@ -235,6 +236,7 @@ pub fn run(session: &mut Session, show: Show) -> R<QueryResult> {
             limit,
         } => show_warnings(session, errors_only, count_only, limit),
         Show::Engines => show_engines(),
+        Show::Engine { name, what } => engine_status::show_engine(session, &name, &what),
         Show::Collation { filter: f } => show_collation(session, f),
         Show::Charset { filter: f } => show_charset(session, f),
         Show::Processlist { full } => show_processlist(session, full),

@@ -213,6 +213,8 @@ impl DurableEngine {
     pub fn status(&self) -> Vec<(&'static str, u64)> {
         let w = self.shared.wal.stats();
         let p = self.shared.pool.stats();
+        let page = crate::page::PAGE_SIZE as u64;
+        let data_pages = (p.frames - p.free_frames) as u64;
         vec![
             ("Innodb_os_log_fsyncs", w.fsyncs),
             ("Innodb_log_writes", w.writes),
@@ -221,9 +223,35 @@ impl DurableEngine {
             ("Basalt_group_commit_batches", w.batches),
             ("Innodb_buffer_pool_pages_total", p.frames as u64),
             ("Innodb_buffer_pool_pages_free", p.free_frames as u64),
+            ("Innodb_buffer_pool_pages_data", data_pages),
             ("Innodb_buffer_pool_pages_dirty", p.dirty_frames as u64),
+            ("Innodb_buffer_pool_bytes_data", data_pages * page),
+            (
+                "Innodb_buffer_pool_bytes_dirty",
+                p.dirty_frames as u64 * page,
+            ),
             ("Innodb_buffer_pool_reads", p.reads),
+            (
+                "Innodb_buffer_pool_read_requests",
+                crate::pool::requests::total(),
+            ),
+            ("Innodb_pages_created", p.created),
+            ("Innodb_pages_read", p.reads),
+            ("Innodb_pages_written", p.writes),
             ("Innodb_buffer_pool_pages_flushed", p.writes),
+            ("Innodb_page_size", page),
+            ("Innodb_data_reads", p.reads),
+            ("Innodb_data_read", p.reads * page),
+            ("Innodb_data_writes", p.writes + w.writes),
+            ("Innodb_data_written", p.writes * page + w.bytes_written),
+            ("Innodb_data_fsyncs", p.fsyncs + w.fsyncs),
+            ("Innodb_lsn_current", w.end_lsn),
+            ("Innodb_lsn_flushed", w.durable_lsn),
+            ("Innodb_lsn_last_checkpoint", w.checkpoint_lsn),
+            (
+                "Innodb_checkpoint_age",
+                w.end_lsn.saturating_sub(w.checkpoint_lsn),
+            ),
             ("Basalt_buffer_pool_evictions", p.evictions),
             ("Basalt_buffer_pool_overhead_bytes", p.overhead_bytes as u64),
             (

@@ -53,6 +53,14 @@ impl LockKey {
         }
     }
 
+    /// The index tree this key is in (for a lock wait's report).
+    pub fn place(&self) -> super::trx_info::WaitPlace {
+        super::trx_info::WaitPlace {
+            table: self.table,
+            tree: self.tree & !SUPREMUM,
+        }
+    }
+
     /// Approximate heap and inline bytes of this key.
     fn bytes(&self) -> usize {
         std::mem::size_of::<LockKey>() + self.key.capacity()

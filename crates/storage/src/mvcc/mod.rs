@@ -20,6 +20,7 @@
 //! end `s` is purged once the oldest open view was created at or after `s`.
 
 pub mod locks;
+pub mod trx_info;
 pub mod versions;
 
 use crate::api::Result;
@@ -35,6 +36,8 @@ pub struct TxnSlot {
     pub id: u64,
     done: Mutex<bool>,
     cond: Condvar,
+    /// What INNODB_TRX shows of it.
+    pub info: trx_info::SlotInfo,
 }
 
 /// A consistent-read snapshot.
@@ -139,6 +142,8 @@ struct WaitInfo {
     since: Instant,
     /// Address of its interrupt flag (identifies the session for the process list).
     flag: usize,
+    /// The index tree whose entry it needs.
+    place: trx_info::WaitPlace,
 }
 
 #[derive(Default)]
@@ -193,6 +198,7 @@ impl TxnManager {
             id,
             done: Mutex::new(false),
             cond: Condvar::new(),
+            info: Default::default(),
         });
         active.insert(id, slot.clone());
         self.recompute_min(&active);
@@ -273,6 +279,18 @@ impl TxnManager {
         timeout: Duration,
         interrupt: Option<&Arc<AtomicBool>>,
     ) -> Result<()> {
+        self.wait_at(waiter, holders, Default::default(), timeout, interrupt)
+    }
+
+    /// [`TxnManager::wait_for`] for an entry of `place` (shown in INNODB_LOCKS).
+    pub fn wait_at(
+        &self,
+        waiter: u64,
+        holders: &[u64],
+        place: trx_info::WaitPlace,
+        timeout: Duration,
+        interrupt: Option<&Arc<AtomicBool>>,
+    ) -> Result<()> {
         let slot = {
             let active = self.active.read();
             holders.iter().find_map(|h| active.get(h).cloned())
@@ -282,7 +300,7 @@ impl TxnManager {
         };
         self.stats.lock_waits.fetch_add(1, Ordering::Relaxed);
         let flag = interrupt.map_or(0, |f| Arc::as_ptr(f) as usize);
-        self.add_wait_edges(waiter, holders, slot.id, flag)?;
+        self.add_wait_edges(waiter, holders, (slot.id, place), flag)?;
         let result =
             basalt_common::wait::waiting(|| self.block_on(&slot, timeout, interrupt.map(|f| &**f)));
         self.waits.lock().remove(&waiter);
@@ -292,7 +310,13 @@ impl TxnManager {
     /// Records that `waiter` waits for `holders`, unless that closes a cycle in the
     /// waits-for graph (a depth-first search from the holders, under the graph's
     /// mutex, so two transactions closing the same cycle cannot both miss it).
-    fn add_wait_edges(&self, waiter: u64, holders: &[u64], on: u64, flag: usize) -> Result<()> {
+    fn add_wait_edges(
+        &self,
+        waiter: u64,
+        holders: &[u64],
+        (on, place): (u64, trx_info::WaitPlace),
+        flag: usize,
+    ) -> Result<()> {
         let started = Instant::now();
         let mut waits = self.waits.lock();
         let mut stack: Vec<u64> = holders.to_vec();
@@ -321,6 +345,7 @@ impl TxnManager {
                 on,
                 since: Instant::now(),
                 flag,
+                place,
             },
         );
         Ok(())

@@ -227,6 +227,7 @@ impl PageFile {
     }
 
     fn sync(&self) -> Result<()> {
+        self.pool.stats.fsyncs.fetch_add(1, Ordering::Relaxed);
         self.file
             .sync_data()
             .map_err(|e| StorageError::Halted(format!("fsync of {} failed: {e}", self.name())))

@@ -46,6 +46,7 @@ mod file;
 mod gate;
 mod latch;
 mod open;
+pub mod requests;
 mod space;
 mod table;
 
@@ -84,6 +85,8 @@ struct Counters {
     reads: AtomicU64,
     writes: AtomicU64,
     evictions: AtomicU64,
+    fsyncs: AtomicU64,
+    created: AtomicU64,
 }
 
 /// A snapshot of the pool's state and counters.
@@ -97,6 +100,10 @@ pub struct PoolStats {
     /// Pages written back (eviction, flusher, checkpoint).
     pub writes: u64,
     pub evictions: u64,
+    /// Fsyncs of table files (checkpoints).
+    pub fsyncs: u64,
+    /// Pages created (new pages of a file).
+    pub created: u64,
     /// Memory the pool uses besides the frames themselves.
     pub overhead_bytes: usize,
 }
@@ -180,6 +187,8 @@ impl BufferPool {
             reads: self.stats.reads.load(Ordering::Relaxed),
             writes: self.stats.writes.load(Ordering::Relaxed),
             evictions: self.stats.evictions.load(Ordering::Relaxed),
+            fsyncs: self.stats.fsyncs.load(Ordering::Relaxed),
+            created: self.stats.created.load(Ordering::Relaxed),
             overhead_bytes: self.overhead_bytes(),
         }
     }
@@ -256,6 +265,7 @@ impl BufferPool {
     /// the page on a miss. None when the page is not allocated (a stale pointer:
     /// callers restart).
     pub(crate) fn fix(&self, file: &PageFile, lpn: PageNo) -> Result<Option<(u32, u64)>> {
+        requests::count();
         let pid = file.pid(lpn);
         let mut backoff = Backoff::new();
         loop {
@@ -461,6 +471,7 @@ impl BufferPool {
         file: &'a PageFile,
         lpn: PageNo,
     ) -> Result<Option<XGuard<'a>>> {
+        requests::count();
         let pid = file.pid(lpn);
         for _ in 0..2 {
             if let Some(f) = self.table.get(pid, |f| self.page_of(f)) {
@@ -515,6 +526,7 @@ impl BufferPool {
     }
 
     fn install_new<'a>(&'a self, file: &'a PageFile, lpn: PageNo, f: u32) -> Result<XGuard<'a>> {
+        self.stats.created.fetch_add(1, Ordering::Relaxed);
         let pid = file.pid(lpn);
         let mut backoff = Backoff::new();
         loop {

@@ -49,6 +49,7 @@ use super::record::{build_rec, build_sec, parse_rec, parse_sec, HEADER};
 use super::TableCore;
 use crate::api::Result;
 use crate::mvcc::locks::{LockKey, LockKind};
+use crate::mvcc::trx_info::WaitPlace;
 use crate::store::{Modify, WriteCtx};
 use crate::txn::Txn;
 use crate::IsolationLevel;
@@ -180,7 +181,13 @@ impl TableCore {
         loop {
             match self.try_insert_pass(txn.id(), tree, key)? {
                 Ok(pass) => return Ok(pass),
-                Err(holder) => txn.wait_for(holder)?,
+                Err(holder) => txn.wait_for(
+                    holder,
+                    WaitPlace {
+                        table: self.def().id,
+                        tree,
+                    },
+                )?,
             }
         }
     }

@@ -8,6 +8,7 @@ use crate::api::*;
 use crate::error::StorageError;
 use crate::keycodec;
 use crate::mvcc::locks::{Acquire, LockKey, LockKind};
+use crate::mvcc::trx_info::WaitPlace;
 use crate::mvcc::ReadView;
 use crate::rowcodec;
 use crate::txn::Txn;
@@ -165,6 +166,10 @@ impl TableCore {
         let me = txn.ensure_id()?;
         let tree = schema.primary_tree();
         let lk = LockKey::new(schema.def.id, tree, key);
+        let place = WaitPlace {
+            table: schema.def.id,
+            tree,
+        };
         let exclusive = lock == LockMode::Exclusive;
         let early_snapshot = wait == WaitPolicy::Wait && self.snapshot_applies(txn);
         let mut newly = false;
@@ -181,7 +186,7 @@ impl TableCore {
                 }
                 Acquire::AlreadyHeld => {}
                 Acquire::Conflict(holders) => {
-                    if self.on_conflict(txn, &holders, wait)? {
+                    if self.on_conflict(txn, &holders, (wait, place))? {
                         return Ok(Locked::Skipped);
                     }
                     continue;
@@ -192,7 +197,7 @@ impl TableCore {
             };
             let h = parse_rec(&rec).ok_or_else(|| self.corrupt("short record"))?;
             if h.trx != me && self.mgr.is_active(h.trx) {
-                if self.on_conflict(txn, &[h.trx], wait)? {
+                if self.on_conflict(txn, &[h.trx], (wait, place))? {
                     return Ok(Locked::Skipped);
                 }
                 continue;
@@ -219,9 +224,14 @@ impl TableCore {
     }
 
     /// Handles a lock held by `holders`: waits (false), or reports skip (true) / error.
-    pub(crate) fn on_conflict(&self, txn: &Txn, holders: &[u64], wait: WaitPolicy) -> Result<bool> {
+    pub(crate) fn on_conflict(
+        &self,
+        txn: &Txn,
+        holders: &[u64],
+        (wait, place): (WaitPolicy, WaitPlace),
+    ) -> Result<bool> {
         match wait {
-            WaitPolicy::Wait => txn.wait_for_any(holders).map(|_| false),
+            WaitPolicy::Wait => txn.wait_for_any(holders, place).map(|_| false),
             WaitPolicy::NoWait => Err(StorageError::LockNowait),
             WaitPolicy::SkipLocked => Ok(true),
         }

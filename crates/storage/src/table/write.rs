@@ -12,6 +12,7 @@ use crate::api::*;
 use crate::error::StorageError;
 use crate::keycodec;
 use crate::mvcc::locks::{Acquire, LockKey, LockKind};
+use crate::mvcc::trx_info::WaitPlace;
 use crate::mvcc::DeadEntry;
 use crate::rowcodec;
 use crate::store::Modify;
@@ -251,7 +252,7 @@ impl TableCore {
                     self.capture_change(key, me);
                     return Ok(());
                 }
-                Outcome::Wait(holder) => txn.wait_for(holder)?,
+                Outcome::Wait(holder) => txn.wait_for(holder, lock_key.place())?,
                 Outcome::Duplicate => {
                     self.lock_duplicate(txn, me, &lock_key);
                     return Err(dup_error(schema, &schema.indexes[0], row));
@@ -353,6 +354,10 @@ impl TableCore {
     ) -> Result<()> {
         let (key, payload) = sec_entry(schema, layout, row, pk);
         let sk_len = key.len() - pk.len();
+        let place = WaitPlace {
+            table: schema.def.id,
+            tree: layout.def.id,
+        };
         let check =
             layout.def.is_unique() && layout.def.columns.iter().all(|c| !row[c.column].is_null());
         loop {
@@ -361,7 +366,7 @@ impl TableCore {
                 match self.unique_conflict(me, layout.def.id, &key[..sk_len], pk)? {
                     Some(Conflict::Wait(holder)) => {
                         drop(stripe);
-                        txn.wait_for(holder)?;
+                        txn.wait_for(holder, place)?;
                         continue;
                     }
                     Some(Conflict::Duplicate) => return Err(dup_error(schema, layout, row)),
@@ -385,7 +390,7 @@ impl TableCore {
                 Ok(pass) => pass,
                 Err(holder) => {
                     drop(stripe);
-                    txn.wait_for(holder)?;
+                    txn.wait_for(holder, place)?;
                     continue;
                 }
             };

@@ -61,6 +61,12 @@ pub enum Show {
         limit: Option<(u64, u64)>,
     },
     Engines,
+    /// SHOW ENGINE name {STATUS | MUTEX | LOGS}: the engine's name as written
+    /// (`ALL` for every engine) and the keyword, lower case.
+    Engine {
+        name: String,
+        what: String,
+    },
     Collation {
         filter: ShowFilter,
     },
@@ -216,6 +222,20 @@ fn show_other(p: &mut P) -> R<Show> {
     }
     if p.kw("engines") {
         return simple(p, Show::Engines);
+    }
+    if p.kw("engine") {
+        let name = p.ident()?;
+        let what = ["status", "mutex", "logs"]
+            .into_iter()
+            .find(|w| p.kw(w))
+            .ok_or_else(|| p.err())?;
+        return simple(
+            p,
+            Show::Engine {
+                name,
+                what: what.to_string(),
+            },
+        );
     }
     if p.kw("collation") {
         return Ok(Show::Collation {

@@ -178,6 +178,41 @@ fn serves_metrics_on_loopback() {
     let (status, _, body) = request(addr, "HEAD", "/metrics");
     assert!(status.starts_with("HTTP/1.1 200"), "{status}");
     assert!(body.is_empty());
+    scrape_while_queries_wait(&b, addr);
+}
+
+/// A scrape answers at once while one session holds a row lock, another
+/// waits for it and a third sleeps in a statement.
+fn scrape_while_queries_wait(b: &Basalt, addr: SocketAddr) {
+    let mut holder = b.conn();
+    holder.query_drop("begin").expect("begin");
+    holder
+        .query_drop("update m.t set b = b + 1 where a = 1")
+        .expect("take the row lock");
+    let url = b.url();
+    let spawn = move |sql: &'static str| {
+        let url = url.clone();
+        std::thread::spawn(move || {
+            let mut c = mysql::Conn::new(mysql::Opts::from_url(&url).expect("url")).expect("conn");
+            let _ = c.query_drop(sql);
+        })
+    };
+    let waiter = spawn("update m.t set b = 0 where a = 1");
+    let sleeper = spawn("select sleep(2)");
+    let running = "mysql_global_status_threads_running";
+    let mut page = String::new();
+    assert!(eventually(Duration::from_secs(2), || {
+        let started = std::time::Instant::now();
+        page = scrape(addr);
+        assert!(
+            started.elapsed() < Duration::from_millis(500),
+            "slow scrape"
+        );
+        sample(&page, running).unwrap_or(0.0) >= 2.0
+    }));
+    holder.query_drop("rollback").expect("rollback");
+    waiter.join().expect("waiter");
+    sleeper.join().expect("sleeper");
 }
 
 #[test]

@@ -11,6 +11,12 @@ use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// trx_id, trx_state, trx_requested_lock_id, trx_mysql_thread_id,
+/// trx_rows_modified, trx_query.
+type TrxRow = (u64, String, Option<String>, u64, u64, Option<String>);
+/// lock_id, lock_trx_id, lock_mode, lock_type, lock_table, lock_index.
+type LockRow = (String, u64, String, String, String, Option<String>);
+
 fn setup(b: &Basalt) -> mysql::Conn {
     let mut c = root(b);
     ok(&mut c, "create database d");
@@ -49,7 +55,7 @@ fn a_lock_wait_shows_in_innodb_trx_locks_and_status() {
         }),
         "no lock wait appeared"
     );
-    let trx: Vec<(u64, String, Option<String>, u64, u64, Option<String>)> = c
+    let trx: Vec<TrxRow> = c
         .query(
             "select trx_id, trx_state, trx_requested_lock_id, trx_mysql_thread_id, \
              trx_rows_modified, trx_query from information_schema.innodb_trx order by trx_id",
@@ -72,7 +78,7 @@ fn a_lock_wait_shows_in_innodb_trx_locks_and_status() {
     assert_eq!(waits.len(), 1);
     assert_eq!((waits[0].0, waits[0].2), (wait.0, hold.0));
     assert_eq!(waits[0].1, requested);
-    let locks: Vec<(String, u64, String, String, String, Option<String>)> = c
+    let locks: Vec<LockRow> = c
         .query(
             "select lock_id, lock_trx_id, lock_mode, lock_type, lock_table, lock_index \
              from information_schema.innodb_locks order by lock_trx_id",
@@ -290,6 +296,9 @@ fn mysqld_exporter_scrapes_every_default_and_innodb_collector() {
         "mysql_engine_innodb_read_views_open_inside_innodb",
         "mysql_global_status_commands_total{command=\"update\"} 1",
         "mysql_global_status_innodb_page_size 16384",
+        "mysql_info_schema_user_statistics_total_connections{user=\"root\"}",
+        "mysql_info_schema_client_statistics_total_connections{client=\"127.0.0.1\"}",
+        "mysql_info_schema_table_statistics_rows_changed_total{schema=\"d\",table=\"t\"} 4",
     ] {
         assert!(
             metrics.contains(want),

@@ -182,6 +182,7 @@ const CLASSIFIED: &[(&str, Proof)] = &[
     ("tx_isolation", Test("read_committed_read_uncommitted_and_consistent_snapshot")),
     ("tx_read_only", Test("autocommit_and_read_only_transactions")),
     ("unique_checks", NoEffect("MariaDB documents unique_checks=0 as a hint an engine may ignore; Basalt checks uniqueness always")),
+    ("userstat", DefaultOnly("OFF")),
     ("wait_timeout", Test("wait_timeout_closes_idle_connections")),
 ];
 

@@ -427,6 +427,7 @@ impl Engine {
         let key = (account.user.as_str(), account.host.as_str());
         let tracked = self.resources.login(key, user, &account.limits, global)?;
         let mut s = Session::new(self.clone(), connection_id, user, host);
+        s.cx.stats.identify(user, host);
         s.cx.privs = crate::account::SessionPrivs::for_account(&account.user, &account.host);
         s.cx.privs.limits = account.limits;
         s.cx.privs.tracked = tracked;

@@ -317,6 +317,8 @@ static DEFS: &[VarDef] = &[
     var!("tx_isolation", Both, Isolation, false, S("REPEATABLE-READ")),
     var!("tx_read_only", Both, Bool, false, B(false)),
     var!("unique_checks", Both, Bool, false, B(true)),
+    // The userstat tables are always collected (MariaDB's default is OFF).
+    var!("userstat", Global, Bool, false, B(true)),
     var!("version", Global, Str, true, Config(|c| Value::str(&c.version))),
     var!("version_comment", Global, Str, true, Config(|c| Value::str(&c.version_comment))),
     var!("version_compile_machine", Global, Str, true, Config(|c| Value::str(&c.version_compile_machine))),

@@ -117,12 +117,11 @@ pub enum Native {
     /// CHECK / CHECKSUM / OPTIMIZE / REPAIR / ANALYZE TABLE.
     Maintenance(Maintenance),
     /// `FLUSH {TABLE|INDEX|USER|CLIENT}_STATISTICS | SSL [, STATUS ...]`: the
-    /// statistics reset the per-table and per-index counts (Basalt keeps no
-    /// per-user or per-client ones yet); SSL loads the TLS certificate, key
-    /// and CA files again.
+    /// statistics named (TABLE, INDEX, USER, CLIENT in that order) start again;
+    /// SSL loads the TLS certificate, key and CA files again.
     FlushStatistics {
         status: bool,
-        statistics: bool,
+        statistics: [bool; 4],
         ssl: bool,
     },
     /// `ALTER {DATABASE|SCHEMA} [name] [DEFAULT] CHARACTER SET x / COLLATE y`.

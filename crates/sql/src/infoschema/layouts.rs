@@ -1,10 +1,9 @@
-//! Column layouts of MariaDB 10.11's `information_schema` tables for objects
-//! Basalt does not have (triggers, events, stored routines, views, tablespaces,
-//! foreign keys, FULLTEXT indexes, encryption) or statistics it does not collect
-//! (the `userstat` tables, empty as in MariaDB with `userstat=OFF`), taken from a
-//! MariaDB 10.11 server: tools select these columns by name, and get the empty
-//! result MariaDB gives for a schema without such objects. `PARTITIONS` has a row
-//! per table (Basalt's tables are unpartitioned, as MariaDB shows them).
+//! Column layouts of MariaDB 10.11's `information_schema` tables, taken from a
+//! MariaDB 10.11 server: for objects Basalt does not have (triggers, events,
+//! stored routines, tablespaces, FULLTEXT indexes, encryption), whose tables
+//! give the empty result MariaDB gives for a schema without such objects, and
+//! for tables whose rows other modules build (views, foreign keys, partitions,
+//! the `userstat` tables). Tools select these columns by name.
 
 use super::Col::{self, *};
 

@@ -14,6 +14,7 @@ pub mod partitions;
 pub mod privileges;
 pub mod system_variables;
 pub mod tables;
+pub mod userstat;
 pub mod views;
 
 use crate::session::ctx::SessionCtx;

@@ -215,6 +215,9 @@ pub fn build(name: &str, cx: &SessionCtx) -> Built {
                 .collect();
             (def(super::layouts::layout(name)?), rows)
         }
+        "USER_STATISTICS" | "CLIENT_STATISTICS" => {
+            (def(super::layouts::layout(name)?), super::userstat::rows(cx, name))
+        }
         "INDEX_STATISTICS" => {
             let all = cx.engine.stats.objects.snapshot();
             let rows = crate::stats::objects::index_rows(&all)

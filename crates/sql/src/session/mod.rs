@@ -507,6 +507,7 @@ impl Session {
     /// The connection runs over TLS with this version and cipher (OpenSSL names).
     pub fn set_tls(&mut self, version: &'static str, cipher: &'static str) {
         self.tls = Some((version, cipher));
+        self.cx.stats.mark_ssl();
     }
 
     /// `Ssl_version` and `Ssl_cipher`: empty without TLS.

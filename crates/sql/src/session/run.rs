@@ -360,8 +360,15 @@ impl Session {
                 statistics,
                 ssl,
             } => {
-                if statistics {
+                let [table, index, user, client] = statistics;
+                if table || index {
                     self.cx.engine.stats.objects.flush();
+                }
+                use crate::stats::userstat::Kind;
+                for (on, kind) in [(user, Kind::User), (client, Kind::Client)] {
+                    if on {
+                        self.cx.engine.stats.flush_accounts(kind);
+                    }
                 }
                 if ssl {
                     self.cx.engine.hooks().reload_tls()?;

@@ -90,6 +90,7 @@ impl Session {
         let elapsed = clock.start.elapsed();
         crate::stats::latency::record(self.running_com, elapsed);
         let c = &self.cx.stats.counters;
+        c.add_busy(elapsed.as_micros() as u64);
         let settings = self.cx.slow;
         let slow = elapsed > settings.long_query_time;
         let Some(clock) = clock.snap else {

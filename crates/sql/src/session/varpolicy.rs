@@ -62,6 +62,8 @@ const DEFAULT_ONLY: &[(&str, &[&str])] = &[
     ("thread_cache_size", &[]),
     ("tmp_table_size", &[]),
     ("transaction_alloc_block_size", &[]),
+    // USER/CLIENT/TABLE/INDEX_STATISTICS are always collected.
+    ("userstat", &[]),
 ];
 
 /// SQL modes Basalt does not carry out (every other mode does what MariaDB

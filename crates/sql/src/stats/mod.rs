@@ -15,6 +15,7 @@
 pub mod com;
 pub mod latency;
 pub mod objects;
+pub mod userstat;
 
 use parking_lot::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
@@ -67,6 +68,11 @@ pub struct Counters {
     /// The last join run read its first table by key ranges (a sort of its
     /// rows is a `Sort_range`, else a `Sort_scan`).
     ranged: AtomicBool,
+    /// Time spent running statements, in microseconds (USER_STATISTICS'
+    /// BUSY_TIME).
+    busy_us: AtomicU64,
+    /// The client session's account and address (none for internal sessions).
+    who: std::sync::OnceLock<userstat::Who>,
 }
 
 impl Default for Counters {
@@ -74,6 +80,8 @@ impl Default for Counters {
         Counters {
             v: std::array::from_fn(|_| AtomicU64::new(0)),
             ranged: AtomicBool::new(false),
+            busy_us: AtomicU64::new(0),
+            who: std::sync::OnceLock::new(),
         }
     }
 }
@@ -101,6 +109,13 @@ impl Counters {
     pub fn add(&self, s: Stat, n: u64) {
         let c = &self.v[s as usize];
         c.store(c.load(Relaxed).wrapping_add(n), Relaxed);
+    }
+
+    /// A statement ran for `us` microseconds (the owning session's thread only).
+    #[inline]
+    pub fn add_busy(&self, us: u64) {
+        self.busy_us
+            .store(self.busy_us.load(Relaxed).wrapping_add(us), Relaxed);
     }
 
     /// Takes one back (a statement counted before it turned out unparsable).
@@ -133,6 +148,9 @@ pub struct StatusHub {
     inner: Mutex<Hub>,
     /// Per-table and per-index counts (TABLE_STATISTICS, INDEX_STATISTICS).
     pub objects: objects::ObjectHub,
+    /// Ended sessions' counts per user and per client (USER_STATISTICS,
+    /// CLIENT_STATISTICS).
+    accounts: userstat::Accounts,
 }
 
 #[derive(Default)]
@@ -212,6 +230,52 @@ impl StatusHub {
     pub fn flushed_at(&self) -> Option<std::time::Instant> {
         self.inner.lock().flushed_at
     }
+
+    /// USER_STATISTICS (`Kind::User`) or CLIENT_STATISTICS rows by name.
+    pub fn account_rows(
+        &self,
+        kind: userstat::Kind,
+    ) -> std::collections::BTreeMap<String, userstat::Totals> {
+        let h = self.inner.lock();
+        let live = h
+            .live
+            .iter()
+            .flatten()
+            .filter_map(|c| Some((c.who.get()?, &**c)));
+        self.accounts.rows(kind, live)
+    }
+
+    /// FLUSH USER_STATISTICS / CLIENT_STATISTICS.
+    pub fn flush_accounts(&self, kind: userstat::Kind) {
+        let h = self.inner.lock();
+        let live = h
+            .live
+            .iter()
+            .flatten()
+            .filter_map(|c| Some((c.who.get()?, &**c)));
+        self.accounts.flush(kind, live);
+    }
+}
+
+impl Slot {
+    /// Tags a client session with its account and address (at login).
+    pub fn identify(&self, user: &str, client: &str) {
+        let who = userstat::Who::new(user, client);
+        if self.counters.who.set(who).is_ok() {
+            if let Some(who) = self.counters.who.get() {
+                self.hub.accounts.login(who);
+            }
+        }
+    }
+
+    /// The session's connection uses TLS.
+    pub fn mark_ssl(&self) {
+        if let Some(who) = self.counters.who.get() {
+            if !who.ssl.swap(true, Relaxed) {
+                self.hub.accounts.ssl(who);
+            }
+        }
+    }
 }
 
 impl Drop for Slot {
@@ -224,6 +288,9 @@ impl Drop for Slot {
         let mut ended = std::mem::take(&mut h.ended);
         self.counters.add_into(&mut ended);
         h.ended = ended;
+        if let Some(who) = self.counters.who.get() {
+            self.hub.accounts.leave(who, &self.counters);
+        }
         h.live[self.index] = None;
         h.free.push(self.index);
     }

@@ -139,14 +139,14 @@ const STATISTICS: [&str; 4] = [
 /// general parser takes.
 pub(super) fn flush_statistics(p: &mut P) -> R<Option<Native>> {
     let _ = p.kw("no_write_to_binlog") || p.kw("local");
-    let (mut status, mut statistics, mut ssl) = (false, false, false);
+    let (mut status, mut statistics, mut ssl) = (false, [false; 4], false);
     loop {
         if p.kw("status") {
             status = true;
         } else if p.kw("ssl") {
             ssl = true;
-        } else if STATISTICS.iter().any(|k| p.kw(k)) {
-            statistics = true;
+        } else if let Some(i) = STATISTICS.iter().position(|k| p.kw(k)) {
+            statistics[i] = true;
         } else {
             return Ok(None);
         }
@@ -154,7 +154,7 @@ pub(super) fn flush_statistics(p: &mut P) -> R<Option<Native>> {
             break;
         }
     }
-    if !(statistics || ssl) || p.end().is_err() {
+    if !(statistics.contains(&true) || ssl) || p.end().is_err() {
         return Ok(None);
     }
     Ok(Some(Native::FlushStatistics {

@@ -402,51 +402,17 @@ pub(crate) fn status_pairs(
     cx: &crate::session::ctx::SessionCtx,
     global: bool,
 ) -> Vec<(String, String)> {
-    use crate::stats::{Stat, ALL};
-    let engine = &cx.engine;
-    let hooks = engine.hooks();
-    // The counters come first: a name the server also reports keeps their value.
-    let mut totals = engine.stats.totals();
-    totals[Stat::AccessDeniedErrors as usize] += hooks.login_denials();
-    let own = &cx.stats.counters;
-    let mut pairs: Vec<(String, String)> = ALL
-        .iter()
-        .map(|&stat| {
-            let v = if global || stat.global_only() {
-                totals[stat as usize]
-            } else {
-                own.get(stat)
-            };
-            (stat.name().to_string(), v.to_string())
-        })
-        .collect();
-    pairs.extend(
-        hooks
-            .global_status()
-            .into_iter()
-            .map(|(k, v)| (k, v.display_lossy())),
-    );
-    for (k, v) in engine.storage.status() {
-        pairs.push((k.to_string(), v.to_string()));
+    use crate::stats::ALL;
+    let mut pairs = cx.engine.metrics_status();
+    if !global {
+        let own = &cx.stats.counters;
+        for &stat in ALL.iter().filter(|s| !s.global_only()) {
+            let key = stat.name().to_ascii_lowercase();
+            if let Ok(i) = pairs.binary_search_by_key(&key, |p| p.0.to_ascii_lowercase()) {
+                pairs[i].1 = own.get(stat).to_string();
+            }
+        }
     }
-    pairs.push((
-        "Created_tmp_files".into(),
-        crate::exec::spill::SpillFile::created().to_string(),
-    ));
-    let uptime = engine.started.elapsed().as_secs();
-    pairs.push(("Uptime".into(), uptime.to_string()));
-    let since_flush = engine
-        .stats
-        .flushed_at()
-        .map_or(uptime, |t| t.elapsed().as_secs());
-    pairs.push(("Uptime_since_flush_status".into(), since_flush.to_string()));
-    pairs.push((
-        "Plan_cache_entries".into(),
-        engine.plan_cache.len().to_string(),
-    ));
-    let (hits, misses) = engine.plan_cache.stats();
-    pairs.push(("Plan_cache_hits".into(), hits.to_string()));
-    pairs.push(("Plan_cache_misses".into(), misses.to_string()));
     pairs
 }
 

@@ -125,6 +125,17 @@ fn a_lock_wait_shows_in_innodb_trx_locks_and_status() {
         value(&mut c, "select v from d.t where id = 1").as_deref(),
         Some("20")
     );
+    let waited = global_status(&mut c, "Innodb_row_lock_time");
+    assert!(
+        waited >= 1,
+        "the wait lasted while the holder ran statements"
+    );
+    assert_eq!(global_status(&mut c, "Innodb_row_lock_time_max"), waited);
+    let metric = value(
+        &mut c,
+        "select count from information_schema.innodb_metrics where name = 'lock_row_lock_time'",
+    );
+    assert_eq!(metric, Some(waited.to_string()));
 }
 
 #[test]

@@ -197,14 +197,14 @@ fn variables(page: &mut Page, vars: Vec<(&'static str, String)>) {
 
 /// The histograms only the server has.
 fn histograms(page: &mut Page) {
-    use basalt_sql::stats::latency::{CLASSES, STATEMENTS};
+    use basalt_sql::stats::latency::{snapshots, CLASSES};
     use basalt_storage::metrics::{COMMIT_LATENCY, FSYNC_LATENCY, GROUP_COMMIT_SIZE};
-    for (class, h) in CLASSES.iter().zip(STATEMENTS.iter()) {
+    for (class, h) in CLASSES.iter().zip(snapshots()) {
         page.histogram(
             "basalt_statement_duration_seconds",
             "Client statements' response time by command class (from start to the end of the answer).",
             ("command", class),
-            &h.snapshot(),
+            &h,
             MICROS,
         );
     }

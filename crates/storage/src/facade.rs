@@ -488,6 +488,21 @@ impl Storage {
             ),
             ("Innodb_deadlocks", s.deadlocks.load(Ordering::Relaxed)),
             (
+                "Innodb_row_lock_time",
+                s.lock_wait_ms.load(Ordering::Relaxed),
+            ),
+            (
+                "Innodb_row_lock_time_avg",
+                s.lock_wait_ms
+                    .load(Ordering::Relaxed)
+                    .checked_div(s.lock_waits.load(Ordering::Relaxed))
+                    .unwrap_or(0),
+            ),
+            (
+                "Innodb_row_lock_time_max",
+                s.lock_wait_max_ms.load(Ordering::Relaxed),
+            ),
+            (
                 "Basalt_deadlock_check_ns",
                 s.deadlock_check_ns.load(Ordering::Relaxed),
             ),

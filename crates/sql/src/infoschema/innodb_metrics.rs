@@ -38,6 +38,27 @@ const METRICS: &[(&str, &str, &str, &str, &str)] = &[
         "Innodb_row_lock_waits",
     ),
     (
+        "lock_row_lock_time",
+        "lock",
+        "status_counter",
+        "Time spent in acquiring row locks, in milliseconds (innodb_row_lock_time)",
+        "Innodb_row_lock_time",
+    ),
+    (
+        "lock_row_lock_time_max",
+        "lock",
+        "value",
+        "The maximum time to acquire a row lock, in milliseconds (innodb_row_lock_time_max)",
+        "Innodb_row_lock_time_max",
+    ),
+    (
+        "lock_row_lock_time_avg",
+        "lock",
+        "value",
+        "The average time to acquire a row lock, in milliseconds (innodb_row_lock_time_avg)",
+        "Innodb_row_lock_time_avg",
+    ),
+    (
         "buffer_pool_size",
         "server",
         "value",

@@ -151,6 +151,9 @@ pub struct MvccStats {
     /// Total time spent in waits-for searches that found a deadlock.
     pub deadlock_check_ns: AtomicU64,
     pub lock_waits: AtomicU64,
+    /// Milliseconds spent in lock waits, in all and in the longest.
+    pub lock_wait_ms: AtomicU64,
+    pub lock_wait_max_ms: AtomicU64,
     pub deadlocks: AtomicU64,
     pub lock_timeouts: AtomicU64,
     pub purged_versions: AtomicU64,
@@ -301,9 +304,13 @@ impl TxnManager {
         self.stats.lock_waits.fetch_add(1, Ordering::Relaxed);
         let flag = interrupt.map_or(0, |f| Arc::as_ptr(f) as usize);
         self.add_wait_edges(waiter, holders, (slot.id, place), flag)?;
+        let started = Instant::now();
         let result =
             basalt_common::wait::waiting(|| self.block_on(&slot, timeout, interrupt.map(|f| &**f)));
         self.waits.lock().remove(&waiter);
+        let ms = started.elapsed().as_millis() as u64;
+        self.stats.lock_wait_ms.fetch_add(ms, Ordering::Relaxed);
+        self.stats.lock_wait_max_ms.fetch_max(ms, Ordering::Relaxed);
         result
     }
 

@@ -133,6 +133,11 @@ pub struct Args {
     /// Log filter (error, warn, info, debug, trace; default info).
     #[arg(long = "log-level")]
     pub log_level: Option<String>,
+    /// Write the server's log to this file instead of stderr (`@@log_error`; a
+    /// relative name is taken in the data directory; without a name,
+    /// `<hostname>.err` there). FLUSH LOGS / FLUSH ERROR LOGS reopen it.
+    #[arg(long = "log-error", num_args = 0..=1, default_missing_value = "")]
+    pub log_error: Option<String>,
     /// A lock wait timeout (errno 1205) rolls back the whole transaction, not only
     /// the statement (`innodb_rollback_on_timeout`).
     #[arg(long = "innodb-rollback-on-timeout")]
@@ -190,6 +195,8 @@ pub struct Config {
     pub open_files_limit: u64,
     pub max_allowed_packet: u64,
     pub log_level: String,
+    /// `--log-error`: the error log file, if the log goes to one.
+    pub log_error: Option<PathBuf>,
     pub rollback_on_timeout: bool,
     pub max_session_mem_used: u64,
     pub tmpdir: PathBuf,
@@ -276,6 +283,23 @@ impl Config {
         let binlog_expire_seconds = expire_seconds(&args, &get)?;
         let semisync = semisync_settings(&args, &get)?;
         let socket_named = args.socket.or_else(|| get("socket").map(PathBuf::from));
+        let datadir = args
+            .datadir
+            .clone()
+            .or_else(|| get("datadir").map(PathBuf::from))
+            .unwrap_or_else(|| PathBuf::from("basalt-data"));
+        let log_error = args
+            .log_error
+            .clone()
+            .or_else(|| get("log_error"))
+            .map(|name| {
+                let name = if name.is_empty() {
+                    format!("{}.err", crate::hostname())
+                } else {
+                    name
+                };
+                datadir.join(name)
+            });
         let log_bin_named = args.log_bin.clone().or_else(|| get("log_bin"));
         let skip_log_bin = args.skip_log_bin || get("skip_log_bin").is_some();
         let tls = crate::tls::TlsSettings {
@@ -345,10 +369,7 @@ impl Config {
                 .bind_address
                 .or_else(|| get("bind_address"))
                 .unwrap_or_else(|| "127.0.0.1".into()),
-            datadir: args
-                .datadir
-                .or_else(|| get("datadir").map(PathBuf::from))
-                .unwrap_or_else(|| PathBuf::from("basalt-data")),
+            datadir,
             buffer_pool_size: size(args.buffer_pool_size, "buffer_pool_size", 128 << 20)?,
             flush_log_at_trx_commit: match args.flush_log_at_trx_commit {
                 Some(v) => check_flush(v)?,
@@ -373,6 +394,7 @@ impl Config {
                 .log_level
                 .or_else(|| get("log_level"))
                 .unwrap_or_else(|| "info".into()),
+            log_error,
             rollback_on_timeout: args.rollback_on_timeout || flag_on(get("rollback_on_timeout")),
             discard_damaged_log_tail: args.discard_damaged_log_tail
                 || flag_on(get("discard_damaged_log_tail")),
@@ -663,6 +685,7 @@ const KNOWN: &[&str] = &[
     "open_files_limit",
     "max_allowed_packet",
     "log_level",
+    "log_error",
     "innodb_rollback_on_timeout",
     "max_session_mem_used",
     "tmpdir",
@@ -718,7 +741,6 @@ const IGNORED: &[&str] = &[
     "innodb_flush_method",
     "query_cache_size",
     "query_cache_type",
-    "log_error",
     "basedir",
     "lc_messages_dir",
     "lc_messages",

@@ -58,6 +58,14 @@ impl ServerHooks for Hooks {
             .collect()
     }
 
+    fn reopen_error_log(&self) -> Result<(), MySqlError> {
+        crate::error_log::reopen().map_err(|e| {
+            MySqlError::new(1105, "HY000", format!("Cannot reopen the error log: {e}"))
+        })?;
+        tracing::info!("error log reopened");
+        Ok(())
+    }
+
     fn kill(&self, id: u64, query_only: bool) -> Result<(), MySqlError> {
         let server = self
             .server

@@ -15,6 +15,7 @@ pub mod config;
 mod connection;
 pub mod datadir_lock;
 mod dump;
+pub mod error_log;
 mod hooks;
 mod limits;
 mod listener;
@@ -364,6 +365,11 @@ fn global_config(c: &Config, socket: String) -> GlobalConfig {
             back_log: c.threads.back_log,
         },
         hostname: hostname(),
+        log_error: c
+            .log_error
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default(),
         rollback_on_timeout: c.rollback_on_timeout,
         collation_server: c.collation_server,
         default_time_zone: c.default_time_zone.clone(),
@@ -380,7 +386,7 @@ fn global_config(c: &Config, socket: String) -> GlobalConfig {
     }
 }
 
-fn hostname() -> String {
+pub(crate) fn hostname() -> String {
     std::fs::read_to_string("/etc/hostname")
         .map(|s| s.trim().to_string())
         .unwrap_or_else(|_| "localhost".into())

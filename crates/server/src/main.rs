@@ -68,6 +68,12 @@ fn main() {
             std::process::exit(2);
         }
     };
+    if let Some(path) = &config.log_error {
+        if let Err(e) = basalt_server::error_log::start(path) {
+            eprintln!("basaltd: cannot open the error log {}: {e}", path.display());
+            std::process::exit(1);
+        }
+    }
     init_logging(&config.log_level);
     if let Err(e) = basalt_server::run(config) {
         tracing::error!(error = %e, "basaltd stopped");
@@ -84,8 +90,11 @@ fn init_logging(level: &str) {
         .add_directive(quiet_parser);
     tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_writer(|| basalt_server::error_log::Writer)
+        .with_ansi(
+            !basalt_server::error_log::active()
+                && std::io::IsTerminal::is_terminal(&std::io::stderr()),
+        )
         .with_target(false)
         .init();
 }

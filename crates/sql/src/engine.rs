@@ -24,6 +24,8 @@ pub struct GlobalConfig {
     /// `mysql` crate panics on a NULL socket).
     pub socket: String,
     pub hostname: String,
+    /// `@@log_error`: the error log file, empty when the log goes to stderr.
+    pub log_error: String,
     pub max_allowed_packet: u64,
     pub buffer_pool_size: u64,
     pub flush_log_at_trx_commit: u64,
@@ -140,6 +142,7 @@ impl Default for GlobalConfig {
             version_compile_machine: std::env::consts::ARCH.into(),
             socket: String::new(),
             hostname: "localhost".into(),
+            log_error: String::new(),
             max_allowed_packet: 16 * 1024 * 1024,
             buffer_pool_size: 128 * 1024 * 1024,
             flush_log_at_trx_commit: 1,
@@ -220,6 +223,11 @@ pub trait ServerHooks: Send + Sync {
     /// Logins refused with 1045 (part of `Access_denied_errors`).
     fn login_denials(&self) -> u64 {
         0
+    }
+    /// FLUSH LOGS / FLUSH ERROR LOGS: reopens the error log file (nothing to do
+    /// when the log goes to stderr).
+    fn reopen_error_log(&self) -> Result<(), MySqlError> {
+        Ok(())
     }
     /// `FLUSH SSL`: loads the TLS certificate, key and CA files again (nothing
     /// to do when the server has no TLS).
@@ -389,11 +397,17 @@ impl Engine {
         }
     }
 
-    /// FLUSH LOGS: reopens the general and slow logs' files.
+    /// FLUSH LOGS: reopens the error, general and slow logs' files.
     pub(crate) fn reopen_logs(&self) -> Result<(), MySqlError> {
+        self.hooks().reopen_error_log()?;
         self.general_log.reopen().map_err(|e| {
             MySqlError::new(1105, "HY000", format!("Cannot reopen the general log: {e}"))
         })?;
+        self.reopen_slow_log()
+    }
+
+    /// FLUSH SLOW LOGS: reopens the slow query log's file.
+    pub(crate) fn reopen_slow_log(&self) -> Result<(), MySqlError> {
         self.slow_log.reopen().map_err(|e| {
             MySqlError::new(
                 1105,

@@ -201,7 +201,7 @@ static DEFS: &[VarDef] = &[
         None => Value::Null,
     })),
     var!("log_bin_trust_function_creators", Global, Bool, false, B(false)),
-    var!("log_error", Global, Str, true, S("")),
+    var!("log_error", Global, Str, true, Config(|c| Value::str(&c.log_error))),
     var!("log_output", Global, Str, false, S("FILE")),
     var!("log_queries_not_using_indexes", Both, Bool, false, B(false)),
     var!("log_replica_updates", Global, Bool, false, Config(|c| Value::Int(c.log_slave_updates as i64))),

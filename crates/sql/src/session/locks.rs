@@ -258,14 +258,19 @@ impl Session {
                 Ok(QueryResult::ok(0))
             }
             FlushType::BinaryLogs => crate::show::binlog::flush(self),
-            // No relay or slow log, the error log is stderr, no grant
-            // tables or host cache: nothing to flush, as in a MariaDB without
-            // them.
-            FlushType::RelayLogs
-            | FlushType::SlowLogs
-            | FlushType::ErrorLogs
-            | FlushType::Privileges
-            | FlushType::Hosts => Ok(QueryResult::ok(0)),
+            FlushType::ErrorLogs => {
+                self.cx.engine.hooks().reopen_error_log()?;
+                Ok(QueryResult::ok(0))
+            }
+            FlushType::SlowLogs => {
+                self.cx.engine.reopen_slow_log()?;
+                Ok(QueryResult::ok(0))
+            }
+            // No relay log, grant tables read from disk or host cache: nothing
+            // to flush, as in a MariaDB without them.
+            FlushType::RelayLogs | FlushType::Privileges | FlushType::Hosts => {
+                Ok(QueryResult::ok(0))
+            }
             FlushType::UserResources => {
                 self.cx.engine.resources.flush();
                 Ok(QueryResult::ok(0))

@@ -171,6 +171,10 @@ fn buffer_pool_metrics_and_compression_tables_agree_with_status() {
     );
     assert_eq!(size.as_deref(), Some("16384"));
     assert_eq!(global_status(&mut c, "Innodb_page_size"), 16384);
+    // Every table stays open; each was opened once.
+    let open = global_status(&mut c, "Open_tables");
+    assert!(open >= 1, "d.t is open");
+    assert!(global_status(&mut c, "Opened_tables") >= open);
     // Listed in information_schema.COLUMNS, which exporters check first.
     assert_eq!(
         lines(
@@ -321,4 +325,31 @@ fn mysqld_exporter_scrapes_every_default_and_innodb_collector() {
                 .join("\n")
         );
     }
+}
+
+#[test]
+fn pt_mysql_summary_runs_without_a_shell_error() {
+    let Some(bin) = which("pt-mysql-summary") else {
+        eprintln!("pt-mysql-summary not installed; skipping");
+        return;
+    };
+    let b = Basalt::start();
+    let _c = setup(&b);
+    let out = Command::new(bin)
+        .args(["--sleep", "1", "--host", "127.0.0.1", "--user", "root"])
+        .args(["--port", &b.port.to_string()])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run pt-mysql-summary");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}\n{stdout}");
+    assert!(stderr.trim().is_empty(), "shell errors:\n{stderr}");
+    for want in ["# Report On Port", "# Table cache", "# The End"] {
+        assert!(stdout.contains(want), "missing {want}:\n{stdout}");
+    }
+    assert!(
+        !stdout.contains("Usage | %"),
+        "table cache usage:\n{stdout}"
+    );
 }

@@ -96,6 +96,9 @@ struct Catalog {
     /// Accounts and grants (see [`Storage::accounts`]).
     accounts: Option<Arc<serde_json::Value>>,
     next_table_id: u64,
+    /// Tables opened since start (`Opened_tables`): at start, and by each
+    /// CREATE and each table copy or rename that replaces a table.
+    opened: u64,
     /// Where partitioned tables get their routers (see `crate::partition`).
     routers: Arc<crate::partition::RouterSlot>,
 }
@@ -146,6 +149,7 @@ impl Storage {
             views: HashMap::new(),
             accounts: image.accounts.map(Arc::new),
             next_table_id: image.next_table_id,
+            opened: 0,
             routers: Default::default(),
         };
         for v in image.views {
@@ -481,7 +485,17 @@ impl Storage {
     pub fn status(&self) -> Vec<(&'static str, u64)> {
         let s = &self.mgr.stats;
         let (versions, version_bytes) = self.mgr.versions.usage();
+        // Basalt keeps every table open (there is no table cache to leave).
+        let (open, opened) = {
+            let cat = self.catalog.read();
+            let open: usize = cat.tables.values().map(|m| m.len()).sum();
+            (open as u64, cat.opened)
+        };
         let mut out = vec![
+            ("Open_tables", open),
+            ("Open_table_definitions", open),
+            ("Opened_tables", opened),
+            ("Opened_table_definitions", opened),
             (
                 "Innodb_row_lock_waits",
                 s.lock_waits.load(Ordering::Relaxed),
@@ -640,6 +654,7 @@ impl Catalog {
     }
 
     fn insert(&mut self, core: Arc<TableCore>) -> Arc<dyn Table> {
+        self.opened += 1;
         let def = core.def();
         let handle: Arc<dyn Table> = if partition::layout::is_stored_partitioned(&def) {
             Arc::new(partition::PartitionedTable::new(

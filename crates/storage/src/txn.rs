@@ -181,7 +181,7 @@ impl Txn {
         while self.undo.len() > sp.undo {
             let rec = self.undo.pop().expect("length checked");
             if matches!(rec.prev, UndoPrev::Version(_)) || rec.rows_delta != 0 {
-                self.rows_modified -= 1;
+                self.rows_modified = self.rows_modified.saturating_sub(1);
             }
             self.apply_undo(rec)?;
         }

@@ -6,10 +6,10 @@
 //! auto_increment columns, and the exporter itself against basaltd.
 
 use basalt_tests::mariadb::{self, MariaDb};
-use basalt_tests::{which, Basalt};
+use basalt_tests::{http_get, which, Basalt, KillOnDrop};
 use mysql::prelude::*;
 use mysql::{Conn, Opts, Value};
-use std::io::{Read, Write};
+use std::io::Read;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -226,26 +226,6 @@ fn using_and_natural_joins_match_mariadb() {
     assert_eq!(rows.len(), 3, "{rows:?}");
 }
 
-/// GET `path` from an HTTP server on 127.0.0.1:`port`; the body.
-fn http_get(port: u16, path: &str) -> Option<String> {
-    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
-    s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
-    write!(s, "GET {path} HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n").ok()?;
-    let mut out = String::new();
-    s.read_to_string(&mut out).ok()?;
-    out.split_once("\r\n\r\n").map(|(_, body)| body.to_string())
-}
-
-/// Kills the exporter when the test ends, however it ends.
-struct Exporter(std::process::Child);
-
-impl Drop for Exporter {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 #[test]
 fn mysqld_exporter_reports_auto_increment_columns() {
     let Some(bin) = which("prometheus-mysqld-exporter") else {
@@ -270,7 +250,7 @@ fn mysqld_exporter_reports_auto_increment_columns() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("start mysqld_exporter");
-    let mut exporter = Exporter(child);
+    let mut exporter = KillOnDrop(child);
     let deadline = Instant::now() + Duration::from_secs(20);
     let metrics = loop {
         if let Some(body) = http_get(port, "/metrics") {

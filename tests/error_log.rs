@@ -2,20 +2,10 @@
 //! directory), `@@log_error` names it, and FLUSH ERROR LOGS / FLUSH LOGS reopen it
 //! after a rotation; FLUSH SLOW LOGS reopens the slow query log.
 
-use basalt_tests::{basaltd_path, eventually, free_port};
+use basalt_tests::{basaltd_path, eventually, free_port, KillOnDrop};
 use mysql::prelude::*;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::Duration;
-
-/// Stops the server when the test ends, however it ends.
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 #[test]
 fn the_log_goes_to_its_file_and_reopens_after_a_rotation() {
@@ -34,7 +24,7 @@ fn the_log_goes_to_its_file_and_reopens_after_a_rotation() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn basaltd");
-    let _server = Server(child);
+    let _server = KillOnDrop(child);
     // The log, and so the line saying the server is ready, is in the file.
     let path = datadir.join("server.err");
     assert!(

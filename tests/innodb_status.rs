@@ -5,9 +5,9 @@
 //! mysqld_exporter's InnoDB collectors scraping Basalt without an error.
 
 use basalt_tests::client::{error, lines, login, ok, root, value};
-use basalt_tests::{eventually, free_port, global_status, which, Basalt};
+use basalt_tests::{eventually, free_port, global_status, http_get, which, Basalt, KillOnDrop};
 use mysql::prelude::*;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -237,25 +237,6 @@ fn the_monitors_need_process_and_a_known_engine() {
     assert_eq!(error(&mut c, "select @@innodb_version").0, 1193);
 }
 
-fn http_get(port: u16, path: &str) -> Option<String> {
-    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
-    s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
-    write!(s, "GET {path} HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n").ok()?;
-    let mut out = String::new();
-    s.read_to_string(&mut out).ok()?;
-    out.split_once("\r\n\r\n").map(|(_, body)| body.to_string())
-}
-
-/// Kills the exporter when the test ends, however it ends.
-struct Exporter(std::process::Child);
-
-impl Drop for Exporter {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 #[test]
 fn mysqld_exporter_scrapes_every_default_and_innodb_collector() {
     let Some(bin) = which("prometheus-mysqld-exporter") else {
@@ -284,7 +265,7 @@ fn mysqld_exporter_scrapes_every_default_and_innodb_collector() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("start mysqld_exporter");
-    let mut exporter = Exporter(child);
+    let mut exporter = KillOnDrop(child);
     let deadline = Instant::now() + Duration::from_secs(20);
     let metrics = loop {
         if let Some(body) = http_get(port, "/metrics") {

@@ -423,3 +423,24 @@ pub fn cell(v: &mysql::Value) -> Option<String> {
         other => Some(format!("{other:?}")),
     }
 }
+
+/// GET `path` from an HTTP server on 127.0.0.1:`port`; the body.
+pub fn http_get(port: u16, path: &str) -> Option<String> {
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
+    write!(s, "GET {path} HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n").ok()?;
+    let mut out = String::new();
+    s.read_to_string(&mut out).ok()?;
+    out.split_once("\r\n\r\n").map(|(_, body)| body.to_string())
+}
+
+/// A child process (a tool or a server the test started by hand) killed when
+/// the test ends, however it ends.
+pub struct KillOnDrop(pub Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}

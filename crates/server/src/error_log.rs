@@ -72,8 +72,11 @@ mod tests {
         std::fs::rename(&path, dir.path().join("e.err.1")).expect("rename");
         super::reopen().expect("reopen");
         writeln!(super::Writer, "second").expect("write");
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "second\n");
-        let old = std::fs::read_to_string(dir.path().join("e.err.1")).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&path).expect("the new file"),
+            "second\n"
+        );
+        let old = std::fs::read_to_string(dir.path().join("e.err.1")).expect("the moved file");
         assert_eq!(old, "first\n");
         *super::LOG.lock() = None;
     }

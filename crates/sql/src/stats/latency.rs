@@ -91,7 +91,7 @@ mod tests {
         record(Some(Stat::ComDeleteMulti), Duration::from_micros(5));
         std::thread::spawn(|| record(Some(Stat::ComDelete), Duration::from_micros(9)))
             .join()
-            .unwrap();
+            .expect("the recording thread ends");
         let after = &snapshots()[3];
         assert_eq!(after.count(), before + 2);
         assert!(after.sum >= 14);

@@ -236,24 +236,27 @@ impl StatusHub {
         &self,
         kind: userstat::Kind,
     ) -> std::collections::BTreeMap<String, userstat::Totals> {
-        let h = self.inner.lock();
-        let live = h
-            .live
-            .iter()
-            .flatten()
-            .filter_map(|c| Some((c.who.get()?, &**c)));
-        self.accounts.rows(kind, live)
+        self.with_client_sessions(|live| self.accounts.rows(kind, live))
     }
 
     /// FLUSH USER_STATISTICS / CLIENT_STATISTICS.
     pub fn flush_accounts(&self, kind: userstat::Kind) {
+        self.with_client_sessions(|live| self.accounts.flush(kind, live));
+    }
+
+    /// Runs `f` over the live client sessions (tagged at login) and their
+    /// counters, under the hub's lock.
+    fn with_client_sessions<T>(
+        &self,
+        f: impl for<'a> FnOnce(&mut dyn Iterator<Item = (&'a userstat::Who, &'a Counters)>) -> T,
+    ) -> T {
         let h = self.inner.lock();
-        let live = h
+        let mut live = h
             .live
             .iter()
             .flatten()
             .filter_map(|c| Some((c.who.get()?, &**c)));
-        self.accounts.flush(kind, live);
+        f(&mut live)
     }
 }
 

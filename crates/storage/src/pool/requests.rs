@@ -53,7 +53,7 @@ mod tests {
             }
         })
         .join()
-        .unwrap();
+        .expect("the counting thread ends");
         assert!(super::total() >= before + 10);
     }
 }

@@ -256,3 +256,8 @@ insert into fhex values (0x41, 0x42, 0x43, 0x07D0, b'101')
 insert into fhex (i) values (x'41')
 select i, d, v, y, b + 0, hex(b) from fhex
 select sum(0x41), avg(b'11'), std(0x41), var_pop(b'1'), bit_or(0x41), max(0x41), min(b'1000001'), count(distinct 0x41), group_concat(0x41) from fhex
+# row constructors in comparisons
+select (1,2) = (1,2), (1,2) = (1,3), (1,2) = (1,null), (1,null) <> (2,null), (1,2) < (1,3), (1,2) <= (1,2), (2,1) > (1,9), (1,2) >= (1,3)
+select (1,2) <=> (1,null), (1,2) in ((1,2),(3,4)), (1,2) not in ((1,3)), (1,null) in ((1,2)), row(1,2) = row(1,2), ((1,2),3) = ((1,2),3)
+select id from ft where (i, s) in ((5, 'Hello'), (-3, 'x')) or (id, i) = (3, null) order by id
+select (1,2) = (1,2,3)

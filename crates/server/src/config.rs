@@ -138,6 +138,13 @@ pub struct Args {
     /// `<hostname>.err` there). FLUSH LOGS / FLUSH ERROR LOGS reopen it.
     #[arg(long = "log-error", num_args = 0..=1, default_missing_value = "")]
     pub log_error: Option<String>,
+    /// `--performance-schema[=ON|OFF]`: statement digests and statement events
+    /// are recorded (default ON; OFF, or --skip-performance-schema, for
+    /// measuring what they cost).
+    #[arg(long = "performance-schema", num_args = 0..=1, default_missing_value = "ON")]
+    pub performance_schema: Option<String>,
+    #[arg(long = "skip-performance-schema")]
+    pub skip_performance_schema: bool,
     /// A lock wait timeout (errno 1205) rolls back the whole transaction, not only
     /// the statement (`innodb_rollback_on_timeout`).
     #[arg(long = "innodb-rollback-on-timeout")]
@@ -197,6 +204,7 @@ pub struct Config {
     pub log_level: String,
     /// `--log-error`: the error log file, if the log goes to one.
     pub log_error: Option<PathBuf>,
+    pub performance_schema: bool,
     pub rollback_on_timeout: bool,
     pub max_session_mem_used: u64,
     pub tmpdir: PathBuf,
@@ -395,6 +403,11 @@ impl Config {
                 .or_else(|| get("log_level"))
                 .unwrap_or_else(|| "info".into()),
             log_error,
+            performance_schema: !args.skip_performance_schema
+                && args
+                    .performance_schema
+                    .or_else(|| get("performance_schema"))
+                    .is_none_or(|v| flag_on(Some(v))),
             rollback_on_timeout: args.rollback_on_timeout || flag_on(get("rollback_on_timeout")),
             discard_damaged_log_tail: args.discard_damaged_log_tail
                 || flag_on(get("discard_damaged_log_tail")),
@@ -729,6 +742,7 @@ const KNOWN: &[&str] = &[
     "tls_version",
     "metrics_port",
     "metrics_bind_address",
+    "performance_schema",
 ];
 
 /// Options MySQL configuration files commonly carry that Basalt accepts and ignores.
@@ -736,7 +750,6 @@ const IGNORED: &[&str] = &[
     "user",
     "pid_file",
     "skip_name_resolve",
-    "performance_schema",
     "innodb_doublewrite",
     "innodb_flush_method",
     "query_cache_size",

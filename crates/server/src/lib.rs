@@ -371,6 +371,7 @@ fn global_config(c: &Config, socket: String) -> GlobalConfig {
             .map(|p| p.display().to_string())
             .unwrap_or_default(),
         rollback_on_timeout: c.rollback_on_timeout,
+        performance_schema: c.performance_schema,
         collation_server: c.collation_server,
         default_time_zone: c.default_time_zone.clone(),
         max_session_mem_used: c.max_session_mem_used,

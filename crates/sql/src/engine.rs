@@ -53,6 +53,7 @@ pub struct GlobalConfig {
     /// `binlog_do_db` / `binlog_ignore_db` at start (comma-separated).
     pub binlog_do_db: String,
     pub binlog_ignore_db: String,
+    /// Statement digests and events are recorded (`--performance-schema`).
     pub performance_schema: bool,
     pub query_cache_size: u64,
     pub basedir: String,
@@ -160,7 +161,7 @@ impl Default for GlobalConfig {
             binlog_checksum: true,
             binlog_do_db: String::new(),
             binlog_ignore_db: String::new(),
-            performance_schema: false,
+            performance_schema: true,
             query_cache_size: 0,
             basedir: String::new(),
             pid_file: String::new(),
@@ -375,6 +376,10 @@ impl Engine {
             stats: Default::default(),
             sequences: Default::default(),
         });
+        engine
+            .stats
+            .digests
+            .set_on(engine.config.performance_schema);
         engine
             .storage
             .set_partition_routers(Arc::new(crate::partitioning::route::Factory {

@@ -58,9 +58,10 @@ impl Binder<'_> {
         &mut self,
         f: &ast::Function,
         scope: &Scope,
-        aggs: Option<&mut AggCollector>,
+        mut aggs: Option<&mut AggCollector>,
     ) -> R<Bound> {
-        let name = object_parts(&f.name)
+        let parts = object_parts(&f.name);
+        let name = parts
             .last()
             .cloned()
             .unwrap_or_default()
@@ -94,6 +95,9 @@ impl Binder<'_> {
                 ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => args.push(e),
                 _ => return Err(syntax(&f.to_string())),
             }
+        }
+        if let Some(b) = self.sys_function(&parts, &name, &args, scope, aggs.as_deref_mut())? {
+            return Ok(b);
         }
         if name == "char using" {
             return self.char_using_call(&args, scope, aggs);
@@ -136,6 +140,37 @@ impl Binder<'_> {
         crate::expr::func::check_arity(&name, args.len(), min, max)?;
         crate::expr::func::check_shape(func, &name, args.len())?;
         self.call(func, &args, scope, aggs)
+    }
+
+    /// A call of one of the sys schema's functions (`sys.format_time(x)`, or
+    /// unqualified with `sys` as the current database), bound as the
+    /// built-in expression it stands for.
+    fn sys_function(
+        &mut self,
+        parts: &[String],
+        name: &str,
+        args: &[&ast::Expr],
+        scope: &Scope,
+        aggs: Option<&mut AggCollector>,
+    ) -> R<Option<Bound>> {
+        let in_sys = match parts {
+            [db, _] => crate::sysschema::is_schema(db),
+            [_] => self
+                .cx
+                .db
+                .as_deref()
+                .is_some_and(crate::sysschema::is_schema),
+            _ => false,
+        };
+        if !in_sys {
+            return Ok(None);
+        }
+        let texts: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        let Some(text) = crate::sysschema::function(name, &texts) else {
+            return Ok(None);
+        };
+        let e = crate::front::parse::parse_expr(&text)?;
+        self.expr(&e, scope, aggs).map(Some)
     }
 
     /// `` `extract:unit`(x) ``, the front end's form of `EXTRACT(unit FROM x)`; an

@@ -40,7 +40,7 @@ impl Binder<'_> {
         if self.needs.len() > before {
             self.needs[before].column = column;
         }
-        if let Some(v) = self.storage.view(&db, &tname) {
+        if let Some(v) = self.view_of(&db, &tname) {
             let through = self.insert_through_view(ins, &v)?;
             self.unchecked += 1;
             let r = self.insert(&through);

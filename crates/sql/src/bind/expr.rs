@@ -129,6 +129,13 @@ impl Binder<'_> {
             A::Nested(inner) => self.expr(inner, scope, aggs)?,
             A::UnaryOp { .. } => self.unary_chain(e, scope, aggs)?,
             A::BinaryOp { op, .. } if self.logic_op(op).is_some() => self.logic(e, scope, aggs)?,
+            A::BinaryOp { left, op, right }
+                if matches!(**left, A::Tuple(_) | A::Function(_) | A::Nested(_))
+                    && super::rows::compare(left, op, right)?.is_some() =>
+            {
+                let rewritten = super::rows::compare(left, op, right)?.expect("a row comparison");
+                return self.expr(&rewritten, scope, aggs);
+            }
             A::BinaryOp { left, op, right } => self.binary(left, op, right, scope, aggs)?,
             A::IsNull(x) | A::IsNotNull(x) => {
                 let (b, _) = self.expr(x, scope, aggs)?;
@@ -847,6 +854,11 @@ impl Binder<'_> {
         scope: &Scope,
         mut aggs: Option<&mut AggCollector>,
     ) -> R<Bound> {
+        if let ast::InTarget::List(l) = target {
+            if let Some(e) = super::rows::in_list(x, l, negated)? {
+                return self.expr(&e, scope, aggs);
+            }
+        }
         let (arg, ta) = self.expr(x, scope, aggs.as_deref_mut())?;
         let list = match target {
             ast::InTarget::List(l) => l,

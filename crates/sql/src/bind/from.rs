@@ -518,7 +518,7 @@ impl Binder<'_> {
             }
         }
         let (db, tname) = self.table_name(name)?;
-        if let Some(v) = self.storage.view(&db, &tname) {
+        if let Some(v) = self.view_of(&db, &tname) {
             if self.hidden_view.as_ref() != Some(&(db.clone(), tname.clone())) {
                 let a = alias
                     .as_ref()

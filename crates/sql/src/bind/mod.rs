@@ -37,6 +37,7 @@ pub mod options;
 pub mod part_select;
 pub mod print;
 pub mod returning;
+pub mod rows;
 pub mod select;
 pub mod strings;
 pub mod typing;
@@ -451,12 +452,25 @@ impl<'a> Binder<'a> {
         }
     }
 
+    /// View `db.name`: a stored view, or one of the sys schema's.
+    pub fn view_of(&self, db: &str, name: &str) -> Option<Arc<basalt_storage::ViewDef>> {
+        if crate::sysschema::is_schema(db) {
+            return crate::sysschema::view_def(name);
+        }
+        self.storage.view(db, name)
+    }
+
     /// Opens a table, or 1146 (1049 when the database itself is missing).
     pub fn open_table(&mut self, db: &str, name: &str) -> Result<Arc<dyn Table>, MySqlError> {
         if crate::infoschema::is_schema(db) {
             self.reusable = false;
             self.reads_live_rows = true;
             return crate::infoschema::open(name, self.cx);
+        }
+        if crate::perfschema::is_schema(db) {
+            self.reusable = false;
+            self.reads_live_rows = true;
+            return crate::perfschema::open(name, self.cx);
         }
         if let Some(t) = self.cx.temp.table(db, name).filter(|_| self.view_body == 0) {
             if self.hidden_view.is_some() {

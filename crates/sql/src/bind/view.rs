@@ -329,7 +329,7 @@ impl Binder<'_> {
         t: &str,
         what: &str,
     ) -> R<Option<(Arc<ViewDef>, ast::Query)>> {
-        let Some(v) = self.storage.view(db, t) else {
+        let Some(v) = self.view_of(db, t) else {
             return Ok(None);
         };
         if !v.updatable {

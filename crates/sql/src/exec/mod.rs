@@ -60,7 +60,7 @@ impl Exec<'_, '_> {
     /// (`Handler_write` / `_update` / `_delete`, and `Innodb_rows_*` for a
     /// durable table).
     pub fn count_change(&mut self, def: &basalt_common::TableDef, change: Change) {
-        self.ctx.cx.notes.changed(def);
+        self.ctx.cx.notes.changed(def, change as usize);
         use crate::stats::Stat::*;
         let (handler, innodb) = match change {
             Change::Write => (HandlerWrite, InnodbRowsInserted),

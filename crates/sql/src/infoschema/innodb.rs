@@ -260,7 +260,7 @@ fn lock_id(trx: u64, place: WaitPlace) -> String {
     format!("{trx}:{}:{}", place.table, place.tree)
 }
 
-fn isolation_name(t: &TrxInfo) -> &'static str {
+pub(crate) fn isolation_name(t: &TrxInfo) -> &'static str {
     use basalt_storage::IsolationLevel::*;
     match t.isolation {
         ReadUncommitted => "READ UNCOMMITTED",

@@ -274,6 +274,18 @@ fn schemata(cx: &SessionCtx) -> Vec<Row> {
         Value::Null,
         s(""),
     ]];
+    for db in [crate::perfschema::SCHEMA, crate::sysschema::SCHEMA] {
+        if cx.privs.sees_db(db) {
+            rows.push(vec![
+                s("def"),
+                s(db),
+                s("utf8mb3"),
+                s("utf8mb3_general_ci"),
+                Value::Null,
+                s(""),
+            ]);
+        }
+    }
     for db in st.databases() {
         if !cx.privs.sees_db(&db) {
             continue;

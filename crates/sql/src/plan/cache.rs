@@ -19,6 +19,8 @@ const MAX_PER_SHARD: usize = 512;
 pub struct CacheEntry {
     pub plan: Option<Arc<Plan>>,
     pub schema_version: u64,
+    /// The statements' digest id (see `stats::digests`).
+    pub digest: u32,
 }
 
 /// FxHash: plenty for keys that come from our own sessions, and much cheaper than
@@ -143,6 +145,7 @@ mod tests {
             CacheEntry {
                 plan: None,
                 schema_version: 3,
+                digest: 0,
             },
         );
         assert!(c.get("db", "select ?i", 3).is_some());

@@ -162,7 +162,7 @@ impl SessionCtx {
     pub fn new(engine: Arc<Engine>, conn_id: u64, user: &str, host: &str) -> Self {
         let vars = engine.globals.session_defaults(&engine.config);
         let mut cx = SessionCtx {
-            stats: engine.stats.join(),
+            stats: engine.stats.join(conn_id),
             notes: Default::default(),
             engine,
             analyze: None,

@@ -26,6 +26,8 @@ pub(crate) struct Memo {
     pub plan: Arc<Plan>,
     pub params: Arc<[Value]>,
     pub schema_version: u64,
+    /// The statement's digest id.
+    pub digest: u32,
 }
 
 #[derive(Default)]
@@ -43,7 +45,14 @@ impl StatementMemo {
     }
 
     /// Remembers `text` if it was offered before (see the module docs).
-    pub fn offer(&mut self, text: &str, plan: &Arc<Plan>, params: &[Value], version: u64) {
+    pub fn offer(
+        &mut self,
+        text: &str,
+        plan: &Arc<Plan>,
+        params: &[Value],
+        version: u64,
+        digest: u32,
+    ) {
         let mut h = FxHasher::default();
         h.write(text.as_bytes());
         // Zero marks an empty slot.
@@ -63,6 +72,7 @@ impl StatementMemo {
             plan: plan.clone(),
             params: params.into(),
             schema_version: version,
+            digest,
         };
         self.map.insert(text.to_string(), m);
     }

@@ -17,6 +17,7 @@ mod explain;
 mod load;
 mod locks;
 mod memo;
+mod perf;
 mod prepared;
 mod rename;
 mod replica_apply;
@@ -116,6 +117,15 @@ pub struct Session {
     more_results: bool,
     /// The connection's TLS version and cipher (`Ssl_version`, `Ssl_cipher`).
     tls: Option<(&'static str, &'static str)>,
+    /// The running statement's digest id, when its plan carried it.
+    digest: Option<u32>,
+    /// Digest ids of recent statement texts without a cached plan.
+    text_digests: perf::TextDigests,
+    /// The last statement's error (errno, SQLSTATE, message).
+    last_error: Option<(u16, &'static str, String)>,
+    /// The current database before the running statement changed it (USE):
+    /// the statement counts in the schema it started in.
+    db_before: Option<Option<String>>,
 }
 
 impl Session {
@@ -152,6 +162,10 @@ impl Session {
             close_requested: false,
             tracked: Vec::new(),
             more_results: false,
+            digest: None,
+            text_digests: Default::default(),
+            last_error: None,
+            db_before: None,
         }
     }
 
@@ -320,10 +334,21 @@ impl Session {
     }
 
     pub fn use_database(&mut self, db: &str) -> Result<(), MySqlError> {
+        if self.db_before.is_none() {
+            self.db_before = Some(self.cx.db.clone());
+        }
         if crate::infoschema::is_schema(db) {
             self.cx.db = Some(crate::infoschema::SCHEMA.to_string());
             self.track_schema(crate::infoschema::SCHEMA);
             return Ok(());
+        }
+        for schema in [crate::perfschema::SCHEMA, crate::sysschema::SCHEMA] {
+            if db.eq_ignore_ascii_case(schema) {
+                self.check_use(schema)?;
+                self.cx.db = Some(schema.to_string());
+                self.track_schema(schema);
+                return Ok(());
+            }
         }
         self.check_use(db)?;
         if !self.cx.engine.storage.database_exists(db) {

@@ -38,6 +38,8 @@ pub struct Prepared {
     retype: bool,
     /// The `Com_*` counter each execution counts in.
     com: Option<crate::stats::Stat>,
+    /// The statement's digest id.
+    pub(super) digest: u32,
 }
 
 /// `character_set_client`/`_connection`, `collation_connection` and
@@ -128,9 +130,17 @@ impl Session {
         self.next_stmt_id = self.next_stmt_id.wrapping_add(1).max(1);
         let version = self.plan_version();
         let com = crate::stats::com::classify(&text);
+        let digest = self
+            .cx
+            .engine
+            .stats
+            .digests
+            .registry
+            .id_of(self.cx.db.as_deref(), &text);
         self.prepared.insert(
             id,
             Prepared {
+                digest,
                 text,
                 transcoded: self.cx.transcoded,
                 plan,
@@ -329,6 +339,11 @@ impl Session {
         } else {
             substitute(&p.text, params)
         })
+    }
+
+    /// A prepared statement's text (with its `?` markers) and digest id.
+    pub(super) fn prepared_digest(&self, id: u32) -> Option<(&str, u32)> {
+        self.prepared.get(&id).map(|p| (p.text.as_str(), p.digest))
     }
 
     pub fn close_prepared(&mut self, id: u32) {

@@ -89,6 +89,10 @@ impl Session {
     /// Ends the response of the statement that produced `r` (see the module docs).
     pub(super) fn respond(&mut self, r: Result<QueryResult, MySqlError>, o: &mut Out<'_>) {
         self.last_affected = 0;
+        self.last_error = match &r {
+            Err(e) => Some((e.code, e.state, e.message.clone())),
+            Ok(_) => None,
+        };
         let r = match r {
             Ok(QueryResult::Rows { columns, rows }) => {
                 if !o.opened {
@@ -189,6 +193,7 @@ impl Session {
         self.clear_interrupt();
         self.start_clock(&o);
         self.running_com = self.prepared_com(id);
+        self.digest = None;
         let r =
             self.timed(|me| me.execute_prepared_inner(id, params, "mysqld_stmt_execute", &mut o));
         self.respond(r, &mut o);

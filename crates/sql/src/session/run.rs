@@ -48,6 +48,7 @@ impl Session {
         }
         let com = crate::stats::com::classify(text);
         self.start_clock(out);
+        self.digest = None;
         self.running_com = com;
         let counters = &self.cx.stats.counters;
         counters.bump(Stat::Queries);
@@ -191,7 +192,10 @@ impl Session {
         }
         let version = self.cx.engine.storage.schema_version();
         let (plan, params) = match self.memo.get(text) {
-            Some(m) if m.schema_version == version => (m.plan.clone(), m.params.clone()),
+            Some(m) if m.schema_version == version => {
+                self.digest = Some(m.digest);
+                (m.plan.clone(), m.params.clone())
+            }
             _ => return None,
         };
         self.begin_diagnostics(|| selects_no_table(text));
@@ -213,7 +217,8 @@ impl Session {
         if self.cx.transcoded {
             return;
         }
-        self.memo.offer(text, plan, params, version);
+        let digest = self.digest.unwrap_or(crate::stats::digests::LOST);
+        self.memo.offer(text, plan, params, version, digest);
     }
 
     fn native(&mut self, n: Native, out: &mut Out<'_>) -> R<QueryResult> {
@@ -458,6 +463,7 @@ impl Session {
         let version = engine.storage.schema_version();
         self.refresh_scope();
         if let Some(entry) = engine.plan_cache.get(self.scope_key(), &s.key, version) {
+            self.note_digest(entry.digest);
             return match &entry.plan {
                 Some(p) => {
                     self.memoize(s.text(), p, &s.params, version);
@@ -467,6 +473,7 @@ impl Session {
             };
         }
         let scope = self.scope_key().to_string();
+        let digest = self.register_digest(&s.original());
         match self.build_stripped(&s) {
             Ok(Some(plan)) => {
                 let plan = Arc::new(plan);
@@ -476,6 +483,7 @@ impl Session {
                     CacheEntry {
                         plan: Some(plan.clone()),
                         schema_version: version,
+                        digest,
                     },
                 );
                 self.memoize(s.text(), &plan, &s.params, version);
@@ -488,6 +496,7 @@ impl Session {
                     CacheEntry {
                         plan: None,
                         schema_version: version,
+                        digest,
                     },
                 );
                 self.parse_run(&s.original(), out)
@@ -506,8 +515,12 @@ impl Session {
         let version = engine.storage.schema_version();
         self.refresh_scope();
         let plan = match engine.plan_cache.get(self.scope_key(), &b.key, version) {
-            Some(entry) => entry.plan.clone(),
+            Some(entry) => {
+                self.note_digest(entry.digest);
+                entry.plan.clone()
+            }
             None => {
+                let digest = self.register_digest(&b.original());
                 let plan = match b.template(self.lit_opts()) {
                     Some(t) => self.build_stripped(&t).ok().flatten().map(Arc::new),
                     None => None,
@@ -519,6 +532,7 @@ impl Session {
                     CacheEntry {
                         plan: plan.clone(),
                         schema_version: version,
+                        digest,
                     },
                 );
                 plan

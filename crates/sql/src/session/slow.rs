@@ -17,18 +17,21 @@ pub(super) enum Text<'a> {
 /// When a statement started, and the counters it started with when its entry
 /// may be written.
 pub(super) struct StmtClock {
-    start: Instant,
+    pub(super) start: Instant,
     snap: Option<Box<Snapshot>>,
 }
 
 /// The counters a statement started with.
-struct Snapshot {
+pub(super) struct Snapshot {
     bytes: u64,
-    rows_read: u64,
-    scans: u64,
-    full_joins: u64,
-    sorts: u64,
-    merge_passes: u64,
+    pub(super) rows_read: u64,
+    pub(super) scans: u64,
+    pub(super) full_joins: u64,
+    pub(super) ranges: u64,
+    pub(super) sort_scans: u64,
+    pub(super) sort_ranges: u64,
+    pub(super) sort_rows: u64,
+    pub(super) merge_passes: u64,
     priority_queues: u64,
 }
 
@@ -59,16 +62,22 @@ impl Session {
             return;
         }
         let c = &self.cx.stats.counters;
-        // Only a statement that may be logged, or counted for reading a table
-        // whole, needs the counters it started with.
-        let wanted = self.cx.engine.slow_log.enabled() || self.cx.slow.not_using_indexes;
+        // Only a statement that may be logged, counted for reading a table
+        // whole or recorded in performance_schema needs the counters it
+        // started with.
+        let wanted = self.cx.engine.slow_log.enabled()
+            || self.cx.slow.not_using_indexes
+            || self.cx.engine.stats.digests.on();
         let snap = wanted.then(|| {
             Box::new(Snapshot {
                 bytes: out.bytes(),
                 rows_read: c.get(Stat::RowsRead),
                 scans: c.get(Stat::SelectScan),
                 full_joins: c.get(Stat::SelectFullJoin),
-                sorts: c.get(Stat::SortScan) + c.get(Stat::SortRange),
+                ranges: c.get(Stat::SelectRange),
+                sort_scans: c.get(Stat::SortScan),
+                sort_ranges: c.get(Stat::SortRange),
+                sort_rows: c.get(Stat::SortRows),
                 merge_passes: c.get(Stat::SortMergePasses),
                 priority_queues: c.get(Stat::SortPriorityQueueSorts),
             })
@@ -87,8 +96,12 @@ impl Session {
         let Some(clock) = self.clock.take() else {
             return;
         };
-        let elapsed = clock.start.elapsed();
+        let ended = Instant::now();
+        let elapsed = ended.duration_since(clock.start);
         crate::stats::latency::record(self.running_com, elapsed);
+        if let Some(snap) = &clock.snap {
+            self.record_statement(&text, snap, elapsed, ended, out);
+        }
         let c = &self.cx.stats.counters;
         c.add_busy(elapsed.as_micros() as u64);
         let settings = self.cx.slow;
@@ -118,7 +131,8 @@ impl Session {
         let plan = settings.query_plan.then(|| PlanNotes {
             full_scan: c.get(Stat::SelectScan) > clock.scans,
             full_join: c.get(Stat::SelectFullJoin) > clock.full_joins,
-            filesort: c.get(Stat::SortScan) + c.get(Stat::SortRange) > clock.sorts,
+            filesort: c.get(Stat::SortScan) + c.get(Stat::SortRange)
+                > clock.sort_scans + clock.sort_ranges,
             filesort_on_disk: c.get(Stat::SortMergePasses) > clock.merge_passes,
             merge_passes: c.get(Stat::SortMergePasses) - clock.merge_passes,
             priority_queue: c.get(Stat::SortPriorityQueueSorts) > clock.priority_queues,

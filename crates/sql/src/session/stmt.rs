@@ -133,6 +133,10 @@ impl Session {
                 self.implicit_commit()?;
                 for target in &t.table_names {
                     let (db, name) = qualified(&target.name, &self.cx)?;
+                    if crate::perfschema::is_schema(&db) {
+                        crate::perfschema::truncate(&self.cx, &name)?;
+                        continue;
+                    }
                     match self.truncate_temp(&db, &name) {
                         Some(r) => r?,
                         None => ddl::truncate(&storage, &db, &name)?,

@@ -194,6 +194,8 @@ pub fn run(session: &mut Session, show: Show) -> R<QueryResult> {
         Show::Databases { filter: f } => {
             let mut names = session.cx.engine.storage.databases();
             names.push(crate::infoschema::SCHEMA.to_string());
+            names.push(crate::perfschema::SCHEMA.to_string());
+            names.push(crate::sysschema::SCHEMA.to_string());
             names.retain(|d| session.cx.may_see_db(d));
             names.sort();
             let rows: Vec<Row> = names.into_iter().map(|d| vec![s(d)]).collect();

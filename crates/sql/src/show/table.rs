@@ -19,14 +19,21 @@ fn open(session: &Session, db: &str, table: &str) -> R<Arc<dyn Table>> {
     if crate::infoschema::is_schema(db) {
         return crate::infoschema::open(table, &session.cx);
     }
-    if !session.cx.engine.storage.database_exists(db) {
+    if crate::perfschema::is_schema(db) {
+        return crate::perfschema::open(table, &session.cx);
+    }
+    if !session.cx.engine.storage.database_exists(db) && !crate::sysschema::is_schema(db) {
         return Err(MySqlError::bad_db(db));
     }
     if let Some(t) = session.cx.temp.table(db, table) {
         return Ok(t);
     }
     let storage = &session.cx.engine.storage;
-    if let Some(v) = storage.view(db, table) {
+    let view = match crate::sysschema::is_schema(db) {
+        true => crate::sysschema::view_def(table),
+        false => storage.view(db, table),
+    };
+    if let Some(v) = view {
         let cols = crate::bind::view::view_columns(storage, &session.cx, &v)?;
         let def = crate::infoschema::columns_def(db, table, cols);
         return Ok(Arc::new(crate::infoschema::VirtualTable::new(
@@ -54,6 +61,10 @@ pub fn show_tables(
     session.check_show_tables(&db)?;
     let mut names = if crate::infoschema::is_schema(&db) {
         crate::infoschema::table_names()
+    } else if crate::perfschema::is_schema(&db) {
+        crate::perfschema::table_names()
+    } else if crate::sysschema::is_schema(&db) {
+        crate::sysschema::view_names()
     } else {
         let storage = &session.cx.engine.storage;
         let mut names = storage.tables(&db).map_err(MySqlError::from)?;

@@ -13,6 +13,7 @@
 //! MariaDB's does (other sessions keep theirs).
 
 pub mod com;
+pub mod digests;
 pub mod latency;
 pub mod objects;
 pub mod userstat;
@@ -73,6 +74,8 @@ pub struct Counters {
     busy_us: AtomicU64,
     /// The client session's account and address (none for internal sessions).
     who: std::sync::OnceLock<userstat::Who>,
+    /// The session's connection id.
+    thread: u64,
 }
 
 impl Default for Counters {
@@ -82,6 +85,7 @@ impl Default for Counters {
             ranged: AtomicBool::new(false),
             busy_us: AtomicU64::new(0),
             who: std::sync::OnceLock::new(),
+            thread: 0,
         }
     }
 }
@@ -151,6 +155,8 @@ pub struct StatusHub {
     /// Ended sessions' counts per user and per client (USER_STATISTICS,
     /// CLIENT_STATISTICS).
     accounts: userstat::Accounts,
+    /// Statement digests and events (performance_schema).
+    pub digests: digests::DigestHub,
 }
 
 #[derive(Default)]
@@ -169,12 +175,17 @@ pub struct Slot {
     pub counters: Arc<Counters>,
     object_index: usize,
     pub objects: Arc<objects::SessionObjects>,
+    digest_index: usize,
+    pub digests: Arc<digests::SessionDigests>,
 }
 
 impl StatusHub {
     /// Registers a new session's counters.
-    pub fn join(self: &Arc<Self>) -> Slot {
-        let counters = Arc::new(Counters::default());
+    pub fn join(self: &Arc<Self>, thread: u64) -> Slot {
+        let counters = Arc::new(Counters {
+            thread,
+            ..Counters::default()
+        });
         let mut h = self.inner.lock();
         let index = match h.free.pop() {
             Some(i) => {
@@ -188,12 +199,15 @@ impl StatusHub {
         };
         drop(h);
         let (object_index, objects) = self.objects.join();
+        let (digest_index, digests) = self.digests.join(thread);
         Slot {
             hub: self.clone(),
             index,
             counters,
             object_index,
             objects,
+            digest_index,
+            digests,
         }
     }
 
@@ -216,6 +230,19 @@ impl StatusHub {
             .iter()
             .flatten()
             .fold(ended, |n, c| n.wrapping_add(c.get(s)))
+    }
+
+    /// Each live client session's connection id, user, client host and
+    /// counters (performance_schema's per-thread and per-account tables).
+    pub fn session_counts(&self) -> Vec<(u64, String, String, Vec<u64>)> {
+        self.with_client_sessions(|live| {
+            live.map(|(who, c)| {
+                let mut v = vec![0; COUNT];
+                c.add_into(&mut v);
+                (c.thread, who.user.clone(), who.client.clone(), v)
+            })
+            .collect()
+        })
     }
 
     /// FLUSH STATUS from the session owning `own`.
@@ -284,6 +311,7 @@ impl Slot {
 impl Drop for Slot {
     fn drop(&mut self) {
         self.hub.objects.leave(self.object_index);
+        self.hub.digests.leave(self.digest_index);
         let mut h = self.hub.inner.lock();
         if h.ended.is_empty() {
             h.ended.resize(COUNT, 0);
@@ -319,14 +347,14 @@ mod tests {
     #[test]
     fn totals_keep_ended_sessions_until_flushed() {
         let hub = Arc::new(StatusHub::default());
-        let a = hub.join();
-        let b = hub.join();
+        let a = hub.join(1);
+        let b = hub.join(1);
         a.counters.add(Stat::ComSelect, 3);
         b.counters.bump(Stat::ComSelect);
         assert_eq!(hub.total(Stat::ComSelect), 4);
         drop(b);
         assert_eq!(hub.totals()[Stat::ComSelect as usize], 4);
-        let c = hub.join();
+        let c = hub.join(1);
         c.counters.bump(Stat::ComInsert);
         assert_eq!(hub.total(Stat::ComInsert), 1);
         hub.flush(&a.counters);

@@ -29,6 +29,8 @@ struct Pending {
     read: u64,
     changed: u64,
     changed_x: u64,
+    /// Rows inserted, updated, deleted (`changed` is their sum).
+    kinds: [u64; 3],
 }
 
 /// One statement's notes (the session's thread only).
@@ -53,6 +55,7 @@ impl StatementNotes {
                     read: 0,
                     changed: 0,
                     changed_x: 0,
+                    kinds: [0; 3],
                 });
                 self.list.len() - 1
             }
@@ -69,12 +72,13 @@ impl StatementNotes {
         e.read += rows;
     }
 
-    /// One row of `def`'s table written, updated or deleted.
-    pub fn changed(&mut self, def: &TableDef) {
+    /// One row of `def`'s table written (`kind` 0), updated (1) or deleted (2).
+    pub fn changed(&mut self, def: &TableDef, kind: usize) {
         let e = self.entry(def.id, NO_INDEX, || {
             Names::Owned(def.schema.clone(), def.name.clone())
         });
         e.changed += 1;
+        e.kinds[kind] += 1;
         e.changed_x += def.indexes.len() as u64;
     }
 
@@ -92,6 +96,8 @@ pub struct Counts {
     pub read: u64,
     pub changed: u64,
     pub changed_x: u64,
+    /// Rows inserted, updated, deleted.
+    pub kinds: [u64; 3],
 }
 
 type Map = HashMap<(u64, u32), Counts, foldhash::fast::RandomState>;
@@ -114,6 +120,9 @@ impl SessionObjects {
             c.read += p.read;
             c.changed += p.changed;
             c.changed_x += p.changed_x;
+            for (a, b) in c.kinds.iter_mut().zip(p.kinds) {
+                *a += b;
+            }
         }
         drop(map);
         notes.list.clear();
@@ -151,11 +160,15 @@ fn add(out: &mut Map, k: (u64, u32), c: &Counts) {
         read: 0,
         changed: 0,
         changed_x: 0,
+        kinds: [0; 3],
         ..c.clone()
     });
     e.read += c.read;
     e.changed += c.changed;
     e.changed_x += c.changed_x;
+    for (a, b) in e.kinds.iter_mut().zip(c.kinds) {
+        *a += b;
+    }
 }
 
 /// Every session's objects and the ended sessions' totals.

@@ -19,7 +19,7 @@ mod numeric;
 pub mod regexp;
 pub mod sequence;
 mod sleep;
-mod string;
+pub(crate) mod string;
 mod text;
 mod time;
 mod tz;

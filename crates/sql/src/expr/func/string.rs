@@ -457,7 +457,7 @@ fn crc32_from(prev: u32, data: &[u8]) -> u32 {
 }
 
 /// MD5 (RFC 1321), small enough to keep here rather than add a dependency.
-mod md5 {
+pub(crate) mod md5 {
     const S: [u32; 64] = [
         7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 5, 9, 14, 20, 5, 9, 14, 20, 5,
         9, 14, 20, 5, 9, 14, 20, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 6, 10,

@@ -65,6 +65,10 @@ pub fn run(args: &Args) -> Result<PathBuf, String> {
             &mut results,
         );
     }
+    if plan.runs(Workload::Instruments) {
+        let s = settings(&plan, 2);
+        crate::instruments::run(&plan, s, &launch, &progress, &mut results);
+    }
     if plan.runs(Workload::Cpu) {
         // A small pool starts faster under valgrind; the table has 1,000 rows.
         let small = Settings {

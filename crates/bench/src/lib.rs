@@ -15,6 +15,7 @@ pub mod charts;
 pub mod cpu;
 pub mod dump_client;
 pub mod idle;
+pub mod instruments;
 pub mod joins;
 pub mod load;
 pub mod paced;

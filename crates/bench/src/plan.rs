@@ -19,7 +19,7 @@ pub struct Args {
     #[arg(long)]
     pub rounds: Option<usize>,
     /// Workloads to run (default all): seed, sysbench, commit, storm, cpu, joins, tpch, alter,
-    /// binlog, binlog-dump, tls, partitions, idle.
+    /// binlog, binlog-dump, tls, partitions, idle, instruments.
     #[arg(long, value_delimiter = ',')]
     pub workloads: Vec<String>,
     /// The basaltd binary (default: basaltd next to this program).
@@ -220,6 +220,7 @@ fn parse_workloads(names: &[String]) -> Result<Vec<Workload>, String> {
         Workload::Tls,
         Workload::Partitions,
         Workload::Idle,
+        Workload::Instruments,
     ];
     if names.is_empty() {
         return Ok(all.to_vec());
@@ -233,7 +234,8 @@ fn parse_workloads(names: &[String]) -> Result<Vec<Workload>, String> {
                 .ok_or_else(|| {
                     format!(
                         "unknown workload '{n}' (seed, sysbench, commit, storm, cpu, joins, \
-                         tpch, alter, binlog, binlog-dump, tls, partitions, idle)"
+                         tpch, alter, binlog, binlog-dump, tls, partitions, idle, \
+                         instruments)"
                     )
                 })
         })

@@ -58,6 +58,7 @@ pub fn render(r: &Results, charts: &Charts, csv_name: &str) -> String {
     idle_table(&mut out, r);
     paced_table(&mut out, r);
     tls_table(&mut out, r);
+    crate::instruments::table(&mut out, r);
     for (file, caption) in charts {
         let _ = writeln!(out, "![{caption}]({file})\n");
     }
@@ -115,7 +116,7 @@ fn header(out: &mut String, r: &Results) {
 }
 
 /// The headline metric of a case and its direction.
-fn headline(c: &Case) -> Option<(&'static str, Better)> {
+pub(crate) fn headline(c: &Case) -> Option<(&'static str, Better)> {
     Some(match c.workload {
         Workload::Seed => (SECONDS.key, Better::Lower),
         Workload::Sysbench => (QPS.key, Better::Higher),
@@ -132,6 +133,8 @@ fn headline(c: &Case) -> Option<(&'static str, Better)> {
         Workload::Idle => (crate::idle::KB_PER_CONN.key, Better::Lower),
         Workload::Tls if c.name.starts_with("connect") => (CONNS.key, Better::Higher),
         Workload::Tls => (crate::sysbench::QPS.key, Better::Higher),
+        Workload::Instruments if c.name.starts_with("oltp") => (QPS.key, Better::Higher),
+        Workload::Instruments => (SECONDS.key, Better::Lower),
         // Three systems: its own section (binlog.rs), not Basalt/MariaDB cases.
         Workload::Binlog | Workload::BinlogDump => return None,
         Workload::Cpu => {

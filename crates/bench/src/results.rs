@@ -33,6 +33,8 @@ pub enum Workload {
     Partitions,
     /// Server memory and threads per idle client connection.
     Idle,
+    /// Seed and sysbench cases with every instrument on and all off.
+    Instruments,
 }
 
 impl Workload {
@@ -49,6 +51,7 @@ impl Workload {
             Workload::Binlog => "binlog",
             Workload::BinlogDump => "binlog-dump",
             Workload::Tls => "tls",
+            Workload::Instruments => "instruments",
             Workload::Partitions => "partitions",
             Workload::Idle => "idle",
         }

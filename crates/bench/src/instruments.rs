@@ -1,0 +1,182 @@
+//! What always-on instrumentation costs (issue 16, "Cost"): the seed point and
+//! range queries at the seed plan's client counts and sysbench
+//! `oltp_point_select` / `oltp_read_write` at 1 and 32 threads, each on two
+//! stages in alternating rounds:
+//! - "PS on": Basalt as it starts by default (statement digests, statement
+//!   events, status counters and statistics all on) and MariaDB with
+//!   `--performance-schema=ON` (its default consumers: digests on);
+//! - "PS off": Basalt with `--performance-schema=OFF` (no digests, no
+//!   statement events) and MariaDB with `--performance-schema=0` (as every
+//!   other workload starts it).
+//!
+//! Each round runs both stages (each with both servers), so load drifts hit
+//! on and off alike. The report gives each server's on/off ratio, which is
+//! the cost figure; MariaDB's is the anchor.
+
+use crate::plan::{Plan, SysbenchCase};
+use crate::results::{Case, Results, Workload};
+use crate::runner::{Progress, Stage};
+use crate::servers::{Launch, Settings};
+use crate::slap::{self, seed_queries};
+use crate::sysbench;
+
+/// Variant names of the two stages.
+pub const ON: &str = "PS on";
+pub const OFF: &str = "PS off";
+
+/// The seed queries measured (the point and a range query on the primary key).
+const SEED: &[(&str, &str)] = &[("PK", "point"), ("PK", "LIMIT 10")];
+const SYSBENCH: &[(&str, u32)] = &[
+    ("oltp_point_select", 1),
+    ("oltp_point_select", 32),
+    ("oltp_read_write", 1),
+    ("oltp_read_write", 32),
+];
+
+pub fn run(
+    plan: &Plan,
+    settings: Settings,
+    launch: &Launch<'_>,
+    progress: &Progress,
+    results: &mut Results,
+) {
+    let on_mariadb: Vec<String> = launch
+        .mariadb_extra
+        .iter()
+        .cloned()
+        .chain(["--performance-schema=ON".to_string()])
+        .collect();
+    let off_basalt: Vec<String> = launch
+        .basalt_extra
+        .iter()
+        .cloned()
+        .chain(["--performance-schema=OFF".to_string()])
+        .collect();
+    let on = Launch {
+        mariadb_extra: &on_mariadb,
+        ..launch.clone()
+    };
+    let off = Launch {
+        basalt_extra: &off_basalt,
+        ..launch.clone()
+    };
+    let mut stages = [
+        (ON, Stage::new(settings.clone(), &on, progress)),
+        (OFF, Stage::new(settings, &off, progress)),
+    ];
+    let ddl = plan.seed.ddl.clone();
+    let size = plan.sysbench.table_size;
+    for (_, stage) in stages.iter_mut() {
+        let ddl = ddl.clone();
+        stage.add_setup(slap::SETUP, Box::new(move |s| slap::setup(s, &ddl)));
+        stage.add_setup(sysbench::SETUP, Box::new(move |s| sysbench::setup(s, size)));
+    }
+    for q in seed_queries() {
+        if !SEED.contains(&(q.name, q.variant.as_str())) {
+            continue;
+        }
+        for &c in &plan.seed.clients {
+            let name = format!("{} {}", q.name, q.variant);
+            let n = slap::query_count(plan.seed.queries, q.limit);
+            alternate(
+                &mut stages,
+                plan.rounds,
+                results,
+                &name,
+                c,
+                slap::SETUP,
+                |s| slap::run_once(s, &q.sql, c, n, plan.seed.timeout),
+            );
+        }
+    }
+    for &(script, threads) in SYSBENCH {
+        let sc = SysbenchCase {
+            script: script.to_string(),
+            threads,
+            ps_mode: "auto",
+        };
+        alternate(
+            &mut stages,
+            plan.rounds,
+            results,
+            script,
+            threads,
+            sysbench::SETUP,
+            |s| sysbench::run_once(s, &sc, &plan.sysbench),
+        );
+    }
+}
+
+/// One case on both stages, a round of each in turn.
+fn alternate<F>(
+    stages: &mut [(&'static str, Stage<'_>); 2],
+    rounds: usize,
+    results: &mut Results,
+    name: &str,
+    clients: u32,
+    setup: &str,
+    mut measure: F,
+) where
+    F: FnMut(&mut crate::servers::Server) -> Result<crate::runner::Sample, String>,
+{
+    let mut cases = stages
+        .each_ref()
+        .map(|(variant, _)| Case::new(Workload::Instruments, name, variant, clients));
+    for _ in 0..rounds {
+        for ((_, stage), case) in stages.iter_mut().zip(cases.iter_mut()) {
+            stage.run_case(case, setup, 1, &mut measure);
+        }
+    }
+    results.cases.extend(cases);
+}
+
+/// The report's section: each server's figure with instruments on and off,
+/// and on/off (above 1 means on is faster for throughput, slower for time).
+pub fn table(out: &mut String, r: &Results) {
+    use crate::servers::Kind;
+    use std::fmt::Write;
+    let cases: Vec<&Case> = r.of(Workload::Instruments).collect();
+    if cases.is_empty() {
+        return;
+    }
+    out.push_str(
+        "## Instrumentation cost\n\n\
+         Every instrument on (Basalt's default; MariaDB with `--performance-schema=ON`) \
+         against all off (Basalt `--performance-schema=OFF`; MariaDB \
+         `--performance-schema=0`), alternating rounds, medians. Seed cases are seconds \
+         per run (lower is better), sysbench queries per second (higher is better); \
+         on/off is the cost: 1.00 is free.\n\n\
+         | case | clients | Basalt on | Basalt off | Basalt on/off | MariaDB on | \
+         MariaDB off | MariaDB on/off |\n|---|---|---|---|---|---|---|---|\n",
+    );
+    for on in cases.iter().filter(|c| c.variant == ON) {
+        let Some(off) = cases
+            .iter()
+            .find(|c| c.variant == OFF && c.name == on.name && c.clients == on.clients)
+        else {
+            continue;
+        };
+        let Some((key, _)) = crate::report::headline(on) else {
+            continue;
+        };
+        let fig = |c: &Case, k: Kind| c.median(key, k);
+        let ratio = |k: Kind| match (fig(on, k), fig(off, k)) {
+            (Some(a), Some(b)) if b > 0.0 => format!("{:.3}", a / b),
+            _ => "–".into(),
+        };
+        let num = |c: &Case, k: Kind| fig(c, k).map_or("–".into(), crate::runner::fmt_num);
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            on.name,
+            on.clients,
+            num(on, Kind::Basalt),
+            num(off, Kind::Basalt),
+            ratio(Kind::Basalt),
+            num(on, Kind::MariaDb),
+            num(off, Kind::MariaDb),
+            ratio(Kind::MariaDb),
+        );
+    }
+    out.push('\n');
+}

@@ -64,11 +64,11 @@ impl Session {
         &mut self,
         text: &Text<'_>,
         snap: &Snapshot,
+        db_before: Option<Option<String>>,
         elapsed: Duration,
         ended: Instant,
         out: &Out<'_>,
     ) {
-        let db_before = self.db_before.take();
         if !self.cx.engine.stats.digests.on() {
             return;
         }

@@ -18,7 +18,7 @@ pub(super) enum Text<'a> {
 /// may be written.
 pub(super) struct StmtClock {
     pub(super) start: Instant,
-    snap: Option<Box<Snapshot>>,
+    snap: Option<Snapshot>,
 }
 
 /// The counters a statement started with.
@@ -68,8 +68,7 @@ impl Session {
         let wanted = self.cx.engine.slow_log.enabled()
             || self.cx.slow.not_using_indexes
             || self.cx.engine.stats.digests.on();
-        let snap = wanted.then(|| {
-            Box::new(Snapshot {
+        let snap = wanted.then(|| Snapshot {
                 bytes: out.bytes(),
                 rows_read: c.get(Stat::RowsRead),
                 scans: c.get(Stat::SelectScan),
@@ -80,8 +79,7 @@ impl Session {
                 sort_rows: c.get(Stat::SortRows),
                 merge_passes: c.get(Stat::SortMergePasses),
                 priority_queues: c.get(Stat::SortPriorityQueueSorts),
-            })
-        });
+            });
         self.clock = Some(StmtClock {
             start: Instant::now(),
             snap,
@@ -99,8 +97,9 @@ impl Session {
         let ended = Instant::now();
         let elapsed = ended.duration_since(clock.start);
         crate::stats::latency::record(self.running_com, elapsed);
+        let db_before = self.db_before.take();
         if let Some(snap) = &clock.snap {
-            self.record_statement(&text, snap, elapsed, ended, out);
+            self.record_statement(&text, snap, db_before, elapsed, ended, out);
         }
         let c = &self.cx.stats.counters;
         c.add_busy(elapsed.as_micros() as u64);

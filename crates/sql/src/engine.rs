@@ -350,10 +350,9 @@ impl Engine {
             .get("slow_query_log_file")
             .map(|v| v.display_lossy())
             .unwrap_or_default();
-        let slow_log =
-            crate::slow_log::SlowLog::new(identity.clone(), log_path(&config, &slow_file));
+        let slow_log = crate::slow_log::SlowLog::new(&identity, log_path(&config, &slow_file));
         let general_log =
-            crate::general_log::GeneralLog::new(identity, log_path(&config, &log_file));
+            crate::general_log::GeneralLog::new(&identity, log_path(&config, &log_file));
         let acl = crate::account::AclStore::load(&storage);
         let engine = Arc::new(Engine {
             acl,
@@ -389,11 +388,11 @@ impl Engine {
         log_path(&self.config, name)
     }
 
-    /// Appends one entry to the general query log when it is on (see
-    /// [`crate::general_log`]).
-    pub fn log_command(&self, thread_id: u64, command: &str, argument: &str) {
-        if self.general_log.enabled() {
-            self.general_log.write(thread_id, command, argument);
+    /// A log whose file could not be written stopped: its variable
+    /// (`general_log` or `slow_query_log`) shows OFF.
+    pub(crate) fn log_stopped(&self, var: &str) {
+        if let Some(def) = crate::sysvars::lookup(var) {
+            self.globals.set(def, Value::Int(0));
         }
     }
 

@@ -64,6 +64,8 @@ mod expr;
 mod front;
 mod general_log;
 mod infoschema;
+pub mod log_file;
+mod log_tables;
 mod partitioning;
 mod plan;
 pub mod replica;

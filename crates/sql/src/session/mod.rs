@@ -492,7 +492,10 @@ impl Session {
     pub fn log_command(&self, command: &str, argument: &str) {
         let log = &self.cx.engine.general_log;
         if log.enabled() && !self.cx.var_bool("sql_log_off") {
-            log.write(self.cx.conn_id, command, argument);
+            let who = || (self.user_host(), self.server_id());
+            if !log.write(self.cx.conn_id, command, argument, &who) {
+                self.cx.engine.log_stopped("general_log");
+            }
         }
     }
 

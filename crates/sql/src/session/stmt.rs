@@ -135,6 +135,7 @@ impl Session {
                     let (db, name) = qualified(&target.name, &self.cx)?;
                     match self.truncate_temp(&db, &name) {
                         Some(r) => r?,
+                        None if crate::system_tables::truncate(&self.cx.engine, &db, &name) => {}
                         None => ddl::truncate(&storage, &db, &name)?,
                     }
                 }

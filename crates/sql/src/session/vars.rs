@@ -184,12 +184,12 @@ impl Session {
         } else {
             current("log_output")
         };
-        let to_file = output.display_lossy().split(',').any(|p| p == "FILE");
+        let out = crate::general_log::Outputs::parse(&output.display_lossy());
         let path = self.cx.engine.log_path(&file.display_lossy());
         self.cx
             .engine
             .general_log
-            .configure(on == Value::Int(1), to_file, &path)
+            .configure(on == Value::Int(1), out, &path)
             .map_err(|e| {
                 tracing::warn!("general log: cannot open {}: {e}", path.display());
                 crate::general_log::bad_file(&file.display_lossy())
@@ -219,12 +219,12 @@ impl Session {
             pick("slow_query_log_file"),
             pick("log_output"),
         );
-        let to_file = output.display_lossy().split(',').any(|p| p == "FILE");
+        let out = crate::general_log::Outputs::parse(&output.display_lossy());
         let path = self.cx.engine.log_path(&file.display_lossy());
         self.cx
             .engine
             .slow_log
-            .configure(on == Value::Int(1), to_file, &path)
+            .configure(on == Value::Int(1), out, &path)
             .map_err(|e| {
                 tracing::warn!("slow query log: cannot open {}: {e}", path.display());
                 crate::slow_log::bad_file(&file.display_lossy())
@@ -397,30 +397,31 @@ impl Session {
     }
 }
 
-/// A `log_output` value in canonical form (`FILE`, `TABLE`, `NONE`, or `FILE,TABLE`).
-/// Tables are refused: `mysql.general_log` does not exist.
+/// A `log_output` value in canonical form: MariaDB's SET of `NONE`, `FILE`,
+/// `TABLE`, members in that order (a number is the members' bitmask); NONE,
+/// when present, wins (nothing is written).
 fn log_output(v: &Value) -> R<Value> {
-    let text = v.display_lossy().to_ascii_uppercase();
-    let parts: Vec<&str> = text.split(',').map(str::trim).collect();
-    if parts
-        .iter()
-        .any(|p| !matches!(*p, "FILE" | "TABLE" | "NONE"))
-        || v.is_null()
-    {
-        return Err(MySqlError::wrong_value_for_var(
-            "log_output",
-            &v.display_lossy(),
-        ));
-    }
-    if parts.contains(&"TABLE") {
-        return Err(MySqlError::not_supported("log_output=TABLE"));
-    }
-    let canonical = if parts.contains(&"FILE") {
-        "FILE"
-    } else {
-        "NONE"
+    const MEMBERS: [&str; 3] = ["NONE", "FILE", "TABLE"];
+    let bad = || MySqlError::wrong_value_for_var("log_output", &v.display_lossy());
+    let mask = match v {
+        Value::Int(n) if (1..8).contains(n) => *n as usize,
+        Value::UInt(n) if (1..8).contains(n) => *n as usize,
+        Value::Bytes(_) => {
+            let text = v.display_lossy().to_ascii_uppercase();
+            let mut mask = 0;
+            for part in text.split(',').map(str::trim) {
+                let i = MEMBERS.iter().position(|m| *m == part).ok_or_else(bad)?;
+                mask |= 1 << i;
+            }
+            mask
+        }
+        _ => return Err(bad()),
     };
-    Ok(Value::str(canonical))
+    let parts: Vec<&str> = (0..3)
+        .filter(|i| mask & (1 << i) != 0)
+        .map(|i| MEMBERS[i])
+        .collect();
+    Ok(Value::str(&parts.join(",")))
 }
 
 /// A `default_storage_engine` value under its canonical name (1286 for an engine

@@ -123,6 +123,8 @@ pub struct Args {
     pub replica: crate::replica_opts::ReplicaArgs,
     #[command(flatten)]
     pub threads: crate::pool_opts::ThreadArgs,
+    #[command(flatten)]
+    pub logs: crate::log_opts::LogArgs,
     /// Serve Prometheus metrics over HTTP on this port (`GET /metrics`; off
     /// unless given; 0 picks a free port and logs it).
     #[arg(long = "metrics-port")]
@@ -238,6 +240,8 @@ pub struct Config {
     pub tls: crate::tls::TlsSettings,
     /// `--thread-handling`, the pool's settings at start, `--extra-port`.
     pub threads: crate::pool_opts::ThreadSettings,
+    /// The slow and general logs' settings at start.
+    pub logs: basalt_sql::LogVars,
     /// `--metrics-port` (`None`: no metrics listener) and its address.
     pub metrics_port: Option<u16>,
     pub metrics_bind_address: String,
@@ -326,6 +330,7 @@ impl Config {
             versions: args.tls_version.clone().or_else(|| get("tls_version")),
         };
         Ok(Config {
+            logs: args.logs.resolve(&get)?,
             tls,
             threads: args.threads.resolve(
                 &get,

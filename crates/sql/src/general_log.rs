@@ -74,6 +74,32 @@ impl Outputs {
     }
 }
 
+/// `log_output` in canonical form: MariaDB's SET of `NONE`, `FILE`, `TABLE`,
+/// the members present in that order; `None` for an unknown member or an
+/// empty value.
+pub fn canonical_output(text: &str) -> Option<String> {
+    const MEMBERS: [&str; 3] = ["NONE", "FILE", "TABLE"];
+    let mut mask = 0;
+    for part in text.split(',').map(str::trim) {
+        let i = MEMBERS.iter().position(|m| m.eq_ignore_ascii_case(part))?;
+        mask |= 1 << i;
+    }
+    output_members(mask)
+}
+
+/// The `log_output` value of a member bitmask (1 NONE, 2 FILE, 4 TABLE).
+pub fn output_members(mask: usize) -> Option<String> {
+    const MEMBERS: [&str; 3] = ["NONE", "FILE", "TABLE"];
+    if !(1..8).contains(&mask) {
+        return None;
+    }
+    let parts: Vec<&str> = (0..3)
+        .filter(|i| mask & (1 << i) != 0)
+        .map(|i| MEMBERS[i])
+        .collect();
+    Some(parts.join(","))
+}
+
 /// Who sent a command, for the table's `user_host` and `server_id` (asked
 /// only when the log writes to its table).
 pub type Who<'a> = &'a dyn Fn() -> (String, u64);

@@ -62,7 +62,7 @@ mod engine;
 mod exec;
 mod expr;
 mod front;
-mod general_log;
+pub mod general_log;
 mod infoschema;
 pub mod log_file;
 mod log_tables;
@@ -83,7 +83,7 @@ mod ty;
 mod userlock;
 mod value;
 
-pub use engine::{Engine, GlobalConfig, ProcessInfo, ServerHooks, ThreadVars, TlsVars};
+pub use engine::{Engine, GlobalConfig, LogVars, ProcessInfo, ServerHooks, ThreadVars, TlsVars};
 pub use exec::spill::RowSpool;
 pub use result::{Collected, Ending, PreparedInfo, QueryResult, ResultSink};
 pub use session::{Session, Tracked};

@@ -128,7 +128,10 @@ pub(super) fn read_defaults(
             ignored.push(key);
             continue;
         }
-        if !KNOWN.contains(&key.as_str()) && !crate::pool_opts::KNOWN.contains(&key.as_str()) {
+        if !KNOWN.contains(&key.as_str())
+            && !crate::pool_opts::KNOWN.contains(&key.as_str())
+            && !crate::log_opts::KNOWN.contains(&key.as_str())
+        {
             return Err(ConfigError::Unknown(key));
         }
         let key = key.strip_prefix("innodb_").unwrap_or(&key).to_string();

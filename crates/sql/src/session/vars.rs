@@ -89,6 +89,7 @@ impl Session {
     /// side effects some variables have.
     pub(super) fn assign_sysvar(&mut self, name: &str, v: Value, global: bool) -> R<()> {
         let def = sysvars::lookup(name).ok_or_else(|| MySqlError::unknown_system_variable(name))?;
+        let def = sysvars::lookup(sysvars::canonical(def.name)).unwrap_or(def);
         check_scope(def, global, global)?;
         match def.name {
             "last_insert_id" | "identity" => {
@@ -401,27 +402,16 @@ impl Session {
 /// `TABLE`, members in that order (a number is the members' bitmask); NONE,
 /// when present, wins (nothing is written).
 fn log_output(v: &Value) -> R<Value> {
-    const MEMBERS: [&str; 3] = ["NONE", "FILE", "TABLE"];
-    let bad = || MySqlError::wrong_value_for_var("log_output", &v.display_lossy());
-    let mask = match v {
-        Value::Int(n) if (1..8).contains(n) => *n as usize,
-        Value::UInt(n) if (1..8).contains(n) => *n as usize,
-        Value::Bytes(_) => {
-            let text = v.display_lossy().to_ascii_uppercase();
-            let mut mask = 0;
-            for part in text.split(',').map(str::trim) {
-                let i = MEMBERS.iter().position(|m| *m == part).ok_or_else(bad)?;
-                mask |= 1 << i;
-            }
-            mask
-        }
-        _ => return Err(bad()),
+    use crate::general_log::{canonical_output, output_members};
+    let canonical = match v {
+        Value::Int(n) => output_members(*n as usize),
+        Value::UInt(n) => output_members(*n as usize),
+        Value::Bytes(_) => canonical_output(&v.display_lossy()),
+        _ => None,
     };
-    let parts: Vec<&str> = (0..3)
-        .filter(|i| mask & (1 << i) != 0)
-        .map(|i| MEMBERS[i])
-        .collect();
-    Ok(Value::str(&parts.join(",")))
+    canonical
+        .map(|c| Value::str(&c))
+        .ok_or_else(|| MySqlError::wrong_value_for_var("log_output", &v.display_lossy()))
 }
 
 /// A `default_storage_engine` value under its canonical name (1286 for an engine

@@ -370,7 +370,8 @@ fn a_statement_waiting_for_a_memory_tables_lock_counts_as_waited() {
     holder
         .query_drop("create database w")
         .and_then(|_| holder.query_drop("create table w.m (a int) engine=memory"))
-        .and_then(|_| holder.query_drop("lock tables w.m write"))
+        .and_then(|_| holder.query_drop("use w"))
+        .and_then(|_| holder.query_drop("lock tables m write"))
         .expect("setup");
     let mut c = b.conn();
     let before = status(&mut c, "global");

@@ -300,4 +300,55 @@ SET timestamp=1796512188;\nselect 2;\n"
         ));
         assert!(!second.contains("use `d`"));
     }
+
+    #[test]
+    fn table_rows_and_a_full_disk_stops_the_log() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("slow.log");
+        let log = SlowLog::new(&Default::default(), path.clone());
+        let e = Entry {
+            user: "u",
+            priv_user: "u",
+            host: "localhost",
+            thread_id: 5,
+            db: None,
+            query_time: Duration::from_millis(1500),
+            lock_time: Duration::from_micros(250),
+            rows_sent: 2,
+            rows_examined: 3,
+            rows_affected: 0,
+            bytes_sent: 10,
+            plan: None,
+            started: Duration::from_secs(1796512188),
+            server_id: 1,
+            last_insert_id: 0,
+            insert_id: 7,
+            text: "insert into t values ()",
+        };
+        log.configure(true, Outputs::parse("TABLE,FILE"), &path)
+            .expect("open");
+        assert!(log.write(&e));
+        let rows = log.rows().snapshot();
+        assert_eq!(rows.len(), 1);
+        assert_eq!(rows[0][1], Value::str("u[u] @ localhost []"));
+        assert_eq!(
+            rows[0][2],
+            Value::Time(Time {
+                negative: false,
+                hours: 0,
+                minute: 0,
+                second: 1,
+                micro: 500_000
+            })
+        );
+        assert_eq!(rows[0][6], Value::str(""), "no schema: empty db");
+        assert_eq!(rows[0][8], Value::Int(7));
+        log.file.inject(Box::new(crate::log_file::FullDisk));
+        assert!(!log.write(&e), "the write fails: the log stops");
+        assert!(!log.enabled());
+        assert_eq!(log.rows().snapshot().len(), 2, "the row went in first");
+        assert!(log.write(&e), "off: nothing to do, no second error");
+        let text = std::fs::read_to_string(&path).expect("read");
+        assert_eq!(text.matches("insert into t values ();").count(), 1);
+    }
 }

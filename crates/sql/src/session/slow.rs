@@ -174,9 +174,10 @@ impl Session {
         }
     }
 
-    /// `user_host` of the log tables.
-    pub(super) fn user_host(&self) -> String {
-        crate::log_tables::user_host(&self.cx.user, self.priv_user(), &self.cx.host)
+    /// `user_host` of the log tables, for `user` (the session's user, or
+    /// none yet).
+    pub(super) fn user_host_of(&self, user: &str) -> String {
+        crate::log_tables::user_host(user, self.priv_user(), &self.cx.host)
     }
 
     pub(super) fn server_id(&self) -> u64 {

@@ -424,11 +424,13 @@ fn general_log_writes_mariadbs_file_format() {
     ok(&mut other, "set sql_log_off = 1");
     ok(&mut other, "select 'hidden by sql_log_off'");
     drop(other);
-    not_supported(
-        &mut c,
-        "set global log_output = 'TABLE'",
-        "log_output=TABLE",
-    );
+    ok(&mut c, "set global log_output = 'TABLE,FILE'");
+    ok(&mut c, "select 'in the table too'");
+    let n: Option<i64> = c
+        .query_first("select count(*) from mysql.general_log where argument = 'select \\'in the table too\\''")
+        .expect("general_log");
+    assert_eq!(n, Some(1));
+    ok(&mut c, "set global log_output = 'FILE'");
     ok(&mut c, "set global general_log = OFF");
     ok(&mut c, "select 'after the log was closed'");
     let text = std::fs::read_to_string(&path).expect("log file");

@@ -203,3 +203,47 @@ fn admin_statements_stay_out_when_asked() {
     assert!(!text.contains("optimize table"), "{text}");
     assert!(text.contains("alter table a.t drop index b;"), "{text}");
 }
+
+#[test]
+fn lock_time_is_the_statements_lock_wait() {
+    let b = Basalt::start();
+    let path = b.datadir.join("slow-lock.log");
+    let mut admin = b.conn();
+    admin
+        .query_drop("create database l")
+        .and_then(|_| admin.query_drop("create table l.t (a int primary key, b int)"))
+        .and_then(|_| admin.query_drop("insert into l.t values (1,1)"))
+        .and_then(|_| admin.query_drop("set global long_query_time = 0"))
+        .expect("setup");
+    turn_on(&mut admin, &path);
+    let mut holder = b.conn();
+    holder
+        .query_drop("begin")
+        .and_then(|_| holder.query_drop("select * from l.t where a = 1 for update"))
+        .expect("lock the row");
+    let mut c = b.conn();
+    let release = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        holder.query_drop("commit").expect("commit");
+    });
+    c.query_drop("update l.t set b = 3 where a = 1")
+        .expect("waits, then updates");
+    release.join().expect("holder");
+    c.query_drop("select 'no wait'").expect("select");
+    let logged = entries(&path);
+    let lock_time = |text: &str| -> f64 {
+        let e = logged
+            .iter()
+            .find(|e| e.ends_with(&format!("{text};\n")))
+            .unwrap_or_else(|| panic!("{text} not logged: {logged:?}"));
+        let after = e.split("Lock_time: ").nth(1).expect("Lock_time");
+        after
+            .split_whitespace()
+            .next()
+            .and_then(|v| v.parse().ok())
+            .expect("a number")
+    };
+    let waited = lock_time("update l.t set b = 3 where a = 1");
+    assert!(waited >= 0.15, "Lock_time {waited}");
+    assert!(lock_time("select 'no wait'") < 0.05);
+}

@@ -34,6 +34,8 @@ const SETUP: &[&str] = &[
     "create database sc",
     "create table sc.t (a int primary key, b int, c int, key(b))",
     "insert into sc.t values (1,1,1),(2,2,2),(3,3,3),(4,4,4)",
+    "create table sc.m (a int primary key, b int) engine=memory",
+    "insert into sc.m values (1,1),(2,2)",
 ];
 
 /// The statements measured, each a different counter's case: data statements,
@@ -57,6 +59,33 @@ const SCRIPT: &[&str] = &[
     "commit",
     "set @x = 1",
     "do 1",
+];
+
+/// Statements for which MariaDB creates internal temporary tables (or, for
+/// the plain UNION ALL, derived table and sort, does not), and statements on
+/// MEMORY tables: only [`TMP_COMPARED`] is compared for them (MariaDB's
+/// temporary tables also count in its `Handler_*`).
+const TMP: &[&str] = &[
+    "select c, count(*) from sc.t group by c",
+    "select distinct c from sc.t",
+    "select count(distinct c) from sc.t",
+    "select a from sc.t union select a from sc.t",
+    "select a from sc.t union all select a from sc.t",
+    "select * from (select c, count(*) n from sc.t group by c) d",
+    "select * from (select a from sc.t) d",
+    "select a from sc.t order by c",
+    "select a from sc.t intersect select a from sc.t",
+    // MEMORY tables take a table lock per name in a statement.
+    "select * from sc.m m1 join sc.m m2 on m1.a = m2.b",
+    "insert into sc.m values (3,3)",
+    "select * from sc.t join sc.m on t.a = m.a",
+];
+
+const TMP_COMPARED: &[&str] = &[
+    "Created_tmp_tables",
+    "Created_tmp_disk_tables",
+    "Table_locks_immediate",
+    "Table_locks_waited",
 ];
 
 /// SHOW and DDL statements: their `Com_*` counters change as in MariaDB (its
@@ -111,7 +140,14 @@ const COMPARED: &[&str] = &[
 
 /// Runs the script on a fresh connection; the changes of the session counters
 /// over [`SCRIPT`], then over [`ADMIN`].
-fn script_deltas(url: &str) -> (BTreeMap<String, i64>, BTreeMap<String, i64>) {
+/// The changes of the session counters over [`SCRIPT`], [`ADMIN`] and [`TMP`].
+type Deltas = (
+    BTreeMap<String, i64>,
+    BTreeMap<String, i64>,
+    BTreeMap<String, i64>,
+);
+
+fn script_deltas(url: &str) -> Deltas {
     let mut c = connect(url);
     for s in SETUP {
         c.query_drop(s).expect(s);
@@ -131,14 +167,18 @@ fn script_deltas(url: &str) -> (BTreeMap<String, i64>, BTreeMap<String, i64>) {
     };
     let data = run(SCRIPT);
     let admin = run(ADMIN);
-    (data, admin)
+    let tmp = run(TMP);
+    (data, admin, tmp)
 }
 
 #[test]
 fn statements_count_in_their_session_and_globally() {
     let b = Basalt::start();
     let mut c = b.conn();
-    let (deltas, admin) = script_deltas(&b.url());
+    let (deltas, admin, tmp) = script_deltas(&b.url());
+    assert_eq!(tmp["Created_tmp_tables"], 7, "{tmp:?}");
+    assert_eq!(tmp["Created_tmp_disk_tables"], 0);
+    assert_eq!(tmp["Table_locks_immediate"], 4, "{tmp:?}");
     for (name, want) in [
         ("Com_select", 7),
         ("Com_do", 1),
@@ -248,8 +288,8 @@ fn refused_logins_and_connections_are_counted() {
 fn counters_change_as_mariadbs_do() {
     let m = MariaDb::start(&[]);
     let b = Basalt::start();
-    let (theirs, their_admin) = script_deltas(&m.url());
-    let (ours, our_admin) = script_deltas(&b.url());
+    let (theirs, their_admin, their_tmp) = script_deltas(&m.url());
+    let (ours, our_admin, our_tmp) = script_deltas(&b.url());
     let mut differ: Vec<String> = COMPARED
         .iter()
         .filter(|n| theirs[**n] != ours[**n])
@@ -266,6 +306,14 @@ fn counters_change_as_mariadbs_do() {
     for (n, v) in &theirs {
         if n.starts_with("Com_") && ours.get(n) != Some(v) {
             differ.push(format!("{n}: MariaDB {v} Basalt {:?}", ours.get(n)));
+        }
+    }
+    for n in TMP_COMPARED {
+        if their_tmp[*n] != our_tmp[*n] {
+            differ.push(format!(
+                "{n} (tmp): MariaDB {} Basalt {}",
+                their_tmp[*n], our_tmp[*n]
+            ));
         }
     }
     assert!(differ.is_empty(), "{differ:#?}");
@@ -313,4 +361,35 @@ fn table_and_index_statistics_show_what_was_read_and_changed() {
         .query_first("select count(*) from information_schema.index_statistics")
         .expect("count");
     assert_eq!(n, Some(0));
+}
+
+#[test]
+fn a_statement_waiting_for_a_memory_tables_lock_counts_as_waited() {
+    let b = Basalt::start();
+    let mut holder = b.conn();
+    holder
+        .query_drop("create database w")
+        .and_then(|_| holder.query_drop("create table w.m (a int) engine=memory"))
+        .and_then(|_| holder.query_drop("use w"))
+        .and_then(|_| holder.query_drop("lock tables m write"))
+        .expect("setup");
+    let mut c = b.conn();
+    let before = status(&mut c, "global");
+    let release = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        holder.query_drop("unlock tables").expect("unlock");
+    });
+    c.query_drop("select * from w.m")
+        .expect("waits, then reads");
+    release.join().expect("holder");
+    let after = status(&mut c, "global");
+    assert_eq!(delta(&before, &after, "Table_locks_waited"), 1);
+    assert_eq!(delta(&before, &after, "Table_locks_immediate"), 0);
+    c.query_drop("select * from w.m").expect("read");
+    let last = status(&mut c, "session");
+    assert_eq!(
+        delta(&after, &last, "Table_locks_immediate"),
+        1,
+        "session shows the global value"
+    );
 }

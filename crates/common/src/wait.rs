@@ -6,6 +6,11 @@
 //!
 //! A thread without a hook (every thread unless the pool installed one) pays one
 //! thread-local read per wait. Nested waits report once, for the outermost.
+//!
+//! Lock waits (a row lock, a table or metadata lock) run in [`lock_waiting`],
+//! which also adds their duration to this thread's lock-wait time: a statement
+//! reads [`lock_wait_time`] when it starts and ends (it runs on one thread), and
+//! the difference is the slow log's `Lock_time`.
 
 use std::cell::{Cell, RefCell};
 use std::sync::Arc;
@@ -19,6 +24,22 @@ pub trait WaitHook: Send + Sync {
 thread_local! {
     static HOOK: RefCell<Option<Arc<dyn WaitHook>>> = const { RefCell::new(None) };
     static DEPTH: Cell<u32> = const { Cell::new(0) };
+    /// Microseconds this thread has spent in [`lock_waiting`].
+    static LOCK_WAITED: Cell<u64> = const { Cell::new(0) };
+}
+
+/// A lock wait: [`waiting`], its duration added to this thread's lock-wait time.
+pub fn lock_waiting<R>(f: impl FnOnce() -> R) -> R {
+    let started = std::time::Instant::now();
+    let r = waiting(f);
+    let us = started.elapsed().as_micros() as u64;
+    LOCK_WAITED.set(LOCK_WAITED.get() + us);
+    r
+}
+
+/// The time this thread has spent waiting for locks since it started.
+pub fn lock_wait_time() -> std::time::Duration {
+    std::time::Duration::from_micros(LOCK_WAITED.get())
 }
 
 /// Installs (or with `None` removes) this thread's hook.
@@ -72,6 +93,15 @@ mod tests {
         fn end(&self) {
             self.1.fetch_add(1, Ordering::SeqCst);
         }
+    }
+
+    #[test]
+    fn lock_waits_add_up_and_other_waits_do_not() {
+        let before = lock_wait_time();
+        waiting(|| std::thread::sleep(std::time::Duration::from_millis(20)));
+        assert_eq!(lock_wait_time(), before);
+        lock_waiting(|| std::thread::sleep(std::time::Duration::from_millis(20)));
+        assert!(lock_wait_time() - before >= std::time::Duration::from_millis(20));
     }
 
     #[test]

@@ -1,18 +1,19 @@
 //! The error log file (`--log-error`): the server's log lines go to this file
 //! instead of stderr, opened for appending; FLUSH LOGS / FLUSH ERROR LOGS close
 //! and reopen it, so a log rotated away is replaced by a new file. A failed write
-//! (a full disk) loses that line only; the server goes on.
+//! (a full disk) loses that line only; the server goes on, and the next line
+//! tries the file again. The file handling is the slow and general logs'
+//! ([`basalt_sql::log_file::LogFile`]); lines are the formatter's, as they come.
 
-use parking_lot::Mutex;
-use std::fs::{File, OpenOptions};
+use basalt_sql::log_file::{Appended, LogFile};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::LazyLock;
 
-static LOG: Mutex<Option<(PathBuf, File)>> = Mutex::new(None);
-
-fn open(path: &Path) -> std::io::Result<File> {
-    OpenOptions::new().create(true).append(true).open(path)
-}
+static LOG: LazyLock<LogFile> = LazyLock::new(|| LogFile::new(PathBuf::new(), String::new()));
+/// Set once the log goes to a file: from then on lines never go to stderr.
+static STARTED: AtomicBool = AtomicBool::new(false);
 
 /// Sends the log to `path` from now on (creating its directory, which may be
 /// a data directory the server has not created yet).
@@ -20,23 +21,22 @@ pub fn start(path: &Path) -> std::io::Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
     }
-    let file = open(path)?;
-    *LOG.lock() = Some((path.to_path_buf(), file));
+    LOG.open(path)?;
+    STARTED.store(true, Ordering::Relaxed);
     Ok(())
 }
 
 /// Whether the log goes to a file.
 pub fn active() -> bool {
-    LOG.lock().is_some()
+    STARTED.load(Ordering::Relaxed)
 }
 
 /// Closes and reopens the file (after a rotation). Nothing to do without one.
 pub fn reopen() -> std::io::Result<()> {
-    let mut log = LOG.lock();
-    if let Some((path, file)) = log.as_mut() {
-        *file = open(path)?;
+    if !active() {
+        return Ok(());
     }
-    Ok(())
+    LOG.open(&LOG.path())
 }
 
 /// A writer for the log's formatter: each line goes to the file when there is
@@ -45,18 +45,22 @@ pub struct Writer;
 
 impl Write for Writer {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        match LOG.lock().as_mut() {
-            // A line that cannot be written (disk full) is dropped.
-            Some((_, f)) => Ok(f.write(buf).unwrap_or(buf.len())),
-            None => std::io::stderr().write(buf),
+        if !active() {
+            return std::io::stderr().write(buf);
         }
+        // A line that cannot be written (disk full) is dropped; the failure
+        // closed the file, so open it again for the next line.
+        if !matches!(LOG.append_bytes(buf), Appended::Written) {
+            let _ = LOG.open(&LOG.path());
+        }
+        Ok(buf.len())
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
-        match LOG.lock().as_mut() {
-            Some((_, f)) => f.flush(),
-            None => std::io::stderr().flush(),
+        if !active() {
+            return std::io::stderr().flush();
         }
+        Ok(())
     }
 }
 
@@ -78,6 +82,7 @@ mod tests {
         );
         let old = std::fs::read_to_string(dir.path().join("e.err.1")).expect("the moved file");
         assert_eq!(old, "first\n");
-        *super::LOG.lock() = None;
+        super::LOG.close();
+        super::STARTED.store(false, std::sync::atomic::Ordering::Relaxed);
     }
 }

@@ -19,6 +19,7 @@ pub mod error_log;
 mod hooks;
 mod limits;
 mod listener;
+mod log_opts;
 mod metrics;
 mod park;
 mod pool_opts;
@@ -353,6 +354,7 @@ fn global_config(c: &Config, socket: String) -> GlobalConfig {
         replicate_filters: c.replicate_filters.clone(),
         slave_skip_errors: c.slave_skip_errors.clone(),
         log_slave_updates: c.log_slave_updates,
+        logs: c.logs.clone(),
         threads: basalt_sql::ThreadVars {
             handling: c.threads.handling.name(),
             pool_size: c.threads.pool_size,

@@ -86,6 +86,58 @@ pub struct GlobalConfig {
     /// `@@thread_handling`, the `thread_pool_*` variables at start, `@@extra_port`
     /// and `@@extra_max_connections`.
     pub threads: ThreadVars,
+    /// The slow and general logs' settings at start.
+    pub logs: LogVars,
+}
+
+/// The slow and general logs' settings at start (`--slow-query-log`,
+/// `--general-log`, `--log-output`, ...); SET GLOBAL changes them at runtime.
+#[derive(Debug, Clone)]
+pub struct LogVars {
+    pub general_log: bool,
+    /// `--general-log-file` (default `<hostname>.log`).
+    pub general_log_file: Option<String>,
+    pub slow_query_log: bool,
+    /// `--slow-query-log-file` (default `<hostname>-slow.log`).
+    pub slow_query_log_file: Option<String>,
+    /// In canonical form (`FILE`, `TABLE`, `FILE,TABLE`, `NONE`, ...).
+    pub log_output: String,
+    pub long_query_time: f64,
+    pub not_using_indexes: bool,
+    pub slow_verbosity: String,
+    pub min_examined_row_limit: u64,
+    pub slow_admin_statements: bool,
+}
+
+impl Default for LogVars {
+    fn default() -> Self {
+        LogVars {
+            general_log: false,
+            general_log_file: None,
+            slow_query_log: false,
+            slow_query_log_file: None,
+            log_output: "FILE".into(),
+            long_query_time: 10.0,
+            not_using_indexes: false,
+            slow_verbosity: String::new(),
+            min_examined_row_limit: 0,
+            slow_admin_statements: true,
+        }
+    }
+}
+
+impl LogVars {
+    pub fn general_log_file(&self, hostname: &str) -> String {
+        self.general_log_file
+            .clone()
+            .unwrap_or_else(|| format!("{hostname}.log"))
+    }
+
+    pub fn slow_query_log_file(&self, hostname: &str) -> String {
+        self.slow_query_log_file
+            .clone()
+            .unwrap_or_else(|| format!("{hostname}-slow.log"))
+    }
 }
 
 /// How the server gives connections threads, as the variables show it at start.
@@ -177,6 +229,7 @@ impl Default for GlobalConfig {
             slave_skip_errors: "OFF".into(),
             log_slave_updates: false,
             threads: ThreadVars::default(),
+            logs: LogVars::default(),
         }
     }
 }
@@ -351,10 +404,9 @@ impl Engine {
             .get("slow_query_log_file")
             .map(|v| v.display_lossy())
             .unwrap_or_default();
-        let slow_log =
-            crate::slow_log::SlowLog::new(identity.clone(), log_path(&config, &slow_file));
+        let slow_log = crate::slow_log::SlowLog::new(&identity, log_path(&config, &slow_file));
         let general_log =
-            crate::general_log::GeneralLog::new(identity, log_path(&config, &log_file));
+            crate::general_log::GeneralLog::new(&identity, log_path(&config, &log_file));
         let acl = crate::account::AclStore::load(&storage);
         let engine = Arc::new(Engine {
             acl,
@@ -376,6 +428,7 @@ impl Engine {
             stats: Default::default(),
             sequences: Default::default(),
         });
+        engine.start_logs();
         engine
             .stats
             .digests
@@ -394,11 +447,36 @@ impl Engine {
         log_path(&self.config, name)
     }
 
-    /// Appends one entry to the general query log when it is on (see
-    /// [`crate::general_log`]).
-    pub fn log_command(&self, thread_id: u64, command: &str, argument: &str) {
-        if self.general_log.enabled() {
-            self.general_log.write(thread_id, command, argument);
+    /// Opens the slow and general logs the start options turned on. A file that
+    /// cannot be opened leaves its log off, with a line in the error log (as
+    /// MariaDB does); the server starts.
+    fn start_logs(&self) {
+        let get = |n: &str| self.globals.get(n).unwrap_or(Value::Null).display_lossy();
+        let out = crate::general_log::Outputs::parse(&get("log_output"));
+        let on = |n: &str| self.globals.get(n) == Some(Value::Int(1));
+        let general = self.log_path(&get("general_log_file"));
+        if let Err(e) = self.general_log.configure(on("general_log"), out, &general) {
+            tracing::error!(
+                "Could not use {} for logging: {e}; the general query log is off",
+                general.display()
+            );
+            self.log_stopped("general_log");
+        }
+        let slow = self.log_path(&get("slow_query_log_file"));
+        if let Err(e) = self.slow_log.configure(on("slow_query_log"), out, &slow) {
+            tracing::error!(
+                "Could not use {} for logging: {e}; the slow query log is off",
+                slow.display()
+            );
+            self.log_stopped("slow_query_log");
+        }
+    }
+
+    /// A log whose file could not be written stopped: its variable
+    /// (`general_log` or `slow_query_log`) shows OFF.
+    pub(crate) fn log_stopped(&self, var: &str) {
+        if let Some(def) = crate::sysvars::lookup(var) {
+            self.globals.set(def, Value::Int(0));
         }
     }
 

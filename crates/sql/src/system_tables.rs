@@ -1,8 +1,9 @@
 //! The `mysql` database's log tables, `general_log` and `slow_log`, in MariaDB's
 //! column layout. Tools read them by name (`mariadb-dump --all-databases` dumps
-//! their structure, monitoring scripts select from them). Basalt writes its logs
-//! to files only (`log_output=TABLE` is refused), so the tables are always
-//! empty, as MariaDB's are under `log_output=FILE`.
+//! their structure, monitoring scripts select from them). Under
+//! `log_output=TABLE` the logs append their entries to them (see
+//! [`crate::log_tables`]); a SELECT reads the rows there at its start, TRUNCATE
+//! TABLE empties them. Under `log_output=FILE` they stay as they are.
 //!
 //! The grant tables (`user`, `global_priv`, `db`, `tables_priv`, `roles_mapping`)
 //! come from the accounts (see [`crate::account::tables`]).
@@ -36,7 +37,31 @@ pub fn open(engine: &Engine, db: &str, name: &str) -> Option<Arc<dyn Table>> {
         return Some(Arc::new(VirtualTable::new(def, rows)));
     }
     let def = definition(&name)?;
-    Some(Arc::new(VirtualTable::new(def, Vec::new())))
+    let rows = log_rows(engine, &name)?.snapshot();
+    Some(Arc::new(VirtualTable::new(def, rows)))
+}
+
+fn log_rows<'a>(engine: &'a Engine, name: &str) -> Option<&'a crate::log_tables::LogRows> {
+    match name {
+        "general_log" => Some(engine.general_log.rows()),
+        "slow_log" => Some(engine.slow_log.rows()),
+        _ => None,
+    }
+}
+
+/// TRUNCATE TABLE of a log table: true when `db.name` is one (and no real
+/// table has its name).
+pub fn truncate(engine: &Engine, db: &str, name: &str) -> bool {
+    if !db.eq_ignore_ascii_case(DB) || engine.storage().table(DB, name).is_some() {
+        return false;
+    }
+    match log_rows(engine, &name.to_ascii_lowercase()) {
+        Some(rows) => {
+            rows.clear();
+            true
+        }
+        None => false,
+    }
 }
 
 /// Every log table no real table shadows, as (database, handle). The grant

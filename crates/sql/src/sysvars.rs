@@ -152,8 +152,8 @@ static DEFS: &[VarDef] = &[
     var!("extra_max_connections", Global, UInt, false, Config(|c| Value::UInt(c.threads.extra_max_connections))),
     var!("extra_port", Global, UInt, true, Config(|c| Value::UInt(c.threads.extra_port))),
     var!("foreign_key_checks", Both, Bool, false, B(true)),
-    var!("general_log", Global, Bool, false, B(false)),
-    var!("general_log_file", Global, Str, false, Config(|c| Value::str(&format!("{}.log", c.hostname)))),
+    var!("general_log", Global, Bool, false, Config(|c| Value::Int(c.logs.general_log as i64))),
+    var!("general_log_file", Global, Str, false, Config(|c| Value::str(&c.logs.general_log_file(&c.hostname)))),
     var!("group_concat_max_len", Both, UInt, false, U(1_048_576)),
     var!("gtid_binlog_pos", Global, Dynamic, true, Null),
     var!("gtid_binlog_state", Global, Dynamic, true, Null),
@@ -202,14 +202,20 @@ static DEFS: &[VarDef] = &[
     })),
     var!("log_bin_trust_function_creators", Global, Bool, false, B(false)),
     var!("log_error", Global, Str, true, Config(|c| Value::str(&c.log_error))),
-    var!("log_output", Global, Str, false, S("FILE")),
-    var!("log_queries_not_using_indexes", Both, Bool, false, B(false)),
+    var!("log_output", Global, Str, false, Config(|c| Value::str(&c.logs.log_output))),
+    var!("log_queries_not_using_indexes", Both, Bool, false, Config(|c| Value::Int(c.logs.not_using_indexes as i64))),
     var!("log_replica_updates", Global, Bool, false, Config(|c| Value::Int(c.log_slave_updates as i64))),
     var!("log_slave_updates", Global, Bool, false, Config(|c| Value::Int(c.log_slave_updates as i64))),
-    var!("log_slow_admin_statements", Both, Bool, false, B(true)),
-    var!("log_slow_verbosity", Both, Str, false, S("")),
+    var!("log_slow_admin_statements", Both, Bool, false, Config(|c| Value::Int(c.logs.slow_admin_statements as i64))),
+    // MariaDB 10.11's other names of slow_query_log, slow_query_log_file,
+    // long_query_time and min_examined_row_limit (see `alias_of`).
+    var!("log_slow_min_examined_row_limit", Both, UInt, false, Config(|c| Value::UInt(c.logs.min_examined_row_limit))),
+    var!("log_slow_query", Both, Bool, false, Config(|c| Value::Int(c.logs.slow_query_log as i64))),
+    var!("log_slow_query_file", Global, Str, false, Config(|c| Value::str(&c.logs.slow_query_log_file(&c.hostname)))),
+    var!("log_slow_query_time", Both, Double, false, Config(|c| Value::Double(c.logs.long_query_time))),
+    var!("log_slow_verbosity", Both, Str, false, Config(|c| Value::str(&c.logs.slow_verbosity))),
     var!("log_warnings", Both, UInt, false, U(2)),
-    var!("long_query_time", Both, Double, false, D(10.0)),
+    var!("long_query_time", Both, Double, false, Config(|c| Value::Double(c.logs.long_query_time))),
     var!("lower_case_table_names", Global, UInt, true, U(0)),
     var!("max_allowed_packet", Both, UInt, false, Config(|c| Value::UInt(c.max_allowed_packet))),
     var!("max_binlog_size", Global, UInt, false, Config(|c| Value::UInt(c.max_binlog_size))),
@@ -223,7 +229,7 @@ static DEFS: &[VarDef] = &[
     var!("max_sp_recursion_depth", Both, UInt, false, U(0)),
     var!("max_statement_time", Both, Double, false, D(0.0)),
     var!("max_user_connections", Both, Int, false, I(0)),
-    var!("min_examined_row_limit", Both, UInt, false, U(0)),
+    var!("min_examined_row_limit", Both, UInt, false, Config(|c| Value::UInt(c.logs.min_examined_row_limit))),
     var!("net_buffer_length", Both, UInt, false, U(16384)),
     var!("net_read_timeout", Both, UInt, false, U(30)),
     var!("net_retry_count", Both, UInt, false, U(10)),
@@ -273,8 +279,8 @@ static DEFS: &[VarDef] = &[
     var!("slave_exec_mode", Global, Enum(&["STRICT", "IDEMPOTENT"]), false, S("STRICT")),
     var!("slave_net_timeout", Global, UInt, false, U(60)),
     var!("slave_skip_errors", Global, Str, true, Config(|c| Value::str(&c.slave_skip_errors))),
-    var!("slow_query_log", Both, Bool, false, B(false)),
-    var!("slow_query_log_file", Global, Str, false, Config(|c| Value::str(&format!("{}-slow.log", c.hostname)))),
+    var!("slow_query_log", Both, Bool, false, Config(|c| Value::Int(c.logs.slow_query_log as i64))),
+    var!("slow_query_log_file", Global, Str, false, Config(|c| Value::str(&c.logs.slow_query_log_file(&c.hostname)))),
     var!("socket", Global, Str, true, Config(|c| Value::str(&c.socket))),
     var!("sort_buffer_size", Both, UInt, false, U(2_097_152)),
     var!("sql_auto_is_null", Both, Bool, false, B(false)),
@@ -347,6 +353,18 @@ pub fn lookup(name: &str) -> Option<&'static VarDef> {
     }
 }
 
+/// The name a variable's side effects are keyed by, for one of MariaDB 10.11's
+/// `log_slow_*` names of the slow log's variables.
+pub fn canonical(name: &'static str) -> &'static str {
+    match name {
+        "log_slow_query" => "slow_query_log",
+        "log_slow_query_file" => "slow_query_log_file",
+        "log_slow_query_time" => "long_query_time",
+        "log_slow_min_examined_row_limit" => "min_examined_row_limit",
+        _ => name,
+    }
+}
+
 /// The other name of a variable that has two (`tx_isolation` and
 /// `transaction_isolation`): setting one sets both.
 pub fn alias_of(name: &str) -> Option<&'static str> {
@@ -359,6 +377,14 @@ pub fn alias_of(name: &str) -> Option<&'static str> {
         "default_storage_engine" => "storage_engine",
         "log_slave_updates" => "log_replica_updates",
         "log_replica_updates" => "log_slave_updates",
+        "slow_query_log" => "log_slow_query",
+        "log_slow_query" => "slow_query_log",
+        "slow_query_log_file" => "log_slow_query_file",
+        "log_slow_query_file" => "slow_query_log_file",
+        "long_query_time" => "log_slow_query_time",
+        "log_slow_query_time" => "long_query_time",
+        "min_examined_row_limit" => "log_slow_min_examined_row_limit",
+        "log_slow_min_examined_row_limit" => "min_examined_row_limit",
         _ => return None,
     })
 }

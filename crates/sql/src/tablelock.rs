@@ -187,7 +187,7 @@ impl TableLocks {
             }
             // Wake up now and then to notice KILL QUERY.
             let slice = (deadline - now).min(Duration::from_millis(100));
-            basalt_common::wait::waiting(|| self.changed.wait_for(st, slice));
+            basalt_common::wait::lock_waiting(|| self.changed.wait_for(st, slice));
         }
         Ok(())
     }

@@ -23,6 +23,7 @@ use super::sort::{sort_rows, Sorter};
 use super::Exec;
 use crate::expr::{EvalCtx, Expr};
 use crate::plan::SelectPlan;
+use crate::stats::Stat;
 use crate::ty::ExprType;
 use crate::value::compare::group_key;
 use basalt_common::{Collation, Row, Value};
@@ -75,6 +76,7 @@ pub fn run_into(plan: &SelectPlan, ex: &mut Exec, emit: &mut Emit) -> R<u64> {
     if !plan.subs.is_empty() {
         super::sub::materialize(&plan.subs, ex)?;
     }
+    count_tmp_tables(plan, ex.ctx);
     let limit = eval_count(plan.limit.as_ref(), ex.ctx)?;
     let offset = eval_count(plan.offset.as_ref(), ex.ctx)?.unwrap_or(0);
     let win = Window::new(offset, limit, plan.visible);
@@ -99,6 +101,48 @@ pub fn run_into(plan: &SelectPlan, ex: &mut Exec, emit: &mut Emit) -> R<u64> {
     } else {
         run_sorted(plan, ex, win, emit)
     }
+}
+
+/// Counts in `Created_tmp_tables` the internal temporary tables MariaDB
+/// creates for this query block: one to group rows (GROUP BY without ROLLUP;
+/// Basalt groups in a hash table, MariaDB in a temporary table unless an index
+/// delivers the groups in order, which Basalt does not tell apart), one for
+/// COUNT(DISTINCT ...) and the like, one for DISTINCT, one for a UNION that
+/// removes duplicates and one for INTERSECT / EXCEPT. A derived table that is
+/// materialised counts one more (see `sub::run_uncorrelated`).
+///
+/// `Created_tmp_disk_tables` stays 0: these tables are Basalt's in-memory hash
+/// tables, charged to `max_session_mem_used` and never written to a file (a
+/// sort that spills counts in `Created_tmp_files`, as MariaDB's filesort does).
+fn count_tmp_tables(plan: &SelectPlan, ctx: &EvalCtx) {
+    let grouped = plan
+        .agg
+        .as_ref()
+        .map_or(0, |a| u64::from(!a.group_by.is_empty() && !a.rollup));
+    let distinct_calls = plan
+        .agg
+        .as_ref()
+        .map_or(0, |a| u64::from(a.calls.iter().any(|c| c.distinct)));
+    let dedupe = plan.union.iter().skip(1).any(|(_, all)| !all);
+    let n = grouped
+        + distinct_calls
+        + u64::from(plan.distinct)
+        + u64::from(dedupe)
+        + u64::from(plan.setop.is_some());
+    if n > 0 {
+        ctx.cx.stats.counters.add(Stat::CreatedTmpTables, n);
+    }
+}
+
+/// Whether MariaDB materialises this derived table in a temporary table rather
+/// than merging it into the outer query (it merges a plain SELECT).
+pub(super) fn materialised(plan: &SelectPlan) -> bool {
+    plan.agg.is_some()
+        || plan.distinct
+        || plan.limit.is_some()
+        || !plan.union.is_empty()
+        || plan.setop.is_some()
+        || plan.window.is_some()
 }
 
 /// OFFSET / LIMIT over rows in output order.

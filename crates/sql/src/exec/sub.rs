@@ -36,6 +36,10 @@ fn run_uncorrelated(sp: &SubPlan, ex: &mut Exec) -> R<SubResult> {
     let Some(t) = &sp.target else {
         return Ok(run_one(sp, ex)?.0);
     };
+    if sp.recursive.is_some() || select::materialised(&sp.plan) {
+        let c = &ex.ctx.cx.stats.counters;
+        c.bump(crate::stats::Stat::CreatedTmpTables);
+    }
     match &sp.recursive {
         Some(rec) => super::cte::materialize(sp, rec, t, ex)?,
         None => {

@@ -344,14 +344,37 @@ impl Session {
     /// [`crate::tablelock::TableLocks::leave`] once the statement has ended.
     pub(super) fn enter_plan(&self, plan: &Plan) -> R<Entered> {
         let write = !matches!(plan, Plan::Select(_));
+        // Under LOCK TABLES the statement takes no table lock of its own.
+        let memory = if self.locks.taken == 0 {
+            memory_tables(plan)
+        } else {
+            0
+        };
         if self.locks.taken == 0 {
             if let Some(e) = self.cx.engine.locks.fast(self.cx.conn_id, write) {
+                self.count_table_locks(memory, false);
                 return Ok(e);
             }
         }
         let access = plan_access(plan);
         self.check_own_locks(&access, write)?;
-        self.enter_slow(&access, write)
+        let waited = basalt_common::wait::lock_wait_time();
+        let entered = self.enter_slow(&access, write)?;
+        self.count_table_locks(memory, basalt_common::wait::lock_wait_time() > waited);
+        Ok(entered)
+    }
+
+    /// `Table_locks_immediate` / `Table_locks_waited` for a statement's
+    /// `n` MEMORY tables.
+    fn count_table_locks(&self, n: u64, waited: bool) {
+        if n > 0 {
+            let stat = if waited {
+                crate::stats::Stat::TableLocksWaited
+            } else {
+                crate::stats::Stat::TableLocksImmediate
+            };
+            self.cx.stats.counters.add(stat, n);
+        }
     }
 
     /// [`Session::enter_plan`] for DDL on `tables` (none for CREATE / DROP
@@ -445,49 +468,43 @@ impl Session {
     }
 }
 
-fn table_access(t: &TableRef, write: bool, out: &mut Vec<Access>) {
-    // Derived tables have no database; information_schema and temporary tables
-    // are never locked.
-    if t.db.is_empty()
+/// Whether a statement's table takes a table lock: derived tables have no
+/// database; information_schema and temporary tables are never locked.
+fn lockable(t: &TableRef) -> bool {
+    !(t.db.is_empty()
         || crate::infoschema::is_schema(&t.db)
-        || basalt_storage::is_temp_id(t.def.id)
-    {
-        return;
-    }
-    out.push(Access {
-        key: key(&t.db, &t.def.name),
-        name: t.alias.clone(),
-        write,
-    });
+        || basalt_storage::is_temp_id(t.def.id))
 }
 
-fn select_access(p: &SelectPlan, out: &mut Vec<Access>) {
+/// A table `plan` reads or (when the flag is set) writes.
+type Visit<'a> = dyn FnMut(&TableRef, bool) + 'a;
+
+fn select_tables(p: &SelectPlan, f: &mut Visit<'_>) {
     for t in &p.tables {
-        table_access(t, false, out);
+        f(t, false);
     }
-    subs_access(&p.subs, out);
+    subs_tables(&p.subs, f);
     for branch in p.operands() {
-        select_access(branch, out);
+        select_tables(branch, f);
     }
 }
 
-fn subs_access(subs: &[SubPlan], out: &mut Vec<Access>) {
+fn subs_tables(subs: &[SubPlan], f: &mut Visit<'_>) {
     for p in subs.iter().flat_map(SubPlan::plans) {
-        select_access(p, out);
+        select_tables(p, f);
     }
 }
 
-/// The tables `plan` reads and writes, by the names it uses for them.
-fn plan_access(plan: &Plan) -> Vec<Access> {
-    let mut out = Vec::new();
+/// Calls `f` for each table `plan` names (each time it names it).
+fn plan_tables(plan: &Plan, f: &mut Visit<'_>) {
     match plan {
-        Plan::Select(p) => select_access(p, &mut out),
+        Plan::Select(p) => select_tables(p, f),
         Plan::Insert(p) => {
-            table_access(&p.table, true, &mut out);
+            f(&p.table, true);
             if let InsertSource::Select(s) = &p.source {
-                select_access(s, &mut out);
+                select_tables(s, f);
             }
-            subs_access(&p.subs, &mut out);
+            subs_tables(&p.subs, f);
         }
         Plan::Modify(p) => {
             for (i, t) in p.scan.tables.iter().enumerate() {
@@ -495,11 +512,38 @@ fn plan_access(plan: &Plan) -> Vec<Access> {
                     Some(m) => m.targets.iter().any(|x| x.table == i),
                     None => i == 0,
                 };
-                table_access(t, written, &mut out);
+                f(t, written);
             }
-            subs_access(&p.subs, &mut out);
-            subs_access(&p.scan.subs, &mut out);
+            subs_tables(&p.subs, f);
+            subs_tables(&p.scan.subs, f);
         }
     }
+}
+
+/// The tables `plan` reads and writes, by the names it uses for them.
+fn plan_access(plan: &Plan) -> Vec<Access> {
+    let mut out = Vec::new();
+    plan_tables(plan, &mut |t, write| {
+        if lockable(t) {
+            out.push(Access {
+                key: key(&t.db, &t.def.name),
+                name: t.alias.clone(),
+                write,
+            });
+        }
+    });
     out
+}
+
+/// How many MEMORY tables `plan` names (each time it names one): MariaDB
+/// takes a thr_lock table lock on each, and counts it in
+/// `Table_locks_immediate` / `Table_locks_waited` (InnoDB tables take none).
+fn memory_tables(plan: &Plan) -> u64 {
+    let mut n = 0;
+    plan_tables(plan, &mut |t, _| {
+        if t.def.engine == basalt_common::EngineKind::Memory && lockable(t) {
+            n += 1;
+        }
+    });
+    n
 }

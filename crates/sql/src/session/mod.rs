@@ -517,7 +517,16 @@ impl Session {
     pub fn log_command(&self, command: &str, argument: &str) {
         let log = &self.cx.engine.general_log;
         if log.enabled() && !self.cx.var_bool("sql_log_off") {
-            log.write(self.cx.conn_id, command, argument);
+            // MariaDB's Connect entry names no user yet, only the account.
+            let user = if command == "Connect" {
+                ""
+            } else {
+                &self.cx.user
+            };
+            let who = || (self.user_host_of(user), self.server_id());
+            if !log.write(self.cx.conn_id, command, argument, &who) {
+                self.cx.engine.log_stopped("general_log");
+            }
         }
     }
 

@@ -123,7 +123,9 @@ impl Session {
         let no_good = self.extra_status & crate::status::NO_GOOD_INDEX_USED != 0;
         Facts {
             elapsed_ns: elapsed.as_nanos() as u64,
-            lock_ns: 0,
+            lock_ns: basalt_common::wait::lock_wait_time()
+                .saturating_sub(snap.lock_waited)
+                .as_nanos() as u64,
             errors: u64::from(self.last_error.is_some()),
             // The statement's error is one of its diagnostics, not a warning.
             warnings: u64::from(self.warning_count())

@@ -23,6 +23,8 @@ pub(super) struct StmtClock {
 
 /// The counters a statement started with.
 pub(super) struct Snapshot {
+    /// This thread's lock-wait time (see [`basalt_common::wait::lock_wait_time`]).
+    pub(super) lock_waited: Duration,
     bytes: u64,
     pub(super) rows_read: u64,
     pub(super) scans: u64,
@@ -33,6 +35,7 @@ pub(super) struct Snapshot {
     pub(super) sort_rows: u64,
     pub(super) merge_passes: u64,
     priority_queues: u64,
+    last_insert_id: u64,
 }
 
 /// Statements `log_slow_admin_statements=OFF` keeps out of the log.
@@ -69,6 +72,7 @@ impl Session {
             || self.cx.slow.not_using_indexes
             || self.cx.engine.stats.digests.on();
         let snap = wanted.then(|| Snapshot {
+                lock_waited: basalt_common::wait::lock_wait_time(),
                 bytes: out.bytes(),
                 rows_read: c.get(Stat::RowsRead),
                 scans: c.get(Stat::SelectScan),
@@ -79,6 +83,7 @@ impl Session {
                 sort_rows: c.get(Stat::SortRows),
                 merge_passes: c.get(Stat::SortMergePasses),
                 priority_queues: c.get(Stat::SortPriorityQueueSorts),
+                last_insert_id: self.cx.last_insert_id,
             });
         self.clock = Some(StmtClock {
             start: Instant::now(),
@@ -136,33 +141,59 @@ impl Session {
             merge_passes: c.get(Stat::SortMergePasses) - clock.merge_passes,
             priority_queue: c.get(Stat::SortPriorityQueueSorts) > clock.priority_queues,
         });
+        let lock_time = basalt_common::wait::lock_wait_time().saturating_sub(clock.lock_waited);
         let started = SystemTime::now()
             .checked_sub(elapsed)
             .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
             .unwrap_or(Duration::ZERO);
-        let priv_user = match &self.cx.privs.account {
-            Some((u, _)) => u.as_str(),
-            None => self.cx.user.as_str(),
-        };
         let text = match text {
             Text::Plain(t) => t.to_string(),
             Text::Prepared(id, params) => self.expanded_text(id, params).unwrap_or_default(),
         };
-        log.write(&Entry {
+        // The first AUTO_INCREMENT value the statement generated, if any.
+        let insert_id = match self.cx.last_insert_id {
+            id if id != clock.last_insert_id => id as i64,
+            _ => 0,
+        };
+        let written = log.write(&Entry {
             user: &self.cx.user,
-            priv_user,
+            priv_user: self.priv_user(),
             host: &self.cx.host,
             thread_id: self.cx.conn_id,
             db: self.cx.db.as_deref(),
             query_time: elapsed,
-            lock_time: Duration::ZERO,
+            lock_time,
             rows_sent: out.sent(),
             rows_examined: examined,
             rows_affected: self.last_affected,
             bytes_sent: out.bytes().saturating_sub(clock.bytes),
             plan,
-            timestamp: started.as_secs() as i64,
+            started,
+            server_id: self.server_id(),
+            last_insert_id: 0,
+            insert_id,
             text: &text,
         });
+        if !written {
+            self.cx.engine.log_stopped("slow_query_log");
+        }
+    }
+
+    /// The account the session's rights come from (`[priv_user]` in the logs).
+    fn priv_user(&self) -> &str {
+        match &self.cx.privs.account {
+            Some((u, _)) => u.as_str(),
+            None => self.cx.user.as_str(),
+        }
+    }
+
+    /// `user_host` of the log tables, for `user` (the session's user, or
+    /// none yet).
+    pub(super) fn user_host_of(&self, user: &str) -> String {
+        crate::log_tables::user_host(user, self.priv_user(), &self.cx.host)
+    }
+
+    pub(super) fn server_id(&self) -> u64 {
+        self.cx.var_u64("server_id")
     }
 }

@@ -139,6 +139,7 @@ impl Session {
                     }
                     match self.truncate_temp(&db, &name) {
                         Some(r) => r?,
+                        None if crate::system_tables::truncate(&self.cx.engine, &db, &name) => {}
                         None => ddl::truncate(&storage, &db, &name)?,
                     }
                 }

@@ -89,6 +89,7 @@ impl Session {
     /// side effects some variables have.
     pub(super) fn assign_sysvar(&mut self, name: &str, v: Value, global: bool) -> R<()> {
         let def = sysvars::lookup(name).ok_or_else(|| MySqlError::unknown_system_variable(name))?;
+        let def = sysvars::lookup(sysvars::canonical(def.name)).unwrap_or(def);
         check_scope(def, global, global)?;
         match def.name {
             "last_insert_id" | "identity" => {
@@ -184,12 +185,12 @@ impl Session {
         } else {
             current("log_output")
         };
-        let to_file = output.display_lossy().split(',').any(|p| p == "FILE");
+        let out = crate::general_log::Outputs::parse(&output.display_lossy());
         let path = self.cx.engine.log_path(&file.display_lossy());
         self.cx
             .engine
             .general_log
-            .configure(on == Value::Int(1), to_file, &path)
+            .configure(on == Value::Int(1), out, &path)
             .map_err(|e| {
                 tracing::warn!("general log: cannot open {}: {e}", path.display());
                 crate::general_log::bad_file(&file.display_lossy())
@@ -219,12 +220,12 @@ impl Session {
             pick("slow_query_log_file"),
             pick("log_output"),
         );
-        let to_file = output.display_lossy().split(',').any(|p| p == "FILE");
+        let out = crate::general_log::Outputs::parse(&output.display_lossy());
         let path = self.cx.engine.log_path(&file.display_lossy());
         self.cx
             .engine
             .slow_log
-            .configure(on == Value::Int(1), to_file, &path)
+            .configure(on == Value::Int(1), out, &path)
             .map_err(|e| {
                 tracing::warn!("slow query log: cannot open {}: {e}", path.display());
                 crate::slow_log::bad_file(&file.display_lossy())
@@ -397,30 +398,20 @@ impl Session {
     }
 }
 
-/// A `log_output` value in canonical form (`FILE`, `TABLE`, `NONE`, or `FILE,TABLE`).
-/// Tables are refused: `mysql.general_log` does not exist.
+/// A `log_output` value in canonical form: MariaDB's SET of `NONE`, `FILE`,
+/// `TABLE`, members in that order (a number is the members' bitmask); NONE,
+/// when present, wins (nothing is written).
 fn log_output(v: &Value) -> R<Value> {
-    let text = v.display_lossy().to_ascii_uppercase();
-    let parts: Vec<&str> = text.split(',').map(str::trim).collect();
-    if parts
-        .iter()
-        .any(|p| !matches!(*p, "FILE" | "TABLE" | "NONE"))
-        || v.is_null()
-    {
-        return Err(MySqlError::wrong_value_for_var(
-            "log_output",
-            &v.display_lossy(),
-        ));
-    }
-    if parts.contains(&"TABLE") {
-        return Err(MySqlError::not_supported("log_output=TABLE"));
-    }
-    let canonical = if parts.contains(&"FILE") {
-        "FILE"
-    } else {
-        "NONE"
+    use crate::general_log::{canonical_output, output_members};
+    let canonical = match v {
+        Value::Int(n) => output_members(*n as usize),
+        Value::UInt(n) => output_members(*n as usize),
+        Value::Bytes(_) => canonical_output(&v.display_lossy()),
+        _ => None,
     };
-    Ok(Value::str(canonical))
+    canonical
+        .map(|c| Value::str(&c))
+        .ok_or_else(|| MySqlError::wrong_value_for_var("log_output", &v.display_lossy()))
 }
 
 /// A `default_storage_engine` value under its canonical name (1286 for an engine

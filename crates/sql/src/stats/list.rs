@@ -172,6 +172,8 @@ counters! {
     ComXaRecover = "Com_xa_recover",
     ComXaRollback = "Com_xa_rollback",
     ComXaStart = "Com_xa_start",
+    CreatedTmpDiskTables = "Created_tmp_disk_tables",
+    CreatedTmpTables = "Created_tmp_tables",
     EmptyQueries = "Empty_queries",
     HandlerCommit = "Handler_commit",
     HandlerDelete = "Handler_delete",
@@ -205,4 +207,6 @@ counters! {
     SortRange = "Sort_range",
     SortRows = "Sort_rows",
     SortScan = "Sort_scan",
+    TableLocksImmediate = "Table_locks_immediate",
+    TableLocksWaited = "Table_locks_waited",
 }

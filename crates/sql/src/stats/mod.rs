@@ -57,9 +57,13 @@ impl Stat {
 
     /// Counters SHOW SESSION STATUS shows the global value of, as MariaDB
     /// (the engine's row counts; `Queries`, which MariaDB takes from the
-    /// server-wide query id).
+    /// server-wide query id; the table-lock counts, global in MariaDB).
     pub fn global_only(self) -> bool {
-        self.name().starts_with("Innodb_") || self == Stat::Queries
+        self.name().starts_with("Innodb_")
+            || matches!(
+                self,
+                Stat::Queries | Stat::TableLocksImmediate | Stat::TableLocksWaited
+            )
     }
 }
 

@@ -305,8 +305,9 @@ impl TxnManager {
         let flag = interrupt.map_or(0, |f| Arc::as_ptr(f) as usize);
         self.add_wait_edges(waiter, holders, (slot.id, place), flag)?;
         let started = Instant::now();
-        let result =
-            basalt_common::wait::waiting(|| self.block_on(&slot, timeout, interrupt.map(|f| &**f)));
+        let result = basalt_common::wait::lock_waiting(|| {
+            self.block_on(&slot, timeout, interrupt.map(|f| &**f))
+        });
         self.waits.lock().remove(&waiter);
         let ms = started.elapsed().as_millis() as u64;
         self.stats.lock_wait_ms.fetch_add(ms, Ordering::Relaxed);

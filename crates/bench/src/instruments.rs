@@ -20,6 +20,9 @@ use crate::servers::{Launch, Settings};
 use crate::slap::{self, seed_queries};
 use crate::sysbench;
 
+/// The instruction-count case's name.
+pub const INSTRUCTIONS: &str = "instructions per point select";
+
 /// Variant names of the two stages.
 pub const ON: &str = "PS on";
 pub const OFF: &str = "PS off";
@@ -62,7 +65,7 @@ pub fn run(
     };
     let mut stages = [
         (ON, Stage::new(settings.clone(), &on, progress)),
-        (OFF, Stage::new(settings, &off, progress)),
+        (OFF, Stage::new(settings.clone(), &off, progress)),
     ];
     let ddl = plan.seed.ddl.clone();
     let size = plan.sysbench.table_size;
@@ -77,7 +80,9 @@ pub fn run(
         }
         for &c in &plan.seed.clients {
             let name = format!("{} {}", q.name, q.variant);
-            let n = slap::query_count(plan.seed.queries, q.limit);
+            // Five times the seed set's runs: a cost of 1% needs longer runs
+            // than a comparison with MariaDB does.
+            let n = slap::query_count(plan.seed.queries * 5, q.limit);
             alternate(
                 &mut stages,
                 plan.rounds,
@@ -104,6 +109,33 @@ pub fn run(
             sysbench::SETUP,
             |s| sysbench::run_once(s, &sc, &plan.sysbench),
         );
+    }
+    drop(stages);
+    instructions(plan, &settings, [(ON, &on), (OFF, &off)], progress, results);
+}
+
+/// Instructions per point select (the `cpu` workload's count), on and off:
+/// the figure the machine's noise does not blur.
+fn instructions(
+    plan: &Plan,
+    settings: &Settings,
+    launches: [(&'static str, &Launch<'_>); 2],
+    progress: &Progress,
+    results: &mut Results,
+) {
+    let small = Settings {
+        buffer_pool: "128M".into(),
+        ..settings.clone()
+    };
+    for (variant, launch) in launches {
+        crate::cpu::run_instructions(launch, &small, plan.cpu_queries, progress, results);
+        if let Some(c) = results.cases.last_mut() {
+            if c.workload == Workload::Cpu {
+                c.workload = Workload::Instruments;
+                c.name = INSTRUCTIONS.into();
+                c.variant = variant.into();
+            }
+        }
     }
 }
 

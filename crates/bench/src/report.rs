@@ -134,6 +134,9 @@ pub(crate) fn headline(c: &Case) -> Option<(&'static str, Better)> {
         Workload::Tls if c.name.starts_with("connect") => (CONNS.key, Better::Higher),
         Workload::Tls => (crate::sysbench::QPS.key, Better::Higher),
         Workload::Instruments if c.name.starts_with("oltp") => (QPS.key, Better::Higher),
+        Workload::Instruments if c.name == crate::instruments::INSTRUCTIONS => {
+            (cpu::INSTR.key, Better::Lower)
+        }
         Workload::Instruments => (SECONDS.key, Better::Lower),
         // Three systems: its own section (binlog.rs), not Basalt/MariaDB cases.
         Workload::Binlog | Workload::BinlogDump => return None,

@@ -72,19 +72,19 @@ impl Session {
             || self.cx.slow.not_using_indexes
             || self.cx.engine.stats.digests.on();
         let snap = wanted.then(|| Snapshot {
-                lock_waited: basalt_common::wait::lock_wait_time(),
-                bytes: out.bytes(),
-                rows_read: c.get(Stat::RowsRead),
-                scans: c.get(Stat::SelectScan),
-                full_joins: c.get(Stat::SelectFullJoin),
-                ranges: c.get(Stat::SelectRange),
-                sort_scans: c.get(Stat::SortScan),
-                sort_ranges: c.get(Stat::SortRange),
-                sort_rows: c.get(Stat::SortRows),
-                merge_passes: c.get(Stat::SortMergePasses),
-                priority_queues: c.get(Stat::SortPriorityQueueSorts),
-                last_insert_id: self.cx.last_insert_id,
-            });
+            lock_waited: basalt_common::wait::lock_wait_time(),
+            bytes: out.bytes(),
+            rows_read: c.get(Stat::RowsRead),
+            scans: c.get(Stat::SelectScan),
+            full_joins: c.get(Stat::SelectFullJoin),
+            ranges: c.get(Stat::SelectRange),
+            sort_scans: c.get(Stat::SortScan),
+            sort_ranges: c.get(Stat::SortRange),
+            sort_rows: c.get(Stat::SortRows),
+            merge_passes: c.get(Stat::SortMergePasses),
+            priority_queues: c.get(Stat::SortPriorityQueueSorts),
+            last_insert_id: self.cx.last_insert_id,
+        });
         self.clock = Some(StmtClock {
             start: Instant::now(),
             snap,

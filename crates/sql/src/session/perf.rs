@@ -87,21 +87,16 @@ impl Session {
             Text::Plain(t) => t,
             Text::Prepared(p, _) => self.prepared_digest(*p).map_or("", |(t, _)| t),
         };
-        let slot = &self.cx.stats;
-        slot.digests
-            .record(&self.cx.engine.stats.digests, id, &facts, ended);
-        let event_id = slot.digests.next_event_id();
         let name = self.running_com.map_or("statement/com/Query", event_name);
         let db = match &db_before {
             Some(before) => before.as_deref(),
             None => self.cx.db.as_deref(),
         };
-        slot.digests.remember(|e| {
-            e.event_id = event_id;
+        let hub = &self.cx.engine.stats.digests;
+        self.cx.stats.digests.record(hub, id, &facts, ended, |e| {
             e.event_name = name;
             e.text.clear();
             e.text.push_str(cut(sql, MAX_SQL_TEXT));
-            e.digest = id;
             match db {
                 Some(db) => {
                     let s = e.schema.get_or_insert_with(String::new);
@@ -110,8 +105,6 @@ impl Session {
                 }
                 None => e.schema = None,
             }
-            e.started = ended.checked_sub(elapsed).unwrap_or(ended);
-            e.facts = facts;
             e.error = error;
         });
     }

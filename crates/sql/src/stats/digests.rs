@@ -13,7 +13,7 @@
 //! memory is bounded by sessions × that, plus the registry.
 
 use parking_lot::{Mutex, RwLock};
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Instant;
@@ -107,7 +107,7 @@ impl DigestRegistry {
 }
 
 /// What one statement did, as the digest and event tables count it.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct Facts {
     pub elapsed_ns: u64,
     pub lock_ns: u64,
@@ -236,56 +236,71 @@ pub struct StatementEvent {
     pub error: Option<(u16, &'static str, String)>,
 }
 
-/// A session's digests and recent statements.
+/// A session's digests and recent statements, under one lock that only the
+/// session and readers of the tables take.
 #[derive(Default)]
 pub struct SessionDigests {
     /// The session's connection id (THREAD_ID in the event tables).
     pub thread: u64,
-    map: Mutex<Map>,
-    history: Mutex<VecDeque<StatementEvent>>,
-    next_event: AtomicU64,
+    inner: Mutex<Inner>,
+}
+
+#[derive(Default)]
+struct Inner {
+    map: Map,
+    /// The last [`HISTORY_SIZE`] statements; `next` is the oldest once full.
+    ring: Vec<StatementEvent>,
+    next: usize,
+    events: u64,
 }
 
 impl SessionDigests {
-    /// Adds one statement of digest `id` that ended at `ended`.
-    pub fn record(&self, hub: &DigestHub, id: u32, f: &Facts, ended: Instant) {
-        let started = ended.checked_sub(std::time::Duration::from_nanos(f.elapsed_ns));
-        let mut map = self.map.lock();
-        if map.len() >= SESSION_DIGESTS && !map.contains_key(&id) {
-            hub.fold(&mut map);
+    /// Adds one statement of digest `id` that ended at `ended`, and keeps it
+    /// in the history: the ring's oldest entry is overwritten in place (its
+    /// text buffer reused), `fill` writing the fields the session knows.
+    pub fn record(
+        &self,
+        hub: &DigestHub,
+        id: u32,
+        f: &Facts,
+        ended: Instant,
+        fill: impl FnOnce(&mut StatementEvent),
+    ) {
+        let started = ended
+            .checked_sub(std::time::Duration::from_nanos(f.elapsed_ns))
+            .unwrap_or(ended);
+        let mut g = self.inner.lock();
+        if g.map.len() >= SESSION_DIGESTS && !g.map.contains_key(&id) {
+            hub.fold(&mut g.map);
         }
-        map.entry(id)
-            .or_insert_with(|| DigestStats::new(started.unwrap_or(ended)))
+        g.map
+            .entry(id)
+            .or_insert_with(|| DigestStats::new(started))
             .record(f, ended);
-    }
-
-    /// The next statement event id of this session.
-    pub fn next_event_id(&self) -> u64 {
-        let n = self.next_event.load(Relaxed) + 1;
-        self.next_event.store(n, Relaxed);
-        n
-    }
-
-    /// Keeps a finished statement in the session's history, reusing the
-    /// oldest entry's text buffer once the ring is full.
-    pub fn remember(&self, fill: impl FnOnce(&mut StatementEvent)) {
-        let mut h = self.history.lock();
-        let mut e = if h.len() >= HISTORY_SIZE {
-            h.pop_front().unwrap_or_else(empty_event)
-        } else {
-            empty_event()
-        };
-        fill(&mut e);
-        h.push_back(e);
+        g.events += 1;
+        let event_id = g.events;
+        let at = g.next;
+        g.next = (at + 1) % HISTORY_SIZE;
+        if g.ring.len() < HISTORY_SIZE {
+            g.ring.push(empty_event());
+        }
+        let e = &mut g.ring[at];
+        e.event_id = event_id;
+        e.digest = id;
+        e.started = started;
+        e.facts = *f;
+        fill(e);
     }
 
     /// The session's recent statements, oldest first.
     pub fn history(&self) -> Vec<StatementEvent> {
-        self.history.lock().iter().cloned().collect()
+        let g = self.inner.lock();
+        let (newer, older) = g.ring.split_at(g.next.min(g.ring.len()));
+        older.iter().chain(newer).cloned().collect()
     }
 
     fn add_into(&self, out: &mut Map) {
-        for (k, s) in self.map.lock().iter() {
+        for (k, s) in self.inner.lock().map.iter() {
             merge_into(out, *k, s);
         }
     }
@@ -399,14 +414,16 @@ impl DigestHub {
         let mut h = self.inner.lock();
         h.ended.clear();
         for s in h.live.iter().flatten() {
-            s.map.lock().clear();
+            s.inner.lock().map.clear();
         }
     }
 
     /// TRUNCATE TABLE events_statements_history.
     pub fn truncate_history(&self) {
         for s in self.sessions() {
-            s.history.lock().clear();
+            let mut g = s.inner.lock();
+            g.ring.clear();
+            g.next = 0;
         }
     }
 }
@@ -442,11 +459,18 @@ mod tests {
             ..Facts::default()
         };
         let now = Instant::now();
-        s.record(&hub, a, &f, now);
-        s.record(&hub, a, &f, now);
+        s.record(&hub, a, &f, now, |_| {});
+        s.record(&hub, a, &f, now, |_| {});
         for id in 100..100 + SESSION_DIGESTS as u32 + 1 {
-            s.record(&hub, id, &f, now);
+            s.record(&hub, id, &f, now, |e| e.text = format!("{id}"));
         }
+        let h = s.history();
+        assert_eq!(h.len(), HISTORY_SIZE);
+        assert!(h.windows(2).all(|w| w[0].event_id < w[1].event_id));
+        assert_eq!(
+            h[HISTORY_SIZE - 1].text,
+            format!("{}", 100 + SESSION_DIGESTS)
+        );
         hub.leave(i);
         let snap = hub.snapshot();
         let (_, st) = snap.iter().find(|(k, _)| *k == a).expect("digest a");

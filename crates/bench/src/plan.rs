@@ -367,7 +367,7 @@ mod tests {
     fn full_defaults() {
         let p = resolve(&args(&[])).expect("plan");
         assert_eq!(p.rounds, 3);
-        assert_eq!(p.workloads.len(), 13);
+        assert_eq!(p.workloads.len(), 14);
         assert_eq!(p.dump.clients, [1, 10, 100]);
         assert_eq!((p.dump.commits, p.dump.writers), (2000, 16));
         assert_eq!(p.binlog.clients, [1, 16, 64]);

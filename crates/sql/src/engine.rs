@@ -213,7 +213,9 @@ impl Default for GlobalConfig {
             binlog_checksum: true,
             binlog_do_db: String::new(),
             binlog_ignore_db: String::new(),
-            performance_schema: true,
+            // MariaDB's default for an embedded engine; basaltd starts with
+            // it ON unless told otherwise (`--performance-schema`).
+            performance_schema: false,
             query_cache_size: 0,
             basedir: String::new(),
             pid_file: String::new(),

@@ -310,14 +310,16 @@ impl Digester {
     }
 }
 
+/// A quoted name's text; a quote left open (at the end of a malformed
+/// statement) has no closing quote to drop.
 fn unquote(s: &str) -> String {
-    match s.as_bytes().first() {
-        Some(b'`' | b'\'' | b'"') if s.len() >= 2 => {
-            let q = &s[..1];
-            s[1..s.len() - 1].replace(&q.repeat(2), q)
-        }
-        _ => s.to_string(),
-    }
+    let Some(q) = s.chars().next().filter(|c| matches!(c, '`' | '\'' | '"')) else {
+        return s.to_string();
+    };
+    let inner = &s[1..];
+    let inner = inner.strip_suffix(q).unwrap_or(inner);
+    let q = q.to_string();
+    inner.replace(&q.repeat(2), &q)
 }
 
 /// The digest text of one statement.
@@ -448,6 +450,15 @@ mod tests {
         for (sql, want) in cases {
             assert_eq!(d(sql), want, "{sql}");
         }
+    }
+
+    #[test]
+    fn malformed_statements_have_a_digest() {
+        assert_eq!(d("select `Xs\u{bc}"), "SELECT `Xs\u{bc}` ");
+        assert_eq!(d("select 'a\u{bc}"), "SELECT ? ");
+        assert_eq!(d("select @`\u{bc}"), "SELECT @? ");
+        assert_eq!(d("select @@`\u{bc}"), "SELECT @@`\u{bc}` ");
+        assert_eq!(d("`"), "`` ");
     }
 
     #[test]

@@ -264,10 +264,7 @@ const METRICS: &[(&str, &str, &str, &str, &str)] = &[
 ];
 
 pub fn rows(cx: &SessionCtx) -> Vec<Row> {
-    let status: std::collections::HashMap<String, u64> = crate::show::status_pairs(cx, true)
-        .into_iter()
-        .filter_map(|(k, v)| Some((k, v.parse().ok()?)))
-        .collect();
+    let status = crate::show::status_numbers(cx);
     let get = |k: &str| match k {
         "buffer_pool_size" => status
             .get("Innodb_buffer_pool_pages_total")

@@ -236,12 +236,7 @@ fn transactions(def: &TableDef, cx: &SessionCtx) -> Vec<Row> {
         .collect()
 }
 
-fn status_numbers(cx: &SessionCtx) -> HashMap<String, u64> {
-    crate::show::status_pairs(cx, true)
-        .into_iter()
-        .filter_map(|(k, v)| Some((k, v.parse().ok()?)))
-        .collect()
-}
+use crate::show::status_numbers;
 
 /// The data files and the write-ahead log, with the engine's I/O counts.
 fn files(def: &TableDef, cx: &SessionCtx) -> Vec<Row> {

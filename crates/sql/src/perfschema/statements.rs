@@ -131,13 +131,7 @@ fn histograms(def: &TableDef, cx: &SessionCtx) -> Vec<Row> {
 /// `events_statements_history` (every kept event) or `_current` (each
 /// session's running statement, else its last one).
 fn history(def: &TableDef, cx: &SessionCtx, current: bool) -> Vec<Row> {
-    let running: std::collections::HashMap<u64, crate::engine::ProcessInfo> = cx
-        .engine
-        .hooks()
-        .processlist()
-        .into_iter()
-        .map(|p| (p.id, p))
-        .collect();
+    let running = crate::show::processes_by_id(cx);
     let mut out = Vec::new();
     for s in cx.engine.stats.digests.sessions() {
         if !cx

@@ -81,10 +81,7 @@ fn now_local(session: &Session) -> DateTime {
 /// The monitor text.
 fn innodb_status(session: &Session) -> String {
     let cx = &session.cx;
-    let status: HashMap<String, u64> = crate::show::status_pairs(cx, true)
-        .into_iter()
-        .filter_map(|(k, v)| Some((k, v.parse().ok()?)))
-        .collect();
+    let status = crate::show::status_numbers(cx);
     let uptime = cx.engine.started.elapsed().as_secs_f64();
     let (secs, delta) = rates(&cx.engine.monitor, &status, uptime);
     let get = |k: &str| status.get(k).copied().unwrap_or(0);
@@ -284,13 +281,7 @@ fn transactions(o: &mut String, session: &Session, history: u64) {
     );
     let _ = writeln!(o, "History list length {history}");
     let _ = writeln!(o, "LIST OF TRANSACTIONS FOR EACH SESSION:");
-    let procs: HashMap<u64, crate::ProcessInfo> = cx
-        .engine
-        .hooks()
-        .processlist()
-        .into_iter()
-        .map(|p| (p.id, p))
-        .collect();
+    let procs = crate::show::processes_by_id(cx);
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());

@@ -400,6 +400,28 @@ fn show_status(session: &mut Session, global: bool, f: ShowFilter) -> R<QueryRes
 /// SHOW STATUS's rows before the session's own (TLS, prepared statements):
 /// the server's, the engine's, and the status counters, summed over every
 /// session for GLOBAL, this session's otherwise.
+/// The global status rows whose values are numbers, by name.
+pub(crate) fn status_numbers(
+    cx: &crate::session::ctx::SessionCtx,
+) -> std::collections::HashMap<String, u64> {
+    status_pairs(cx, true)
+        .into_iter()
+        .filter_map(|(k, v)| Some((k, v.parse().ok()?)))
+        .collect()
+}
+
+/// Every process-list entry by connection id.
+pub(crate) fn processes_by_id(
+    cx: &crate::session::ctx::SessionCtx,
+) -> std::collections::HashMap<u64, crate::engine::ProcessInfo> {
+    cx.engine
+        .hooks()
+        .processlist()
+        .into_iter()
+        .map(|p| (p.id, p))
+        .collect()
+}
+
 pub(crate) fn status_pairs(
     cx: &crate::session::ctx::SessionCtx,
     global: bool,

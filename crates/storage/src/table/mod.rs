@@ -150,6 +150,9 @@ pub struct TableCore {
     analyze_queued: AtomicBool,
     /// When statistics were last computed.
     analyzed_at: Mutex<Option<std::time::Instant>>,
+    /// Held by an analyze pass: two passes (ANALYZE TABLE and the background
+    /// refresh) never interleave, so an older pass cannot overwrite a newer one.
+    analyzing: Mutex<()>,
     /// Keys changed while an online ALTER TABLE copies the table.
     capture: capture::ChangeCapture,
     me: std::sync::Weak<TableCore>,
@@ -177,6 +180,7 @@ impl TableCore {
             rebuilt_at: AtomicU64::new(0),
             analyze_queued: AtomicBool::new(false),
             analyzed_at: Mutex::new(None),
+            analyzing: Mutex::new(()),
             capture: Default::default(),
             me: me.clone(),
         })

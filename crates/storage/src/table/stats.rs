@@ -89,6 +89,7 @@ impl TableCore {
 
     /// Recomputes distinct counts of every index from its entries.
     pub fn analyze(&self) -> Result<()> {
+        let _pass = self.analyzing.lock();
         self.changes.store(0, Ordering::Relaxed);
         *self.analyzed_at.lock() = Some(std::time::Instant::now());
         let schema = self.schema();

@@ -399,3 +399,163 @@ fn digest_texts_match_mariadbs() {
     }
     assert_eq!(texts[1], texts[0], "Basalt (left) and MariaDB (right)");
 }
+
+/// mysqld_exporter's performance_schema collectors (and the information_schema
+/// ones that read table and column lists) scrape Basalt without an error and
+/// export what the statements did.
+#[test]
+fn mysqld_exporter_scrapes_the_performance_schema_collectors() {
+    use basalt_tests::{free_port, http_get, which, KillOnDrop};
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    use std::time::Instant;
+    let Some(bin) = which("prometheus-mysqld-exporter") else {
+        eprintln!("prometheus-mysqld-exporter not installed; skipping");
+        return;
+    };
+    let b = Basalt::start();
+    let mut c = root(&b);
+    ok(&mut c, "create database ex");
+    // The statements collector leaves out digests without a schema.
+    ok(&mut c, "use ex");
+    ok(
+        &mut c,
+        "create table t (a int auto_increment primary key, b int, key kb (b))",
+    );
+    ok(&mut c, "insert into t (b) values (1), (2), (3)");
+    ok(&mut c, "update t set b = 5 where a = 1");
+    let _: Vec<i64> = c.query("select a from t where b = 2").unwrap();
+    let port = free_port();
+    let collectors = [
+        "perf_schema.eventsstatements",
+        "perf_schema.eventsstatementssum",
+        "perf_schema.eventswaits",
+        "perf_schema.file_events",
+        "perf_schema.file_instances",
+        "perf_schema.indexiowaits",
+        "perf_schema.memory_events",
+        "perf_schema.tableiowaits",
+        "perf_schema.tablelocks",
+        "info_schema.tables",
+        "auto_increment.columns",
+        "global_variables",
+        "global_status",
+    ];
+    let mut cmd = Command::new(bin);
+    cmd.env(
+        "DATA_SOURCE_NAME",
+        format!("root@tcp(127.0.0.1:{})/", b.port),
+    )
+    .arg(format!("--web.listen-address=127.0.0.1:{port}"));
+    for name in collectors {
+        cmd.arg(format!("--collect.{name}"));
+    }
+    let child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start mysqld_exporter");
+    let mut exporter = KillOnDrop(child);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let metrics = loop {
+        if let Some(body) = http_get(port, "/metrics") {
+            break body;
+        }
+        assert!(Instant::now() < deadline, "mysqld_exporter did not answer");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let _ = exporter.0.kill();
+    let mut log = String::new();
+    if let Some(mut e) = exporter.0.stderr.take() {
+        let _ = e.read_to_string(&mut log);
+    }
+    assert!(metrics.contains("\nmysql_up 1\n"), "{metrics}");
+    let errors: Vec<&str> = metrics
+        .lines()
+        .filter(|l| l.starts_with("mysql_exporter_scrape_errors_total{"))
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}\n{log}");
+    assert!(!log.contains("Error from scraper"), "{log}");
+    for want in [
+        "mysql_perf_schema_events_statements_total{digest=",
+        // MariaDB's digest texts end in a space.
+        "digest_text=\"UPDATE `t` SET `b` = ? WHERE `a` = ? \",schema=\"ex\"} 1",
+        "mysql_perf_schema_events_statements_sum_rows_affected ",
+        "mysql_perf_schema_table_io_waits_total{name=\"t\",operation=\"insert\",schema=\"ex\"} 3",
+        "mysql_perf_schema_index_io_waits_total{index=\"kb\",name=\"t\",operation=\"fetch\",schema=\"ex\"}",
+        "mysql_info_schema_table_rows{schema=\"ex\",table=\"t\"} 3",
+        "mysql_info_schema_auto_increment_column{column=\"a\",schema=\"ex\",table=\"t\"} 4",
+    ] {
+        assert!(
+            metrics.contains(want),
+            "missing {want}\n{}",
+            metrics
+                .lines()
+                .filter(|l| l.starts_with("mysql_perf_schema") || l.starts_with("mysql_info"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+    }
+}
+
+/// information_schema lists the built-in schemas' tables and columns as
+/// MariaDB does, and a sys view that reads information_schema.COLUMNS can be
+/// listed by it.
+#[test]
+fn information_schema_lists_the_builtin_schemas() {
+    let b = Basalt::start();
+    let mut c = root(&b);
+    ok(&mut c, "create database ai");
+    ok(
+        &mut c,
+        "create table ai.t (a int auto_increment primary key)",
+    );
+    ok(&mut c, "insert into ai.t values (), ()");
+    let counts: Vec<(String, String, String, u64)> = c
+        .query(
+            "select table_schema, table_type, ifnull(engine, 'NULL'), count(*) \
+             from information_schema.tables \
+             where table_schema in ('performance_schema', 'sys') group by 1, 2, 3 order by 1",
+        )
+        .unwrap();
+    let want = [
+        ("performance_schema", "BASE TABLE", "PERFORMANCE_SCHEMA", 84),
+        ("sys", "VIEW", "NULL", 98),
+    ]
+    .map(|(s, t, e, n)| (s.to_string(), t.to_string(), e.to_string(), n));
+    assert_eq!(counts, want);
+    let system_views = value(
+        &mut c,
+        "select count(*) from information_schema.tables \
+         where table_schema = 'information_schema' and table_name = 'TABLES' \
+         and table_type = 'SYSTEM VIEW'",
+    );
+    assert_eq!(system_views.as_deref(), Some("1"));
+    let cols = lines(
+        &mut c,
+        "select column_name from information_schema.columns where table_schema = \
+         'performance_schema' and table_name = 'accounts' order by ordinal_position",
+    );
+    assert_eq!(
+        cols,
+        ["USER", "HOST", "CURRENT_CONNECTIONS", "TOTAL_CONNECTIONS"]
+    );
+    let cols = lines(
+        &mut c,
+        "select column_name from information_schema.columns \
+         where table_schema = 'sys' and table_name = 'version' order by ordinal_position",
+    );
+    assert_eq!(cols, ["sys_version", "mysql_version"]);
+    // sys.schema_auto_increment_columns reads information_schema.COLUMNS.
+    let n = value(
+        &mut c,
+        "select count(*) from information_schema.columns \
+         where table_schema = 'sys' and table_name = 'schema_auto_increment_columns'",
+    );
+    assert_eq!(n.as_deref(), Some("10"));
+    let ratio: Vec<(String, u64)> = c
+        .query("select table_name, auto_increment from sys.schema_auto_increment_columns where table_schema = 'ai'")
+        .unwrap();
+    assert_eq!(ratio, [("t".to_string(), 3)]);
+}

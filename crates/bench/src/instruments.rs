@@ -23,6 +23,9 @@ use crate::sysbench;
 /// The instruction-count case's name.
 pub const INSTRUCTIONS: &str = "instructions per point select";
 
+/// The native CPU-time case's name.
+pub const NATIVE: &str = "server CPU per point select";
+
 /// Variant names of the two stages.
 pub const ON: &str = "PS on";
 pub const OFF: &str = "PS off";
@@ -73,7 +76,21 @@ pub fn run(
         let ddl = ddl.clone();
         stage.add_setup(slap::SETUP, Box::new(move |s| slap::setup(s, &ddl)));
         stage.add_setup(sysbench::SETUP, Box::new(move |s| sysbench::setup(s, size)));
+        stage.add_setup(crate::cpu::SETUP, Box::new(crate::cpu::setup));
     }
+    // Server CPU time (user + kernel) per point select: what a query costs the
+    // machine, in alternating rounds; ten times the cpu workload's count per
+    // round, as a 1% difference needs.
+    let n = plan.cpu_queries.max(1) * 100;
+    alternate(
+        &mut stages,
+        plan.rounds,
+        results,
+        NATIVE,
+        1,
+        crate::cpu::SETUP,
+        |s| crate::cpu::native_once(s, n),
+    );
     for q in seed_queries() {
         if !SEED.contains(&(q.name, q.variant.as_str())) {
             continue;
@@ -139,7 +156,7 @@ fn instructions(
     }
 }
 
-/// One case on both stages, a round of each in turn.
+/// One case on both stages, a round of each in turn (in ABBA order).
 fn alternate<F>(
     stages: &mut [(&'static str, Stage<'_>); 2],
     rounds: usize,
@@ -154,8 +171,14 @@ fn alternate<F>(
     let mut cases = stages
         .each_ref()
         .map(|(variant, _)| Case::new(Workload::Instruments, name, variant, clients));
-    for _ in 0..rounds {
-        for ((_, stage), case) in stages.iter_mut().zip(cases.iter_mut()) {
+    // On, off, off, on, ...: neither stage always runs first in a round (the
+    // first run after the other stage's showed a bias of its own).
+    for round in 0..rounds {
+        let mut pairs: Vec<_> = stages.iter_mut().zip(cases.iter_mut()).collect();
+        if round % 2 == 1 {
+            pairs.reverse();
+        }
+        for ((_, stage), case) in pairs {
             stage.run_case(case, setup, 1, &mut measure);
         }
     }
@@ -176,7 +199,8 @@ pub fn table(out: &mut String, r: &Results) {
          Every instrument on (Basalt's default; MariaDB with `--performance-schema=ON`) \
          against all off (Basalt `--performance-schema=OFF`; MariaDB \
          `--performance-schema=0`), alternating rounds, medians. Seed cases are seconds \
-         per run (lower is better), sysbench queries per second (higher is better); \
+         per run (lower is better), sysbench queries per second (higher is better), \
+         server CPU the server process's user + system µs per query (lower is better); \
          on/off is the cost: 1.00 is free.\n\n\
          | case | clients | Basalt on | Basalt off | Basalt on/off | MariaDB on | \
          MariaDB off | MariaDB on/off |\n|---|---|---|---|---|---|---|---|\n",

@@ -137,6 +137,9 @@ pub(crate) fn headline(c: &Case) -> Option<(&'static str, Better)> {
         Workload::Instruments if c.name == crate::instruments::INSTRUCTIONS => {
             (cpu::INSTR.key, Better::Lower)
         }
+        Workload::Instruments if c.name == crate::instruments::NATIVE => {
+            (cpu::CPU_US.key, Better::Lower)
+        }
         Workload::Instruments => (SECONDS.key, Better::Lower),
         // Three systems: its own section (binlog.rs), not Basalt/MariaDB cases.
         Workload::Binlog | Workload::BinlogDump => return None,

@@ -6,6 +6,7 @@
 //! like any other table (it has no index: every read is a full scan). Plans that
 //! read one are never cached: their rows are a snapshot.
 
+mod builtin;
 pub mod foreign_keys;
 pub mod innodb;
 pub mod innodb_metrics;

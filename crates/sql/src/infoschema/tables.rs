@@ -334,6 +334,7 @@ const TABLES_COLS: &[(&str, Col)] = &[
 fn tables(cx: &SessionCtx) -> Vec<Row> {
     let mut rows = base_tables(cx);
     rows.extend(super::views::table_rows(cx));
+    rows.extend(super::builtin::table_rows(cx));
     rows
 }
 
@@ -520,7 +521,8 @@ fn columns(cx: &SessionCtx) -> Vec<Row> {
         .into_iter()
         .map(|(db, t)| (db, t.def()))
         .chain(super::views::view_defs(cx))
-        .chain(super::innodb::defs());
+        .chain(super::innodb::defs())
+        .chain(super::builtin::column_defs(cx));
     for (db, def) in defs {
         for (i, c) in def.columns.iter().enumerate() {
             let dt = &c.data_type;

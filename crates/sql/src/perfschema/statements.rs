@@ -163,7 +163,7 @@ fn event_row(def: &TableDef, cx: &SessionCtx, thread: u64, e: &StatementEvent) -
         .then(|| hub.registry.key(e.digest))
         .flatten();
     let mut b = RowBuilder::new(def);
-    let start = timer(cx, e.started);
+    let start = timer(cx, e.ended).saturating_sub(pico(e.facts.elapsed_ns));
     b.n("THREAD_ID", thread)
         .n("EVENT_ID", e.event_id)
         .n("END_EVENT_ID", e.event_id)

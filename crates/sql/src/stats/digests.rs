@@ -230,7 +230,8 @@ pub struct StatementEvent {
     pub text: String,
     pub digest: u32,
     pub schema: Option<String>,
-    pub started: Instant,
+    /// When it ended (it started `facts.elapsed_ns` earlier).
+    pub ended: Instant,
     pub facts: Facts,
     /// errno, SQLSTATE, message.
     pub error: Option<(u16, &'static str, String)>,
@@ -266,28 +267,25 @@ impl SessionDigests {
         ended: Instant,
         fill: impl FnOnce(&mut StatementEvent),
     ) {
-        let started = ended
-            .checked_sub(std::time::Duration::from_nanos(f.elapsed_ns))
-            .unwrap_or(ended);
         let mut g = self.inner.lock();
         if g.map.len() >= SESSION_DIGESTS && !g.map.contains_key(&id) {
             hub.fold(&mut g.map);
         }
         g.map
             .entry(id)
-            .or_insert_with(|| DigestStats::new(started))
+            .or_insert_with(|| DigestStats::new(ended))
             .record(f, ended);
         g.events += 1;
         let event_id = g.events;
         let at = g.next;
-        g.next = (at + 1) % HISTORY_SIZE;
+        g.next = if at + 1 == HISTORY_SIZE { 0 } else { at + 1 };
         if g.ring.len() < HISTORY_SIZE {
             g.ring.push(empty_event());
         }
         let e = &mut g.ring[at];
         e.event_id = event_id;
         e.digest = id;
-        e.started = started;
+        e.ended = ended;
         e.facts = *f;
         fill(e);
     }
@@ -313,7 +311,7 @@ fn empty_event() -> StatementEvent {
         text: String::new(),
         digest: LOST,
         schema: None,
-        started: Instant::now(),
+        ended: Instant::now(),
         facts: Facts::default(),
         error: None,
     }

@@ -48,6 +48,19 @@ fn statement_digests_count_each_normalised_statement() {
     for i in 1..=3 {
         let _: Vec<String> = s.exec(&stmt, (i,)).unwrap();
     }
+    let _: Vec<(i64, i64)> = s
+        .query("select a % 2, count(*) from t group by a % 2")
+        .unwrap();
+    let tmp = value(
+        &mut c,
+        "select sum_created_tmp_tables from performance_schema.events_statements_summary_by_digest \
+         where digest_text like '%GROUP BY `a` % ?%'",
+    );
+    assert_eq!(tmp.as_deref(), Some("1"));
+    // COM_INIT_DB is no statement: the next one counts in the new schema.
+    let mut d = root(&b);
+    d.select_db("ps").unwrap();
+    ok(&mut d, "set @x = 1");
     let rows = digests(&mut c, "ps");
     assert_eq!(
         count_of(&rows, "INSERT INTO `t` VALUES (...) "),
@@ -74,6 +87,7 @@ fn statement_digests_count_each_normalised_statement() {
         count_of(&rows, "SELECT `b` FROM `t` WHERE `a` = ? "),
         Some((3, 3, 0, 0))
     );
+    assert_eq!(count_of(&rows, "SET @? = ? "), Some((1, 0, 0, 0)));
 
     // Timers, first and last seen, and the histogram's buckets adding up.
     let (sum, min, max, ok_seen): (u64, u64, u64, i64) = c

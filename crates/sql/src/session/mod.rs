@@ -316,7 +316,6 @@ impl Session {
         self.found_rows = on;
     }
 
-    /// COM_INIT_DB.
     /// One of `any_of` held globally by the session's account, or 1227 naming
     /// `names` (the server's checks of protocol commands).
     pub fn require_global_privilege(
@@ -333,8 +332,11 @@ impl Session {
         self.cx.engine.hooks().kill(id, false)
     }
 
+    /// USE and COM_INIT_DB.
     pub fn use_database(&mut self, db: &str) -> Result<(), MySqlError> {
-        if self.db_before.is_none() {
+        // A USE statement counts in the schema it started in (COM_INIT_DB is
+        // no statement: the next one counts in the new schema).
+        if self.clock.is_some() && self.db_before.is_none() {
             self.db_before = Some(self.cx.db.clone());
         }
         if crate::infoschema::is_schema(db) {

@@ -126,6 +126,8 @@ impl Session {
             rows_affected: self.last_affected,
             rows_sent: out.sent(),
             rows_examined: d(Stat::RowsRead, snap.rows_read),
+            tmp_tables: d(Stat::CreatedTmpTables, snap.tmp_tables),
+            tmp_disk_tables: d(Stat::CreatedTmpDiskTables, snap.tmp_disk_tables),
             select_full_join: d(Stat::SelectFullJoin, snap.full_joins),
             select_range: d(Stat::SelectRange, snap.ranges),
             select_scan: d(Stat::SelectScan, snap.scans),

@@ -34,6 +34,8 @@ pub(super) struct Snapshot {
     pub(super) sort_ranges: u64,
     pub(super) sort_rows: u64,
     pub(super) merge_passes: u64,
+    pub(super) tmp_tables: u64,
+    pub(super) tmp_disk_tables: u64,
     priority_queues: u64,
     last_insert_id: u64,
 }
@@ -82,6 +84,8 @@ impl Session {
             sort_ranges: c.get(Stat::SortRange),
             sort_rows: c.get(Stat::SortRows),
             merge_passes: c.get(Stat::SortMergePasses),
+            tmp_tables: c.get(Stat::CreatedTmpTables),
+            tmp_disk_tables: c.get(Stat::CreatedTmpDiskTables),
             priority_queues: c.get(Stat::SortPriorityQueueSorts),
             last_insert_id: self.cx.last_insert_id,
         });

@@ -38,7 +38,7 @@ const CLASSIFIED: &[(&str, Proof)] = &[
     ("binlog_checksum", Test("checksum_off_and_on_at_runtime")),
     ("binlog_expire_logs_seconds", Test("expired_files_go_when_the_log_moves_on")),
     ("binlog_do_db", Test("do_and_ignore_db_filter_at_runtime")),
-    ("binlog_format", DefaultOnly("STATEMENT")),
+    ("binlog_format", Test("pt_table_checksum_checksums_every_chunk")),
     ("binlog_ignore_db", Test("do_and_ignore_db_filter_at_runtime")),
     ("binlog_row_image", Test("session_settings_shape_the_events")),
     ("binlog_row_metadata", Test("table_map_metadata_levels_match_mariadb")),

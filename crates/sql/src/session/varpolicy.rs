@@ -18,7 +18,8 @@ const DEFAULT_ONLY: &[(&str, &[&str])] = &[
     ("auto_increment_increment", &[]),
     ("auto_increment_offset", &[]),
     ("big_tables", &[]),
-    // Row-based logging only (STATEMENT and MIXED answer 1235).
+    // Row-based logging only (STATEMENT and MIXED answer 1235 when the server
+    // has a binary log; see `Session::assign_sysvar`).
     ("binlog_format", &[]),
     ("binlog_row_image", &["NOBLOB", "MINIMAL"]),
     // File names of LOAD DATA, INTO OUTFILE and LOAD_FILE() are taken as they

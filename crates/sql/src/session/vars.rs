@@ -116,7 +116,13 @@ impl Session {
         } else {
             v
         };
-        super::varpolicy::check(def, &v, &def.initial(&self.cx.engine.config))?;
+        // While the binary log is off no event is written, and the format has
+        // no effect, as in a MariaDB without log_bin (a session that set
+        // STATEMENT before SET GLOBAL log_bin = ON is logged in ROW).
+        let logless = def.name == "binlog_format" && !self.cx.engine.binlog_on();
+        if !logless {
+            super::varpolicy::check(def, &v, &def.initial(&self.cx.engine.config))?;
+        }
         let v = match def.name {
             "default_storage_engine" | "storage_engine" => storage_engine(&v)?,
             "default_tmp_storage_engine" if v != Value::Null => storage_engine(&v)?,

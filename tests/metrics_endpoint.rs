@@ -153,11 +153,23 @@ fn serves_metrics_on_loopback() {
             .expect("insert");
         let _: Vec<(i64, i64)> = c.query("select * from m.t").expect("select");
     }
+    // A row-lock wait (timed out after a second) counts in its histogram.
+    let mut holder = b.conn();
+    holder.query_drop("begin").expect("begin");
+    holder
+        .query_drop("update m.t set b = 9 where a = 1")
+        .expect("lock");
+    c.query_drop("set innodb_lock_wait_timeout = 1")
+        .expect("timeout");
+    assert!(c.query_drop("update m.t set b = 8 where a = 1").is_err());
+    holder.query_drop("rollback").expect("rollback");
     // A page is reused for a moment: ask until it shows the selects.
+    let waits = "basalt_row_lock_wait_seconds_count";
     let mut page = String::new();
     assert!(eventually(Duration::from_secs(5), || {
         page = scrape(addr);
         sample(&page, select).unwrap_or(0.0) >= before + 5.0
+            && sample(&page, waits).unwrap_or(0.0) >= 1.0
     }));
     check_format(&page);
     let stmt = "basalt_statement_duration_seconds";
@@ -167,6 +179,10 @@ fn serves_metrics_on_loopback() {
     assert!(check_histogram(&page, "basalt_commit_duration_seconds", "") >= 5);
     assert!(check_histogram(&page, "basalt_wal_fsync_duration_seconds", "") >= 1);
     assert!(check_histogram(&page, "basalt_group_commit_size", "") >= 1);
+    assert_eq!(
+        check_histogram(&page, "basalt_row_lock_wait_seconds", ""),
+        1
+    );
 
     let (status, _, _) = request(addr, "GET", "/");
     assert!(status.starts_with("HTTP/1.1 404"), "{status}");

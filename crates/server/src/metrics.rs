@@ -198,7 +198,9 @@ fn variables(page: &mut Page, vars: Vec<(&'static str, String)>) {
 /// The histograms only the server has.
 fn histograms(page: &mut Page) {
     use basalt_sql::stats::latency::{snapshots, CLASSES};
-    use basalt_storage::metrics::{COMMIT_LATENCY, FSYNC_LATENCY, GROUP_COMMIT_SIZE};
+    use basalt_storage::metrics::{
+        COMMIT_LATENCY, FSYNC_LATENCY, GROUP_COMMIT_SIZE, ROW_LOCK_WAIT,
+    };
     for (class, h) in CLASSES.iter().zip(snapshots()) {
         page.histogram(
             "basalt_statement_duration_seconds",
@@ -220,6 +222,13 @@ fn histograms(page: &mut Page) {
         "Fsyncs of write-ahead log data.",
         ("", ""),
         &FSYNC_LATENCY.snapshot(),
+        MICROS,
+    );
+    page.histogram(
+        "basalt_row_lock_wait_seconds",
+        "Waits of transactions for row locks (until granted, timed out or a deadlock victim).",
+        ("", ""),
+        &ROW_LOCK_WAIT.snapshot(),
         MICROS,
     );
     page.histogram(

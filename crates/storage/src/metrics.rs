@@ -1,5 +1,5 @@
 //! Distributions only the engine can measure, for the server's metrics page:
-//! commit latency, log fsync latency and group-commit size. Process-wide (a
+//! commit latency, log fsync latency, group-commit size and row-lock waits. Process-wide (a
 //! process runs one engine), recorded with relaxed atomic adds
 //! ([`basalt_common::histogram`]).
 
@@ -25,6 +25,10 @@ pub static FSYNC_LATENCY: Latency = Latency::new();
 /// Commits counted since the previous durable flush, for each flush that made
 /// at least one commit durable (transactions per group commit).
 pub static GROUP_COMMIT_SIZE: Histogram<GROUP_BUCKETS> = Histogram::new();
+
+/// One wait of a transaction for a row lock (until granted, timed out,
+/// interrupted or chosen as a deadlock victim), in µs.
+pub static ROW_LOCK_WAIT: Latency = Latency::new();
 
 /// Records `d` in `h` in whole microseconds.
 #[inline]

@@ -10,8 +10,12 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 /// Exact texts of statements without a cached plan, with their digest id (a
-/// session's BEGIN, COMMIT, SET and SHOW repeat without being lexed again).
-const TEXT_DIGESTS: usize = 64;
+/// session's BEGIN, COMMIT, SET and SHOW repeat without being lexed again);
+/// 28 fill a hash table of 32 buckets.
+const TEXT_DIGESTS: usize = 28;
+
+/// Texts longer than this are not kept in the session's cache.
+const TEXT_DIGEST_LEN: usize = 256;
 
 #[derive(Default)]
 pub(crate) struct TextDigests {
@@ -52,6 +56,11 @@ impl Session {
             return *id;
         }
         let id = self.cx.engine.stats.digests.registry.id_of(schema, text);
+        // A long text is digested each time (its statement's own work dwarfs
+        // that), so the session's memory for texts stays bounded.
+        if text.len() > TEXT_DIGEST_LEN {
+            return id;
+        }
         if self.text_digests.map.len() >= TEXT_DIGESTS {
             self.text_digests.map.clear();
         }

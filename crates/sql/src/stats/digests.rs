@@ -18,8 +18,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Instant;
 
-/// Digests a session keeps before folding them into the totals.
-pub const SESSION_DIGESTS: usize = 64;
+/// Digests a session keeps before folding them into the totals (28 fill a
+/// hash table of 32 buckets: at most 16 KB a session).
+pub const SESSION_DIGESTS: usize = 28;
 /// `performance_schema_digests_size`.
 pub const DIGESTS_SIZE: usize = 10_000;
 /// `performance_schema_events_statements_history_size`.
@@ -39,9 +40,13 @@ pub struct DigestKey {
     pub text: String,
 }
 
-/// Every digest seen since start (or the last TRUNCATE).
+/// A digest's schema and the MD5 of its text (hex).
+type IdKey = (Option<String>, [u8; 32]);
+
+/// Every digest seen since start (or the last TRUNCATE), found by schema and
+/// hash (the text is kept once, in its key).
 pub struct DigestRegistry {
-    ids: RwLock<HashMap<(Option<String>, String), u32, foldhash::fast::RandomState>>,
+    ids: RwLock<HashMap<IdKey, u32, foldhash::fast::RandomState>>,
     keys: RwLock<Vec<Arc<DigestKey>>>,
     lost: AtomicU64,
 }
@@ -64,7 +69,8 @@ impl DigestRegistry {
     /// The id of `sql`'s digest in `schema`, registering it.
     pub fn id_of(&self, schema: Option<&str>, sql: &str) -> u32 {
         let text = crate::perfschema::digest::digest_text(sql);
-        let key = (schema.map(str::to_string), text);
+        let hash = crate::perfschema::digest::digest_hash(&text);
+        let key = (schema.map(str::to_string), hash);
         if let Some(id) = self.ids.read().get(&key) {
             return *id;
         }
@@ -80,8 +86,8 @@ impl DigestRegistry {
         let id = keys.len() as u32;
         keys.push(Arc::new(DigestKey {
             schema: key.0.clone(),
-            hash: crate::perfschema::digest::digest_hash(&key.1),
-            text: key.1.clone(),
+            hash,
+            text,
         }));
         ids.insert(key, id);
         id

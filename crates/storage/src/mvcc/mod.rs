@@ -309,7 +309,9 @@ impl TxnManager {
             self.block_on(&slot, timeout, interrupt.map(|f| &**f))
         });
         self.waits.lock().remove(&waiter);
-        let ms = started.elapsed().as_millis() as u64;
+        let waited = started.elapsed();
+        crate::metrics::record_micros(&crate::metrics::ROW_LOCK_WAIT, waited);
+        let ms = waited.as_millis() as u64;
         self.stats.lock_wait_ms.fetch_add(ms, Ordering::Relaxed);
         self.stats.lock_wait_max_ms.fetch_max(ms, Ordering::Relaxed);
         result

@@ -573,3 +573,88 @@ fn information_schema_lists_the_builtin_schemas() {
         .unwrap();
     assert_eq!(ratio, [("t".to_string(), 3)]);
 }
+
+/// UPDATE performance_schema.setup_consumers switches collection at runtime,
+/// as in MariaDB.
+#[test]
+fn setup_consumers_switch_collection_at_runtime() {
+    let b = Basalt::start();
+    let mut c = root(&b);
+    ok(&mut c, "create database sc");
+    ok(&mut c, "use sc");
+    let digests_of_select = |c: &mut mysql::Conn| {
+        value(
+            c,
+            "select ifnull(sum(count_star), 0) from performance_schema.events_statements_summary_by_digest \
+             where schema_name = 'sc' and digest_text = 'SELECT ? '",
+        )
+    };
+    let history = |c: &mut mysql::Conn| {
+        lines(
+            c,
+            "select sql_text from performance_schema.events_statements_history \
+             where thread_id = connection_id()",
+        )
+    };
+    ok(
+        &mut c,
+        "update performance_schema.setup_consumers set enabled = 'NO' \
+         where name = 'statements_digest'",
+    );
+    assert_eq!(
+        value(
+            &mut c,
+            "select enabled from performance_schema.setup_consumers where name = 'statements_digest'"
+        )
+        .as_deref(),
+        Some("NO")
+    );
+    let _: Vec<i64> = c.query("select 42").unwrap();
+    assert_eq!(digests_of_select(&mut c).as_deref(), Some("0"));
+    assert!(history(&mut c).contains(&"select 42".to_string()));
+    ok(
+        &mut c,
+        "update performance_schema.setup_consumers set enabled = 'YES' \
+         where name = 'statements_digest'",
+    );
+    let _: Vec<i64> = c.query("select 43").unwrap();
+    assert_eq!(digests_of_select(&mut c).as_deref(), Some("1"));
+    ok(
+        &mut c,
+        "update performance_schema.setup_consumers set enabled = 'NO' \
+         where name = 'events_statements_history'",
+    );
+    let _: Vec<i64> = c.query("select 44").unwrap();
+    assert!(!history(&mut c).contains(&"select 44".to_string()));
+    assert_eq!(digests_of_select(&mut c).as_deref(), Some("2"));
+    // What Basalt does not collect cannot be turned on; names are fixed.
+    let e = error(
+        &mut c,
+        "update performance_schema.setup_consumers set enabled = 'YES' \
+         where name = 'events_statements_history_long'",
+    );
+    assert_eq!(e.0, 1235, "{e:?}");
+    let e = error(
+        &mut c,
+        "update performance_schema.setup_consumers set name = 'x' where name = 'statements_digest'",
+    );
+    assert_eq!(e.0, 1683, "{e:?}");
+    // global_instrumentation stops the transaction events too.
+    ok(
+        &mut c,
+        "update performance_schema.setup_consumers set enabled = 'NO' \
+         where name = 'global_instrumentation'",
+    );
+    ok(&mut c, "create table t (a int)");
+    ok(&mut c, "begin");
+    ok(&mut c, "insert into t values (1)");
+    assert_eq!(
+        value(
+            &mut c,
+            "select count(*) from performance_schema.events_transactions_current"
+        )
+        .as_deref(),
+        Some("0")
+    );
+    ok(&mut c, "commit");
+}

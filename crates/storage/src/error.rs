@@ -58,6 +58,10 @@ pub enum StorageError {
     RowOutsidePartitionSet,
     #[error("{0}")]
     Invalid(String),
+    /// An error of a table the SQL layer implements (performance_schema's
+    /// writable setup tables), as the client gets it.
+    #[error("{0}")]
+    Sql(MySqlError),
 }
 
 impl StorageError {
@@ -118,6 +122,7 @@ impl From<StorageError> for MySqlError {
                 "Found a row not matching the given partition set",
             ),
             StorageError::Invalid(d) => MySqlError::internal(d),
+            StorageError::Sql(e) => e,
         }
     }
 }

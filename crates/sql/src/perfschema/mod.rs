@@ -47,6 +47,13 @@ pub fn open(name: &str, cx: &SessionCtx) -> Result<Arc<dyn Table>, MySqlError> {
         return Err(MySqlError::no_such_table(SCHEMA, name));
     };
     let rows = build(&lower, def, cx);
+    if lower == "setup_consumers" {
+        return Ok(Arc::new(setup::Consumers::new(
+            def.clone(),
+            rows,
+            cx.engine.clone(),
+        )));
+    }
     Ok(Arc::new(VirtualTable::new(def.clone(), rows)))
 }
 

@@ -1,41 +1,59 @@
-//! The setup tables: what is instrumented and collected. They show Basalt's
-//! fixed configuration (every statement instrument on and timed, statement
-//! digests, current and history events collected; the long history, stages
-//! and waits not collected), or everything off under
-//! `--performance-schema=OFF`. They are read-only.
+//! The setup tables: what is instrumented and collected. Every statement
+//! instrument is on and timed; `setup_consumers` shows which consumers Basalt
+//! collects for and is writable as in MariaDB: UPDATE ... SET ENABLED turns
+//! statement digests, current / history statement events, transaction events
+//! and the global and thread switches on and off at runtime (turning on a
+//! consumer Basalt does not have, such as stages, waits or the long history,
+//! is 1235; changing a NAME is 1683). Under `--performance-schema=OFF` the
+//! consumers table is empty, as in MariaDB. The other setup tables are
+//! read-only.
 
 use super::rows::{yes, RowBuilder};
+use crate::engine::Engine;
+use crate::infoschema::VirtualTable;
 use crate::session::ctx::SessionCtx;
-use basalt_common::{Row, TableDef};
+use crate::stats::digests::{
+    CONSUMER_CURRENT, CONSUMER_DIGEST, CONSUMER_GLOBAL, CONSUMER_HISTORY, CONSUMER_THREAD,
+    CONSUMER_TRANSACTIONS,
+};
+use basalt_common::{MySqlError, Row, TableDef, Value};
+use basalt_storage::{
+    Cursor, Fetched, LockMode, RowHandle, ScanRequest, StorageError, Table, TableStats, Txn,
+    WaitPolicy,
+};
+use std::sync::Arc;
 
-/// Consumers and whether Basalt collects them while performance_schema is on.
-const CONSUMERS: &[(&str, bool)] = &[
-    ("events_stages_current", false),
-    ("events_stages_history", false),
-    ("events_stages_history_long", false),
-    ("events_statements_current", true),
-    ("events_statements_history", true),
-    ("events_statements_history_long", false),
-    ("events_transactions_current", true),
-    ("events_transactions_history", false),
-    ("events_transactions_history_long", false),
-    ("events_waits_current", false),
-    ("events_waits_history", false),
-    ("events_waits_history_long", false),
-    ("global_instrumentation", true),
-    ("thread_instrumentation", true),
-    ("statements_digest", true),
+/// The consumers, with the switch each is (none: Basalt does not collect it).
+const CONSUMERS: &[(&str, Option<u8>)] = &[
+    ("events_stages_current", None),
+    ("events_stages_history", None),
+    ("events_stages_history_long", None),
+    ("events_statements_current", Some(CONSUMER_CURRENT)),
+    ("events_statements_history", Some(CONSUMER_HISTORY)),
+    ("events_statements_history_long", None),
+    ("events_transactions_current", Some(CONSUMER_TRANSACTIONS)),
+    ("events_transactions_history", None),
+    ("events_transactions_history_long", None),
+    ("events_waits_current", None),
+    ("events_waits_history", None),
+    ("events_waits_history_long", None),
+    ("global_instrumentation", Some(CONSUMER_GLOBAL)),
+    ("thread_instrumentation", Some(CONSUMER_THREAD)),
+    ("statements_digest", Some(CONSUMER_DIGEST)),
 ];
 
 pub(super) fn build(name: &str, def: &TableDef, cx: &SessionCtx) -> Option<Vec<Row>> {
-    let on = cx.engine.stats.digests.on();
+    let hub = &cx.engine.stats.digests;
+    let on = hub.enabled();
     Some(match name {
+        "setup_consumers" if !on => Vec::new(),
         "setup_consumers" => CONSUMERS
             .iter()
-            .map(|(n, c)| {
+            .map(|(n, bit)| {
+                let enabled = bit.is_some_and(|b| hub.consumer(b));
                 RowBuilder::new(def)
                     .s("NAME", n)
-                    .s("ENABLED", yes(on && *c))
+                    .s("ENABLED", yes(enabled))
                     .done()
             })
             .collect(),
@@ -109,4 +127,107 @@ fn objects(def: &TableDef) -> Vec<Row> {
         }
     }
     out
+}
+
+/// `setup_consumers`: its rows as read when the statement opened it; an
+/// UPDATE of ENABLED switches the consumer.
+pub(super) struct Consumers {
+    rows: VirtualTable,
+    engine: Arc<Engine>,
+}
+
+impl Consumers {
+    pub(super) fn new(def: TableDef, rows: Vec<Row>, engine: Arc<Engine>) -> Self {
+        Consumers {
+            rows: VirtualTable::new(def, rows),
+            engine,
+        }
+    }
+
+    fn switch(&self, old: &Row, new: &Row) -> Result<(), MySqlError> {
+        let text = |v: Option<&Value>| v.map(Value::display_lossy).unwrap_or_default();
+        let name = text(old.first());
+        if text(new.first()) != name {
+            return Err(MySqlError::new(
+                1683,
+                "HY000",
+                "Invalid performance_schema usage",
+            ));
+        }
+        let on = text(new.get(1)).eq_ignore_ascii_case("YES");
+        match CONSUMERS.iter().find(|(n, _)| *n == name) {
+            Some((_, Some(bit))) => {
+                self.engine.stats.digests.set_consumer(*bit, on);
+                Ok(())
+            }
+            _ if !on => Ok(()),
+            _ => Err(MySqlError::not_supported(&format!(
+                "performance_schema consumer {name}"
+            ))),
+        }
+    }
+}
+
+impl Table for Consumers {
+    fn def(&self) -> Arc<TableDef> {
+        self.rows.def()
+    }
+
+    fn stats(&self) -> TableStats {
+        self.rows.stats()
+    }
+
+    fn insert(&self, txn: &mut Txn, row: Row) -> basalt_storage::Result<RowHandle> {
+        self.rows.insert(txn, row)
+    }
+
+    fn get(
+        &self,
+        txn: &mut Txn,
+        pk: &[Value],
+        lock: LockMode,
+        wait: WaitPolicy,
+    ) -> basalt_storage::Result<Option<Fetched>> {
+        self.rows.get(txn, pk, lock, wait)
+    }
+
+    fn get_columns(
+        &self,
+        txn: &mut Txn,
+        pk: &[Value],
+        columns: &[usize],
+    ) -> basalt_storage::Result<Option<Fetched>> {
+        self.rows.get_columns(txn, pk, columns)
+    }
+
+    fn scan(&self, txn: &mut Txn, req: ScanRequest) -> basalt_storage::Result<Box<dyn Cursor>> {
+        self.rows.scan(txn, req)
+    }
+
+    fn update(
+        &self,
+        _txn: &mut Txn,
+        h: &RowHandle,
+        old: &Row,
+        new: Row,
+    ) -> basalt_storage::Result<RowHandle> {
+        self.switch(old, &new).map_err(StorageError::Sql)?;
+        Ok(h.clone())
+    }
+
+    fn delete(&self, txn: &mut Txn, h: &RowHandle, old: &Row) -> basalt_storage::Result<()> {
+        self.rows.delete(txn, h, old)
+    }
+
+    fn reserve_auto_increment(&self, count: u64) -> basalt_storage::Result<u64> {
+        self.rows.reserve_auto_increment(count)
+    }
+
+    fn observe_auto_increment(&self, value: u64) {
+        self.rows.observe_auto_increment(value)
+    }
+
+    fn peek_auto_increment(&self) -> u64 {
+        self.rows.peek_auto_increment()
+    }
 }

@@ -131,6 +131,10 @@ fn histograms(def: &TableDef, cx: &SessionCtx) -> Vec<Row> {
 /// `events_statements_history` (every kept event) or `_current` (each
 /// session's running statement, else its last one).
 fn history(def: &TableDef, cx: &SessionCtx, current: bool) -> Vec<Row> {
+    let hub = &cx.engine.stats.digests;
+    if current && !hub.collects(crate::stats::digests::CONSUMER_CURRENT) {
+        return Vec::new();
+    }
     let running = crate::show::processes_by_id(cx);
     let mut out = Vec::new();
     for s in cx.engine.stats.digests.sessions() {

@@ -14,7 +14,7 @@
 
 use parking_lot::{Mutex, RwLock};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -273,15 +273,21 @@ impl SessionDigests {
         ended: Instant,
         fill: impl FnOnce(&mut StatementEvent),
     ) {
+        let (digests, history) = (hub.digests_on(), hub.history_on());
         let mut g = self.inner.lock();
-        if g.map.len() >= SESSION_DIGESTS && !g.map.contains_key(&id) {
-            hub.fold(&mut g.map);
+        if digests {
+            if g.map.len() >= SESSION_DIGESTS && !g.map.contains_key(&id) {
+                hub.fold(&mut g.map);
+            }
+            g.map
+                .entry(id)
+                .or_insert_with(|| DigestStats::new(ended))
+                .record(f, ended);
         }
-        g.map
-            .entry(id)
-            .or_insert_with(|| DigestStats::new(ended))
-            .record(f, ended);
         g.events += 1;
+        if !history {
+            return;
+        }
         let event_id = g.events;
         let at = g.next;
         g.next = if at + 1 == HISTORY_SIZE { 0 } else { at + 1 };
@@ -337,10 +343,28 @@ fn merge_into(out: &mut Map, k: u32, s: &DigestStats) {
 pub struct DigestHub {
     pub registry: DigestRegistry,
     inner: Mutex<Hub>,
-    /// `performance_schema` is on (`--performance-schema`, default ON): the
-    /// statement path records digests and events only then.
-    on: AtomicBool,
+    /// `performance_schema` is on (`--performance-schema`, default ON).
+    enabled: AtomicBool,
+    /// The `setup_consumers` rows that are on (bits `CONSUMER_*`): the
+    /// statement path records digests and events only for these.
+    consumers: AtomicU8,
 }
+
+/// `statements_digest`.
+pub const CONSUMER_DIGEST: u8 = 1;
+/// `events_statements_current`.
+pub const CONSUMER_CURRENT: u8 = 2;
+/// `events_statements_history`.
+pub const CONSUMER_HISTORY: u8 = 4;
+/// `global_instrumentation`.
+pub const CONSUMER_GLOBAL: u8 = 8;
+/// `thread_instrumentation`.
+pub const CONSUMER_THREAD: u8 = 16;
+/// `events_transactions_current`.
+pub const CONSUMER_TRANSACTIONS: u8 = 32;
+const ALL_CONSUMERS: u8 = 63;
+const DIGESTS: u8 = CONSUMER_GLOBAL | CONSUMER_DIGEST;
+const HISTORY: u8 = CONSUMER_GLOBAL | CONSUMER_THREAD | CONSUMER_CURRENT | CONSUMER_HISTORY;
 
 #[derive(Default)]
 struct Hub {
@@ -350,13 +374,56 @@ struct Hub {
 }
 
 impl DigestHub {
+    /// At start: performance_schema on (every consumer Basalt has) or off.
     pub fn set_on(&self, on: bool) {
-        self.on.store(on, Relaxed);
+        self.enabled.store(on, Relaxed);
+        self.consumers
+            .store(if on { ALL_CONSUMERS } else { 0 }, Relaxed);
     }
 
+    /// Whether performance_schema was started on.
+    pub fn enabled(&self) -> bool {
+        self.enabled.load(Relaxed)
+    }
+
+    /// Whether a statement is recorded at all (its digest or its event).
     #[inline]
     pub fn on(&self) -> bool {
-        self.on.load(Relaxed)
+        let c = self.consumers.load(Relaxed);
+        c & DIGESTS == DIGESTS || c & HISTORY == HISTORY
+    }
+
+    /// Whether statements count in their digests.
+    #[inline]
+    pub fn digests_on(&self) -> bool {
+        self.consumers.load(Relaxed) & DIGESTS == DIGESTS
+    }
+
+    /// Whether statements enter their session's current and history events.
+    #[inline]
+    pub fn history_on(&self) -> bool {
+        self.consumers.load(Relaxed) & HISTORY == HISTORY
+    }
+
+    /// Whether consumer `bit` is on (its own row, whatever the others say).
+    pub fn consumer(&self, bit: u8) -> bool {
+        self.consumers.load(Relaxed) & bit != 0
+    }
+
+    /// Whether a per-thread consumer `bit` collects (it, the global and the
+    /// thread switches on).
+    pub fn collects(&self, bit: u8) -> bool {
+        let want = CONSUMER_GLOBAL | CONSUMER_THREAD | bit;
+        self.consumers.load(Relaxed) & want == want
+    }
+
+    /// UPDATE setup_consumers (only while performance_schema is enabled).
+    pub fn set_consumer(&self, bit: u8, on: bool) {
+        if on {
+            self.consumers.fetch_or(bit, Relaxed);
+        } else {
+            self.consumers.fetch_and(!bit, Relaxed);
+        }
     }
 
     pub(super) fn join(&self, thread: u64) -> (usize, Arc<SessionDigests>) {
@@ -451,6 +518,7 @@ mod tests {
     #[test]
     fn sessions_fold_into_totals_and_registry_is_bounded_by_id() {
         let hub = DigestHub::default();
+        hub.set_on(true);
         let a = hub.registry.id_of(Some("d"), "select 1");
         let b = hub.registry.id_of(Some("d"), "select 2");
         assert_eq!(a, b, "literals do not make digests");
@@ -484,5 +552,30 @@ mod tests {
         assert_eq!(snap.len(), SESSION_DIGESTS + 2);
         hub.truncate();
         assert!(hub.snapshot().is_empty());
+    }
+
+    #[test]
+    fn consumers_choose_what_is_recorded() {
+        let hub = DigestHub::default();
+        hub.set_on(true);
+        let (_, s) = hub.join(7);
+        let f = Facts::default();
+        hub.set_consumer(CONSUMER_HISTORY, false);
+        assert!(hub.on() && hub.digests_on() && !hub.history_on());
+        s.record(&hub, 1, &f, Instant::now(), |_| {});
+        assert!(s.history().is_empty());
+        assert_eq!(hub.snapshot().len(), 1);
+        hub.set_consumer(CONSUMER_HISTORY, true);
+        hub.set_consumer(CONSUMER_DIGEST, false);
+        s.record(&hub, 2, &f, Instant::now(), |_| {});
+        assert_eq!(s.history().len(), 1);
+        assert_eq!(hub.snapshot().len(), 1);
+        // global_instrumentation stops both.
+        hub.set_consumer(CONSUMER_DIGEST, true);
+        hub.set_consumer(CONSUMER_GLOBAL, false);
+        assert!(!hub.on());
+        hub.set_on(false);
+        hub.set_consumer(CONSUMER_GLOBAL, true);
+        assert!(!hub.on() && !hub.enabled());
     }
 }

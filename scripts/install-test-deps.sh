@@ -3,7 +3,7 @@
 # need on a fresh Debian machine: MariaDB Connector/J (and a JDK if java/javac are
 # missing), PyMySQL (with PyNaCl), MySQL Connector/Python, SQLAlchemy 2 and Django 5, and node's
 # mysql2 under tests/drivers/node; also Prometheus' mysqld_exporter
-# (tests/differential_join.rs); Percona Toolkit (tests/slow_log.rs); mydumper/myloader (tests/charset_bytes.rs); tzdata
+# (tests/differential_join.rs); Percona Toolkit (tests/slow_log.rs); DBD::MariaDB for innotop (tests/tools_watch.rs); mydumper/myloader (tests/charset_bytes.rs); tzdata
 # (tests/time_zones.rs); python-mysql-replication (PyPI mysql-replication) and
 # @vlasky/zongji under tests/binlog/node (tests/binlog_pyrepl.rs, tests/binlog_zongji.rs);
 # cargo-fuzz (scripts/fuzz.sh).
@@ -17,6 +17,8 @@ ls /usr/share/java/mariadb-java-client*.jar >/dev/null 2>&1 || apt_need+=(libmar
 command -v prometheus-mysqld-exporter >/dev/null 2>&1 || apt_need+=(prometheus-mysqld-exporter)
 # pt-query-digest on the slow query log (tests/slow_log.rs).
 command -v pt-query-digest >/dev/null 2>&1 || apt_need+=(percona-toolkit)
+# innotop (in mariadb-client) connects through DBD::MariaDB (tests/tools_watch.rs).
+perl -MDBD::MariaDB -e1 >/dev/null 2>&1 || apt_need+=(libdbd-mariadb-perl)
 # Dump and load round trips of non-UTF-8 data (tests/charset_bytes.rs).
 command -v mydumper >/dev/null 2>&1 || apt_need+=(mydumper)
 # The system zoneinfo CONVERT_TZ's differential test loads into MariaDB

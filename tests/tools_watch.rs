@@ -176,12 +176,11 @@ fn innotop_modes_print_without_errors() {
     let _: Vec<i64> = c.query("select a from it.t").unwrap();
     let port = b.port.to_string();
     let mode = |m: &str| {
-        let args: Vec<String> = [
-            "-h", "127.0.0.1", "-P", &port, "-u", "root", "--nonint", "--count", "1", "-d", "1",
-            "-m", m,
-        ]
-        .map(String::from)
-        .to_vec();
+        let args: Vec<String> =
+            format!("-h 127.0.0.1 -P {port} -u root --nonint --count 1 -d 1 -m {m}")
+                .split(' ')
+                .map(String::from)
+                .collect();
         let (success, out, err) = run(&bin, &args);
         assert!(success && err.trim().is_empty(), "-m {m}: {out}\n{err}");
         out

@@ -5,11 +5,10 @@
 //! mysqld_exporter's InnoDB collectors scraping Basalt without an error.
 
 use basalt_tests::client::{error, lines, login, ok, root, value};
-use basalt_tests::{eventually, free_port, global_status, http_get, which, Basalt, KillOnDrop};
+use basalt_tests::{eventually, global_status, which, Basalt};
 use mysql::prelude::*;
-use std::io::Read;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// trx_id, trx_state, trx_requested_lock_id, trx_mysql_thread_id,
 /// trx_rows_modified, trx_query.
@@ -246,39 +245,19 @@ fn mysqld_exporter_scrapes_every_default_and_innodb_collector() {
     let b = Basalt::start();
     let mut c = setup(&b);
     ok(&mut c, "update d.t set v = v + 1");
-    let port = free_port();
-    let child = Command::new(bin)
-        .env(
-            "DATA_SOURCE_NAME",
-            format!("root@tcp(127.0.0.1:{})/", b.port),
-        )
-        .arg(format!("--web.listen-address=127.0.0.1:{port}"))
-        .arg("--collect.info_schema.innodb_metrics")
-        .arg("--collect.engine_innodb_status")
-        .arg("--collect.info_schema.processlist")
-        .arg("--collect.info_schema.userstats")
-        .arg("--collect.info_schema.clientstats")
-        .arg("--collect.info_schema.tablestats")
-        .arg("--collect.info_schema.schemastats")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start mysqld_exporter");
-    let mut exporter = KillOnDrop(child);
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let metrics = loop {
-        if let Some(body) = http_get(port, "/metrics") {
-            break body;
-        }
-        assert!(Instant::now() < deadline, "mysqld_exporter did not answer");
-        std::thread::sleep(Duration::from_millis(100));
-    };
-    let _ = exporter.0.kill();
-    let mut log = String::new();
-    if let Some(mut e) = exporter.0.stderr.take() {
-        let _ = e.read_to_string(&mut log);
-    }
+    let (metrics, log) = basalt_tests::scrape_with_exporter(
+        &bin,
+        b.port,
+        &[
+            "info_schema.innodb_metrics",
+            "engine_innodb_status",
+            "info_schema.processlist",
+            "info_schema.userstats",
+            "info_schema.clientstats",
+            "info_schema.tablestats",
+            "info_schema.schemastats",
+        ],
+    );
     assert!(metrics.contains("\nmysql_up 1\n"), "{metrics}");
     let errors: Vec<&str> = metrics
         .lines()

@@ -419,10 +419,7 @@ fn digest_texts_match_mariadbs() {
 /// export what the statements did.
 #[test]
 fn mysqld_exporter_scrapes_the_performance_schema_collectors() {
-    use basalt_tests::{free_port, http_get, which, KillOnDrop};
-    use std::io::Read;
-    use std::process::{Command, Stdio};
-    use std::time::Instant;
+    use basalt_tests::which;
     let Some(bin) = which("prometheus-mysqld-exporter") else {
         eprintln!("prometheus-mysqld-exporter not installed; skipping");
         return;
@@ -439,7 +436,6 @@ fn mysqld_exporter_scrapes_the_performance_schema_collectors() {
     ok(&mut c, "insert into t (b) values (1), (2), (3)");
     ok(&mut c, "update t set b = 5 where a = 1");
     let _: Vec<i64> = c.query("select a from t where b = 2").unwrap();
-    let port = free_port();
     let collectors = [
         "perf_schema.eventsstatements",
         "perf_schema.eventsstatementssum",
@@ -455,35 +451,7 @@ fn mysqld_exporter_scrapes_the_performance_schema_collectors() {
         "global_variables",
         "global_status",
     ];
-    let mut cmd = Command::new(bin);
-    cmd.env(
-        "DATA_SOURCE_NAME",
-        format!("root@tcp(127.0.0.1:{})/", b.port),
-    )
-    .arg(format!("--web.listen-address=127.0.0.1:{port}"));
-    for name in collectors {
-        cmd.arg(format!("--collect.{name}"));
-    }
-    let child = cmd
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start mysqld_exporter");
-    let mut exporter = KillOnDrop(child);
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let metrics = loop {
-        if let Some(body) = http_get(port, "/metrics") {
-            break body;
-        }
-        assert!(Instant::now() < deadline, "mysqld_exporter did not answer");
-        std::thread::sleep(Duration::from_millis(100));
-    };
-    let _ = exporter.0.kill();
-    let mut log = String::new();
-    if let Some(mut e) = exporter.0.stderr.take() {
-        let _ = e.read_to_string(&mut log);
-    }
+    let (metrics, log) = basalt_tests::scrape_with_exporter(&bin, b.port, &collectors);
     assert!(metrics.contains("\nmysql_up 1\n"), "{metrics}");
     let errors: Vec<&str> = metrics
         .lines()

@@ -444,3 +444,40 @@ impl Drop for KillOnDrop {
         let _ = self.0.wait();
     }
 }
+
+/// Runs Prometheus' mysqld_exporter (at `bin`) against a server on
+/// 127.0.0.1:`db_port` as root with `--collect.NAME` for each of `collectors`,
+/// scrapes `/metrics` once and stops it: the page and the exporter's log.
+pub fn scrape_with_exporter(bin: &Path, db_port: u16, collectors: &[&str]) -> (String, String) {
+    let port = free_port();
+    let mut cmd = Command::new(bin);
+    cmd.env(
+        "DATA_SOURCE_NAME",
+        format!("root@tcp(127.0.0.1:{db_port})/"),
+    )
+    .arg(format!("--web.listen-address=127.0.0.1:{port}"));
+    for name in collectors {
+        cmd.arg(format!("--collect.{name}"));
+    }
+    let child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start mysqld_exporter");
+    let mut exporter = KillOnDrop(child);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let metrics = loop {
+        if let Some(body) = http_get(port, "/metrics") {
+            break body;
+        }
+        assert!(Instant::now() < deadline, "mysqld_exporter did not answer");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let _ = exporter.0.kill();
+    let mut log = String::new();
+    if let Some(mut e) = exporter.0.stderr.take() {
+        let _ = e.read_to_string(&mut log);
+    }
+    (metrics, log)
+}

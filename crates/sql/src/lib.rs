@@ -75,6 +75,7 @@ mod sequence;
 mod session;
 mod show;
 mod slow_log;
+mod sp;
 mod stack;
 pub mod stats;
 mod sysschema;

@@ -37,6 +37,9 @@ pub struct CatalogImage {
     /// Views (absent in catalogs written before views existed).
     #[serde(default)]
     pub views: Vec<ViewDef>,
+    /// Stored procedures and functions (absent in catalogs written before them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub routines: Vec<RoutineDef>,
     /// Accounts and grants, as the SQL layer encodes them (absent in catalogs
     /// written before accounts existed: the SQL layer then creates its defaults).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -71,6 +74,39 @@ pub struct ViewDef {
     pub collation_connection: String,
 }
 
+/// A stored procedure or function: its CREATE statement's parts as written, and
+/// the session settings it was created under. The storage layer keeps it as
+/// data; the SQL layer parses and runs it.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+pub struct RoutineDef {
+    pub schema: String,
+    pub name: String,
+    /// `PROCEDURE` or `FUNCTION`.
+    pub kind: String,
+    /// The parameter list as written, without its parentheses.
+    pub params: String,
+    /// A function's RETURNS type as written (empty for a procedure).
+    pub returns: String,
+    /// The body as written (`ROUTINE_DEFINITION`).
+    pub body: String,
+    pub deterministic: bool,
+    /// `CONTAINS SQL`, `NO SQL`, `READS SQL DATA` or `MODIFIES SQL DATA`.
+    pub data_access: String,
+    /// `DEFINER` or `INVOKER`.
+    pub security: String,
+    pub comment: String,
+    pub definer_user: String,
+    pub definer_host: String,
+    /// The sql_mode in force at CREATE (the routine runs under it).
+    pub sql_mode: String,
+    pub character_set_client: String,
+    pub collation_connection: String,
+    pub database_collation: String,
+    /// `YYYY-MM-DD hh:mm:ss` of CREATE and of the last ALTER.
+    pub created: String,
+    pub modified: String,
+}
+
 impl CatalogImage {
     pub fn empty() -> Self {
         CatalogImage {
@@ -79,6 +115,7 @@ impl CatalogImage {
             databases: Vec::new(),
             tables: Vec::new(),
             views: Vec::new(),
+            routines: Vec::new(),
             accounts: None,
         }
     }

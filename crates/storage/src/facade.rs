@@ -8,11 +8,12 @@
 mod foreign_key;
 mod maintenance;
 mod rename;
+mod routine;
 mod temp;
 mod view;
 
 use crate::api::*;
-use crate::catalog::{self, CatalogImage, DatabaseDef, ViewDef};
+use crate::catalog::{self, CatalogImage, DatabaseDef, RoutineDef, ViewDef};
 use crate::engine::EngineSet;
 use crate::error::StorageError;
 use crate::io::FileSystem;
@@ -93,6 +94,8 @@ struct Catalog {
     tables: HashMap<String, HashMap<String, TableEntry>>,
     /// Views by database and name.
     views: HashMap<String, BTreeMap<String, Arc<ViewDef>>>,
+    /// Stored routines by database and (kind, lower-case name).
+    routines: HashMap<String, BTreeMap<(String, String), Arc<RoutineDef>>>,
     /// Accounts and grants (see [`Storage::accounts`]).
     accounts: Option<Arc<serde_json::Value>>,
     next_table_id: u64,
@@ -147,6 +150,7 @@ impl Storage {
                 .collect(),
             tables: HashMap::new(),
             views: HashMap::new(),
+            routines: HashMap::new(),
             accounts: image.accounts.map(Arc::new),
             next_table_id: image.next_table_id,
             opened: 0,
@@ -157,6 +161,9 @@ impl Storage {
                 .entry(v.schema.clone())
                 .or_default()
                 .insert(v.name.clone(), Arc::new(v));
+        }
+        for r in image.routines {
+            cat.insert_routine(r);
         }
         for def in image.tables {
             let engine = engines.get(def.engine);
@@ -305,6 +312,7 @@ impl Storage {
             let mut cat = self.catalog.write();
             cat.databases.remove(name);
             cat.views.remove(name);
+            cat.routines.remove(name);
         }
         self.bump();
         self.persist()?;
@@ -584,6 +592,12 @@ impl Storage {
                     .values()
                     .flat_map(|m| m.values())
                     .map(|v| (**v).clone())
+                    .collect(),
+                routines: cat
+                    .routines
+                    .values()
+                    .flat_map(|m| m.values())
+                    .map(|r| (**r).clone())
                     .collect(),
                 accounts: cat.accounts.as_deref().cloned(),
             }

@@ -26,7 +26,7 @@ pub mod table;
 mod txn;
 
 pub use api::*;
-pub use catalog::ViewDef;
+pub use catalog::{RoutineDef, ViewDef};
 pub use error::StorageError;
 pub use facade::{
     is_temp_id, AlterSpec, ChildRef, ForeignKeyIndex, Storage, StorageConfig, TempTable,

@@ -461,6 +461,10 @@ impl Binder<'_> {
 
     fn identifier(&mut self, id: &ast::Ident, scope: &Scope) -> R<Bound> {
         let name = &id.value;
+        // A stored program's variable takes precedence over a column.
+        if let Some((slot, t)) = self.cx.sp.as_ref().and_then(|f| f.lookup(name)) {
+            return Ok((Expr::Local(slot), t.clone()));
+        }
         if id.quote_style.is_none() {
             if let Some(rest) = name.strip_prefix("@@") {
                 return self.sysvar(None, rest);

@@ -78,6 +78,8 @@ pub enum Expr {
     Param(usize),
     /// Position in the row being evaluated.
     Column(usize),
+    /// A stored program's variable: slot `n` of the running frame.
+    Local(usize),
     UserVar(String),
     /// `@x := value`.
     SetUserVar(String, Box<Expr>),
@@ -356,7 +358,13 @@ impl Expr {
     pub(crate) fn children(&self) -> Vec<&Expr> {
         use Expr::*;
         match self {
-            Const(_) | Param(_) | Column(_) | UserVar(_) | SysVar { .. } | OuterRef(_) => {
+            Const(_)
+            | Param(_)
+            | Column(_)
+            | Local(_)
+            | UserVar(_)
+            | SysVar { .. }
+            | OuterRef(_) => {
                 vec![]
             }
             SetUserVar(_, e)
@@ -407,7 +415,13 @@ impl Expr {
     fn children_mut(&mut self) -> Vec<&mut Expr> {
         use Expr::*;
         match self {
-            Const(_) | Param(_) | Column(_) | UserVar(_) | SysVar { .. } | OuterRef(_) => {
+            Const(_)
+            | Param(_)
+            | Column(_)
+            | Local(_)
+            | UserVar(_)
+            | SysVar { .. }
+            | OuterRef(_) => {
                 vec![]
             }
             SetUserVar(_, e)
@@ -525,6 +539,12 @@ impl Expr {
             Expr::Param(i) => Ok(ctx.params.get(*i).cloned().unwrap_or(Value::Null)),
             Expr::Column(i) => Ok(row.get(*i).cloned().unwrap_or(Value::Null)),
             Expr::Once(e, id) => once::eval(e, *id, row, ctx),
+            Expr::Local(i) => Ok(ctx
+                .cx
+                .sp
+                .as_ref()
+                .and_then(|f| f.values.get(*i).cloned())
+                .unwrap_or(Value::Null)),
             Expr::UserVar(n) => Ok(ctx.cx.user_vars.get(n).cloned().unwrap_or(Value::Null)),
             Expr::SetUserVar(n, e) => {
                 let v = e.eval(row, ctx)?;

@@ -20,6 +20,7 @@
 //! as `0 = (1 || 1)`).
 
 pub mod bulk;
+pub mod compound;
 pub mod dml_rewrite;
 pub mod lexer;
 pub mod native;
@@ -115,7 +116,22 @@ pub fn split(sql: &str) -> Vec<Piece<'_>> {
     let mut out = Vec::new();
     let mut start = 0;
     let mut seen = false;
-    for t in &lexed.tokens {
+    let toks = &lexed.tokens;
+    let mut i = 0;
+    while i < toks.len() {
+        let t = &toks[i];
+        i += 1;
+        if !seen && t.kind != TokKind::Semi && compound::starts_compound(sql, &toks[i - 1..]) {
+            // The statement runs to the `;` after its last END.
+            let end = i - 1 + compound::end_of(sql, &toks[i - 1..]);
+            let stop = toks.get(end).map_or(sql.len(), |s| s.start);
+            out.push(Piece {
+                text: sql[t.start..stop].trim(),
+            });
+            start = toks.get(end).map_or(sql.len(), |s| s.end);
+            i = end + 1;
+            continue;
+        }
         if t.kind == TokKind::Semi {
             if seen {
                 out.push(Piece {

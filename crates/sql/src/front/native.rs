@@ -19,6 +19,7 @@ mod maint;
 pub mod partition_clause;
 pub mod replica;
 pub mod role;
+pub mod routine;
 pub mod sequence;
 mod set;
 mod show;
@@ -26,7 +27,7 @@ mod unsupported;
 pub mod view;
 pub use explain::{ExplainFormat, ExplainOpts};
 pub(super) use into::select_into;
-pub use into::{IntoTarget, SelectInto};
+pub use into::{IntoTarget, IntoVar, SelectInto};
 pub use load::{LoadData, LoadTarget, OnDuplicate};
 pub use maint::{MaintOp, Maintenance};
 use set::set_native;
@@ -51,6 +52,8 @@ pub enum TxScope {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Native {
     Show(Show),
+    /// Stored procedures and functions, CALL, anonymous compound statements.
+    Routine(routine::RoutineStmt),
     /// RESET MASTER, PURGE BINARY LOGS.
     Binlog(binlog::BinlogStmt),
     /// CHANGE MASTER, START / STOP / RESET SLAVE.
@@ -331,6 +334,11 @@ pub fn parse_native(src: &str, toks: &[Token], markers: bool) -> R<Option<Native
     if is("select") {
         return Ok(None);
     }
+    if super::compound::starts_compound(src, toks) && !is("create") {
+        return Ok(Some(Native::Routine(routine::RoutineStmt::Compound(
+            src.to_string(),
+        ))));
+    }
     let n = if is("show") {
         match sequence::sequence_statement(&mut p, "show")? {
             Some(n) => n,
@@ -394,6 +402,14 @@ pub fn parse_native(src: &str, toks: &[Token], markers: bool) -> R<Option<Native
         let db = p.ident()?;
         p.end()?;
         Native::Use(db)
+    } else if let Some(n) = match ["create", "alter", "drop", "call"]
+        .into_iter()
+        .find(|k| is(k))
+    {
+        Some(k) => routine::statement(&mut p, k)?,
+        None => None,
+    } {
+        n
     } else if let Some(n) = match ["create", "alter", "drop", "rename", "grant", "revoke"]
         .into_iter()
         .find(|k| is(k))

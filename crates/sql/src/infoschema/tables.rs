@@ -201,6 +201,8 @@ pub fn build(name: &str, cx: &SessionCtx) -> Built {
         ),
         "PARTITIONS" => (def(super::layouts::layout(name)?), partitions(cx)),
         "VIEWS" => (def(super::layouts::layout(name)?), super::views::views(cx)),
+        "ROUTINES" => (def(super::layouts::layout(name)?), super::routines::routines(cx)),
+        "PARAMETERS" => (def(super::layouts::layout(name)?), super::routines::parameters(cx)),
         "REFERENTIAL_CONSTRAINTS" => (
             def(super::layouts::layout(name)?),
             super::foreign_keys::referential_constraints(&all_tables(cx)),

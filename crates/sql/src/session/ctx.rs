@@ -50,6 +50,8 @@ pub struct SlowSettings {
 
 pub struct SessionCtx {
     pub engine: Arc<Engine>,
+    /// The variables of the stored program running, if one is.
+    pub sp: Option<Box<crate::sp::Frame>>,
     /// This session's status counters.
     pub stats: crate::stats::Slot,
     /// The running statement's per-table and per-index counts, merged into
@@ -165,6 +167,7 @@ impl SessionCtx {
             stats: engine.stats.join(conn_id),
             notes: Default::default(),
             engine,
+            sp: None,
             analyze: None,
             conn_id,
             holds_user_locks: false,

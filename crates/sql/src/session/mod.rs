@@ -11,6 +11,7 @@
 
 mod alter;
 mod binlog;
+mod call;
 pub mod ctx;
 mod do_stmt;
 mod explain;
@@ -23,6 +24,7 @@ mod rename;
 mod replica_apply;
 mod replica_stmt;
 mod respond;
+mod routine;
 mod run;
 mod select_into;
 pub(crate) mod sequence;
@@ -126,6 +128,14 @@ pub struct Session {
     /// The current database before the running statement changed it (USE):
     /// the statement counts in the schema it started in.
     db_before: Option<Option<String>>,
+    /// Routines this session compiled, by (database, lower-case name).
+    sp_cache: HashMap<(String, String), call::Compiled>,
+    /// The routines running, outermost first (recursion limits).
+    sp_stack: Vec<(String, String)>,
+    /// Programs running (nested CALLs and compound statements).
+    sp_depth: usize,
+    /// Rows the last statement of the running program changed.
+    sp_affected: u64,
 }
 
 impl Session {
@@ -166,6 +176,10 @@ impl Session {
             text_digests: Default::default(),
             last_error: None,
             db_before: None,
+            sp_cache: HashMap::new(),
+            sp_stack: Vec::new(),
+            sp_depth: 0,
+            sp_affected: 0,
         }
     }
 

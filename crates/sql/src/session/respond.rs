@@ -36,6 +36,17 @@ impl<'o> Out<'o> {
         self.opened = true;
     }
 
+    /// An `Out` over the same sink for a statement run inside this one (the
+    /// statements of a stored procedure).
+    pub fn nested(&mut self) -> Out<'_> {
+        Out::new(&mut *self.sink)
+    }
+
+    /// Whether the statement's result set began.
+    pub fn opened(&self) -> bool {
+        self.opened
+    }
+
     /// Rows sent so far.
     pub fn sent(&self) -> u64 {
         self.sent

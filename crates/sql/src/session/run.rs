@@ -31,6 +31,8 @@ struct ScopeState {
     charsets: TextCharsets,
     collation: basalt_common::Collation,
     planner: crate::plan::switch::Planner,
+    /// The stored-program scope statements bind in (0: none).
+    sp: u64,
 }
 
 /// The plan-cache scope of a session (see `Session::refresh_scope`).
@@ -112,7 +114,7 @@ impl Session {
         }
     }
 
-    fn run_text(&mut self, text: &str, out: &mut Out<'_>) -> R<QueryResult> {
+    pub(super) fn run_text(&mut self, text: &str, out: &mut Out<'_>) -> R<QueryResult> {
         self.raw.clear();
         self.raw.push_str(text);
         let front = crate::front::analyze_with(text, self.lit_opts());
@@ -398,6 +400,7 @@ impl Session {
             Native::Unsupported(what) => Err(MySqlError::not_supported(what)),
             Native::Account(st) => self.account_statement(st),
             Native::Role(st) => self.role_statement(st),
+            Native::Routine(st) => self.routine_statement(st, out),
         }
     }
 
@@ -414,6 +417,7 @@ impl Session {
                 && s.charsets == cx.text_charsets
                 && s.collation == cx.connection_collation
                 && s.planner == cx.planner
+                && s.sp == cx.sp.as_ref().map_or(0, |f| f.scope.id)
             {
                 return;
             }
@@ -425,11 +429,12 @@ impl Session {
             charsets: cx.text_charsets,
             collation: cx.connection_collation,
             planner: cx.planner,
+            sp: cx.sp.as_ref().map_or(0, |f| f.scope.id),
         };
         self.memo.clear();
         let p = now.planner;
         let key = format!(
-            "{}\u{1}{}\u{1}{}\u{1}{}.{}\u{1}{}{}",
+            "{}\u{1}{}\u{1}{}\u{1}{}.{}\u{1}{}{}\u{1}{}",
             now.db.as_deref().unwrap_or(""),
             now.results.map_or("", |c| c.name()),
             now.pipes as u8,
@@ -437,6 +442,7 @@ impl Session {
             now.collation.id(),
             p.hash_join as u8,
             p.search_depth,
+            now.sp,
         );
         self.scope_cache = PlanScope {
             key_transcoded: format!("{key}\u{1}t"),

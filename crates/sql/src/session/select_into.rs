@@ -15,7 +15,7 @@
 use super::load::lexically_inside;
 use super::{Out, Session};
 use crate::exec::textfile::Writer;
-use crate::front::native::{IntoTarget, SelectInto};
+use crate::front::native::{IntoTarget, IntoVar, SelectInto};
 use crate::result::{Ending, QueryResult, ResultSink};
 use basalt_common::{Charset, ColumnMeta, MySqlError, Row, Value};
 use std::io::Write;
@@ -57,7 +57,12 @@ impl Session {
         }
     }
 
-    fn select_into_vars(&mut self, query: &str, vars: Vec<String>) -> R<QueryResult> {
+    fn select_into_vars(&mut self, query: &str, vars: Vec<IntoVar>) -> R<QueryResult> {
+        for v in &vars {
+            if let IntoVar::Local(name) = v {
+                self.local_slot(name)?;
+            }
+        }
         let mut sink = VarSink::default();
         self.parse_run(query, &mut Out::new(&mut sink))?;
         if sink.width != vars.len() {
@@ -78,8 +83,16 @@ impl Session {
             );
             return Ok(ok(0, self.warning_count()));
         };
-        for (name, v) in vars.into_iter().zip(row) {
-            self.cx.user_vars.insert(name, v);
+        for (var, v) in vars.into_iter().zip(row) {
+            match var {
+                IntoVar::User(name) => {
+                    self.cx.user_vars.insert(name, v);
+                }
+                IntoVar::Local(name) => {
+                    let slot = self.local_slot(&name)?;
+                    self.sp_assign(slot, v)?;
+                }
+            }
         }
         Ok(ok(1, self.warning_count()))
     }
@@ -166,10 +179,10 @@ fn new_file_path(dir: Option<&Path>, name: &[u8]) -> R<PathBuf> {
 
 /// Keeps the first row of `SELECT ... INTO @vars` and counts the rest.
 #[derive(Default)]
-struct VarSink {
-    width: usize,
-    first: Option<Row>,
-    rows: u64,
+pub(super) struct VarSink {
+    pub width: usize,
+    pub first: Option<Row>,
+    pub rows: u64,
 }
 
 impl ResultSink for VarSink {

@@ -273,9 +273,10 @@ pub fn run(session: &mut Session, show: Show) -> R<QueryResult> {
         // Basalt has no stored programs: MariaDB's columns, no rows.
         Show::Triggers => empty(TRIGGER_COLS),
         Show::Events => empty(EVENT_COLS),
-        Show::ProcedureStatus | Show::FunctionStatus | Show::PackageStatus => {
-            empty(ROUTINE_STATUS_COLS)
-        }
+        Show::PackageStatus => empty(ROUTINE_STATUS_COLS),
+        Show::ProcedureStatus(f) => routine_status(session, "PROCEDURE", &f),
+        Show::FunctionStatus(f) => routine_status(session, "FUNCTION", &f),
+        Show::CreateRoutine { kind, db, name } => show_create_routine(session, kind, db, &name),
     }
 }
 
@@ -322,6 +323,69 @@ const ROUTINE_STATUS_COLS: &[&str] = &[
     "collation_connection",
     "Database Collation",
 ];
+
+/// SHOW PROCEDURE / FUNCTION STATUS (LIKE matches the name).
+fn routine_status(session: &mut Session, kind: &str, f: &ShowFilter) -> R<QueryResult> {
+    let rows = crate::infoschema::routines::status_rows(&session.cx, kind);
+    let rows = match f {
+        ShowFilter::Like(p) => rows
+            .into_iter()
+            .filter(|r| {
+                let v = crate::value::to_bytes(&r[1]);
+                like::matches(&v, p.as_bytes(), Some(b'\\'), Collation::Utf8mb4GeneralCi)
+            })
+            .collect(),
+        other => filter(session, rows, ROUTINE_STATUS_COLS, other)?,
+    };
+    result(
+        ROUTINE_STATUS_COLS
+            .iter()
+            .map(|c| text_col(c, 64))
+            .collect(),
+        rows,
+    )
+}
+
+fn show_create_routine(
+    session: &mut Session,
+    kind: &str,
+    db: Option<String>,
+    name: &str,
+) -> R<QueryResult> {
+    let db = match db {
+        Some(d) => d,
+        None => session.cx.db.clone().ok_or_else(MySqlError::no_db)?,
+    };
+    let r = session
+        .cx
+        .engine
+        .storage
+        .routine(&db, kind, name)
+        .filter(|r| session.cx.privs.sees_db(&r.schema))
+        .ok_or_else(|| MySqlError::new(1305, "42000", format!("{kind} {name} does not exist")))?;
+    let title = if kind == "FUNCTION" {
+        "Function"
+    } else {
+        "Procedure"
+    };
+    let cols = vec![
+        text_col_nn(title, 64),
+        text_col_nn("sql_mode", 1024),
+        text_col(&format!("Create {title}"), 1024),
+        text_col_nn("character_set_client", 32),
+        text_col_nn("collation_connection", 32),
+        text_col_nn("Database Collation", 32),
+    ];
+    let row = vec![
+        s(&r.name),
+        s(&r.sql_mode),
+        s(crate::infoschema::routines::create_statement(&r)),
+        s(&r.character_set_client),
+        s(&r.collation_connection),
+        s(&r.database_collation),
+    ];
+    result(cols, vec![row])
+}
 
 fn empty(cols: &[&str]) -> R<QueryResult> {
     result(cols.iter().map(|c| text_col(c, 64)).collect(), Vec::new())

@@ -18,13 +18,20 @@ use crate::front::lexer::{TokKind, Token};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum IntoTarget {
-    Vars(Vec<String>),
+    Vars(Vec<IntoVar>),
     Outfile {
         file: Vec<u8>,
         charset: Option<String>,
         format: Format,
     },
     Dumpfile(Vec<u8>),
+}
+
+/// A variable of `INTO var, ...`: `@name`, or a stored program's variable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IntoVar {
+    User(String),
+    Local(String),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -128,12 +135,15 @@ fn target(p: &mut P) -> R<IntoTarget> {
     let mut vars = Vec::new();
     loop {
         let t = p.peek().ok_or_else(|| p.err())?;
-        if t.kind != TokKind::Var || t.text(p.src).starts_with("@@") {
-            // Local variables exist only inside stored programs.
+        if matches!(t.kind, TokKind::Word | TokKind::QuotedIdent) {
+            // A stored program's variable (1327 outside one, when it runs).
+            vars.push(IntoVar::Local(p.ident()?));
+        } else if t.kind != TokKind::Var || t.text(p.src).starts_with("@@") {
             return Err(p.err());
+        } else {
+            vars.push(IntoVar::User(user_var_name(t.text(p.src))));
+            p.pos += 1;
         }
-        vars.push(user_var_name(t.text(p.src)));
-        p.pos += 1;
         if !p.punct(",") {
             return Ok(IntoTarget::Vars(vars));
         }
@@ -165,7 +175,10 @@ mod tests {
     fn clause_is_cut_out_wherever_it_stands() {
         let x = split("SELECT a, b INTO @x, @`y` FROM t WHERE a = 1").expect("into");
         assert_eq!(x.query, "SELECT a, b  FROM t WHERE a = 1");
-        assert_eq!(x.target, IntoTarget::Vars(vec!["x".into(), "y".into()]));
+        assert_eq!(
+            x.target,
+            IntoTarget::Vars(vec![IntoVar::User("x".into()), IntoVar::User("y".into())])
+        );
         assert!(!x.after_from);
         let x = split("select a from t limit 1 into @x for update").expect("into");
         assert_eq!(x.query, "select a from t limit 1  for update");

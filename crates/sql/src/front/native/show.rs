@@ -102,8 +102,14 @@ pub enum Show {
     OpenTables,
     Triggers,
     Events,
-    ProcedureStatus,
-    FunctionStatus,
+    ProcedureStatus(ShowFilter),
+    FunctionStatus(ShowFilter),
+    /// SHOW CREATE PROCEDURE / FUNCTION.
+    CreateRoutine {
+        kind: &'static str,
+        db: Option<String>,
+        name: String,
+    },
     /// `SHOW PACKAGE [BODY] STATUS` (Oracle-mode packages, MariaDB 10.3+).
     PackageStatus,
 }
@@ -324,11 +330,11 @@ fn show_misc(p: &mut P) -> R<Show> {
     } else if p.kw("procedure") || p.kw("function") {
         let f = p.toks[p.pos - 1].is_kw(p.src, "function");
         p.expect_kw("status")?;
-        p.filter()?;
+        let filter = p.filter()?;
         if f {
-            Show::FunctionStatus
+            Show::FunctionStatus(filter)
         } else {
-            Show::ProcedureStatus
+            Show::ProcedureStatus(filter)
         }
     } else {
         return Err(p.err());
@@ -382,6 +388,16 @@ fn show_create(p: &mut P) -> R<Show> {
         let (db, view) = p.qualified()?;
         p.end()?;
         return Ok(Show::CreateView { db, view });
+    }
+    if p.kw("procedure") || p.kw("function") {
+        let kind = if p.toks[p.pos - 1].is_kw(p.src, "function") {
+            "FUNCTION"
+        } else {
+            "PROCEDURE"
+        };
+        let (db, name) = p.qualified()?;
+        p.end()?;
+        return Ok(Show::CreateRoutine { kind, db, name });
     }
     if p.kw("user") {
         let user = if p.peek().is_none() {

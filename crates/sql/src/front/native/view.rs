@@ -163,7 +163,7 @@ fn create_view(p: &mut P, alter: bool, or_replace: bool) -> R<CreateView> {
 
 /// The account of a DEFINER clause: `user[@host]` (each a name or a string) or
 /// `CURRENT_USER[()]`.
-fn definer(p: &mut P) -> R<Definer> {
+pub(super) fn definer(p: &mut P) -> R<Definer> {
     if p.kw("current_user") {
         if p.punct("(") && !p.punct(")") {
             return Err(p.err());

@@ -1,0 +1,545 @@
+//! Running stored programs: CALL of a procedure and anonymous compound
+//! statements. A program runs its instructions one after the other in this
+//! session; its statements run as the client's would, their result sets go
+//! to the client each flagged SERVER_MORE_RESULTS_EXISTS, and the CALL ends
+//! with an OK packet, as MariaDB answers it.
+//!
+//! Variables are slots of a [`Frame`] in the session context; expressions of
+//! SET / IF / WHILE / ... are bound once per program and scope and evaluated
+//! directly (a subquery in one makes it run as `SELECT expr`).
+
+use super::{Out, Session};
+use crate::bind::{Binder, Scope};
+use crate::expr::{EvalCtx, Expr};
+use crate::result::QueryResult;
+use crate::sp::{Code, Frame, Instr, Mode, Program, SlotDef, SpScope};
+use basalt_common::{MySqlError, Value};
+use basalt_storage::RoutineDef;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+type R<T> = Result<T, MySqlError>;
+
+/// Nested CALLs beyond this depth fail (MariaDB runs out of thread stack,
+/// 1436, at a similar depth).
+const MAX_NESTING: usize = 200;
+
+/// A compiled program and what its runs keep between instructions.
+pub(crate) struct Compiled {
+    /// The definition it was compiled from (replaced routines compile again).
+    def: Option<Arc<RoutineDef>>,
+    program: Program,
+    slots: Arc<[SlotDef]>,
+    /// Bound expressions by instruction, with the schema version they were
+    /// bound at; `None` inside when the expression runs as a statement.
+    exprs: Vec<Option<(u64, Option<Arc<Expr>>)>>,
+}
+
+impl Session {
+    /// Compiles a body with its parameters (types resolved now, so that a bad
+    /// type fails CREATE as in MariaDB).
+    pub(super) fn compile_program(
+        &mut self,
+        def: Option<Arc<RoutineDef>>,
+        params: &[crate::sp::ParamDef],
+        body: &str,
+    ) -> R<Compiled> {
+        let tree = crate::sp::parse::parse_body(body)?;
+        let program = crate::sp::compile::compile(&tree, params, false)?;
+        let mut slots = Vec::with_capacity(program.slot_types.len());
+        for (name, ty) in &program.slot_types {
+            slots.push(self.slot_def(name, ty)?);
+        }
+        for i in &program.instrs {
+            if let Instr::Sql(code) = i {
+                check_syntax(&code.text)?;
+            }
+        }
+        let n = program.instrs.len();
+        Ok(Compiled {
+            def,
+            program,
+            slots: slots.into(),
+            exprs: vec![None; n],
+        })
+    }
+
+    /// The declared type of a variable, read as a column definition.
+    fn slot_def(&mut self, name: &str, type_text: &str) -> R<SlotDef> {
+        let text = format!(
+            "CREATE TABLE `sp` (`{}` {type_text})",
+            name.replace('`', "``")
+        );
+        let stmt = crate::front::parse::parse_statement(&text)?;
+        let sqlparser::ast::Statement::CreateTable(ct) = stmt else {
+            return Err(MySqlError::parse_error(type_text, 1));
+        };
+        let storage = self.cx.engine.storage.clone();
+        let def = crate::bind::ddl::create_table_def(&storage, &ct, &mut self.cx)?;
+        let mut col = def
+            .columns
+            .into_iter()
+            .next()
+            .ok_or_else(|| MySqlError::parse_error(type_text, 1))?;
+        // A variable holds local times; only columns keep TIMESTAMPs in UTC.
+        if let basalt_common::DataType::Timestamp { fsp } = col.data_type {
+            col.data_type = basalt_common::DataType::DateTime { fsp };
+        }
+        col.nullable = true;
+        let ty = crate::ty::ExprType::of_column(&col);
+        Ok(SlotDef { col, ty })
+    }
+
+    /// Runs an anonymous compound statement (BEGIN NOT ATOMIC ... END, or a
+    /// loop or IF outside a program).
+    pub(super) fn run_compound(&mut self, text: &str, out: &mut Out<'_>) -> R<QueryResult> {
+        if self.sp_depth >= MAX_NESTING {
+            return Err(MySqlError::new(1436, "HY000", "Thread stack overrun"));
+        }
+        let mut c = self.compile_program(None, &[], text)?;
+        let values = vec![Value::Null; c.slots.len()];
+        self.run_frame(&mut c, values, out).map(|_| ())?;
+        Ok(self.program_ok())
+    }
+
+    /// CALL: arguments evaluated in the caller's scope, the body run in a frame
+    /// of its own, OUT / INOUT values written back to the caller's variables.
+    pub(super) fn call(
+        &mut self,
+        db: Option<String>,
+        name: &str,
+        args: &[String],
+        out: &mut Out<'_>,
+    ) -> R<QueryResult> {
+        let db = match db {
+            Some(d) => d,
+            None => self.cx.db.clone().ok_or_else(MySqlError::no_db)?,
+        };
+        let def = self
+            .cx
+            .engine
+            .storage
+            .routine(&db, "PROCEDURE", name)
+            .ok_or_else(|| does_not_exist("PROCEDURE", &db, name))?;
+        self.require_execute(&def)?;
+        let params = crate::sp::parse_params(&def.params, false)?;
+        if params.len() != args.len() {
+            return Err(MySqlError::new(
+                1318,
+                "42000",
+                format!(
+                    "Incorrect number of arguments for PROCEDURE {db}.{}; expected {}, got {}",
+                    def.name,
+                    params.len(),
+                    args.len()
+                ),
+            ));
+        }
+        let outs = self.out_targets(&def, &params, args)?;
+        let depth = self.sp_stack.iter().filter(|k| **k == key_of(&def)).count();
+        let limit = self.cx.var_u64("max_sp_recursion_depth");
+        if depth as u64 > limit {
+            return Err(MySqlError::new(
+                1456,
+                "HY000",
+                format!(
+                    "Recursive limit {limit} (as set by the max_sp_recursion_depth variable) was exceeded for routine {}",
+                    def.name
+                ),
+            ));
+        }
+        if self.sp_depth >= MAX_NESTING {
+            return Err(MySqlError::new(1436, "HY000", "Thread stack overrun"));
+        }
+        let mut compiled = self.compiled(&def, &params)?;
+        let mut values = vec![Value::Null; compiled.slots.len()];
+        for (i, (p, a)) in params.iter().zip(args).enumerate() {
+            if p.mode != Mode::Out {
+                let v = self.eval_caller(a)?;
+                values[i] = self.convert(&compiled.slots[i], v)?;
+            }
+        }
+        self.sp_stack.push(key_of(&def));
+        let saved = self.enter_routine(&def);
+        let r = crate::stack::grow(|| self.run_frame(&mut compiled, values, out));
+        self.leave_routine(saved);
+        self.sp_stack.pop();
+        let key = key_of(&def);
+        self.sp_cache.insert(key, compiled);
+        let values = r?;
+        for (i, target) in outs {
+            let v = values[i].clone();
+            match target {
+                OutTarget::User(n) => {
+                    self.cx.user_vars.insert(n, v);
+                }
+                OutTarget::Local(slot) => self.sp_assign(slot, v)?,
+            }
+        }
+        Ok(self.program_ok())
+    }
+
+    /// The OK that ends a program: the last statement's affected rows.
+    fn program_ok(&self) -> QueryResult {
+        QueryResult::Ok {
+            affected_rows: self.sp_affected,
+            last_insert_id: 0,
+            info: String::new(),
+            warnings: self.warning_count(),
+        }
+    }
+
+    fn require_execute(&mut self, def: &RoutineDef) -> R<()> {
+        self.cx
+            .require_db(&def.schema, basalt_acl::Privs::EXECUTE)
+            .map_err(|_| {
+                let (user, host) = self.cx.privs.account.clone().unwrap_or_default();
+                MySqlError::new(
+                    1370,
+                    "42000",
+                    format!(
+                        "execute command denied to user '{user}'@'{host}' for routine '{}.{}'",
+                        def.schema, def.name
+                    ),
+                )
+            })
+    }
+
+    /// Where each OUT / INOUT argument's value goes: a user variable or a
+    /// variable of the calling program (1414 for anything else).
+    fn out_targets(
+        &self,
+        def: &RoutineDef,
+        params: &[crate::sp::ParamDef],
+        args: &[String],
+    ) -> R<Vec<(usize, OutTarget)>> {
+        let mut outs = Vec::new();
+        for (i, (p, a)) in params.iter().zip(args).enumerate() {
+            if p.mode == Mode::In {
+                continue;
+            }
+            let a = a.trim();
+            let target = if let Some(v) = a.strip_prefix('@').filter(|v| !v.starts_with('@')) {
+                Some(OutTarget::User(crate::front::native::user_var_name(
+                    &format!("@{v}"),
+                )))
+            } else {
+                self.cx
+                    .sp
+                    .as_ref()
+                    .and_then(|f| f.lookup(a.trim_matches('`')))
+                    .map(|(slot, _)| OutTarget::Local(slot))
+            };
+            match target {
+                Some(t) => outs.push((i, t)),
+                None => {
+                    return Err(MySqlError::new(
+                        1414,
+                        "42000",
+                        format!(
+                            "OUT or INOUT argument {} for routine {}.{} is not a variable or NEW pseudo-variable in BEFORE trigger",
+                            i + 1,
+                            def.schema,
+                            def.name
+                        ),
+                    ))
+                }
+            }
+        }
+        Ok(outs)
+    }
+
+    /// The session's compiled copy of a routine (compiled again after the
+    /// routine was replaced).
+    fn compiled(&mut self, def: &Arc<RoutineDef>, params: &[crate::sp::ParamDef]) -> R<Compiled> {
+        if let Some(c) = self.sp_cache.remove(&key_of(def)) {
+            if c.def.as_ref().is_some_and(|d| Arc::ptr_eq(d, def)) {
+                return Ok(c);
+            }
+        }
+        // The body binds under the routine's sql_mode and database.
+        let saved = self.enter_routine(def);
+        let r = self.compile_program(Some(def.clone()), params, &def.body);
+        self.leave_routine(saved);
+        r
+    }
+
+    /// Switches to the routine's database and sql_mode; returns what to
+    /// restore.
+    fn enter_routine(&mut self, def: &RoutineDef) -> (Option<String>, Option<String>) {
+        let db = std::mem::replace(&mut self.cx.db, Some(def.schema.clone()));
+        let mode = self.cx.var_text("sql_mode");
+        let mode = if mode != def.sql_mode {
+            let _ = self.assign_sysvar("sql_mode", Value::str(&def.sql_mode), false);
+            Some(mode)
+        } else {
+            None
+        };
+        (db, mode)
+    }
+
+    fn leave_routine(&mut self, (db, mode): (Option<String>, Option<String>)) {
+        self.cx.db = db;
+        if let Some(m) = mode {
+            let _ = self.assign_sysvar("sql_mode", Value::str(&m), false);
+        }
+    }
+
+    /// Evaluates a CALL argument in the caller's scope.
+    fn eval_caller(&mut self, text: &str) -> R<Value> {
+        let ast = crate::front::parse::parse_expr(text)?;
+        let storage = self.cx.engine.storage.clone();
+        let expr = {
+            let mut b = Binder::new(&storage, &self.cx, text, None);
+            b.expr(&ast, &Scope::default(), None)?.0
+        };
+        if has_subquery(&expr) {
+            return self.eval_as_select(text);
+        }
+        let mut ctx = EvalCtx::new(&[], &mut self.cx);
+        ctx.interrupt = Some(&self.interrupt);
+        expr.eval(&[], &mut ctx)
+    }
+
+    /// Runs a frame to its end; returns its final values.
+    fn run_frame(
+        &mut self,
+        c: &mut Compiled,
+        values: Vec<Value>,
+        out: &mut Out<'_>,
+    ) -> R<Vec<Value>> {
+        let scope = SpScope::new(Vec::new());
+        let frame = Frame {
+            values,
+            slots: c.slots.clone(),
+            scope,
+        };
+        let caller = self.cx.sp.replace(Box::new(frame));
+        let more = std::mem::replace(&mut self.more_results, true);
+        self.sp_depth += 1;
+        let r = self.run_program(c, out);
+        self.sp_depth -= 1;
+        self.more_results = more;
+        let frame = std::mem::replace(&mut self.cx.sp, caller);
+        r?;
+        Ok(frame.map(|f| f.values).unwrap_or_default())
+    }
+
+    fn run_program(&mut self, c: &mut Compiled, out: &mut Out<'_>) -> R<()> {
+        let mut pc = 0;
+        while let Some(instr) = c.program.instrs.get(pc) {
+            if self.interrupt.load(Ordering::Relaxed) {
+                return Err(MySqlError::query_interrupted());
+            }
+            pc = match instr {
+                Instr::Sql(code) => {
+                    let code = code.clone();
+                    self.sp_statement(&code, out)?;
+                    pc + 1
+                }
+                Instr::Assign { slot, value } => {
+                    let (slot, value) = (*slot, value.clone());
+                    let v = self.sp_value(c, pc, &value)?;
+                    self.sp_assign(slot, v)?;
+                    pc + 1
+                }
+                Instr::Null(slot) => {
+                    if let Some(f) = self.cx.sp.as_mut() {
+                        f.values[*slot] = Value::Null;
+                    }
+                    pc + 1
+                }
+                Instr::JumpUnless { cond, to } => {
+                    let (cond, to) = (cond.clone(), *to);
+                    let v = self.sp_value(c, pc, &cond)?;
+                    if crate::value::truth(&v) == Some(true) {
+                        pc + 1
+                    } else {
+                        to
+                    }
+                }
+                Instr::Jump(to) => *to,
+                Instr::CaseNotFound => {
+                    return Err(MySqlError::new(
+                        1339,
+                        "20000",
+                        "Case not found for CASE statement",
+                    ))
+                }
+                Instr::Return(_) | Instr::NoReturn => {
+                    return Err(MySqlError::new(
+                        1313,
+                        "42000",
+                        "RETURN is only allowed in a FUNCTION",
+                    ))
+                }
+            };
+        }
+        Ok(())
+    }
+
+    fn set_scope(&mut self, scope: &Arc<SpScope>) {
+        if let Some(f) = self.cx.sp.as_mut() {
+            if !Arc::ptr_eq(&f.scope, scope) {
+                f.scope = scope.clone();
+            }
+        }
+    }
+
+    /// One statement of a program: its result set goes to the client, an OK
+    /// only sets the affected-row count.
+    fn sp_statement(&mut self, code: &Code, out: &mut Out<'_>) -> R<()> {
+        self.set_scope(&code.scope);
+        let mut o = out.nested();
+        let r = self.run_in_program(&code.text, &mut o);
+        match r {
+            Ok(QueryResult::Ok { affected_rows, .. }) if !o.opened() => {
+                self.sp_affected = affected_rows;
+                Ok(())
+            }
+            Ok(r) => {
+                self.sp_affected = 0;
+                self.respond(Ok(r), &mut o);
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// A statement inside a program: as the client's, but under the CALL's
+    /// deadline and KILL flag.
+    fn run_in_program(&mut self, text: &str, out: &mut Out<'_>) -> R<QueryResult> {
+        self.extra_status = 0;
+        let r = crate::stack::for_text(text.len(), || self.run_text(text, out));
+        if let Err(e) = &r {
+            if e.code == 1412 && self.replanable() {
+                return crate::stack::for_text(text.len(), || self.run_text(text, out));
+            }
+        }
+        r
+    }
+
+    /// The value of an expression of instruction `pc`.
+    fn sp_value(&mut self, c: &mut Compiled, pc: usize, code: &Code) -> R<Value> {
+        self.set_scope(&code.scope);
+        let version = self.cx.engine.storage.schema_version();
+        let bound = match &c.exprs[pc] {
+            Some((v, e)) if *v == version => e.clone(),
+            _ => {
+                let e = self.bind_sp_expr(&code.text)?.map(Arc::new);
+                c.exprs[pc] = Some((version, e.clone()));
+                e
+            }
+        };
+        match bound {
+            Some(e) => {
+                let mut ctx = EvalCtx::new(&[], &mut self.cx);
+                ctx.interrupt = Some(&self.interrupt);
+                e.eval(&[], &mut ctx)
+            }
+            None => self.eval_as_select(&code.text),
+        }
+    }
+
+    /// An expression bound for direct evaluation; `None` when it has a
+    /// subquery (it then runs as a statement).
+    fn bind_sp_expr(&mut self, text: &str) -> R<Option<Expr>> {
+        let ast = crate::front::parse::parse_expr(text)?;
+        let storage = self.cx.engine.storage.clone();
+        let mut b = Binder::new(&storage, &self.cx, text, None);
+        match b.expr(&ast, &Scope::default(), None) {
+            Ok((e, _)) if !has_subquery(&e) => Ok(Some(e)),
+            Ok(_) => Ok(None),
+            // Subqueries need a statement around them.
+            Err(_) if text.to_ascii_lowercase().contains("select") => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// `SELECT expr` run as a statement, its one value.
+    fn eval_as_select(&mut self, text: &str) -> R<Value> {
+        let mut sink = super::select_into::VarSink::default();
+        let q = format!("SELECT {text}");
+        self.run_in_program(&q, &mut Out::new(&mut sink))?;
+        Ok(sink
+            .first
+            .and_then(|r| r.into_iter().next())
+            .unwrap_or(Value::Null))
+    }
+
+    /// The slot of variable `name` visible to the running statement (1327
+    /// when there is none).
+    pub(super) fn local_slot(&self, name: &str) -> R<usize> {
+        self.cx
+            .sp
+            .as_ref()
+            .and_then(|f| f.lookup(name))
+            .map(|(s, _)| s)
+            .ok_or_else(|| MySqlError::new(1327, "42000", format!("Undeclared variable: {name}")))
+    }
+
+    /// Stores a value in a slot, converted to its declared type as a column
+    /// would store it (errors in strict mode, warnings otherwise).
+    pub(super) fn sp_assign(&mut self, slot: usize, v: Value) -> R<()> {
+        let Some(def) = self.cx.sp.as_ref().map(|f| f.slots[slot].clone()) else {
+            return Err(MySqlError::internal("no stored program is running"));
+        };
+        let v = self.convert(&def, v)?;
+        if let Some(f) = self.cx.sp.as_mut() {
+            f.values[slot] = v;
+        }
+        Ok(())
+    }
+
+    fn convert(&mut self, def: &SlotDef, v: Value) -> R<Value> {
+        let target = crate::exec::store::Target {
+            db: "",
+            table: "",
+            col: &def.col,
+            row: 1,
+            strict: self.cx.mode.strict,
+        };
+        crate::exec::store::store(v, &target, &mut self.cx)
+    }
+}
+
+enum OutTarget {
+    User(String),
+    Local(usize),
+}
+
+/// The session cache key of a routine.
+fn key_of(def: &RoutineDef) -> (String, String) {
+    (def.schema.clone(), def.name.to_lowercase())
+}
+
+pub(super) fn does_not_exist(kind: &str, db: &str, name: &str) -> MySqlError {
+    MySqlError::new(1305, "42000", format!("{kind} {db}.{name} does not exist"))
+}
+
+fn has_subquery(e: &Expr) -> bool {
+    let mut found = false;
+    e.walk(&mut |x| {
+        if matches!(x, Expr::Sub { .. }) {
+            found = true;
+        }
+    });
+    found
+}
+
+/// The syntax of a program's statement, checked at CREATE as MariaDB parses
+/// the whole body then.
+fn check_syntax(text: &str) -> R<()> {
+    use crate::front::{analyze_with, Front, LitOpts};
+    let opts = LitOpts {
+        backslash: true,
+        markers: false,
+        pipes_as_concat: false,
+    };
+    match analyze_with(text, opts)? {
+        Front::Native(_) => Ok(()),
+        Front::Cached(s) => crate::front::parse::parse_statement(&s.original()).map(|_| ()),
+        Front::Bulk(_) => Ok(()),
+        Front::Parse(t) => crate::front::parse::parse_statement(&t).map(|_| ()),
+    }
+}

@@ -1,0 +1,377 @@
+//! A program tree made flat: instructions with jumps, as MariaDB's `sp_head`
+//! holds them, and every variable given a slot of the frame. Each instruction
+//! that evaluates text carries the scope of names visible where it stands, so
+//! the binder resolves a name to the right slot (inner declarations shadow
+//! outer ones) and plans made for it are cached per scope.
+
+use super::parse::{Decl, Node};
+use super::{Code, Instr, ParamDef, Program, SpScope};
+use basalt_common::MySqlError;
+use std::sync::Arc;
+
+type R<T> = Result<T, MySqlError>;
+
+#[derive(PartialEq, Eq, Clone, Copy)]
+enum LabelKind {
+    Block,
+    Loop,
+}
+
+struct Label {
+    name: String,
+    kind: LabelKind,
+    /// Where ITERATE goes.
+    start: usize,
+    /// LEAVE jumps to patch with the end.
+    leaves: Vec<usize>,
+}
+
+pub struct Compiler {
+    instrs: Vec<Instr>,
+    /// Declared names, innermost last: (lower-case name, slot).
+    names: Vec<(String, usize)>,
+    /// Type text of each slot, in slot order.
+    pub types: Vec<(String, String)>,
+    labels: Vec<Label>,
+    scope: Arc<SpScope>,
+    function: bool,
+}
+
+/// Compiles a body whose parameters are `params` (slots 0..n).
+pub fn compile(root: &Node, params: &[ParamDef], function: bool) -> R<Program> {
+    let mut c = Compiler {
+        instrs: Vec::new(),
+        names: Vec::new(),
+        types: Vec::new(),
+        labels: Vec::new(),
+        scope: SpScope::new(Vec::new()),
+        function,
+    };
+    for p in params {
+        c.declare_name(&p.name, &p.type_text);
+    }
+    c.refresh_scope();
+    c.node(root)?;
+    if function {
+        c.instrs.push(Instr::NoReturn);
+    }
+    Ok(Program {
+        instrs: c.instrs,
+        slot_types: c.types,
+        params: params.to_vec(),
+    })
+}
+
+impl Compiler {
+    fn declare_name(&mut self, name: &str, type_text: &str) {
+        let slot = self.types.len();
+        self.types.push((name.to_string(), type_text.to_string()));
+        self.names.push((name.to_lowercase(), slot));
+    }
+
+    fn refresh_scope(&mut self) {
+        self.scope = SpScope::new(self.names.clone());
+    }
+
+    fn code(&self, text: &str) -> Code {
+        Code {
+            text: text.to_string(),
+            scope: self.scope.clone(),
+        }
+    }
+
+    fn slot_of(&self, name: &str) -> Option<usize> {
+        let lower = name.to_lowercase();
+        self.names
+            .iter()
+            .rev()
+            .find(|(n, _)| *n == lower)
+            .map(|(_, s)| *s)
+    }
+
+    fn pc(&self) -> usize {
+        self.instrs.len()
+    }
+
+    fn list(&mut self, nodes: &[Node]) -> R<()> {
+        nodes.iter().try_for_each(|n| self.node(n))
+    }
+
+    fn node(&mut self, n: &Node) -> R<()> {
+        match n {
+            Node::Block { label, decls, body } => self.block(label, decls, body),
+            Node::Loop { label, body } => {
+                let start = self.pc();
+                self.open_label(label, LabelKind::Loop, start);
+                self.list(body)?;
+                self.instrs.push(Instr::Jump(start));
+                self.close_label(label);
+                Ok(())
+            }
+            Node::While { label, cond, body } => {
+                let start = self.pc();
+                self.open_label(label, LabelKind::Loop, start);
+                let test = self.pc();
+                self.instrs.push(Instr::JumpUnless {
+                    cond: self.code(cond),
+                    to: 0,
+                });
+                self.list(body)?;
+                self.instrs.push(Instr::Jump(start));
+                self.patch(test);
+                self.close_label(label);
+                Ok(())
+            }
+            Node::Repeat { label, body, until } => {
+                let start = self.pc();
+                self.open_label(label, LabelKind::Loop, start);
+                self.list(body)?;
+                self.instrs.push(Instr::JumpUnless {
+                    cond: self.code(until),
+                    to: start,
+                });
+                self.close_label(label);
+                Ok(())
+            }
+            Node::If {
+                branches,
+                otherwise,
+            } => {
+                let conds: Vec<(String, &[Node])> = branches
+                    .iter()
+                    .map(|(c, b)| (c.clone(), b.as_slice()))
+                    .collect();
+                self.branches(&conds, otherwise.as_deref(), false)
+            }
+            Node::Case {
+                operand,
+                whens,
+                otherwise,
+            } => {
+                let conds: Vec<(String, &[Node])> = whens
+                    .iter()
+                    .map(|(w, b)| {
+                        let c = match operand {
+                            Some(o) => format!("({o}) = ({w})"),
+                            None => w.clone(),
+                        };
+                        (c, b.as_slice())
+                    })
+                    .collect();
+                self.branches(&conds, otherwise.as_deref(), true)
+            }
+            Node::Leave(l) => {
+                let i = self.find_label(l, "LEAVE", false)?;
+                let at = self.pc();
+                self.instrs.push(Instr::Jump(0));
+                self.labels[i].leaves.push(at);
+                Ok(())
+            }
+            Node::Iterate(l) => {
+                let i = self.find_label(l, "ITERATE", true)?;
+                self.instrs.push(Instr::Jump(self.labels[i].start));
+                Ok(())
+            }
+            Node::Return(e) => {
+                if !self.function {
+                    return Err(MySqlError::new(
+                        1313,
+                        "42000",
+                        "RETURN is only allowed in a FUNCTION",
+                    ));
+                }
+                self.instrs.push(Instr::Return(self.code(e)));
+                Ok(())
+            }
+            Node::Set(items) => {
+                for (target, value) in items {
+                    match self.slot_of(target.trim_matches('`')) {
+                        Some(slot) if !target.starts_with('@') => {
+                            self.instrs.push(Instr::Assign {
+                                slot,
+                                value: self.code(value),
+                            });
+                        }
+                        _ => {
+                            let text = format!("SET {target} = {value}");
+                            self.instrs.push(Instr::Sql(self.code(&text)));
+                        }
+                    }
+                }
+                Ok(())
+            }
+            Node::Sql(text) => {
+                self.instrs.push(Instr::Sql(self.code(text)));
+                Ok(())
+            }
+        }
+    }
+
+    fn block(&mut self, label: &Option<String>, decls: &[Decl], body: &[Node]) -> R<()> {
+        let outer = self.names.len();
+        self.open_label(label, LabelKind::Block, self.pc());
+        for d in decls {
+            let mut declared: Vec<&str> = Vec::new();
+            for n in &d.names {
+                let dup = declared.iter().any(|x| x.eq_ignore_ascii_case(n))
+                    || self.names[outer..]
+                        .iter()
+                        .any(|(x, _)| *x == n.to_lowercase());
+                if dup {
+                    return Err(MySqlError::new(
+                        1331,
+                        "42000",
+                        format!("Duplicate variable: {n}"),
+                    ));
+                }
+                declared.push(n);
+            }
+            // The default is evaluated where the variables are not yet visible.
+            let slots: Vec<usize> = d
+                .names
+                .iter()
+                .map(|n| {
+                    self.declare_name(n, &d.type_text);
+                    self.types.len() - 1
+                })
+                .collect();
+            let value = d.default.as_deref().map(|v| self.code(v));
+            for slot in slots {
+                self.instrs.push(match &value {
+                    Some(v) => Instr::Assign {
+                        slot,
+                        value: v.clone(),
+                    },
+                    None => Instr::Null(slot),
+                });
+            }
+            self.refresh_scope();
+        }
+        self.list(body)?;
+        self.close_label(label);
+        self.names.truncate(outer);
+        self.refresh_scope();
+        Ok(())
+    }
+
+    /// IF / CASE: each condition in turn, the first true one's statements run.
+    fn branches(
+        &mut self,
+        conds: &[(String, &[Node])],
+        otherwise: Option<&[Node]>,
+        case: bool,
+    ) -> R<()> {
+        let mut to_end = Vec::new();
+        for (cond, body) in conds {
+            let test = self.pc();
+            self.instrs.push(Instr::JumpUnless {
+                cond: self.code(cond),
+                to: 0,
+            });
+            self.list(body)?;
+            to_end.push(self.pc());
+            self.instrs.push(Instr::Jump(0));
+            self.patch(test);
+        }
+        match otherwise {
+            Some(body) => self.list(body)?,
+            None if case => self.instrs.push(Instr::CaseNotFound),
+            None => {}
+        }
+        let end = self.pc();
+        for at in to_end {
+            self.instrs[at] = Instr::Jump(end);
+        }
+        Ok(())
+    }
+
+    /// Points the JumpUnless at `at` to the current end.
+    fn patch(&mut self, at: usize) {
+        let end = self.pc();
+        if let Instr::JumpUnless { to, .. } = &mut self.instrs[at] {
+            *to = end;
+        }
+    }
+
+    fn open_label(&mut self, label: &Option<String>, kind: LabelKind, start: usize) {
+        self.labels.push(Label {
+            name: label.clone().unwrap_or_default(),
+            kind,
+            start,
+            leaves: Vec::new(),
+        });
+    }
+
+    fn close_label(&mut self, _label: &Option<String>) {
+        let l = self.labels.pop().expect("label opened");
+        let end = self.pc();
+        for at in l.leaves {
+            self.instrs[at] = Instr::Jump(end);
+        }
+    }
+
+    fn find_label(&self, name: &str, what: &str, loop_only: bool) -> R<usize> {
+        self.labels
+            .iter()
+            .rposition(|l| {
+                !l.name.is_empty()
+                    && l.name.eq_ignore_ascii_case(name)
+                    && (!loop_only || l.kind == LabelKind::Loop)
+            })
+            .ok_or_else(|| {
+                MySqlError::new(
+                    1308,
+                    "42000",
+                    format!("{what} with no matching label: {name}"),
+                )
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::parse::parse_body;
+    use super::*;
+
+    fn prog(body: &str) -> Program {
+        compile(&parse_body(body).unwrap(), &[], false).unwrap()
+    }
+
+    #[test]
+    fn loops_jump_back_and_leave_forward() {
+        let p = prog("l: loop set @a = 1; if @a then leave l; end if; iterate l; end loop l");
+        // 0 SET, 1 JumpUnless->3, 2 Jump(end), 3 Jump(0) (iterate), 4 Jump(0) (loop)
+        assert!(matches!(p.instrs[1], Instr::JumpUnless { to: 3, .. }));
+        assert!(matches!(p.instrs[2], Instr::Jump(5)));
+        assert!(matches!(p.instrs[3], Instr::Jump(0)));
+        assert!(matches!(p.instrs[4], Instr::Jump(0)));
+    }
+
+    #[test]
+    fn inner_declarations_shadow_outer_ones() {
+        let p = prog("begin declare a int default 1; begin declare a int default a + 1; set a = 3; end; set a = 4; end");
+        let slots: Vec<usize> = p
+            .instrs
+            .iter()
+            .filter_map(|i| match i {
+                Instr::Assign { slot, .. } => Some(*slot),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(slots, [0, 1, 1, 0]);
+        assert_eq!(p.slot_types.len(), 2);
+    }
+
+    #[test]
+    fn label_errors() {
+        let e = |b: &str| {
+            compile(&parse_body(b).unwrap(), &[], false)
+                .unwrap_err()
+                .code
+        };
+        assert_eq!(e("begin leave x; end"), 1308);
+        assert_eq!(e("b: begin iterate b; end"), 1308);
+        assert_eq!(e("begin return 1; end"), 1313);
+        assert_eq!(e("begin declare a int; declare a int; end"), 1331);
+    }
+}

@@ -1,0 +1,205 @@
+//! Stored programs: the language of procedure bodies and anonymous compound
+//! statements, compiled from text (see [`parse`], [`compile`]) into a flat list
+//! of instructions the session runs (`session/call.rs`).
+//!
+//! Variables live in a frame of slots held by the session context while a
+//! program runs ([`Frame`]); the binder resolves a name that is a visible
+//! variable to [`crate::expr::Expr::Local`] before it looks for a column, as
+//! MariaDB gives variables precedence over columns.
+
+pub mod compile;
+pub mod parse;
+
+use crate::ty::ExprType;
+use basalt_common::{ColumnDef, MySqlError, Value};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// Names visible at one point of a program: (lower-case name, slot), innermost
+/// declaration last. `id` is unique in the process: plans made for statements
+/// of this scope are cached under it.
+#[derive(Debug)]
+pub struct SpScope {
+    pub id: u64,
+    pub vars: Vec<(String, usize)>,
+}
+
+impl SpScope {
+    pub fn new(vars: Vec<(String, usize)>) -> Arc<SpScope> {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        Arc::new(SpScope {
+            id: NEXT.fetch_add(1, Ordering::Relaxed),
+            vars,
+        })
+    }
+
+    pub fn slot(&self, name: &str) -> Option<usize> {
+        self.vars
+            .iter()
+            .rev()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, s)| *s)
+    }
+}
+
+/// Text to evaluate or run, with the names visible where it stands.
+#[derive(Debug, Clone)]
+pub struct Code {
+    pub text: String,
+    pub scope: Arc<SpScope>,
+}
+
+#[derive(Debug, Clone)]
+pub enum Instr {
+    /// A statement (result sets go to the client).
+    Sql(Code),
+    /// `slot := value` (SET, DECLARE ... DEFAULT).
+    Assign {
+        slot: usize,
+        value: Code,
+    },
+    /// DECLARE without DEFAULT.
+    Null(usize),
+    /// Goes to `to` unless the condition is true.
+    JumpUnless {
+        cond: Code,
+        to: usize,
+    },
+    Jump(usize),
+    Return(Code),
+    /// A CASE statement without ELSE matched nothing (1339).
+    CaseNotFound,
+    /// The end of a function reached without RETURN (1321).
+    NoReturn,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    In,
+    Out,
+    InOut,
+}
+
+impl Mode {
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::In => "IN",
+            Mode::Out => "OUT",
+            Mode::InOut => "INOUT",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParamDef {
+    pub mode: Mode,
+    pub name: String,
+    pub type_text: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Program {
+    pub instrs: Vec<Instr>,
+    /// (name, type text) of each slot: the parameters, then every DECLAREd
+    /// variable.
+    pub slot_types: Vec<(String, String)>,
+    pub params: Vec<ParamDef>,
+}
+
+/// A slot's declared type.
+#[derive(Debug, Clone)]
+pub struct SlotDef {
+    pub col: ColumnDef,
+    pub ty: ExprType,
+}
+
+/// The variables of the running program.
+#[derive(Debug)]
+pub struct Frame {
+    pub values: Vec<Value>,
+    pub slots: Arc<[SlotDef]>,
+    /// The names the running instruction sees.
+    pub scope: Arc<SpScope>,
+}
+
+impl Frame {
+    /// The slot and type of a visible variable.
+    pub fn lookup(&self, name: &str) -> Option<(usize, &ExprType)> {
+        let slot = self.scope.slot(name)?;
+        Some((slot, &self.slots.get(slot)?.ty))
+    }
+}
+
+/// The parameter list of a CREATE PROCEDURE / FUNCTION (`function`: no modes).
+pub fn parse_params(text: &str, function: bool) -> Result<Vec<ParamDef>, MySqlError> {
+    if text.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut out: Vec<ParamDef> = Vec::new();
+    for part in crate::front::native::routine::split_commas(text) {
+        let mut rest = part.trim();
+        let mut mode = Mode::In;
+        if !function {
+            for (kw, m) in [("inout", Mode::InOut), ("in", Mode::In), ("out", Mode::Out)] {
+                let n = kw.len();
+                if rest.len() > n
+                    && rest[..n].eq_ignore_ascii_case(kw)
+                    && rest.as_bytes()[n].is_ascii_whitespace()
+                {
+                    mode = m;
+                    rest = rest[n..].trim_start();
+                    break;
+                }
+            }
+        }
+        let (name, ty) = match rest.strip_prefix('`') {
+            Some(q) => {
+                let end = q
+                    .find('`')
+                    .ok_or_else(|| MySqlError::parse_error(rest, 1))?;
+                (q[..end].to_string(), q[end + 1..].trim())
+            }
+            None => {
+                let end = rest
+                    .find(|c: char| c.is_whitespace())
+                    .ok_or_else(|| MySqlError::parse_error(rest, 1))?;
+                (rest[..end].to_string(), rest[end..].trim())
+            }
+        };
+        if ty.is_empty() {
+            return Err(MySqlError::parse_error(&part, 1));
+        }
+        if out.iter().any(|p| p.name.eq_ignore_ascii_case(&name)) {
+            return Err(MySqlError::new(
+                1330,
+                "42000",
+                format!("Duplicate parameter: {name}"),
+            ));
+        }
+        out.push(ParamDef {
+            mode,
+            name,
+            type_text: ty.to_string(),
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parameter_lists() {
+        let p = parse_params(
+            "in a int, OUT `b c` varchar(10), inout d decimal(10, 2), e text",
+            false,
+        )
+        .unwrap();
+        assert_eq!(p.len(), 4);
+        assert_eq!((p[1].mode, p[1].name.as_str()), (Mode::Out, "b c"));
+        assert_eq!(p[2].type_text, "decimal(10, 2)");
+        assert_eq!(p[3].mode, Mode::In);
+        assert_eq!(parse_params("a int, A int", false).unwrap_err().code, 1330);
+    }
+}

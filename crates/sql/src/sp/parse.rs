@@ -1,0 +1,538 @@
+//! The stored-program language, read from a body's text into a tree. SQL
+//! statements and expressions inside it stay text (spans of the body) and are
+//! parsed by the statement front end when they first run; only the control
+//! structure is read here.
+//!
+//! ```text
+//! stmt: [label:] BEGIN [NOT ATOMIC] [decl; ...] [stmt; ...] END [label]
+//!     | [label:] LOOP stmt; ... END LOOP [label]
+//!     | [label:] WHILE expr DO stmt; ... END WHILE [label]
+//!     | [label:] REPEAT stmt; ... UNTIL expr END REPEAT [label]
+//!     | IF expr THEN stmt; ... [ELSEIF expr THEN ...] [ELSE ...] END IF
+//!     | CASE [expr] WHEN expr THEN stmt; ... [ELSE ...] END CASE
+//!     | LEAVE label | ITERATE label | RETURN expr
+//!     | SET target = expr [, ...] | any other SQL statement
+//! decl: DECLARE name [, name ...] type [DEFAULT expr]
+//! ```
+
+use crate::front::lexer::{lex, TokKind, Token};
+use crate::front::parse::near_offset;
+use basalt_common::MySqlError;
+
+type R<T> = Result<T, MySqlError>;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Node {
+    Block {
+        label: Option<String>,
+        decls: Vec<Decl>,
+        body: Vec<Node>,
+    },
+    Loop {
+        label: Option<String>,
+        body: Vec<Node>,
+    },
+    While {
+        label: Option<String>,
+        cond: String,
+        body: Vec<Node>,
+    },
+    Repeat {
+        label: Option<String>,
+        body: Vec<Node>,
+        until: String,
+    },
+    If {
+        branches: Vec<(String, Vec<Node>)>,
+        otherwise: Option<Vec<Node>>,
+    },
+    Case {
+        operand: Option<String>,
+        whens: Vec<(String, Vec<Node>)>,
+        otherwise: Option<Vec<Node>>,
+    },
+    Leave(String),
+    Iterate(String),
+    Return(String),
+    /// `SET a = x, @b = y`: (target as written, value expression).
+    Set(Vec<(String, String)>),
+    /// Any other statement, as text.
+    Sql(String),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decl {
+    pub names: Vec<String>,
+    pub type_text: String,
+    pub default: Option<String>,
+}
+
+struct Parser<'a> {
+    src: &'a str,
+    toks: Vec<Token>,
+    pos: usize,
+}
+
+/// Reads a routine body (one statement, often a BEGIN ... END block).
+pub fn parse_body(src: &str) -> R<Node> {
+    let toks = lex(src).tokens;
+    let mut p = Parser { src, toks, pos: 0 };
+    let node = p.statement()?;
+    if let Some(t) = p.toks.get(p.pos) {
+        if t.kind != TokKind::Semi || p.pos + 1 < p.toks.len() {
+            return Err(p.err());
+        }
+    }
+    Ok(node)
+}
+
+const STOP_WORDS: &[&str] = &["end", "elseif", "else", "when", "until"];
+
+impl Parser<'_> {
+    fn peek(&self) -> Option<&Token> {
+        self.toks.get(self.pos)
+    }
+
+    fn is(&self, k: &str) -> bool {
+        self.peek().is_some_and(|t| t.is_kw(self.src, k))
+    }
+
+    fn kw(&mut self, k: &str) -> bool {
+        let yes = self.is(k);
+        if yes {
+            self.pos += 1;
+        }
+        yes
+    }
+
+    fn expect(&mut self, k: &str) -> R<()> {
+        if self.kw(k) {
+            Ok(())
+        } else {
+            Err(self.err())
+        }
+    }
+
+    fn err(&self) -> MySqlError {
+        near_offset(self.src, self.peek().map_or(self.src.len(), |t| t.start))
+    }
+
+    fn ident(&mut self) -> R<String> {
+        let t = *self.peek().ok_or_else(|| self.err())?;
+        let name = match t.kind {
+            TokKind::Word => t.text(self.src).to_string(),
+            TokKind::QuotedIdent => t.text(self.src).trim_matches('`').replace("``", "`"),
+            _ => return Err(self.err()),
+        };
+        self.pos += 1;
+        Ok(name)
+    }
+
+    fn semi(&mut self) -> R<()> {
+        match self.peek() {
+            Some(t) if t.kind == TokKind::Semi => {
+                self.pos += 1;
+                Ok(())
+            }
+            _ => Err(self.err()),
+        }
+    }
+
+    /// Statements each ended by `;`, up to one of `STOP_WORDS`.
+    fn list(&mut self) -> R<Vec<Node>> {
+        let mut out = Vec::new();
+        while !STOP_WORDS.iter().any(|k| self.is(k)) {
+            if self.peek().is_none() {
+                return Err(self.err());
+            }
+            out.push(self.statement()?);
+            self.semi()?;
+        }
+        Ok(out)
+    }
+
+    fn label(&mut self) -> Option<String> {
+        let t = self.peek()?;
+        let colon = self
+            .toks
+            .get(self.pos + 1)
+            .is_some_and(|c| c.kind == TokKind::Punct && c.text(self.src) == ":");
+        if colon && matches!(t.kind, TokKind::Word | TokKind::QuotedIdent) {
+            let name = self.ident().ok()?;
+            self.pos += 1;
+            return Some(name);
+        }
+        None
+    }
+
+    /// The optional label after END [LOOP ...]: it must be the opening one.
+    fn end_label(&mut self, label: &Option<String>) -> R<()> {
+        let Some(t) = self.peek() else { return Ok(()) };
+        if !matches!(t.kind, TokKind::Word | TokKind::QuotedIdent) {
+            return Ok(());
+        }
+        let at = self.pos;
+        let name = self.ident()?;
+        match label {
+            Some(l) if l.eq_ignore_ascii_case(&name) => Ok(()),
+            _ => {
+                self.pos = at;
+                Err(MySqlError::new(
+                    1310,
+                    "42000",
+                    format!("End-label {name} without match"),
+                ))
+            }
+        }
+    }
+
+    fn statement(&mut self) -> R<Node> {
+        let label = self.label();
+        if self.kw("begin") {
+            if self.kw("not") {
+                self.expect("atomic")?;
+            }
+            return self.block(label);
+        }
+        if self.kw("loop") {
+            let body = self.list()?;
+            self.expect("end")?;
+            self.expect("loop")?;
+            self.end_label(&label)?;
+            return Ok(Node::Loop { label, body });
+        }
+        if self.kw("while") {
+            let cond = self.expr_until(&["do"])?;
+            self.expect("do")?;
+            let body = self.list()?;
+            self.expect("end")?;
+            self.expect("while")?;
+            self.end_label(&label)?;
+            return Ok(Node::While { label, cond, body });
+        }
+        if self.kw("repeat") {
+            let body = self.list()?;
+            self.expect("until")?;
+            let until = self.expr_until(&["end"])?;
+            self.expect("end")?;
+            self.expect("repeat")?;
+            self.end_label(&label)?;
+            return Ok(Node::Repeat { label, body, until });
+        }
+        if label.is_some() {
+            return Err(self.err());
+        }
+        if self.kw("if") {
+            return self.if_statement();
+        }
+        if self.kw("case") {
+            return self.case_statement();
+        }
+        if self.kw("leave") {
+            return Ok(Node::Leave(self.ident()?));
+        }
+        if self.kw("iterate") {
+            return Ok(Node::Iterate(self.ident()?));
+        }
+        if self.kw("return") {
+            return Ok(Node::Return(self.expr_until(&[])?));
+        }
+        if self.is("declare") {
+            return Err(MySqlError::parse_error(
+                &self.src[self.peek().map_or(0, |t| t.start)..],
+                1,
+            ));
+        }
+        if self.is("set") && !self.set_is_special() {
+            self.pos += 1;
+            return self.set();
+        }
+        self.sql()
+    }
+
+    /// SET forms the statement front end reads whole (SET NAMES, SET
+    /// TRANSACTION, SET PASSWORD, SET ROLE, SET STATEMENT, ...).
+    fn set_is_special(&self) -> bool {
+        let Some(t) = self.toks.get(self.pos + 1) else {
+            return true;
+        };
+        let next = |k: &str| t.is_kw(self.src, k);
+        let assign = self
+            .toks
+            .get(self.pos + 2)
+            .is_some_and(|a| matches!(a.text(self.src), "=" | ":="));
+        !assign
+            && [
+                "names",
+                "character",
+                "charset",
+                "transaction",
+                "password",
+                "role",
+                "default",
+                "statement",
+                "global",
+                "session",
+                "local",
+            ]
+            .iter()
+            .any(|k| next(k))
+    }
+
+    fn block(&mut self, label: Option<String>) -> R<Node> {
+        let mut decls = Vec::new();
+        while self.kw("declare") {
+            decls.push(self.declare()?);
+            self.semi()?;
+        }
+        let body = self.list()?;
+        self.expect("end")?;
+        self.end_label(&label)?;
+        Ok(Node::Block { label, decls, body })
+    }
+
+    fn declare(&mut self) -> R<Decl> {
+        let mut names = vec![self.ident()?];
+        let handler = ["continue", "exit", "undo"]
+            .iter()
+            .any(|k| names[0].eq_ignore_ascii_case(k))
+            && self.is("handler");
+        if handler {
+            return Err(MySqlError::not_supported("DECLARE ... HANDLER"));
+        }
+        if self.is("condition") {
+            return Err(MySqlError::not_supported("DECLARE ... CONDITION"));
+        }
+        if self.is("cursor") {
+            return Err(MySqlError::not_supported("DECLARE ... CURSOR"));
+        }
+        while self.peek().is_some_and(|t| t.text(self.src) == ",") {
+            self.pos += 1;
+            names.push(self.ident()?);
+        }
+        let start = self.peek().ok_or_else(|| self.err())?.start;
+        let mut end = start;
+        while let Some(t) = self.peek() {
+            if t.kind == TokKind::Semi || t.is_kw(self.src, "default") {
+                break;
+            }
+            end = t.end;
+            self.pos += 1;
+        }
+        if end == start {
+            return Err(self.err());
+        }
+        let default = if self.kw("default") {
+            Some(self.expr_until(&[])?)
+        } else {
+            None
+        };
+        Ok(Decl {
+            names,
+            type_text: self.src[start..end].to_string(),
+            default,
+        })
+    }
+
+    fn if_statement(&mut self) -> R<Node> {
+        let mut branches = Vec::new();
+        let mut otherwise = None;
+        loop {
+            let cond = self.expr_until(&["then"])?;
+            self.expect("then")?;
+            branches.push((cond, self.list()?));
+            if self.kw("elseif") {
+                continue;
+            }
+            if self.kw("else") {
+                otherwise = Some(self.list()?);
+            }
+            self.expect("end")?;
+            self.expect("if")?;
+            return Ok(Node::If {
+                branches,
+                otherwise,
+            });
+        }
+    }
+
+    fn case_statement(&mut self) -> R<Node> {
+        let operand = if self.is("when") {
+            None
+        } else {
+            Some(self.expr_until(&["when"])?)
+        };
+        let mut whens = Vec::new();
+        while self.kw("when") {
+            let v = self.expr_until(&["then"])?;
+            self.expect("then")?;
+            whens.push((v, self.list()?));
+        }
+        if whens.is_empty() {
+            return Err(self.err());
+        }
+        let otherwise = if self.kw("else") {
+            Some(self.list()?)
+        } else {
+            None
+        };
+        self.expect("end")?;
+        self.expect("case")?;
+        Ok(Node::Case {
+            operand,
+            whens,
+            otherwise,
+        })
+    }
+
+    fn set(&mut self) -> R<Node> {
+        let mut items = Vec::new();
+        loop {
+            let start = self.peek().ok_or_else(|| self.err())?.start;
+            let mut end = start;
+            while let Some(t) = self.peek() {
+                if matches!(t.text(self.src), "=" | ":=") && t.kind == TokKind::Punct {
+                    break;
+                }
+                if t.kind == TokKind::Semi {
+                    return Err(self.err());
+                }
+                end = t.end;
+                self.pos += 1;
+            }
+            self.pos += 1;
+            let target = self.src[start..end].trim().to_string();
+            let value = self.expr_until(&[","])?;
+            items.push((target, value));
+            if !self.peek().is_some_and(|t| t.text(self.src) == ",") {
+                return Ok(Node::Set(items));
+            }
+            self.pos += 1;
+        }
+    }
+
+    /// A SQL statement: the text up to the next `;`.
+    fn sql(&mut self) -> R<Node> {
+        let start = self.peek().ok_or_else(|| self.err())?.start;
+        let mut end = start;
+        while let Some(t) = self.peek() {
+            if t.kind == TokKind::Semi {
+                break;
+            }
+            end = t.end;
+            self.pos += 1;
+        }
+        let text = &self.src[start..end];
+        let first = text
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        if matches!(first.as_str(), "open" | "fetch" | "close") {
+            return Err(MySqlError::not_supported("cursors (OPEN / FETCH / CLOSE)"));
+        }
+        if matches!(first.as_str(), "signal" | "resignal") {
+            return Err(MySqlError::not_supported("SIGNAL / RESIGNAL"));
+        }
+        if first == "get" && text.to_ascii_lowercase().contains("diagnostics") {
+            return Err(MySqlError::not_supported("GET DIAGNOSTICS"));
+        }
+        if first == "for" {
+            return Err(MySqlError::not_supported("FOR loops in stored programs"));
+        }
+        Ok(Node::Sql(text.to_string()))
+    }
+
+    /// An expression: the text up to one of `stops` (or `;`) outside
+    /// parentheses and CASE ... END.
+    fn expr_until(&mut self, stops: &[&str]) -> R<String> {
+        let start = self.peek().ok_or_else(|| self.err())?.start;
+        let mut end = start;
+        let mut parens = 0i32;
+        let mut cases = 0i32;
+        while let Some(t) = self.peek() {
+            if t.kind == TokKind::Semi {
+                break;
+            }
+            if parens == 0 && cases == 0 {
+                let stop = stops.iter().any(|k| {
+                    if k.len() == 1 {
+                        t.text(self.src) == *k
+                    } else {
+                        t.is_kw(self.src, k)
+                    }
+                });
+                if stop {
+                    break;
+                }
+            }
+            match t.text(self.src) {
+                "(" if t.kind == TokKind::Punct => parens += 1,
+                ")" if t.kind == TokKind::Punct => parens -= 1,
+                _ if t.is_kw(self.src, "case") => cases += 1,
+                _ if t.is_kw(self.src, "end") && cases > 0 => cases -= 1,
+                _ => {}
+            }
+            end = t.end;
+            self.pos += 1;
+        }
+        if end == start {
+            return Err(self.err());
+        }
+        Ok(self.src[start..end].to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_structure() {
+        let n = parse_body(
+            "l: begin declare a, b int default 1; declare s varchar(10); \
+             while a < 10 do set a = a + 1, @x = case when a > 2 then 1 end; end while; \
+             if a = 1 then select 1; elseif a = 2 then leave l; else select 3; end if; \
+             repeat set b = b + 1; until b > 3 end repeat; \
+             case a when 1 then select 'one'; else begin end; end case; \
+             insert into t values (a); end l",
+        )
+        .unwrap();
+        let Node::Block { label, decls, body } = n else {
+            panic!()
+        };
+        assert_eq!(label.as_deref(), Some("l"));
+        assert_eq!(decls[0].names, ["a", "b"]);
+        assert_eq!(decls[0].default.as_deref(), Some("1"));
+        assert_eq!(decls[1].type_text, "varchar(10)");
+        assert_eq!(body.len(), 5);
+        let Node::While { cond, body: wb, .. } = &body[0] else {
+            panic!()
+        };
+        assert_eq!(cond, "a < 10");
+        assert_eq!(
+            wb[0],
+            Node::Set(vec![
+                ("a".into(), "a + 1".into()),
+                ("@x".into(), "case when a > 2 then 1 end".into())
+            ])
+        );
+        assert_eq!(body[4], Node::Sql("insert into t values (a)".into()));
+    }
+
+    #[test]
+    fn bad_bodies() {
+        assert_eq!(parse_body("begin select 1 end").unwrap_err().code, 1064);
+        assert_eq!(parse_body("a: begin end b").unwrap_err().code, 1310);
+        assert_eq!(
+            parse_body("begin declare c cursor for select 1; end")
+                .unwrap_err()
+                .code,
+            1235
+        );
+        assert_eq!(
+            parse_body("select 1").unwrap(),
+            Node::Sql("select 1".into())
+        );
+    }
+}

@@ -267,7 +267,7 @@ impl Session {
     /// Switches to the routine's database and sql_mode; returns what to
     /// restore.
     fn enter_routine(&mut self, def: &RoutineDef) -> (Option<String>, Option<String>) {
-        let db = std::mem::replace(&mut self.cx.db, Some(def.schema.clone()));
+        let db = self.cx.db.replace(def.schema.clone());
         let mode = self.cx.var_text("sql_mode");
         let mode = if mode != def.sql_mode {
             let _ = self.assign_sysvar("sql_mode", Value::str(&def.sql_mode), false);
@@ -402,7 +402,10 @@ impl Session {
                 self.respond(Ok(r), &mut o);
                 Ok(())
             }
-            Err(e) => Err(e),
+            Err(e) => {
+                self.sp_error_listed = true;
+                Err(e)
+            }
         }
     }
 
@@ -460,7 +463,10 @@ impl Session {
     fn eval_as_select(&mut self, text: &str) -> R<Value> {
         let mut sink = super::select_into::VarSink::default();
         let q = format!("SELECT {text}");
-        self.run_in_program(&q, &mut Out::new(&mut sink))?;
+        if let Err(e) = self.run_in_program(&q, &mut Out::new(&mut sink)) {
+            self.sp_error_listed = true;
+            return Err(e);
+        }
         Ok(sink
             .first
             .and_then(|r| r.into_iter().next())
@@ -496,7 +502,8 @@ impl Session {
             db: "",
             table: "",
             col: &def.col,
-            row: 1,
+            // MariaDB reports a variable's conversions "at row 0".
+            row: 0,
             strict: self.cx.mode.strict,
         };
         crate::exec::store::store(v, &target, &mut self.cx)

@@ -136,6 +136,9 @@ pub struct Session {
     sp_depth: usize,
     /// Rows the last statement of the running program changed.
     sp_affected: u64,
+    /// The error ending the running statement came from a statement of a
+    /// stored program, which listed it already.
+    sp_error_listed: bool,
 }
 
 impl Session {
@@ -180,6 +183,7 @@ impl Session {
             sp_stack: Vec::new(),
             sp_depth: 0,
             sp_affected: 0,
+            sp_error_listed: false,
         }
     }
 
@@ -445,6 +449,7 @@ impl Session {
         self.prepared.clear();
         self.sql_prepared.clear();
         self.next_txn = NextTxn::default();
+        self.sp_cache.clear();
         self.drop_all_temp();
     }
 

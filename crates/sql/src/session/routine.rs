@@ -100,7 +100,7 @@ impl Session {
         }
         let params = crate::sp::parse_params(&c.params, false)?;
         // The body must compile (in the routine's database, as it will run).
-        let saved_db = std::mem::replace(&mut self.cx.db, Some(db.clone()));
+        let saved_db = self.cx.db.replace(db.clone());
         let checked = self.compile_program(None, &params, &c.body);
         self.cx.db = saved_db;
         checked?;

@@ -148,6 +148,8 @@ impl Session {
             self.ddl_to_log = false;
         }
         match &mut r {
+            // An error of a stored program's statement is in the list already.
+            Err(_) if std::mem::take(&mut self.sp_error_listed) => {}
             Err(e) => {
                 self.cx.warn(Level::Error, e.code, e.message.clone());
                 for w in std::mem::take(&mut self.cx.trailing) {
@@ -822,6 +824,9 @@ fn reads_no_table(n: &Native) -> bool {
         | Native::Begin { .. }
         | Native::Commit { .. }
         | Native::Rollback { .. } => true,
+        // Routine DDL reads no table; a program's own statements decide for
+        // themselves as they run.
+        Native::Routine(_) => true,
         _ => false,
     }
 }

@@ -404,7 +404,7 @@ impl Parser<'_> {
             let target = self.src[start..end].trim().to_string();
             let value = self.expr_until(&[","])?;
             items.push((target, value));
-            if !self.peek().is_some_and(|t| t.text(self.src) == ",") {
+            if self.peek().is_none_or(|t| t.text(self.src) != ",") {
                 return Ok(Node::Set(items));
             }
             self.pos += 1;

@@ -340,11 +340,13 @@ mod tests {
     #[test]
     fn loops_jump_back_and_leave_forward() {
         let p = prog("l: loop set @a = 1; if @a then leave l; end if; iterate l; end loop l");
-        // 0 SET, 1 JumpUnless->3, 2 Jump(end), 3 Jump(0) (iterate), 4 Jump(0) (loop)
-        assert!(matches!(p.instrs[1], Instr::JumpUnless { to: 3, .. }));
-        assert!(matches!(p.instrs[2], Instr::Jump(5)));
-        assert!(matches!(p.instrs[3], Instr::Jump(0)));
+        // 0 SET, 1 JumpUnless->4, 2 Jump(end) (leave), 3 Jump(4) (end of IF),
+        // 4 Jump(0) (iterate), 5 Jump(0) (loop)
+        assert!(matches!(p.instrs[1], Instr::JumpUnless { to: 4, .. }));
+        assert!(matches!(p.instrs[2], Instr::Jump(6)));
+        assert!(matches!(p.instrs[3], Instr::Jump(4)));
         assert!(matches!(p.instrs[4], Instr::Jump(0)));
+        assert!(matches!(p.instrs[5], Instr::Jump(0)));
     }
 
     #[test]

@@ -203,7 +203,10 @@ mod tests {
             None
         );
         assert_eq!(split("INSERT INTO t SELECT 1"), None);
-        let l = lex("SELECT 1 INTO x");
-        assert!(select_into("SELECT 1 INTO x", &l.tokens, false).is_err());
+        let x = split("SELECT 1 INTO x, @y").expect("into");
+        assert_eq!(
+            x.target,
+            IntoTarget::Vars(vec![IntoVar::Local("x".into()), IntoVar::User("y".into())])
+        );
     }
 }

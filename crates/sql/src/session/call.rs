@@ -15,7 +15,6 @@ use crate::result::QueryResult;
 use crate::sp::{Code, Frame, Instr, Mode, Program, SlotDef, SpScope};
 use basalt_common::{MySqlError, Value};
 use basalt_storage::RoutineDef;
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 type R<T> = Result<T, MySqlError>;
@@ -28,7 +27,7 @@ const MAX_NESTING: usize = 200;
 pub(crate) struct Compiled {
     /// The definition it was compiled from (replaced routines compile again).
     def: Option<Arc<RoutineDef>>,
-    program: Program,
+    pub(super) program: Program,
     slots: Arc<[SlotDef]>,
     /// Bound expressions by instruction, with the schema version they were
     /// bound at; `None` inside when the expression runs as a statement.
@@ -325,60 +324,7 @@ impl Session {
         Ok(frame.map(|f| f.values).unwrap_or_default())
     }
 
-    fn run_program(&mut self, c: &mut Compiled, out: &mut Out<'_>) -> R<()> {
-        let mut pc = 0;
-        while let Some(instr) = c.program.instrs.get(pc) {
-            if self.interrupt.load(Ordering::Relaxed) {
-                return Err(MySqlError::query_interrupted());
-            }
-            pc = match instr {
-                Instr::Sql(code) => {
-                    let code = code.clone();
-                    self.sp_statement(&code, out)?;
-                    pc + 1
-                }
-                Instr::Assign { slot, value } => {
-                    let (slot, value) = (*slot, value.clone());
-                    let v = self.sp_value(c, pc, &value)?;
-                    self.sp_assign(slot, v)?;
-                    pc + 1
-                }
-                Instr::Null(slot) => {
-                    if let Some(f) = self.cx.sp.as_mut() {
-                        f.values[*slot] = Value::Null;
-                    }
-                    pc + 1
-                }
-                Instr::JumpUnless { cond, to } => {
-                    let (cond, to) = (cond.clone(), *to);
-                    let v = self.sp_value(c, pc, &cond)?;
-                    if crate::value::truth(&v) == Some(true) {
-                        pc + 1
-                    } else {
-                        to
-                    }
-                }
-                Instr::Jump(to) => *to,
-                Instr::CaseNotFound => {
-                    return Err(MySqlError::new(
-                        1339,
-                        "20000",
-                        "Case not found for CASE statement",
-                    ))
-                }
-                Instr::Return(_) | Instr::NoReturn => {
-                    return Err(MySqlError::new(
-                        1313,
-                        "42000",
-                        "RETURN is only allowed in a FUNCTION",
-                    ))
-                }
-            };
-        }
-        Ok(())
-    }
-
-    fn set_scope(&mut self, scope: &Arc<SpScope>) {
+    pub(super) fn set_scope(&mut self, scope: &Arc<SpScope>) {
         if let Some(f) = self.cx.sp.as_mut() {
             if !Arc::ptr_eq(&f.scope, scope) {
                 f.scope = scope.clone();
@@ -388,7 +334,7 @@ impl Session {
 
     /// One statement of a program: its result set goes to the client, an OK
     /// only sets the affected-row count.
-    fn sp_statement(&mut self, code: &Code, out: &mut Out<'_>) -> R<()> {
+    pub(super) fn sp_statement(&mut self, code: &Code, out: &mut Out<'_>) -> R<()> {
         self.set_scope(&code.scope);
         let mut o = out.nested();
         let r = self.run_in_program(&code.text, &mut o);
@@ -411,7 +357,7 @@ impl Session {
 
     /// A statement inside a program: as the client's, but under the CALL's
     /// deadline and KILL flag.
-    fn run_in_program(&mut self, text: &str, out: &mut Out<'_>) -> R<QueryResult> {
+    pub(super) fn run_in_program(&mut self, text: &str, out: &mut Out<'_>) -> R<QueryResult> {
         self.extra_status = 0;
         let r = crate::stack::for_text(text.len(), || self.run_text(text, out));
         if let Err(e) = &r {
@@ -423,7 +369,7 @@ impl Session {
     }
 
     /// The value of an expression of instruction `pc`.
-    fn sp_value(&mut self, c: &mut Compiled, pc: usize, code: &Code) -> R<Value> {
+    pub(super) fn sp_value(&mut self, c: &mut Compiled, pc: usize, code: &Code) -> R<Value> {
         self.set_scope(&code.scope);
         let version = self.cx.engine.storage.schema_version();
         let bound = match &c.exprs[pc] {
@@ -435,6 +381,20 @@ impl Session {
             }
         };
         match bound {
+            Some(e) => {
+                let mut ctx = EvalCtx::new(&[], &mut self.cx);
+                ctx.interrupt = Some(&self.interrupt);
+                e.eval(&[], &mut ctx)
+            }
+            None => self.eval_as_select(&code.text),
+        }
+    }
+
+    /// The value of an expression bound for this evaluation only (SIGNAL's
+    /// items, evaluated once when raised).
+    pub(super) fn sp_value_once(&mut self, code: &Code) -> R<Value> {
+        self.set_scope(&code.scope);
+        match self.bind_sp_expr(&code.text)? {
             Some(e) => {
                 let mut ctx = EvalCtx::new(&[], &mut self.cx);
                 ctx.interrupt = Some(&self.interrupt);

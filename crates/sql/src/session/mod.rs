@@ -20,6 +20,7 @@ mod locks;
 mod memo;
 mod perf;
 mod prepared;
+mod program;
 mod rename;
 mod replica_apply;
 mod replica_stmt;

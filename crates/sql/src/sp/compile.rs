@@ -5,7 +5,7 @@
 //! outer ones) and plans made for it are cached per scope.
 
 use super::parse::{Decl, Node};
-use super::{Code, Instr, ParamDef, Program, SpScope};
+use super::{Code, CondValue, HandlerDef, Instr, ParamDef, Program, SpScope};
 use basalt_common::MySqlError;
 use std::sync::Arc;
 
@@ -27,14 +27,20 @@ struct Label {
 }
 
 pub struct Compiler {
-    instrs: Vec<Instr>,
+    pub(super) instrs: Vec<Instr>,
     /// Declared names, innermost last: (lower-case name, slot).
-    names: Vec<(String, usize)>,
+    pub(super) names: Vec<(String, usize)>,
     /// Type text of each slot, in slot order.
     pub types: Vec<(String, String)>,
     labels: Vec<Label>,
-    scope: Arc<SpScope>,
+    pub(super) scope: Arc<SpScope>,
     function: bool,
+    /// Declared conditions, innermost last.
+    pub(super) conditions: Vec<(String, CondValue)>,
+    /// Declared cursors, innermost last: (lower-case name, cursor number).
+    pub(super) cursors: Vec<(String, usize, Code)>,
+    pub(super) cursor_count: usize,
+    pub(super) handlers: Vec<HandlerDef>,
 }
 
 /// Compiles a body whose parameters are `params` (slots 0..n).
@@ -46,6 +52,10 @@ pub fn compile(root: &Node, params: &[ParamDef], function: bool) -> R<Program> {
         labels: Vec::new(),
         scope: SpScope::new(Vec::new()),
         function,
+        conditions: Vec::new(),
+        cursors: Vec::new(),
+        cursor_count: 0,
+        handlers: Vec::new(),
     };
     for p in params {
         c.declare_name(&p.name, &p.type_text);
@@ -59,6 +69,8 @@ pub fn compile(root: &Node, params: &[ParamDef], function: bool) -> R<Program> {
         instrs: c.instrs,
         slot_types: c.types,
         params: params.to_vec(),
+        handlers: c.handlers,
+        cursors: c.cursor_count,
     })
 }
 
@@ -69,18 +81,18 @@ impl Compiler {
         self.names.push((name.to_lowercase(), slot));
     }
 
-    fn refresh_scope(&mut self) {
+    pub(super) fn refresh_scope(&mut self) {
         self.scope = SpScope::new(self.names.clone());
     }
 
-    fn code(&self, text: &str) -> Code {
+    pub(super) fn code(&self, text: &str) -> Code {
         Code {
             text: text.to_string(),
             scope: self.scope.clone(),
         }
     }
 
-    fn slot_of(&self, name: &str) -> Option<usize> {
+    pub(super) fn slot_of(&self, name: &str) -> Option<usize> {
         let lower = name.to_lowercase();
         self.names
             .iter()
@@ -89,15 +101,15 @@ impl Compiler {
             .map(|(_, s)| *s)
     }
 
-    fn pc(&self) -> usize {
+    pub(super) fn pc(&self) -> usize {
         self.instrs.len()
     }
 
-    fn list(&mut self, nodes: &[Node]) -> R<()> {
+    pub(super) fn list(&mut self, nodes: &[Node]) -> R<()> {
         nodes.iter().try_for_each(|n| self.node(n))
     }
 
-    fn node(&mut self, n: &Node) -> R<()> {
+    pub(super) fn node(&mut self, n: &Node) -> R<()> {
         match n {
             Node::Block { label, decls, body } => self.block(label, decls, body),
             Node::Loop { label, body } => {
@@ -204,52 +216,90 @@ impl Compiler {
                 self.instrs.push(Instr::Sql(self.code(text)));
                 Ok(())
             }
+            Node::Open(c) => {
+                let (cursor, query) = self.cursor(c)?;
+                self.instrs.push(Instr::Open { cursor, query });
+                Ok(())
+            }
+            Node::Close(c) => {
+                let cursor = self.cursor(c)?.0;
+                self.instrs.push(Instr::Close(cursor));
+                Ok(())
+            }
+            Node::Fetch { cursor, vars } => self.fetch(cursor, vars),
+            Node::Signal {
+                resignal,
+                cond,
+                items,
+            } => self.signal(*resignal, cond.as_ref(), items),
         }
     }
 
     fn block(&mut self, label: &Option<String>, decls: &[Decl], body: &[Node]) -> R<()> {
-        let outer = self.names.len();
-        self.open_label(label, LabelKind::Block, self.pc());
+        let marks = self.marks();
+        let start = self.pc();
+        self.open_label(label, LabelKind::Block, start);
+        let mut handlers = Vec::new();
         for d in decls {
-            let mut declared: Vec<&str> = Vec::new();
-            for n in &d.names {
-                let dup = declared.iter().any(|x| x.eq_ignore_ascii_case(n))
-                    || self.names[outer..]
-                        .iter()
-                        .any(|(x, _)| *x == n.to_lowercase());
-                if dup {
-                    return Err(MySqlError::new(
-                        1331,
-                        "42000",
-                        format!("Duplicate variable: {n}"),
-                    ));
-                }
-                declared.push(n);
+            match d {
+                Decl::Var {
+                    names,
+                    type_text,
+                    default,
+                } => self.declare_vars(marks.0, names, type_text, default.as_deref())?,
+                Decl::Condition { name, value } => self.declare_condition(marks.1, name, value)?,
+                Decl::Cursor { name, query } => self.declare_cursor(marks.2, name, query)?,
+                Decl::Handler { exit, conds, body } => handlers.push((*exit, conds, body)),
             }
-            // The default is evaluated where the variables are not yet visible.
-            let slots: Vec<usize> = d
-                .names
-                .iter()
-                .map(|n| {
-                    self.declare_name(n, &d.type_text);
-                    self.types.len() - 1
-                })
-                .collect();
-            let value = d.default.as_deref().map(|v| self.code(v));
-            for slot in slots {
-                self.instrs.push(match &value {
-                    Some(v) => Instr::Assign {
-                        slot,
-                        value: v.clone(),
-                    },
-                    None => Instr::Null(slot),
-                });
-            }
-            self.refresh_scope();
         }
+        let body_start = self.pc();
         self.list(body)?;
+        self.handler_bodies(start.max(body_start), &handlers)?;
         self.close_label(label);
-        self.names.truncate(outer);
+        self.restore(marks);
+        Ok(())
+    }
+
+    fn declare_vars(
+        &mut self,
+        outer: usize,
+        names: &[String],
+        type_text: &str,
+        default: Option<&str>,
+    ) -> R<()> {
+        let mut declared: Vec<&str> = Vec::new();
+        for n in names {
+            let dup = declared.iter().any(|x| x.eq_ignore_ascii_case(n))
+                || self.names[outer..]
+                    .iter()
+                    .any(|(x, _)| *x == n.to_lowercase());
+            if dup {
+                return Err(MySqlError::new(
+                    1331,
+                    "42000",
+                    format!("Duplicate variable: {n}"),
+                ));
+            }
+            declared.push(n);
+        }
+        // The default is evaluated where the variables are not yet visible.
+        let slots: Vec<usize> = names
+            .iter()
+            .map(|n| {
+                self.declare_name(n, type_text);
+                self.types.len() - 1
+            })
+            .collect();
+        let value = default.map(|v| self.code(v));
+        for slot in slots {
+            self.instrs.push(match &value {
+                Some(v) => Instr::Assign {
+                    slot,
+                    value: v.clone(),
+                },
+                None => Instr::Null(slot),
+            });
+        }
         self.refresh_scope();
         Ok(())
     }

@@ -8,6 +8,8 @@
 //! MariaDB gives variables precedence over columns.
 
 pub mod compile;
+mod compile_decl;
+mod declare;
 pub mod parse;
 
 use crate::ty::ExprType;
@@ -71,6 +73,66 @@ pub enum Instr {
     CaseNotFound,
     /// The end of a function reached without RETURN (1321).
     NoReturn,
+    /// OPEN: the query runs and its rows are kept (MariaDB's cursors are
+    /// insensitive: they read a materialised copy).
+    Open {
+        cursor: usize,
+        query: Code,
+    },
+    /// FETCH INTO the slots (NOT FOUND, 1329, past the last row).
+    Fetch {
+        cursor: usize,
+        slots: Vec<usize>,
+    },
+    Close(usize),
+    /// SIGNAL / RESIGNAL with `SET item = value` items.
+    Signal {
+        resignal: bool,
+        cond: Option<CondValue>,
+        items: Vec<(String, Code)>,
+    },
+    /// The end of handler `n`'s statement.
+    HandlerEnd(usize),
+}
+
+/// A condition with names resolved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CondValue {
+    SqlState(String),
+    Errno(u16),
+    SqlWarning,
+    NotFound,
+    SqlException,
+}
+
+impl CondValue {
+    /// Whether an error or warning (`warning`) of (errno, SQLSTATE) raises
+    /// this condition, and how specifically (errno 3, SQLSTATE 2, class 1;
+    /// SQLWARNING takes every warning, after NOT FOUND, as MariaDB).
+    pub fn matches(&self, code: u16, state: &str, warning: bool) -> Option<u8> {
+        let class = &state[..state.len().min(2)];
+        match self {
+            CondValue::Errno(n) if *n == code => Some(3),
+            CondValue::SqlState(s) if s == state => Some(2),
+            CondValue::SqlWarning if class == "01" => Some(1),
+            CondValue::SqlWarning if warning => Some(0),
+            CondValue::NotFound if class == "02" => Some(1),
+            CondValue::SqlException if !matches!(class, "00" | "01" | "02") => Some(1),
+            _ => None,
+        }
+    }
+}
+
+/// A DECLARE ... HANDLER: the instruction range it covers, its conditions,
+/// where its statement starts and ends, and for EXIT where it leaves to.
+#[derive(Debug, Clone)]
+pub struct HandlerDef {
+    pub start: usize,
+    pub end: usize,
+    pub conds: Vec<CondValue>,
+    pub body: usize,
+    pub body_end: usize,
+    pub exit_to: Option<usize>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,6 +166,9 @@ pub struct Program {
     /// variable.
     pub slot_types: Vec<(String, String)>,
     pub params: Vec<ParamDef>,
+    pub handlers: Vec<HandlerDef>,
+    /// Cursors declared (each numbered).
+    pub cursors: usize,
 }
 
 /// A slot's declared type.

@@ -58,19 +58,58 @@ pub enum Node {
     Set(Vec<(String, String)>),
     /// Any other statement, as text.
     Sql(String),
+    Open(String),
+    Close(String),
+    Fetch {
+        cursor: String,
+        vars: Vec<String>,
+    },
+    /// SIGNAL / RESIGNAL: the condition (none: RESIGNAL's caught one) and the
+    /// `SET item = expr` list.
+    Signal {
+        resignal: bool,
+        cond: Option<CondRef>,
+        items: Vec<(String, String)>,
+    },
+}
+
+/// A condition as DECLARE ... HANDLER FOR or SIGNAL names it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CondRef {
+    SqlState(String),
+    Errno(u16),
+    Name(String),
+    SqlWarning,
+    NotFound,
+    SqlException,
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Decl {
-    pub names: Vec<String>,
-    pub type_text: String,
-    pub default: Option<String>,
+pub enum Decl {
+    Var {
+        names: Vec<String>,
+        type_text: String,
+        default: Option<String>,
+    },
+    Condition {
+        name: String,
+        value: CondRef,
+    },
+    Cursor {
+        name: String,
+        query: String,
+    },
+    Handler {
+        exit: bool,
+        conds: Vec<CondRef>,
+        body: Box<Node>,
+    },
 }
 
-struct Parser<'a> {
-    src: &'a str,
-    toks: Vec<Token>,
-    pos: usize,
+pub(super) struct Parser<'a> {
+    pub(super) src: &'a str,
+    pub(super) toks: Vec<Token>,
+    pub(super) pos: usize,
 }
 
 /// Reads a routine body (one statement, often a BEGIN ... END block).
@@ -89,15 +128,15 @@ pub fn parse_body(src: &str) -> R<Node> {
 const STOP_WORDS: &[&str] = &["end", "elseif", "else", "when", "until"];
 
 impl Parser<'_> {
-    fn peek(&self) -> Option<&Token> {
+    pub(super) fn peek(&self) -> Option<&Token> {
         self.toks.get(self.pos)
     }
 
-    fn is(&self, k: &str) -> bool {
+    pub(super) fn is(&self, k: &str) -> bool {
         self.peek().is_some_and(|t| t.is_kw(self.src, k))
     }
 
-    fn kw(&mut self, k: &str) -> bool {
+    pub(super) fn kw(&mut self, k: &str) -> bool {
         let yes = self.is(k);
         if yes {
             self.pos += 1;
@@ -105,7 +144,7 @@ impl Parser<'_> {
         yes
     }
 
-    fn expect(&mut self, k: &str) -> R<()> {
+    pub(super) fn expect(&mut self, k: &str) -> R<()> {
         if self.kw(k) {
             Ok(())
         } else {
@@ -113,11 +152,11 @@ impl Parser<'_> {
         }
     }
 
-    fn err(&self) -> MySqlError {
+    pub(super) fn err(&self) -> MySqlError {
         near_offset(self.src, self.peek().map_or(self.src.len(), |t| t.start))
     }
 
-    fn ident(&mut self) -> R<String> {
+    pub(super) fn ident(&mut self) -> R<String> {
         let t = *self.peek().ok_or_else(|| self.err())?;
         let name = match t.kind {
             TokKind::Word => t.text(self.src).to_string(),
@@ -128,7 +167,7 @@ impl Parser<'_> {
         Ok(name)
     }
 
-    fn semi(&mut self) -> R<()> {
+    pub(super) fn semi(&mut self) -> R<()> {
         match self.peek() {
             Some(t) if t.kind == TokKind::Semi => {
                 self.pos += 1;
@@ -186,7 +225,7 @@ impl Parser<'_> {
         }
     }
 
-    fn statement(&mut self) -> R<Node> {
+    pub(super) fn statement(&mut self) -> R<Node> {
         let label = self.label();
         if self.kw("begin") {
             if self.kw("not") {
@@ -243,6 +282,9 @@ impl Parser<'_> {
                 1,
             ));
         }
+        if let Some(n) = self.cursor_or_signal()? {
+            return Ok(n);
+        }
         if self.is("set") && !self.set_is_special() {
             self.pos += 1;
             return self.set();
@@ -280,58 +322,11 @@ impl Parser<'_> {
     }
 
     fn block(&mut self, label: Option<String>) -> R<Node> {
-        let mut decls = Vec::new();
-        while self.kw("declare") {
-            decls.push(self.declare()?);
-            self.semi()?;
-        }
+        let decls = self.declarations()?;
         let body = self.list()?;
         self.expect("end")?;
         self.end_label(&label)?;
         Ok(Node::Block { label, decls, body })
-    }
-
-    fn declare(&mut self) -> R<Decl> {
-        let mut names = vec![self.ident()?];
-        let handler = ["continue", "exit", "undo"]
-            .iter()
-            .any(|k| names[0].eq_ignore_ascii_case(k))
-            && self.is("handler");
-        if handler {
-            return Err(MySqlError::not_supported("DECLARE ... HANDLER"));
-        }
-        if self.is("condition") {
-            return Err(MySqlError::not_supported("DECLARE ... CONDITION"));
-        }
-        if self.is("cursor") {
-            return Err(MySqlError::not_supported("DECLARE ... CURSOR"));
-        }
-        while self.peek().is_some_and(|t| t.text(self.src) == ",") {
-            self.pos += 1;
-            names.push(self.ident()?);
-        }
-        let start = self.peek().ok_or_else(|| self.err())?.start;
-        let mut end = start;
-        while let Some(t) = self.peek() {
-            if t.kind == TokKind::Semi || t.is_kw(self.src, "default") {
-                break;
-            }
-            end = t.end;
-            self.pos += 1;
-        }
-        if end == start {
-            return Err(self.err());
-        }
-        let default = if self.kw("default") {
-            Some(self.expr_until(&[])?)
-        } else {
-            None
-        };
-        Ok(Decl {
-            names,
-            type_text: self.src[start..end].to_string(),
-            default,
-        })
     }
 
     fn if_statement(&mut self) -> R<Node> {
@@ -428,12 +423,6 @@ impl Parser<'_> {
             .next()
             .unwrap_or("")
             .to_ascii_lowercase();
-        if matches!(first.as_str(), "open" | "fetch" | "close") {
-            return Err(MySqlError::not_supported("cursors (OPEN / FETCH / CLOSE)"));
-        }
-        if matches!(first.as_str(), "signal" | "resignal") {
-            return Err(MySqlError::not_supported("SIGNAL / RESIGNAL"));
-        }
         if first == "get" && text.to_ascii_lowercase().contains("diagnostics") {
             return Err(MySqlError::not_supported("GET DIAGNOSTICS"));
         }
@@ -445,7 +434,7 @@ impl Parser<'_> {
 
     /// An expression: the text up to one of `stops` (or `;`) outside
     /// parentheses and CASE ... END.
-    fn expr_until(&mut self, stops: &[&str]) -> R<String> {
+    pub(super) fn expr_until(&mut self, stops: &[&str]) -> R<String> {
         let start = self.peek().ok_or_else(|| self.err())?.start;
         let mut end = start;
         let mut parens = 0i32;

@@ -1,0 +1,361 @@
+//! The instruction loop of a stored program, with its handlers, cursors and
+//! SIGNAL. A condition an instruction raises (its error, or the warning a
+//! statement left) goes to the innermost block's handler that matches it most
+//! specifically (errno, then SQLSTATE, then SQLWARNING / NOT FOUND /
+//! SQLEXCEPTION); the handled condition leaves the diagnostics list, as in
+//! MariaDB. Cursors read the rows their query gave at OPEN.
+
+use super::call::Compiled;
+use super::ctx::Level;
+use super::{Out, Session};
+use crate::result::{Ending, ResultSink};
+use crate::sp::{CondValue, Instr};
+use basalt_common::{ColumnMeta, MySqlError, Row, Value};
+use std::collections::VecDeque;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+type R<T> = Result<T, MySqlError>;
+
+/// A handler running: which, where a CONTINUE resumes, what it caught.
+struct Activation {
+    handler: usize,
+    resume: usize,
+    caught: MySqlError,
+}
+
+#[derive(Default)]
+struct Runtime {
+    cursors: Vec<Option<VecDeque<Row>>>,
+    active: Vec<Activation>,
+}
+
+/// Conditions no handler may catch: the statement was stopped.
+fn catchable(e: &MySqlError) -> bool {
+    !matches!(e.code, 1317 | 1969 | 1436)
+}
+
+fn no_data() -> MySqlError {
+    MySqlError::new(
+        1329,
+        "02000",
+        "No data - zero rows fetched, selected, or processed",
+    )
+}
+
+impl Session {
+    pub(super) fn run_program(&mut self, c: &mut Compiled, out: &mut Out<'_>) -> R<()> {
+        let mut rt = Runtime {
+            cursors: vec![None; c.program.cursors],
+            active: Vec::new(),
+        };
+        let mut pc = 0;
+        while pc < c.program.instrs.len() {
+            if self.interrupt.load(Ordering::Relaxed) {
+                return Err(MySqlError::query_interrupted());
+            }
+            pc = match self.step(c, pc, &mut rt, out) {
+                Ok(next) => match self.raised_warning(c, pc) {
+                    Some((h, w)) => self.activate(c, &mut rt, h, next, w),
+                    None => next,
+                },
+                Err(e) => match catchable(&e)
+                    .then(|| find(c, pc, e.code, e.state, false))
+                    .flatten()
+                {
+                    Some(h) => {
+                        let resume = match &c.program.instrs[pc] {
+                            Instr::JumpUnless { to, .. } => *to,
+                            _ => pc + 1,
+                        };
+                        self.activate(c, &mut rt, h, resume, e)
+                    }
+                    None => return Err(e),
+                },
+            };
+        }
+        Ok(())
+    }
+
+    /// Starts handler `h` for condition `caught`; returns where to go.
+    fn activate(
+        &mut self,
+        c: &Compiled,
+        rt: &mut Runtime,
+        h: usize,
+        resume: usize,
+        caught: MySqlError,
+    ) -> usize {
+        // Handlers left by LEAVE or ITERATE are no longer running.
+        let at = resume.saturating_sub(1);
+        let handlers = &c.program.handlers;
+        rt.active
+            .retain(|a| (handlers[a.handler].body..handlers[a.handler].body_end).contains(&at));
+        self.cx.clear_warnings();
+        self.sp_error_listed = false;
+        rt.active.push(Activation {
+            handler: h,
+            resume,
+            caught,
+        });
+        handlers[h].body
+    }
+
+    /// The handler for the warning the statement at `pc` left, if one
+    /// matches (SQLWARNING, NOT FOUND, a warning's errno).
+    fn raised_warning(&self, c: &Compiled, pc: usize) -> Option<(usize, MySqlError)> {
+        if c.program.handlers.is_empty() || !matches!(c.program.instrs[pc], Instr::Sql(_)) {
+            return None;
+        }
+        if self.cx.kept_warnings {
+            return None;
+        }
+        let w = self
+            .cx
+            .warnings
+            .iter()
+            .rev()
+            .find(|w| w.level == Level::Warning)?;
+        let state = if matches!(w.code, 1329 | 1643) {
+            "02000"
+        } else {
+            "01000"
+        };
+        let h = find(c, pc, w.code, state, true)?;
+        Some((h, MySqlError::new(w.code, state, w.message.clone())))
+    }
+
+    /// One instruction; returns the next one's index.
+    fn step(
+        &mut self,
+        c: &mut Compiled,
+        pc: usize,
+        rt: &mut Runtime,
+        out: &mut Out<'_>,
+    ) -> R<usize> {
+        Ok(match &c.program.instrs[pc] {
+            Instr::Sql(code) => {
+                let code = code.clone();
+                self.sp_statement(&code, out)?;
+                pc + 1
+            }
+            Instr::Assign { slot, value } => {
+                let (slot, value) = (*slot, value.clone());
+                let v = self.sp_value(c, pc, &value)?;
+                self.sp_assign(slot, v)?;
+                pc + 1
+            }
+            Instr::Null(slot) => {
+                if let Some(f) = self.cx.sp.as_mut() {
+                    f.values[*slot] = Value::Null;
+                }
+                pc + 1
+            }
+            Instr::JumpUnless { cond, to } => {
+                let (cond, to) = (cond.clone(), *to);
+                let v = self.sp_value(c, pc, &cond)?;
+                if crate::value::truth(&v) == Some(true) {
+                    pc + 1
+                } else {
+                    to
+                }
+            }
+            Instr::Jump(to) => *to,
+            Instr::CaseNotFound => {
+                return Err(MySqlError::new(
+                    1339,
+                    "20000",
+                    "Case not found for CASE statement",
+                ))
+            }
+            Instr::Return(_) | Instr::NoReturn => {
+                return Err(MySqlError::new(
+                    1313,
+                    "42000",
+                    "RETURN is only allowed in a FUNCTION",
+                ))
+            }
+            Instr::Open { cursor, query } => {
+                let (cursor, query) = (*cursor, query.clone());
+                if rt.cursors[cursor].is_some() {
+                    return Err(MySqlError::new(1325, "24000", "Cursor is already open"));
+                }
+                self.set_scope(&query.scope);
+                let mut sink = RowsSink::default();
+                if let Err(e) = self.run_in_program(&query.text, &mut Out::new(&mut sink)) {
+                    self.sp_error_listed = true;
+                    return Err(e);
+                }
+                rt.cursors[cursor] = Some(sink.rows);
+                pc + 1
+            }
+            Instr::Fetch { cursor, slots } => {
+                let rows = rt.cursors[*cursor]
+                    .as_mut()
+                    .ok_or_else(|| MySqlError::new(1326, "24000", "Cursor is not open"))?;
+                let row = rows.pop_front().ok_or_else(no_data)?;
+                if row.len() != slots.len() {
+                    return Err(MySqlError::new(
+                        1328,
+                        "HY000",
+                        "Incorrect number of FETCH variables",
+                    ));
+                }
+                for (slot, v) in slots.clone().into_iter().zip(row) {
+                    self.sp_assign(slot, v)?;
+                }
+                pc + 1
+            }
+            Instr::Close(cursor) => {
+                if rt.cursors[*cursor].take().is_none() {
+                    return Err(MySqlError::new(1326, "24000", "Cursor is not open"));
+                }
+                pc + 1
+            }
+            Instr::Signal {
+                resignal,
+                cond,
+                items,
+            } => {
+                let (resignal, cond, items) = (*resignal, cond.clone(), items.clone());
+                let e = self.signal_error(rt, resignal, cond.as_ref(), &items)?;
+                if e.state.starts_with("01") {
+                    // A warning: listed, and the program goes on unless handled.
+                    if let Some(h) = find(c, pc, e.code, e.state, true) {
+                        return Ok(self.activate(c, rt, h, pc + 1, e));
+                    }
+                    self.cx.warn(Level::Warning, e.code, e.message);
+                    return Ok(pc + 1);
+                }
+                return Err(e);
+            }
+            Instr::HandlerEnd(id) => {
+                let id = *id;
+                while let Some(a) = rt.active.pop() {
+                    if a.handler == id {
+                        return Ok(c.program.handlers[id].exit_to.unwrap_or(a.resume));
+                    }
+                }
+                return Err(MySqlError::internal("handler end without its activation"));
+            }
+        })
+    }
+
+    /// The condition SIGNAL / RESIGNAL raises.
+    fn signal_error(
+        &mut self,
+        rt: &Runtime,
+        resignal: bool,
+        cond: Option<&CondValue>,
+        items: &[(String, crate::sp::Code)],
+    ) -> R<MySqlError> {
+        let caught = rt.active.last().map(|a| &a.caught);
+        if resignal && caught.is_none() {
+            return Err(MySqlError::new(
+                1645,
+                "0K000",
+                "RESIGNAL when handler not active",
+            ));
+        }
+        let mut e = match (cond, caught) {
+            (Some(CondValue::SqlState(s)), _) => {
+                let state = intern_state(s);
+                let (code, message) = match &s[..2] {
+                    "01" => (1642, "Unhandled user-defined warning condition"),
+                    "02" => (1643, "Unhandled user-defined not found condition"),
+                    _ => (1644, "Unhandled user-defined exception condition"),
+                };
+                MySqlError::new(code, state, message)
+            }
+            (_, Some(caught)) => caught.clone(),
+            _ => return Err(MySqlError::internal("SIGNAL without a condition")),
+        };
+        for (item, value) in items {
+            let v = self.sp_value_once(value)?;
+            match item.as_str() {
+                "MESSAGE_TEXT" => e.message = v.display_lossy(),
+                "MYSQL_ERRNO" => {
+                    let n = crate::value::to_f64(&v);
+                    if !(1.0..=65535.0).contains(&n) || v.is_null() {
+                        return Err(MySqlError::new(
+                            1231,
+                            "42000",
+                            format!(
+                                "Variable 'MYSQL_ERRNO' can't be set to the value of '{}'",
+                                v.display_lossy()
+                            ),
+                        ));
+                    }
+                    e.code = n as u16;
+                }
+                // The other items only show in GET DIAGNOSTICS.
+                _ => {}
+            }
+        }
+        Ok(e)
+    }
+}
+
+/// The innermost handler covering `pc` that matches the condition, the most
+/// specific of its block.
+fn find(c: &Compiled, pc: usize, code: u16, state: &str, warning: bool) -> Option<usize> {
+    let mut best: Option<(usize, usize, u8)> = None; // (handler, range length, specificity)
+    for (i, h) in c.program.handlers.iter().enumerate() {
+        if !(h.start..h.end).contains(&pc) {
+            continue;
+        }
+        let Some(spec) = h
+            .conds
+            .iter()
+            .filter_map(|v| v.matches(code, state, warning))
+            .max()
+        else {
+            continue;
+        };
+        let len = h.end - h.start;
+        let better = match best {
+            None => true,
+            Some((_, blen, bspec)) => len < blen || (len == blen && spec > bspec),
+        };
+        if better {
+            best = Some((i, len, spec));
+        }
+    }
+    best.map(|(i, _, _)| i)
+}
+
+/// SQLSTATEs of SIGNAL, kept for the process (errors carry `&'static str`
+/// states); past 4096 distinct ones, new states are reported as `45000`.
+fn intern_state(s: &str) -> &'static str {
+    use std::collections::HashSet;
+    use std::sync::{Mutex, OnceLock};
+    static STATES: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
+    let mut set = STATES
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner());
+    if let Some(k) = set.get(s) {
+        return k;
+    }
+    if set.len() >= 4096 {
+        return "45000";
+    }
+    let k: &'static str = Box::leak(s.to_string().into_boxed_str());
+    set.insert(k);
+    k
+}
+
+/// Keeps the rows of a cursor's query.
+#[derive(Default)]
+struct RowsSink {
+    rows: VecDeque<Row>,
+}
+
+impl ResultSink for RowsSink {
+    fn columns(&mut self, _: &Arc<[ColumnMeta]>, _: u16) {}
+    fn row(&mut self, row: &mut Row) -> R<()> {
+        self.rows.push_back(std::mem::take(row));
+        Ok(())
+    }
+    fn end(&mut self, _: Ending<'_>, _: u16) {}
+}

@@ -491,9 +491,15 @@ mod tests {
             panic!()
         };
         assert_eq!(label.as_deref(), Some("l"));
-        assert_eq!(decls[0].names, ["a", "b"]);
-        assert_eq!(decls[0].default.as_deref(), Some("1"));
-        assert_eq!(decls[1].type_text, "varchar(10)");
+        assert_eq!(
+            decls[0],
+            Decl::Var {
+                names: vec!["a".into(), "b".into()],
+                type_text: "int".into(),
+                default: Some("1".into()),
+            }
+        );
+        assert!(matches!(&decls[1], Decl::Var { type_text, .. } if type_text == "varchar(10)"));
         assert_eq!(body.len(), 5);
         let Node::While { cond, body: wb, .. } = &body[0] else {
             panic!()
@@ -514,7 +520,7 @@ mod tests {
         assert_eq!(parse_body("begin select 1 end").unwrap_err().code, 1064);
         assert_eq!(parse_body("a: begin end b").unwrap_err().code, 1310);
         assert_eq!(
-            parse_body("begin declare c cursor for select 1; end")
+            parse_body("begin declare undo handler for sqlexception begin end; end")
                 .unwrap_err()
                 .code,
             1235

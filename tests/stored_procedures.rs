@@ -369,3 +369,37 @@ fn procedures_behave_as_on_mariadb() {
     }
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
 }
+
+/// `mariadb-dump --routines` of a Basalt database loads back into Basalt, and
+/// the routines run.
+#[test]
+fn mariadb_dump_routines_round_trip() {
+    let b = Basalt::start();
+    let mut c = b.conn();
+    c.query_drop("create database dumpme").unwrap();
+    c.query_drop("use dumpme").unwrap();
+    c.query_drop("create table t (a int primary key)").unwrap();
+    c.query_drop("insert into t values (1), (2)").unwrap();
+    c.query_drop("create procedure addone(inout x int) comment 'adds' begin set x = x + 1; end")
+        .unwrap();
+    c.query_drop(
+        "create procedure total() reads sql data begin declare s int; select sum(a) into s from t; select s; end",
+    )
+    .unwrap();
+    let dump = std::process::Command::new("mariadb-dump")
+        .args(["-h127.0.0.1", "-uroot", "--skip-ssl", "--routines", "--databases", "dumpme"])
+        .arg(format!("-P{}", b.port))
+        .output()
+        .expect("mariadb-dump");
+    assert!(dump.status.success(), "{}", String::from_utf8_lossy(&dump.stderr));
+    let text = String::from_utf8(dump.stdout).unwrap();
+    assert!(text.contains("DELIMITER ;;\nCREATE DEFINER=`root`@`"), "{text}");
+    c.query_drop("drop database dumpme").unwrap();
+    let (rc, _, err) = mariadb_cli(b.port, &[], &text);
+    assert_eq!(rc, 0, "{err}");
+    let mut c = Conn::new(Opts::from_url(&b.url_db("dumpme")).unwrap()).unwrap();
+    c.query_drop("set @v = 41").unwrap();
+    c.query_drop("call addone(@v)").unwrap();
+    assert_eq!(c.query_first::<i64, _>("select @v").unwrap(), Some(42));
+    assert_eq!(results(&mut c, "call total()").unwrap(), vec![vec![vec![s("3")]]]);
+}

@@ -387,13 +387,27 @@ fn mariadb_dump_routines_round_trip() {
     )
     .unwrap();
     let dump = std::process::Command::new("mariadb-dump")
-        .args(["-h127.0.0.1", "-uroot", "--skip-ssl", "--routines", "--databases", "dumpme"])
+        .args([
+            "-h127.0.0.1",
+            "-uroot",
+            "--skip-ssl",
+            "--routines",
+            "--databases",
+            "dumpme",
+        ])
         .arg(format!("-P{}", b.port))
         .output()
         .expect("mariadb-dump");
-    assert!(dump.status.success(), "{}", String::from_utf8_lossy(&dump.stderr));
+    assert!(
+        dump.status.success(),
+        "{}",
+        String::from_utf8_lossy(&dump.stderr)
+    );
     let text = String::from_utf8(dump.stdout).unwrap();
-    assert!(text.contains("DELIMITER ;;\nCREATE DEFINER=`root`@`"), "{text}");
+    assert!(
+        text.contains("DELIMITER ;;\nCREATE DEFINER=`root`@`"),
+        "{text}"
+    );
     c.query_drop("drop database dumpme").unwrap();
     let (rc, _, err) = mariadb_cli(b.port, &[], &text);
     assert_eq!(rc, 0, "{err}");
@@ -401,5 +415,8 @@ fn mariadb_dump_routines_round_trip() {
     c.query_drop("set @v = 41").unwrap();
     c.query_drop("call addone(@v)").unwrap();
     assert_eq!(c.query_first::<i64, _>("select @v").unwrap(), Some(42));
-    assert_eq!(results(&mut c, "call total()").unwrap(), vec![vec![vec![s("3")]]]);
+    assert_eq!(
+        results(&mut c, "call total()").unwrap(),
+        vec![vec![vec![s("3")]]]
+    );
 }

@@ -79,6 +79,18 @@ def main():
     conn.ping(reconnect=False)
     log("ok errors")
 
+    # Stored procedures through callproc: result sets, then OUT / INOUT values
+    # read back from the @_name_n variables PyMySQL sets.
+    cur.execute("CREATE PROCEDURE doubled(IN a INT, OUT b INT, INOUT c VARCHAR(20)) "
+                "BEGIN SET b = a * 2; SET c = CONCAT(c, '!'); SELECT a, b; END")
+    cur.callproc("doubled", (21, 0, "hi"))
+    assert cur.fetchall() == ((21, 42),)
+    while cur.nextset():
+        pass
+    cur.execute("SELECT @_doubled_1, @_doubled_2")
+    assert cur.fetchone() == (42, "hi!")
+    log("ok callproc")
+
     cur.execute("DROP DATABASE drv_pymysql")
     conn.close()
     log("OK pymysql")

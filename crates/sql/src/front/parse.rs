@@ -39,10 +39,56 @@ const MAX_TABLE_NESTING: usize = 500;
 
 fn parser<'a>(dialect: &'a MySqlDialect, text: &str) -> Result<Parser<'a>, MySqlError> {
     check_nesting(text)?;
-    Parser::new(dialect)
-        .with_recursion_limit(RECURSION_LIMIT)
-        .try_with_sql(text)
-        .map_err(|e| syntax_error(text, &e))
+    let p = Parser::new(dialect).with_recursion_limit(RECURSION_LIMIT);
+    if !quoted_user_var(text) {
+        return p.try_with_sql(text).map_err(|e| syntax_error(text, &e));
+    }
+    let tokens = sqlparser::tokenizer::Tokenizer::new(dialect, text)
+        .with_unescape(true)
+        .tokenize_with_location()
+        .map_err(|e| syntax_error(text, &ParserError::TokenizerError(e.to_string())))?;
+    Ok(p.with_tokens_with_locations(merge_user_vars(tokens)))
+}
+
+/// Whether the text may name a user variable in quotes (`` @`x` ``, `@'x'`,
+/// `@"x"`), which sqlparser reads as `@` and a separate quoted token.
+fn quoted_user_var(text: &str) -> bool {
+    let b = text.as_bytes();
+    b.windows(2)
+        .any(|w| w[0] == b'@' && matches!(w[1], b'`' | b'\'' | b'"'))
+}
+
+/// `@` followed at once by a quoted name becomes the one word `@name`, as the
+/// binder reads user variables.
+fn merge_user_vars(
+    tokens: Vec<sqlparser::tokenizer::TokenWithSpan>,
+) -> Vec<sqlparser::tokenizer::TokenWithSpan> {
+    use sqlparser::tokenizer::{Token, TokenWithSpan, Word};
+    let mut out: Vec<TokenWithSpan> = Vec::with_capacity(tokens.len());
+    for t in tokens {
+        let name = match &t.token {
+            Token::SingleQuotedString(s) | Token::DoubleQuotedString(s) => Some(s.clone()),
+            Token::Word(w) if w.quote_style == Some('`') => Some(w.value.clone()),
+            _ => None,
+        };
+        if let (Some(name), Some(prev)) = (name, out.last()) {
+            if prev.token == Token::AtSign && prev.span.end == t.span.start {
+                let span = prev.span.union(&t.span);
+                out.pop();
+                out.push(TokenWithSpan::new(
+                    Token::Word(Word {
+                        value: format!("@{name}"),
+                        quote_style: None,
+                        keyword: sqlparser::keywords::Keyword::NoKeyword,
+                    }),
+                    span,
+                ));
+                continue;
+            }
+        }
+        out.push(t);
+    }
+    out
 }
 
 /// Parses exactly one statement.

@@ -359,6 +359,9 @@ impl Session {
     /// deadline and KILL flag.
     pub(super) fn run_in_program(&mut self, text: &str, out: &mut Out<'_>) -> R<QueryResult> {
         self.extra_status = 0;
+        if let Some(r) = self.run_memoized(text, out) {
+            return r;
+        }
         let r = crate::stack::for_text(text.len(), || self.run_text(text, out));
         if let Err(e) = &r {
             if e.code == 1412 && self.replanable() {

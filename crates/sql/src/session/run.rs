@@ -189,7 +189,7 @@ impl Session {
 
     /// Runs a statement whose exact text was planned before, if it is memoized
     /// and its plan is current.
-    fn run_memoized(&mut self, text: &str, out: &mut Out<'_>) -> Option<R<QueryResult>> {
+    pub(super) fn run_memoized(&mut self, text: &str, out: &mut Out<'_>) -> Option<R<QueryResult>> {
         self.refresh_scope();
         if self.cx.transcoded {
             return None;
@@ -572,6 +572,15 @@ impl Session {
         let mut plan = plan;
         b.attach_subqueries(&mut plan);
         Ok(b.reusable.then_some(plan))
+    }
+
+    /// Runs a query through the plan cache when its form allows (the query of
+    /// SELECT ... INTO, which stored programs run in loops).
+    pub(super) fn run_query(&mut self, text: &str, out: &mut Out<'_>) -> R<QueryResult> {
+        match crate::front::analyze_with(text, self.lit_opts())? {
+            Front::Cached(s) => self.cached(s, out),
+            _ => self.parse_run(text, out),
+        }
     }
 
     pub(super) fn parse_run(&mut self, text: &str, out: &mut Out<'_>) -> R<QueryResult> {

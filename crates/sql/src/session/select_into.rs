@@ -64,7 +64,7 @@ impl Session {
             }
         }
         let mut sink = VarSink::default();
-        self.parse_run(query, &mut Out::new(&mut sink))?;
+        self.run_query(query, &mut Out::new(&mut sink))?;
         if sink.width != vars.len() {
             return Err(MySqlError::new(
                 1222,

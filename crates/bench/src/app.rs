@@ -174,7 +174,8 @@ fn commit_stage(plan: &Plan, launch: &Launch<'_>, progress: &Progress, results: 
     let do_commit = plan.runs(Workload::Commit);
     let do_alter = plan.runs(Workload::Alter);
     let do_parts = plan.runs(Workload::Partitions);
-    if !do_sb && !do_commit && !do_alter && !do_parts {
+    let do_routines = plan.runs(Workload::Routines);
+    if !do_sb && !do_commit && !do_alter && !do_parts && !do_routines {
         return;
     }
     let mut stage = Stage::new(settings(plan, 1), launch, progress);
@@ -189,6 +190,9 @@ fn commit_stage(plan: &Plan, launch: &Launch<'_>, progress: &Progress, results: 
     }
     if do_parts {
         crate::partitions::run(&mut stage, plan.rounds, results);
+    }
+    if do_routines {
+        crate::routines::run(&mut stage, plan.rounds, results);
     }
 }
 

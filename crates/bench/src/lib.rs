@@ -24,6 +24,7 @@ pub mod plan;
 pub mod proc;
 pub mod report;
 pub mod results;
+pub mod routines;
 pub mod runner;
 pub mod servers;
 pub mod slap;

@@ -19,7 +19,7 @@ pub struct Args {
     #[arg(long)]
     pub rounds: Option<usize>,
     /// Workloads to run (default all): seed, sysbench, commit, storm, cpu, joins, tpch, alter,
-    /// binlog, binlog-dump, tls, partitions, idle, instruments.
+    /// binlog, binlog-dump, tls, partitions, idle, instruments, routines.
     #[arg(long, value_delimiter = ',')]
     pub workloads: Vec<String>,
     /// The basaltd binary (default: basaltd next to this program).
@@ -221,6 +221,7 @@ fn parse_workloads(names: &[String]) -> Result<Vec<Workload>, String> {
         Workload::Partitions,
         Workload::Idle,
         Workload::Instruments,
+        Workload::Routines,
     ];
     if names.is_empty() {
         return Ok(all.to_vec());
@@ -235,7 +236,7 @@ fn parse_workloads(names: &[String]) -> Result<Vec<Workload>, String> {
                     format!(
                         "unknown workload '{n}' (seed, sysbench, commit, storm, cpu, joins, \
                          tpch, alter, binlog, binlog-dump, tls, partitions, idle, \
-                         instruments)"
+                         instruments, routines)"
                     )
                 })
         })
@@ -367,7 +368,7 @@ mod tests {
     fn full_defaults() {
         let p = resolve(&args(&[])).expect("plan");
         assert_eq!(p.rounds, 3);
-        assert_eq!(p.workloads.len(), 14);
+        assert_eq!(p.workloads.len(), 15);
         assert_eq!(p.dump.clients, [1, 10, 100]);
         assert_eq!((p.dump.commits, p.dump.writers), (2000, 16));
         assert_eq!(p.binlog.clients, [1, 16, 64]);

@@ -55,6 +55,7 @@ pub fn render(r: &Results, charts: &Charts, csv_name: &str) -> String {
     tpch_table(&mut out, r);
     alter_table(&mut out, r);
     partitions_table(&mut out, r);
+    routines_table(&mut out, r);
     idle_table(&mut out, r);
     paced_table(&mut out, r);
     tls_table(&mut out, r);
@@ -129,6 +130,8 @@ pub(crate) fn headline(c: &Case) -> Option<(&'static str, Better)> {
             (crate::partitions::MS.key, Better::Lower)
         }
         Workload::Partitions => (QPS.key, Better::Higher),
+        Workload::Routines if c.name.starts_with("CALL") => (QPS.key, Better::Higher),
+        Workload::Routines => (crate::routines::MS.key, Better::Lower),
         Workload::Idle if c.name == crate::paced::NAME => (LAT_P99.key, Better::Lower),
         Workload::Idle => (crate::idle::KB_PER_CONN.key, Better::Lower),
         Workload::Tls if c.name.starts_with("connect") => (CONNS.key, Better::Higher),
@@ -498,17 +501,40 @@ fn paced_table(out: &mut String, r: &Results) {
 }
 
 fn partitions_table(out: &mut String, r: &Results) {
-    let cases: Vec<&Case> = r.of(Workload::Partitions).collect();
-    if cases.is_empty() {
-        return;
-    }
-    out.push_str(
+    cases_table(
+        out,
+        r,
+        Workload::Partitions,
         "## Partitioned tables\n\n\
          A table of 1,000 RANGE partitions and 100,000 rows (`crates/bench/src/partitions.rs`): \
          the time of its CREATE TABLE, and one client's primary-key point selects on it and \
          on the same rows unpartitioned. Medians.\n\n\
          | case | table | metric | Basalt | MariaDB | ratio |\n|---|---|---|---|---|---|\n",
     );
+}
+
+fn routines_table(out: &mut String, r: &Results) {
+    cases_table(
+        out,
+        r,
+        Workload::Routines,
+        "## Stored procedures\n\n\
+         Procedures run by one client (`crates/bench/src/routines.rs`): a 1,000,000-iteration \
+         `SET x = x + 1` loop, a 100,000-iteration `SELECT ... INTO` loop over a primary-key \
+         read (times), and 5,000 CALLs of a one-statement procedure (calls per second). \
+         Medians.\n\n\
+         | case | variant | metric | Basalt | MariaDB | ratio |\n|---|---|---|---|---|---|\n",
+    );
+}
+
+/// A table of a workload's cases, one row each: name, variant, headline
+/// metric, both medians and their ratio.
+fn cases_table(out: &mut String, r: &Results, w: Workload, intro: &str) {
+    let cases: Vec<&Case> = r.of(w).collect();
+    if cases.is_empty() {
+        return;
+    }
+    out.push_str(intro);
     for c in &cases {
         let Some((key, better)) = headline(c) else {
             continue;

@@ -35,6 +35,8 @@ pub enum Workload {
     Idle,
     /// Seed and sysbench cases with every instrument on and all off.
     Instruments,
+    /// Stored procedures: loops and short CALLs.
+    Routines,
 }
 
 impl Workload {
@@ -54,6 +56,7 @@ impl Workload {
             Workload::Instruments => "instruments",
             Workload::Partitions => "partitions",
             Workload::Idle => "idle",
+            Workload::Routines => "routines",
         }
     }
 }

@@ -1,0 +1,93 @@
+//! The `routines` workload: stored procedures (issue: compile a routine once to
+//! a form that does not re-parse or re-bind per iteration).
+//!
+//! - A procedure looping 1,000,000 times over `SET x = x + 1`: its time.
+//! - A procedure looping 100,000 times over `SELECT v INTO y FROM t WHERE id = 1`
+//!   (a primary-key read into a variable): its time.
+//! - CALL of a short procedure (`SELECT a + 1`), 5,000 calls from one client:
+//!   calls per second.
+
+use crate::results::{Case, Metric, Results, Workload};
+use crate::runner::{Sample, Stage};
+use crate::servers::Server;
+use crate::stats::Better;
+use mysql::prelude::Queryable;
+use std::time::Instant;
+
+pub const MS: Metric = Metric {
+    key: "run_ms",
+    unit: "ms",
+    better: Better::Lower,
+};
+
+pub const SETUP: &str = "stored procedures";
+const CALLS: u64 = 5_000;
+
+const PROCS: &[&str] = &[
+    "create procedure set_loop(n int) begin declare x int default 0; \
+     while x < n do set x = x + 1; end while; select x; end",
+    "create procedure select_loop(n int) begin declare x int default 0; declare y int; \
+     while x < n do select v into y from lt where id = 1; set x = x + 1; end while; \
+     select x, y; end",
+    "create procedure short_p(a int) select a + 1",
+];
+
+fn conn(server: &Server) -> Result<mysql::Conn, String> {
+    mysql::Conn::new(server.opts(Some("benchr"))).map_err(|e| e.to_string())
+}
+
+fn setup(server: &mut Server) -> Result<(), String> {
+    let mut c = mysql::Conn::new(server.opts(None)).map_err(|e| e.to_string())?;
+    for s in ["drop database if exists benchr", "create database benchr"] {
+        c.query_drop(s).map_err(|e| format!("{s}: {e}"))?;
+    }
+    let mut c = conn(server)?;
+    for s in [
+        "create table lt (id int primary key, v int)",
+        "insert into lt values (1, 7)",
+    ]
+    .iter()
+    .chain(PROCS)
+    {
+        c.query_drop(*s).map_err(|e| format!("{s}: {e}"))?;
+    }
+    Ok(())
+}
+
+fn timed_call(server: &Server, sql: &str) -> Result<Sample, String> {
+    let mut c = conn(server)?;
+    let t = Instant::now();
+    c.query_drop(sql).map_err(|e| format!("{sql}: {e}"))?;
+    Ok(vec![(MS, t.elapsed().as_secs_f64() * 1000.0)])
+}
+
+fn short_calls(server: &Server) -> Result<Sample, String> {
+    let mut c = conn(server)?;
+    let t = Instant::now();
+    for i in 0..CALLS {
+        c.query_drop(format!("call short_p({i})"))
+            .map_err(|e| e.to_string())?;
+    }
+    let qps = CALLS as f64 / t.elapsed().as_secs_f64();
+    Ok(vec![(crate::sysbench::QPS, qps)])
+}
+
+pub fn run(stage: &mut Stage<'_>, rounds: usize, results: &mut Results) {
+    stage.add_setup(SETUP, Box::new(setup));
+    for (name, sql) in [
+        ("SET x = x + 1 loop", "call set_loop(1000000)"),
+        ("SELECT ... INTO loop", "call select_loop(100000)"),
+    ] {
+        let variant = if name.starts_with("SET") {
+            "1,000,000 iterations"
+        } else {
+            "100,000 iterations"
+        };
+        let mut case = Case::new(Workload::Routines, name, variant, 1);
+        stage.run_case(&mut case, SETUP, rounds, |s| timed_call(s, sql));
+        results.cases.push(case);
+    }
+    let mut case = Case::new(Workload::Routines, "CALL short procedure", "5,000 calls", 1);
+    stage.run_case(&mut case, SETUP, rounds, |s| short_calls(s));
+    results.cases.push(case);
+}

@@ -420,3 +420,36 @@ fn mariadb_dump_routines_round_trip() {
         vec![vec![vec![s("3")]]]
     );
 }
+
+/// SQL SECURITY DEFINER runs with the definer's privileges (CURRENT_USER() is
+/// the definer), INVOKER with the caller's; EXECUTE is needed to CALL.
+#[test]
+fn definer_and_invoker_rights() {
+    let b = Basalt::start();
+    let mut c = b.conn();
+    for s in [
+        "create database secdb",
+        "use secdb",
+        "create table secret (a int)",
+        "insert into secret values (42)",
+        "create procedure peek() select a, current_user() from secret",
+        "create procedure peek_inv() sql security invoker select a from secret",
+        "create user 'u'@'%'",
+        "create user 'v'@'%'",
+        "grant execute on secdb.* to 'u'@'%'",
+    ] {
+        c.query_drop(s).unwrap_or_else(|e| panic!("{s}: {e}"));
+    }
+    let url = |user: &str| format!("mysql://{user}@127.0.0.1:{}/secdb", b.port);
+    let mut u = Conn::new(Opts::from_url(&url("u")).unwrap()).unwrap();
+    let sets = results(&mut u, "call peek()").unwrap();
+    assert_eq!(sets[0][0][0], s("42"));
+    assert!(
+        sets[0][0][1].as_deref().unwrap().starts_with("root@"),
+        "{sets:?}"
+    );
+    assert_eq!(code(&mut u, "call peek_inv()"), 1142);
+    let mut v =
+        Conn::new(Opts::from_url(&format!("mysql://v@127.0.0.1:{}/", b.port)).unwrap()).unwrap();
+    assert_eq!(code(&mut v, "call secdb.peek()"), 1370);
+}

@@ -44,7 +44,7 @@ impl Session {
         body: &str,
     ) -> R<Compiled> {
         let tree = crate::sp::parse::parse_body(body)?;
-        let program = crate::sp::compile::compile(&tree, params, false)?;
+        let program = crate::sp::compile::compile(&tree, params)?;
         let mut slots = Vec::with_capacity(program.slot_types.len());
         for (name, ty) in &program.slot_types {
             slots.push(self.slot_def(name, ty)?);
@@ -158,11 +158,15 @@ impl Session {
                 values[i] = self.convert(&compiled.slots[i], v)?;
             }
         }
+        let privs = self.definer_rights(&def)?;
         self.sp_stack.push(key_of(&def));
         let saved = self.enter_routine(&def);
         let r = crate::stack::grow(|| self.run_frame(&mut compiled, values, out));
         self.leave_routine(saved);
         self.sp_stack.pop();
+        if let Some(p) = privs {
+            self.cx.privs = p;
+        }
         let key = key_of(&def);
         self.sp_cache.insert(key, compiled);
         let values = r?;
@@ -202,6 +206,36 @@ impl Session {
                     ),
                 )
             })
+    }
+
+    /// SQL SECURITY DEFINER: the procedure runs with its definer's privileges
+    /// (and CURRENT_USER() is the definer); returns the caller's to restore.
+    /// 1449 when the definer account does not exist.
+    fn definer_rights(&mut self, def: &RoutineDef) -> R<Option<crate::account::SessionPrivs>> {
+        // Internal sessions (no account) are allowed everything already.
+        if def.security != "DEFINER" || self.cx.privs.account.is_none() {
+            return Ok(None);
+        }
+        let exists = self
+            .cx
+            .engine
+            .acl
+            .snapshot()
+            .account(&def.definer_user, &def.definer_host)
+            .is_some();
+        if !exists {
+            return Err(MySqlError::new(
+                1449,
+                "HY000",
+                format!(
+                    "The user specified as a definer ('{}'@'{}') does not exist",
+                    def.definer_user, def.definer_host
+                ),
+            ));
+        }
+        let definer =
+            crate::account::SessionPrivs::for_account(&def.definer_user, &def.definer_host);
+        Ok(Some(std::mem::replace(&mut self.cx.privs, definer)))
     }
 
     /// Where each OUT / INOUT argument's value goes: a user variable or a

@@ -168,13 +168,6 @@ impl Session {
                     "Case not found for CASE statement",
                 ))
             }
-            Instr::Return(_) | Instr::NoReturn => {
-                return Err(MySqlError::new(
-                    1313,
-                    "42000",
-                    "RETURN is only allowed in a FUNCTION",
-                ))
-            }
             Instr::Open { cursor, query } => {
                 let (cursor, query) = (*cursor, query.clone());
                 if rt.cursors[cursor].is_some() {

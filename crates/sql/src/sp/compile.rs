@@ -34,7 +34,6 @@ pub struct Compiler {
     pub types: Vec<(String, String)>,
     labels: Vec<Label>,
     pub(super) scope: Arc<SpScope>,
-    function: bool,
     /// Declared conditions, innermost last.
     pub(super) conditions: Vec<(String, CondValue)>,
     /// Declared cursors, innermost last: (lower-case name, cursor number).
@@ -44,14 +43,14 @@ pub struct Compiler {
 }
 
 /// Compiles a body whose parameters are `params` (slots 0..n).
-pub fn compile(root: &Node, params: &[ParamDef], function: bool) -> R<Program> {
+/// (RETURN is refused: stored functions are not supported yet.)
+pub fn compile(root: &Node, params: &[ParamDef]) -> R<Program> {
     let mut c = Compiler {
         instrs: Vec::new(),
         names: Vec::new(),
         types: Vec::new(),
         labels: Vec::new(),
         scope: SpScope::new(Vec::new()),
-        function,
         conditions: Vec::new(),
         cursors: Vec::new(),
         cursor_count: 0,
@@ -62,13 +61,9 @@ pub fn compile(root: &Node, params: &[ParamDef], function: bool) -> R<Program> {
     }
     c.refresh_scope();
     c.node(root)?;
-    if function {
-        c.instrs.push(Instr::NoReturn);
-    }
     Ok(Program {
         instrs: c.instrs,
         slot_types: c.types,
-        params: params.to_vec(),
         handlers: c.handlers,
         cursors: c.cursor_count,
     })
@@ -184,17 +179,11 @@ impl Compiler {
                 self.instrs.push(Instr::Jump(self.labels[i].start));
                 Ok(())
             }
-            Node::Return(e) => {
-                if !self.function {
-                    return Err(MySqlError::new(
-                        1313,
-                        "42000",
-                        "RETURN is only allowed in a FUNCTION",
-                    ));
-                }
-                self.instrs.push(Instr::Return(self.code(e)));
-                Ok(())
-            }
+            Node::Return(_) => Err(MySqlError::new(
+                1313,
+                "42000",
+                "RETURN is only allowed in a FUNCTION",
+            )),
             Node::Set(items) => {
                 for (target, value) in items {
                     match self.slot_of(target.trim_matches('`')) {
@@ -249,7 +238,7 @@ impl Compiler {
                 } => self.declare_vars(marks.0, names, type_text, default.as_deref())?,
                 Decl::Condition { name, value } => self.declare_condition(marks.1, name, value)?,
                 Decl::Cursor { name, query } => self.declare_cursor(marks.2, name, query)?,
-                Decl::Handler { exit, conds, body } => handlers.push((*exit, conds, body)),
+                Decl::Handler { exit, conds, body } => handlers.push((*exit, conds, &**body)),
             }
         }
         let body_start = self.pc();
@@ -384,7 +373,7 @@ mod tests {
     use super::*;
 
     fn prog(body: &str) -> Program {
-        compile(&parse_body(body).unwrap(), &[], false).unwrap()
+        compile(&parse_body(body).unwrap(), &[]).unwrap()
     }
 
     #[test]
@@ -416,11 +405,7 @@ mod tests {
 
     #[test]
     fn label_errors() {
-        let e = |b: &str| {
-            compile(&parse_body(b).unwrap(), &[], false)
-                .unwrap_err()
-                .code
-        };
+        let e = |b: &str| compile(&parse_body(b).unwrap(), &[]).unwrap_err().code;
         assert_eq!(e("begin leave x; end"), 1308);
         assert_eq!(e("b: begin iterate b; end"), 1308);
         assert_eq!(e("begin return 1; end"), 1313);

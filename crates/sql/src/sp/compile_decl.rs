@@ -159,7 +159,7 @@ impl Compiler {
     pub(super) fn handler_bodies(
         &mut self,
         start: usize,
-        handlers: &[(bool, &Vec<CondRef>, &Box<Node>)],
+        handlers: &[(bool, &Vec<CondRef>, &Node)],
     ) -> R<()> {
         if handlers.is_empty() {
             return Ok(());

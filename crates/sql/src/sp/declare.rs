@@ -239,7 +239,7 @@ impl Parser<'_> {
             if self.kw("set") {
                 loop {
                     let item = self.ident()?.to_ascii_uppercase();
-                    if !self.peek().is_some_and(|t| t.text(self.src) == "=") {
+                    if self.peek().is_none_or(|t| t.text(self.src) != "=") {
                         return Err(self.err());
                     }
                     self.pos += 1;

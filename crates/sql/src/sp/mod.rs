@@ -68,11 +68,8 @@ pub enum Instr {
         to: usize,
     },
     Jump(usize),
-    Return(Code),
     /// A CASE statement without ELSE matched nothing (1339).
     CaseNotFound,
-    /// The end of a function reached without RETURN (1321).
-    NoReturn,
     /// OPEN: the query runs and its rows are kept (MariaDB's cursors are
     /// insensitive: they read a materialised copy).
     Open {
@@ -165,7 +162,6 @@ pub struct Program {
     /// (name, type text) of each slot: the parameters, then every DECLAREd
     /// variable.
     pub slot_types: Vec<(String, String)>,
-    pub params: Vec<ParamDef>,
     pub handlers: Vec<HandlerDef>,
     /// Cursors declared (each numbered).
     pub cursors: usize,

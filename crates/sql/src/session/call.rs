@@ -28,6 +28,8 @@ pub(crate) struct Compiled {
     /// The definition it was compiled from (replaced routines compile again).
     def: Option<Arc<RoutineDef>>,
     pub(super) program: Program,
+    /// The parameters (read once per compile, not per CALL).
+    params: Arc<[crate::sp::ParamDef]>,
     slots: Arc<[SlotDef]>,
     /// Bound expressions by instruction, with the schema version they were
     /// bound at; `None` inside when the expression runs as a statement.
@@ -57,6 +59,7 @@ impl Session {
         let n = program.instrs.len();
         Ok(Compiled {
             def,
+            params: params.into(),
             program,
             slots: slots.into(),
             exprs: vec![None; n],
@@ -121,7 +124,8 @@ impl Session {
             .routine(&db, "PROCEDURE", name)
             .ok_or_else(|| does_not_exist("PROCEDURE", &db, name))?;
         self.require_execute(&def)?;
-        let params = crate::sp::parse_params(&def.params, false)?;
+        let mut compiled = self.compiled(&def)?;
+        let params = compiled.params.clone();
         if params.len() != args.len() {
             return Err(MySqlError::new(
                 1318,
@@ -150,7 +154,6 @@ impl Session {
         if self.sp_depth >= MAX_NESTING {
             return Err(MySqlError::new(1436, "HY000", "Thread stack overrun"));
         }
-        let mut compiled = self.compiled(&def, &params)?;
         let mut values = vec![Value::Null; compiled.slots.len()];
         for (i, (p, a)) in params.iter().zip(args).enumerate() {
             if p.mode != Mode::Out {
@@ -284,15 +287,16 @@ impl Session {
 
     /// The session's compiled copy of a routine (compiled again after the
     /// routine was replaced).
-    fn compiled(&mut self, def: &Arc<RoutineDef>, params: &[crate::sp::ParamDef]) -> R<Compiled> {
+    fn compiled(&mut self, def: &Arc<RoutineDef>) -> R<Compiled> {
         if let Some(c) = self.sp_cache.remove(&key_of(def)) {
             if c.def.as_ref().is_some_and(|d| Arc::ptr_eq(d, def)) {
                 return Ok(c);
             }
         }
+        let params = crate::sp::parse_params(&def.params, false)?;
         // The body binds under the routine's sql_mode and database.
         let saved = self.enter_routine(def);
-        let r = self.compile_program(Some(def.clone()), params, &def.body);
+        let r = self.compile_program(Some(def.clone()), &params, &def.body);
         self.leave_routine(saved);
         r
     }
@@ -320,6 +324,12 @@ impl Session {
 
     /// Evaluates a CALL argument in the caller's scope.
     fn eval_caller(&mut self, text: &str) -> R<Value> {
+        // Integer literals, the usual arguments, need no parse.
+        if let Ok(n) = text.parse::<i64>() {
+            if !text.starts_with('+') {
+                return Ok(Value::Int(n));
+            }
+        }
         let ast = crate::front::parse::parse_expr(text)?;
         let storage = self.cx.engine.storage.clone();
         let expr = {

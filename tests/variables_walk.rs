@@ -89,7 +89,7 @@ const CLASSIFIED: &[(&str, Proof)] = &[
     ("lc_time_names", DefaultOnly("de_DE")),
     ("local_infile", Test("local_infile_off_refuses_load_data_local")),
     ("lock_wait_timeout", Test("lock_tables_locks")),
-    ("log_bin_trust_function_creators", NoEffect("it governs CREATE FUNCTION / CREATE TRIGGER under binary logging; Basalt has no stored routines or triggers yet")),
+    ("log_bin_trust_function_creators", Test("functions_under_binary_logging")),
     ("log_bin", Test("log_bin_at_runtime_and_sql_log_bin")),
     ("log_output", Test("log_output_table_fills_the_log_tables")),
     ("log_queries_not_using_indexes", Test("slow_statements_are_logged_in_mariadbs_format")),
@@ -113,7 +113,7 @@ const CLASSIFIED: &[(&str, Proof)] = &[
     ("max_recursive_iterations", Test("recursive_cte_stops_at_max_recursive_iterations")),
     ("max_session_mem_used", Test("working_memory_past_the_budget_is_1290")),
     ("max_sort_length", DefaultOnly("2048")),
-    ("max_sp_recursion_depth", NoEffect("stored procedures do not exist (CREATE PROCEDURE is refused)")),
+    ("max_sp_recursion_depth", Test("procedures_run_with_parameters_and_result_sets")),
     ("max_statement_time", Elsewhere("time limits: statements stopped after their time")),
     ("min_examined_row_limit", Test("slow_statements_are_logged_in_mariadbs_format")),
     (

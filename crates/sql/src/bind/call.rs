@@ -130,13 +130,15 @@ impl Binder<'_> {
         if name == "values" {
             return self.values_ref(&args, scope);
         }
-        let db = self.cx.db.as_deref();
+        let db = self.db();
         if let Some(b) = crate::expr::func::sequence::bind(&name, &args, self.storage, db)? {
             return Ok(b);
         }
-        let (func, min, max) = crate::expr::func::lookup(&name).ok_or_else(|| {
-            MySqlError::function_not_defined(&self.cx.db.clone().unwrap_or_default(), &name)
-        })?;
+        let builtin = crate::expr::func::lookup(&name).filter(|_| parts.len() == 1);
+        let Some((func, min, max)) = builtin else {
+            let fname = parts.last().map(String::as_str).unwrap_or_default();
+            return self.stored_call(&parts, fname, &args, scope, aggs);
+        };
         crate::expr::func::check_arity(&name, args.len(), min, max)?;
         crate::expr::func::check_shape(func, &name, args.len())?;
         self.call(func, &args, scope, aggs)
@@ -155,11 +157,7 @@ impl Binder<'_> {
     ) -> R<Option<Bound>> {
         let in_sys = match parts {
             [db, _] => crate::sysschema::is_schema(db),
-            [_] => self
-                .cx
-                .db
-                .as_deref()
-                .is_some_and(crate::sysschema::is_schema),
+            [_] => self.db().is_some_and(crate::sysschema::is_schema),
             _ => false,
         };
         if !in_sys {

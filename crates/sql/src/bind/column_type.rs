@@ -196,6 +196,13 @@ pub fn data_type(dt: &D, coll: Collation, col: &str) -> R<DataType> {
         D::Uuid => DataType::Uuid,
         D::Custom(name, args) if args.is_empty() && custom_is(name, "uuid") => DataType::Uuid,
         D::Custom(name, args) if args.is_empty() && custom_is(name, "inet6") => DataType::Inet6,
+        D::Custom(name, args) if args.is_empty() => {
+            return Err(MySqlError::new(
+                4161,
+                "HY000",
+                format!("Unknown data type: '{name}'"),
+            ))
+        }
         other => return Err(MySqlError::not_supported(&format!("column type {other}"))),
     })
 }

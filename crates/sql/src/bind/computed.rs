@@ -126,6 +126,7 @@ fn unfixed(e: &Expr) -> Option<String> {
             Expr::Func(f, args) => super::check::not_allowed(*f, args.len()).map(str::to_string),
             Expr::UserVar(v) | Expr::SetUserVar(v, _) => Some(format!("@{v}")),
             Expr::SysVar { def, .. } => Some(format!("@@{}", def.name)),
+            Expr::StoredCall(f, _) => Some(format!("`{}`()", f.0.name)),
             _ => None,
         };
     });
@@ -248,7 +249,9 @@ impl Binder<'_> {
                 }
             }
             if let Some(what) = unfixed(&e) {
-                if g.stored || indexed(ci) {
+                // A stored function is never allowed (MariaDB).
+                let stored_fn = what.starts_with('`');
+                if g.stored || indexed(ci) || stored_fn {
                     return Err((not_allowed(&what, Clause::Generated, &c.name), None));
                 }
                 return Err((

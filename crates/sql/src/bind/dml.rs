@@ -449,6 +449,7 @@ impl Binder<'_> {
         Ok(SelectPlan {
             needs: Default::default(),
             reads_tables: true,
+            calls_writer: false,
             types: Vec::new(),
             subs: Default::default(),
             union: Vec::new(),

@@ -462,8 +462,8 @@ impl Binder<'_> {
     fn identifier(&mut self, id: &ast::Ident, scope: &Scope) -> R<Bound> {
         let name = &id.value;
         // A stored program's variable takes precedence over a column.
-        if let Some((slot, t)) = self.cx.sp.as_ref().and_then(|f| f.lookup(name)) {
-            return Ok((Expr::Local(slot), t.clone()));
+        if let Some((slot, t)) = self.local(name) {
+            return Ok((Expr::Local(slot), t));
         }
         if id.quote_style.is_none() {
             if let Some(rest) = name.strip_prefix("@@") {

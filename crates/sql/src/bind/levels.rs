@@ -40,7 +40,7 @@ pub fn table_mask(e: &Expr, tables: &[TableRef]) -> Option<u64> {
                 mask |= 1 << t;
             }
         }
-        Expr::SetUserVar(..) => ok = false,
+        Expr::SetUserVar(..) | Expr::StoredCall(..) => ok = false,
         Expr::Func(f, _) if !f.is_deterministic_per_statement() => ok = false,
         _ => {}
     });

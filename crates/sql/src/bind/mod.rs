@@ -39,6 +39,7 @@ pub mod print;
 pub mod returning;
 pub mod rows;
 pub mod select;
+pub mod stored_fn;
 pub mod strings;
 pub mod typing;
 pub mod union;
@@ -250,6 +251,11 @@ pub struct Binder<'a> {
     pub needs: Vec<crate::plan::Need>,
     /// Above 0 while binding what a view stands for (its rights are the view's).
     pub unchecked: u32,
+    /// Binding a statement of a stored function's body.
+    pub routine: Option<stored_fn::RoutineBinding>,
+    /// Stored functions the statement calls read tables / change rows.
+    pub fn_reads: bool,
+    pub fn_writes: bool,
 }
 
 impl<'a> Binder<'a> {
@@ -291,6 +297,18 @@ impl<'a> Binder<'a> {
             texts: 0,
             needs: Vec::new(),
             unchecked: 0,
+            routine: None,
+            fn_reads: false,
+            fn_writes: false,
+        }
+    }
+
+    /// The database unqualified names are in: a stored function's own while
+    /// its body binds, else the session's.
+    pub fn db(&self) -> Option<&str> {
+        match &self.routine {
+            Some(r) => Some(&r.db),
+            None => self.cx.db.as_deref(),
         }
     }
 
@@ -391,6 +409,10 @@ impl<'a> Binder<'a> {
     /// Moves the bound subqueries into the top-level plan.
     pub fn attach_subqueries(&mut self, plan: &mut crate::plan::Plan) {
         plan.set_needs(std::mem::take(&mut self.needs));
+        if let crate::plan::Plan::Select(p) = plan {
+            p.reads_tables |= self.fn_reads || self.fn_writes;
+            p.calls_writer |= self.fn_writes;
+        }
         let subs = std::mem::take(&mut self.subplans);
         if subs.is_empty() {
             return;
@@ -408,7 +430,7 @@ impl<'a> Binder<'a> {
 
     /// The current database, or 1046.
     pub fn current_db(&self) -> Result<String, MySqlError> {
-        self.cx.db.clone().ok_or_else(MySqlError::no_db)
+        self.db().map(str::to_string).ok_or_else(MySqlError::no_db)
     }
 
     /// Resolves `[db.]table` to (db, name).

@@ -573,6 +573,7 @@ impl Binder<'_> {
         Ok(SelectPlan {
             needs: Default::default(),
             reads_tables: !from.tables.is_empty(),
+            calls_writer: false,
             types: items.iter().map(|i| i.ty.clone()).collect(),
             subs: Default::default(),
             union: Vec::new(),

@@ -173,6 +173,7 @@ impl Binder<'_> {
             wait: WaitPolicy::Wait,
             calc_found_rows: false,
             reads_tables,
+            calls_writer: false,
             types,
             subs: Default::default(),
             union: branches,

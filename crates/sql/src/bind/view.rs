@@ -248,7 +248,7 @@ fn hint_name(d: &ast::TableIndexDirective) -> Option<String> {
 fn view_error(e: MySqlError, v: &ViewDef, hidden: Option<&String>) -> MySqlError {
     match e.code {
         1146 if hidden == Some(&e.message) => e,
-        1146 | 1054 | 1356 | 1049 => invalid_view(&v.schema, &v.name),
+        1146 | 1054 | 1356 | 1049 | 1305 => invalid_view(&v.schema, &v.name),
         _ => e,
     }
 }

@@ -142,6 +142,8 @@ pub enum Expr {
     /// its first use in a statement and reused, unless that evaluation warned.
     /// The number tells the statement's cached values apart.
     Once(Box<Expr>, u64),
+    /// A stored function's call with its arguments.
+    StoredCall(crate::sp::function::StoredFn, Vec<Expr>),
     /// `arg [NOT] IN (subquery i)`.
     InSub {
         arg: Box<Expr>,
@@ -312,6 +314,30 @@ impl<'a> EvalCtx<'a> {
     }
 }
 
+/// Whether an expression holds a subquery (it then needs a statement around
+/// it to run).
+pub fn has_subquery(e: &Expr) -> bool {
+    let mut found = false;
+    e.walk(&mut |x| {
+        if matches!(x, Expr::Sub { .. } | Expr::InSub { .. }) {
+            found = true;
+        }
+    });
+    found
+}
+
+/// Whether an expression calls a stored function that reads tables or
+/// changes rows (it then needs a transaction around it).
+pub fn calls_stored_data(e: &Expr) -> bool {
+    let mut found = false;
+    e.walk(&mut |x| {
+        if let Expr::StoredCall(f, _) = x {
+            found |= f.0.reads || f.0.writes;
+        }
+    });
+    found
+}
+
 impl Expr {
     pub fn boxed(self) -> Box<Expr> {
         Box::new(self)
@@ -335,7 +361,10 @@ impl Expr {
     pub fn is_row_independent(&self) -> bool {
         let mut ok = true;
         self.walk(&mut |e| {
-            if matches!(e, Expr::Column(_) | Expr::SetUserVar(..)) {
+            if matches!(
+                e,
+                Expr::Column(_) | Expr::SetUserVar(..) | Expr::StoredCall(..)
+            ) {
                 ok = false;
             }
             if let Expr::Func(f, _) = e {
@@ -382,7 +411,7 @@ impl Expr {
             Arith(_, a, b) | Bit(_, a, b) | Cmp(_, a, b, _) | NullSafeEq(a, b, _) | Xor(a, b) => {
                 vec![a, b]
             }
-            And(v) | Or(v) | Func(_, v) => v.iter().collect(),
+            And(v) | Or(v) | Func(_, v) | StoredCall(_, v) => v.iter().collect(),
             In { arg, list, .. } => std::iter::once(arg.as_ref()).chain(list.iter()).collect(),
             Between { arg, low, high, .. } => vec![arg, low, high],
             Like {
@@ -441,7 +470,7 @@ impl Expr {
             Arith(_, a, b) | Bit(_, a, b) | Cmp(_, a, b, _) | NullSafeEq(a, b, _) | Xor(a, b) => {
                 vec![a, b]
             }
-            And(v) | Or(v) | Func(_, v) => v.iter_mut().collect(),
+            And(v) | Or(v) | Func(_, v) | StoredCall(_, v) => v.iter_mut().collect(),
             In { arg, list, .. } => std::iter::once(arg.as_mut())
                 .chain(list.iter_mut())
                 .collect(),
@@ -546,6 +575,7 @@ impl Expr {
                 .and_then(|f| f.values.get(*i).cloned())
                 .unwrap_or(Value::Null)),
             Expr::UserVar(n) => Ok(ctx.cx.user_vars.get(n).cloned().unwrap_or(Value::Null)),
+            Expr::StoredCall(f, args) => crate::exec::stored_fn::call(&f.0, args, row, ctx),
             Expr::SetUserVar(n, e) => {
                 let v = e.eval(row, ctx)?;
                 ctx.cx.user_vars.insert(n.clone(), v.clone());

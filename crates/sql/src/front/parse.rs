@@ -95,6 +95,20 @@ fn merge_user_vars(
 pub fn parse_statement(text: &str) -> Result<Statement, MySqlError> {
     // The partition clause of CREATE TABLE is read by `partitioning`.
     let text = super::native::partition_clause::without_partition_clause(text);
+    // sqlparser reads PostgreSQL's END (COMMIT) and a bare RETURN; MariaDB
+    // knows neither outside a stored program.
+    let first = text.trim_start();
+    for w in ["end", "return"] {
+        let starts = first.len() >= w.len()
+            && first[..w.len()].eq_ignore_ascii_case(w)
+            && first[w.len()..]
+                .chars()
+                .next()
+                .is_none_or(|c| !c.is_alphanumeric() && c != '_');
+        if starts {
+            return Err(MySqlError::parse_error(first.trim_end(), 1));
+        }
+    }
     let dialect = MySqlDialect {};
     let mut p = parser(&dialect, text)?;
     let mut stmts = p

@@ -33,16 +33,8 @@ pub fn routines(cx: &SessionCtx) -> Vec<Row> {
     visible(cx)
         .iter()
         .map(|r| {
-            let mut row = vec![
-                s(&r.name),
-                s("def"),
-                s(&r.schema),
-                s(&r.name),
-                s(&r.kind),
-                s(""),
-            ];
-            row.extend(std::iter::repeat_n(Value::Null, 5));
-            row.extend([Value::Null, Value::Null, Value::Null]);
+            let mut row = vec![s(&r.name), s("def"), s(&r.schema), s(&r.name), s(&r.kind)];
+            row.extend(return_type(cx, r));
             row.extend([
                 s("SQL"),
                 s(&r.body),
@@ -67,6 +59,26 @@ pub fn routines(cx: &SessionCtx) -> Vec<Row> {
         .collect()
 }
 
+/// DATA_TYPE ... DTD_IDENTIFIER of a function's RETURNS (empty and NULLs for
+/// a procedure).
+fn return_type(cx: &SessionCtx, r: &RoutineDef) -> Vec<Value> {
+    let coll = basalt_common::Collation::from_name(&r.database_collation)
+        .unwrap_or(basalt_common::Collation::Utf8mb4GeneralCi);
+    match crate::sp::slot_def(&r.name, &r.returns, coll, cx) {
+        Ok(def) if r.kind == "FUNCTION" => {
+            let dt = &def.col.data_type;
+            let mut row = super::tables::type_facts(dt).to_vec();
+            row.push(s(dt.sql_name()));
+            row
+        }
+        _ => {
+            let mut row = vec![s("")];
+            row.extend(std::iter::repeat_n(Value::Null, 8));
+            row
+        }
+    }
+}
+
 /// The rows of `information_schema.PARAMETERS`.
 pub fn parameters(cx: &SessionCtx) -> Vec<Row> {
     let mut out = Vec::new();
@@ -74,6 +86,23 @@ pub fn parameters(cx: &SessionCtx) -> Vec<Row> {
         let Ok(params) = crate::sp::parse_params(&r.params, r.kind == "FUNCTION") else {
             continue;
         };
+        if r.kind == "FUNCTION" {
+            // Position 0: the RETURNS type.
+            let ret = return_type(cx, &r);
+            let mut row = vec![
+                s("def"),
+                s(&r.schema),
+                s(&r.name),
+                Value::Int(0),
+                Value::Null,
+                Value::Null,
+                ret[0].clone(),
+            ];
+            row.extend(std::iter::repeat_n(Value::Null, 7));
+            row.push(ret[8].clone());
+            row.push(s(&r.kind));
+            out.push(row);
+        }
         for (i, p) in params.iter().enumerate() {
             let base = p
                 .type_text
@@ -135,7 +164,7 @@ pub fn create_statement(r: &RoutineDef) -> String {
         r.params
     );
     if !r.returns.is_empty() {
-        out.push_str(&format!("\n RETURNS {}", r.returns));
+        out.push_str(&format!(" RETURNS {}", r.returns));
     }
     if r.deterministic {
         out.push_str("\n    DETERMINISTIC");

@@ -441,6 +441,43 @@ const COLUMNS_COLS: &[(&str, Col)] = &[
     ("GENERATION_EXPRESSION", LongText),
 ];
 
+/// DATA_TYPE, CHARACTER_MAXIMUM_LENGTH, CHARACTER_OCTET_LENGTH,
+/// NUMERIC_PRECISION, NUMERIC_SCALE, DATETIME_PRECISION, CHARACTER_SET_NAME and
+/// COLLATION_NAME of a type (COLUMNS, ROUTINES, PARAMETERS).
+pub fn type_facts(dt: &DataType) -> [Value; 8] {
+    let (chars, octets) = match (dt.char_len(), dt.collation()) {
+        (Some(n), Some(_)) if dt.is_lob() => {
+            let bytes = match dt {
+                DataType::Text { kind, .. } => kind.max_len(),
+                _ => n,
+            };
+            (Value::UInt(bytes), Value::UInt(bytes))
+        }
+        (Some(n), Some(coll)) => (
+            Value::UInt(n),
+            Value::UInt(n * coll.charset().max_len() as u64),
+        ),
+        _ => (Value::Null, Value::Null),
+    };
+    let (np, ns) = numeric_precision(dt);
+    let dtp = if dt.is_temporal() {
+        Value::UInt(dt.fsp() as u64)
+    } else {
+        Value::Null
+    };
+    let coll = dt.collation().filter(|c| !c.is_binary());
+    [
+        s(data_type_name(dt)),
+        chars,
+        octets,
+        np,
+        ns,
+        dtp,
+        opt_s(coll.map(|c| c.charset().name())),
+        opt_s(coll.map(|c| c.name())),
+    ]
+}
+
 fn data_type_name(dt: &DataType) -> String {
     let full = dt.sql_name();
     let base = full.split(['(', ' ']).next().unwrap_or("").to_string();
@@ -528,28 +565,7 @@ fn columns(cx: &SessionCtx) -> Vec<Row> {
     for (db, def) in defs {
         for (i, c) in def.columns.iter().enumerate() {
             let dt = &c.data_type;
-            let (chars, octets) = match (dt.char_len(), dt.collation()) {
-                (Some(n), Some(coll)) if dt.is_lob() => {
-                    let bytes = match dt {
-                        DataType::Text { kind, .. } => kind.max_len(),
-                        _ => n,
-                    };
-                    let _ = coll;
-                    (Value::UInt(bytes), Value::UInt(bytes))
-                }
-                (Some(n), Some(coll)) => (
-                    Value::UInt(n),
-                    Value::UInt(n * coll.charset().max_len() as u64),
-                ),
-                _ => (Value::Null, Value::Null),
-            };
-            let (np, ns) = numeric_precision(dt);
-            let dtp = if dt.is_temporal() {
-                Value::UInt(dt.fsp() as u64)
-            } else {
-                Value::Null
-            };
-            let coll = dt.collation().filter(|c| !c.is_binary());
+            let [data_type, chars, octets, np, ns, dtp, charset, coll] = type_facts(dt);
             let extra = crate::show::table::extra_words(c);
             rows.push(vec![
                 s("def"),
@@ -559,14 +575,14 @@ fn columns(cx: &SessionCtx) -> Vec<Row> {
                 Value::UInt(i as u64 + 1),
                 column_default(c),
                 s(if c.nullable { "YES" } else { "NO" }),
-                s(data_type_name(dt)),
+                data_type,
                 chars,
                 octets,
                 np,
                 ns,
                 dtp,
-                opt_s(coll.map(|c| c.charset().name())),
-                opt_s(coll.map(|c| c.name())),
+                charset,
+                coll,
                 s(dt.sql_name()),
                 s(key_of(&def, i)),
                 s(extra.join(" ")),

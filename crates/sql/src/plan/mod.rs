@@ -227,6 +227,9 @@ pub struct SelectPlan {
     pub calc_found_rows: bool,
     /// A SELECT with a FROM clause (needs a transaction).
     pub reads_tables: bool,
+    /// It calls a stored function that changes rows (its transaction must
+    /// not be read-only).
+    pub calls_writer: bool,
     /// Static types of the visible columns.
     pub types: Vec<ExprType>,
     /// Uncorrelated subqueries, in evaluation order (top-level plans only).

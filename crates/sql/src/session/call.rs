@@ -66,30 +66,16 @@ impl Session {
         })
     }
 
-    /// The declared type of a variable, read as a column definition.
-    fn slot_def(&mut self, name: &str, type_text: &str) -> R<SlotDef> {
-        let text = format!(
-            "CREATE TABLE `sp` (`{}` {type_text})",
-            name.replace('`', "``")
-        );
-        let stmt = crate::front::parse::parse_statement(&text)?;
-        let sqlparser::ast::Statement::CreateTable(ct) = stmt else {
-            return Err(MySqlError::parse_error(type_text, 1));
-        };
-        let storage = self.cx.engine.storage.clone();
-        let def = crate::bind::ddl::create_table_def(&storage, &ct, &mut self.cx)?;
-        let mut col = def
-            .columns
-            .into_iter()
-            .next()
-            .ok_or_else(|| MySqlError::parse_error(type_text, 1))?;
-        // A variable holds local times; only columns keep TIMESTAMPs in UTC.
-        if let basalt_common::DataType::Timestamp { fsp } = col.data_type {
-            col.data_type = basalt_common::DataType::DateTime { fsp };
-        }
-        col.nullable = true;
-        let ty = crate::ty::ExprType::of_column(&col);
-        Ok(SlotDef { col, ty })
+    /// The declared type of a variable, read as a column definition (in the
+    /// current database's collation).
+    pub(super) fn slot_def(&mut self, name: &str, type_text: &str) -> R<SlotDef> {
+        let coll = self
+            .cx
+            .db
+            .as_deref()
+            .and_then(|d| self.cx.engine.storage.database_collation(d))
+            .unwrap_or(basalt_common::Collation::Utf8mb4GeneralCi);
+        crate::sp::slot_def(name, type_text, coll, &self.cx)
     }
 
     /// Runs an anonymous compound statement (BEGIN NOT ATOMIC ... END, or a
@@ -336,8 +322,17 @@ impl Session {
             let mut b = Binder::new(&storage, &self.cx, text, None);
             b.expr(&ast, &Scope::default(), None)?.0
         };
-        if has_subquery(&expr) {
+        if crate::expr::has_subquery(&expr) {
             return self.eval_as_select(text);
+        }
+        self.eval_detached(&expr)
+    }
+
+    /// Evaluates a bound expression outside any statement: in a transaction
+    /// of its own when it calls stored functions that read or change tables.
+    pub(super) fn eval_detached(&mut self, expr: &Expr) -> R<Value> {
+        if crate::expr::calls_stored_data(expr) {
+            return self.in_statement(&[], false, |ex| expr.eval(&[], ex.ctx));
         }
         let mut ctx = EvalCtx::new(&[], &mut self.cx);
         ctx.interrupt = Some(&self.interrupt);
@@ -428,11 +423,7 @@ impl Session {
             }
         };
         match bound {
-            Some(e) => {
-                let mut ctx = EvalCtx::new(&[], &mut self.cx);
-                ctx.interrupt = Some(&self.interrupt);
-                e.eval(&[], &mut ctx)
-            }
+            Some(e) => self.eval_detached(&e),
             None => self.eval_as_select(&code.text),
         }
     }
@@ -442,11 +433,7 @@ impl Session {
     pub(super) fn sp_value_once(&mut self, code: &Code) -> R<Value> {
         self.set_scope(&code.scope);
         match self.bind_sp_expr(&code.text)? {
-            Some(e) => {
-                let mut ctx = EvalCtx::new(&[], &mut self.cx);
-                ctx.interrupt = Some(&self.interrupt);
-                e.eval(&[], &mut ctx)
-            }
+            Some(e) => self.eval_detached(&e),
             None => self.eval_as_select(&code.text),
         }
     }
@@ -458,7 +445,7 @@ impl Session {
         let storage = self.cx.engine.storage.clone();
         let mut b = Binder::new(&storage, &self.cx, text, None);
         match b.expr(&ast, &Scope::default(), None) {
-            Ok((e, _)) if !has_subquery(&e) => Ok(Some(e)),
+            Ok((e, _)) if !crate::expr::has_subquery(&e) => Ok(Some(e)),
             Ok(_) => Ok(None),
             // Subqueries need a statement around them.
             Err(_) if text.to_ascii_lowercase().contains("select") => Ok(None),
@@ -531,19 +518,9 @@ pub(super) fn does_not_exist(kind: &str, db: &str, name: &str) -> MySqlError {
     MySqlError::new(1305, "42000", format!("{kind} {db}.{name} does not exist"))
 }
 
-fn has_subquery(e: &Expr) -> bool {
-    let mut found = false;
-    e.walk(&mut |x| {
-        if matches!(x, Expr::Sub { .. }) {
-            found = true;
-        }
-    });
-    found
-}
-
 /// The syntax of a program's statement, checked at CREATE as MariaDB parses
 /// the whole body then.
-fn check_syntax(text: &str) -> R<()> {
+pub(super) fn check_syntax(text: &str) -> R<()> {
     use crate::front::{analyze_with, Front, LitOpts};
     let opts = LitOpts {
         backslash: true,

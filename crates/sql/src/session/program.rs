@@ -9,6 +9,7 @@ use super::call::Compiled;
 use super::ctx::Level;
 use super::{Out, Session};
 use crate::result::{Ending, ResultSink};
+use crate::sp::conditions::{catchable, no_data, warning_state};
 use crate::sp::{CondValue, Instr};
 use basalt_common::{ColumnMeta, MySqlError, Row, Value};
 use std::collections::VecDeque;
@@ -28,19 +29,6 @@ struct Activation {
 struct Runtime {
     cursors: Vec<Option<VecDeque<Row>>>,
     active: Vec<Activation>,
-}
-
-/// Conditions no handler may catch: the statement was stopped.
-fn catchable(e: &MySqlError) -> bool {
-    !matches!(e.code, 1317 | 1969 | 1436)
-}
-
-fn no_data() -> MySqlError {
-    MySqlError::new(
-        1329,
-        "02000",
-        "No data - zero rows fetched, selected, or processed",
-    )
 }
 
 impl Session {
@@ -116,11 +104,7 @@ impl Session {
             .iter()
             .rev()
             .find(|w| w.level == Level::Warning)?;
-        let state = if matches!(w.code, 1329 | 1643) {
-            "02000"
-        } else {
-            "01000"
-        };
+        let state = warning_state(w.code);
         let h = find(c, pc, w.code, state, true)?;
         Some((h, MySqlError::new(w.code, state, w.message.clone())))
     }
@@ -222,6 +206,9 @@ impl Session {
                 }
                 return Err(e);
             }
+            Instr::Return(_) => {
+                return Err(MySqlError::internal("RETURN outside a function"));
+            }
             Instr::HandlerEnd(id) => {
                 let id = *id;
                 while let Some(a) = rt.active.pop() {
@@ -243,99 +230,17 @@ impl Session {
         items: &[(String, crate::sp::Code)],
     ) -> R<MySqlError> {
         let caught = rt.active.last().map(|a| &a.caught);
-        if resignal && caught.is_none() {
-            return Err(MySqlError::new(
-                1645,
-                "0K000",
-                "RESIGNAL when handler not active",
-            ));
-        }
-        let mut e = match (cond, caught) {
-            (Some(CondValue::SqlState(s)), _) => {
-                let state = intern_state(s);
-                let (code, message) = match &s[..2] {
-                    "01" => (1642, "Unhandled user-defined warning condition"),
-                    "02" => (1643, "Unhandled user-defined not found condition"),
-                    _ => (1644, "Unhandled user-defined exception condition"),
-                };
-                MySqlError::new(code, state, message)
-            }
-            (_, Some(caught)) => caught.clone(),
-            _ => return Err(MySqlError::internal("SIGNAL without a condition")),
-        };
+        let mut e = crate::sp::conditions::signal_base(resignal, cond, caught)?;
         for (item, value) in items {
             let v = self.sp_value_once(value)?;
-            match item.as_str() {
-                "MESSAGE_TEXT" => e.message = v.display_lossy(),
-                "MYSQL_ERRNO" => {
-                    let n = crate::value::to_f64(&v);
-                    if !(1.0..=65535.0).contains(&n) || v.is_null() {
-                        return Err(MySqlError::new(
-                            1231,
-                            "42000",
-                            format!(
-                                "Variable 'MYSQL_ERRNO' can't be set to the value of '{}'",
-                                v.display_lossy()
-                            ),
-                        ));
-                    }
-                    e.code = n as u16;
-                }
-                // The other items only show in GET DIAGNOSTICS.
-                _ => {}
-            }
+            crate::sp::conditions::signal_item(&mut e, item, v)?;
         }
         Ok(e)
     }
 }
 
-/// The innermost handler covering `pc` that matches the condition, the most
-/// specific of its block.
 fn find(c: &Compiled, pc: usize, code: u16, state: &str, warning: bool) -> Option<usize> {
-    let mut best: Option<(usize, usize, u8)> = None; // (handler, range length, specificity)
-    for (i, h) in c.program.handlers.iter().enumerate() {
-        if !(h.start..h.end).contains(&pc) {
-            continue;
-        }
-        let Some(spec) = h
-            .conds
-            .iter()
-            .filter_map(|v| v.matches(code, state, warning))
-            .max()
-        else {
-            continue;
-        };
-        let len = h.end - h.start;
-        let better = match best {
-            None => true,
-            Some((_, blen, bspec)) => len < blen || (len == blen && spec > bspec),
-        };
-        if better {
-            best = Some((i, len, spec));
-        }
-    }
-    best.map(|(i, _, _)| i)
-}
-
-/// SQLSTATEs of SIGNAL, kept for the process (errors carry `&'static str`
-/// states); past 4096 distinct ones, new states are reported as `45000`.
-fn intern_state(s: &str) -> &'static str {
-    use std::collections::HashSet;
-    use std::sync::{Mutex, OnceLock};
-    static STATES: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
-    let mut set = STATES
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|p| p.into_inner());
-    if let Some(k) = set.get(s) {
-        return k;
-    }
-    if set.len() >= 4096 {
-        return "45000";
-    }
-    let k: &'static str = Box::leak(s.to_string().into_boxed_str());
-    set.insert(k);
-    k
+    crate::sp::conditions::find(&c.program.handlers, pc, code, state, warning)
 }
 
 /// Keeps the rows of a cursor's query.

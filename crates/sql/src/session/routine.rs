@@ -47,12 +47,7 @@ impl Session {
         Ok(db)
     }
 
-    fn create_routine(&mut self, c: CreateRoutine) -> R<QueryResult> {
-        if c.kind == "FUNCTION" {
-            return Err(MySqlError::not_supported(
-                "stored functions (CREATE FUNCTION)",
-            ));
-        }
+    fn create_routine(&mut self, mut c: CreateRoutine) -> R<QueryResult> {
         if self.sp_depth > 0 {
             return Err(MySqlError::new(
                 1303,
@@ -98,10 +93,18 @@ impl Session {
             }
             return Err(e);
         }
-        let params = crate::sp::parse_params(&c.params, false)?;
+        let function = c.kind == "FUNCTION";
+        if function {
+            self.check_binlog_safe(&c.chars)?;
+        }
+        let params = crate::sp::parse_params(&c.params, function)?;
         // The body must compile (in the routine's database, as it will run).
         let saved_db = self.cx.db.replace(db.clone());
-        let checked = self.compile_program(None, &params, &c.body);
+        let checked = if function {
+            self.check_function(&mut c, &params)
+        } else {
+            self.compile_program(None, &params, &c.body).map(|_| ())
+        };
         self.cx.db = saved_db;
         checked?;
         let (user, host) = match &c.definer {
@@ -139,6 +142,54 @@ impl Session {
             .map_err(MySqlError::from)?;
         self.ddl_to_log = true;
         Ok(QueryResult::ok(0))
+    }
+
+    /// A function's RETURNS type (kept as MariaDB prints it), variables and
+    /// statements: a statement that
+    /// would send rows is 1415, one that commits 1422, dynamic SQL 1336.
+    fn check_function(&mut self, c: &mut CreateRoutine, params: &[crate::sp::ParamDef]) -> R<()> {
+        let ret = self.slot_def(&c.name, &c.returns)?;
+        c.returns = crate::sp::returns_text(&ret);
+        let tree = crate::sp::parse::parse_body(&c.body)?;
+        let db = self.cx.db.clone().unwrap_or_default();
+        let name = format!("{db}.{}", c.name);
+        let program = crate::sp::compile::compile_function(&tree, params, &name)?;
+        for (name, ty) in &program.slot_types {
+            self.slot_def(name, ty)?;
+        }
+        for i in &program.instrs {
+            if let crate::sp::Instr::Sql(code) = i {
+                super::call::check_syntax(&code.text)?;
+                crate::bind::stored_fn::check_statement(&code.text)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// 1418: with binary logging on, a function must declare itself
+    /// DETERMINISTIC, NO SQL or READS SQL DATA unless
+    /// `log_bin_trust_function_creators` is set (MariaDB).
+    fn check_binlog_safe(&self, chars: &Characteristics) -> R<()> {
+        let safe = chars.deterministic == Some(true)
+            || matches!(
+                chars.data_access.as_deref(),
+                Some("NO SQL") | Some("READS SQL DATA")
+            );
+        let trusted = matches!(
+            self.cx
+                .engine
+                .globals
+                .get("log_bin_trust_function_creators"),
+            Some(Value::Int(1))
+        );
+        if safe || trusted || !self.cx.logs_to_binlog() {
+            return Ok(());
+        }
+        Err(MySqlError::new(
+            1418,
+            "HY000",
+            "This function has none of DETERMINISTIC, NO SQL, or READS SQL DATA in its declaration and binary logging is enabled (you *might* want to use the less safe log_bin_trust_function_creators variable)",
+        ))
     }
 
     /// The host part of the current account as a definer records it.

@@ -715,6 +715,11 @@ impl Session {
     ) -> R<QueryResult> {
         match plan {
             Plan::Select(p) => {
+                // A SELECT without FROM that calls stored functions reading
+                // tables starts a new diagnostics list after all.
+                if p.reads_tables && self.cx.kept_warnings {
+                    self.cx.clear_warnings();
+                }
                 if p.levels.iter().any(|l| l.explain.access_type == "ALL") {
                     self.extra_status |= crate::status::NO_INDEX_USED;
                 }
@@ -724,9 +729,8 @@ impl Session {
                     Ok(Flow::Continue)
                 };
                 let found = if p.reads_tables {
-                    self.in_statement(params, p.lock == LockMode::Consistent, |ex| {
-                        select::run_into(p, ex, &mut emit)
-                    })?
+                    let read_only = p.lock == LockMode::Consistent && !p.calls_writer;
+                    self.in_statement(params, read_only, |ex| select::run_into(p, ex, &mut emit))?
                 } else {
                     self.without_txn(params, |ex| select::run_into(p, ex, &mut emit))?
                 };

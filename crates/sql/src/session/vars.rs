@@ -2,7 +2,6 @@
 
 use super::Session;
 use crate::bind::{Binder, Scope};
-use crate::expr::EvalCtx;
 use crate::front::native::{SetItem, SetTarget};
 use crate::result::QueryResult;
 use crate::sysvars::{self, Kind, Scope as VarScope};
@@ -19,10 +18,8 @@ impl Session {
             let mut b = Binder::new(&storage, &self.cx, text, None);
             b.expr(&ast, &Scope::default(), None)?.0
         };
-        let mut ctx = EvalCtx::new(&[], &mut self.cx);
         // SET @x = SLEEP(n) stops for KILL QUERY and max_statement_time too.
-        ctx.interrupt = Some(&self.interrupt);
-        expr.eval(&[], &mut ctx)
+        self.eval_detached(&expr)
     }
 
     pub(super) fn run_set(&mut self, items: Vec<SetItem>) -> R<QueryResult> {

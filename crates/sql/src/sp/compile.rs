@@ -40,11 +40,30 @@ pub struct Compiler {
     pub(super) cursors: Vec<(String, usize, Code)>,
     pub(super) cursor_count: usize,
     pub(super) handlers: Vec<HandlerDef>,
+    /// Compiling a stored function's body (RETURN allowed).
+    function: bool,
 }
 
-/// Compiles a body whose parameters are `params` (slots 0..n).
-/// (RETURN is refused: stored functions are not supported yet.)
+/// Compiles a procedure's or compound statement's body whose parameters are
+/// `params` (slots 0..n); RETURN is refused there (1313).
 pub fn compile(root: &Node, params: &[ParamDef]) -> R<Program> {
+    compile_as(root, params, false)
+}
+
+/// Compiles a stored function's body (1320 when it has no RETURN).
+pub fn compile_function(root: &Node, params: &[ParamDef], name: &str) -> R<Program> {
+    let p = compile_as(root, params, true)?;
+    if !p.instrs.iter().any(|i| matches!(i, Instr::Return(_))) {
+        return Err(MySqlError::new(
+            1320,
+            "42000",
+            format!("No RETURN found in FUNCTION {name}"),
+        ));
+    }
+    Ok(p)
+}
+
+fn compile_as(root: &Node, params: &[ParamDef], function: bool) -> R<Program> {
     let mut c = Compiler {
         instrs: Vec::new(),
         names: Vec::new(),
@@ -55,6 +74,7 @@ pub fn compile(root: &Node, params: &[ParamDef]) -> R<Program> {
         cursors: Vec::new(),
         cursor_count: 0,
         handlers: Vec::new(),
+        function,
     };
     for p in params {
         c.declare_name(&p.name, &p.type_text);
@@ -177,6 +197,10 @@ impl Compiler {
             Node::Iterate(l) => {
                 let i = self.find_label(l, "ITERATE", true)?;
                 self.instrs.push(Instr::Jump(self.labels[i].start));
+                Ok(())
+            }
+            Node::Return(value) if self.function => {
+                self.instrs.push(Instr::Return(self.code(value)));
                 Ok(())
             }
             Node::Return(_) => Err(MySqlError::new(

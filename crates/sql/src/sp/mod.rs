@@ -9,7 +9,9 @@
 
 pub mod compile;
 mod compile_decl;
+pub mod conditions;
 mod declare;
+pub mod function;
 pub mod parse;
 
 use crate::ty::ExprType;
@@ -90,6 +92,8 @@ pub enum Instr {
     },
     /// The end of handler `n`'s statement.
     HandlerEnd(usize),
+    /// A stored function's RETURN.
+    Return(Code),
 }
 
 /// A condition with names resolved.
@@ -172,6 +176,75 @@ pub struct Program {
 pub struct SlotDef {
     pub col: ColumnDef,
     pub ty: ExprType,
+}
+
+/// The declared type of a variable (`type_text` as a column type; a table
+/// collation of `coll`).
+pub fn slot_def(
+    name: &str,
+    type_text: &str,
+    coll: basalt_common::Collation,
+    cx: &crate::session::ctx::SessionCtx,
+) -> Result<SlotDef, MySqlError> {
+    // MariaDB's CHARSET abbreviation (as SHOW CREATE FUNCTION prints it).
+    let words: Vec<&str> = type_text.split_whitespace().collect();
+    let type_text = words
+        .iter()
+        .map(|w| {
+            if w.eq_ignore_ascii_case("charset") {
+                "CHARACTER SET"
+            } else {
+                w
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    let text = format!(
+        "CREATE TABLE `sp` (`{}` {type_text})",
+        name.replace('`', "``")
+    );
+    let opts = crate::front::LitOpts {
+        backslash: !cx.mode.no_backslash_escapes,
+        markers: false,
+        pipes_as_concat: false,
+    };
+    // The front end's rewrites (CHARSET for CHARACTER SET, ...) apply.
+    let text = match crate::front::analyze_with(&text, opts)? {
+        crate::front::Front::Parse(t) => t,
+        _ => text,
+    };
+    let stmt = crate::front::parse::parse_statement(&text)?;
+    let sqlparser::ast::Statement::CreateTable(ct) = stmt else {
+        return Err(MySqlError::parse_error(&type_text, 1));
+    };
+    let c = ct
+        .columns
+        .first()
+        .filter(|_| ct.columns.len() == 1 && ct.constraints.is_empty())
+        .ok_or_else(|| MySqlError::parse_error(&type_text, 1))?;
+    let (mut col, _) = crate::bind::ddl::column_def(c, coll, cx)?;
+    // A variable holds local times; only columns keep TIMESTAMPs in UTC.
+    if let basalt_common::DataType::Timestamp { fsp } = col.data_type {
+        col.data_type = basalt_common::DataType::DateTime { fsp };
+    }
+    col.nullable = true;
+    let ty = ExprType::of_column(&col);
+    Ok(SlotDef { col, ty })
+}
+
+/// A type as MariaDB prints a function's RETURNS: `int(11)`,
+/// `varchar(10) CHARSET latin1 COLLATE latin1_swedish_ci`.
+pub fn returns_text(def: &SlotDef) -> String {
+    let dt = &def.col.data_type;
+    let mut out = dt.sql_name();
+    if let Some(c) = dt.collation().filter(|c| !c.is_binary()) {
+        out.push_str(&format!(
+            " CHARSET {} COLLATE {}",
+            c.charset().name(),
+            c.name()
+        ));
+    }
+    out
 }
 
 /// The variables of the running program.

@@ -164,7 +164,14 @@ fn write_more(e: &Expr, n: &Names, out: &mut String) {
             out.push_str(if *negated { " not in " } else { " in " });
             subquery(*sub, n, out);
         }
-        _ => write(e, n, out),
+        Expr::StoredCall(f, args) => {
+            out.push_str(&format!("`{}`.`{}`(", f.0.db, f.0.name));
+            list_of(args, n, out);
+            out.push(')');
+        }
+        Expr::Local(slot) => out.push_str(&format!("<variable {slot}>")),
+        // Every other form is printed by `write`.
+        _ => out.push('?'),
     }
 }
 

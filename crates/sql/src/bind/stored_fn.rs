@@ -1,0 +1,430 @@
+//! Calls of stored functions. The function is looked up in the catalog when the
+//! calling statement binds, and its body is bound then too: each statement to
+//! a plan, each expression to an [`Expr`], names of variables resolved to the
+//! function's slots, unqualified tables in the function's database. An
+//! instruction that does not bind (a missing table, a recursive call) keeps its
+//! error and raises it only if it runs, as MariaDB opens a statement's tables
+//! when it executes.
+
+use super::expr::AggCollector;
+use super::{Binder, Scope};
+use crate::expr::Expr;
+use crate::front::native::{IntoTarget, IntoVar, Native, SetTarget};
+use crate::front::{analyze_with, Front, LitOpts};
+use crate::plan::{Plan, SelectPlan};
+use crate::session::ctx::SessionCtx;
+use crate::sp::function::{BExpr, BoundFunction, FInstr, SetTo, StoredFn};
+use crate::sp::{Code, Instr, SlotDef, SpScope};
+use crate::ty::ExprType;
+use basalt_common::{Collation, MySqlError};
+use basalt_storage::{RoutineDef, Storage};
+use sqlparser::ast;
+use std::sync::Arc;
+
+type R<T> = Result<T, MySqlError>;
+
+/// What a binder of a function's statement sees besides the session.
+#[derive(Clone, Debug)]
+pub struct RoutineBinding {
+    pub db: String,
+    pub scope: Arc<SpScope>,
+    pub slots: Arc<[SlotDef]>,
+    /// The functions being bound, outermost first (a call of one of them is
+    /// recursion, 1424).
+    pub stack: Vec<(String, String)>,
+}
+
+impl Binder<'_> {
+    /// A variable visible where the statement stands: the function's being
+    /// bound, else the running program's.
+    pub(super) fn local(&self, name: &str) -> Option<(usize, ExprType)> {
+        match &self.routine {
+            Some(r) => {
+                let slot = r.scope.slot(name)?;
+                Some((slot, r.slots.get(slot)?.ty.clone()))
+            }
+            None => {
+                let (slot, t) = self.cx.sp.as_ref()?.lookup(name)?;
+                Some((slot, t.clone()))
+            }
+        }
+    }
+
+    /// `[db.]name(args)` naming no built-in function: a stored function.
+    pub(super) fn stored_call(
+        &mut self,
+        parts: &[String],
+        name: &str,
+        args: &[&ast::Expr],
+        scope: &Scope,
+        mut aggs: Option<&mut AggCollector>,
+    ) -> R<(Expr, ExprType)> {
+        let db = match parts {
+            [d, _] => d.clone(),
+            _ => self.db().unwrap_or_default().to_string(),
+        };
+        let def = self
+            .storage
+            .routine(&db, "FUNCTION", name)
+            .ok_or_else(|| MySqlError::function_not_defined(&db, name))?;
+        let params = crate::sp::parse_params(&def.params, true)?;
+        if params.len() != args.len() {
+            return Err(MySqlError::new(
+                1318,
+                "42000",
+                format!(
+                    "Incorrect number of arguments for FUNCTION {db}.{}; expected {}, got {}",
+                    def.name,
+                    params.len(),
+                    args.len()
+                ),
+            ));
+        }
+        let mut bound = Vec::with_capacity(args.len());
+        for a in args {
+            bound.push(self.expr(a, scope, aggs.as_deref_mut())?.0);
+        }
+        let mut stack = self
+            .routine
+            .as_ref()
+            .map(|r| r.stack.clone())
+            .unwrap_or_default();
+        let key = (def.schema.clone(), def.name.to_lowercase());
+        if stack.contains(&key) {
+            return Err(MySqlError::new(
+                1424,
+                "HY000",
+                "Recursive stored functions and triggers are not allowed",
+            ));
+        }
+        stack.push(key);
+        let f = bind_function(self.storage, self.cx, &def, &params, stack)?;
+        self.fn_reads |= f.reads;
+        self.fn_writes |= f.writes;
+        let ty = f.ret.ty.clone().nullable(true);
+        Ok((Expr::StoredCall(StoredFn(Arc::new(f)), bound), ty))
+    }
+}
+
+/// Binds a function's body for one calling statement.
+pub fn bind_function(
+    storage: &Arc<Storage>,
+    cx: &SessionCtx,
+    def: &RoutineDef,
+    params: &[crate::sp::ParamDef],
+    stack: Vec<(String, String)>,
+) -> R<BoundFunction> {
+    let tree = crate::sp::parse::parse_body(&def.body)?;
+    let program = crate::sp::compile::compile_function(
+        &tree,
+        params,
+        &format!("{}.{}", def.schema, def.name),
+    )?;
+    let coll = Collation::from_name(&def.database_collation)
+        .or_else(|| storage.database_collation(&def.schema))
+        .unwrap_or(Collation::Utf8mb4GeneralCi);
+    let mut slots = Vec::with_capacity(program.slot_types.len());
+    for (name, ty) in &program.slot_types {
+        slots.push(crate::sp::slot_def(name, ty, coll, cx)?);
+    }
+    let ret = crate::sp::slot_def(&format!("{}()", def.name), &def.returns, coll, cx)?;
+    let mut fb = FnBinder {
+        storage,
+        cx,
+        db: def.schema.clone(),
+        slots: slots.into(),
+        stack,
+        reads: false,
+        writes: false,
+        opts: lit_opts(&def.sql_mode),
+    };
+    let instrs = program
+        .instrs
+        .iter()
+        .map(|i| fb.instr(i).unwrap_or_else(FInstr::Fail))
+        .collect();
+    let definer =
+        (def.security == "DEFINER").then(|| (def.definer_user.clone(), def.definer_host.clone()));
+    Ok(BoundFunction {
+        db: def.schema.clone(),
+        name: def.name.clone(),
+        slots: fb.slots,
+        params: params.len(),
+        ret,
+        instrs,
+        handlers: program.handlers,
+        cursors: program.cursors,
+        mode: crate::sysvars::ModeFlags::from_text(&def.sql_mode),
+        definer,
+        reads: fb.reads,
+        writes: fb.writes,
+    })
+}
+
+fn lit_opts(sql_mode: &str) -> LitOpts {
+    let mode = crate::sysvars::ModeFlags::from_text(sql_mode);
+    LitOpts {
+        backslash: !mode.no_backslash_escapes,
+        markers: false,
+        pipes_as_concat: mode.pipes_as_concat,
+    }
+}
+
+struct FnBinder<'a> {
+    storage: &'a Arc<Storage>,
+    cx: &'a SessionCtx,
+    db: String,
+    slots: Arc<[SlotDef]>,
+    stack: Vec<(String, String)>,
+    reads: bool,
+    writes: bool,
+    opts: LitOpts,
+}
+
+impl FnBinder<'_> {
+    fn instr(&mut self, i: &Instr) -> R<FInstr> {
+        Ok(match i {
+            Instr::Sql(code) => self.statement(code)?,
+            Instr::Assign { slot, value } => {
+                FInstr::Set(vec![(SetTo::Local(*slot), self.expr(value)?)])
+            }
+            Instr::Null(s) => FInstr::Null(*s),
+            Instr::JumpUnless { cond, to } => FInstr::JumpUnless {
+                cond: self.expr(cond)?,
+                to: *to,
+            },
+            Instr::Jump(to) => FInstr::Jump(*to),
+            Instr::CaseNotFound => FInstr::CaseNotFound,
+            Instr::Open { cursor, query } => FInstr::Open {
+                cursor: *cursor,
+                plan: self.select(&query.text, &query.scope)?,
+            },
+            Instr::Fetch { cursor, slots } => FInstr::Fetch {
+                cursor: *cursor,
+                slots: slots.clone(),
+            },
+            Instr::Close(c) => FInstr::Close(*c),
+            Instr::Signal {
+                resignal,
+                cond,
+                items,
+            } => {
+                let mut bound = Vec::with_capacity(items.len());
+                for (item, code) in items {
+                    bound.push((item.clone(), self.expr(code)?));
+                }
+                FInstr::Signal {
+                    resignal: *resignal,
+                    cond: cond.clone(),
+                    items: bound,
+                }
+            }
+            Instr::HandlerEnd(h) => FInstr::HandlerEnd(*h),
+            Instr::Return(code) => FInstr::Return(self.expr(code)?),
+        })
+    }
+
+    fn binder<'b>(&'b self, text: &'b str, scope: &Arc<SpScope>) -> Binder<'b> {
+        let mut b = Binder::new(self.storage, self.cx, text, None);
+        b.routine = Some(RoutineBinding {
+            db: self.db.clone(),
+            scope: scope.clone(),
+            slots: self.slots.clone(),
+            stack: self.stack.clone(),
+        });
+        b
+    }
+
+    /// An expression; one with a subquery binds as `SELECT expr`.
+    fn expr(&mut self, code: &Code) -> R<BExpr> {
+        let ast = crate::front::parse::parse_expr(&code.text)?;
+        let (r, reads, writes) = {
+            let mut b = self.binder(&code.text, &code.scope);
+            let r = b.expr(&ast, &Scope::default(), None);
+            (r, b.fn_reads, b.fn_writes)
+        };
+        match r {
+            Ok((e, _)) if !crate::expr::has_subquery(&e) => {
+                self.reads |= reads;
+                self.writes |= writes;
+                Ok(BExpr::Plain(e))
+            }
+            Ok(_) => self
+                .select(&format!("SELECT {}", code.text), &code.scope)
+                .map(BExpr::Query),
+            Err(_) if code.text.to_ascii_lowercase().contains("select") => self
+                .select(&format!("SELECT {}", code.text), &code.scope)
+                .map(BExpr::Query),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn select(&mut self, text: &str, scope: &Arc<SpScope>) -> R<Arc<SelectPlan>> {
+        match self.plan(text, scope)? {
+            Plan::Select(p) => Ok(Arc::new(p)),
+            _ => Err(no_result_set()),
+        }
+    }
+
+    /// A statement's text (the front end's rewrites applied) to its plan.
+    fn plan(&mut self, text: &str, scope: &Arc<SpScope>) -> R<Plan> {
+        let text = match analyze_with(text, self.opts)? {
+            Front::Cached(s) => s.original(),
+            Front::Bulk(b) => b.original(),
+            Front::Parse(t) => t,
+            Front::Native(_) => return Err(not_in_function(text)),
+        };
+        let stmt = crate::front::parse::parse_statement(&text)?;
+        let mut b = self.binder(&text, scope);
+        let mut plan = match &stmt {
+            ast::Statement::Query(q) => Plan::Select(b.select(q)?),
+            ast::Statement::Insert(i) => Plan::Insert(b.insert(i)?),
+            ast::Statement::Update(u) => Plan::Modify(b.update(u)?),
+            ast::Statement::Delete(d) => Plan::Modify(b.delete(d)?),
+            _ => return Err(not_in_function(&text)),
+        };
+        b.attach_subqueries(&mut plan);
+        let (reads, writes) = (b.fn_reads, b.fn_writes);
+        drop(b);
+        self.reads |= reads || matches!(&plan, Plan::Select(p) if p.reads_tables);
+        self.writes |= writes || !matches!(plan, Plan::Select(_));
+        Ok(plan)
+    }
+
+    fn statement(&mut self, code: &Code) -> R<FInstr> {
+        match analyze_with(&code.text, self.opts)? {
+            Front::Native(Native::Set(items)) => {
+                let mut out = Vec::with_capacity(items.len());
+                for it in items {
+                    let to = match it.target {
+                        SetTarget::User(n) => SetTo::User(n),
+                        SetTarget::Sys { .. } => {
+                            return Err(MySqlError::not_supported(
+                                "SET of a system variable in a stored function",
+                            ))
+                        }
+                    };
+                    let value = Code {
+                        text: it.value,
+                        scope: code.scope.clone(),
+                    };
+                    out.push((to, self.expr(&value)?));
+                }
+                Ok(FInstr::Set(out))
+            }
+            Front::Native(Native::SelectInto(s)) => {
+                let IntoTarget::Vars(vars) = s.target else {
+                    return Err(not_in_function("SELECT ... INTO OUTFILE"));
+                };
+                let mut into = Vec::with_capacity(vars.len());
+                for v in vars {
+                    into.push(match v {
+                        IntoVar::User(n) => SetTo::User(n),
+                        IntoVar::Local(n) => {
+                            SetTo::Local(code.scope.slot(&n).ok_or_else(|| {
+                                MySqlError::new(1327, "42000", format!("Undeclared variable: {n}"))
+                            })?)
+                        }
+                    });
+                }
+                let plan = self.select(&s.query, &code.scope)?;
+                Ok(FInstr::SelectInto { plan, into })
+            }
+            Front::Native(_) => Err(not_in_function(&code.text)),
+            _ => match self.plan(&code.text, &code.scope)? {
+                Plan::Select(_) => Err(no_result_set()),
+                p => Ok(FInstr::Change(Arc::new(p))),
+            },
+        }
+    }
+}
+
+/// 1415: a statement of a function would send rows to the client.
+pub fn no_result_set() -> MySqlError {
+    MySqlError::new(
+        1415,
+        "0A000",
+        "Not allowed to return a result set from a function",
+    )
+}
+
+fn not_in_function(text: &str) -> MySqlError {
+    let word = text
+        .split_whitespace()
+        .next()
+        .unwrap_or_default()
+        .to_ascii_uppercase();
+    MySqlError::not_supported(&format!("{word} in a stored function"))
+}
+
+/// What CREATE FUNCTION refuses in a body, as MariaDB does when it parses it:
+/// a statement sending rows (1415), one that commits (1422), dynamic SQL
+/// (1336), LOAD DATA (1314).
+pub fn check_statement(text: &str) -> R<()> {
+    let opts = LitOpts {
+        backslash: true,
+        markers: false,
+        pipes_as_concat: false,
+    };
+    let parsed = match analyze_with(text, opts)? {
+        Front::Native(n) => return check_native(&n),
+        Front::Cached(s) => s.original(),
+        Front::Bulk(b) => b.original(),
+        Front::Parse(t) => t,
+    };
+    use ast::Statement as S;
+    match crate::front::parse::parse_statement(&parsed)? {
+        S::Query(_) => Err(no_result_set()),
+        S::Commit { .. }
+        | S::Rollback { .. }
+        | S::StartTransaction { .. }
+        | S::CreateTable(_)
+        | S::CreateIndex(_)
+        | S::CreateView { .. }
+        | S::CreateDatabase { .. }
+        | S::AlterTable { .. }
+        | S::Drop { .. }
+        | S::Truncate { .. }
+        | S::RenameTable(_)
+        | S::Grant { .. }
+        | S::Revoke { .. } => Err(commit_not_allowed()),
+        _ => Ok(()),
+    }
+}
+
+fn check_native(n: &Native) -> R<()> {
+    match n {
+        Native::Show(_) | Native::Explain { .. } => Err(no_result_set()),
+        Native::Prepare { .. } | Native::Execute { .. } | Native::Deallocate { .. } => {
+            Err(MySqlError::new(
+                1336,
+                "0A000",
+                "Dynamic SQL is not allowed in stored function or trigger",
+            ))
+        }
+        Native::LoadData(_) => Err(MySqlError::new(
+            1314,
+            "0A000",
+            "LOAD DATA is not allowed in stored procedures",
+        )),
+        Native::Begin { .. }
+        | Native::Commit { .. }
+        | Native::Rollback { .. }
+        | Native::AlterTable(_)
+        | Native::AlterDatabase { .. }
+        | Native::View(_)
+        | Native::Sequence(_)
+        | Native::Account(_)
+        | Native::Role(_)
+        | Native::Maintenance(_) => Err(commit_not_allowed()),
+        _ => Ok(()),
+    }
+}
+
+fn commit_not_allowed() -> MySqlError {
+    MySqlError::new(
+        1422,
+        "HY000",
+        "Explicit or implicit commit is not allowed in stored function or trigger",
+    )
+}

@@ -6,6 +6,9 @@
 //!   (a primary-key read into a variable): its time.
 //! - CALL of a short procedure (`SELECT a + 1`), 5,000 calls from one client:
 //!   calls per second.
+//! - A stored function called once per row of a 100,000-row scan: one that
+//!   computes (`RETURN x * 2`) and one that reads a row by primary key (`SELECT
+//!   ... INTO`): the query's time.
 
 use crate::results::{Case, Metric, Results, Workload};
 use crate::runner::{Sample, Stage};
@@ -30,7 +33,13 @@ const PROCS: &[&str] = &[
      while x < n do select v into y from lt where id = 1; set x = x + 1; end while; \
      select x, y; end",
     "create procedure short_p(a int) select a + 1",
+    "create function f_dbl(x int) returns int deterministic return x * 2",
+    "create function f_read(k int) returns int reads sql data begin declare r int; \
+     select v into r from lt where id = k; return r; end",
 ];
+
+/// Rows of the table the functions are called over.
+const SCAN_ROWS: u64 = 100_000;
 
 fn conn(server: &Server) -> Result<mysql::Conn, String> {
     mysql::Conn::new(server.opts(Some("benchr"))).map_err(|e| e.to_string())
@@ -45,12 +54,18 @@ fn setup(server: &mut Server) -> Result<(), String> {
     for s in [
         "create table lt (id int primary key, v int)",
         "insert into lt values (1, 7)",
+        "create table ft (id int primary key)",
     ]
     .iter()
     .chain(PROCS)
     {
         c.query_drop(*s).map_err(|e| format!("{s}: {e}"))?;
     }
+    let fill = format!(
+        "insert into ft with recursive s(n) as (select 1 union all select n + 1 from s \
+         where n < {SCAN_ROWS}) select n from s"
+    );
+    c.query_drop(&fill).map_err(|e| format!("{fill}: {e}"))?;
     Ok(())
 }
 
@@ -74,15 +89,28 @@ fn short_calls(server: &Server) -> Result<Sample, String> {
 
 pub fn run(stage: &mut Stage<'_>, rounds: usize, results: &mut Results) {
     stage.add_setup(SETUP, Box::new(setup));
-    for (name, sql) in [
-        ("SET x = x + 1 loop", "call set_loop(1000000)"),
-        ("SELECT ... INTO loop", "call select_loop(100000)"),
+    for (name, sql, variant) in [
+        (
+            "SET x = x + 1 loop",
+            "call set_loop(1000000)",
+            "1,000,000 iterations",
+        ),
+        (
+            "SELECT ... INTO loop",
+            "call select_loop(100000)",
+            "100,000 iterations",
+        ),
+        (
+            "function per row: RETURN x * 2",
+            "select sum(f_dbl(id)) from ft",
+            "100,000 rows",
+        ),
+        (
+            "function per row: SELECT ... INTO",
+            "select sum(f_read(1)) from ft",
+            "100,000 rows",
+        ),
     ] {
-        let variant = if name.starts_with("SET") {
-            "1,000,000 iterations"
-        } else {
-            "100,000 iterations"
-        };
         let mut case = Case::new(Workload::Routines, name, variant, 1);
         stage.run_case(&mut case, SETUP, rounds, |s| timed_call(s, sql));
         results.cases.push(case);

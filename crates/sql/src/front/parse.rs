@@ -99,8 +99,9 @@ pub fn parse_statement(text: &str) -> Result<Statement, MySqlError> {
     // knows neither outside a stored program.
     let first = text.trim_start();
     for w in ["end", "return"] {
-        let starts = first.len() >= w.len()
-            && first[..w.len()].eq_ignore_ascii_case(w)
+        let starts = first
+            .get(..w.len())
+            .is_some_and(|h| h.eq_ignore_ascii_case(w))
             && first[w.len()..]
                 .chars()
                 .next()

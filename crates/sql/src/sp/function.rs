@@ -85,13 +85,15 @@ pub enum FInstr {
     Return(BExpr),
 }
 
-/// A call's function in an expression tree: compared by identity.
+/// A call's function in an expression tree: two calls of one function in a
+/// statement compare equal (GROUP BY f(x) matches the select item f(x)).
 #[derive(Clone)]
 pub struct StoredFn(pub Arc<BoundFunction>);
 
 impl PartialEq for StoredFn {
     fn eq(&self, other: &Self) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
+            || (self.0.db == other.0.db && self.0.name.eq_ignore_ascii_case(&other.0.name))
     }
 }
 

@@ -277,7 +277,7 @@ pub fn parse_params(text: &str, function: bool) -> Result<Vec<ParamDef>, MySqlEr
             for (kw, m) in [("inout", Mode::InOut), ("in", Mode::In), ("out", Mode::Out)] {
                 let n = kw.len();
                 if rest.len() > n
-                    && rest[..n].eq_ignore_ascii_case(kw)
+                    && rest.get(..n).is_some_and(|h| h.eq_ignore_ascii_case(kw))
                     && rest.as_bytes()[n].is_ascii_whitespace()
                 {
                     mode = m;

@@ -39,7 +39,7 @@ impl<'a> Toks<'a> {
             while self.i < s.len() && s[self.i].is_ascii_whitespace() {
                 self.i += 1;
             }
-            let rest = &s[self.i..];
+            let rest = s.get(self.i..).unwrap_or_default();
             if rest.starts_with(b"/*") {
                 self.i = find(s, self.i + 2, b"*/").map_or(s.len(), |p| p + 2);
             } else if rest.starts_with(b"#")
@@ -92,6 +92,8 @@ impl<'a> Iterator for Toks<'a> {
                     }
                 }
             }
+            // A backslash ending the text steps past it.
+            self.i = self.i.min(s.len());
             return Some(Tok::Quoted);
         }
         Some(Tok::Punct(c))
@@ -586,6 +588,18 @@ fn show(mut t: Toks) -> Option<Stat> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_text_ending_in_an_escape_is_classified_without_a_panic() {
+        for t in [
+            "select 'a\\",
+            "SE ECT 'x\\",
+            "select \"\\",
+            "insert into t values ('\\",
+        ] {
+            let _ = classify(t);
+        }
+    }
 
     #[test]
     fn statements_count_where_mariadb_counts_them() {

@@ -185,6 +185,13 @@ pub(crate) fn int_col(name: &str, len: u32, unsigned: bool) -> ColumnMeta {
     m
 }
 
+/// A DATETIME(`fsp`) column of a SHOW-style result set.
+pub(crate) fn datetime_col(name: &str, fsp: u8) -> ColumnMeta {
+    let mut m = ColumnMeta::expr(name, ColumnType::DateTime, 20 + u32::from(fsp) + 2);
+    m.decimals = fsp;
+    m
+}
+
 /// Shorthand for a string cell.
 pub(crate) fn s(v: impl AsRef<str>) -> Value {
     Value::Bytes(v.as_ref().as_bytes().to_vec())

@@ -40,6 +40,10 @@ pub struct CatalogImage {
     /// Stored procedures and functions (absent in catalogs written before them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub routines: Vec<RoutineDef>,
+    /// Triggers, in each table's firing order (absent in catalogs written before
+    /// them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub triggers: Vec<TriggerDef>,
     /// Accounts and grants, as the SQL layer encodes them (absent in catalogs
     /// written before accounts existed: the SQL layer then creates its defaults).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -107,6 +111,35 @@ pub struct RoutineDef {
     pub modified: String,
 }
 
+/// A trigger: its CREATE TRIGGER statement's parts as written, and the session
+/// settings it was created under. The storage layer keeps it with its table
+/// (renamed with it, dropped with it); the SQL layer parses and runs it.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+pub struct TriggerDef {
+    pub schema: String,
+    pub name: String,
+    /// The table it belongs to (in `schema`).
+    pub table: String,
+    /// `BEFORE` or `AFTER`.
+    pub timing: String,
+    /// `INSERT`, `UPDATE` or `DELETE`.
+    pub event: String,
+    /// The body as written (`ACTION_STATEMENT`).
+    pub body: String,
+    /// The statement from its TRIGGER keyword on, as written (SHOW CREATE
+    /// TRIGGER prints it after `CREATE DEFINER=...`).
+    pub statement: String,
+    pub definer_user: String,
+    pub definer_host: String,
+    /// The sql_mode in force at CREATE (the trigger runs under it).
+    pub sql_mode: String,
+    pub character_set_client: String,
+    pub collation_connection: String,
+    pub database_collation: String,
+    /// `YYYY-MM-DD hh:mm:ss.cc` of CREATE.
+    pub created: String,
+}
+
 impl CatalogImage {
     pub fn empty() -> Self {
         CatalogImage {
@@ -116,6 +149,7 @@ impl CatalogImage {
             tables: Vec::new(),
             views: Vec::new(),
             routines: Vec::new(),
+            triggers: Vec::new(),
             accounts: None,
         }
     }

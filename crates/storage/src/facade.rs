@@ -10,10 +10,11 @@ mod maintenance;
 mod rename;
 mod routine;
 mod temp;
+mod trigger;
 mod view;
 
 use crate::api::*;
-use crate::catalog::{self, CatalogImage, DatabaseDef, RoutineDef, ViewDef};
+use crate::catalog::{self, CatalogImage, DatabaseDef, RoutineDef, TriggerDef, ViewDef};
 use crate::engine::EngineSet;
 use crate::error::StorageError;
 use crate::io::FileSystem;
@@ -37,6 +38,7 @@ mod partition_rows;
 pub use alter::AlterSpec;
 pub use foreign_key::{ChildRef, ForeignKeyIndex};
 pub use temp::{is_temp_id, TempTable, TEMP_ID_BASE};
+pub use trigger::TriggerOrder;
 
 /// How the storage layer is set up at start.
 #[derive(Clone)]
@@ -96,6 +98,8 @@ struct Catalog {
     views: HashMap<String, BTreeMap<String, Arc<ViewDef>>>,
     /// Stored routines by database and (kind, lower-case name).
     routines: HashMap<String, BTreeMap<(String, String), Arc<RoutineDef>>>,
+    /// Triggers by database, each table's in firing order.
+    triggers: HashMap<String, Vec<Arc<TriggerDef>>>,
     /// Accounts and grants (see [`Storage::accounts`]).
     accounts: Option<Arc<serde_json::Value>>,
     next_table_id: u64,
@@ -151,6 +155,7 @@ impl Storage {
             tables: HashMap::new(),
             views: HashMap::new(),
             routines: HashMap::new(),
+            triggers: HashMap::new(),
             accounts: image.accounts.map(Arc::new),
             next_table_id: image.next_table_id,
             opened: 0,
@@ -164,6 +169,12 @@ impl Storage {
         }
         for r in image.routines {
             cat.insert_routine(r);
+        }
+        for t in image.triggers {
+            cat.triggers
+                .entry(t.schema.clone())
+                .or_default()
+                .push(Arc::new(t));
         }
         for def in image.tables {
             let engine = engines.get(def.engine);
@@ -313,6 +324,7 @@ impl Storage {
             cat.databases.remove(name);
             cat.views.remove(name);
             cat.routines.remove(name);
+            cat.triggers.remove(name);
         }
         self.bump();
         self.persist()?;
@@ -409,9 +421,11 @@ impl Storage {
     fn unlink_table(&self, db: &str, name: &str) -> Result<Arc<TableDef>> {
         let core = self.core(db, name)?;
         core.with_exclusive(DDL_WAIT, || {
-            if let Some(m) = self.catalog.write().tables.get_mut(db) {
+            let mut cat = self.catalog.write();
+            if let Some(m) = cat.tables.get_mut(db) {
                 m.remove(name);
             }
+            cat.drop_triggers_of(db, name);
             core.mark_dropped();
             Ok(())
         })?;
@@ -598,6 +612,12 @@ impl Storage {
                     .values()
                     .flat_map(|m| m.values())
                     .map(|r| (**r).clone())
+                    .collect(),
+                triggers: cat
+                    .triggers
+                    .values()
+                    .flat_map(|m| m.iter())
+                    .map(|t| (**t).clone())
                     .collect(),
                 accounts: cat.accounts.as_deref().cloned(),
             }

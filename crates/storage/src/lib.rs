@@ -26,10 +26,10 @@ pub mod table;
 mod txn;
 
 pub use api::*;
-pub use catalog::{RoutineDef, ViewDef};
+pub use catalog::{RoutineDef, TriggerDef, ViewDef};
 pub use error::StorageError;
 pub use facade::{
     is_temp_id, AlterSpec, ChildRef, ForeignKeyIndex, Storage, StorageConfig, TempTable,
-    TEMP_ID_BASE,
+    TriggerOrder, TEMP_ID_BASE,
 };
 pub use txn::{CommitLog, Savepoint, Txn};

@@ -41,6 +41,18 @@ pub struct BoundCheck {
 pub struct Checks {
     pub list: Arc<[BoundCheck]>,
     pub computed: Arc<super::computed::Computed>,
+    /// The table's triggers (None when it has none).
+    pub triggers: Option<Arc<crate::sp::trigger::TableTriggers>>,
+}
+
+impl Checks {
+    /// The table's triggers when some fire on `event`.
+    pub fn fires(
+        &self,
+        event: crate::sp::trigger::Event,
+    ) -> Option<&crate::sp::trigger::TableTriggers> {
+        self.triggers.as_deref().filter(|t| t.has(event))
+    }
 }
 
 impl Default for Checks {
@@ -48,6 +60,7 @@ impl Default for Checks {
         Checks {
             list: Arc::from(Vec::new()),
             computed: Arc::default(),
+            triggers: None,
         }
     }
 }
@@ -242,6 +255,7 @@ impl Binder<'_> {
         Ok(Checks {
             list: self.bind_conditions(db, def)?,
             computed,
+            triggers: None,
         })
     }
 
@@ -296,9 +310,20 @@ impl Binder<'_> {
         Ok(())
     }
 
-    /// [`Binder::bind_checks_of`] for the table an INSERT or UPDATE writes.
+    /// [`Binder::bind_checks_of`] for the table an INSERT or UPDATE writes,
+    /// with its triggers.
     pub fn bind_checks(&mut self, t: &TableRef) -> R<Checks> {
-        self.bind_checks_of(&t.db, &t.def)
+        let mut c = self.bind_checks_of(&t.db, &t.def)?;
+        c.triggers = self.bind_triggers(t)?;
+        Ok(c)
+    }
+
+    /// What a DELETE of `t` checks: its triggers only.
+    pub fn bind_delete_checks(&mut self, t: &TableRef) -> R<Checks> {
+        Ok(Checks {
+            triggers: self.bind_triggers(t)?,
+            ..Checks::default()
+        })
     }
 }
 

@@ -347,6 +347,10 @@ impl Binder<'_> {
             }
             None => None,
         };
+        let checks = match from.tables.first() {
+            Some(t) => self.bind_delete_checks(t)?,
+            None => Default::default(),
+        };
         let scan = self.modify_scan(
             from,
             d.selection.as_ref(),
@@ -360,7 +364,7 @@ impl Binder<'_> {
             set: Vec::new(),
             delete: true,
             subs: Default::default(),
-            checks: Default::default(),
+            checks,
             returning,
             ignore: self.dml_ignore(),
             multi: None,

@@ -489,6 +489,9 @@ impl Binder<'_> {
             if let Some(sc) = f.strip_prefix("@@") {
                 return self.sysvar(Some(sc), &name.value);
             }
+            if let Some(row) = self.trigger_row(&f, &name.value)? {
+                return Ok(row);
+            }
         }
         let (qual, name) = match ids {
             [t, c] => (vec![t.value.clone()], &c.value),

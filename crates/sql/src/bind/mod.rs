@@ -41,6 +41,7 @@ pub mod rows;
 pub mod select;
 pub mod stored_fn;
 pub mod strings;
+pub mod trigger;
 pub mod typing;
 pub mod union;
 pub mod view;

@@ -111,10 +111,11 @@ impl Binder<'_> {
                 &r.def.name.clone(),
                 basalt_acl::Privs::DELETE,
             );
+            let checks = self.bind_delete_checks(&from.tables[ti])?;
             targets.push(DmlTarget {
                 table: ti,
                 set: Vec::new(),
-                checks: Default::default(),
+                checks,
             });
         }
         let current = self.current_db().unwrap_or_default();

@@ -32,6 +32,17 @@ pub struct RoutineBinding {
     /// The functions being bound, outermost first (a call of one of them is
     /// recursion, 1424).
     pub stack: Vec<(String, String)>,
+    /// A trigger's body: the event it fires on and its table (NEW / OLD).
+    pub trigger: Option<TriggerRows>,
+    /// The tables the statements that fire the triggers being bound change: a
+    /// trigger's statement may not change them (1442).
+    pub in_use: Vec<(String, String)>,
+}
+
+/// What `NEW.col` / `OLD.col` name in a trigger's body.
+#[derive(Clone, Debug)]
+pub struct TriggerRows {
+    pub event: crate::sp::trigger::Event,
 }
 
 impl Binder<'_> {
@@ -98,10 +109,18 @@ impl Binder<'_> {
             ));
         }
         stack.push(key);
-        let f = bind_function(self.storage, self.cx, &def, &params, stack)?;
+        let in_use = self
+            .routine
+            .as_ref()
+            .map(|r| r.in_use.clone())
+            .unwrap_or_default();
+        let f = bind_function(self.storage, self.cx, &def, &params, (stack, in_use))?;
         self.fn_reads |= f.reads;
         self.fn_writes |= f.writes;
-        let ty = f.ret.ty.clone().nullable(true);
+        let ty = f
+            .ret
+            .as_ref()
+            .map_or(ExprType::null(), |r| r.ty.clone().nullable(true));
         Ok((Expr::StoredCall(StoredFn(Arc::new(f)), bound), ty))
     }
 }
@@ -112,7 +131,7 @@ pub fn bind_function(
     cx: &SessionCtx,
     def: &RoutineDef,
     params: &[crate::sp::ParamDef],
-    stack: Vec<(String, String)>,
+    (stack, in_use): (Vec<(String, String)>, Vec<(String, String)>),
 ) -> R<BoundFunction> {
     let tree = crate::sp::parse::parse_body(&def.body)?;
     let program = crate::sp::compile::compile_function(
@@ -137,6 +156,8 @@ pub fn bind_function(
         reads: false,
         writes: false,
         opts: lit_opts(&def.sql_mode),
+        trigger: None,
+        in_use,
     };
     let instrs = program
         .instrs
@@ -150,7 +171,8 @@ pub fn bind_function(
         name: def.name.clone(),
         slots: fb.slots,
         params: params.len(),
-        ret,
+        ret: Some(ret),
+        table: None,
         instrs,
         handlers: program.handlers,
         cursors: program.cursors,
@@ -161,7 +183,7 @@ pub fn bind_function(
     })
 }
 
-fn lit_opts(sql_mode: &str) -> LitOpts {
+pub(super) fn lit_opts(sql_mode: &str) -> LitOpts {
     let mode = crate::sysvars::ModeFlags::from_text(sql_mode);
     LitOpts {
         backslash: !mode.no_backslash_escapes,
@@ -170,19 +192,22 @@ fn lit_opts(sql_mode: &str) -> LitOpts {
     }
 }
 
-struct FnBinder<'a> {
-    storage: &'a Arc<Storage>,
-    cx: &'a SessionCtx,
-    db: String,
-    slots: Arc<[SlotDef]>,
-    stack: Vec<(String, String)>,
-    reads: bool,
-    writes: bool,
-    opts: LitOpts,
+/// Binds a stored function's or trigger's instructions.
+pub(super) struct FnBinder<'a> {
+    pub storage: &'a Arc<Storage>,
+    pub cx: &'a SessionCtx,
+    pub db: String,
+    pub slots: Arc<[SlotDef]>,
+    pub stack: Vec<(String, String)>,
+    pub reads: bool,
+    pub writes: bool,
+    pub opts: LitOpts,
+    pub trigger: Option<TriggerRows>,
+    pub in_use: Vec<(String, String)>,
 }
 
 impl FnBinder<'_> {
-    fn instr(&mut self, i: &Instr) -> R<FInstr> {
+    pub(super) fn instr(&mut self, i: &Instr) -> R<FInstr> {
         Ok(match i {
             Instr::Sql(code) => self.statement(code)?,
             Instr::Assign { slot, value } => {
@@ -231,6 +256,8 @@ impl FnBinder<'_> {
             scope: scope.clone(),
             slots: self.slots.clone(),
             stack: self.stack.clone(),
+            trigger: self.trigger.clone(),
+            in_use: self.in_use.clone(),
         });
         b
     }
@@ -292,6 +319,9 @@ impl FnBinder<'_> {
     }
 
     fn statement(&mut self, code: &Code) -> R<FInstr> {
+        if let Some(rows) = &self.trigger {
+            super::trigger::check_row_set(rows, &code.text)?;
+        }
         match analyze_with(&code.text, self.opts)? {
             Front::Native(Native::Set(items)) => {
                 let mut out = Vec::with_capacity(items.len());

@@ -16,6 +16,7 @@ use super::store::{store, Target};
 use super::{foreign_key, select, storage_err, Exec};
 use crate::plan::{InsertPlan, InsertSource, TableRef};
 use crate::session::ctx::Level;
+use crate::sp::trigger::{Event, TableTriggers, Timing};
 use basalt_common::error::code;
 use basalt_common::{
     ColumnDef, DataType, Date, DateTime, DefaultValue, IndexKind, MySqlError, Row, Time, Value,
@@ -187,6 +188,17 @@ impl RowInserter {
             Err(e) => return Err(e),
         };
         self.out.records += 1;
+        let row = match plan.checks.fires(Event::Insert) {
+            Some(trg) => match before_insert(plan, trg, row, self.row_no, self.multi, ex) {
+                Ok(r) => r,
+                Err(e) if plan.ignore && e.code == code::ER_BAD_NULL_ERROR => {
+                    ex.ctx.cx.warn_err(&e);
+                    return Ok(());
+                }
+                Err(e) => return Err(e),
+            },
+            None => row,
+        };
         let stored = insert_one(plan, self.row_no, row, &mut self.out, &mut self.auto, ex)?;
         if let (Some(ret), Some(row)) = (&plan.returning, stored) {
             let values = ret
@@ -241,6 +253,43 @@ fn source_rows(plan: &InsertPlan, ex: &mut Exec) -> R<Vec<SourceRow>> {
             Ok(out)
         }
     }
+}
+
+/// Runs the BEFORE INSERT triggers on a completed row: they see its generated
+/// columns and 0 for an AUTO_INCREMENT value still to come; a NULL they leave
+/// in a NOT NULL column is 1048 (strict, or a single row) or the type's zero
+/// with a warning.
+fn before_insert(
+    plan: &InsertPlan,
+    trg: &TableTriggers,
+    mut row: Row,
+    row_no: u64,
+    multi: bool,
+    ex: &mut Exec,
+) -> R<Row> {
+    generate(plan, &mut row, row_no, ex)?;
+    let ai = plan
+        .table
+        .def
+        .auto_increment_column()
+        .filter(|&i| row[i].is_null());
+    if let Some(i) = ai {
+        row[i] = Value::Int(0);
+    }
+    super::trigger::fire(
+        trg,
+        Event::Insert,
+        Timing::Before,
+        Some(&mut row),
+        None,
+        ex.ctx,
+    )?;
+    if let Some(i) = ai.filter(|&i| matches!(row[i], Value::Int(0))) {
+        row[i] = Value::Null;
+    }
+    let strict = (ex.ctx.cx.mode.strict || !multi) && !plan.ignore;
+    super::modify::fill_not_null(&plan.table, &mut row, strict, ex)?;
+    Ok(row)
 }
 
 /// The zero value MySQL uses for a NOT NULL column without a default in
@@ -452,6 +501,16 @@ fn insert_one(
                 ex.count_change(&t.def, super::Change::Write);
                 foreign_key::after_insert(&fk_target(t), &row, ex)?;
                 out.affected += 1;
+                if let Some(trg) = plan.checks.fires(Event::Insert) {
+                    super::trigger::fire(
+                        trg,
+                        Event::Insert,
+                        Timing::After,
+                        Some(&mut row),
+                        None,
+                        ex.ctx,
+                    )?;
+                }
                 return Ok(Some(row));
             }
             Err(StorageError::DuplicateKey { entry, key }) => (entry, key),
@@ -474,7 +533,14 @@ fn insert_one(
         };
         if plan.replace {
             let mut cascaded = foreign_key::Cascaded::default();
+            let trg = plan.checks.fires(Event::Delete);
+            if let Some(trg) = trg {
+                super::trigger::fire(trg, Event::Delete, Timing::Before, None, Some(&old), ex.ctx)?;
+            }
             foreign_key::delete_row(&fk_target(t), &handle, &old, &mut cascaded, ex)?;
+            if let Some(trg) = trg {
+                super::trigger::fire(trg, Event::Delete, Timing::After, None, Some(&old), ex.ctx)?;
+            }
             out.affected += 1;
             out.duplicates += 1;
             continue;
@@ -567,7 +633,31 @@ fn on_duplicate(
     }
     let mut new: Row = layout[..n].to_vec();
     generate(plan, &mut new, 1, ex)?;
+    let trg = plan.checks.fires(Event::Update);
+    if let Some(trg) = trg {
+        super::trigger::fire(
+            trg,
+            Event::Update,
+            Timing::Before,
+            Some(&mut new),
+            Some(&old),
+            ex.ctx,
+        )?;
+        super::modify::fill_not_null(t, &mut new, strict, ex)?;
+        generate(plan, &mut new, 1, ex)?;
+    }
     if new == old {
+        if let Some(trg) = trg {
+            let mut same = old.clone();
+            super::trigger::fire(
+                trg,
+                Event::Update,
+                Timing::After,
+                Some(&mut same),
+                Some(&old),
+                ex.ctx,
+            )?;
+        }
         return Ok(Some(old));
     }
     super::check::verify(&plan.checks, &new, &t.db, &t.def.name, ex)?;
@@ -582,13 +672,24 @@ fn on_duplicate(
     }
     foreign_key::before_update(&fk_target(t), &old, &new, ex)?;
     let fk = foreign_key::involved(&fk_target(t), ex);
-    let kept = (plan.returning.is_some() || fk).then(|| new.clone());
+    let kept = (plan.returning.is_some() || fk || trg.is_some()).then(|| new.clone());
     match t.table.update(ex.txn()?, &handle, &old, new) {
         Ok(_) => {
             ex.count_change(&t.def, super::Change::Update);
             if let (true, Some(written)) = (fk, &kept) {
                 let mut cascaded = foreign_key::Cascaded::default();
                 foreign_key::after_update(&fk_target(t), &old, written, &mut cascaded, ex)?;
+            }
+            if let (Some(trg), Some(written)) = (trg, &kept) {
+                let mut written = written.clone();
+                super::trigger::fire(
+                    trg,
+                    Event::Update,
+                    Timing::After,
+                    Some(&mut written),
+                    Some(&old),
+                    ex.ctx,
+                )?;
             }
             out.affected += 2;
             Ok(kept.filter(|_| plan.returning.is_some()))

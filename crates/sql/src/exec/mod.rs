@@ -40,6 +40,7 @@ pub mod store;
 pub mod stored_fn;
 pub mod sub;
 pub mod textfile;
+pub mod trigger;
 pub mod window;
 mod window_frame;
 

@@ -12,10 +12,11 @@ use super::foreign_key::{self, Cascaded};
 use super::mem::row_bytes;
 use super::scan::{drive, Flow, R};
 use super::store::{store, Target};
-use super::{storage_err, Exec};
+use super::{storage_err, trigger, Exec};
 use crate::bind::check::Checks;
 use crate::expr::EvalCtx;
 use crate::plan::{ModifyPlan, SortKey, TableRef};
+use crate::sp::trigger::{Event, Timing};
 use basalt_common::{MySqlError, Row, Value};
 use basalt_storage::{RowHandle, StorageError};
 
@@ -137,7 +138,7 @@ pub fn run(plan: &ModifyPlan, ex: &mut Exec) -> R<ModifyOutcome> {
             continue;
         }
         if plan.delete {
-            delete_row(t, &f.handle, &f.row, &mut cascaded, ex)?;
+            delete_row(t, &plan.checks, &f.handle, &f.row, &mut cascaded, ex)?;
             out.changed += 1;
             if let Some(ret) = &plan.returning {
                 let values = ret
@@ -157,7 +158,7 @@ pub fn run(plan: &ModifyPlan, ex: &mut Exec) -> R<ModifyOutcome> {
             }
             Err(e) => return Err(e),
         };
-        if new == f.row {
+        if new == f.row && plan.checks.fires(Event::Update).is_none() {
             continue;
         }
         let written = update_row(
@@ -186,6 +187,8 @@ pub enum Written {
     /// UPDATE IGNORE: the new row had a duplicate key and was skipped without a
     /// warning (as MariaDB does).
     Duplicate,
+    /// The row's values did not change (after its BEFORE UPDATE triggers).
+    Same,
 }
 
 /// Writes the new version `new` of the row `handle` (values `old`, read with an
@@ -203,6 +206,32 @@ pub fn update_row(
     ignore: bool,
     cas: &mut Cascaded,
 ) -> R<Written> {
+    let trg = checks.fires(Event::Update);
+    if let Some(trg) = trg {
+        let strict = ex.ctx.cx.mode.strict && !ignore;
+        generated(t, checks, &mut new, strict, ex)?;
+        trigger::fire(
+            trg,
+            Event::Update,
+            Timing::Before,
+            Some(&mut new),
+            Some(old),
+            ex.ctx,
+        )?;
+        fill_not_null(t, &mut new, strict, ex)?;
+        if new == *old {
+            let mut same = new;
+            trigger::fire(
+                trg,
+                Event::Update,
+                Timing::After,
+                Some(&mut same),
+                Some(old),
+                ex.ctx,
+            )?;
+            return Ok(Written::Same);
+        }
+    }
     if !checks.computed.generated.is_empty() {
         let place = super::computed::Place {
             db: &t.db,
@@ -240,12 +269,23 @@ pub fn update_row(
     }
     let fk = fk_target(t);
     foreign_key::before_update(&fk, old, &new, ex)?;
-    let kept = foreign_key::involved(&fk, ex).then(|| new.clone());
+    let involved = foreign_key::involved(&fk, ex);
+    let kept = (involved || trg.is_some()).then(|| new.clone());
     match t.table.update(ex.txn()?, handle, old, new) {
         Ok(_) => {
             ex.count_change(&t.def, super::Change::Update);
-            if let Some(new) = kept {
-                foreign_key::after_update(&fk, old, &new, cas, ex)?;
+            if let (true, Some(new)) = (involved, &kept) {
+                foreign_key::after_update(&fk, old, new, cas, ex)?;
+            }
+            if let (Some(trg), Some(mut new)) = (trg, kept) {
+                trigger::fire(
+                    trg,
+                    Event::Update,
+                    Timing::After,
+                    Some(&mut new),
+                    Some(old),
+                    ex.ctx,
+                )?;
             }
             Ok(Written::Yes)
         }
@@ -260,12 +300,53 @@ pub fn update_row(
 /// delete path of DELETE, single- and multi-table.
 pub fn delete_row(
     t: &TableRef,
+    checks: &Checks,
     handle: &RowHandle,
     old: &Row,
     cas: &mut Cascaded,
     ex: &mut Exec,
 ) -> R<()> {
-    foreign_key::delete_row(&fk_target(t), handle, old, cas, ex)
+    let trg = checks.fires(Event::Delete);
+    if let Some(trg) = trg {
+        trigger::fire(trg, Event::Delete, Timing::Before, None, Some(old), ex.ctx)?;
+    }
+    foreign_key::delete_row(&fk_target(t), handle, old, cas, ex)?;
+    if let Some(trg) = trg {
+        trigger::fire(trg, Event::Delete, Timing::After, None, Some(old), ex.ctx)?;
+    }
+    Ok(())
+}
+
+/// The generated columns of a row about to be written, as a BEFORE UPDATE
+/// trigger sees them.
+fn generated(t: &TableRef, checks: &Checks, row: &mut Row, strict: bool, ex: &mut Exec) -> R<()> {
+    if checks.computed.generated.is_empty() {
+        return Ok(());
+    }
+    let place = super::computed::Place {
+        db: &t.db,
+        def: &t.def,
+        row_no: 1,
+        strict,
+    };
+    super::computed::fill_generated(&checks.computed, row, &place, ex.ctx)
+}
+
+/// A NULL a BEFORE trigger left in a NOT NULL column: 1048 when `strict`,
+/// else the type's zero with a warning.
+pub fn fill_not_null(t: &TableRef, row: &mut Row, strict: bool, ex: &mut Exec) -> R<()> {
+    for (ci, col) in t.def.columns.iter().enumerate() {
+        if col.nullable || col.auto_increment || col.generated.is_some() || !row[ci].is_null() {
+            continue;
+        }
+        let err = MySqlError::bad_null(&col.name);
+        if strict {
+            return Err(err);
+        }
+        ex.ctx.cx.warn_err(&err);
+        row[ci] = zero_of(&col.data_type);
+    }
+    Ok(())
 }
 
 fn fk_target(t: &TableRef) -> foreign_key::Target<'_> {

@@ -35,6 +35,7 @@ use super::Exec;
 use crate::expr::EvalCtx;
 use crate::plan::multi_dml::{DmlTarget, MultiDml};
 use crate::plan::{ModifyPlan, TableRef};
+use crate::sp::trigger::Event;
 use basalt_common::{Row, Value};
 use basalt_storage::{LockMode, RowHandle};
 use std::cell::RefCell;
@@ -204,7 +205,7 @@ fn delete_all(
             if !cas.refresh(t.def.id, &mut handle, &mut old) {
                 continue;
             }
-            delete_row(t, &handle, &old, &mut cas, ex)?;
+            delete_row(t, &target.checks, &handle, &old, &mut cas, ex)?;
             n += 1;
         }
     }
@@ -252,10 +253,12 @@ fn update_all(
                 new[ci] = v;
                 assigned[ci] = true;
             }
-            if new == old {
+            if new == old && target.checks.fires(Event::Update).is_none() {
                 continue;
             }
-            touch_on_update(t, &mut new, &assigned, ex);
+            if new != old {
+                touch_on_update(t, &mut new, &assigned, ex);
+            }
             let kept = shared.then(|| new.clone());
             match update_row(
                 t,
@@ -269,7 +272,7 @@ fn update_all(
             )? {
                 Written::Yes => changed += 1,
                 Written::Duplicate if on_the_fly != Some(target.table) => changed += 1,
-                Written::Duplicate | Written::Skipped => continue,
+                Written::Duplicate | Written::Skipped | Written::Same => continue,
             }
             if let Some(r) = kept {
                 latest.insert(key, r);

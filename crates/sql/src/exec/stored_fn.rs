@@ -29,9 +29,9 @@ pub fn call(f: &BoundFunction, args: &[crate::expr::Expr], row: &[Value], ctx: &
     }
     let saved = Saved::enter(f, ctx);
     // The value converts to the RETURNS type under the function's sql_mode.
-    let r = crate::stack::grow(|| run_frame(f, values, ctx)).and_then(|v| match v {
-        Some(v) => convert(&f.ret, v, ctx),
-        None => Err(MySqlError::new(
+    let r = crate::stack::grow(|| run_frame(f, values, ctx)).and_then(|v| match (v, &f.ret) {
+        (Some(v), Some(ret)) => convert(ret, v, ctx),
+        _ => Err(MySqlError::new(
             1321,
             "2F005",
             format!("FUNCTION {} ended without RETURN", f.name),
@@ -62,14 +62,14 @@ fn require_execute(f: &BoundFunction, ctx: &mut EvalCtx) -> Result<(), MySqlErro
 }
 
 /// What a call changes in the session and restores.
-struct Saved {
+pub(super) struct Saved {
     mode: crate::sysvars::ModeFlags,
     db: Option<Option<String>>,
     privs: Option<crate::account::SessionPrivs>,
 }
 
 impl Saved {
-    fn enter(f: &BoundFunction, ctx: &mut EvalCtx) -> Saved {
+    pub(super) fn enter(f: &BoundFunction, ctx: &mut EvalCtx) -> Saved {
         let cx = &mut *ctx.cx;
         let mode = std::mem::replace(&mut cx.mode, f.mode);
         let db = (cx.db.as_deref() != Some(f.db.as_str())).then(|| cx.db.replace(f.db.clone()));
@@ -83,7 +83,7 @@ impl Saved {
         Saved { mode, db, privs }
     }
 
-    fn leave(self, ctx: &mut EvalCtx) {
+    pub(super) fn leave(self, ctx: &mut EvalCtx) {
         ctx.cx.mode = self.mode;
         if let Some(db) = self.db {
             ctx.cx.db = db;
@@ -99,11 +99,21 @@ fn run_frame(
     values: Vec<Value>,
     ctx: &mut EvalCtx,
 ) -> Result<Option<Value>, MySqlError> {
-    static ROOT: OnceLock<Arc<SpScope>> = OnceLock::new();
     let mut values = values;
     for (i, v) in values.iter_mut().enumerate().take(f.params) {
         *v = convert(&f.slots[i], std::mem::take(v), ctx)?;
     }
+    in_frame(f, values, ctx).0
+}
+
+/// Runs `f`'s body in a frame holding `values`; gives its RETURN value and
+/// the frame's values as the body left them.
+pub(super) fn in_frame(
+    f: &BoundFunction,
+    values: Vec<Value>,
+    ctx: &mut EvalCtx,
+) -> (Result<Option<Value>, MySqlError>, Vec<Value>) {
+    static ROOT: OnceLock<Arc<SpScope>> = OnceLock::new();
     let frame = Frame {
         values,
         slots: f.slots.clone(),
@@ -111,16 +121,22 @@ fn run_frame(
     };
     let caller = ctx.cx.sp.replace(Box::new(frame));
     let r = run(f, ctx);
-    ctx.cx.sp = caller;
-    r
+    let frame = std::mem::replace(&mut ctx.cx.sp, caller);
+    (r, frame.map(|f| f.values).unwrap_or_default())
 }
 
 /// A value stored as the slot's type would store it (under the function's
 /// sql_mode: an error when strict, else a warning).
 fn convert(def: &SlotDef, v: Value, ctx: &mut EvalCtx) -> R {
+    convert_in(def, ("", ""), v, ctx)
+}
+
+/// [`convert`] naming the column `names.0`.`names.1`.`col` in messages (a
+/// trigger's NEW row).
+fn convert_in(def: &SlotDef, names: (&str, &str), v: Value, ctx: &mut EvalCtx) -> R {
     let target = crate::exec::store::Target {
-        db: "",
-        table: "",
+        db: names.0,
+        table: names.1,
         col: &def.col,
         // MariaDB reports a variable's conversions "at row 0".
         row: 0,
@@ -339,7 +355,11 @@ fn assign(f: &BoundFunction, to: &SetTo, v: Value, ctx: &mut EvalCtx) -> Result<
         }
         SetTo::Local(slot) => {
             let def = &f.slots[*slot];
-            let v = convert(def, v, ctx)?;
+            let names = match &f.table {
+                Some((db, t)) if *slot < f.params => (db.as_str(), t.as_str()),
+                _ => ("", ""),
+            };
+            let v = convert_in(def, names, v, ctx)?;
             if let Some(fr) = ctx.cx.sp.as_mut() {
                 fr.values[*slot] = v;
             }

@@ -23,6 +23,7 @@ pub mod routine;
 pub mod sequence;
 mod set;
 mod show;
+pub mod trigger;
 mod unsupported;
 pub mod view;
 pub use explain::{ExplainFormat, ExplainOpts};

@@ -283,7 +283,7 @@ pub const LAYOUTS: &[(&str, &[(&str, Col)])] = &[
             ("ACTION_REFERENCE_NEW_TABLE", OptStr(64)),
             ("ACTION_REFERENCE_OLD_ROW", Str(3)),
             ("ACTION_REFERENCE_NEW_ROW", Str(3)),
-            ("CREATED", DateTime),
+            ("CREATED", DateTime2),
             ("SQL_MODE", Str(8192)),
             ("DEFINER", OptStr(384)),
             ("CHARACTER_SET_CLIENT", Str(32)),

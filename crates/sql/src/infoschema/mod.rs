@@ -16,6 +16,7 @@ pub mod privileges;
 pub mod routines;
 pub mod system_variables;
 pub mod tables;
+pub mod triggers;
 pub mod userstat;
 pub mod views;
 
@@ -49,6 +50,8 @@ pub enum Col {
     /// BIGINT, nullable.
     Int,
     DateTime,
+    /// DATETIME(2), nullable (a trigger's CREATED).
+    DateTime2,
     LongText,
     /// DOUBLE, nullable.
     Double,
@@ -94,6 +97,7 @@ fn column(name: &str, c: Col) -> ColumnDef {
             true,
         ),
         Col::DateTime => (DataType::DateTime { fsp: 0 }, true),
+        Col::DateTime2 => (DataType::DateTime { fsp: 2 }, true),
         Col::Double => (DataType::Double, true),
         Col::Float => (DataType::Float, true),
         Col::Int32 => (

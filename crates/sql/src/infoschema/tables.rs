@@ -202,6 +202,7 @@ pub fn build(name: &str, cx: &SessionCtx) -> Built {
         "PARTITIONS" => (def(super::layouts::layout(name)?), partitions(cx)),
         "VIEWS" => (def(super::layouts::layout(name)?), super::views::views(cx)),
         "ROUTINES" => (def(super::layouts::layout(name)?), super::routines::routines(cx)),
+        "TRIGGERS" => (def(super::layouts::layout(name)?), super::triggers::rows(cx)),
         "PARAMETERS" => (def(super::layouts::layout(name)?), super::routines::parameters(cx)),
         "REFERENTIAL_CONSTRAINTS" => (
             def(super::layouts::layout(name)?),

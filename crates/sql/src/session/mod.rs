@@ -35,6 +35,7 @@ mod stmt;
 pub mod temp_tables;
 pub mod timer;
 mod track;
+pub mod trigger;
 mod txn;
 mod varpolicy;
 mod vars;

@@ -42,6 +42,12 @@ impl Session {
                 return self.rename_view(from.clone(), to.clone());
             }
         }
+        if names
+            .iter()
+            .any(|(from, to)| from.0 != to.0 && !storage.triggers_of(&from.0, &from.1).is_empty())
+        {
+            return Err(MySqlError::new(1435, "HY000", "Trigger in wrong schema"));
+        }
         match storage.rename_tables(&names) {
             Ok(()) => Ok(QueryResult::ok(0)),
             // MariaDB names the files it could not move.

@@ -33,6 +33,12 @@ impl Session {
             } => self.drop_routine(kind, if_exists, db, &name),
             RoutineStmt::Call { db, name, args } => self.call(db, &name, &args, out),
             RoutineStmt::Compound(text) => self.run_compound(&text, out),
+            RoutineStmt::CreateTrigger(c) => self.create_trigger(*c),
+            RoutineStmt::DropTrigger {
+                if_exists,
+                db,
+                name,
+            } => self.drop_trigger(if_exists, db, &name),
         }
     }
 

@@ -838,8 +838,11 @@ fn reads_no_table(n: &Native) -> bool {
         | Native::Commit { .. }
         | Native::Rollback { .. } => true,
         // Routine DDL reads no table; a program's own statements decide for
-        // themselves as they run.
-        Native::Routine(_) => true,
+        // themselves as they run. CREATE TRIGGER opens its table.
+        Native::Routine(r) => !matches!(
+            r,
+            crate::front::native::routine::RoutineStmt::CreateTrigger(_)
+        ),
         _ => false,
     }
 }

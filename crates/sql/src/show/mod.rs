@@ -270,8 +270,9 @@ pub fn run(session: &mut Session, show: Show) -> R<QueryResult> {
         Show::SlaveStatus { all } => binlog::slave_status(session, all),
         Show::BinaryLogs => binlog::binary_logs(session),
         Show::Privileges | Show::OpenTables => result(vec![text_col("Name", 64)], Vec::new()),
-        // Basalt has no stored programs: MariaDB's columns, no rows.
-        Show::Triggers => empty(TRIGGER_COLS),
+        Show::Triggers { db, filter } => show_triggers(session, db, &filter),
+        Show::CreateTrigger { db, name } => show_create_trigger(session, db, &name),
+        // Basalt has no events: MariaDB's columns, no rows.
         Show::Events => empty(EVENT_COLS),
         Show::PackageStatus => empty(ROUTINE_STATUS_COLS),
         Show::ProcedureStatus(f) => routine_status(session, "PROCEDURE", &f),
@@ -385,6 +386,73 @@ fn show_create_routine(
         s(&r.database_collation),
     ];
     result(cols, vec![row])
+}
+
+/// The column of SHOW TRIGGERS / SHOW CREATE TRIGGER named `n`.
+fn trigger_col(n: &str) -> ColumnMeta {
+    match n {
+        "Created" => crate::result::datetime_col(n, 2),
+        "Statement" | "SQL Original Statement" => text_col_nn(n, 65535),
+        "sql_mode" => text_col_nn(n, 8192),
+        "Definer" => text_col_nn(n, 384),
+        _ => text_col_nn(n, 64),
+    }
+}
+
+/// SHOW TRIGGERS [FROM db] (LIKE matches the table name).
+fn show_triggers(session: &mut Session, db: Option<String>, f: &ShowFilter) -> R<QueryResult> {
+    let db = match db {
+        Some(d) => d,
+        None => session.cx.db.clone().ok_or_else(MySqlError::no_db)?,
+    };
+    if !session.cx.engine.storage.database_exists(&db) {
+        return Err(MySqlError::bad_db(&db));
+    }
+    let rows = crate::infoschema::triggers::show_rows(&session.cx, &db);
+    let rows = match f {
+        ShowFilter::Like(p) => rows
+            .into_iter()
+            .filter(|r| {
+                let v = crate::value::to_bytes(&r[2]);
+                like::matches(&v, p.as_bytes(), Some(b'\\'), Collation::Utf8mb4GeneralCi)
+            })
+            .collect(),
+        other => filter(session, rows, TRIGGER_COLS, other)?,
+    };
+    result(TRIGGER_COLS.iter().map(|c| trigger_col(c)).collect(), rows)
+}
+
+fn show_create_trigger(session: &mut Session, db: Option<String>, name: &str) -> R<QueryResult> {
+    let db = match db {
+        Some(d) => d,
+        None => session.cx.db.clone().ok_or_else(MySqlError::no_db)?,
+    };
+    let t = session
+        .cx
+        .engine
+        .storage
+        .trigger(&db, name)
+        .filter(|t| session.cx.privs.sees_db(&t.schema))
+        .ok_or_else(crate::session::trigger::no_such_trigger)?;
+    let names = [
+        "Trigger",
+        "sql_mode",
+        "SQL Original Statement",
+        "character_set_client",
+        "collation_connection",
+        "Database Collation",
+        "Created",
+    ];
+    let row = vec![
+        s(&t.name),
+        s(&t.sql_mode),
+        s(crate::infoschema::triggers::create_statement(&t)),
+        s(&t.character_set_client),
+        s(&t.collation_connection),
+        s(&t.database_collation),
+        crate::infoschema::triggers::created(&t),
+    ];
+    result(names.iter().map(|c| trigger_col(c)).collect(), vec![row])
 }
 
 fn empty(cols: &[&str]) -> R<QueryResult> {

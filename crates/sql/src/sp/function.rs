@@ -19,8 +19,11 @@ pub struct BoundFunction {
     /// Parameters first, then every DECLAREd variable.
     pub slots: Arc<[SlotDef]>,
     pub params: usize,
-    /// The RETURNS type.
-    pub ret: SlotDef,
+    /// The RETURNS type (None for a trigger).
+    pub ret: Option<SlotDef>,
+    /// A trigger's table `(db, name)`: its NEW / OLD variables (the first
+    /// `params` slots) convert values as that table's columns.
+    pub table: Option<(String, String)>,
     pub instrs: Vec<FInstr>,
     pub handlers: Vec<HandlerDef>,
     pub cursors: usize,

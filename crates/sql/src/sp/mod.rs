@@ -13,6 +13,7 @@ pub mod conditions;
 mod declare;
 pub mod function;
 pub mod parse;
+pub mod trigger;
 
 use crate::ty::ExprType;
 use basalt_common::{ColumnDef, MySqlError, Value};

@@ -217,7 +217,8 @@ impl Storage {
                     (old.schema.clone(), old.name.clone()),
                     (now.schema.clone(), now.name.clone()),
                 );
-                Storage::retarget_foreign_keys(&cat, &[pair]);
+                Storage::retarget_foreign_keys(&cat, std::slice::from_ref(&pair));
+                cat.retarget_triggers(&[pair]);
             }
             Ok(())
         })?;
@@ -333,7 +334,8 @@ impl Storage {
                     (old_def.schema.clone(), old_def.name.clone()),
                     (now.schema.clone(), now.name.clone()),
                 );
-                Storage::retarget_foreign_keys(&cat, &[pair]);
+                Storage::retarget_foreign_keys(&cat, std::slice::from_ref(&pair));
+                cat.retarget_triggers(&[pair]);
             }
             entry
         };

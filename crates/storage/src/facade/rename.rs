@@ -47,6 +47,7 @@ impl Storage {
                     .insert(to.1.clone(), entry);
             }
             Storage::retarget_foreign_keys(&cat, pairs);
+            cat.retarget_triggers(pairs);
             Ok(())
         })?;
         self.bump();

@@ -63,6 +63,12 @@ pub enum RoutineStmt {
         /// Argument expressions as text.
         args: Vec<String>,
     },
+    CreateTrigger(Box<super::trigger::CreateTrigger>),
+    DropTrigger {
+        if_exists: bool,
+        db: Option<String>,
+        name: String,
+    },
     /// An anonymous compound statement (`BEGIN NOT ATOMIC ... END`, or IF /
     /// CASE / LOOP / WHILE / REPEAT outside a program), run at once.
     Compound(String),
@@ -72,6 +78,9 @@ pub enum RoutineStmt {
 /// cursor is then back after the first keyword).
 pub(super) fn statement(p: &mut P, first: &str) -> R<Option<Native>> {
     let start = p.pos;
+    if let Some(t) = super::trigger::statement(p, first)? {
+        return Ok(Some(Native::Routine(t)));
+    }
     let stmt = match first {
         "call" => call(p)?,
         "drop" | "alter" => {

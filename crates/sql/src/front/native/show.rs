@@ -100,8 +100,16 @@ pub enum Show {
     /// `SHOW SLAVE HOSTS` / `SHOW REPLICA HOSTS`.
     SlaveHosts,
     OpenTables,
-    Triggers,
+    /// SHOW TRIGGERS [FROM db] [LIKE 'table pattern' | WHERE ...].
+    Triggers {
+        db: Option<String>,
+        filter: ShowFilter,
+    },
     Events,
+    CreateTrigger {
+        db: Option<String>,
+        name: String,
+    },
     ProcedureStatus(ShowFilter),
     FunctionStatus(ShowFilter),
     /// SHOW CREATE PROCEDURE / FUNCTION.
@@ -313,15 +321,16 @@ fn show_misc(p: &mut P) -> R<Show> {
         p.source_db()?;
         p.filter()?;
         Show::OpenTables
-    } else if p.kw("triggers") || p.kw("events") {
-        let ev = p.toks[p.pos - 1].is_kw(p.src, "events");
+    } else if p.kw("triggers") {
+        let db = p.source_db()?;
+        Show::Triggers {
+            db,
+            filter: p.filter()?,
+        }
+    } else if p.kw("events") {
         p.source_db()?;
         p.filter()?;
-        if ev {
-            Show::Events
-        } else {
-            Show::Triggers
-        }
+        Show::Events
     } else if p.kw("package") {
         p.kw("body");
         p.expect_kw("status")?;
@@ -388,6 +397,11 @@ fn show_create(p: &mut P) -> R<Show> {
         let (db, view) = p.qualified()?;
         p.end()?;
         return Ok(Show::CreateView { db, view });
+    }
+    if p.kw("trigger") {
+        let (db, name) = p.qualified()?;
+        p.end()?;
+        return Ok(Show::CreateTrigger { db, name });
     }
     if p.kw("procedure") || p.kw("function") {
         let kind = if p.toks[p.pos - 1].is_kw(p.src, "function") {

@@ -97,6 +97,8 @@ pub mod rare {
     pub const WEIGHT_STRING: u16 = 1024;
     /// A `0b0101` bit literal.
     pub const BIT_NUMBER: u16 = 2048;
+    /// The operator `!` (logical NOT).
+    pub const BANG: u16 = 4096;
 }
 
 /// The [`rare`] bit of one word.
@@ -154,6 +156,7 @@ pub fn lex_bytes(b: &[u8]) -> Lexed {
             TokKind::Word => rare_word(&b[i..end]),
             TokKind::Param => rare::PARAM,
             TokKind::Punct if &b[i..end] == b"||" => rare::PIPES,
+            TokKind::Punct if &b[i..end] == b"!" => rare::BANG,
             TokKind::HexOrBit if b[i..].starts_with(b"0b") => rare::BIT_NUMBER,
             _ => 0,
         };

@@ -256,7 +256,7 @@ pub fn analyze_with(text: &str, opts: LitOpts) -> Result<Front<'_>, MySqlError> 
     if plain {
         if let Some(b) = bulk::bulk_insert(text, toks, opts) {
             // Bulk texts are rewritten without the `||` rule (see `rewrites`).
-            if lexed.rare & rare::PIPES == 0 {
+            if lexed.rare & (rare::PIPES | rare::BANG) == 0 {
                 return Ok(Front::Bulk(b));
             }
         }
@@ -271,7 +271,8 @@ pub fn analyze_with(text: &str, opts: LitOpts) -> Result<Front<'_>, MySqlError> 
             | rare::EXTRACT
             | rare::CHAR
             | rare::WEIGHT_STRING
-            | rare::BIT_NUMBER)
+            | rare::BIT_NUMBER
+            | rare::BANG)
         != 0;
     let edits = rewrites_scanning(text, toks, opts.pipes_as_concat, scan);
     let dml = ["select", "insert", "update", "delete", "replace"]
@@ -335,6 +336,21 @@ fn rewrites_scanning(text: &str, toks: &[Token], pipes_as_concat: bool, scan: bo
                 end: t.end,
                 with: "'",
             });
+        } else if let Some(end) = (t.kind == TokKind::Punct && t.text(text) == "!")
+            .then(|| operand_end(text, toks, i + 1))
+            .flatten()
+        {
+            // `!x` is `(NOT x)`: it binds as tightly as unary minus.
+            edits.push(Edit {
+                start: t.start,
+                end: t.end,
+                with: "(NOT ",
+            });
+            edits.push(Edit {
+                start: end,
+                end,
+                with: ")",
+            });
         } else if !pipes_as_concat && t.kind == TokKind::Punct && t.text(text) == "||" {
             edits.push(Edit {
                 start: t.start,
@@ -396,6 +412,53 @@ fn rewrites_scanning(text: &str, toks: &[Token], pipes_as_concat: bool, scan: bo
     }
     edits.sort_by_key(|e| e.start);
     edits
+}
+
+/// Where the operand of a prefix operator starting at token `j` ends: a
+/// parenthesised group, a function call, a (qualified) name or literal, or a
+/// further prefix operator's operand.
+fn operand_end(text: &str, toks: &[Token], j: usize) -> Option<usize> {
+    let t = toks.get(j)?;
+    let is = |k: usize, s: &str| {
+        toks.get(k)
+            .is_some_and(|t| t.kind == TokKind::Punct && t.text(text) == s)
+    };
+    if t.kind == TokKind::Punct {
+        return match t.text(text) {
+            "(" => closing(text, toks, j).map(|k| toks[k].end),
+            "!" | "-" | "+" | "~" => operand_end(text, toks, j + 1),
+            _ => None,
+        };
+    }
+    let mut k = j;
+    while is(k + 1, ".") && toks.get(k + 2).is_some() {
+        k += 2;
+    }
+    if is(k + 1, "(") {
+        return closing(text, toks, k + 1).map(|c| toks[c].end);
+    }
+    Some(toks[k].end)
+}
+
+/// The index of the `)` matching the `(` at token `open`.
+fn closing(text: &str, toks: &[Token], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (k, t) in toks.iter().enumerate().skip(open) {
+        if t.kind != TokKind::Punct {
+            continue;
+        }
+        match t.text(text) {
+            "(" => depth += 1,
+            ")" => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(k);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Whether the word MOD at `i` is the operator (`a MOD b`, `a MOD (b)`), not the

@@ -23,6 +23,9 @@ use std::sync::Arc;
 
 type R<T> = Result<T, MySqlError>;
 
+/// `(database, name)` of a routine or table.
+pub type Named = (String, String);
+
 /// What a binder of a function's statement sees besides the session.
 #[derive(Clone, Debug)]
 pub struct RoutineBinding {
@@ -131,7 +134,7 @@ pub fn bind_function(
     cx: &SessionCtx,
     def: &RoutineDef,
     params: &[crate::sp::ParamDef],
-    (stack, in_use): (Vec<(String, String)>, Vec<(String, String)>),
+    (stack, in_use): (Vec<Named>, Vec<Named>),
 ) -> R<BoundFunction> {
     let tree = crate::sp::parse::parse_body(&def.body)?;
     let program = crate::sp::compile::compile_function(

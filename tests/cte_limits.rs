@@ -55,6 +55,36 @@ fn recursive_cte_stops_at_max_recursive_iterations() {
     assert!(warnings(&mut c).is_empty());
 }
 
+/// A data change fed by a recursion cut off at the limit fails in strict mode
+/// (1931, nothing written) and writes the rows with the warning otherwise, as
+/// MariaDB does.
+#[test]
+fn a_cut_off_recursion_writes_nothing_in_strict_mode() {
+    let b = Basalt::start();
+    let mut c = connect(b.port);
+    c.query_drop("CREATE DATABASE cte").expect("db");
+    c.query_drop("CREATE TABLE cte.r (n INT)").expect("table");
+    let fill = "INSERT INTO cte.r WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < 2000) SELECT n FROM s";
+    fails_with(&mut c, fill, 1931);
+    let n: u64 = c
+        .query_first("SELECT COUNT(*) FROM cte.r")
+        .expect("q")
+        .expect("row");
+    assert_eq!(n, 0);
+    c.query_drop(fill.replace("INSERT", "INSERT IGNORE"))
+        .expect("insert ignore");
+    assert_eq!(warnings(&mut c)[0].1, 1931);
+    c.query_drop("TRUNCATE cte.r").expect("truncate");
+    c.query_drop("SET sql_mode = ''").expect("set");
+    c.query_drop(fill).expect("non-strict insert");
+    assert_eq!(warnings(&mut c)[0].1, 1931);
+    let n: u64 = c
+        .query_first("SELECT COUNT(*) FROM cte.r")
+        .expect("q")
+        .expect("row");
+    assert_eq!(n, 1001);
+}
+
 #[test]
 fn runaway_recursive_cte_is_stopped_by_memory_time_and_kill() {
     let b = Basalt::start();

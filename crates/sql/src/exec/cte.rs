@@ -63,11 +63,19 @@ pub fn materialize(sp: &SubPlan, rec: &Recursion, target: &VirtualTable, ex: &mu
     while !st.fresh.is_empty() {
         ex.check_interrupt()?;
         if rounds >= max {
-            ex.ctx.cx.warn(
-                Level::Warning,
-                QUERY_RESULT_INCOMPLETE,
-                format!("Query execution was interrupted. The query exceeded max_recursive_iterations = {max}. The query result may be incomplete"),
-            );
+            let message = format!("Query execution was interrupted. The query exceeded max_recursive_iterations = {max}. The query result may be incomplete");
+            // A data change in strict mode stops rather than write a cut-off
+            // result (MariaDB's error).
+            if ex.ctx.strict_dml && ex.ctx.cx.mode.strict {
+                return Err(basalt_common::MySqlError::new(
+                    QUERY_RESULT_INCOMPLETE,
+                    "HY000",
+                    message,
+                ));
+            }
+            ex.ctx
+                .cx
+                .warn(Level::Warning, QUERY_RESULT_INCOMPLETE, message);
             break;
         }
         rounds += 1;

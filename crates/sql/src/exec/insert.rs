@@ -79,6 +79,10 @@ impl AutoIncRange {
 }
 
 pub fn run(plan: &InsertPlan, ex: &mut Exec) -> R<InsertOutcome> {
+    if plan.ignore {
+        // What strict mode makes an error is a warning under IGNORE.
+        ex.ctx.strict_dml = false;
+    }
     if !plan.subs.is_empty() {
         super::sub::materialize(&plan.subs, ex)?;
     }

@@ -178,6 +178,9 @@ static DEFS: &[VarDef] = &[
     var!("innodb_page_size", Global, UInt, true, U(16384)),
     var!("innodb_rollback_on_timeout", Global, Bool, true, Config(|c| Value::Int(c.rollback_on_timeout as i64))),
     var!("innodb_snapshot_isolation", Both, Bool, false, B(true)),
+    // No statistics are stored: estimates come from the indexes as queries
+    // plan (records-in-range dives).
+    var!("innodb_stats_persistent", Global, Bool, true, B(false)),
     var!("innodb_strict_mode", Both, Bool, false, B(true)),
     var!("insert_id", Session, UInt, false, U(0)),
     var!("interactive_timeout", Both, UInt, false, U(28800)),

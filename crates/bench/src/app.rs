@@ -193,6 +193,9 @@ fn commit_stage(plan: &Plan, launch: &Launch<'_>, progress: &Progress, results: 
     }
     if do_routines {
         crate::routines::run(&mut stage, plan.rounds, results);
+        if tool_ok(Workload::Sysbench) {
+            crate::trigger_bench::run(&mut stage, plan.rounds, results);
+        }
     }
 }
 

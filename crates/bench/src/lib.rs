@@ -32,3 +32,4 @@ pub mod stats;
 pub mod sysbench;
 pub mod tls;
 pub mod tpch;
+pub mod trigger_bench;

@@ -197,7 +197,7 @@ fn errors_are_mariadbs() {
     // What Basalt does not have yet is 1235, never accepted and ignored.
     for sql in [
         "create procedure q() begin declare undo handler for sqlexception begin end; end",
-        "create procedure q() begin get diagnostics @n = number; end",
+        "create procedure q() begin for i in 1..3 do select i; end for; end",
     ] {
         assert_eq!(code(&mut c, sql), 1235, "{sql}");
     }
@@ -351,6 +351,26 @@ fn procedures_behave_as_on_mariadb() {
         "create procedure e2() begin open nope; end",
         "create procedure e3() begin declare continue handler for nope begin end; end",
         "create procedure e4() begin declare continue handler for 1062 begin end; declare continue handler for 1062 begin end; end",
+        // GET DIAGNOSTICS, in handlers and at the top level.
+        "create procedure g1() begin declare continue handler for sqlexception begin get diagnostics @gn = number; get diagnostics condition 1 @ge = mysql_errno, @gm = message_text, @gs = returned_sqlstate; end; insert into nosuch values (1); select 1/0 into @z; get diagnostics @gn2 = number; end",
+        "call g1()",
+        "select @gn, @ge, @gm, @gs, @gn2",
+        "create procedure g2() begin declare exit handler for sqlexception begin get current diagnostics condition 1 @s3 = returned_sqlstate, @m3 = message_text, @e3 = mysql_errno; end; signal sqlstate '45000' set message_text = 'boom', mysql_errno = 5555; end",
+        "call g2()",
+        "select @s3, @m3, @e3",
+        "create procedure g3() begin declare v int default 0; declare m text; declare continue handler for sqlwarning begin get diagnostics condition 1 v = mysql_errno, m = returned_sqlstate; end; select cast('x' as int) into @w; select v, m; end",
+        "call g3()",
+        "select cast('x' as int), cast('y' as int)",
+        "get diagnostics @n2 = number, @r = row_count",
+        "get diagnostics condition 2 @m2 = message_text, @s2 = returned_sqlstate, @c2 = class_origin",
+        "select @n2, @r, @m2, @s2, @c2",
+        "get diagnostics condition 9 @m9 = message_text",
+        "get diagnostics condition @nope @m9 = message_text",
+        "get diagnostics @a = message_text",
+        "get stacked diagnostics @a = number",
+        "delete from h where id > 100",
+        "get diagnostics @r = row_count",
+        "select @r",
     ];
     let mut diffs = Vec::new();
     for sql in script {
@@ -367,6 +387,46 @@ fn procedures_behave_as_on_mariadb() {
         }
     }
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+}
+
+/// GET DIAGNOSTICS reads the diagnostics area: a handler sees the condition
+/// it handles (with its SQLSTATE), the top level sees the last statement's
+/// list and row count; a condition number outside the list adds error 1758.
+#[test]
+fn get_diagnostics() {
+    let b = Basalt::start();
+    let mut c = b.conn();
+    for sql in [
+        "create database gd",
+        "use gd",
+        "create table t (a int primary key)",
+        "create procedure p() begin declare continue handler for sqlexception begin get diagnostics @n = number; get diagnostics condition 1 @e = mysql_errno, @s = returned_sqlstate; end; insert into nosuch values (1); end",
+        "call p()",
+        "create procedure q() begin declare v int; declare exit handler for sqlstate '45000' get diagnostics condition 1 v = mysql_errno; signal sqlstate '45000' set mysql_errno = 5555; end",
+        "call q()",
+    ] {
+        c.query_drop(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+    }
+    assert_eq!(
+        results(&mut c, "select @n, @e, @s").unwrap(),
+        vec![vec![vec![s("1"), s("1146"), s("42S02")]]]
+    );
+    c.query_drop("insert into t values (1), (2)").unwrap();
+    c.query_drop("get diagnostics @r = row_count, @n = number")
+        .unwrap();
+    c.query_drop("select cast('x' as int)").unwrap();
+    c.query_drop("get diagnostics condition 1 @s = returned_sqlstate")
+        .unwrap();
+    assert_eq!(
+        results(&mut c, "select @r, @n, @s").unwrap(),
+        vec![vec![vec![s("2"), s("0"), s("22007")]]]
+    );
+    c.query_drop("get diagnostics condition 5 @s = message_text")
+        .unwrap();
+    let w: Vec<(String, u16, String)> = c.query("show warnings").unwrap();
+    assert_eq!(w.last().unwrap().1, 1758, "{w:?}");
+    assert_eq!(code(&mut c, "get diagnostics @x = message_text"), 1064);
+    assert_eq!(code(&mut c, "get stacked diagnostics @x = number"), 1064);
 }
 
 /// `mariadb-dump --routines` of a Basalt database (procedures and functions)

@@ -12,6 +12,7 @@ pub mod fixedbin;
 pub mod foreign_key;
 pub mod histogram;
 pub mod partition;
+pub mod sqlstate;
 pub mod types;
 pub mod value;
 pub mod wait;

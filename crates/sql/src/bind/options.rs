@@ -43,6 +43,7 @@ fn wrong_create_options(cx: &mut SessionCtx, table: (&str, &str), warning: &str)
     cx.trailing.push(crate::session::ctx::Warning {
         level: Level::Warning,
         code: 1030,
+        state: "HY000",
         message: "Got error 140 \"Wrong create options\" from storage engine InnoDB".into(),
     });
     MySqlError::new(

@@ -12,6 +12,7 @@ pub mod alter;
 pub mod alter_partition;
 pub mod binlog;
 mod database;
+pub mod diagnostics;
 mod explain;
 mod into;
 mod load;
@@ -53,6 +54,7 @@ pub enum TxScope {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Native {
     Show(Show),
+    GetDiagnostics(diagnostics::GetDiagnostics),
     /// Stored procedures and functions, CALL, anonymous compound statements.
     Routine(routine::RoutineStmt),
     /// RESET MASTER, PURGE BINARY LOGS.
@@ -399,6 +401,14 @@ pub fn parse_native(src: &str, toks: &[Token], markers: bool) -> R<Option<Native
             Some(n) => n,
             None => return Ok(None),
         }
+    } else if is("get")
+        && toks.get(1).is_some_and(|t| {
+            ["diagnostics", "current", "stacked"]
+                .iter()
+                .any(|k| t.is_kw(src, k))
+        })
+    {
+        diagnostics::get(&mut p)?
     } else if is("use") {
         let db = p.ident()?;
         p.end()?;

@@ -35,6 +35,8 @@ impl Level {
 pub struct Warning {
     pub level: Level,
     pub code: u16,
+    /// Its SQLSTATE (the errno's, or what SIGNAL gave it).
+    pub state: &'static str,
     pub message: String,
 }
 
@@ -327,6 +329,18 @@ impl SessionCtx {
 
     /// Adds a diagnostic to the current statement's list.
     pub fn warn(&mut self, level: Level, code: u16, message: impl Into<String>) {
+        let state = basalt_common::sqlstate::sqlstate(code);
+        self.warn_state(level, code, state, message);
+    }
+
+    /// [`SessionCtx::warn`] with the condition's own SQLSTATE.
+    pub fn warn_state(
+        &mut self,
+        level: Level,
+        code: u16,
+        state: &'static str,
+        message: impl Into<String>,
+    ) {
         if self.kept_warnings {
             self.clear_warnings();
         }
@@ -338,6 +352,7 @@ impl SessionCtx {
             self.warnings.push(Warning {
                 level,
                 code,
+                state,
                 message: message.into(),
             });
         }

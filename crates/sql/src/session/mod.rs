@@ -13,6 +13,7 @@ mod alter;
 mod binlog;
 mod call;
 pub mod ctx;
+mod diagnostics;
 mod do_stmt;
 mod explain;
 mod load;
@@ -228,7 +229,8 @@ impl Session {
             Ok(t) => t,
             Err(e) => {
                 self.cx.clear_warnings();
-                self.cx.warn(ctx::Level::Error, e.code, e.message.clone());
+                self.cx
+                    .warn_state(ctx::Level::Error, e.code, e.state, e.message.clone());
                 return self.respond(Err(e), &mut Out::new(out));
             }
         };

@@ -314,7 +314,7 @@ impl Session {
         };
         if let Err(e) = &r {
             self.cx
-                .warn(super::ctx::Level::Error, e.code, e.message.clone());
+                .warn_state(super::ctx::Level::Error, e.code, e.state, e.message.clone());
         }
         r
     }

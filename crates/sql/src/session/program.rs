@@ -44,7 +44,7 @@ impl Session {
             }
             pc = match self.step(c, pc, &mut rt, out) {
                 Ok(next) => match self.raised_warning(c, pc) {
-                    Some((h, w)) => self.activate(c, &mut rt, h, next, w),
+                    Some((h, w)) => self.activate(c, &mut rt, h, next, (w, Level::Warning)),
                     None => next,
                 },
                 Err(e) => match catchable(&e)
@@ -56,7 +56,11 @@ impl Session {
                             Instr::JumpUnless { to, .. } => *to,
                             _ => pc + 1,
                         };
-                        self.activate(c, &mut rt, h, resume, e)
+                        let level = match e.state.get(..2) {
+                            Some("01") | Some("02") => Level::Warning,
+                            _ => Level::Error,
+                        };
+                        self.activate(c, &mut rt, h, resume, (e, level))
                     }
                     None => return Err(e),
                 },
@@ -72,14 +76,18 @@ impl Session {
         rt: &mut Runtime,
         h: usize,
         resume: usize,
-        caught: MySqlError,
+        (caught, level): (MySqlError, Level),
     ) -> usize {
         // Handlers left by LEAVE or ITERATE are no longer running.
         let at = resume.saturating_sub(1);
         let handlers = &c.program.handlers;
         rt.active
             .retain(|a| (handlers[a.handler].body..handlers[a.handler].body_end).contains(&at));
+        // The handler sees the condition it handles, and only it, in the
+        // diagnostics area (GET DIAGNOSTICS).
         self.cx.clear_warnings();
+        self.cx
+            .warn_state(level, caught.code, caught.state, caught.message.clone());
         self.sp_error_listed = false;
         rt.active.push(Activation {
             handler: h,
@@ -104,9 +112,9 @@ impl Session {
             .iter()
             .rev()
             .find(|w| w.level == Level::Warning)?;
-        let state = warning_state(w.code);
-        let h = find(c, pc, w.code, state, true)?;
-        Some((h, MySqlError::new(w.code, state, w.message.clone())))
+        let h = find(c, pc, w.code, warning_state(w.code), true)?;
+        // The handler's diagnostics show the warning's own SQLSTATE.
+        Some((h, MySqlError::new(w.code, w.state, w.message.clone())))
     }
 
     /// One instruction; returns the next one's index.
@@ -199,7 +207,7 @@ impl Session {
                 if e.state.starts_with("01") {
                     // A warning: listed, and the program goes on unless handled.
                     if let Some(h) = find(c, pc, e.code, e.state, true) {
-                        return Ok(self.activate(c, rt, h, pc + 1, e));
+                        return Ok(self.activate(c, rt, h, pc + 1, (e, Level::Warning)));
                     }
                     self.cx.warn(Level::Warning, e.code, e.message);
                     return Ok(pc + 1);
@@ -213,6 +221,12 @@ impl Session {
                 let id = *id;
                 while let Some(a) = rt.active.pop() {
                     if a.handler == id {
+                        // The handled condition does not outlive its handler.
+                        let only_it = matches!(self.cx.warnings.as_slice(),
+                            [w] if w.code == a.caught.code && w.message == a.caught.message);
+                        if only_it {
+                            self.cx.clear_warnings();
+                        }
                         return Ok(c.program.handlers[id].exit_to.unwrap_or(a.resume));
                     }
                 }

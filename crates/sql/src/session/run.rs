@@ -151,7 +151,8 @@ impl Session {
             // An error of a stored program's statement is in the list already.
             Err(_) if std::mem::take(&mut self.sp_error_listed) => {}
             Err(e) => {
-                self.cx.warn(Level::Error, e.code, e.message.clone());
+                self.cx
+                    .warn_state(Level::Error, e.code, e.state, e.message.clone());
                 for w in std::mem::take(&mut self.cx.trailing) {
                     self.cx.warn(w.level, w.code, w.message);
                 }
@@ -212,7 +213,8 @@ impl Session {
         }
         let r = self.timed(|me| me.run_plan(&plan, &params, out));
         if let Err(e) = &r {
-            self.cx.warn(Level::Error, e.code, e.message.clone());
+            self.cx
+                .warn_state(Level::Error, e.code, e.state, e.message.clone());
         }
         Some(r)
     }
@@ -226,10 +228,20 @@ impl Session {
     }
 
     fn native(&mut self, n: Native, out: &mut Out<'_>) -> R<QueryResult> {
-        self.cx.row_count = 0;
+        // GET DIAGNOSTICS reads the previous statement's count.
+        if !matches!(n, Native::GetDiagnostics(_)) {
+            self.cx.row_count = 0;
+        }
         self.check_native(&n)?;
         match n {
-            Native::Show(s) => crate::show::run(self, s),
+            Native::Show(s) => {
+                let r = crate::show::run(self, s);
+                if matches!(r, Ok(QueryResult::Rows { .. })) {
+                    // As after any statement that sends rows.
+                    self.cx.row_count = -1;
+                }
+                r
+            }
             Native::Binlog(st) => crate::show::binlog::statement(self, st),
             Native::Replica(st) => self.replica_statement(st),
             Native::Prepare { name, source } => {
@@ -403,6 +415,7 @@ impl Session {
             Native::Account(st) => self.account_statement(st),
             Native::Role(st) => self.role_statement(st),
             Native::Routine(st) => self.routine_statement(st, out),
+            Native::GetDiagnostics(g) => self.get_diagnostics(g),
         }
     }
 
@@ -836,15 +849,30 @@ fn reads_no_table(n: &Native) -> bool {
         | Native::Use(_)
         | Native::Begin { .. }
         | Native::Commit { .. }
-        | Native::Rollback { .. } => true,
+        | Native::Rollback { .. }
+        | Native::GetDiagnostics(_) => true,
         // Routine DDL reads no table; a program's own statements decide for
-        // themselves as they run. CREATE TRIGGER opens its table.
-        Native::Routine(r) => !matches!(
-            r,
-            crate::front::native::routine::RoutineStmt::CreateTrigger(_)
-        ),
+        // themselves as they run. CREATE TRIGGER opens its table, and MariaDB
+        // counts the tables a routine's body names as the CREATE's own.
+        Native::Routine(r) => match r {
+            crate::front::native::routine::RoutineStmt::CreateTrigger(_) => false,
+            crate::front::native::routine::RoutineStmt::Create(c) => !names_tables(&c.body),
+            _ => true,
+        },
         _ => false,
     }
+}
+
+/// Whether a routine's body has a statement that changes a table (INSERT,
+/// UPDATE, DELETE, REPLACE): MariaDB's CREATE then clears the diagnostics
+/// (one whose statements only read keeps them).
+fn names_tables(body: &str) -> bool {
+    let l = crate::front::lexer::lex(body);
+    l.tokens.iter().any(|t| {
+        ["insert", "update", "delete", "replace"]
+            .iter()
+            .any(|k| t.is_kw(body, k))
+    })
 }
 
 /// A SELECT or DO without FROM anywhere in its text (`SELECT @@warning_count`,

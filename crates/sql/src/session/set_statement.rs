@@ -71,7 +71,7 @@ impl Session {
     /// recorded by the inner run).
     fn record(&mut self, e: MySqlError) -> MySqlError {
         self.cx
-            .warn(super::ctx::Level::Error, e.code, e.message.clone());
+            .warn_state(super::ctx::Level::Error, e.code, e.state, e.message.clone());
         e
     }
 

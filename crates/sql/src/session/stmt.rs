@@ -421,6 +421,7 @@ impl Session {
                 self.cx.trailing.push(crate::session::ctx::Warning {
                     level: crate::session::ctx::Level::Error,
                     code: 4027,
+                    state: "HY000",
                     message: format!("Got an error evaluating stored expression {expr}"),
                 });
             }

@@ -423,9 +423,6 @@ impl Parser<'_> {
             .next()
             .unwrap_or("")
             .to_ascii_lowercase();
-        if first == "get" && text.to_ascii_lowercase().contains("diagnostics") {
-            return Err(MySqlError::not_supported("GET DIAGNOSTICS"));
-        }
         if first == "for" {
             return Err(MySqlError::not_supported("FOR loops in stored programs"));
         }

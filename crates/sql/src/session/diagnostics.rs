@@ -43,7 +43,7 @@ impl Session {
                     self.cx.kept_warnings = false;
                     self.cx
                         .warn_state(Level::Error, 1758, "35000", "Invalid condition number");
-                    return Ok(self.diagnostics_ok());
+                    return Ok(self.ok_with_warnings());
                 };
                 g.items
                     .iter()
@@ -67,7 +67,7 @@ impl Session {
                 }
             }
         }
-        Ok(self.diagnostics_ok())
+        Ok(self.ok_with_warnings())
     }
 
     /// CONDITION n: a number, a user variable or a local variable (a value
@@ -92,15 +92,5 @@ impl Session {
             Value::UInt(u) => i64::try_from(u).unwrap_or(0),
             _ => crate::value::to_num(&v).0.to_i128().map_or(0, |i| i as i64),
         })
-    }
-
-    /// The OK of a diagnostics statement: the list's warning count.
-    fn diagnostics_ok(&self) -> QueryResult {
-        QueryResult::Ok {
-            affected_rows: 0,
-            last_insert_id: 0,
-            info: String::new(),
-            warnings: self.warning_count(),
-        }
     }
 }

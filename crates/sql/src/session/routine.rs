@@ -53,25 +53,34 @@ impl Session {
         Ok(db)
     }
 
-    fn create_routine(&mut self, mut c: CreateRoutine) -> R<QueryResult> {
+    /// What CREATE PROCEDURE / FUNCTION / TRIGGER check first: not inside a
+    /// program (1303), not OR REPLACE with IF NOT EXISTS (1221); then the
+    /// implicit commit.
+    pub(super) fn begin_create_program(
+        &mut self,
+        kind: &str,
+        or_replace: bool,
+        if_not_exists: bool,
+    ) -> R<()> {
         if self.sp_depth > 0 {
             return Err(MySqlError::new(
                 1303,
                 "2F003",
-                format!(
-                    "Can't create a {} from within another stored routine",
-                    c.kind
-                ),
+                format!("Can't create a {kind} from within another stored routine"),
             ));
         }
-        if c.or_replace && c.if_not_exists {
+        if or_replace && if_not_exists {
             return Err(MySqlError::new(
                 1221,
                 "HY000",
                 "Incorrect usage of OR REPLACE and IF NOT EXISTS",
             ));
         }
-        self.implicit_commit()?;
+        self.implicit_commit()
+    }
+
+    fn create_routine(&mut self, mut c: CreateRoutine) -> R<QueryResult> {
+        self.begin_create_program(c.kind, c.or_replace, c.if_not_exists)?;
         let db = self.routine_db(c.db.clone())?;
         self.cx.require_db(&db, basalt_acl::Privs::CREATE_PROC)?;
         if c.name.len() > 64 || c.name.is_empty() || c.name.ends_with(' ') {
@@ -90,12 +99,7 @@ impl Session {
             );
             if c.if_not_exists {
                 self.cx.note(e.code, e.message);
-                return Ok(QueryResult::Ok {
-                    affected_rows: 0,
-                    last_insert_id: 0,
-                    info: String::new(),
-                    warnings: self.warning_count(),
-                });
+                return Ok(self.ok_with_warnings());
             }
             return Err(e);
         }
@@ -276,11 +280,6 @@ impl Session {
             self.cx.note(e.code, e.message);
         }
         self.ddl_to_log = dropped;
-        Ok(QueryResult::Ok {
-            affected_rows: 0,
-            last_insert_id: 0,
-            info: String::new(),
-            warnings: self.warning_count(),
-        })
+        Ok(self.ok_with_warnings())
     }
 }

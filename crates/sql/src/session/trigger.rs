@@ -22,21 +22,7 @@ pub fn no_such_trigger() -> MySqlError {
 
 impl Session {
     pub(super) fn create_trigger(&mut self, c: CreateTrigger) -> R<QueryResult> {
-        if self.sp_depth > 0 {
-            return Err(MySqlError::new(
-                1303,
-                "2F003",
-                "Can't create a TRIGGER from within another stored routine",
-            ));
-        }
-        if c.or_replace && c.if_not_exists {
-            return Err(MySqlError::new(
-                1221,
-                "HY000",
-                "Incorrect usage of OR REPLACE and IF NOT EXISTS",
-            ));
-        }
-        self.implicit_commit()?;
+        self.begin_create_program("TRIGGER", c.or_replace, c.if_not_exists)?;
         let table_db = match c.table_db.clone().or_else(|| c.db.clone()) {
             Some(d) => d,
             None => self.cx.db.clone().ok_or_else(MySqlError::no_db)?,
@@ -213,7 +199,8 @@ impl Session {
         Ok(QueryResult::ok(0))
     }
 
-    fn ok_with_warnings(&self) -> QueryResult {
+    /// An OK reporting the statement's warning count.
+    pub(super) fn ok_with_warnings(&self) -> QueryResult {
         QueryResult::Ok {
             affected_rows: 0,
             last_insert_id: 0,

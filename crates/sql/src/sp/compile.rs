@@ -397,7 +397,7 @@ mod tests {
     use super::*;
 
     fn prog(body: &str) -> Program {
-        compile(&parse_body(body).unwrap(), &[]).unwrap()
+        compile(&parse_body(body).expect("test body parses"), &[]).expect("test body compiles")
     }
 
     #[test]
@@ -429,7 +429,11 @@ mod tests {
 
     #[test]
     fn label_errors() {
-        let e = |b: &str| compile(&parse_body(b).unwrap(), &[]).unwrap_err().code;
+        let e = |b: &str| {
+            compile(&parse_body(b).expect("test body parses"), &[])
+                .unwrap_err()
+                .code
+        };
         assert_eq!(e("begin leave x; end"), 1308);
         assert_eq!(e("b: begin iterate b; end"), 1308);
         assert_eq!(e("begin return 1; end"), 1313);

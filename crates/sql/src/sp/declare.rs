@@ -281,7 +281,7 @@ mod tests {
              open c; fetch next from c into a; close c; \
              signal sqlstate '45000' set message_text = 'bad', mysql_errno = 1234; end",
         )
-        .unwrap() else {
+        .expect("test declaration parses") else {
             panic!()
         };
         assert_eq!(decls.len(), 4);

@@ -330,7 +330,7 @@ mod tests {
             "in a int, OUT `b c` varchar(10), inout d decimal(10, 2), e text",
             false,
         )
-        .unwrap();
+        .expect("test type parses");
         assert_eq!(p.len(), 4);
         assert_eq!((p[1].mode, p[1].name.as_str()), (Mode::Out, "b c"));
         assert_eq!(p[2].type_text, "decimal(10, 2)");

@@ -483,7 +483,7 @@ mod tests {
              case a when 1 then select 'one'; else begin end; end case; \
              insert into t values (a); end l",
         )
-        .unwrap();
+        .expect("test body parses");
         let Node::Block { label, decls, body } = n else {
             panic!()
         };
@@ -523,7 +523,7 @@ mod tests {
             1235
         );
         assert_eq!(
-            parse_body("select 1").unwrap(),
+            parse_body("select 1").expect("test body parses"),
             Node::Sql("select 1".into())
         );
     }

@@ -135,7 +135,8 @@ fn kind(p: &mut P) -> Option<&'static str> {
     }
 }
 
-fn create(p: &mut P) -> R<Option<CreateRoutine>> {
+/// `[OR REPLACE] [DEFINER = account]` after CREATE.
+pub(super) fn create_head(p: &mut P) -> R<(bool, Option<Definer>)> {
     let or_replace = p.kw("or") && {
         p.expect_kw("replace")?;
         true
@@ -146,6 +147,11 @@ fn create(p: &mut P) -> R<Option<CreateRoutine>> {
     } else {
         None
     };
+    Ok((or_replace, definer))
+}
+
+fn create(p: &mut P) -> R<Option<CreateRoutine>> {
+    let (or_replace, definer) = create_head(p)?;
     if p.kw("aggregate") {
         return Err(basalt_common::MySqlError::not_supported(
             "CREATE AGGREGATE FUNCTION",

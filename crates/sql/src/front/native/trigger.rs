@@ -8,7 +8,7 @@
 //! ```
 
 use super::routine::RoutineStmt;
-use super::view::{definer, Definer};
+use super::view::Definer;
 use super::{P, R};
 use basalt_storage::TriggerOrder;
 
@@ -59,16 +59,7 @@ pub(super) fn statement(p: &mut P, first: &str) -> R<Option<RoutineStmt>> {
 }
 
 fn create(p: &mut P) -> R<Option<CreateTrigger>> {
-    let or_replace = p.kw("or") && {
-        p.expect_kw("replace")?;
-        true
-    };
-    let definer = if p.kw("definer") {
-        p.punct("=");
-        Some(definer(p)?)
-    } else {
-        None
-    };
+    let (or_replace, definer) = super::routine::create_head(p)?;
     let Some(kw) = p.peek().filter(|t| t.is_kw(p.src, "trigger")) else {
         return Ok(None);
     };

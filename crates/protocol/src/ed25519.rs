@@ -63,6 +63,12 @@ pub(crate) async fn authenticate<S: AsyncRead + AsyncWrite + Unpin>(
 ) -> Result<bool, ProtoError> {
     let mut nonce = [0u8; NONCE_LEN];
     rand::thread_rng().fill_bytes(&mut nonce);
+    // Clients read an auth switch's data as a NUL-terminated scramble and drop
+    // a final NUL (mysql_async does on COM_CHANGE_USER): a nonce ending in 0
+    // would be signed one byte short.
+    while nonce[NONCE_LEN - 1] == 0 {
+        nonce[NONCE_LEN - 1] = rand::random();
+    }
     conn.push_packet(|out| {
         out.push(0xfe);
         out.extend_from_slice(CLIENT_PLUGIN.as_bytes());

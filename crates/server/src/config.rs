@@ -74,6 +74,10 @@ pub struct Args {
     /// numeric offset such as +05:30, or a named zone such as Europe/Berlin.
     #[arg(long = "default-time-zone")]
     pub default_time_zone: Option<String>,
+    /// The event scheduler at start: ON, OFF (default) or DISABLED (then it
+    /// cannot be turned on while the server runs).
+    #[arg(long = "event-scheduler")]
+    pub event_scheduler: Option<String>,
     /// Write a binary log (`basename.000001`, ... in the data directory, or where a
     /// path in the base name points; default base name basalt-bin). Without it the
     /// log can still be turned on at runtime with `SET GLOBAL log_bin = ON`.
@@ -221,6 +225,8 @@ pub struct Config {
     pub collation_server: basalt_common::Collation,
     /// `--default-time-zone`, as `@@global.time_zone` prints it.
     pub default_time_zone: String,
+    /// `--event-scheduler`: `ON`, `OFF` or `DISABLED`.
+    pub event_scheduler: String,
     /// The binary log's base name (`basalt-bin`, or a path), and whether it is on
     /// at start.
     pub log_bin_basename: String,
@@ -427,6 +433,11 @@ impl Config {
             default_time_zone: time_zone(
                 args.default_time_zone.or_else(|| get("default_time_zone")),
             )?,
+            event_scheduler: event_scheduler(
+                args.event_scheduler
+                    .clone()
+                    .or_else(|| get("event_scheduler")),
+            )?,
             ignored_options,
             max_session_mem_used: size(
                 args.max_session_mem_used,
@@ -508,6 +519,24 @@ fn time_zone(v: Option<String>) -> Result<String, ConfigError> {
         value: v,
         msg: e.message,
     })
+}
+
+/// `--event-scheduler`: ON / OFF / DISABLED (1 and 0 for ON and OFF, as
+/// MariaDB reads them).
+fn event_scheduler(v: Option<String>) -> Result<String, ConfigError> {
+    let Some(v) = v else {
+        return Ok("OFF".into());
+    };
+    match v.to_ascii_uppercase().as_str() {
+        "ON" | "1" | "" => Ok("ON".into()),
+        "OFF" | "0" => Ok("OFF".into()),
+        "DISABLED" => Ok("DISABLED".into()),
+        _ => Err(ConfigError::Value {
+            option: "event_scheduler".into(),
+            value: v,
+            msg: "not ON, OFF or DISABLED".into(),
+        }),
+    }
 }
 
 /// `character-set-server` / `collation-server` to a collation (its character set's

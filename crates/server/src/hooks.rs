@@ -145,6 +145,10 @@ impl ServerHooks for Hooks {
                 "Uptime".to_string(),
                 Value::UInt(s.started.elapsed().as_secs()),
             ),
+            (
+                "Executed_events".to_string(),
+                Value::UInt(s.engine.executed_events()),
+            ),
         ];
         out.extend(
             s.storage
@@ -170,6 +174,10 @@ impl ServerHooks for Hooks {
         self.server
             .upgrade()
             .map_or(0, |s| s.stats.access_denied.load(Ordering::Relaxed))
+    }
+
+    fn new_thread_id(&self) -> u64 {
+        self.server.upgrade().map_or(0, |s| s.registry.next_id())
     }
 
     fn replicas(&self) -> Vec<basalt_replication::dump::ReplicaInfo> {

@@ -176,6 +176,9 @@ pub fn run(mut config: Config) -> Result<(), ServerError> {
     if !server.config.skip_slave_start {
         server.engine.start_replica();
     }
+    if server.config.event_scheduler == "ON" {
+        server.engine.start_event_scheduler();
+    }
     let s2 = server.clone();
     std::thread::Builder::new()
         .name("basalt-signals".into())
@@ -376,6 +379,7 @@ fn global_config(c: &Config, socket: String) -> GlobalConfig {
         performance_schema: c.performance_schema,
         collation_server: c.collation_server,
         default_time_zone: c.default_time_zone.clone(),
+        event_scheduler: c.event_scheduler.clone(),
         max_session_mem_used: c.max_session_mem_used,
         tmpdir: c.tmpdir.display().to_string(),
         socket,
@@ -399,6 +403,7 @@ pub(crate) fn hostname() -> String {
 /// the storage down (making everything durable).
 fn shutdown(server: &Arc<Server>) -> Result<(), ServerError> {
     server.engine.stop_replica();
+    server.engine.stop_event_scheduler();
     for c in server.registry.all() {
         c.kill();
     }

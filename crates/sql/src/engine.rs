@@ -39,6 +39,8 @@ pub struct GlobalConfig {
     /// `--default-time-zone`: the global `time_zone` at start, as MariaDB prints
     /// it (`SYSTEM` by default).
     pub default_time_zone: String,
+    /// `--event-scheduler` at start: `ON`, `OFF` or `DISABLED`.
+    pub event_scheduler: String,
     pub server_id: u64,
     pub log_bin: bool,
     /// `--log-bin`'s base name with the directory (`@@log_bin_basename`); `None`
@@ -205,6 +207,7 @@ impl Default for GlobalConfig {
             tls: TlsVars::default(),
             system_time_zone: "UTC".into(),
             default_time_zone: "SYSTEM".into(),
+            event_scheduler: "OFF".into(),
             server_id: 1,
             log_bin: false,
             log_bin_basename: None,
@@ -290,6 +293,11 @@ pub trait ServerHooks: Send + Sync {
     fn reload_tls(&self) -> Result<(), MySqlError> {
         Ok(())
     }
+    /// A thread id for a server thread that runs statements (an event's run),
+    /// from the connections' sequence; 0 without a server.
+    fn new_thread_id(&self) -> u64 {
+        0
+    }
     /// Replicas registered with COM_REGISTER_SLAVE (`SHOW SLAVE HOSTS`).
     fn replicas(&self) -> Vec<basalt_replication::dump::ReplicaInfo> {
         Vec::new()
@@ -343,6 +351,8 @@ pub struct Engine {
     pub(crate) resources: crate::account::resources::Resources,
     /// SHOW ENGINE INNODB STATUS's previous printout.
     pub(crate) monitor: crate::show::engine_status::Monitor,
+    /// The event scheduler.
+    pub(crate) events: crate::event::Scheduler,
 }
 
 impl Engine {
@@ -373,6 +383,24 @@ impl Engine {
     /// Starts replication when a primary is configured (server start).
     pub fn start_replica(self: &Arc<Self>) {
         self.replica().start_at_boot(self);
+    }
+
+    /// Starts the event scheduler (`--event-scheduler=ON` at start, or
+    /// `SET GLOBAL event_scheduler = ON`).
+    pub fn start_event_scheduler(self: &Arc<Self>) {
+        if let Err(e) = self.events.start(self) {
+            tracing::error!("Event Scheduler: cannot start its thread: {e}");
+        }
+    }
+
+    /// Stops the event scheduler (server shutdown).
+    pub fn stop_event_scheduler(&self) {
+        self.events.stop();
+    }
+
+    /// `Executed_events`.
+    pub fn executed_events(&self) -> u64 {
+        self.events.executed()
     }
 
     /// Stops the replica threads, keeping their positions (server shutdown).
@@ -427,6 +455,7 @@ impl Engine {
             timer: crate::session::timer::StatementTimer::new(),
             binlog: std::sync::OnceLock::new(),
             replica: std::sync::OnceLock::new(),
+            events: Default::default(),
             stats: Default::default(),
             sequences: Default::default(),
         });

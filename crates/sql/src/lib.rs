@@ -59,6 +59,7 @@
 mod account;
 mod bind;
 mod engine;
+mod event;
 mod exec;
 mod expr;
 mod front;

@@ -146,6 +146,7 @@ static DEFS: &[VarDef] = &[
     var!("default_week_format", Both, UInt, false, U(0)),
     var!("div_precision_increment", Both, UInt, false, U(4)),
     var!("error_count", Session, Dynamic, true, Null),
+    var!("event_scheduler", Global, Enum(&["OFF", "ON", "DISABLED", "ORIGINAL"]), false, Config(|c| Value::str(&c.event_scheduler))),
     var!("expire_logs_days", Global, Double, false, Config(|c| Value::Double(c.binlog_expire_seconds as f64 / 86400.0))),
     var!("explicit_defaults_for_timestamp", Both, Bool, false, B(true)),
     var!("external_user", Session, Str, true, Null),

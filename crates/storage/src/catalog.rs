@@ -44,6 +44,9 @@ pub struct CatalogImage {
     /// them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub triggers: Vec<TriggerDef>,
+    /// Events (absent in catalogs written before them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<EventDef>,
     /// Accounts and grants, as the SQL layer encodes them (absent in catalogs
     /// written before accounts existed: the SQL layer then creates its defaults).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -140,6 +143,45 @@ pub struct TriggerDef {
     pub created: String,
 }
 
+/// An event: its schedule, body and the session settings it was created
+/// under, plus when it last ran. Times are seconds since the epoch (UTC); the
+/// SQL layer shows them in the event's `time_zone`.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+pub struct EventDef {
+    pub schema: String,
+    pub name: String,
+    pub definer_user: String,
+    pub definer_host: String,
+    /// The DO statement as written (`EVENT_DEFINITION`).
+    pub body: String,
+    /// `AT`: the one time it runs.
+    pub execute_at: Option<i64>,
+    /// `EVERY`: the quantity in MariaDB's stored form (a compound unit's
+    /// value in its smallest part, WEEK in days, QUARTER in months) and the
+    /// unit's name (`HOUR`, `HOUR_MINUTE`, ...).
+    pub interval_value: Option<i64>,
+    pub interval_field: Option<String>,
+    pub starts: Option<i64>,
+    pub ends: Option<i64>,
+    /// The session `time_zone` at CREATE (the schedule's local times are in it).
+    pub time_zone: String,
+    /// ON COMPLETION PRESERVE.
+    pub preserve: bool,
+    /// `ENABLED`, `DISABLED` or `SLAVESIDE_DISABLED`.
+    pub status: String,
+    pub comment: String,
+    /// The sql_mode in force at CREATE (the body runs under it).
+    pub sql_mode: String,
+    pub character_set_client: String,
+    pub collation_connection: String,
+    pub database_collation: String,
+    pub created: i64,
+    pub last_altered: i64,
+    pub last_executed: Option<i64>,
+    /// `@@server_id` of the server that created it.
+    pub originator: u64,
+}
+
 impl CatalogImage {
     pub fn empty() -> Self {
         CatalogImage {
@@ -150,6 +192,7 @@ impl CatalogImage {
             views: Vec::new(),
             routines: Vec::new(),
             triggers: Vec::new(),
+            events: Vec::new(),
             accounts: None,
         }
     }

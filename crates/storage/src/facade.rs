@@ -5,6 +5,7 @@
 //! exclusively (waiting for transactions that wrote the table), and ends by writing the
 //! catalog durably. Lookups of tables take a read lock on the name map only.
 
+mod event;
 mod foreign_key;
 mod maintenance;
 mod rename;
@@ -14,7 +15,7 @@ mod trigger;
 mod view;
 
 use crate::api::*;
-use crate::catalog::{self, CatalogImage, DatabaseDef, RoutineDef, TriggerDef, ViewDef};
+use crate::catalog::{self, CatalogImage, DatabaseDef, EventDef, RoutineDef, TriggerDef, ViewDef};
 use crate::engine::EngineSet;
 use crate::error::StorageError;
 use crate::io::FileSystem;
@@ -36,6 +37,7 @@ mod alter_online;
 mod collation_upgrade;
 mod partition_rows;
 pub use alter::AlterSpec;
+pub use event::EventRun;
 pub use foreign_key::{ChildRef, ForeignKeyIndex};
 pub use temp::{is_temp_id, TempTable, TEMP_ID_BASE};
 pub use trigger::TriggerOrder;
@@ -100,6 +102,8 @@ struct Catalog {
     routines: HashMap<String, BTreeMap<(String, String), Arc<RoutineDef>>>,
     /// Triggers by database, each table's in firing order.
     triggers: HashMap<String, Vec<Arc<TriggerDef>>>,
+    /// Events by database and lower-case name.
+    events: HashMap<String, BTreeMap<String, Arc<EventDef>>>,
     /// Accounts and grants (see [`Storage::accounts`]).
     accounts: Option<Arc<serde_json::Value>>,
     next_table_id: u64,
@@ -156,6 +160,7 @@ impl Storage {
             views: HashMap::new(),
             routines: HashMap::new(),
             triggers: HashMap::new(),
+            events: HashMap::new(),
             accounts: image.accounts.map(Arc::new),
             next_table_id: image.next_table_id,
             opened: 0,
@@ -175,6 +180,9 @@ impl Storage {
                 .entry(t.schema.clone())
                 .or_default()
                 .push(Arc::new(t));
+        }
+        for e in image.events {
+            cat.insert_event(e);
         }
         for def in image.tables {
             let engine = engines.get(def.engine);
@@ -325,6 +333,7 @@ impl Storage {
             cat.views.remove(name);
             cat.routines.remove(name);
             cat.triggers.remove(name);
+            cat.events.remove(name);
         }
         self.bump();
         self.persist()?;
@@ -618,6 +627,12 @@ impl Storage {
                     .values()
                     .flat_map(|m| m.iter())
                     .map(|t| (**t).clone())
+                    .collect(),
+                events: cat
+                    .events
+                    .values()
+                    .flat_map(|m| m.values())
+                    .map(|e| (**e).clone())
                     .collect(),
                 accounts: cat.accounts.as_deref().cloned(),
             }

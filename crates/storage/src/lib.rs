@@ -26,10 +26,10 @@ pub mod table;
 mod txn;
 
 pub use api::*;
-pub use catalog::{RoutineDef, TriggerDef, ViewDef};
+pub use catalog::{EventDef, RoutineDef, TriggerDef, ViewDef};
 pub use error::StorageError;
 pub use facade::{
-    is_temp_id, AlterSpec, ChildRef, ForeignKeyIndex, Storage, StorageConfig, TempTable,
+    is_temp_id, AlterSpec, ChildRef, EventRun, ForeignKeyIndex, Storage, StorageConfig, TempTable,
     TriggerOrder, TEMP_ID_BASE,
 };
 pub use txn::{CommitLog, Savepoint, Txn};

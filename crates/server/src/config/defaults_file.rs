@@ -43,6 +43,7 @@ const KNOWN: &[&str] = &[
     "socket",
     "skip_networking",
     "skip_slave_start",
+    "event_scheduler",
     "replicate_do_db",
     "replicate_ignore_db",
     "replicate_do_table",

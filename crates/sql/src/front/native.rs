@@ -13,6 +13,7 @@ pub mod alter_partition;
 pub mod binlog;
 mod database;
 pub mod diagnostics;
+pub mod event;
 mod explain;
 mod into;
 mod load;
@@ -57,6 +58,8 @@ pub enum Native {
     GetDiagnostics(diagnostics::GetDiagnostics),
     /// Stored procedures and functions, CALL, anonymous compound statements.
     Routine(routine::RoutineStmt),
+    /// CREATE / ALTER / DROP EVENT.
+    Event(event::EventStmt),
     /// RESET MASTER, PURGE BINARY LOGS.
     Binlog(binlog::BinlogStmt),
     /// CHANGE MASTER, START / STOP / RESET SLAVE.
@@ -417,7 +420,10 @@ pub fn parse_native(src: &str, toks: &[Token], markers: bool) -> R<Option<Native
         .into_iter()
         .find(|k| is(k))
     {
-        Some(k) => routine::statement(&mut p, k)?,
+        Some(k) => match event::statement(&mut p, k)? {
+            Some(n) => Some(n),
+            None => routine::statement(&mut p, k)?,
+        },
         None => None,
     } {
         n

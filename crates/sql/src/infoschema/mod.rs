@@ -7,6 +7,7 @@
 //! read one are never cached: their rows are a snapshot.
 
 mod builtin;
+pub mod events;
 pub mod foreign_keys;
 pub mod innodb;
 pub mod innodb_metrics;

@@ -203,6 +203,7 @@ pub fn build(name: &str, cx: &SessionCtx) -> Built {
         "VIEWS" => (def(super::layouts::layout(name)?), super::views::views(cx)),
         "ROUTINES" => (def(super::layouts::layout(name)?), super::routines::routines(cx)),
         "TRIGGERS" => (def(super::layouts::layout(name)?), super::triggers::rows(cx)),
+        "EVENTS" => (def(super::layouts::layout(name)?), super::events::rows(cx)),
         "PARAMETERS" => (def(super::layouts::layout(name)?), super::routines::parameters(cx)),
         "REFERENTIAL_CONSTRAINTS" => (
             def(super::layouts::layout(name)?),

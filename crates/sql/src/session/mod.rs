@@ -15,6 +15,7 @@ mod call;
 pub mod ctx;
 mod diagnostics;
 mod do_stmt;
+pub(crate) mod event;
 mod explain;
 mod load;
 mod locks;

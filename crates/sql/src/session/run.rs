@@ -415,6 +415,7 @@ impl Session {
             Native::Account(st) => self.account_statement(st),
             Native::Role(st) => self.role_statement(st),
             Native::Routine(st) => self.routine_statement(st, out),
+            Native::Event(st) => self.event_statement(st),
             Native::GetDiagnostics(g) => self.get_diagnostics(g),
         }
     }
@@ -850,7 +851,8 @@ fn reads_no_table(n: &Native) -> bool {
         | Native::Begin { .. }
         | Native::Commit { .. }
         | Native::Rollback { .. }
-        | Native::GetDiagnostics(_) => true,
+        | Native::GetDiagnostics(_)
+        | Native::Event(_) => true,
         // Routine DDL reads no table; a program's own statements decide for
         // themselves as they run. CREATE TRIGGER opens its table, and MariaDB
         // counts the tables a routine's body names as the CREATE's own.

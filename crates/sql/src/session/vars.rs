@@ -137,6 +137,7 @@ impl Session {
             self.slow_log_choice = Some(v == Value::Int(1));
         }
         if global {
+            let v = self.event_scheduler_setting(def.name, v)?;
             let v = self.general_log_setting(def.name, v)?;
             let v = self.slow_log_setting(def.name, v)?;
             self.binlog_setting(def.name, &v)?;
@@ -158,6 +159,34 @@ impl Session {
         self.cx.refresh_derived();
         self.track_variable(def.name);
         Ok(())
+    }
+
+    /// `event_scheduler`: ON starts the scheduler, OFF stops it; DISABLED is
+    /// only a start-up value (1231 here), and a server started with it refuses
+    /// any change (1290).
+    fn event_scheduler_setting(&mut self, name: &str, v: Value) -> R<Value> {
+        if name != "event_scheduler" {
+            return Ok(v);
+        }
+        let engine = self.cx.engine.clone();
+        if engine.config.event_scheduler == "DISABLED" {
+            return Err(MySqlError::new(
+                1290,
+                "HY000",
+                "The MariaDB server is running with the --event-scheduler=DISABLED or --skip-grant-tables option so it cannot execute this statement",
+            ));
+        }
+        // ORIGINAL: the value the server started with.
+        let v = match v.display_lossy().as_str() {
+            "ORIGINAL" => Value::str(&engine.config.event_scheduler),
+            _ => v,
+        };
+        match v.display_lossy().as_str() {
+            "ON" => engine.start_event_scheduler(),
+            "OFF" => engine.stop_event_scheduler(),
+            other => return Err(MySqlError::wrong_value_for_var(name, other)),
+        }
+        Ok(v)
     }
 
     /// `general_log`, `general_log_file`, `log_output`: validated, then applied to

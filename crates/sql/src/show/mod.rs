@@ -272,8 +272,8 @@ pub fn run(session: &mut Session, show: Show) -> R<QueryResult> {
         Show::Privileges | Show::OpenTables => result(vec![text_col("Name", 64)], Vec::new()),
         Show::Triggers { db, filter } => show_triggers(session, db, &filter),
         Show::CreateTrigger { db, name } => show_create_trigger(session, db, &name),
-        // Basalt has no events: MariaDB's columns, no rows.
-        Show::Events => empty(EVENT_COLS),
+        Show::Events { db, filter } => show_events(session, db, &filter),
+        Show::CreateEvent { db, name } => show_create_event(session, db, &name),
         Show::PackageStatus => empty(ROUTINE_STATUS_COLS),
         Show::ProcedureStatus(f) => routine_status(session, "PROCEDURE", &f),
         Show::FunctionStatus(f) => routine_status(session, "FUNCTION", &f),
@@ -453,6 +453,86 @@ fn show_create_trigger(session: &mut Session, db: Option<String>, name: &str) ->
         crate::infoschema::triggers::created(&t),
     ];
     result(names.iter().map(|c| trigger_col(c)).collect(), vec![row])
+}
+
+fn event_col(n: &str) -> ColumnMeta {
+    match n {
+        "Execute at" | "Starts" | "Ends" => crate::result::datetime_col(n, 0),
+        "Originator" => crate::result::int_col(n, 10, false),
+        "Interval value" => text_col(n, 256),
+        "Interval field" => text_col(n, 18),
+        "Definer" => text_col_nn(n, 384),
+        "Type" => text_col_nn(n, 9),
+        "Status" => text_col_nn(n, 18),
+        "character_set_client" => text_col_nn(n, 32),
+        _ => text_col_nn(n, 64),
+    }
+}
+
+/// The event's database (the current one when not named; 1046 without one),
+/// which the session must hold EVENT on (1044).
+fn events_db(session: &mut Session, db: Option<String>) -> R<String> {
+    let db = match db {
+        Some(d) => d,
+        None => session.cx.db.clone().ok_or_else(MySqlError::no_db)?,
+    };
+    session.cx.require_db(&db, basalt_acl::Privs::EVENT)?;
+    Ok(db)
+}
+
+/// SHOW EVENTS [FROM db] (LIKE matches the event name).
+fn show_events(session: &mut Session, db: Option<String>, f: &ShowFilter) -> R<QueryResult> {
+    let db = events_db(session, db)?;
+    let rows = crate::infoschema::events::show_rows(&session.cx, &db);
+    let rows = match f {
+        ShowFilter::Like(p) => rows
+            .into_iter()
+            .filter(|r| {
+                let v = crate::value::to_bytes(&r[1]);
+                like::matches(&v, p.as_bytes(), Some(b'\\'), Collation::Utf8mb4GeneralCi)
+            })
+            .collect(),
+        other => filter(session, rows, EVENT_COLS, other)?,
+    };
+    result(EVENT_COLS.iter().map(|c| event_col(c)).collect(), rows)
+}
+
+fn show_create_event(session: &mut Session, db: Option<String>, name: &str) -> R<QueryResult> {
+    let db = events_db(session, db)?;
+    let e = session
+        .cx
+        .engine
+        .storage
+        .event(&db, name)
+        .ok_or_else(|| crate::session::event::unknown_event(name))?;
+    let names = [
+        "Event",
+        "sql_mode",
+        "time_zone",
+        "Create Event",
+        "character_set_client",
+        "collation_connection",
+        "Database Collation",
+    ];
+    let row = vec![
+        s(&e.name),
+        s(&e.sql_mode),
+        s(&e.time_zone),
+        s(crate::infoschema::events::create_statement(&e)),
+        s(&e.character_set_client),
+        s(&e.collation_connection),
+        s(&e.database_collation),
+    ];
+    let cols = names
+        .iter()
+        .map(|c| match *c {
+            "sql_mode" => text_col_nn(c, 8192),
+            "Create Event" => text_col_nn(c, 65535),
+            "character_set_client" => text_col_nn(c, 32),
+            _ => text_col_nn(c, 64),
+        })
+        .collect();
+    result(cols, vec![row])
 }
 
 fn empty(cols: &[&str]) -> R<QueryResult> {

@@ -105,7 +105,15 @@ pub enum Show {
         db: Option<String>,
         filter: ShowFilter,
     },
-    Events,
+    /// SHOW EVENTS [FROM db] [LIKE 'name pattern' | WHERE ...].
+    Events {
+        db: Option<String>,
+        filter: ShowFilter,
+    },
+    CreateEvent {
+        db: Option<String>,
+        name: String,
+    },
     CreateTrigger {
         db: Option<String>,
         name: String,
@@ -328,9 +336,11 @@ fn show_misc(p: &mut P) -> R<Show> {
             filter: p.filter()?,
         }
     } else if p.kw("events") {
-        p.source_db()?;
-        p.filter()?;
-        Show::Events
+        let db = p.source_db()?;
+        Show::Events {
+            db,
+            filter: p.filter()?,
+        }
     } else if p.kw("package") {
         p.kw("body");
         p.expect_kw("status")?;
@@ -402,6 +412,11 @@ fn show_create(p: &mut P) -> R<Show> {
         let (db, name) = p.qualified()?;
         p.end()?;
         return Ok(Show::CreateTrigger { db, name });
+    }
+    if p.kw("event") {
+        let (db, name) = p.qualified()?;
+        p.end()?;
+        return Ok(Show::CreateEvent { db, name });
     }
     if p.kw("procedure") || p.kw("function") {
         let kind = if p.toks[p.pos - 1].is_kw(p.src, "function") {

@@ -231,3 +231,47 @@ fn spawn(dir: &Path, port: u16, extra: &[&str]) -> Child {
         .spawn()
         .expect("spawn mariadbd")
 }
+
+/// One statement's outcome as a client sees it: its rows (cells as text) or
+/// its error code.
+pub type Outcome = Result<Vec<Vec<Option<String>>>, u16>;
+
+/// Runs `sql` and returns its [`Outcome`] (panics on a transport error).
+pub fn outcome(c: &mut mysql::Conn, sql: &str) -> Outcome {
+    use mysql::prelude::Queryable;
+    match c.query::<mysql::Row, _>(sql) {
+        Ok(rs) => Ok(rs
+            .into_iter()
+            .map(|r| r.unwrap().iter().map(super::cell).collect())
+            .collect()),
+        Err(mysql::Error::MySqlError(e)) => Err(e.code),
+        Err(e) => panic!("{sql}: {e}"),
+    }
+}
+
+/// Runs each statement of `script` on Basalt's connection and on MariaDB's
+/// and lists the statements whose outcome or SHOW WARNINGS differ. MariaDB's
+/// Note 4094 (where in a stored program an error happened) is dropped;
+/// `mask` blanks what may differ between the servers (creation times).
+pub fn differences(
+    basalt: &mut mysql::Conn,
+    mariadb: &mut mysql::Conn,
+    script: &[&str],
+    mask: impl Fn(&str, Outcome) -> Outcome,
+) -> Vec<String> {
+    use mysql::prelude::Queryable;
+    let mut diffs = Vec::new();
+    for sql in script {
+        let rb = mask(sql, outcome(basalt, sql));
+        let rm = mask(sql, outcome(mariadb, sql));
+        let wb: Vec<(String, u16, String)> = basalt.query("show warnings").unwrap();
+        let wm: Vec<(String, u16, String)> = mariadb.query("show warnings").unwrap();
+        let wm: Vec<_> = wm.into_iter().filter(|w| w.1 != 4094).collect();
+        if rb != rm || wb != wm {
+            diffs.push(format!(
+                "{sql}\n basalt:  {rb:?} {wb:?}\n mariadb: {rm:?} {wm:?}"
+            ));
+        }
+    }
+    diffs
+}

@@ -469,6 +469,23 @@ impl Session {
     }
 }
 
+/// `SET GLOBAL event_scheduler`: DISABLED (or 2) is a start-up value only;
+/// MariaDB names the value as written (1231).
+pub(super) fn check_scheduler_value(v: &Value) -> R<()> {
+    let disabled = match v {
+        Value::Int(2) | Value::UInt(2) => true,
+        Value::Bytes(b) => b.eq_ignore_ascii_case(b"DISABLED"),
+        _ => false,
+    };
+    if disabled {
+        return Err(MySqlError::wrong_value_for_var(
+            "event_scheduler",
+            &v.display_lossy(),
+        ));
+    }
+    Ok(())
+}
+
 fn incorrect(clause: &str, value: &str) -> MySqlError {
     MySqlError::new(
         1525,

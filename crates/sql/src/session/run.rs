@@ -852,7 +852,8 @@ fn reads_no_table(n: &Native) -> bool {
         | Native::Commit { .. }
         | Native::Rollback { .. }
         | Native::GetDiagnostics(_)
-        | Native::Event(_) => true,
+        | Native::Event(_)
+        | Native::Show(crate::front::native::Show::CreateEvent { .. }) => true,
         // Routine DDL reads no table; a program's own statements decide for
         // themselves as they run. CREATE TRIGGER opens its table, and MariaDB
         // counts the tables a routine's body names as the CREATE's own.

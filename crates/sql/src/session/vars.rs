@@ -107,6 +107,9 @@ impl Session {
         if !global && matches!(def.name, "max_allowed_packet" | "net_buffer_length") {
             return Err(session_read_only(def.name));
         }
+        if def.name == "event_scheduler" {
+            super::event::check_scheduler_value(&v)?;
+        }
         let v = sysvars::validate(def, v)?;
         let v = if def.name == "optimizer_switch" {
             self.optimizer_switch(&v, global)?

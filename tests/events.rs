@@ -1,0 +1,500 @@
+//! Events over the wire: CREATE / ALTER / DROP EVENT with MariaDB's checks,
+//! notes and errors; SHOW EVENTS, SHOW CREATE EVENT and
+//! information_schema.EVENTS; the scheduler (`event_scheduler`) running
+//! recurring and one-time events as their definer, in their database and
+//! sql_mode, ending them as ON COMPLETION says; events and their runs kept
+//! across a crash; the EVENT privilege; the `mariadb-dump --events` round
+//! trip; and (ignored: needs mariadb-server) the same statements compared
+//! with MariaDB 10.11.
+
+use basalt_tests::mariadb::{self, differences, outcome, MariaDb};
+use basalt_tests::{eventually, global_status, mariadb_cli, Basalt};
+use mysql::prelude::*;
+use mysql::{Conn, Opts};
+use std::time::Duration;
+
+fn code(c: &mut Conn, sql: &str) -> u16 {
+    match c.query_drop(sql) {
+        Err(mysql::Error::MySqlError(e)) => e.code,
+        other => panic!("{sql}: expected an error, got {other:?}"),
+    }
+}
+
+fn col(c: &mut Conn, sql: &str) -> Vec<String> {
+    outcome(c, sql)
+        .unwrap_or_else(|e| panic!("{sql}: {e}"))
+        .into_iter()
+        .map(|r| r[0].clone().unwrap_or_default())
+        .collect()
+}
+
+fn run(c: &mut Conn, script: &[&str]) {
+    for sql in script {
+        c.query_drop(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+    }
+}
+
+fn warnings(c: &mut Conn) -> Vec<(String, u16)> {
+    let w: Vec<(String, u16, String)> = c.query("show warnings").unwrap();
+    w.into_iter().map(|(l, n, _)| (l, n)).collect()
+}
+
+fn count(c: &mut Conn, sql: &str) -> u64 {
+    col(c, sql)[0].parse().unwrap()
+}
+
+/// The statements of the checks, shared with the MariaDB comparison: fixed
+/// times so that both servers print the same.
+const DDL: &[&str] = &[
+    "create database ev character set utf8mb4",
+    "use ev",
+    "create table t (a int)",
+    "create event e1 on schedule every 1 hour starts '2030-01-01 00:00:00' do insert into t values (1)",
+    "create event e2 on schedule at '2031-06-01 12:00:00' on completion preserve disable comment 'c''x' do begin insert into t values (2); insert into t values (3); end",
+    "create event e3 on schedule every '1:30' hour_minute starts '2030-01-01' ends '2031-01-01' do delete from t",
+    "create event e4 on schedule every 2 week starts '2030-01-01' do select 1",
+    "create event e5 on schedule every 5 quarter starts '2030-01-01' disable on slave do select 1",
+    "create event e6 on schedule every '1 02:03:04' day_second starts '2030-01-01' do select 1",
+    "create event e7 on schedule every '2-3' year_month starts '2030-01-01' do select 1",
+    "create event e8 on schedule every 1.5 hour starts '2030-01-01' do select 1",
+    "show create event e1",
+    "show create event e2",
+    "show create event e3",
+    "show events",
+    "show events like 'e1%'",
+    "show events where `Interval field` = 'WEEK'",
+    "select event_schema, event_name, definer, time_zone, event_body, event_definition, event_type, execute_at, interval_value, interval_field, sql_mode, starts, ends, status, on_completion, last_executed, event_comment, originator from information_schema.events order by event_name",
+    "create event e1 on schedule every 1 hour do select 1",
+    "create event if not exists e1 on schedule every 1 hour do select 1",
+    "create or replace event if not exists e1 on schedule every 1 hour do select 1",
+    "create event bad on schedule every 0 second do select 1",
+    "create event bad on schedule every -1 hour do select 1",
+    "create event bad on schedule every 1000000001 second do select 1",
+    "create event bad on schedule every 1 microsecond do select 1",
+    "create event bad on schedule every 1 second_microsecond do select 1",
+    "create event bad on schedule every null hour do select 1",
+    "create event bad on schedule every '0:0' hour_minute do select 1",
+    "create event bad on schedule at 'garbage' do select 1",
+    "create event bad on schedule at null do select 1",
+    "create event bad on schedule every 1 hour starts null do select 1",
+    "create event bad on schedule every 1 hour starts '2030-01-01' ends '2029-01-01' do select 1",
+    "create event bad on schedule every 1 hour starts '2030-01-01' ends '2030-01-01' do select 1",
+    "create event bad on schedule every 1 hour ends '2000-01-01' do select 1",
+    "create event bad on schedule at '2000-01-01' do select 1",
+    "create event e1 on schedule at '2000-01-01' do select 1",
+    "create event old on schedule at '2000-01-01' on completion preserve do select 1",
+    "create event old2 on schedule at '2000-01-01' on completion preserve disable do select 1",
+    "create event old3 on schedule every 1 hour starts '2000-01-01' ends '2001-01-01' do select 1",
+    "create event nodb.x on schedule every 1 hour do select 1",
+    "create event bad on schedule every 1 hour do create event x on schedule every 1 hour do select 1",
+    "create event bad on schedule every 1 hour do create procedure p() select 1",
+    "create event `` on schedule every 1 hour do select 1",
+    "create event aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa on schedule every 1 hour do select 1",
+    "create event bad on schedule every 1 hour comment 'x' disable do select 1",
+    "alter event e1 rename to e1",
+    "alter event e1 rename to e2",
+    "alter event nosuch disable",
+    "alter event nosuch rename to e1",
+    "alter event nodb.e1 disable",
+    "alter event e1 on schedule at '2000-01-01'",
+    "alter event e1 on schedule every 0 hour",
+    "alter event e1 on schedule every 3 hour starts '2030-02-01' on completion preserve rename to e9 disable comment 'multi' do select 3",
+    "show create event e9",
+    "alter event e9 comment ''",
+    "alter event e9 on schedule at '2000-01-01'",
+    "select event_name, status, execute_at, starts, ends from information_schema.events where event_name = 'e9'",
+    "alter event e3 on schedule every 2 hour starts '2030-03-01'",
+    "show create event e3",
+    "drop event nosuch",
+    "drop event if exists nosuch",
+    "drop event E4",
+    "show create event e4",
+    "show events",
+    "set global event_scheduler = 2",
+    "set global event_scheduler = 'foo'",
+    "set event_scheduler = on",
+    "select @@session.event_scheduler",
+    "select @@event_scheduler",
+];
+
+#[test]
+fn events_are_created_described_and_checked() {
+    let b = Basalt::start();
+    let mut c = b.conn();
+    run(&mut c, &DDL[..4]);
+    assert_eq!(warnings(&mut c), [("Warning".to_string(), 1105)]);
+    run(&mut c, &DDL[4..11]);
+    assert_eq!(
+        col(&mut c, "show create event e1").len(),
+        1,
+        "one row per event"
+    );
+    let create = outcome(&mut c, "show create event e2").unwrap();
+    assert_eq!(
+        create[0][3].as_deref(),
+        Some(
+            "CREATE DEFINER=`root`@`localhost` EVENT `e2` ON SCHEDULE AT '2031-06-01 12:00:00' \
+             ON COMPLETION PRESERVE DISABLE COMMENT 'c''x' DO begin insert into t values (2); \
+             insert into t values (3); end"
+        )
+    );
+    assert_eq!(create[0][2].as_deref(), Some("SYSTEM"));
+    assert_eq!(
+        col(
+            &mut c,
+            "select interval_value from information_schema.events order by event_name"
+        ),
+        ["1", "", "'1:30'", "2", "5", "'1 2:3:4'", "'2-3'", "2"]
+    );
+    assert_eq!(
+        code(
+            &mut c,
+            "create event e1 on schedule every 1 hour do select 1"
+        ),
+        1537
+    );
+    assert_eq!(
+        code(
+            &mut c,
+            "create event x on schedule every 0 second do select 1"
+        ),
+        1542
+    );
+    assert_eq!(
+        code(
+            &mut c,
+            "create event x on schedule at 'garbage' do select 1"
+        ),
+        1525
+    );
+    assert_eq!(
+        code(
+            &mut c,
+            "create event x on schedule every 1 hour ends '2000-01-01' do select 1"
+        ),
+        1543
+    );
+    assert_eq!(
+        code(
+            &mut c,
+            "create event x on schedule every 1 microsecond do select 1"
+        ),
+        1235
+    );
+    run(
+        &mut c,
+        &["create event x on schedule at '2000-01-01' do select 1"],
+    );
+    assert_eq!(warnings(&mut c), [("Note".to_string(), 1588)]);
+    assert_eq!(code(&mut c, "show create event x"), 1539);
+    assert_eq!(
+        code(
+            &mut c,
+            "create event x on schedule every 1 hour do create event y on schedule every 1 hour do select 1"
+        ),
+        1576
+    );
+    assert_eq!(
+        code(&mut c, "create event x on schedule every 1 hour do selec 1"),
+        1064
+    );
+    assert_eq!(code(&mut c, "alter event e1 rename to e1"), 1551);
+    assert_eq!(
+        code(&mut c, "alter event e1 on schedule at '2000-01-01'"),
+        1589
+    );
+    assert_eq!(code(&mut c, "drop event nosuch"), 1539);
+    assert_eq!(
+        code(
+            &mut c,
+            "create event nodb.x on schedule every 1 hour do select 1"
+        ),
+        1049
+    );
+    assert_eq!(code(&mut c, "set event_scheduler = on"), 1229);
+    run(&mut c, &["alter event e1 rename to e0", "drop event e0"]);
+    assert_eq!(
+        count(&mut c, "select count(*) from information_schema.events"),
+        7
+    );
+    // Events go with their database.
+    run(&mut c, &["drop database ev"]);
+    assert_eq!(
+        count(&mut c, "select count(*) from information_schema.events"),
+        0
+    );
+    // Without a current database.
+    assert_eq!(code(&mut c, "show events"), 1046);
+    assert_eq!(code(&mut c, "drop event e1"), 1046);
+}
+
+/// The scheduler runs a recurring event every interval from its creation,
+/// a one-time event once (then drops it, or disables it with PRESERVE), as
+/// the definer in the event's database and sql_mode; a failing run goes to
+/// the error log and the event keeps its schedule.
+#[test]
+fn the_scheduler_runs_events() {
+    let b = Basalt::start();
+    let mut c = b.conn();
+    run(
+        &mut c,
+        &[
+            "create database ev",
+            "use ev",
+            "create table t (a int)",
+            "create table ctx (u varchar(100), cu varchar(100), db varchar(64), m varchar(200), tz varchar(20), ac int)",
+            "set global event_scheduler = on",
+            "create event r on schedule every 1 second do insert into t values (9)",
+        ],
+    );
+    assert!(warnings(&mut c).is_empty(), "no 1105 with the scheduler on");
+    run(
+        &mut c,
+        &[
+            "set sql_mode = 'PIPES_AS_CONCAT'",
+            "create event once on schedule at current_timestamp + interval 1 second do insert into ctx values (user(), current_user(), database(), 'a' || 'b', @@time_zone, @@autocommit)",
+            "set sql_mode = default",
+            "create event kept on schedule at current_timestamp on completion preserve do insert into t values (7)",
+            "create event bad on schedule every 1 second do insert into nosuch values (1)",
+            "create event blk on schedule at current_timestamp do begin insert into t values (100); insert into t values (101); end",
+        ],
+    );
+    let limit = Duration::from_secs(10);
+    assert!(eventually(limit, || count(
+        &mut c,
+        "select count(*) from t where a = 9"
+    ) >= 3));
+    assert!(eventually(limit, || count(
+        &mut c,
+        "select count(*) from ctx"
+    ) == 1));
+    assert_eq!(
+        outcome(&mut c, "select * from ctx").unwrap(),
+        [[
+            Some("event_scheduler@localhost".to_string()),
+            Some("root@localhost".to_string()),
+            Some("ev".to_string()),
+            Some("ab".to_string()),
+            Some("SYSTEM".to_string()),
+            Some("1".to_string()),
+        ]]
+    );
+    assert_eq!(
+        col(&mut c, "select a from t where a > 9 order by a"),
+        ["100", "101"]
+    );
+    assert_eq!(col(&mut c, "select count(*) from t where a = 7"), ["1"]);
+    // The one-time events ended as ON COMPLETION says.
+    assert_eq!(
+        col(&mut c, "select concat(event_name, ' ', status, ' ', last_executed is not null) from information_schema.events order by event_name"),
+        ["bad ENABLED 1", "kept DISABLED 1", "r ENABLED 1"]
+    );
+    assert!(eventually(limit, || b.log().contains(
+        "Event Scheduler: [root@localhost][ev.bad] Table 'ev.nosuch' doesn't exist"
+    )));
+    assert!(global_status(&mut c, "Executed_events") >= 6);
+    // A disabled event stops; so does everything when the scheduler is off.
+    run(&mut c, &["alter event r disable", "drop event bad"]);
+    std::thread::sleep(Duration::from_millis(200));
+    let before = count(&mut c, "select count(*) from t");
+    std::thread::sleep(Duration::from_millis(2200));
+    assert_eq!(count(&mut c, "select count(*) from t"), before);
+    run(
+        &mut c,
+        &[
+            "alter event r enable",
+            "set global event_scheduler = off",
+            "create event r2 on schedule every 1 second do insert into t values (9)",
+        ],
+    );
+    assert_eq!(warnings(&mut c), [("Warning".to_string(), 1105)]);
+    let before = count(&mut c, "select count(*) from t");
+    std::thread::sleep(Duration::from_millis(2200));
+    assert_eq!(count(&mut c, "select count(*) from t"), before);
+}
+
+/// Events and the record of their runs survive a crash; `--event-scheduler=ON`
+/// starts the scheduler with the server and `DISABLED` keeps it off for good.
+#[test]
+fn events_survive_a_crash_and_the_scheduler_starts_with_the_server() {
+    let mut b = Basalt::start_with(&["--event-scheduler=ON"]);
+    let mut c = b.conn();
+    assert_eq!(col(&mut c, "select @@event_scheduler"), ["ON"]);
+    run(
+        &mut c,
+        &[
+            "create database ev",
+            "use ev",
+            "create table t (a int)",
+            "create event once on schedule at current_timestamp do insert into t values (1)",
+            "create event later on schedule every 1 day starts '2030-01-01' do insert into t values (2)",
+        ],
+    );
+    let limit = Duration::from_secs(10);
+    assert!(eventually(limit, || count(
+        &mut c,
+        "select count(*) from t"
+    ) == 1));
+    b.restart(true);
+    let mut c = Conn::new(Opts::from_url(&b.url_db("ev")).unwrap()).unwrap();
+    // The one-time event ran once and is gone; the other is kept as it was.
+    assert_eq!(
+        col(&mut c, "select event_name from information_schema.events"),
+        ["later"]
+    );
+    assert_eq!(col(&mut c, "select count(*) from t"), ["1"]);
+    assert_eq!(col(&mut c, "select @@event_scheduler"), ["ON"]);
+    run(
+        &mut c,
+        &["create event again on schedule every 1 second do insert into t values (3)"],
+    );
+    assert!(eventually(limit, || count(
+        &mut c,
+        "select count(*) from t where a = 3"
+    ) >= 1));
+    drop(c);
+    drop(b);
+
+    let b = Basalt::start_with(&["--event-scheduler=DISABLED"]);
+    let mut c = b.conn();
+    assert_eq!(col(&mut c, "select @@event_scheduler"), ["DISABLED"]);
+    assert_eq!(code(&mut c, "set global event_scheduler = on"), 1290);
+}
+
+/// Event statements need the EVENT privilege on the database (1044); the
+/// event runs with its definer's privileges.
+#[test]
+fn events_need_the_event_privilege_and_run_as_their_definer() {
+    let b = Basalt::start_with(&["--event-scheduler=ON"]);
+    let mut c = b.conn();
+    run(
+        &mut c,
+        &[
+            "create database ev",
+            "create table ev.t (a int)",
+            "create user u@'%'",
+            "grant select on ev.* to u@'%'",
+        ],
+    );
+    let url = format!("mysql://u@127.0.0.1:{}/ev", b.port);
+    let mut u = Conn::new(Opts::from_url(&url).unwrap()).unwrap();
+    assert_eq!(
+        code(
+            &mut u,
+            "create event x on schedule every 1 hour do select 1"
+        ),
+        1044
+    );
+    assert_eq!(code(&mut u, "show events"), 1044);
+    assert_eq!(
+        count(&mut u, "select count(*) from information_schema.events"),
+        0
+    );
+    assert_eq!(
+        code(
+            &mut u,
+            "create definer = root@localhost event x on schedule every 1 hour do select 1"
+        ),
+        1044
+    );
+    run(&mut c, &["grant event on ev.* to u@'%'"]);
+    let mut u = Conn::new(Opts::from_url(&url).unwrap()).unwrap();
+    assert_eq!(
+        code(
+            &mut u,
+            "create definer = root@localhost event x on schedule every 1 hour do select 1"
+        ),
+        1227
+    );
+    // u may not insert: its event fails in the error log.
+    run(
+        &mut u,
+        &["create event ins on schedule at current_timestamp on completion preserve do insert into t values (1)"],
+    );
+    assert_eq!(
+        col(&mut u, "select definer from information_schema.events"),
+        ["u@%"]
+    );
+    assert!(eventually(Duration::from_secs(10), || b.log().contains(
+        "Event Scheduler: [u@%][ev.ins] INSERT command denied"
+    )));
+    assert_eq!(col(&mut c, "select count(*) from ev.t"), ["0"]);
+}
+
+fn dump_ev(port: u16) -> String {
+    let dump = std::process::Command::new("mariadb-dump")
+        .args([
+            "-h127.0.0.1",
+            "-uroot",
+            "--skip-ssl",
+            "--events",
+            "--databases",
+            "ev",
+        ])
+        .arg(format!("-P{port}"))
+        .output()
+        .expect("mariadb-dump");
+    assert!(
+        dump.status.success(),
+        "{}",
+        String::from_utf8_lossy(&dump.stderr)
+    );
+    String::from_utf8(dump.stdout).unwrap()
+}
+
+/// `mariadb-dump --events` output loads back into the same definitions.
+#[test]
+fn mariadb_dump_events_round_trip() {
+    let b = Basalt::start();
+    let mut c = b.conn();
+    run(&mut c, &DDL[..11]);
+    let q = "select event_name, definer, event_definition, execute_at, interval_value, interval_field, sql_mode, starts, ends, status, on_completion, event_comment from information_schema.events order by 1";
+    let before = outcome(&mut c, q);
+    let text = dump_ev(b.port);
+    assert!(
+        text.contains("/*!50106 CREATE*/ /*!50117 DEFINER=`root`@`localhost`*/ /*!50106 EVENT `e1` ON SCHEDULE EVERY 1 HOUR STARTS '2030-01-01 00:00:00'"),
+        "{text}"
+    );
+    run(&mut c, &["drop database ev"]);
+    let (rc, _, err) = mariadb_cli(b.port, &[], &text);
+    assert_eq!(rc, 0, "{err}");
+    assert_eq!(outcome(&mut c, q), before);
+}
+
+#[test]
+#[ignore]
+fn events_behave_as_on_mariadb() {
+    if !mariadb::available() {
+        eprintln!("mariadb-server not installed; skipping");
+        return;
+    }
+    let b = Basalt::start();
+    let m = MariaDb::start(&[]);
+    let mut bc = Conn::new(Opts::from_url(&b.url()).unwrap()).unwrap();
+    let mut mc = Conn::new(Opts::from_url(&m.url()).unwrap()).unwrap();
+    let diffs = differences(&mut bc, &mut mc, DDL, |_, o| o);
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+    // What a run sees, on both servers.
+    let script = [
+        "create table ctx (u varchar(100), cu varchar(100), db varchar(64), m varchar(200), tz varchar(20), ac int, li int)",
+        "set sql_mode = 'PIPES_AS_CONCAT'",
+        "create event once on schedule at current_timestamp do insert into ctx values (user(), current_user(), database(), 'a' || 'b', @@time_zone, @@autocommit, last_insert_id())",
+        "set sql_mode = default",
+        "set global event_scheduler = on",
+    ];
+    let diffs = differences(&mut bc, &mut mc, &script, |_, o| o);
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+    for conn in [&mut bc, &mut mc] {
+        assert!(eventually(Duration::from_secs(10), || count(
+            conn,
+            "select count(*) from ctx"
+        ) == 1));
+    }
+    let after = [
+        "select * from ctx",
+        "select event_name from information_schema.events where event_name = 'once'",
+        "set global event_scheduler = off",
+    ];
+    let diffs = differences(&mut bc, &mut mc, &after, |_, o| o);
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+}

@@ -293,6 +293,21 @@ fn the_scheduler_runs_events() {
         "Event Scheduler: [root@localhost][ev.bad] Table 'ev.nosuch' doesn't exist"
     )));
     assert!(global_status(&mut c, "Executed_events") >= 6);
+    // The scheduler and a run going on are in the process list.
+    assert_eq!(
+        col(&mut c, "select concat(command, ' ', state) from information_schema.processlist where user = 'event_scheduler'"),
+        ["Daemon Waiting for next activation"]
+    );
+    run(
+        &mut c,
+        &["create event slow on schedule at current_timestamp do select sleep(3)"],
+    );
+    assert!(eventually(limit, || {
+        col(
+        &mut c,
+        "select count(*) from information_schema.processlist where command = 'Connect' and info = 'select sleep(3)' and db = 'ev'"
+    ) == ["1"]
+    }));
     // A disabled event stops; so does everything when the scheduler is off.
     run(&mut c, &["alter event r disable", "drop event bad"]);
     std::thread::sleep(Duration::from_millis(200));
@@ -308,6 +323,13 @@ fn the_scheduler_runs_events() {
         ],
     );
     assert_eq!(warnings(&mut c), [("Warning".to_string(), 1105)]);
+    assert_eq!(
+        col(
+            &mut c,
+            "select count(*) from information_schema.processlist where command = 'Daemon'"
+        ),
+        ["0"]
+    );
     let before = count(&mut c, "select count(*) from t");
     std::thread::sleep(Duration::from_millis(2200));
     assert_eq!(count(&mut c, "select count(*) from t"), before);

@@ -58,6 +58,7 @@ const CLASSIFIED: &[(&str, Proof)] = &[
     ("default_tmp_storage_engine", Test("default_tmp_storage_engine_applies_to_temporary_tables_only")),
     ("default_week_format", Test("default_week_format_is_weeks_default_mode")),
     ("div_precision_increment", Test("division_group_concat_and_notes")),
+    ("event_scheduler", Test("the_scheduler_runs_events")),
     ("expire_logs_days", Test("expired_files_go_when_the_log_moves_on")),
     ("extra_max_connections", Test("extra_port_and_1040_with_a_thread_per_connection")),
     ("explicit_defaults_for_timestamp", DefaultOnly("OFF")),

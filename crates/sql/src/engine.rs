@@ -398,6 +398,14 @@ impl Engine {
         self.events.stop();
     }
 
+    /// The process list: the server's connections, then the event
+    /// scheduler's thread and the event runs going on.
+    pub fn processlist(&self) -> Vec<ProcessInfo> {
+        let mut list = self.hooks().processlist();
+        list.extend(self.events.processes());
+        list
+    }
+
     /// `Executed_events`.
     pub fn executed_events(&self) -> u64 {
         self.events.executed()

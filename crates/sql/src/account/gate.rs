@@ -160,7 +160,6 @@ impl Session {
         let owner = self
             .cx
             .engine
-            .hooks()
             .processlist()
             .into_iter()
             .find(|p| p.id == id);

@@ -7,9 +7,8 @@ use crate::engine::Engine;
 use basalt_storage::EventDef;
 use std::sync::Arc;
 
-/// Runs `e`'s body once, logging what fails.
-pub fn execute(engine: &Arc<Engine>, e: &EventDef) {
-    let id = engine.hooks().new_thread_id();
+/// Runs `e`'s body once as thread `id`, logging what fails.
+pub fn execute(engine: &Arc<Engine>, e: &EventDef, id: u64) {
     let mut s = engine.new_session(id, "event_scheduler", "localhost");
     let who = format!(
         "[{}@{}][{}.{}]",

@@ -13,7 +13,7 @@
 //! time has passed runs once.
 
 use super::schedule::activation_from;
-use crate::engine::Engine;
+use crate::engine::{Engine, ProcessInfo};
 use basalt_storage::{EventDef, EventRun};
 use parking_lot::{Condvar, Mutex};
 use std::collections::HashMap;
@@ -28,6 +28,10 @@ const MAX_SLEEP: Duration = Duration::from_secs(60);
 struct State {
     /// The scheduler should run.
     on: bool,
+    /// The scheduler thread's process-list id and start.
+    daemon: Option<(u64, std::time::Instant)>,
+    /// Whether some enabled event waits for its time (the daemon's state).
+    waiting: bool,
     /// Bumped by [`Scheduler::wake`]: the catalog's events changed.
     changes: u64,
     thread: Option<std::thread::JoinHandle<()>>,
@@ -40,8 +44,8 @@ pub struct Scheduler {
     cond: Condvar,
     /// `Executed_events`.
     executed: AtomicU64,
-    /// Event bodies running now.
-    running: AtomicU64,
+    /// Event bodies running now, by process-list id.
+    running: Mutex<Vec<ProcessInfo>>,
 }
 
 /// Seconds since the epoch now.
@@ -60,6 +64,7 @@ impl Scheduler {
             return Ok(());
         }
         let e = engine.clone();
+        st.daemon = Some((engine.hooks().new_thread_id(), std::time::Instant::now()));
         st.thread = Some(
             std::thread::Builder::new()
                 .name("basalt-event-scheduler".into())
@@ -75,6 +80,7 @@ impl Scheduler {
         let handle = {
             let mut st = self.state.lock();
             st.on = false;
+            st.daemon = None;
             self.cond.notify_all();
             st.thread.take()
         };
@@ -99,6 +105,39 @@ impl Scheduler {
     /// `Executed_events`.
     pub fn executed(&self) -> u64 {
         self.executed.load(Ordering::Relaxed)
+    }
+
+    /// The process-list rows of the scheduler thread and the runs going on,
+    /// as MariaDB shows them.
+    pub fn processes(&self) -> Vec<ProcessInfo> {
+        let mut out = Vec::new();
+        let (daemon, waiting) = {
+            let st = self.state.lock();
+            (st.daemon, st.waiting)
+        };
+        if let Some((id, since)) = daemon {
+            out.push(ProcessInfo {
+                id,
+                user: "event_scheduler".into(),
+                host: "localhost".into(),
+                db: None,
+                command: "Daemon".into(),
+                time: since.elapsed().as_secs(),
+                state: if waiting {
+                    "Waiting for next activation"
+                } else {
+                    "Waiting on empty queue"
+                }
+                .into(),
+                info: None,
+            });
+        }
+        out.extend(self.running.lock().iter().cloned());
+        out
+    }
+
+    fn set_waiting(&self, waiting: bool) {
+        self.state.lock().waiting = waiting;
     }
 
     /// Sleeps until `until` (seconds since the epoch), a wake or a stop;
@@ -133,14 +172,19 @@ fn main_loop(engine: Arc<Engine>) {
     loop {
         let now = now_seconds();
         let mut wake_at = now + MAX_SLEEP.as_secs() as i64;
+        let mut queued = false;
         for e in engine.storage.all_events() {
             if e.status != "ENABLED" {
                 continue;
             }
             let key = (e.schema.clone(), e.name.to_lowercase());
             match due(&e, started, dispatched.get(&key).copied(), now) {
-                Due::At(t) => wake_at = wake_at.min(t),
+                Due::At(t) => {
+                    queued = true;
+                    wake_at = wake_at.min(t);
+                }
                 Due::Now(run) => {
+                    queued = true;
                     dispatched.insert(key, now);
                     if let Some(next) = activation_from(&e, now + 1) {
                         wake_at = wake_at.min(next);
@@ -150,6 +194,7 @@ fn main_loop(engine: Arc<Engine>) {
                 Due::Never => {}
             }
         }
+        engine.events.set_waiting(queued);
         if !engine.events.sleep_until(wake_at, &mut seen) {
             return;
         }
@@ -210,9 +255,19 @@ fn start_run(engine: &Arc<Engine>, e: Arc<EventDef>, now: i64, run: EventRun) {
             }
             let s = &engine2.events;
             s.executed.fetch_add(1, Ordering::Relaxed);
-            s.running.fetch_add(1, Ordering::Relaxed);
-            super::run::execute(&engine2, &e);
-            s.running.fetch_sub(1, Ordering::Relaxed);
+            let id = engine2.hooks().new_thread_id();
+            s.running.lock().push(ProcessInfo {
+                id,
+                user: e.definer_user.clone(),
+                host: e.definer_host.clone(),
+                db: Some(e.schema.clone()),
+                command: "Connect".into(),
+                time: 0,
+                state: "executing".into(),
+                info: Some(e.body.clone()),
+            });
+            super::run::execute(&engine2, &e, id);
+            s.running.lock().retain(|p| p.id != id);
         });
     if let Err(err) = spawned {
         tracing::error!("Event Scheduler: cannot start a thread: {err}");

@@ -273,7 +273,6 @@ pub(crate) fn isolation_name(t: &TrxInfo) -> &'static str {
 fn trx_rows(cx: &SessionCtx) -> Vec<Row> {
     let queries: HashMap<u64, Option<String>> = cx
         .engine
-        .hooks()
         .processlist()
         .into_iter()
         .map(|p| (p.id, p.info))

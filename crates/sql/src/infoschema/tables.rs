@@ -140,9 +140,7 @@ pub fn build(name: &str, cx: &SessionCtx) -> Built {
                 ("STATE", OptStr(64)),
                 ("INFO", LongText),
             ]),
-            cx.engine
-                .hooks()
-                .processlist()
+            cx.engine.processlist()
                 .into_iter()
                 .filter(|p| cx.privs.sees_thread(&cx.user, &p.user))
                 .map(|p| vec![Value::Int(p.id as i64), s(p.user), s(p.host), opt_s(p.db), s(p.command), Value::Int(p.time as i64), s(p.state), opt_s(p.info)])

@@ -30,7 +30,6 @@ pub(super) fn build(name: &str, def: &TableDef, cx: &SessionCtx) -> Option<Vec<R
 
 fn threads(def: &TableDef, cx: &SessionCtx) -> Vec<Row> {
     cx.engine
-        .hooks()
         .processlist()
         .into_iter()
         .filter(|p| cx.privs.sees_thread(&cx.user, &p.user))
@@ -66,7 +65,7 @@ fn host_only(h: &str) -> &str {
 /// user and client statistics (every login since start or FLUSH).
 fn connections(name: &str, def: &TableDef, cx: &SessionCtx) -> Vec<Row> {
     let mut current: BTreeMap<(String, String), u64> = BTreeMap::new();
-    for p in cx.engine.hooks().processlist() {
+    for p in cx.engine.processlist() {
         let host = host_only(&p.host).to_string();
         let key = match name {
             "users" => (p.user, String::new()),

@@ -627,7 +627,6 @@ pub(crate) fn processes_by_id(
     cx: &crate::session::ctx::SessionCtx,
 ) -> std::collections::HashMap<u64, crate::engine::ProcessInfo> {
     cx.engine
-        .hooks()
         .processlist()
         .into_iter()
         .map(|p| (p.id, p))
@@ -796,7 +795,7 @@ fn show_charset(session: &mut Session, f: ShowFilter) -> R<QueryResult> {
 }
 
 fn show_processlist(session: &mut Session, full: bool) -> R<QueryResult> {
-    let list = session.cx.engine.hooks().processlist();
+    let list = session.cx.engine.processlist();
     session.cx.privs.refresh(&session.cx.engine.acl);
     let rows = list
         .into_iter()

@@ -520,3 +520,52 @@ fn events_behave_as_on_mariadb() {
     let diffs = differences(&mut bc, &mut mc, &after, |_, o| o);
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
 }
+
+/// On a replica, an event the primary creates is SLAVESIDE_DISABLED: it runs
+/// on the primary, whose changes arrive through the binary log, and never on
+/// the replica itself.
+#[test]
+fn replicated_events_run_on_the_primary_only() {
+    use basalt_tests::binlog::{connect, wait_caught_up_at, Primary, PrimaryKind};
+    let primary = Primary::start(PrimaryKind::Basalt, 1);
+    let dir = tempfile::tempdir().unwrap();
+    let replica = Basalt::launch(
+        &dir.path().join("data"),
+        &["--server-id=2", "--event-scheduler=ON"],
+    );
+    let mut r = replica.conn();
+    r.query_drop(format!(
+        "CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT={}, MASTER_USER='root', \
+         MASTER_PASSWORD='', MASTER_CONNECT_RETRY=1",
+        primary.port()
+    ))
+    .unwrap();
+    r.query_drop("START SLAVE").unwrap();
+    let mut p = connect(&primary.url());
+    run(
+        &mut p,
+        &[
+            "create database ev",
+            "create table ev.t (a int)",
+            "create event ev.tick on schedule every 1 second do insert into ev.t values (1)",
+            "set global event_scheduler = on",
+        ],
+    );
+    let limit = Duration::from_secs(10);
+    assert!(eventually(limit, || count(
+        &mut p,
+        "select count(*) from ev.t"
+    ) >= 2));
+    run(&mut p, &["set global event_scheduler = off"]);
+    std::thread::sleep(Duration::from_millis(300));
+    wait_caught_up_at(&replica.url(), &primary, Duration::from_secs(30));
+    assert_eq!(
+        col(&mut r, "select status from information_schema.events"),
+        ["SLAVESIDE_DISABLED"]
+    );
+    let on_primary = count(&mut p, "select count(*) from ev.t");
+    assert_eq!(count(&mut r, "select count(*) from ev.t"), on_primary);
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(count(&mut r, "select count(*) from ev.t"), on_primary);
+    r.query_drop("STOP SLAVE").unwrap();
+}

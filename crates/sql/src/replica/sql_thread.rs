@@ -113,6 +113,7 @@ struct Applier {
 /// The thread's body; returns when stopped or after an error.
 pub fn run(engine: Arc<Engine>, shared: Arc<Shared>, cfg: SqlConfig) {
     let mut session = engine.new_session(0, "system user", "");
+    session.mark_replica_applier();
     for r in session.execute("SET SESSION sql_log_bin = 0") {
         if let Err(e) = r {
             tracing::warn!("replica SQL thread set-up: {e}");

@@ -147,6 +147,9 @@ pub struct SessionCtx {
     /// The replica's SQL thread applying with `log_slave_updates`: the primary's
     /// GTID its statements are logged with.
     pub replicated_gtid: Option<basalt_replication::gtid::Gtid>,
+    /// This is the replica's SQL thread: events it creates or enables are
+    /// SLAVESIDE_DISABLED, as on a MariaDB replica (they run on the primary).
+    pub replica_applier: bool,
 }
 
 /// The deadline `max_statement_time` (seconds, as a double) sets: MariaDB keeps it
@@ -216,6 +219,7 @@ impl SessionCtx {
             seq_last: HashMap::new(),
             binlog_sql: None,
             replicated_gtid: None,
+            replica_applier: false,
         };
         cx.vars.insert("pseudo_thread_id", Value::UInt(conn_id));
         cx.refresh_derived();

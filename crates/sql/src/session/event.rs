@@ -159,6 +159,7 @@ impl Session {
             return Ok(self.ok_with_warnings());
         }
         let (definer_user, definer_host) = self.event_definer(definer)?;
+        let status = self.replica_side(status);
         let def = EventDef {
             schema: db.clone(),
             name: name.to_string(),
@@ -258,7 +259,7 @@ impl Session {
             new.time_zone = self.cx.var_text("time_zone");
         }
         if let Some(st) = c.status {
-            new.status = st.into();
+            new.status = self.replica_side(st).into();
         }
         if let Some(comment) = c.comment {
             new.comment = truncate_comment(comment);
@@ -301,6 +302,15 @@ impl Session {
         }
         self.event_changed();
         Ok(QueryResult::ok(0))
+    }
+
+    /// An enabled event that replication creates runs on the primary only.
+    fn replica_side(&self, status: &'static str) -> &'static str {
+        if self.cx.replica_applier && status == "ENABLED" {
+            "SLAVESIDE_DISABLED"
+        } else {
+            status
+        }
     }
 
     /// After a change: the statement goes to the binary log, the scheduler

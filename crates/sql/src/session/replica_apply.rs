@@ -7,6 +7,11 @@ use basalt_common::MySqlError;
 use basalt_storage::Txn;
 
 impl Session {
+    /// This session is the replica's SQL thread.
+    pub(crate) fn mark_replica_applier(&mut self) {
+        self.cx.replica_applier = true;
+    }
+
     /// Starts the transaction a primary's BEGIN opens (committing one left open).
     pub(crate) fn replica_begin(&mut self) -> Result<(), MySqlError> {
         if self.txn.is_some() {

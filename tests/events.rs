@@ -569,3 +569,66 @@ fn replicated_events_run_on_the_primary_only() {
     assert_eq!(count(&mut r, "select count(*) from ev.t"), on_primary);
     r.query_drop("STOP SLAVE").unwrap();
 }
+
+/// kill -9 while a client creates and drops procedures, functions, triggers
+/// and events: after the restart each object is there whole (it runs and
+/// SHOW CREATE shows it) or not at all, and the server keeps its catalog.
+#[test]
+fn a_crash_during_stored_program_ddl_leaves_whole_objects() {
+    let mut b = Basalt::start();
+    let mut c = b.conn();
+    run(&mut c, &["create database ev", "create table ev.t (a int)"]);
+    let url = b.url_db("ev");
+    let h = std::thread::spawn(move || {
+        let mut c = Conn::new(Opts::from_url(&url).unwrap()).unwrap();
+        for i in 0..100_000 {
+            let stmts = [
+                format!("create procedure p{i}() insert into t values ({i})"),
+                format!("create function f{i}() returns int return {i}"),
+                format!("create trigger tr{i} before insert on t for each row set @x = {i}"),
+                format!("create event e{i} on schedule every 1 hour starts '2030-01-01' do insert into t values ({i})"),
+                format!("drop trigger tr{i}"),
+            ];
+            for s in stmts {
+                if c.query_drop(s).is_err() {
+                    return;
+                }
+            }
+        }
+    });
+    std::thread::sleep(Duration::from_millis(1500));
+    b.restart(true);
+    let _ = h.join();
+    let mut c = Conn::new(Opts::from_url(&b.url_db("ev")).unwrap()).unwrap();
+    let procs = col(
+        &mut c,
+        "select routine_name from information_schema.routines where routine_type = 'PROCEDURE'",
+    );
+    let funcs = count(
+        &mut c,
+        "select count(*) from information_schema.routines where routine_type = 'FUNCTION'",
+    );
+    let events = col(&mut c, "select event_name from information_schema.events");
+    assert!(!procs.is_empty(), "some DDL ran before the crash");
+    assert!(funcs as usize + 1 >= procs.len() && funcs as usize <= procs.len());
+    assert!(events.len() + 1 >= funcs as usize && events.len() <= funcs as usize);
+    for p in &procs {
+        run(&mut c, &[&format!("call {p}()")]);
+        assert_eq!(
+            outcome(&mut c, &format!("show create procedure {p}"))
+                .unwrap()
+                .len(),
+            1
+        );
+    }
+    for e in &events {
+        assert_eq!(
+            outcome(&mut c, &format!("show create event {e}"))
+                .unwrap()
+                .len(),
+            1
+        );
+    }
+    assert!(count(&mut c, "select count(*) from information_schema.triggers") <= 1);
+    assert_eq!(count(&mut c, "select count(*) from t"), procs.len() as u64);
+}

@@ -197,7 +197,7 @@ fn errors_are_mariadbs() {
     // What Basalt does not have yet is 1235, never accepted and ignored.
     for sql in [
         "create procedure q() begin declare undo handler for sqlexception begin end; end",
-        "create procedure q() begin for i in 1..3 do select i; end for; end",
+        "create procedure q() begin declare c cursor for select 1; for r in c do select 1; end for; end",
     ] {
         assert_eq!(code(&mut c, sql), 1235, "{sql}");
     }
@@ -310,6 +310,11 @@ fn procedures_behave_as_on_mariadb() {
         "call shadow(1)",
         "create procedure lab() begin a: begin b: loop leave a; end loop b; end a; select 'after'; end",
         "call lab()",
+        "create procedure fl(n int) begin declare s varchar(200) default ''; for i in 1..n do set s = concat(s, i, ','); end for; lbl: for i in reverse 1..5 do if i = 4 then iterate lbl; end if; if i = 2 then leave lbl; end if; set s = concat(s, 'r', i, ','); end for lbl; for j in 3..1 do set s = concat(s, 'never'); end for; for k in 1.5..3.5 do set s = concat(s, 'k', k); end for; select s; end",
+        "call fl(4)",
+        "call fl(0)",
+        "for x in 1..3 do select x; end for",
+        "for x in 'a'..2 do select x; end for",
         "call fill(1)",
         "call fill(1, 2, @s)",
         "drop procedure fill",

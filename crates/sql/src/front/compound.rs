@@ -20,7 +20,7 @@ pub fn starts_compound(src: &str, toks: &[Token]) -> bool {
     if toks.get(1).is_some_and(|t| t.text(src) == ":") && toks[0].kind == TokKind::Word {
         return true;
     }
-    if ["if", "loop", "while", "repeat", "case"]
+    if ["if", "loop", "while", "repeat", "case", "for"]
         .iter()
         .any(|k| kw(0, k))
         && !toks
@@ -82,7 +82,7 @@ pub fn end_of(src: &str, toks: &[Token]) -> usize {
         let opens = t.is_kw(src, "begin")
             || t.is_kw(src, "case")
             || (at_start
-                && ["if", "loop", "while", "repeat"]
+                && ["if", "loop", "while", "repeat", "for"]
                     .iter()
                     .any(|k| t.is_kw(src, k)));
         if opens {
@@ -90,7 +90,7 @@ pub fn end_of(src: &str, toks: &[Token]) -> usize {
         } else if t.is_kw(src, "end") && depth > 0 {
             depth -= 1;
             let closes_kind = toks.get(i + 1).is_some_and(|n| {
-                ["if", "loop", "while", "repeat", "case"]
+                ["if", "loop", "while", "repeat", "case", "for"]
                     .iter()
                     .any(|k| n.is_kw(src, k))
             });

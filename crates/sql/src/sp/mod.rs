@@ -11,6 +11,7 @@ pub mod compile;
 mod compile_decl;
 pub mod conditions;
 mod declare;
+mod for_loop;
 pub mod function;
 pub mod parse;
 pub mod trigger;

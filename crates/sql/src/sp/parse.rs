@@ -178,7 +178,7 @@ impl Parser<'_> {
     }
 
     /// Statements each ended by `;`, up to one of `STOP_WORDS`.
-    fn list(&mut self) -> R<Vec<Node>> {
+    pub(super) fn list(&mut self) -> R<Vec<Node>> {
         let mut out = Vec::new();
         while !STOP_WORDS.iter().any(|k| self.is(k)) {
             if self.peek().is_none() {
@@ -205,7 +205,7 @@ impl Parser<'_> {
     }
 
     /// The optional label after END [LOOP ...]: it must be the opening one.
-    fn end_label(&mut self, label: &Option<String>) -> R<()> {
+    pub(super) fn end_label(&mut self, label: &Option<String>) -> R<()> {
         let Some(t) = self.peek() else { return Ok(()) };
         if !matches!(t.kind, TokKind::Word | TokKind::QuotedIdent) {
             return Ok(());
@@ -257,6 +257,9 @@ impl Parser<'_> {
             self.expect("repeat")?;
             self.end_label(&label)?;
             return Ok(Node::Repeat { label, body, until });
+        }
+        if self.kw("for") {
+            return self.for_loop(label);
         }
         if label.is_some() {
             return Err(self.err());
@@ -417,16 +420,7 @@ impl Parser<'_> {
             end = t.end;
             self.pos += 1;
         }
-        let text = &self.src[start..end];
-        let first = text
-            .split_whitespace()
-            .next()
-            .unwrap_or("")
-            .to_ascii_lowercase();
-        if first == "for" {
-            return Err(MySqlError::not_supported("FOR loops in stored programs"));
-        }
-        Ok(Node::Sql(text.to_string()))
+        Ok(Node::Sql(self.src[start..end].to_string()))
     }
 
     /// An expression: the text up to one of `stops` (or `;`) outside

@@ -391,19 +391,6 @@ fn functions_behave_as_on_mariadb() {
             "drop function if exists dbl",
         ])
         .collect();
-    let mut diffs = Vec::new();
-    for sql in script {
-        let rb = rows(&mut bc, sql);
-        let rm = rows(&mut mc, sql);
-        let wb: Vec<(String, u16, String)> = bc.query("show warnings").unwrap();
-        let wm: Vec<(String, u16, String)> = mc.query("show warnings").unwrap();
-        // MariaDB adds where in a routine an error happened (Note 4094).
-        let wm: Vec<_> = wm.into_iter().filter(|w| w.1 != 4094).collect();
-        if rb != rm || wb != wm {
-            diffs.push(format!(
-                "{sql}\n basalt:  {rb:?} {wb:?}\n mariadb: {rm:?} {wm:?}"
-            ));
-        }
-    }
+    let diffs = mariadb::differences(&mut bc, &mut mc, &script, |_, o| o);
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
 }

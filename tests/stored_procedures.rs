@@ -377,20 +377,7 @@ fn procedures_behave_as_on_mariadb() {
         "get diagnostics @r = row_count",
         "select @r",
     ];
-    let mut diffs = Vec::new();
-    for sql in script {
-        let rb = results(&mut bc, sql);
-        let rm = results(&mut mc, sql);
-        let wb: Vec<(String, u16, String)> = bc.query("show warnings").unwrap();
-        let wm: Vec<(String, u16, String)> = mc.query("show warnings").unwrap();
-        // MariaDB adds where in a routine an error happened (Note 4094).
-        let wm: Vec<_> = wm.into_iter().filter(|w| w.1 != 4094).collect();
-        if rb != rm || wb != wm {
-            diffs.push(format!(
-                "{sql}\n basalt:  {rb:?} {wb:?}\n mariadb: {rm:?} {wm:?}"
-            ));
-        }
-    }
+    let diffs = mariadb::differences_by(&mut bc, &mut mc, &script, results);
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
 }
 

@@ -259,11 +259,22 @@ pub fn differences(
     script: &[&str],
     mask: impl Fn(&str, Outcome) -> Outcome,
 ) -> Vec<String> {
+    differences_by(basalt, mariadb, script, |c, sql| mask(sql, outcome(c, sql)))
+}
+
+/// [`differences`] with the outcome `run` takes of each statement (all of a
+/// CALL's result sets, for instance).
+pub fn differences_by<T: PartialEq + std::fmt::Debug>(
+    basalt: &mut mysql::Conn,
+    mariadb: &mut mysql::Conn,
+    script: &[&str],
+    run: impl Fn(&mut mysql::Conn, &str) -> T,
+) -> Vec<String> {
     use mysql::prelude::Queryable;
     let mut diffs = Vec::new();
     for sql in script {
-        let rb = mask(sql, outcome(basalt, sql));
-        let rm = mask(sql, outcome(mariadb, sql));
+        let rb = run(basalt, sql);
+        let rm = run(mariadb, sql);
         let wb: Vec<(String, u16, String)> = basalt.query("show warnings").unwrap();
         let wm: Vec<(String, u16, String)> = mariadb.query("show warnings").unwrap();
         let wm: Vec<_> = wm.into_iter().filter(|w| w.1 != 4094).collect();

@@ -128,7 +128,10 @@ impl Session {
         check_name(name)?;
         let db = self.event_db(db)?;
         self.check_event_body(&db, &body)?;
-        let schedule = c.schedule.as_ref().ok_or_else(|| unknown_event(name))?;
+        let schedule = c
+            .schedule
+            .as_ref()
+            .ok_or_else(|| MySqlError::internal("CREATE EVENT without ON SCHEDULE"))?;
         let times = self.schedule_times(schedule, None)?;
         let now = self.statement_seconds();
         let preserve = c.preserve.unwrap_or(false);

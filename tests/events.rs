@@ -444,24 +444,7 @@ fn events_need_the_event_privilege_and_run_as_their_definer() {
 }
 
 fn dump_ev(port: u16) -> String {
-    let dump = std::process::Command::new("mariadb-dump")
-        .args([
-            "-h127.0.0.1",
-            "-uroot",
-            "--skip-ssl",
-            "--events",
-            "--databases",
-            "ev",
-        ])
-        .arg(format!("-P{port}"))
-        .output()
-        .expect("mariadb-dump");
-    assert!(
-        dump.status.success(),
-        "{}",
-        String::from_utf8_lossy(&dump.stderr)
-    );
-    String::from_utf8(dump.stdout).unwrap()
+    basalt_tests::mariadb_dump(port, &["--events", "--databases", "ev"])
 }
 
 /// `mariadb-dump --events` output loads back into the same definitions.

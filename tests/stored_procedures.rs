@@ -441,24 +441,7 @@ fn mariadb_dump_routines_round_trip() {
         "create function tsum(k int) returns varchar(20) reads sql data return concat(k, ':', (select sum(a) from t))",
     )
     .unwrap();
-    let dump = std::process::Command::new("mariadb-dump")
-        .args([
-            "-h127.0.0.1",
-            "-uroot",
-            "--skip-ssl",
-            "--routines",
-            "--databases",
-            "dumpme",
-        ])
-        .arg(format!("-P{}", b.port))
-        .output()
-        .expect("mariadb-dump");
-    assert!(
-        dump.status.success(),
-        "{}",
-        String::from_utf8_lossy(&dump.stderr)
-    );
-    let text = String::from_utf8(dump.stdout).unwrap();
+    let text = basalt_tests::mariadb_dump(b.port, &["--routines", "--databases", "dumpme"]);
     assert!(
         text.contains("DELIMITER ;;\nCREATE DEFINER=`root`@`"),
         "{text}"

@@ -307,17 +307,7 @@ fn triggers_are_described_ordered_and_kept_with_their_table() {
 /// `mariadb-dump --databases tg` of a server on `port` (triggers are dumped by
 /// default).
 fn dump_tg(port: u16) -> String {
-    let dump = std::process::Command::new("mariadb-dump")
-        .args(["-h127.0.0.1", "-uroot", "--skip-ssl", "--databases", "tg"])
-        .arg(format!("-P{port}"))
-        .output()
-        .expect("mariadb-dump");
-    assert!(
-        dump.status.success(),
-        "{}",
-        String::from_utf8_lossy(&dump.stderr)
-    );
-    String::from_utf8(dump.stdout).unwrap()
+    basalt_tests::mariadb_dump(port, &["--databases", "tg"])
 }
 
 /// `mariadb-dump` output loads back, and the triggers fire.

@@ -328,6 +328,23 @@ pub fn which(bin: &str) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
+/// `mariadb-dump` of the server on `port` with `args` (root over TCP); its
+/// output, panicking with its errors when it fails.
+pub fn mariadb_dump(port: u16, args: &[&str]) -> String {
+    let dump = Command::new("mariadb-dump")
+        .args(["-h127.0.0.1", "-uroot", "--skip-ssl"])
+        .arg(format!("-P{port}"))
+        .args(args)
+        .output()
+        .expect("mariadb-dump");
+    assert!(
+        dump.status.success(),
+        "{}",
+        String::from_utf8_lossy(&dump.stderr)
+    );
+    String::from_utf8(dump.stdout).expect("utf-8 dump")
+}
+
 /// Runs the `mariadb` command-line client against `port` with `args`, feeding
 /// `stdin`; returns (exit code, stdout, stderr).
 pub fn mariadb_cli(port: u16, args: &[&str], stdin: &str) -> (i32, String, String) {

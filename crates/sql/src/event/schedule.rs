@@ -257,34 +257,44 @@ fn month_activation(zone: &Zone, starts: i64, months: i64, after: i64) -> Option
     }
 }
 
+/// An enabled event starting at `starts` (recurring with `every`, or one-time
+/// at `at`) for unit tests.
+#[cfg(test)]
+pub(crate) fn test_event(every: Option<(i64, &str)>, at: Option<i64>, starts: i64) -> EventDef {
+    EventDef {
+        schema: "d".into(),
+        name: "e".into(),
+        definer_user: "root".into(),
+        definer_host: "localhost".into(),
+        body: "SELECT 1".into(),
+        execute_at: at,
+        interval_value: every.map(|e| e.0),
+        interval_field: every.map(|e| e.1.to_string()),
+        starts: every.map(|_| starts),
+        ends: None,
+        time_zone: "SYSTEM".into(),
+        preserve: false,
+        status: "ENABLED".into(),
+        comment: String::new(),
+        sql_mode: String::new(),
+        character_set_client: "utf8mb4".into(),
+        collation_connection: "utf8mb4_general_ci".into(),
+        database_collation: "utf8mb4_general_ci".into(),
+        created: starts,
+        last_altered: starts,
+        last_executed: None,
+        originator: 1,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn every(value: i64, field: &str, starts: i64, ends: Option<i64>) -> EventDef {
         EventDef {
-            schema: "d".into(),
-            name: "e".into(),
-            definer_user: "root".into(),
-            definer_host: "localhost".into(),
-            body: "SELECT 1".into(),
-            execute_at: None,
-            interval_value: Some(value),
-            interval_field: Some(field.into()),
-            starts: Some(starts),
             ends,
-            time_zone: "SYSTEM".into(),
-            preserve: false,
-            status: "ENABLED".into(),
-            comment: String::new(),
-            sql_mode: String::new(),
-            character_set_client: "utf8mb4".into(),
-            collation_connection: "utf8mb4_general_ci".into(),
-            database_collation: "utf8mb4_general_ci".into(),
-            created: starts,
-            last_altered: starts,
-            last_executed: None,
-            originator: 1,
+            ..test_event(Some((value, field)), None, starts)
         }
     }
 

@@ -279,30 +279,7 @@ mod tests {
     use super::*;
 
     fn def(every: Option<(i64, &str)>, at: Option<i64>, starts: i64) -> EventDef {
-        EventDef {
-            schema: "d".into(),
-            name: "e".into(),
-            definer_user: "root".into(),
-            definer_host: "localhost".into(),
-            body: "SELECT 1".into(),
-            execute_at: at,
-            interval_value: every.map(|e| e.0),
-            interval_field: every.map(|e| e.1.to_string()),
-            starts: every.map(|_| starts),
-            ends: None,
-            time_zone: "SYSTEM".into(),
-            preserve: false,
-            status: "ENABLED".into(),
-            comment: String::new(),
-            sql_mode: String::new(),
-            character_set_client: "utf8mb4".into(),
-            collation_connection: "utf8mb4_general_ci".into(),
-            database_collation: "utf8mb4_general_ci".into(),
-            created: starts,
-            last_altered: starts,
-            last_executed: None,
-            originator: 1,
-        }
+        crate::event::schedule::test_event(every, at, starts)
     }
 
     #[test]

@@ -32,12 +32,23 @@ pub(crate) fn filter(
     names: &[&str],
     f: &ShowFilter,
 ) -> R<Vec<Row>> {
+    filter_like_on(session, rows, names, f, 0)
+}
+
+/// [`filter`] whose LIKE pattern matches column `like_col`.
+fn filter_like_on(
+    session: &mut Session,
+    rows: Vec<Row>,
+    names: &[&str],
+    f: &ShowFilter,
+    like_col: usize,
+) -> R<Vec<Row>> {
     match f {
         ShowFilter::None => Ok(rows),
         ShowFilter::Like(p) => Ok(rows
             .into_iter()
             .filter(|r| {
-                let v = crate::value::to_bytes(&r[0]);
+                let v = crate::value::to_bytes(&r[like_col]);
                 like::matches(&v, p.as_bytes(), Some(b'\\'), Collation::Utf8mb4GeneralCi)
             })
             .collect()),
@@ -328,16 +339,7 @@ const ROUTINE_STATUS_COLS: &[&str] = &[
 /// SHOW PROCEDURE / FUNCTION STATUS (LIKE matches the name).
 fn routine_status(session: &mut Session, kind: &str, f: &ShowFilter) -> R<QueryResult> {
     let rows = crate::infoschema::routines::status_rows(&session.cx, kind);
-    let rows = match f {
-        ShowFilter::Like(p) => rows
-            .into_iter()
-            .filter(|r| {
-                let v = crate::value::to_bytes(&r[1]);
-                like::matches(&v, p.as_bytes(), Some(b'\\'), Collation::Utf8mb4GeneralCi)
-            })
-            .collect(),
-        other => filter(session, rows, ROUTINE_STATUS_COLS, other)?,
-    };
+    let rows = filter_like_on(session, rows, ROUTINE_STATUS_COLS, f, 1)?;
     result(
         ROUTINE_STATUS_COLS
             .iter()
@@ -409,16 +411,7 @@ fn show_triggers(session: &mut Session, db: Option<String>, f: &ShowFilter) -> R
         return Err(MySqlError::bad_db(&db));
     }
     let rows = crate::infoschema::triggers::show_rows(&session.cx, &db);
-    let rows = match f {
-        ShowFilter::Like(p) => rows
-            .into_iter()
-            .filter(|r| {
-                let v = crate::value::to_bytes(&r[2]);
-                like::matches(&v, p.as_bytes(), Some(b'\\'), Collation::Utf8mb4GeneralCi)
-            })
-            .collect(),
-        other => filter(session, rows, TRIGGER_COLS, other)?,
-    };
+    let rows = filter_like_on(session, rows, TRIGGER_COLS, f, 2)?;
     result(TRIGGER_COLS.iter().map(|c| trigger_col(c)).collect(), rows)
 }
 
@@ -484,16 +477,7 @@ fn events_db(session: &mut Session, db: Option<String>) -> R<String> {
 fn show_events(session: &mut Session, db: Option<String>, f: &ShowFilter) -> R<QueryResult> {
     let db = events_db(session, db)?;
     let rows = crate::infoschema::events::show_rows(&session.cx, &db);
-    let rows = match f {
-        ShowFilter::Like(p) => rows
-            .into_iter()
-            .filter(|r| {
-                let v = crate::value::to_bytes(&r[1]);
-                like::matches(&v, p.as_bytes(), Some(b'\\'), Collation::Utf8mb4GeneralCi)
-            })
-            .collect(),
-        other => filter(session, rows, EVENT_COLS, other)?,
-    };
+    let rows = filter_like_on(session, rows, EVENT_COLS, f, 1)?;
     result(EVENT_COLS.iter().map(|c| event_col(c)).collect(), rows)
 }
 

@@ -335,6 +335,64 @@ fn the_scheduler_runs_events() {
     assert_eq!(count(&mut c, "select count(*) from t"), before);
 }
 
+/// Threads of the server process whose name starts with `prefix`.
+fn threads_named(b: &Basalt, prefix: &str) -> usize {
+    let dir = format!("/proc/{}/task", b.pid());
+    std::fs::read_dir(dir)
+        .map(|d| {
+            d.filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
+                .filter(|name| name.starts_with(prefix))
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+/// Sessions switching the scheduler on and off at once leave exactly one
+/// scheduler thread when the last switch is ON, none when it is OFF; a run
+/// going on shows its time in the process list.
+#[test]
+fn concurrent_switches_leave_one_scheduler() {
+    let b = Basalt::start();
+    let url = b.url();
+    let togglers: Vec<_> = (0..4)
+        .map(|i| {
+            let url = url.clone();
+            std::thread::spawn(move || {
+                let mut c = Conn::new(Opts::from_url(&url).unwrap()).unwrap();
+                for n in 0..40 {
+                    let v = if (n + i) % 2 == 0 { "on" } else { "off" };
+                    c.query_drop(format!("set global event_scheduler = {v}"))
+                        .unwrap();
+                }
+            })
+        })
+        .collect();
+    for t in togglers {
+        t.join().unwrap();
+    }
+    let mut c = b.conn();
+    let limit = Duration::from_secs(10);
+    for (v, threads) in [("on", 1), ("off", 0), ("on", 1)] {
+        run(&mut c, &[&format!("set global event_scheduler = {v}")]);
+        assert!(
+            eventually(limit, || threads_named(&b, "basalt-event-sc") == threads),
+            "{v}: {} scheduler threads",
+            threads_named(&b, "basalt-event-sc")
+        );
+    }
+    run(
+        &mut c,
+        &[
+            "create database ev",
+            "create event ev.slow on schedule at current_timestamp do select sleep(4)",
+        ],
+    );
+    let q = "select time from information_schema.processlist where info = 'select sleep(4)'";
+    assert!(eventually(limit, || col(&mut c, q)
+        .first()
+        .is_some_and(|t| t.parse::<u64>().unwrap() >= 2)));
+}
+
 /// Events and the record of their runs survive a crash; `--event-scheduler=ON`
 /// starts the scheduler with the server and `DISABLED` keeps it off for good.
 #[test]

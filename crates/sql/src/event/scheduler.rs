@@ -34,6 +34,10 @@ struct State {
     waiting: bool,
     /// Bumped by [`Scheduler::wake`]: the catalog's events changed.
     changes: u64,
+    /// Bumped for each scheduler thread started: a thread runs only while
+    /// it is the current one, so a stop followed at once by a start (before
+    /// the stopping session joined the old thread) never leaves two.
+    epoch: u64,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
@@ -44,8 +48,8 @@ pub struct Scheduler {
     cond: Condvar,
     /// `Executed_events`.
     executed: AtomicU64,
-    /// Event bodies running now, by process-list id.
-    running: Mutex<Vec<ProcessInfo>>,
+    /// Event bodies running now, with their start.
+    running: Mutex<Vec<(ProcessInfo, std::time::Instant)>>,
 }
 
 /// Seconds since the epoch now.
@@ -64,12 +68,14 @@ impl Scheduler {
             return Ok(());
         }
         let e = engine.clone();
-        st.daemon = Some((engine.hooks().new_thread_id(), std::time::Instant::now()));
+        st.epoch += 1;
+        let epoch = st.epoch;
         st.thread = Some(
             std::thread::Builder::new()
                 .name("basalt-event-scheduler".into())
-                .spawn(move || main_loop(e))?,
+                .spawn(move || main_loop(e, epoch))?,
         );
+        st.daemon = Some((engine.hooks().new_thread_id(), std::time::Instant::now()));
         tracing::info!("Event Scheduler: scheduler thread started");
         Ok(())
     }
@@ -132,7 +138,10 @@ impl Scheduler {
                 info: None,
             });
         }
-        out.extend(self.running.lock().iter().cloned());
+        out.extend(self.running.lock().iter().map(|(p, since)| ProcessInfo {
+            time: since.elapsed().as_secs(),
+            ..p.clone()
+        }));
         out
     }
 
@@ -141,10 +150,10 @@ impl Scheduler {
     }
 
     /// Sleeps until `until` (seconds since the epoch), a wake or a stop;
-    /// false when stopped.
-    fn sleep_until(&self, until: i64, seen: &mut u64) -> bool {
+    /// false when the thread of `epoch` is to end.
+    fn sleep_until(&self, until: i64, seen: &mut u64, epoch: u64) -> bool {
         let mut st = self.state.lock();
-        while st.on && st.changes == *seen {
+        while st.on && st.epoch == epoch && st.changes == *seen {
             let now = SystemTime::now()
                 .duration_since(UNIX_EPOCH)
                 .unwrap_or_default();
@@ -158,14 +167,18 @@ impl Scheduler {
             }
         }
         *seen = st.changes;
-        st.on
+        st.on && st.epoch == epoch
     }
 }
 
 /// Where the scheduler stands with one event: the activation it last started.
 type Dispatched = HashMap<(String, String), i64>;
 
-fn main_loop(engine: Arc<Engine>) {
+fn key_of(e: &EventDef) -> (String, String) {
+    (e.schema.clone(), e.name.to_lowercase())
+}
+
+fn main_loop(engine: Arc<Engine>, epoch: u64) {
     let started = now_seconds();
     let mut dispatched = Dispatched::new();
     let mut seen = 0;
@@ -173,11 +186,13 @@ fn main_loop(engine: Arc<Engine>) {
         let now = now_seconds();
         let mut wake_at = now + MAX_SLEEP.as_secs() as i64;
         let mut queued = false;
-        for e in engine.storage.all_events() {
+        let events = engine.storage.all_events();
+        let keys: Vec<_> = events.iter().map(|e| key_of(e)).collect();
+        dispatched.retain(|k, _| keys.contains(k));
+        for (e, key) in events.into_iter().zip(keys) {
             if e.status != "ENABLED" {
                 continue;
             }
-            let key = (e.schema.clone(), e.name.to_lowercase());
             match due(&e, started, dispatched.get(&key).copied(), now) {
                 Due::At(t) => {
                     queued = true;
@@ -195,7 +210,7 @@ fn main_loop(engine: Arc<Engine>) {
             }
         }
         engine.events.set_waiting(queued);
-        if !engine.events.sleep_until(wake_at, &mut seen) {
+        if !engine.events.sleep_until(wake_at, &mut seen, epoch) {
             return;
         }
     }
@@ -256,7 +271,7 @@ fn start_run(engine: &Arc<Engine>, e: Arc<EventDef>, now: i64, run: EventRun) {
             let s = &engine2.events;
             s.executed.fetch_add(1, Ordering::Relaxed);
             let id = engine2.hooks().new_thread_id();
-            s.running.lock().push(ProcessInfo {
+            let row = ProcessInfo {
                 id,
                 user: e.definer_user.clone(),
                 host: e.definer_host.clone(),
@@ -265,9 +280,10 @@ fn start_run(engine: &Arc<Engine>, e: Arc<EventDef>, now: i64, run: EventRun) {
                 time: 0,
                 state: "executing".into(),
                 info: Some(e.body.clone()),
-            });
+            };
+            s.running.lock().push((row, std::time::Instant::now()));
             super::run::execute(&engine2, &e, id);
-            s.running.lock().retain(|p| p.id != id);
+            s.running.lock().retain(|(p, _)| p.id != id);
         });
     if let Err(err) = spawned {
         tracing::error!("Event Scheduler: cannot start a thread: {err}");

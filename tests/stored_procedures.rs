@@ -5,6 +5,9 @@
 //! across a crash, endless loops stopped by max_statement_time and KILL QUERY,
 //! and (ignored: needs mariadb-server) the same script compared with MariaDB.
 
+#[path = "prepared_call.rs"]
+mod prepared_call;
+
 use basalt_tests::mariadb::{self, MariaDb};
 use basalt_tests::{mariadb_cli, Basalt};
 use mysql::prelude::*;
@@ -315,6 +318,10 @@ fn procedures_behave_as_on_mariadb() {
         "call fl(0)",
         "for x in 1..3 do select x; end for",
         "for x in 'a'..2 do select x; end for",
+        "for x in null..2 do select x; end for",
+        "begin not atomic declare b int; for x in reverse b..2 do select x; end for; end",
+        "begin not atomic declare continue handler for 1048 select 'caught'; for x in 1..null do select x; end for; select 'after'; end",
+        "begin not atomic declare b int default 2; for x in 1..b do set b = null; select x; end for; end",
         "call fill(1)",
         "call fill(1, 2, @s)",
         "drop procedure fill",

@@ -6,6 +6,9 @@
 //!   (a primary-key read into a variable): its time.
 //! - CALL of a short procedure (`SELECT a + 1`), 5,000 calls from one client:
 //!   calls per second.
+//! - Prepared `CALL short_out(?, ?)` (COM_STMT_EXECUTE; the OUT parameter
+//!   comes back as the binary protocol's OUT-parameter result set) from 1 and
+//!   16 clients for 3 seconds: calls per second.
 //! - A stored function called once per row of a 100,000-row scan: one that
 //!   computes (`RETURN x * 2`) and one that reads a row by primary key (`SELECT
 //!   ... INTO`): the query's time.
@@ -15,7 +18,7 @@ use crate::runner::{Sample, Stage};
 use crate::servers::Server;
 use crate::stats::Better;
 use mysql::prelude::Queryable;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 pub const MS: Metric = Metric {
     key: "run_ms",
@@ -25,6 +28,8 @@ pub const MS: Metric = Metric {
 
 pub const SETUP: &str = "stored procedures";
 const CALLS: u64 = 5_000;
+/// How long each round of prepared CALLs runs.
+const PREPARED_SECS: u64 = 3;
 
 const PROCS: &[&str] = &[
     "create procedure set_loop(n int) begin declare x int default 0; \
@@ -33,6 +38,7 @@ const PROCS: &[&str] = &[
      while x < n do select v into y from lt where id = 1; set x = x + 1; end while; \
      select x, y; end",
     "create procedure short_p(a int) select a + 1",
+    "create procedure short_out(in a int, out b int) set b = a + 1",
     "create function f_dbl(x int) returns int deterministic return x * 2",
     "create function f_read(k int) returns int reads sql data begin declare r int; \
      select v into r from lt where id = k; return r; end",
@@ -90,6 +96,52 @@ fn short_calls(server: &Server) -> Result<Sample, String> {
     Ok(vec![(crate::sysbench::QPS, qps)])
 }
 
+/// One client's prepared CALLs until `deadline`; the first call's OUT value
+/// is checked.
+fn prepared_client(mut c: mysql::Conn, deadline: Instant) -> Result<u64, String> {
+    let stmt = c.prep("call short_out(?, ?)").map_err(|e| e.to_string())?;
+    let mut r = c
+        .exec_iter(&stmt, (41, mysql::Value::NULL))
+        .map_err(|e| e.to_string())?;
+    let mut last = None;
+    while let Some(set) = r.iter() {
+        for row in set {
+            last = row.map_err(|e| e.to_string())?.get::<i64, _>(0);
+        }
+    }
+    drop(r);
+    if last != Some(42) {
+        return Err(format!("CALL short_out(41, ?) gave {last:?}, not 42"));
+    }
+    let mut n = 1;
+    while Instant::now() < deadline {
+        c.exec_drop(&stmt, (n as i64, mysql::Value::NULL))
+            .map_err(|e| e.to_string())?;
+        n += 1;
+    }
+    Ok(n)
+}
+
+fn prepared_calls(server: &Server, clients: usize) -> Result<Sample, String> {
+    let conns = (0..clients)
+        .map(|_| conn(server))
+        .collect::<Result<Vec<_>, _>>()?;
+    let t = Instant::now();
+    let deadline = t + Duration::from_secs(PREPARED_SECS);
+    let handles: Vec<_> = conns
+        .into_iter()
+        .map(|c| std::thread::spawn(move || prepared_client(c, deadline)))
+        .collect();
+    let mut calls = 0;
+    for h in handles {
+        calls += h.join().map_err(|_| "client panicked".to_string())??;
+    }
+    Ok(vec![(
+        crate::sysbench::QPS,
+        calls as f64 / t.elapsed().as_secs_f64(),
+    )])
+}
+
 pub fn run(stage: &mut Stage<'_>, rounds: usize, results: &mut Results) {
     stage.add_setup(SETUP, Box::new(setup));
     for (name, sql, variant) in [
@@ -121,4 +173,15 @@ pub fn run(stage: &mut Stage<'_>, rounds: usize, results: &mut Results) {
     let mut case = Case::new(Workload::Routines, "CALL short procedure", "5,000 calls", 1);
     stage.run_case(&mut case, SETUP, rounds, |s| short_calls(s));
     results.cases.push(case);
+    for clients in [1, 16] {
+        let variant = format!("{clients} client{}", if clients == 1 { "" } else { "s" });
+        let mut case = Case::new(
+            Workload::Routines,
+            "prepared CALL with OUT parameter",
+            &variant,
+            clients as u32,
+        );
+        stage.run_case(&mut case, SETUP, rounds, |s| prepared_calls(s, clients));
+        results.cases.push(case);
+    }
 }

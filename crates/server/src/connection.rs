@@ -356,6 +356,8 @@ fn login(
     }
     session.set_multi_statements(login.capabilities & capability::CLIENT_MULTI_STATEMENTS != 0);
     session.set_client_found_rows(login.capabilities & capability::CLIENT_FOUND_ROWS != 0);
+    session
+        .set_client_ps_multi_results(login.capabilities & capability::CLIENT_PS_MULTI_RESULTS != 0);
     if let Some(db) = login.database.as_deref().filter(|d| !d.is_empty()) {
         if let Err(e) = session.use_database(db) {
             conn.write_err(&e);

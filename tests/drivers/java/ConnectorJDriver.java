@@ -350,9 +350,41 @@ public class ConnectorJDriver {
             if (!c.isValid(5)) fail("isValid after errors");
             log("ok errors");
 
+            callable(c, st);
+
             st.execute("DROP DATABASE drv_connj");
         }
         log("OK connector-j");
+    }
+
+    /** CallableStatement: a procedure's result set, then its OUT and INOUT
+     *  parameters read back (the binary protocol's OUT-parameter result set). */
+    static void callable(Connection c, Statement st) throws SQLException {
+        st.execute("CREATE PROCEDURE cj_proc(IN a INT, OUT b VARCHAR(20), INOUT n BIGINT,"
+            + " OUT d DECIMAL(6,2), OUT t DATETIME(3)) BEGIN SET b = CONCAT('got ', a);"
+            + " SET n = n * 2; SET d = a / 4; SET t = '2024-02-29 12:34:56.789';"
+            + " SELECT a + 1 AS nxt; END");
+        for (int round = 0; round < 2; round++) {
+            try (CallableStatement cs = c.prepareCall("{call cj_proc(?, ?, ?, ?, ?)}")) {
+                cs.setInt(1, 7 + round);
+                cs.registerOutParameter(2, Types.VARCHAR);
+                cs.setLong(3, 21);
+                cs.registerOutParameter(3, Types.BIGINT);
+                cs.registerOutParameter(4, Types.DECIMAL);
+                cs.registerOutParameter(5, Types.TIMESTAMP);
+                if (!cs.execute()) fail("callable: no result set");
+                ResultSet rs = cs.getResultSet();
+                if (!rs.next() || rs.getInt(1) != 8 + round) fail("callable: result set");
+                if (!("got " + (7 + round)).equals(cs.getString(2))) fail("callable OUT b: " + cs.getString(2));
+                if (cs.getLong(3) != 42) fail("callable INOUT n: " + cs.getLong(3));
+                BigDecimal want = new BigDecimal(7 + round).divide(new BigDecimal(4)).setScale(2);
+                if (!want.equals(cs.getBigDecimal(4))) fail("callable OUT d: " + cs.getBigDecimal(4));
+                String t = cs.getTimestamp(5).toString();
+                if (!t.equals("2024-02-29 12:34:56.789")) fail("callable OUT t: " + t);
+            }
+        }
+        st.execute("DROP PROCEDURE cj_proc");
+        log("ok callable");
     }
 
     static void bindOne(PreparedStatement ps, String name, Object v) throws SQLException {

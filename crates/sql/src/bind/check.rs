@@ -131,7 +131,7 @@ fn check_deterministic(e: &Expr, name: &str) -> R<()> {
         }
         bad = match x {
             Expr::Func(f, args) => not_allowed(*f, args.len()).map(str::to_string),
-            Expr::UserVar(v) | Expr::SetUserVar(v, _) => Some(format!("@{v}")),
+            Expr::UserVar(v) | Expr::SetUserVar(v, _, _) => Some(format!("@{v}")),
             Expr::SysVar { def, .. } => Some(format!("@@{}", def.name)),
             Expr::StoredCall(f, _) => Some(format!("`{}`()", f.0.name)),
             _ => None,

@@ -124,7 +124,7 @@ fn unfixed(e: &Expr) -> Option<String> {
         }
         bad = match x {
             Expr::Func(f, args) => super::check::not_allowed(*f, args.len()).map(str::to_string),
-            Expr::UserVar(v) | Expr::SetUserVar(v, _) => Some(format!("@{v}")),
+            Expr::UserVar(v) | Expr::SetUserVar(v, _, _) => Some(format!("@{v}")),
             Expr::SysVar { def, .. } => Some(format!("@@{}", def.name)),
             Expr::StoredCall(f, _) => Some(format!("`{}`()", f.0.name)),
             _ => None,

@@ -462,7 +462,15 @@ impl Binder<'_> {
     fn identifier(&mut self, id: &ast::Ident, scope: &Scope) -> R<Bound> {
         let name = &id.value;
         // A stored program's variable takes precedence over a column.
-        if let Some((slot, t)) = self.local(name) {
+        if let Some((slot, mut t)) = self.local(name) {
+            // A variable is described as a column of no table, as MariaDB's
+            // Item_splocal is.
+            t.origin = Some(Origin {
+                schema: String::new(),
+                table: String::new(),
+                org_table: String::new(),
+                org_name: name.clone(),
+            });
             return Ok((Expr::Local(slot), t));
         }
         if id.quote_style.is_none() {
@@ -765,7 +773,8 @@ impl Binder<'_> {
             };
             let (v, t) = self.expr(r, scope, aggs)?;
             self.reusable = false;
-            return Ok((Expr::SetUserVar(name, v.boxed()), t.nullable(true)));
+            let fsp = t.decimals;
+            return Ok((Expr::SetUserVar(name, v.boxed(), fsp), t.nullable(true)));
         }
         let (x, tx) = self.expr(l, scope, aggs.as_deref_mut())?;
         let (y, ty) = self.expr(r, scope, aggs)?;

@@ -82,7 +82,9 @@ pub enum Expr {
     Local(usize),
     UserVar(String),
     /// `@x := value`.
-    SetUserVar(String, Box<Expr>),
+    /// `@v := e`: the value, kept in the variable as MariaDB keeps it (a
+    /// temporal value as its text with these fractional digits).
+    SetUserVar(String, Box<Expr>, u8),
     SysVar {
         def: &'static VarDef,
         global: bool,
@@ -396,7 +398,7 @@ impl Expr {
             | OuterRef(_) => {
                 vec![]
             }
-            SetUserVar(_, e)
+            SetUserVar(_, e, _)
             | Neg(e)
             | Not(e)
             | BitNot(e)
@@ -453,7 +455,7 @@ impl Expr {
             | OuterRef(_) => {
                 vec![]
             }
-            SetUserVar(_, e)
+            SetUserVar(_, e, _)
             | Neg(e)
             | Not(e)
             | BitNot(e)
@@ -576,9 +578,10 @@ impl Expr {
                 .unwrap_or(Value::Null)),
             Expr::UserVar(n) => Ok(ctx.cx.user_vars.get(n).cloned().unwrap_or(Value::Null)),
             Expr::StoredCall(f, args) => crate::exec::stored_fn::call(&f.0, args, row, ctx),
-            Expr::SetUserVar(n, e) => {
+            Expr::SetUserVar(n, e, fsp) => {
                 let v = e.eval(row, ctx)?;
-                ctx.cx.user_vars.insert(n.clone(), v.clone());
+                let kept = crate::value::user_var_value(v.clone(), *fsp);
+                ctx.cx.user_vars.insert(n.clone(), kept);
                 Ok(v)
             }
             Expr::SysVar { def, global } => Ok(ctx.cx.sysvar(def, *global)),

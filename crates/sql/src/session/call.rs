@@ -8,6 +8,7 @@
 //! SET / IF / WHILE / ... are bound once per program and scope and evaluated
 //! directly (a subquery in one makes it run as `SELECT expr`).
 
+use super::call_markers::MarkerOut;
 use super::{Out, Session};
 use crate::bind::{Binder, Scope};
 use crate::expr::{EvalCtx, Expr};
@@ -91,12 +92,13 @@ impl Session {
     }
 
     /// CALL: arguments evaluated in the caller's scope, the body run in a frame
-    /// of its own, OUT / INOUT values written back to the caller's variables.
+    /// of its own, OUT / INOUT values written back to the caller's variables
+    /// (or, for a prepared CALL's markers, sent back; see `call_markers`).
     pub(super) fn call(
         &mut self,
         db: Option<String>,
         name: &str,
-        args: &[String],
+        args: &[CallArg],
         out: &mut Out<'_>,
     ) -> R<QueryResult> {
         let db = match db {
@@ -143,7 +145,10 @@ impl Session {
         let mut values = vec![Value::Null; compiled.slots.len()];
         for (i, (p, a)) in params.iter().zip(args).enumerate() {
             if p.mode != Mode::Out {
-                let v = self.eval_caller(a)?;
+                let v = match a {
+                    CallArg::Text(t) => self.eval_caller(t)?,
+                    CallArg::Marker(v, _) => v.clone(),
+                };
                 values[i] = self.convert(&compiled.slots[i], v)?;
             }
         }
@@ -156,19 +161,43 @@ impl Session {
         if let Some(p) = privs {
             self.cx.privs = p;
         }
-        let key = key_of(&def);
-        self.sp_cache.insert(key, compiled);
-        let values = r?;
+        let values = match r {
+            Ok(v) => v,
+            Err(e) => {
+                self.sp_cache.insert(key_of(&def), compiled);
+                return Err(e);
+            }
+        };
+        let mut wire = Vec::new();
         for (i, target) in outs {
             let v = values[i].clone();
             match target {
                 OutTarget::User(n) => {
-                    self.cx.user_vars.insert(n, v);
+                    let fsp = compiled.slots[i].ty.decimals;
+                    self.cx
+                        .user_vars
+                        .insert(n, crate::value::user_var_value(v, fsp));
                 }
                 OutTarget::Local(slot) => self.sp_assign(slot, v)?,
+                OutTarget::Wire => wire.push((self.param_meta(&def, &compiled, i), v)),
             }
         }
+        self.sp_cache.insert(key_of(&def), compiled);
+        self.send_out_params(wire, out);
         Ok(self.program_ok())
+    }
+
+    /// The OUT-parameter result set's column for parameter `i`: named after
+    /// it, typed as declared, from the routine as its table.
+    fn param_meta(&self, def: &RoutineDef, c: &Compiled, i: usize) -> basalt_common::ColumnMeta {
+        let mut ty = c.slots[i].ty.clone();
+        ty.origin = Some(crate::ty::Origin {
+            schema: def.schema.clone(),
+            table: def.name.clone(),
+            org_table: def.name.clone(),
+            org_name: c.params[i].name.clone(),
+        });
+        ty.meta(&c.params[i].name, self.cx.results_charset)
     }
 
     /// The OK that ends a program: the last statement's affected rows.
@@ -233,14 +262,25 @@ impl Session {
         &self,
         def: &RoutineDef,
         params: &[crate::sp::ParamDef],
-        args: &[String],
+        args: &[CallArg],
     ) -> R<Vec<(usize, OutTarget)>> {
         let mut outs = Vec::new();
         for (i, (p, a)) in params.iter().zip(args).enumerate() {
             if p.mode == Mode::In {
                 continue;
             }
-            let a = a.trim();
+            let a = match a {
+                CallArg::Text(t) => t.trim(),
+                CallArg::Marker(_, MarkerOut::Wire) => {
+                    outs.push((i, OutTarget::Wire));
+                    continue;
+                }
+                CallArg::Marker(_, MarkerOut::Var(v)) => {
+                    outs.push((i, OutTarget::User(v.clone())));
+                    continue;
+                }
+                CallArg::Marker(_, MarkerOut::Literal) => "",
+            };
             let target = if let Some(v) = a.strip_prefix('@').filter(|v| !v.starts_with('@')) {
                 Some(OutTarget::User(crate::front::native::user_var_name(
                     &format!("@{v}"),
@@ -354,9 +394,18 @@ impl Session {
         };
         let caller = self.cx.sp.replace(Box::new(frame));
         let more = std::mem::replace(&mut self.more_results, true);
+        let list = (self.cx.kept_warnings, self.cx.clears);
         self.sp_depth += 1;
         let r = self.run_program(c, out);
         self.sp_depth -= 1;
+        if self.sp_depth == 0 {
+            // The CALL's OK counts the conditions its statements left in the
+            // list, also under a later statement that kept them (MariaDB's
+            // diagnostics area belongs to the CALL); none when the list is
+            // still the one from before the CALL.
+            let own = !list.0 || list.1 != self.cx.clears;
+            self.program_warnings = Some(if own { self.cx.warning_total } else { 0 });
+        }
         self.more_results = more;
         let frame = std::mem::replace(&mut self.cx.sp, caller);
         r?;
@@ -504,9 +553,18 @@ impl Session {
     }
 }
 
+/// An argument of CALL: text evaluated in the caller's scope, or a prepared
+/// statement's marker that is the whole argument (see `call_markers`).
+pub(super) enum CallArg {
+    Text(String),
+    Marker(Value, MarkerOut),
+}
+
 enum OutTarget {
     User(String),
     Local(usize),
+    /// The OUT-parameter result set of COM_STMT_EXECUTE.
+    Wire,
 }
 
 /// The session cache key of a routine.

@@ -113,6 +113,9 @@ pub struct SessionCtx {
     /// The diagnostics listed are the previous statement's (see
     /// [`SessionCtx::keep_warnings`]).
     pub kept_warnings: bool,
+    /// Times the list was cleared (a program tells its own conditions from
+    /// those it kept).
+    pub clears: u64,
     /// Diagnostics MariaDB lists after a statement's error (a storage engine's
     /// 1030 after 1005, 4027 after a CHECK that does not bind); added when the
     /// statement fails.
@@ -203,6 +206,7 @@ impl SessionCtx {
             warnings: Vec::new(),
             warning_total: 0,
             kept_warnings: false,
+            clears: 0,
             trailing: Vec::new(),
             error_total: 0,
             last_insert_id: 0,
@@ -362,6 +366,18 @@ impl SessionCtx {
         }
     }
 
+    /// Lists the error that ends a statement, once: a statement run inside
+    /// this one (EXECUTE's, a CALL's) may have listed it already.
+    pub fn list_error(&mut self, e: &MySqlError) {
+        let listed = !self.kept_warnings
+            && self.warnings.last().is_some_and(|w| {
+                w.level == Level::Error && w.code == e.code && w.message == e.message
+            });
+        if !listed {
+            self.warn_state(Level::Error, e.code, e.state, e.message.clone());
+        }
+    }
+
     /// Turns an error into a warning (INSERT IGNORE, non-strict conversions).
     pub fn warn_err(&mut self, e: &MySqlError) {
         self.warn(Level::Warning, e.code, e.message.clone());
@@ -375,6 +391,7 @@ impl SessionCtx {
 
     /// Forgets the diagnostics of the previous statement.
     pub fn clear_warnings(&mut self) {
+        self.clears += 1;
         self.warnings.clear();
         self.warning_total = 0;
         self.error_total = 0;

@@ -12,6 +12,7 @@
 mod alter;
 mod binlog;
 mod call;
+mod call_markers;
 pub mod ctx;
 mod diagnostics;
 mod do_stmt;
@@ -79,6 +80,15 @@ pub struct Session {
     multi_statements: bool,
     /// CLIENT_FOUND_ROWS: UPDATE reports matched rather than changed rows.
     found_rows: bool,
+    /// The client's CLIENT_PS_MULTI_RESULTS capability: a prepared CALL sends
+    /// its OUT parameters back as a result set.
+    ps_multi_results: bool,
+    /// The markers of the prepared CALL being executed.
+    call_markers: Option<call_markers::CallMarkers>,
+    /// The warning count of the CALL or compound statement that just ended.
+    program_warnings: Option<usize>,
+    /// The user variables of the running SQL `EXECUTE ... USING`, by marker.
+    execute_using: Vec<Option<String>>,
     interrupt: Arc<AtomicBool>,
     /// The interrupt flag's link to the statement timer.
     watch: Arc<timer::Watch>,
@@ -160,6 +170,10 @@ impl Session {
             next_stmt_id: 1,
             multi_statements: false,
             found_rows: false,
+            ps_multi_results: false,
+            call_markers: None,
+            program_warnings: None,
+            execute_using: Vec::new(),
             watch: timer::Watch::new(interrupt.clone()),
             interrupt,
             armed: false,
@@ -337,6 +351,11 @@ impl Session {
     /// then the number of rows matched, not changed.
     pub fn set_client_found_rows(&mut self, on: bool) {
         self.found_rows = on;
+    }
+
+    /// The client's CLIENT_PS_MULTI_RESULTS capability.
+    pub fn set_client_ps_multi_results(&mut self, on: bool) {
+        self.ps_multi_results = on;
     }
 
     /// One of `any_of` held globally by the session's account, or 1227 naming

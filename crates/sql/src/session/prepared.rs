@@ -58,7 +58,7 @@ struct Execution {
     transcoded: bool,
 }
 
-fn param_count(text: &str) -> usize {
+pub(super) fn param_count(text: &str) -> usize {
     lex(text)
         .tokens
         .iter()
@@ -310,11 +310,20 @@ impl Session {
                 self.run_plan(&p, params, out)
             }
             None if params.is_empty() => self.run_statement(&text, out),
+            None if com == Some(crate::stats::Stat::ComCallProcedure) => {
+                self.call_markers = Some(super::call_markers::CallMarkers {
+                    values: params.to_vec(),
+                    using: self.execute_using.clone(),
+                    wire: command != "EXECUTE",
+                });
+                let r = self.run_statement(&text, out);
+                self.call_markers = None;
+                r
+            }
             None => self.run_statement(&substitute(&text, params), out),
         };
         if let Err(e) = &r {
-            self.cx
-                .warn_state(super::ctx::Level::Error, e.code, e.state, e.message.clone());
+            self.cx.list_error(e);
         }
         r
     }
@@ -352,7 +361,7 @@ impl Session {
 }
 
 /// The text with each `?` replaced by the SQL literal of its value.
-fn substitute(text: &str, params: &[Value]) -> String {
+pub(super) fn substitute(text: &str, params: &[Value]) -> String {
     let lexed = lex(text);
     let mut out = String::with_capacity(text.len() + 16 * params.len());
     let mut pos = 0;

@@ -31,7 +31,13 @@ impl Session {
                 db,
                 name,
             } => self.drop_routine(kind, if_exists, db, &name),
-            RoutineStmt::Call { db, name, args } => self.call(db, &name, &args, out),
+            RoutineStmt::Call { db, name, args } => {
+                let args = match self.call_markers.take() {
+                    Some(m) => m.args(&args),
+                    None => args.into_iter().map(super::call::CallArg::Text).collect(),
+                };
+                self.call(db, &name, &args, out)
+            }
             RoutineStmt::Compound(text) => self.run_compound(&text, out),
             RoutineStmt::CreateTrigger(c) => self.create_trigger(*c),
             RoutineStmt::DropTrigger {

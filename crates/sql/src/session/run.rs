@@ -1,7 +1,6 @@
 //! Statement dispatch: native statements, the plan cache, full parses, and running
 //! plans inside the session's transaction.
 
-use super::ctx::Level;
 use super::{Out, Session};
 use crate::bind::Binder;
 use crate::exec::scan::Flow;
@@ -147,18 +146,23 @@ impl Session {
         } else {
             self.ddl_to_log = false;
         }
+        let program_warnings = self.program_warnings.take();
         match &mut r {
             // An error of a stored program's statement is in the list already.
             Err(_) if std::mem::take(&mut self.sp_error_listed) => {}
             Err(e) => {
-                self.cx
-                    .warn_state(Level::Error, e.code, e.state, e.message.clone());
+                self.cx.list_error(e);
                 for w in std::mem::take(&mut self.cx.trailing) {
                     self.cx.warn(w.level, w.code, w.message);
                 }
             }
             // Notes and warnings of DDL, SET, DROP ... IF EXISTS reach the client.
-            Ok(QueryResult::Ok { warnings, .. }) => *warnings = self.warning_count(),
+            Ok(QueryResult::Ok { warnings, .. }) => {
+                *warnings = match program_warnings {
+                    Some(n) => n.min(u16::MAX as usize) as u16,
+                    None => self.warning_count(),
+                }
+            }
             Ok(_) => self.cx.trailing.clear(),
         }
         r
@@ -213,8 +217,7 @@ impl Session {
         }
         let r = self.timed(|me| me.run_plan(&plan, &params, out));
         if let Err(e) = &r {
-            self.cx
-                .warn_state(Level::Error, e.code, e.state, e.message.clone());
+            self.cx.list_error(e);
         }
         Some(r)
     }
@@ -281,6 +284,13 @@ impl Session {
                     .get(&name)
                     .ok_or_else(|| MySqlError::unknown_stmt_handler(&name, "EXECUTE"))?;
                 let backslash = !self.cx.mode.no_backslash_escapes;
+                self.execute_using = using
+                    .iter()
+                    .map(|u| match u {
+                        UsingArg::Var(v) => Some(v.clone()),
+                        _ => None,
+                    })
+                    .collect();
                 let params: Vec<Value> = using
                     .into_iter()
                     .map(|u| match u {
@@ -293,7 +303,9 @@ impl Session {
                         }
                     })
                     .collect();
-                self.execute_prepared_inner(id, &params, "EXECUTE", out)
+                let r = self.execute_prepared_inner(id, &params, "EXECUTE", out);
+                self.execute_using.clear();
+                r
             }
             Native::Deallocate { name } => {
                 let id = self

@@ -83,10 +83,13 @@ impl Session {
             );
             return Ok(ok(0, self.warning_count()));
         };
-        for (var, v) in vars.into_iter().zip(row) {
+        for (i, (var, v)) in vars.into_iter().zip(row).enumerate() {
             match var {
                 IntoVar::User(name) => {
-                    self.cx.user_vars.insert(name, v);
+                    let fsp = sink.fsp.get(i).copied().unwrap_or(0);
+                    self.cx
+                        .user_vars
+                        .insert(name, crate::value::user_var_value(v, fsp));
                 }
                 IntoVar::Local(name) => {
                     let slot = self.local_slot(&name)?;
@@ -181,6 +184,9 @@ fn new_file_path(dir: Option<&Path>, name: &[u8]) -> R<PathBuf> {
 #[derive(Default)]
 pub(super) struct VarSink {
     pub width: usize,
+    /// The fractional digits of each column (a temporal value goes into a
+    /// user variable as its text).
+    pub fsp: Vec<u8>,
     pub first: Option<Row>,
     pub rows: u64,
 }
@@ -188,6 +194,7 @@ pub(super) struct VarSink {
 impl ResultSink for VarSink {
     fn columns(&mut self, columns: &Arc<[ColumnMeta]>, _status: u16) {
         self.width = columns.len();
+        self.fsp = columns.iter().map(|c| c.decimals).collect();
     }
 
     fn row(&mut self, row: &mut Row) -> R<()> {

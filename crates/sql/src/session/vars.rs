@@ -12,14 +12,19 @@ type R<T> = Result<T, MySqlError>;
 impl Session {
     /// Evaluates an expression that reads no table (SET values).
     pub(super) fn eval_standalone(&mut self, text: &str) -> R<Value> {
+        self.eval_standalone_typed(text).map(|(v, _)| v)
+    }
+
+    /// [`Session::eval_standalone`] with the expression's fractional digits.
+    fn eval_standalone_typed(&mut self, text: &str) -> R<(Value, u8)> {
         let ast = crate::front::parse::parse_expr(text)?;
         let storage = self.cx.engine.storage.clone();
-        let expr = {
+        let (expr, ty) = {
             let mut b = Binder::new(&storage, &self.cx, text, None);
-            b.expr(&ast, &Scope::default(), None)?.0
+            b.expr(&ast, &Scope::default(), None)?
         };
         // SET @x = SLEEP(n) stops for KILL QUERY and max_statement_time too.
-        self.eval_detached(&expr)
+        Ok((self.eval_detached(&expr)?, ty.decimals))
     }
 
     pub(super) fn run_set(&mut self, items: Vec<SetItem>) -> R<QueryResult> {
@@ -64,8 +69,10 @@ impl Session {
                     _ => Some(Value::str(&it.value)),
                 });
             }
+            return Ok(Some(self.eval_standalone(&it.value)?));
         }
-        Ok(Some(self.eval_standalone(&it.value)?))
+        let (v, fsp) = self.eval_standalone_typed(&it.value)?;
+        Ok(Some(crate::value::user_var_value(v, fsp)))
     }
 
     pub(super) fn reset_sysvar(&mut self, name: &str, global: bool) -> R<()> {

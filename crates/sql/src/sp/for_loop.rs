@@ -7,11 +7,11 @@
 //! becomes a block declaring `i` (an INT NOT NULL holding the first value,
 //! then stepped back once) and the far bound (evaluated once, as MariaDB
 //! does), holding a loop that steps `i`, leaves past the bound (or when it is
-//! NULL) and runs the body. ITERATE
+//! NULL) and runs the body. A NULL first value or bound is MariaDB's 1048. ITERATE
 //! goes to the step, LEAVE out of the loop. The bound's name has a space, so
 //! no program can name it. FOR over a cursor or a query is 1235.
 
-use super::parse::{Decl, Node, Parser};
+use super::parse::{CondRef, Decl, Node, Parser};
 use basalt_common::MySqlError;
 
 type R<T> = Result<T, MySqlError>;
@@ -54,6 +54,7 @@ impl Parser<'_> {
         // The first value converts as MariaDB converts it (1366, 1048), then
         // steps back once for the loop's first step.
         let back = Node::Set(vec![(var.clone(), format!("{var} {back} 1"))]);
+        let not_null = [null_check(&var, &var), null_check(&bound, "[target_bound]")];
         Ok(Node::Block {
             label: None,
             decls: vec![
@@ -68,13 +69,16 @@ impl Parser<'_> {
                     default: Some(far.to_string()),
                 },
             ],
-            body: vec![
-                back,
-                Node::Loop {
-                    label: Some(loop_label),
-                    body: steps,
-                },
-            ],
+            body: not_null
+                .into_iter()
+                .chain([
+                    back,
+                    Node::Loop {
+                        label: Some(loop_label),
+                        body: steps,
+                    },
+                ])
+                .collect(),
         })
     }
 }
@@ -99,6 +103,27 @@ fn split_range(text: &str) -> Option<(&str, &str)> {
         }
     }
     None
+}
+
+/// MariaDB's error for a NULL bound (1048, naming the loop variable for the
+/// first value and `[target_bound]` for the other): a SIGNAL of the same
+/// errno and SQLSTATE, which handlers catch as they would the error.
+fn null_check(var: &str, column: &str) -> Node {
+    let message = format!("'Column ''{}'' cannot be null'", column.replace('\'', "''"));
+    Node::If {
+        branches: vec![(
+            format!("{var} IS NULL"),
+            vec![Node::Signal {
+                resignal: false,
+                cond: Some(CondRef::SqlState("23000".into())),
+                items: vec![
+                    ("MYSQL_ERRNO".into(), "1048".into()),
+                    ("MESSAGE_TEXT".into(), message),
+                ],
+            }],
+        )],
+        otherwise: None,
+    }
 }
 
 #[cfg(test)]

@@ -261,6 +261,18 @@ pub fn truth(v: &Value) -> Option<bool> {
     }
 }
 
+/// A value as a user variable keeps it: a temporal value becomes its text
+/// with `fsp` fractional digits (MariaDB's user variables hold strings,
+/// numbers and decimals only).
+pub fn user_var_value(v: Value, fsp: u8) -> Value {
+    match v {
+        Value::Date(_) | Value::DateTime(_) | Value::Time(_) => {
+            Value::Bytes(v.to_text(fsp.min(6)).unwrap_or_default())
+        }
+        v => v,
+    }
+}
+
 /// The text of a value in string context (`CONCAT`, storing into CHAR columns).
 pub fn to_bytes(v: &Value) -> Vec<u8> {
     match v {

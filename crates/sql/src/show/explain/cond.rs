@@ -57,7 +57,7 @@ fn write(e: &Expr, n: &Names, out: &mut String) {
             out.push_str(v);
             out.push('`');
         }
-        Expr::SetUserVar(v, x) => {
+        Expr::SetUserVar(v, x, _) => {
             out.push_str(&format!("@`{v}` := "));
             operand(x, Prec::Atom, n, out);
         }

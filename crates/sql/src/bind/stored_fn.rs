@@ -112,11 +112,7 @@ impl Binder<'_> {
             ));
         }
         stack.push(key);
-        let in_use = self
-            .routine
-            .as_ref()
-            .map(|r| r.in_use.clone())
-            .unwrap_or_default();
+        let in_use = self.tables_in_use();
         let f = bind_function(self.storage, self.cx, &def, &params, (stack, in_use))?;
         self.fn_reads |= f.reads;
         self.fn_writes |= f.writes;

@@ -24,11 +24,7 @@ impl Binder<'_> {
     /// none). 1442 when a trigger being bound would change `t`.
     pub fn bind_triggers(&mut self, t: &TableRef) -> R<Option<Arc<TableTriggers>>> {
         let key = (t.db.clone(), t.def.name.clone());
-        let mut in_use = self
-            .routine
-            .as_ref()
-            .map(|r| r.in_use.clone())
-            .unwrap_or_default();
+        let in_use = self.routine.as_ref().map_or(&[][..], |r| &r.in_use[..]);
         if in_use.contains(&key) {
             return Err(table_in_use(&t.def.name));
         }
@@ -39,7 +35,10 @@ impl Binder<'_> {
         if defs.is_empty() {
             return Ok(None);
         }
-        in_use.push(key);
+        let mut in_use = self.tables_in_use();
+        if !in_use.contains(&key) {
+            in_use.push(key);
+        }
         let stack = self
             .routine
             .as_ref()
@@ -123,6 +122,27 @@ fn unknown_column(col: &str, new: bool) -> MySqlError {
 
 /// 1442: a trigger's (or function's) statement changes a table the statement
 /// that fired it uses.
+impl Binder<'_> {
+    /// The tables a function or trigger bound now must not change: those the
+    /// statements calling it change (the routine binding's chain) and those
+    /// this statement names so far (MariaDB refuses a change to any table
+    /// the invoking statement uses, 1442).
+    pub(super) fn tables_in_use(&self) -> Vec<(String, String)> {
+        let mut out = self
+            .routine
+            .as_ref()
+            .map(|r| r.in_use.clone())
+            .unwrap_or_default();
+        for n in &self.needs {
+            let key = (n.db.clone(), n.table.clone());
+            if !out.contains(&key) {
+                out.push(key);
+            }
+        }
+        out
+    }
+}
+
 pub fn table_in_use(table: &str) -> MySqlError {
     MySqlError::new(
         1442,

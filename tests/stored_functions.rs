@@ -5,6 +5,9 @@
 //! SIGNAL, MariaDB's errors, definer rights, SHOW / information_schema, and
 //! (ignored: needs mariadb-server) the same script compared with MariaDB.
 
+#[path = "routine_calls.rs"]
+mod routine_calls;
+
 use basalt_tests::mariadb::{self, MariaDb};
 use basalt_tests::Basalt;
 use mysql::prelude::*;

@@ -39,6 +39,7 @@ pub mod print;
 pub mod returning;
 pub mod rows;
 pub mod select;
+pub mod stored_call;
 pub mod stored_fn;
 pub mod strings;
 pub mod trigger;

@@ -9,6 +9,7 @@
 use super::expr::AggCollector;
 use super::{Binder, Scope};
 use crate::expr::Expr;
+use crate::front::native::routine::RoutineStmt;
 use crate::front::native::{IntoTarget, IntoVar, Native, SetTarget};
 use crate::front::{analyze_with, Front, LitOpts};
 use crate::plan::{Plan, SelectPlan};
@@ -46,6 +47,8 @@ pub struct RoutineBinding {
 #[derive(Clone, Debug)]
 pub struct TriggerRows {
     pub event: crate::sp::trigger::Event,
+    /// A BEFORE trigger (its NEW row can be written).
+    pub before: bool,
 }
 
 impl Binder<'_> {
@@ -157,6 +160,9 @@ pub fn bind_function(
         opts: lit_opts(&def.sql_mode),
         trigger: None,
         in_use,
+        diagnostics: false,
+        calls: false,
+        in_trigger: false,
     };
     let instrs = program
         .instrs
@@ -177,8 +183,11 @@ pub fn bind_function(
         cursors: program.cursors,
         mode: crate::sysvars::ModeFlags::from_text(&def.sql_mode),
         definer,
-        reads: fb.reads,
-        writes: fb.writes,
+        reads: fb.reads || fb.calls,
+        writes: fb.writes || fb.calls,
+        uses_tables: fb.reads || fb.writes,
+        reads_diagnostics: fb.diagnostics,
+        procedure: false,
     })
 }
 
@@ -203,6 +212,12 @@ pub(super) struct FnBinder<'a> {
     pub opts: LitOpts,
     pub trigger: Option<TriggerRows>,
     pub in_use: Vec<(String, String)>,
+    /// Some instruction is GET DIAGNOSTICS.
+    pub diagnostics: bool,
+    /// Some instruction is a CALL (whose procedure may read and write).
+    pub calls: bool,
+    /// A trigger's body, or a procedure a trigger calls.
+    pub in_trigger: bool,
 }
 
 impl FnBinder<'_> {
@@ -262,7 +277,7 @@ impl FnBinder<'_> {
     }
 
     /// An expression; one with a subquery binds as `SELECT expr`.
-    fn expr(&mut self, code: &Code) -> R<BExpr> {
+    pub(super) fn expr(&mut self, code: &Code) -> R<BExpr> {
         let ast = crate::front::parse::parse_expr(&code.text)?;
         let (r, reads, writes) = {
             let mut b = self.binder(&code.text, &code.scope);
@@ -285,7 +300,7 @@ impl FnBinder<'_> {
         }
     }
 
-    fn select(&mut self, text: &str, scope: &Arc<SpScope>) -> R<Arc<SelectPlan>> {
+    pub(super) fn select(&mut self, text: &str, scope: &Arc<SpScope>) -> R<Arc<SelectPlan>> {
         match self.plan(text, scope)? {
             Plan::Select(p) => Ok(Arc::new(p)),
             _ => Err(no_result_set()),
@@ -359,6 +374,13 @@ impl FnBinder<'_> {
                 let plan = self.select(&s.query, &code.scope)?;
                 Ok(FInstr::SelectInto { plan, into })
             }
+            Front::Native(Native::Do(exprs)) => Ok(FInstr::Do(
+                self.select(&format!("SELECT {exprs}"), &code.scope)?,
+            )),
+            Front::Native(Native::GetDiagnostics(g)) => self.get_diagnostics(g, &code.scope),
+            Front::Native(Native::Routine(RoutineStmt::Call { db, name, args })) => {
+                self.call(db, name, args, &code.scope)
+            }
             Front::Native(_) => Err(not_in_function(&code.text)),
             _ => match self.plan(&code.text, &code.scope)? {
                 Plan::Select(_) => Err(no_result_set()),
@@ -423,6 +445,17 @@ pub fn check_statement(text: &str) -> R<()> {
 
 fn check_native(n: &Native) -> R<()> {
     match n {
+        Native::Set(items)
+            if items.iter().any(|it| {
+                matches!(&it.target, SetTarget::Sys { name, .. } if name.eq_ignore_ascii_case("autocommit"))
+            }) =>
+        {
+            Err(MySqlError::new(
+                1445,
+                "HY000",
+                "Not allowed to set autocommit from a stored function or trigger",
+            ))
+        }
         Native::Show(_) | Native::Explain { .. } => Err(no_result_set()),
         Native::Prepare { .. } | Native::Execute { .. } | Native::Deallocate { .. } => {
             Err(MySqlError::new(

@@ -226,7 +226,7 @@ pub fn bind_trigger(
     in_use: Vec<(String, String)>,
     stack: Vec<(String, String)>,
 ) -> R<crate::sp::function::BoundFunction> {
-    let event = kind(def).0;
+    let (event, timing) = kind(def);
     let params = row_params(table, event);
     let tree = crate::sp::parse::parse_body(&def.body)?;
     let program = crate::sp::compile::compile(&tree, &params)?;
@@ -251,8 +251,14 @@ pub fn bind_trigger(
         reads: false,
         writes: false,
         opts: lit_opts(&def.sql_mode),
-        trigger: Some(TriggerRows { event }),
+        trigger: Some(TriggerRows {
+            event,
+            before: timing == crate::sp::trigger::Timing::Before,
+        }),
         in_use,
+        diagnostics: false,
+        calls: false,
+        in_trigger: true,
     };
     let instrs = program
         .instrs
@@ -274,7 +280,10 @@ pub fn bind_trigger(
         cursors: program.cursors,
         mode: crate::sysvars::ModeFlags::from_text(&def.sql_mode),
         definer: Some((def.definer_user.clone(), def.definer_host.clone())),
-        reads: fb.reads,
-        writes: fb.writes,
+        reads: fb.reads || fb.calls,
+        writes: fb.writes || fb.calls,
+        uses_tables: fb.reads || fb.writes,
+        reads_diagnostics: fb.diagnostics,
+        procedure: false,
     })
 }

@@ -37,6 +37,7 @@ pub mod setop;
 pub mod sort;
 pub mod spill;
 pub mod store;
+pub mod stored_call;
 pub mod stored_fn;
 pub mod sub;
 pub mod textfile;

@@ -9,6 +9,7 @@
 use crate::expr::{EvalCtx, R};
 use crate::plan::{Plan, SelectPlan};
 use crate::session::ctx::Level;
+use crate::session::routine_diag::BodyEnd;
 use crate::sp::conditions::{catchable, find, no_data, warning_state};
 use crate::sp::function::{BExpr, BoundFunction, FInstr, SetTo};
 use crate::sp::{Frame, SlotDef, SpScope};
@@ -42,7 +43,7 @@ pub fn call(f: &BoundFunction, args: &[crate::expr::Expr], row: &[Value], ctx: &
 }
 
 /// EXECUTE on the function's database (1370).
-fn require_execute(f: &BoundFunction, ctx: &mut EvalCtx) -> Result<(), MySqlError> {
+pub(super) fn require_execute(f: &BoundFunction, ctx: &mut EvalCtx) -> Result<(), MySqlError> {
     if ctx.cx.privs.unrestricted() {
         return Ok(());
     }
@@ -127,7 +128,7 @@ pub(super) fn in_frame(
 
 /// A value stored as the slot's type would store it (under the function's
 /// sql_mode: an error when strict, else a warning).
-fn convert(def: &SlotDef, v: Value, ctx: &mut EvalCtx) -> R {
+pub(super) fn convert(def: &SlotDef, v: Value, ctx: &mut EvalCtx) -> R {
     convert_in(def, ("", ""), v, ctx)
 }
 
@@ -151,10 +152,11 @@ struct Activation {
     caught: MySqlError,
 }
 
-#[derive(Default)]
 struct Runtime {
     cursors: Vec<Option<VecDeque<Row>>>,
     active: Vec<Activation>,
+    /// A statement of the body, or of a procedure it called, uses tables.
+    uses_tables: bool,
 }
 
 enum Step {
@@ -162,21 +164,47 @@ enum Step {
     Return(Value),
 }
 
+/// Runs the body on a diagnostics list of its own (see
+/// `session/routine_diag.rs`).
 fn run(f: &BoundFunction, ctx: &mut EvalCtx) -> Result<Option<Value>, MySqlError> {
+    let caller = ctx.cx.enter_body_diagnostics(f.reads_diagnostics);
     let mut rt = Runtime {
         cursors: vec![None; f.cursors],
         active: Vec::new(),
+        uses_tables: f.uses_tables,
     };
+    let r = run_body(f, &mut rt, ctx);
+    let end = match &r {
+        _ if f.procedure => {
+            if r.is_err() && ctx.cx.kept_warnings {
+                // The error is the failing instruction's first condition.
+                ctx.cx.clear_warnings();
+            }
+            BodyEnd::Procedure
+        }
+        Ok(_) => BodyEnd::Returned,
+        Err(_) => BodyEnd::Failed,
+    };
+    ctx.cx.leave_body_diagnostics(caller, end, rt.uses_tables);
+    r
+}
+
+fn run_body(
+    f: &BoundFunction,
+    rt: &mut Runtime,
+    ctx: &mut EvalCtx,
+) -> Result<Option<Value>, MySqlError> {
     let mut pc = 0;
     while pc < f.instrs.len() {
         if ctx.interrupt.is_some_and(|i| i.load(Ordering::Relaxed)) {
             return Err(MySqlError::query_interrupted());
         }
-        let before = ctx.cx.warnings.len();
-        pc = match step(f, pc, &mut rt, ctx) {
+        // Each instruction's first condition replaces what earlier ones left.
+        ctx.cx.kept_warnings = true;
+        pc = match step(f, pc, rt, ctx) {
             Ok(Step::Return(v)) => return Ok(Some(v)),
-            Ok(Step::Next(next)) => match raised_warning(f, pc, before, ctx) {
-                Some((h, w)) => activate(f, &mut rt, h, next, w, before, ctx),
+            Ok(Step::Next(next)) => match raised_warning(f, pc, ctx) {
+                Some((h, w)) => activate(f, rt, h, next, w, ctx),
                 None => next,
             },
             Err(e) => match catchable(&e)
@@ -188,7 +216,7 @@ fn run(f: &BoundFunction, ctx: &mut EvalCtx) -> Result<Option<Value>, MySqlError
                         FInstr::JumpUnless { to, .. } => *to,
                         _ => pc + 1,
                     };
-                    activate(f, &mut rt, h, resume, e, before, ctx)
+                    activate(f, rt, h, resume, e, ctx)
                 }
                 None => return Err(e),
             },
@@ -198,21 +226,26 @@ fn run(f: &BoundFunction, ctx: &mut EvalCtx) -> Result<Option<Value>, MySqlError
 }
 
 /// Starts handler `h` for condition `caught`; returns where to go. The
-/// handled condition leaves the diagnostics.
+/// handler sees the condition it handles, and only it, in the diagnostics.
 fn activate(
     f: &BoundFunction,
     rt: &mut Runtime,
     h: usize,
     resume: usize,
     caught: MySqlError,
-    before: usize,
     ctx: &mut EvalCtx,
 ) -> usize {
     let at = resume.saturating_sub(1);
     let handlers = &f.handlers;
     rt.active
         .retain(|a| (handlers[a.handler].body..handlers[a.handler].body_end).contains(&at));
-    ctx.cx.warnings.truncate(before);
+    let level = match caught.state.get(..2) {
+        Some("01") | Some("02") => Level::Warning,
+        _ => Level::Error,
+    };
+    ctx.cx.clear_warnings();
+    ctx.cx
+        .warn_state(level, caught.code, caught.state, caught.message.clone());
     rt.active.push(Activation {
         handler: h,
         resume,
@@ -221,17 +254,13 @@ fn activate(
     handlers[h].body
 }
 
-/// The handler for a warning the statement at `pc` left, if one matches.
-fn raised_warning(
-    f: &BoundFunction,
-    pc: usize,
-    before: usize,
-    ctx: &EvalCtx,
-) -> Option<(usize, MySqlError)> {
+/// The handler for a warning the statement at `pc` raised, if one matches.
+fn raised_warning(f: &BoundFunction, pc: usize, ctx: &EvalCtx) -> Option<(usize, MySqlError)> {
     if f.handlers.is_empty()
+        || ctx.cx.kept_warnings
         || !matches!(
             f.instrs[pc],
-            FInstr::Set(_) | FInstr::SelectInto { .. } | FInstr::Change(_)
+            FInstr::Set(_) | FInstr::SelectInto { .. } | FInstr::Change(_) | FInstr::Call(_)
         )
     {
         return None;
@@ -239,7 +268,6 @@ fn raised_warning(
     let w = ctx
         .cx
         .warnings
-        .get(before..)?
         .iter()
         .rev()
         .find(|w| w.level == Level::Warning)?;
@@ -330,25 +358,40 @@ fn step(
             }
             // A warning: listed, and the function goes on unless handled.
             if let Some(h) = find(&f.handlers, pc, e.code, e.state, true) {
-                let before = ctx.cx.warnings.len();
-                return Ok(Step::Next(activate(f, rt, h, pc + 1, e, before, ctx)));
+                return Ok(Step::Next(activate(f, rt, h, pc + 1, e, ctx)));
             }
             ctx.cx.warn(Level::Warning, e.code, e.message);
         }
         FInstr::HandlerEnd(id) => {
             while let Some(a) = rt.active.pop() {
                 if a.handler == *id {
+                    // The handled condition does not outlive its handler.
+                    let only_it = matches!(ctx.cx.warnings.as_slice(),
+                        [w] if w.code == a.caught.code && w.message == a.caught.message);
+                    if only_it {
+                        ctx.cx.clear_warnings();
+                    }
                     return Ok(Step::Next(f.handlers[*id].exit_to.unwrap_or(a.resume)));
                 }
             }
             return Err(MySqlError::internal("handler end without its activation"));
         }
         FInstr::Return(value) => return Ok(Step::Return(value_of(value, ctx)?)),
+        FInstr::Do(plan) => super::stored_call::do_exprs(plan, ctx)?,
+        FInstr::GetDiagnostics { condition, items } => {
+            super::stored_call::get_diagnostics(f, condition.as_ref(), items, ctx)?
+        }
+        FInstr::Call(c) => rt.uses_tables |= super::stored_call::call(f, c, ctx)?,
     }
     Ok(Step::Next(pc + 1))
 }
 
-fn assign(f: &BoundFunction, to: &SetTo, v: Value, ctx: &mut EvalCtx) -> Result<(), MySqlError> {
+pub(super) fn assign(
+    f: &BoundFunction,
+    to: &SetTo,
+    v: Value,
+    ctx: &mut EvalCtx,
+) -> Result<(), MySqlError> {
     match to {
         SetTo::User(n) => {
             ctx.cx.user_vars.insert(n.clone(), v);
@@ -379,7 +422,7 @@ fn nested<'c>(ctx: &'c mut EvalCtx<'_>, dml: bool) -> EvalCtx<'c> {
     inner
 }
 
-fn value_of(e: &BExpr, ctx: &mut EvalCtx) -> R {
+pub(super) fn value_of(e: &BExpr, ctx: &mut EvalCtx) -> R {
     match e {
         BExpr::Plain(e) => e.eval(&[], &mut nested(ctx, false)),
         BExpr::Query(p) => {
@@ -395,7 +438,7 @@ fn value_of(e: &BExpr, ctx: &mut EvalCtx) -> R {
 }
 
 /// Runs a query: up to `keep` of its rows, and how many it gave.
-fn rows_of(
+pub(super) fn rows_of(
     p: &SelectPlan,
     keep: usize,
     ctx: &mut EvalCtx,
@@ -457,9 +500,14 @@ fn change(plan: &Plan, ctx: &mut EvalCtx) -> Result<(), MySqlError> {
             if o.last_insert_id != 0 {
                 inner.cx.last_insert_id = o.last_insert_id;
             }
+            inner.cx.row_count = o.affected as i64;
             Ok(())
         }
-        Plan::Modify(p) => super::modify::run(p, &mut ex).map(|_| ()),
+        Plan::Modify(p) => {
+            let o = super::modify::run(p, &mut ex)?;
+            inner.cx.row_count = o.changed as i64;
+            Ok(())
+        }
         Plan::Select(_) => Err(crate::bind::stored_fn::no_result_set()),
     }
 }

@@ -296,9 +296,10 @@ impl<'a> EvalCtx<'a> {
         self.cx.warn(Level::Warning, code, message);
     }
 
-    /// Division by zero: NULL with a warning, or errno 1365 in strict DML.
+    /// Division by zero: NULL, with a warning under ERROR_FOR_DIVISION_BY_ZERO,
+    /// which strict mode makes errno 1365 in a data change.
     fn division_by_zero(&mut self) -> R {
-        if self.strict_dml && self.cx.mode.error_for_division_by_zero {
+        if self.strict_dml && self.cx.mode.strict && self.cx.mode.error_for_division_by_zero {
             return Err(MySqlError::division_by_zero());
         }
         if self.cx.mode.error_for_division_by_zero {
@@ -869,7 +870,7 @@ fn eval_case(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::engine::{Engine, GlobalConfig};
 
@@ -914,6 +915,22 @@ mod tests {
         assert_eq!(e.eval(&[], &mut ctx), Ok(Value::Null));
         assert_eq!(cx.warnings.len(), 1);
         assert_eq!(cx.warnings[0].code, 1365);
+    }
+
+    #[test]
+    fn division_by_zero_fails_only_strict_dml() {
+        let mut cx = test_ctx();
+        cx.mode.error_for_division_by_zero = true;
+        cx.mode.strict = false;
+        let e = Expr::Arith(ArithOp::Div, c(1), c(0));
+        let mut ctx = EvalCtx::new(&[], &mut cx);
+        ctx.strict_dml = true;
+        assert_eq!(e.eval(&[], &mut ctx), Ok(Value::Null));
+        assert_eq!(cx.warnings.len(), 1);
+        cx.mode.strict = true;
+        let mut ctx = EvalCtx::new(&[], &mut cx);
+        ctx.strict_dml = true;
+        assert_eq!(e.eval(&[], &mut ctx).map_err(|e| e.code), Err(1365));
     }
 
     #[test]

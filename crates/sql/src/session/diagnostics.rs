@@ -3,7 +3,7 @@
 //! number outside the list is not an error of the statement: it adds error
 //! 1758 to the list and assigns nothing, as MariaDB does.
 
-use super::ctx::Level;
+use super::ctx::{Level, SessionCtx};
 use super::Session;
 use crate::front::native::diagnostics::{DiagTarget, GetDiagnostics};
 use crate::result::QueryResult;
@@ -22,39 +22,13 @@ impl Session {
                 self.local_slot(name)?;
             }
         }
-        let values: Vec<Value> = match &g.condition {
-            None => g
-                .items
-                .iter()
-                .map(|(_, item)| match item.as_str() {
-                    "NUMBER" => Value::Int(self.cx.warnings.len() as i64),
-                    _ => Value::Int(self.cx.row_count),
-                })
-                .collect(),
-            Some(n) => {
-                let n = self.condition_number(n)?;
-                let Some(w) = n
-                    .checked_sub(1)
-                    .and_then(|i| usize::try_from(i).ok())
-                    .and_then(|i| self.cx.warnings.get(i))
-                    .cloned()
-                else {
-                    // Added to the list as it stands (not a new statement's).
-                    self.cx.kept_warnings = false;
-                    self.cx
-                        .warn_state(Level::Error, 1758, "35000", "Invalid condition number");
-                    return Ok(self.ok_with_warnings());
-                };
-                g.items
-                    .iter()
-                    .map(|(_, item)| match item.as_str() {
-                        "RETURNED_SQLSTATE" => s(w.state),
-                        "MESSAGE_TEXT" => s(&w.message),
-                        "MYSQL_ERRNO" => Value::Int(i64::from(w.code)),
-                        _ => s(""),
-                    })
-                    .collect()
-            }
+        let n = match &g.condition {
+            Some(text) => Some(self.condition_number(text)?),
+            None => None,
+        };
+        let items: Vec<&str> = g.items.iter().map(|(_, item)| item.as_str()).collect();
+        let Some(values) = read_items(&mut self.cx, n, &items) else {
+            return Ok(self.ok_with_warnings());
         };
         for ((target, _), v) in g.items.into_iter().zip(values) {
             match target {
@@ -87,10 +61,58 @@ impl Session {
                 .as_ref()
                 .map_or(Value::Null, |f| f.values[slot].clone())
         };
-        Ok(match v {
-            Value::Int(i) => i,
-            Value::UInt(u) => i64::try_from(u).unwrap_or(0),
-            _ => crate::value::to_num(&v).0.to_i128().map_or(0, |i| i as i64),
-        })
+        Ok(condition_number(v))
     }
+}
+
+/// A CONDITION number's value as a number (a value that is no number is no
+/// condition).
+pub(crate) fn condition_number(v: Value) -> i64 {
+    match v {
+        Value::Int(i) => i,
+        Value::UInt(u) => i64::try_from(u).unwrap_or(0),
+        _ => crate::value::to_num(&v).0.to_i128().map_or(0, |i| i as i64),
+    }
+}
+
+/// The values of GET DIAGNOSTICS `items`: the statement's (NUMBER,
+/// ROW_COUNT), or condition `n`'s. `None` for a number outside the list,
+/// after adding error 1758 to it (to the list as it stands).
+pub(crate) fn read_items(
+    cx: &mut SessionCtx,
+    n: Option<i64>,
+    items: &[&str],
+) -> Option<Vec<Value>> {
+    let Some(n) = n else {
+        return Some(
+            items
+                .iter()
+                .map(|item| match *item {
+                    "NUMBER" => Value::Int(cx.warnings.len() as i64),
+                    _ => Value::Int(cx.row_count),
+                })
+                .collect(),
+        );
+    };
+    let Some(w) = n
+        .checked_sub(1)
+        .and_then(|i| usize::try_from(i).ok())
+        .and_then(|i| cx.warnings.get(i))
+        .cloned()
+    else {
+        cx.kept_warnings = false;
+        cx.warn_state(Level::Error, 1758, "35000", "Invalid condition number");
+        return None;
+    };
+    Some(
+        items
+            .iter()
+            .map(|item| match *item {
+                "RETURNED_SQLSTATE" => s(w.state),
+                "MESSAGE_TEXT" => s(&w.message),
+                "MYSQL_ERRNO" => Value::Int(i64::from(w.code)),
+                _ => s(""),
+            })
+            .collect(),
+    )
 }

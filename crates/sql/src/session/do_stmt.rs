@@ -1,6 +1,8 @@
 //! `DO expr [, expr ...]`: evaluates the expressions as a SELECT list would and
 //! returns OK without a result set (mariadb-dump writes `DO SETVAL(...)` to
-//! restore a sequence). Errors and warnings are the SELECT's.
+//! restore a sequence). Warnings are the SELECT's; an error the evaluation
+//! raises is listed and the statement still ends OK, as MariaDB's DO ("DO
+//! always is OK"); an error before it (an unknown table or function) fails it.
 
 use super::respond::Out;
 use super::Session;
@@ -8,11 +10,15 @@ use crate::result::{Ending, QueryResult, ResultSink};
 use basalt_common::{ColumnMeta, MySqlError, Row};
 use std::sync::Arc;
 
-/// A sink that drops the rows.
-struct Discard;
+/// A sink that drops the rows (and knows whether evaluation started).
+struct Discard {
+    started: bool,
+}
 
 impl ResultSink for Discard {
-    fn columns(&mut self, _: &Arc<[ColumnMeta]>, _: u16) {}
+    fn columns(&mut self, _: &Arc<[ColumnMeta]>, _: u16) {
+        self.started = true;
+    }
     fn row(&mut self, _: &mut Row) -> Result<(), MySqlError> {
         Ok(())
     }
@@ -22,8 +28,13 @@ impl ResultSink for Discard {
 impl Session {
     pub(super) fn do_statement(&mut self, exprs: &str) -> Result<QueryResult, MySqlError> {
         let text = format!("SELECT {exprs}");
-        let mut sink = Discard;
-        self.run_counted(&text, &mut Out::new(&mut sink))?;
-        Ok(QueryResult::ok(0))
+        let mut sink = Discard { started: false };
+        match self.run_counted(&text, &mut Out::new(&mut sink)) {
+            Err(e) if sink.started && e.code != MySqlError::query_interrupted().code => {
+                self.cx.list_error(&e);
+                Ok(QueryResult::ok(0))
+            }
+            r => r.map(|_| QueryResult::ok(0)),
+        }
     }
 }

@@ -741,11 +741,6 @@ impl Session {
     ) -> R<QueryResult> {
         match plan {
             Plan::Select(p) => {
-                // A SELECT without FROM that calls stored functions reading
-                // tables starts a new diagnostics list after all.
-                if p.reads_tables && self.cx.kept_warnings {
-                    self.cx.clear_warnings();
-                }
                 if p.levels.iter().any(|l| l.explain.access_type == "ALL") {
                     self.extra_status |= crate::status::NO_INDEX_USED;
                 }
@@ -756,7 +751,12 @@ impl Session {
                 };
                 let found = if p.reads_tables {
                     let read_only = p.lock == LockMode::Consistent && !p.calls_writer;
-                    self.in_statement(params, read_only, |ex| select::run_into(p, ex, &mut emit))?
+                    self.in_statement(params, read_only, |ex| {
+                        // A SELECT is no data change, whatever its functions
+                        // or locks do (1/0 warns under strict mode).
+                        ex.ctx.strict_dml = false;
+                        select::run_into(p, ex, &mut emit)
+                    })?
                 } else {
                     self.without_txn(params, |ex| select::run_into(p, ex, &mut emit))?
                 };

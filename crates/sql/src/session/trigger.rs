@@ -139,7 +139,10 @@ impl Session {
         for i in &program.instrs {
             match i {
                 crate::sp::Instr::Sql(code) => {
-                    let rows = crate::bind::stored_fn::TriggerRows { event };
+                    let rows = crate::bind::stored_fn::TriggerRows {
+                        event,
+                        before: timing == crate::sp::trigger::Timing::Before,
+                    };
                     crate::bind::trigger::check_row_set(&rows, &code.text)?;
                     super::call::check_syntax(&code.text)?;
                     crate::bind::stored_fn::check_statement(&code.text).map_err(for_trigger)?;

@@ -34,6 +34,44 @@ pub struct BoundFunction {
     /// Some statement of the body reads a table / changes rows.
     pub reads: bool,
     pub writes: bool,
+    /// Some statement of the body uses tables (a CALL's procedure counts
+    /// when it runs).
+    pub uses_tables: bool,
+    /// The body has GET DIAGNOSTICS (it may read the caller's conditions).
+    pub reads_diagnostics: bool,
+    /// A procedure CALLed from a function or trigger (its conditions reach
+    /// the caller as a procedure's do).
+    pub procedure: bool,
+}
+
+/// A procedure as a CALL inside a function or trigger runs it.
+#[derive(Debug)]
+pub struct BoundProcedure {
+    pub body: BoundFunction,
+    /// IN / OUT / INOUT of each parameter.
+    pub modes: Vec<super::Mode>,
+    /// Why it cannot run here: a statement sending rows (1415), dynamic SQL
+    /// (1336), SET autocommit (1445) or a commit (1422), as MariaDB refuses
+    /// such a procedure in a function or trigger.
+    pub refusal: Option<MySqlError>,
+}
+
+/// CALL inside a function or trigger. The procedure is bound when the CALL
+/// first runs, so a recursive procedure binds only as deep as it runs.
+#[derive(Debug)]
+pub struct FnCall {
+    pub db: String,
+    pub name: String,
+    /// Each argument: its value (read for IN / INOUT) and the variable an
+    /// OUT / INOUT value goes to (None: not a variable, 1414 for those).
+    pub args: Vec<(BExpr, Option<SetTo>)>,
+    /// The routines around this CALL (`stored_call::procedure_key` for
+    /// procedures) and the tables their statements use (1442).
+    pub stack: Vec<(String, String)>,
+    pub in_use: Vec<(String, String)>,
+    /// Inside a trigger (MariaDB's refusals say "trigger").
+    pub in_trigger: bool,
+    pub bound: std::sync::OnceLock<Result<Arc<BoundProcedure>, MySqlError>>,
 }
 
 /// Where a value of SET or SELECT ... INTO goes.
@@ -86,6 +124,15 @@ pub enum FInstr {
     },
     HandlerEnd(usize),
     Return(BExpr),
+    /// DO: the expressions' query run for nothing; an error it raises is
+    /// listed, not raised (MariaDB's DO always ends OK).
+    Do(Arc<SelectPlan>),
+    /// GET DIAGNOSTICS: the condition number, each target with its item.
+    GetDiagnostics {
+        condition: Option<BExpr>,
+        items: Vec<(SetTo, String)>,
+    },
+    Call(Box<FnCall>),
 }
 
 /// A call's function in an expression tree: two calls of one function in a

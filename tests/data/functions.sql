@@ -261,3 +261,7 @@ select (1,2) = (1,2), (1,2) = (1,3), (1,2) = (1,null), (1,null) <> (2,null), (1,
 select (1,2) <=> (1,null), (1,2) in ((1,2),(3,4)), (1,2) not in ((1,3)), (1,null) in ((1,2)), row(1,2) = row(1,2), ((1,2),3) = ((1,2),3)
 select id from ft where (i, s) in ((5, 'Hello'), (-3, 'x')) or (id, i) = (3, null) order by id
 select (1,2) = (1,2,3)
+# a user variable holding a string reads as a number without warnings (MariaDB's Item_func_get_user_var); an expression over it warns
+set @s = '12abc'
+~ select @s + 0, @s * 2, -@s, @s + @s, @s > 5, @s in (12, 13), @s = 12
+~ select concat(@s) + 0, @s + '1x'

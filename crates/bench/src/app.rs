@@ -192,9 +192,9 @@ fn commit_stage(plan: &Plan, launch: &Launch<'_>, progress: &Progress, results: 
         crate::partitions::run(&mut stage, plan.rounds, results);
     }
     if do_routines {
-        crate::routines::run(&mut stage, plan.rounds, results);
+        crate::routines::run(&mut stage, plan.rounds, plan.quick, results);
         if tool_ok(Workload::Sysbench) {
-            crate::trigger_bench::run(&mut stage, plan.rounds, results);
+            crate::trigger_bench::run(&mut stage, plan.rounds, plan.quick, results);
         }
     }
 }

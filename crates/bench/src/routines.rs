@@ -122,12 +122,12 @@ fn prepared_client(mut c: mysql::Conn, deadline: Instant) -> Result<u64, String>
     Ok(n)
 }
 
-fn prepared_calls(server: &Server, clients: usize) -> Result<Sample, String> {
+fn prepared_calls(server: &Server, clients: usize, secs: u64) -> Result<Sample, String> {
     let conns = (0..clients)
         .map(|_| conn(server))
         .collect::<Result<Vec<_>, _>>()?;
     let t = Instant::now();
-    let deadline = t + Duration::from_secs(PREPARED_SECS);
+    let deadline = t + Duration::from_secs(secs);
     let handles: Vec<_> = conns
         .into_iter()
         .map(|c| std::thread::spawn(move || prepared_client(c, deadline)))
@@ -142,8 +142,10 @@ fn prepared_calls(server: &Server, clients: usize) -> Result<Sample, String> {
     )])
 }
 
-pub fn run(stage: &mut Stage<'_>, rounds: usize, results: &mut Results) {
+/// `quick`: one-second prepared-CALL rounds (the smoke test).
+pub fn run(stage: &mut Stage<'_>, rounds: usize, quick: bool, results: &mut Results) {
     stage.add_setup(SETUP, Box::new(setup));
+    let secs = if quick { 1 } else { PREPARED_SECS };
     for (name, sql, variant) in [
         (
             "SET x = x + 1 loop",
@@ -181,7 +183,9 @@ pub fn run(stage: &mut Stage<'_>, rounds: usize, results: &mut Results) {
             &variant,
             clients as u32,
         );
-        stage.run_case(&mut case, SETUP, rounds, |s| prepared_calls(s, clients));
+        stage.run_case(&mut case, SETUP, rounds, |s| {
+            prepared_calls(s, clients, secs)
+        });
         results.cases.push(case);
     }
 }

@@ -36,10 +36,11 @@ fn prepare(server: &mut Server, trigger: bool) -> Result<(), String> {
     Ok(())
 }
 
-pub fn run(stage: &mut Stage<'_>, rounds: usize, results: &mut Results) {
+/// `quick`: one-second rounds (the smoke test).
+pub fn run(stage: &mut Stage<'_>, rounds: usize, quick: bool, results: &mut Results) {
     let plan = SysbenchPlan {
         cases: Vec::new(),
-        time: SECS,
+        time: if quick { 1 } else { SECS },
         table_size: TABLE_SIZE,
     };
     for (setup, trigger, variant) in [

@@ -588,7 +588,7 @@ impl Expr {
             Expr::SysVar { def, global } => Ok(ctx.cx.sysvar(def, *global)),
             Expr::Neg(e) => {
                 let v = e.eval(row, ctx)?;
-                if let Value::Bytes(_) = v {
+                if let (Value::Bytes(_), false) = (&v, quiet(e)) {
                     if !crate::value::to_num(&v).1 {
                         ctx.truncated_double(&v);
                     }
@@ -700,6 +700,12 @@ impl Expr {
             Expr::Func(f, args) => func::eval(*f, args, row, ctx),
             Expr::Cast(e, target) => {
                 let v = e.eval(row, ctx)?;
+                if let (Expr::UserVar(_), CastTarget::Double, Value::Bytes(_)) = (&**e, target, &v)
+                {
+                    // A user variable reads as a number without warnings
+                    // (MariaDB's Item_func_get_user_var::val_real).
+                    return Ok(Value::Double(crate::value::to_num(&v).0.to_f64()));
+                }
                 cast::cast(v, target, ctx)
             }
             Expr::OuterRef(k) => Ok(ctx
@@ -755,7 +761,9 @@ impl Expr {
             bad.push(v.clone())
         });
         for v in &bad {
-            ctx.truncated_double(v);
+            if !((quiet(a) && *v == *x) || (quiet(b) && *v == *y)) {
+                ctx.truncated_double(v);
+            }
         }
         match r {
             Ok(v) => Ok(v),
@@ -763,6 +771,12 @@ impl Expr {
             Err(e) => Err(arith_error(e, op.symbol(), &x, &y)),
         }
     }
+}
+
+/// A user variable converts to a number without warnings, as MariaDB's
+/// Item_func_get_user_var does.
+fn quiet(e: &Expr) -> bool {
+    matches!(e, Expr::UserVar(_))
 }
 
 /// 1690 for an arithmetic overflow, quoting the operation as MariaDB does.

@@ -45,6 +45,7 @@ const BODIES: &[&str] = &[
     "set sql_mode = 'ERROR_FOR_DIVISION_BY_ZERO'",
     "create function f_warns() returns int begin insert into a values ('3v'); return 1; end",
     "set sql_mode = default",
+    "create function f_temporal() returns int begin set @t = cast('2020-01-02 03:04:05.678' as datetime(3)); select cast('01:02:03.45' as time(2)) into @t2; set @t3 = (select cast('2021-01-01' as date)); return 1; end",
     "create table trg (id int, v int)",
     "create trigger trg_b before insert on trg for each row begin call outp(new.id, new.v); end",
     "create table trs (id int)",
@@ -58,6 +59,8 @@ const BODIES: &[&str] = &[
 
 const SCRIPT: &[&str] = &[
     "select f_sel()",
+    "select f_temporal()",
+    "select @t, @t2, @t3, @t + 0, @t2 + 0",
     "select f_ins(3)",
     "select * from a order by x",
     "select f_com()",

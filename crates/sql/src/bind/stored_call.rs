@@ -61,7 +61,7 @@ impl FnBinder<'_> {
     fn out_target(&self, text: &str, scope: &Arc<SpScope>) -> Option<SetTo> {
         let t = text.trim();
         if t.starts_with('@') && !t.starts_with("@@") {
-            return Some(SetTo::User(crate::front::native::user_var_name(t)));
+            return Some(SetTo::User(crate::front::native::user_var_name(t), 0));
         }
         let name: String = t
             .split('.')
@@ -85,7 +85,7 @@ impl FnBinder<'_> {
         let mut items = Vec::with_capacity(g.items.len());
         for (target, item) in g.items {
             let to = match target {
-                DiagTarget::User(n) => SetTo::User(n),
+                DiagTarget::User(n) => SetTo::User(n, 0),
                 DiagTarget::Local(n) => SetTo::Local(scope.slot(&n).ok_or_else(|| {
                     MySqlError::new(1327, "42000", format!("Undeclared variable: {n}"))
                 })?),

@@ -278,24 +278,30 @@ impl FnBinder<'_> {
 
     /// An expression; one with a subquery binds as `SELECT expr`.
     pub(super) fn expr(&mut self, code: &Code) -> R<BExpr> {
+        self.expr_typed(code).map(|(e, _)| e)
+    }
+
+    /// [`FnBinder::expr`] with the value's fractional digits.
+    fn expr_typed(&mut self, code: &Code) -> R<(BExpr, u8)> {
         let ast = crate::front::parse::parse_expr(&code.text)?;
         let (r, reads, writes) = {
             let mut b = self.binder(&code.text, &code.scope);
             let r = b.expr(&ast, &Scope::default(), None);
             (r, b.fn_reads, b.fn_writes)
         };
+        let query = |fb: &mut Self| {
+            let p = fb.select(&format!("SELECT {}", code.text), &code.scope)?;
+            let fsp = p.columns.first().map_or(0, |c| c.decimals);
+            Ok((BExpr::Query(p), fsp))
+        };
         match r {
-            Ok((e, _)) if !crate::expr::has_subquery(&e) => {
+            Ok((e, ty)) if !crate::expr::has_subquery(&e) => {
                 self.reads |= reads;
                 self.writes |= writes;
-                Ok(BExpr::Plain(e))
+                Ok((BExpr::Plain(e), ty.decimals))
             }
-            Ok(_) => self
-                .select(&format!("SELECT {}", code.text), &code.scope)
-                .map(BExpr::Query),
-            Err(_) if code.text.to_ascii_lowercase().contains("select") => self
-                .select(&format!("SELECT {}", code.text), &code.scope)
-                .map(BExpr::Query),
+            Ok(_) => query(self),
+            Err(_) if code.text.to_ascii_lowercase().contains("select") => query(self),
             Err(e) => Err(e),
         }
     }
@@ -340,19 +346,17 @@ impl FnBinder<'_> {
             Front::Native(Native::Set(items)) => {
                 let mut out = Vec::with_capacity(items.len());
                 for it in items {
-                    let to = match it.target {
-                        SetTarget::User(n) => SetTo::User(n),
-                        SetTarget::Sys { .. } => {
-                            return Err(MySqlError::not_supported(
-                                "SET of a system variable in a stored function",
-                            ))
-                        }
+                    let SetTarget::User(n) = it.target else {
+                        return Err(MySqlError::not_supported(
+                            "SET of a system variable in a stored function",
+                        ));
                     };
                     let value = Code {
                         text: it.value,
                         scope: code.scope.clone(),
                     };
-                    out.push((to, self.expr(&value)?));
+                    let (e, fsp) = self.expr_typed(&value)?;
+                    out.push((SetTo::User(n, fsp), e));
                 }
                 Ok(FInstr::Set(out))
             }
@@ -360,10 +364,12 @@ impl FnBinder<'_> {
                 let IntoTarget::Vars(vars) = s.target else {
                     return Err(not_in_function("SELECT ... INTO OUTFILE"));
                 };
+                let plan = self.select(&s.query, &code.scope)?;
+                let fsp = |i: usize| plan.columns.get(i).map_or(0, |c| c.decimals);
                 let mut into = Vec::with_capacity(vars.len());
-                for v in vars {
+                for (i, v) in vars.into_iter().enumerate() {
                     into.push(match v {
-                        IntoVar::User(n) => SetTo::User(n),
+                        IntoVar::User(n) => SetTo::User(n, fsp(i)),
                         IntoVar::Local(n) => {
                             SetTo::Local(code.scope.slot(&n).ok_or_else(|| {
                                 MySqlError::new(1327, "42000", format!("Undeclared variable: {n}"))
@@ -371,7 +377,6 @@ impl FnBinder<'_> {
                         }
                     });
                 }
-                let plan = self.select(&s.query, &code.scope)?;
                 Ok(FInstr::SelectInto { plan, into })
             }
             Front::Native(Native::Do(exprs)) => Ok(FInstr::Do(

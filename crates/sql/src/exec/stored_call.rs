@@ -74,12 +74,7 @@ fn run(p: &BoundFunction, mut values: Vec<Value>, ctx: &mut EvalCtx) -> R<Vec<Va
 /// variable as its text, as a top-level CALL keeps it).
 fn assign_out(f: &BoundFunction, to: &SetTo, v: Value, fsp: u8, ctx: &mut EvalCtx) -> R<()> {
     match to {
-        SetTo::User(n) => {
-            ctx.cx
-                .user_vars
-                .insert(n.clone(), crate::value::user_var_value(v, fsp));
-            Ok(())
-        }
+        SetTo::User(n, _) => assign(f, &SetTo::User(n.clone(), fsp), v, ctx),
         SetTo::Local(_) => assign(f, to, v, ctx),
     }
 }

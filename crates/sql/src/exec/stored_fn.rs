@@ -393,7 +393,8 @@ pub(super) fn assign(
     ctx: &mut EvalCtx,
 ) -> Result<(), MySqlError> {
     match to {
-        SetTo::User(n) => {
+        SetTo::User(n, fsp) => {
+            let v = crate::value::user_var_value(v, *fsp);
             ctx.cx.user_vars.insert(n.clone(), v);
         }
         SetTo::Local(slot) => {

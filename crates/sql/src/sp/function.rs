@@ -78,7 +78,9 @@ pub struct FnCall {
 #[derive(Debug, Clone)]
 pub enum SetTo {
     Local(usize),
-    User(String),
+    /// A user variable, with the fractional digits a temporal value keeps
+    /// in its text there.
+    User(String, u8),
 }
 
 /// A bound expression: evaluated directly, or (with a subquery) run as

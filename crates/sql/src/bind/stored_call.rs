@@ -5,12 +5,12 @@
 //! modes and what MariaDB refuses in a procedure called from a function or
 //! trigger.
 
-use super::stored_fn::{lit_opts, FnBinder, Named};
+use super::stored_fn::{routine_collation, FnBinder, Named};
 use crate::front::native::diagnostics::{DiagTarget, GetDiagnostics};
 use crate::session::ctx::SessionCtx;
 use crate::sp::function::{BoundFunction, BoundProcedure, FInstr, FnCall, SetTo};
 use crate::sp::{Code, Instr, ParamDef, SpScope};
-use basalt_common::{Collation, MySqlError};
+use basalt_common::MySqlError;
 use basalt_storage::{RoutineDef, Storage};
 use std::sync::{Arc, OnceLock};
 
@@ -115,36 +115,23 @@ pub fn bind_procedure(
     let tree = crate::sp::parse::parse_body(&def.body)?;
     let program = crate::sp::compile::compile(&tree, &params)?;
     let refusal = refusal(&program.instrs, in_trigger);
-    let coll = Collation::from_name(&def.database_collation)
-        .or_else(|| storage.database_collation(&def.schema))
-        .unwrap_or(Collation::Utf8mb4GeneralCi);
+    let coll = routine_collation(storage, &def.database_collation, &def.schema);
     let mut slots = Vec::with_capacity(program.slot_types.len());
     for (name, ty) in &program.slot_types {
         slots.push(crate::sp::slot_def(name, ty, coll, cx)?);
     }
-    let mut fb = FnBinder {
+    let mut fb = FnBinder::new(
         storage,
         cx,
-        db: def.schema.clone(),
-        slots: slots.into(),
-        stack,
-        reads: false,
-        writes: false,
-        opts: lit_opts(&def.sql_mode),
-        trigger: None,
-        in_use,
-        diagnostics: false,
-        calls: false,
-        in_trigger,
-    };
-    let instrs = if refusal.is_some() {
-        Vec::new()
-    } else {
-        program
-            .instrs
-            .iter()
-            .map(|i| fb.instr(i).unwrap_or_else(FInstr::Fail))
-            .collect()
+        (&def.schema, &def.sql_mode),
+        slots,
+        (stack, in_use),
+    );
+    fb.in_trigger = in_trigger;
+    // A refused procedure never runs: nothing to bind.
+    let instrs = match refusal {
+        Some(_) => Vec::new(),
+        None => fb.instrs(&program.instrs),
     };
     let definer =
         (def.security == "DEFINER").then(|| (def.definer_user.clone(), def.definer_host.clone()));

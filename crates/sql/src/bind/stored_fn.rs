@@ -141,34 +141,20 @@ pub fn bind_function(
         params,
         &format!("{}.{}", def.schema, def.name),
     )?;
-    let coll = Collation::from_name(&def.database_collation)
-        .or_else(|| storage.database_collation(&def.schema))
-        .unwrap_or(Collation::Utf8mb4GeneralCi);
+    let coll = routine_collation(storage, &def.database_collation, &def.schema);
     let mut slots = Vec::with_capacity(program.slot_types.len());
     for (name, ty) in &program.slot_types {
         slots.push(crate::sp::slot_def(name, ty, coll, cx)?);
     }
     let ret = crate::sp::slot_def(&format!("{}()", def.name), &def.returns, coll, cx)?;
-    let mut fb = FnBinder {
+    let mut fb = FnBinder::new(
         storage,
         cx,
-        db: def.schema.clone(),
-        slots: slots.into(),
-        stack,
-        reads: false,
-        writes: false,
-        opts: lit_opts(&def.sql_mode),
-        trigger: None,
-        in_use,
-        diagnostics: false,
-        calls: false,
-        in_trigger: false,
-    };
-    let instrs = program
-        .instrs
-        .iter()
-        .map(|i| fb.instr(i).unwrap_or_else(FInstr::Fail))
-        .collect();
+        (&def.schema, &def.sql_mode),
+        slots,
+        (stack, in_use),
+    );
+    let instrs = fb.instrs(&program.instrs);
     let definer =
         (def.security == "DEFINER").then(|| (def.definer_user.clone(), def.definer_host.clone()));
     Ok(BoundFunction {
@@ -191,7 +177,7 @@ pub fn bind_function(
     })
 }
 
-pub(super) fn lit_opts(sql_mode: &str) -> LitOpts {
+fn lit_opts(sql_mode: &str) -> LitOpts {
     let mode = crate::sysvars::ModeFlags::from_text(sql_mode);
     LitOpts {
         backslash: !mode.no_backslash_escapes,
@@ -218,6 +204,51 @@ pub(super) struct FnBinder<'a> {
     pub calls: bool,
     /// A trigger's body, or a procedure a trigger calls.
     pub in_trigger: bool,
+}
+
+impl<'a> FnBinder<'a> {
+    /// A binder for the body of routine `schema`.`...` created under
+    /// `sql_mode`, with its variables' `slots`; not a trigger's.
+    pub(super) fn new(
+        storage: &'a Arc<Storage>,
+        cx: &'a SessionCtx,
+        (schema, sql_mode): (&str, &str),
+        slots: Vec<SlotDef>,
+        (stack, in_use): (Vec<Named>, Vec<Named>),
+    ) -> Self {
+        FnBinder {
+            storage,
+            cx,
+            db: schema.to_string(),
+            slots: slots.into(),
+            stack,
+            reads: false,
+            writes: false,
+            opts: lit_opts(sql_mode),
+            trigger: None,
+            in_use,
+            diagnostics: false,
+            calls: false,
+            in_trigger: false,
+        }
+    }
+
+    /// Every instruction bound; one that does not bind keeps its error to
+    /// raise when it runs.
+    pub(super) fn instrs(&mut self, instrs: &[Instr]) -> Vec<FInstr> {
+        instrs
+            .iter()
+            .map(|i| self.instr(i).unwrap_or_else(FInstr::Fail))
+            .collect()
+    }
+}
+
+/// The collation a routine's variables default to: its database's when it
+/// was created, else the database's now.
+pub(super) fn routine_collation(storage: &Storage, created: &str, schema: &str) -> Collation {
+    Collation::from_name(created)
+        .or_else(|| storage.database_collation(schema))
+        .unwrap_or(Collation::Utf8mb4GeneralCi)
 }
 
 impl FnBinder<'_> {

@@ -5,7 +5,7 @@
 //! resolve to those variables; a statement of a trigger that would change a
 //! table the firing statements change is 1442 when it runs.
 
-use super::stored_fn::{lit_opts, FnBinder, TriggerRows};
+use super::stored_fn::{FnBinder, TriggerRows};
 use super::Binder;
 use crate::expr::Expr;
 use crate::plan::TableRef;
@@ -13,7 +13,7 @@ use crate::session::ctx::SessionCtx;
 use crate::sp::trigger::{Event, TableTriggers, Timing};
 use crate::sp::{Mode, ParamDef, SlotDef};
 use crate::ty::ExprType;
-use basalt_common::{Collation, MySqlError, TableDef};
+use basalt_common::{MySqlError, TableDef};
 use basalt_storage::{Storage, TriggerDef};
 use std::sync::Arc;
 
@@ -230,9 +230,7 @@ pub fn bind_trigger(
     let params = row_params(table, event);
     let tree = crate::sp::parse::parse_body(&def.body)?;
     let program = crate::sp::compile::compile(&tree, &params)?;
-    let coll = Collation::from_name(&def.database_collation)
-        .or_else(|| storage.database_collation(&def.schema))
-        .unwrap_or(Collation::Utf8mb4GeneralCi);
+    let coll = super::stored_fn::routine_collation(storage, &def.database_collation, &def.schema);
     let width = table.columns.len();
     let mut slots = Vec::with_capacity(program.slot_types.len());
     for (i, (name, ty)) in program.slot_types.iter().enumerate() {
@@ -242,32 +240,19 @@ pub fn bind_trigger(
             crate::sp::slot_def(name, ty, coll, cx)?
         });
     }
-    let mut fb = FnBinder {
+    let mut fb = FnBinder::new(
         storage,
         cx,
-        db: def.schema.clone(),
-        slots: slots.into(),
-        stack,
-        reads: false,
-        writes: false,
-        opts: lit_opts(&def.sql_mode),
-        trigger: Some(TriggerRows {
-            event,
-            before: timing == crate::sp::trigger::Timing::Before,
-        }),
-        in_use,
-        diagnostics: false,
-        calls: false,
-        in_trigger: true,
-    };
-    let instrs = program
-        .instrs
-        .iter()
-        .map(|i| {
-            fb.instr(i)
-                .unwrap_or_else(crate::sp::function::FInstr::Fail)
-        })
-        .collect();
+        (&def.schema, &def.sql_mode),
+        slots,
+        (stack, in_use),
+    );
+    fb.trigger = Some(TriggerRows {
+        event,
+        before: timing == crate::sp::trigger::Timing::Before,
+    });
+    fb.in_trigger = true;
+    let instrs = fb.instrs(&program.instrs);
     Ok(crate::sp::function::BoundFunction {
         db: def.schema.clone(),
         name: def.name.clone(),

@@ -120,16 +120,7 @@ fn check_args(p: &BoundProcedure, c: &FnCall) -> R<()> {
     }
     for (i, (mode, (_, target))) in p.modes.iter().zip(&c.args).enumerate() {
         if *mode != Mode::In && target.is_none() {
-            return Err(MySqlError::new(
-                1414,
-                "42000",
-                format!(
-                    "OUT or INOUT argument {} for routine {}.{} is not a variable or NEW pseudo-variable in BEFORE trigger",
-                    i + 1,
-                    p.body.db,
-                    p.body.name
-                ),
-            ));
+            return Err(crate::sp::out_not_variable(i + 1, &p.body.db, &p.body.name));
         }
     }
     Ok(())

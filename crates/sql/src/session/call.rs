@@ -294,18 +294,7 @@ impl Session {
             };
             match target {
                 Some(t) => outs.push((i, t)),
-                None => {
-                    return Err(MySqlError::new(
-                        1414,
-                        "42000",
-                        format!(
-                            "OUT or INOUT argument {} for routine {}.{} is not a variable or NEW pseudo-variable in BEFORE trigger",
-                            i + 1,
-                            def.schema,
-                            def.name
-                        ),
-                    ))
-                }
+                None => return Err(crate::sp::out_not_variable(i + 1, &def.schema, &def.name)),
             }
         }
         Ok(outs)

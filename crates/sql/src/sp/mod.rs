@@ -321,6 +321,18 @@ pub fn parse_params(text: &str, function: bool) -> Result<Vec<ParamDef>, MySqlEr
     Ok(out)
 }
 
+/// 1414: an OUT / INOUT argument (`n`, from 1) of routine `db`.`name` that is
+/// no variable.
+pub fn out_not_variable(n: usize, db: &str, name: &str) -> basalt_common::MySqlError {
+    basalt_common::MySqlError::new(
+        1414,
+        "42000",
+        format!(
+            "OUT or INOUT argument {n} for routine {db}.{name} is not a variable or NEW pseudo-variable in BEFORE trigger"
+        ),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

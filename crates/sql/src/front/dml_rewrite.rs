@@ -187,4 +187,21 @@ mod tests {
         let s = format!("explain delete {IGNORE_MARKER} from t");
         assert!(has_ignore(&s, &lex(&s).tokens));
     }
+
+    #[test]
+    fn an_insertion_where_a_comma_is_replaced_comes_first() {
+        // `!p` gains `)` where the comma after it becomes CROSS JOIN.
+        for text in ["UPDATE x !p, y SET a = 1", "UPDATE INTERVA !p,q L INDEX"] {
+            match super::super::analyze(text, true, false) {
+                Ok(super::super::Front::Cached(s)) => {
+                    assert!(s.original().contains("(NOT p) CROSS JOIN "), "{text}");
+                    assert!(s.parse_text().contains("(NOT p) CROSS JOIN "), "{text}");
+                }
+                Ok(super::super::Front::Parse(t)) => {
+                    assert!(t.contains("(NOT p) CROSS JOIN "), "{text}: {t}")
+                }
+                other => panic!("{text}: {other:?}"),
+            }
+        }
+    }
 }

@@ -23,6 +23,8 @@ pub mod bulk;
 pub mod compound;
 pub mod dml_rewrite;
 pub mod lexer;
+#[cfg(test)]
+mod mutations;
 pub mod native;
 pub mod parse;
 pub mod returning;
@@ -183,7 +185,7 @@ impl Stripped<'_> {
             })
             .collect();
         all.extend(self.edits.iter().cloned());
-        all.sort_by_key(|e| e.start);
+        all.sort_by_key(|e| (e.start, e.end));
         apply(self.text, &all)
     }
 
@@ -410,7 +412,8 @@ fn rewrites_scanning(text: &str, toks: &[Token], pipes_as_concat: bool, scan: bo
             });
         }
     }
-    edits.sort_by_key(|e| e.start);
+    // An insertion comes before a replacement starting where it is.
+    edits.sort_by_key(|e| (e.start, e.end));
     edits
 }
 
@@ -629,6 +632,10 @@ fn apply(text: &str, edits: &[Edit]) -> String {
     let mut out = String::with_capacity(text.len());
     let mut pos = 0;
     for e in edits {
+        if e.start < pos {
+            // Two rewrites overlap (only in text that cannot parse): the first wins.
+            continue;
+        }
         out.push_str(&text[pos..e.start]);
         out.push_str(e.with);
         pos = e.end;

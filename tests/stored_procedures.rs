@@ -7,6 +7,8 @@
 
 #[path = "prepared_call.rs"]
 mod prepared_call;
+#[path = "routine_lines.rs"]
+mod routine_lines;
 
 use basalt_tests::mariadb::{self, MariaDb};
 use basalt_tests::{mariadb_cli, Basalt};

@@ -143,6 +143,11 @@ pub fn bind_procedure(
         ret: None,
         table: None,
         instrs,
+        lines: crate::sp::statement_lines(
+            &program,
+            &crate::infoschema::routines::create_statement(def),
+            &def.body,
+        ),
         handlers: program.handlers,
         cursors: program.cursors,
         mode: crate::sysvars::ModeFlags::from_text(&def.sql_mode),

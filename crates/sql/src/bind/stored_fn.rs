@@ -165,6 +165,11 @@ pub fn bind_function(
         ret: Some(ret),
         table: None,
         instrs,
+        lines: crate::sp::statement_lines(
+            &program,
+            &crate::infoschema::routines::create_statement(def),
+            &def.body,
+        ),
         handlers: program.handlers,
         cursors: program.cursors,
         mode: crate::sysvars::ModeFlags::from_text(&def.sql_mode),

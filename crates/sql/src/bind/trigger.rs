@@ -261,6 +261,11 @@ pub fn bind_trigger(
         ret: None,
         table: Some((def.schema.clone(), def.table.clone())),
         instrs,
+        lines: crate::sp::statement_lines(
+            &program,
+            &crate::infoschema::triggers::create_statement(def),
+            &def.body,
+        ),
         handlers: program.handlers,
         cursors: program.cursors,
         mode: crate::sysvars::ModeFlags::from_text(&def.sql_mode),

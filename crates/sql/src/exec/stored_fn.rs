@@ -29,9 +29,11 @@ pub fn call(f: &BoundFunction, args: &[crate::expr::Expr], row: &[Value], ctx: &
         values[i] = a.eval(row, ctx)?;
     }
     let saved = Saved::enter(f, ctx);
-    // The value converts to the RETURNS type under the function's sql_mode.
+    // The value converts to the RETURNS type under the function's sql_mode
+    // (its warnings are the caller's; its error is the RETURN's).
     let r = crate::stack::grow(|| run_frame(f, values, ctx)).and_then(|v| match (v, &f.ret) {
-        (Some(v), Some(ret)) => convert(ret, v, ctx),
+        (Some((v, at)), Some(ret)) => convert(ret, v, ctx).inspect_err(|_| note_line(f, at, ctx)),
+        (Some((v, _)), None) => Ok(v),
         _ => Err(MySqlError::new(
             1321,
             "2F005",
@@ -99,7 +101,7 @@ fn run_frame(
     f: &BoundFunction,
     values: Vec<Value>,
     ctx: &mut EvalCtx,
-) -> Result<Option<Value>, MySqlError> {
+) -> Result<Returned, MySqlError> {
     let mut values = values;
     for (i, v) in values.iter_mut().enumerate().take(f.params) {
         *v = convert(&f.slots[i], std::mem::take(v), ctx)?;
@@ -113,7 +115,7 @@ pub(super) fn in_frame(
     f: &BoundFunction,
     values: Vec<Value>,
     ctx: &mut EvalCtx,
-) -> (Result<Option<Value>, MySqlError>, Vec<Value>) {
+) -> (Result<Returned, MySqlError>, Vec<Value>) {
     static ROOT: OnceLock<Arc<SpScope>> = OnceLock::new();
     let frame = Frame {
         values,
@@ -166,7 +168,10 @@ enum Step {
 
 /// Runs the body on a diagnostics list of its own (see
 /// `session/routine_diag.rs`).
-fn run(f: &BoundFunction, ctx: &mut EvalCtx) -> Result<Option<Value>, MySqlError> {
+/// A RETURN's value and the instruction that gave it.
+pub(super) type Returned = Option<(Value, usize)>;
+
+fn run(f: &BoundFunction, ctx: &mut EvalCtx) -> Result<Returned, MySqlError> {
     let caller = ctx.cx.enter_body_diagnostics(f.reads_diagnostics);
     let mut rt = Runtime {
         cursors: vec![None; f.cursors],
@@ -193,7 +198,7 @@ fn run_body(
     f: &BoundFunction,
     rt: &mut Runtime,
     ctx: &mut EvalCtx,
-) -> Result<Option<Value>, MySqlError> {
+) -> Result<Returned, MySqlError> {
     let mut pc = 0;
     while pc < f.instrs.len() {
         if ctx.interrupt.is_some_and(|i| i.load(Ordering::Relaxed)) {
@@ -202,7 +207,7 @@ fn run_body(
         // Each instruction's first condition replaces what earlier ones left.
         ctx.cx.kept_warnings = true;
         pc = match step(f, pc, rt, ctx) {
-            Ok(Step::Return(v)) => return Ok(Some(v)),
+            Ok(Step::Return(v)) => return Ok(Some((v, pc))),
             Ok(Step::Next(next)) => match raised_warning(f, pc, ctx) {
                 Some((h, w)) => activate(f, rt, h, next, w, ctx),
                 None => next,
@@ -218,11 +223,22 @@ fn run_body(
                     };
                     activate(f, rt, h, resume, e, ctx)
                 }
-                None => return Err(e),
+                None => {
+                    note_line(f, pc, ctx);
+                    return Err(e);
+                }
             },
         };
     }
     Ok(None)
+}
+
+/// Note 4094 naming the line an error leaves the body at (listed after the
+/// error by the statement that lists it).
+fn note_line(f: &BoundFunction, pc: usize, ctx: &mut EvalCtx) {
+    let line = f.lines.get(pc).copied().unwrap_or(0);
+    let (code, text) = crate::sp::line_note(line, &f.db, &f.name);
+    ctx.cx.trailing_note(code, text);
 }
 
 /// Starts handler `h` for condition `caught`; returns where to go. The
@@ -244,6 +260,7 @@ fn activate(
         _ => Level::Error,
     };
     ctx.cx.clear_warnings();
+    ctx.cx.trailing.clear();
     ctx.cx
         .warn_state(level, caught.code, caught.state, caught.message.clone());
     rt.active.push(Activation {

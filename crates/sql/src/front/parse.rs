@@ -363,6 +363,31 @@ pub fn near_offset(text: &str, offset: usize) -> MySqlError {
     MySqlError::parse_error(&text[offset..], line_no)
 }
 
+/// Where in `text` the 1064 `e` (from parsing `text`) points: the byte
+/// offset its quoted text starts at, on the line it names.
+pub fn error_offset(text: &str, e: &MySqlError) -> Option<usize> {
+    let msg = &e.message;
+    let from = msg.find(" near '")? + 7;
+    let to = msg.rfind("' at line ")?;
+    let line: usize = msg[to + 10..].trim().parse().ok()?;
+    let near = msg.get(from..to)?;
+    let (head, whole) = match near.strip_suffix("...") {
+        Some(h) if near.len() >= 80 => (h, false),
+        _ => (near, true),
+    };
+    if head.is_empty() {
+        return Some(text.len());
+    }
+    let mut found = text.match_indices(head).map(|(i, _)| i);
+    let on_line = |&i: &usize| {
+        text[..i].matches('\n').count() + 1 == line
+            && (!whole || text[i..].trim_end() == near.trim_end())
+    };
+    // The parsed text may be a rewrite of `text`: then any occurrence.
+    let first = text.find(head);
+    found.find(on_line).or(first)
+}
+
 /// Byte offset of a 1-based line/column (column counted in characters).
 pub fn offset_of(text: &str, line: u64, column: u64) -> Option<usize> {
     if line == 0 {

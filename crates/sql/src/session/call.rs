@@ -13,7 +13,7 @@ use super::{Out, Session};
 use crate::bind::{Binder, Scope};
 use crate::expr::{EvalCtx, Expr};
 use crate::result::QueryResult;
-use crate::sp::{Code, Frame, Instr, Mode, Program, SlotDef, SpScope};
+use crate::sp::{Code, Frame, Mode, Program, SlotDef, SpScope};
 use basalt_common::{MySqlError, Value};
 use basalt_storage::RoutineDef;
 use std::sync::Arc;
@@ -27,7 +27,7 @@ const MAX_NESTING: usize = 200;
 /// A compiled program and what its runs keep between instructions.
 pub(crate) struct Compiled {
     /// The definition it was compiled from (replaced routines compile again).
-    def: Option<Arc<RoutineDef>>,
+    pub(super) def: Option<Arc<RoutineDef>>,
     pub(super) program: Program,
     /// The parameters (read once per compile, not per CALL).
     params: Arc<[crate::sp::ParamDef]>,
@@ -39,23 +39,23 @@ pub(crate) struct Compiled {
 
 impl Session {
     /// Compiles a body with its parameters (types resolved now, so that a bad
-    /// type fails CREATE as in MariaDB).
+    /// type fails CREATE as in MariaDB). `create`: the body is being created
+    /// after that many lines of its statement (its syntax is checked whole).
     pub(super) fn compile_program(
         &mut self,
         def: Option<Arc<RoutineDef>>,
         params: &[crate::sp::ParamDef],
         body: &str,
+        create: Option<u32>,
     ) -> R<Compiled> {
-        let tree = crate::sp::parse::parse_body(body)?;
+        let tree = match create {
+            Some(line0) => crate::sp::parse::parse_body_checked(body, line0)?,
+            None => crate::sp::parse::parse_body(body)?,
+        };
         let program = crate::sp::compile::compile(&tree, params)?;
         let mut slots = Vec::with_capacity(program.slot_types.len());
         for (name, ty) in &program.slot_types {
             slots.push(self.slot_def(name, ty)?);
-        }
-        for i in &program.instrs {
-            if let Instr::Sql(code) = i {
-                check_syntax(&code.text)?;
-            }
         }
         let n = program.instrs.len();
         Ok(Compiled {
@@ -85,7 +85,7 @@ impl Session {
         if self.sp_depth >= MAX_NESTING {
             return Err(MySqlError::new(1436, "HY000", "Thread stack overrun"));
         }
-        let mut c = self.compile_program(None, &[], text)?;
+        let mut c = self.compile_program(None, &[], text, Some(0))?;
         let values = vec![Value::Null; c.slots.len()];
         self.run_frame(&mut c, values, out).map(|_| ())?;
         Ok(self.program_ok())
@@ -311,7 +311,7 @@ impl Session {
         let params = crate::sp::parse_params(&def.params, false)?;
         // The body binds under the routine's sql_mode and database.
         let saved = self.enter_routine(def);
-        let r = self.compile_program(Some(def.clone()), &params, &def.body);
+        let r = self.compile_program(Some(def.clone()), &params, &def.body, None);
         self.leave_routine(saved);
         r
     }
@@ -563,21 +563,4 @@ fn key_of(def: &RoutineDef) -> (String, String) {
 
 pub(super) fn does_not_exist(kind: &str, db: &str, name: &str) -> MySqlError {
     MySqlError::new(1305, "42000", format!("{kind} {db}.{name} does not exist"))
-}
-
-/// The syntax of a program's statement, checked at CREATE as MariaDB parses
-/// the whole body then.
-pub(super) fn check_syntax(text: &str) -> R<()> {
-    use crate::front::{analyze_with, Front, LitOpts};
-    let opts = LitOpts {
-        backslash: true,
-        markers: false,
-        pipes_as_concat: false,
-    };
-    match analyze_with(text, opts)? {
-        Front::Native(_) => Ok(()),
-        Front::Cached(s) => crate::front::parse::parse_statement(&s.original()).map(|_| ()),
-        Front::Bulk(_) => Ok(()),
-        Front::Parse(t) => crate::front::parse::parse_statement(&t).map(|_| ()),
-    }
 }

@@ -369,12 +369,39 @@ impl SessionCtx {
     /// Lists the error that ends a statement, once: a statement run inside
     /// this one (EXECUTE's, a CALL's) may have listed it already.
     pub fn list_error(&mut self, e: &MySqlError) {
+        // (Its notes naming the program lines it left may follow it.)
         let listed = !self.kept_warnings
-            && self.warnings.last().is_some_and(|w| {
-                w.level == Level::Error && w.code == e.code && w.message == e.message
-            });
+            && self
+                .warnings
+                .iter()
+                .rev()
+                .find(|w| !(w.level == Level::Note && w.code == 4094))
+                .is_some_and(|w| {
+                    w.level == Level::Error && w.code == e.code && w.message == e.message
+                });
         if !listed {
             self.warn_state(Level::Error, e.code, e.state, e.message.clone());
+        }
+    }
+
+    /// Lists the error that ends a statement (see [`Self::list_error`]) and
+    /// the notes that follow it.
+    pub fn list_error_and_trailing(&mut self, e: &MySqlError) {
+        self.list_error(e);
+        for w in std::mem::take(&mut self.trailing) {
+            self.warn(w.level, w.code, w.message);
+        }
+    }
+
+    /// A note to list after the error the running statement fails with.
+    pub fn trailing_note(&mut self, code: u16, message: String) {
+        if self.var_bool("sql_notes") {
+            self.trailing.push(Warning {
+                level: Level::Note,
+                code,
+                state: "HY000",
+                message,
+            });
         }
     }
 

@@ -31,7 +31,7 @@ impl Session {
         let mut sink = Discard { started: false };
         match self.run_counted(&text, &mut Out::new(&mut sink)) {
             Err(e) if sink.started && e.code != MySqlError::query_interrupted().code => {
-                self.cx.list_error(&e);
+                self.cx.list_error_and_trailing(&e);
                 Ok(QueryResult::ok(0))
             }
             r => r.map(|_| QueryResult::ok(0)),

@@ -127,7 +127,7 @@ impl Session {
         let body = c.body.clone().unwrap_or_default();
         check_name(name)?;
         let db = self.event_db(db)?;
-        self.check_event_body(&db, &body)?;
+        self.check_event_body(&db, &body, c.body_line)?;
         let schedule = c
             .schedule
             .as_ref()
@@ -209,7 +209,7 @@ impl Session {
         check_name(name)?;
         let db = self.event_db(db)?;
         if let Some(body) = &c.body {
-            self.check_event_body(&db, body)?;
+            self.check_event_body(&db, body, c.body_line)?;
         }
         let storage = self.cx.engine.storage.clone();
         let target = match rename {
@@ -372,9 +372,9 @@ impl Session {
 
     /// The body compiles as a program in the event's database; CREATE EVENT
     /// inside it is 1576.
-    fn check_event_body(&mut self, db: &str, body: &str) -> R<()> {
+    fn check_event_body(&mut self, db: &str, body: &str, line0: u32) -> R<()> {
         let saved = self.cx.db.replace(db.to_string());
-        let compiled = self.compile_program(None, &[], body);
+        let compiled = self.compile_program(None, &[], body, Some(line0));
         self.cx.db = saved;
         let compiled = compiled?;
         for i in &compiled.program.instrs {

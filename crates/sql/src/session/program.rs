@@ -62,11 +62,37 @@ impl Session {
                         };
                         self.activate(c, &mut rt, h, resume, (e, level))
                     }
-                    None => return Err(e),
+                    None => {
+                        self.note_error_line(c, pc);
+                        return Err(e);
+                    }
                 },
             };
         }
         Ok(())
+    }
+
+    /// Note 4094 naming the line of a stored procedure an error leaves it at:
+    /// after the error if it is listed, else after it once it is.
+    fn note_error_line(&mut self, c: &Compiled, pc: usize) {
+        let (code, text) = match c.def.as_ref() {
+            Some(def) => {
+                let lines = crate::sp::statement_lines(
+                    &c.program,
+                    &crate::infoschema::routines::create_statement(def),
+                    &def.body,
+                );
+                let line = lines.get(pc).copied().unwrap_or(0);
+                crate::sp::line_note(line, &def.schema, &def.name)
+            }
+            // A compound statement's own lines.
+            None => crate::sp::anonymous_line_note(c.program.lines.get(pc).copied().unwrap_or(0)),
+        };
+        if self.sp_error_listed {
+            self.cx.note(code, text);
+        } else {
+            self.cx.trailing_note(code, text);
+        }
     }
 
     /// Starts handler `h` for condition `caught`; returns where to go.
@@ -86,6 +112,7 @@ impl Session {
         // The handler sees the condition it handles, and only it, in the
         // diagnostics area (GET DIAGNOSTICS).
         self.cx.clear_warnings();
+        self.cx.trailing.clear();
         self.cx
             .warn_state(level, caught.code, caught.state, caught.message.clone());
         self.sp_error_listed = false;

@@ -119,7 +119,8 @@ impl Session {
         let checked = if function {
             self.check_function(&mut c, &params)
         } else {
-            self.compile_program(None, &params, &c.body).map(|_| ())
+            self.compile_program(None, &params, &c.body, Some(c.body_line))
+                .map(|_| ())
         };
         self.cx.db = saved_db;
         checked?;
@@ -166,7 +167,7 @@ impl Session {
     fn check_function(&mut self, c: &mut CreateRoutine, params: &[crate::sp::ParamDef]) -> R<()> {
         let ret = self.slot_def(&c.name, &c.returns)?;
         c.returns = crate::sp::returns_text(&ret);
-        let tree = crate::sp::parse::parse_body(&c.body)?;
+        let tree = crate::sp::parse::parse_body_checked(&c.body, c.body_line)?;
         let db = self.cx.db.clone().unwrap_or_default();
         let name = format!("{db}.{}", c.name);
         let program = crate::sp::compile::compile_function(&tree, params, &name)?;
@@ -175,7 +176,6 @@ impl Session {
         }
         for i in &program.instrs {
             if let crate::sp::Instr::Sql(code) = i {
-                super::call::check_syntax(&code.text)?;
                 crate::bind::stored_fn::check_statement(&code.text)?;
             }
         }

@@ -150,12 +150,7 @@ impl Session {
         match &mut r {
             // An error of a stored program's statement is in the list already.
             Err(_) if std::mem::take(&mut self.sp_error_listed) => {}
-            Err(e) => {
-                self.cx.list_error(e);
-                for w in std::mem::take(&mut self.cx.trailing) {
-                    self.cx.warn(w.level, w.code, w.message);
-                }
-            }
+            Err(e) => self.cx.list_error_and_trailing(e),
             // Notes and warnings of DDL, SET, DROP ... IF EXISTS reach the client.
             Ok(QueryResult::Ok { warnings, .. }) => {
                 *warnings = match program_warnings {

@@ -52,7 +52,7 @@ impl Session {
         }
         let def = self.trigger_def(&c, db, &table)?;
         let saved_db = self.cx.db.replace(def.schema.clone());
-        let checked = self.check_trigger(&def, &table);
+        let checked = self.check_trigger(&def, &table, c.body_line);
         self.cx.db = saved_db;
         checked?;
         storage
@@ -128,10 +128,10 @@ impl Session {
     }
 
     /// What MariaDB refuses in a trigger's body at CREATE.
-    fn check_trigger(&mut self, def: &TriggerDef, table: &Arc<TableDef>) -> R<()> {
+    fn check_trigger(&mut self, def: &TriggerDef, table: &Arc<TableDef>, line0: u32) -> R<()> {
         let (event, timing) = crate::bind::trigger::kind(def);
         let params = crate::bind::trigger::row_params(table, event);
-        let tree = crate::sp::parse::parse_body(&def.body)?;
+        let tree = crate::sp::parse::parse_body_checked(&def.body, line0)?;
         let program = crate::sp::compile::compile(&tree, &params)?;
         for (name, ty) in program.slot_types.iter().skip(params.len()) {
             self.slot_def(name, ty)?;
@@ -144,7 +144,6 @@ impl Session {
                         before: timing == crate::sp::trigger::Timing::Before,
                     };
                     crate::bind::trigger::check_row_set(&rows, &code.text)?;
-                    super::call::check_syntax(&code.text)?;
                     crate::bind::stored_fn::check_statement(&code.text).map_err(for_trigger)?;
                 }
                 crate::sp::Instr::Assign { slot, .. } if *slot < params.len() => {

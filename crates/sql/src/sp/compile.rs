@@ -28,6 +28,10 @@ struct Label {
 
 pub struct Compiler {
     pub(super) instrs: Vec<Instr>,
+    /// The body line of each instruction's statement.
+    lines: Vec<u32>,
+    /// The line of the statement being compiled.
+    line: u32,
     /// Declared names, innermost last: (lower-case name, slot).
     pub(super) names: Vec<(String, usize)>,
     /// Type text of each slot, in slot order.
@@ -66,6 +70,8 @@ pub fn compile_function(root: &Node, params: &[ParamDef], name: &str) -> R<Progr
 fn compile_as(root: &Node, params: &[ParamDef], function: bool) -> R<Program> {
     let mut c = Compiler {
         instrs: Vec::new(),
+        lines: Vec::new(),
+        line: 1,
         names: Vec::new(),
         types: Vec::new(),
         labels: Vec::new(),
@@ -83,6 +89,7 @@ fn compile_as(root: &Node, params: &[ParamDef], function: bool) -> R<Program> {
     c.node(root)?;
     Ok(Program {
         instrs: c.instrs,
+        lines: c.lines,
         slot_types: c.types,
         handlers: c.handlers,
         cursors: c.cursor_count,
@@ -116,6 +123,11 @@ impl Compiler {
             .map(|(_, s)| *s)
     }
 
+    pub(super) fn emit(&mut self, i: Instr) {
+        self.instrs.push(i);
+        self.lines.push(self.line);
+    }
+
     pub(super) fn pc(&self) -> usize {
         self.instrs.len()
     }
@@ -126,12 +138,18 @@ impl Compiler {
 
     pub(super) fn node(&mut self, n: &Node) -> R<()> {
         match n {
+            Node::Line(line, n) => {
+                let outer = std::mem::replace(&mut self.line, *line);
+                let r = self.node(n);
+                self.line = outer;
+                r
+            }
             Node::Block { label, decls, body } => self.block(label, decls, body),
             Node::Loop { label, body } => {
                 let start = self.pc();
                 self.open_label(label, LabelKind::Loop, start);
                 self.list(body)?;
-                self.instrs.push(Instr::Jump(start));
+                self.emit(Instr::Jump(start));
                 self.close_label(label);
                 Ok(())
             }
@@ -139,12 +157,12 @@ impl Compiler {
                 let start = self.pc();
                 self.open_label(label, LabelKind::Loop, start);
                 let test = self.pc();
-                self.instrs.push(Instr::JumpUnless {
+                self.emit(Instr::JumpUnless {
                     cond: self.code(cond),
                     to: 0,
                 });
                 self.list(body)?;
-                self.instrs.push(Instr::Jump(start));
+                self.emit(Instr::Jump(start));
                 self.patch(test);
                 self.close_label(label);
                 Ok(())
@@ -153,7 +171,7 @@ impl Compiler {
                 let start = self.pc();
                 self.open_label(label, LabelKind::Loop, start);
                 self.list(body)?;
-                self.instrs.push(Instr::JumpUnless {
+                self.emit(Instr::JumpUnless {
                     cond: self.code(until),
                     to: start,
                 });
@@ -190,17 +208,17 @@ impl Compiler {
             Node::Leave(l) => {
                 let i = self.find_label(l, "LEAVE", false)?;
                 let at = self.pc();
-                self.instrs.push(Instr::Jump(0));
+                self.emit(Instr::Jump(0));
                 self.labels[i].leaves.push(at);
                 Ok(())
             }
             Node::Iterate(l) => {
                 let i = self.find_label(l, "ITERATE", true)?;
-                self.instrs.push(Instr::Jump(self.labels[i].start));
+                self.emit(Instr::Jump(self.labels[i].start));
                 Ok(())
             }
             Node::Return(value) if self.function => {
-                self.instrs.push(Instr::Return(self.code(value)));
+                self.emit(Instr::Return(self.code(value)));
                 Ok(())
             }
             Node::Return(_) => Err(MySqlError::new(
@@ -212,31 +230,31 @@ impl Compiler {
                 for (target, value) in items {
                     match self.slot_of(target.trim_matches('`')) {
                         Some(slot) if !target.starts_with('@') => {
-                            self.instrs.push(Instr::Assign {
+                            self.emit(Instr::Assign {
                                 slot,
                                 value: self.code(value),
                             });
                         }
                         _ => {
                             let text = format!("SET {target} = {value}");
-                            self.instrs.push(Instr::Sql(self.code(&text)));
+                            self.emit(Instr::Sql(self.code(&text)));
                         }
                     }
                 }
                 Ok(())
             }
             Node::Sql(text) => {
-                self.instrs.push(Instr::Sql(self.code(text)));
+                self.emit(Instr::Sql(self.code(text)));
                 Ok(())
             }
             Node::Open(c) => {
                 let (cursor, query) = self.cursor(c)?;
-                self.instrs.push(Instr::Open { cursor, query });
+                self.emit(Instr::Open { cursor, query });
                 Ok(())
             }
             Node::Close(c) => {
                 let cursor = self.cursor(c)?.0;
-                self.instrs.push(Instr::Close(cursor));
+                self.emit(Instr::Close(cursor));
                 Ok(())
             }
             Node::Fetch { cursor, vars } => self.fetch(cursor, vars),
@@ -305,7 +323,7 @@ impl Compiler {
             .collect();
         let value = default.map(|v| self.code(v));
         for slot in slots {
-            self.instrs.push(match &value {
+            self.emit(match &value {
                 Some(v) => Instr::Assign {
                     slot,
                     value: v.clone(),
@@ -327,18 +345,18 @@ impl Compiler {
         let mut to_end = Vec::new();
         for (cond, body) in conds {
             let test = self.pc();
-            self.instrs.push(Instr::JumpUnless {
+            self.emit(Instr::JumpUnless {
                 cond: self.code(cond),
                 to: 0,
             });
             self.list(body)?;
             to_end.push(self.pc());
-            self.instrs.push(Instr::Jump(0));
+            self.emit(Instr::Jump(0));
             self.patch(test);
         }
         match otherwise {
             Some(body) => self.list(body)?,
-            None if case => self.instrs.push(Instr::CaseNotFound),
+            None if case => self.emit(Instr::CaseNotFound),
             None => {}
         }
         let end = self.pc();

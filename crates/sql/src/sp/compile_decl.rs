@@ -84,7 +84,7 @@ impl Compiler {
             })?;
             slots.push(slot);
         }
-        self.instrs.push(Instr::Fetch { cursor, slots });
+        self.emit(Instr::Fetch { cursor, slots });
         Ok(())
     }
 
@@ -124,7 +124,7 @@ impl Compiler {
             seen.push(item);
             out.push((item.clone(), self.code(value)));
         }
-        self.instrs.push(Instr::Signal {
+        self.emit(Instr::Signal {
             resignal,
             cond,
             items: out,
@@ -166,7 +166,7 @@ impl Compiler {
         }
         let end = self.pc();
         let skip = self.pc();
-        self.instrs.push(Instr::Jump(0));
+        self.emit(Instr::Jump(0));
         let mut seen: Vec<CondValue> = Vec::new();
         let mut defs = Vec::new();
         for (exit, conds, body) in handlers {
@@ -195,7 +195,7 @@ impl Compiler {
             });
             self.node(body)?;
             self.handlers[id].body_end = self.pc();
-            self.instrs.push(Instr::HandlerEnd(id));
+            self.emit(Instr::HandlerEnd(id));
             defs.push((id, *exit));
         }
         let block_end = self.pc();

@@ -99,7 +99,7 @@ impl Parser<'_> {
             return Err(self.err());
         }
         let default = if self.kw("default") {
-            Some(self.expr_until(&[])?)
+            Some(self.expr(&[])?)
         } else {
             None
         };
@@ -125,7 +125,7 @@ impl Parser<'_> {
             self.pos += 1;
             conds.push(self.condition()?);
         }
-        let body = Box::new(self.statement()?);
+        let body = Box::new(self.line_statement()?);
         Ok(Decl::Handler { exit, conds, body })
     }
 
@@ -243,7 +243,7 @@ impl Parser<'_> {
                         return Err(self.err());
                     }
                     self.pos += 1;
-                    let value = self.expr_until(&[","])?;
+                    let value = self.expr(&[","])?;
                     items.push((item, value));
                     if self.peek().is_none_or(|t| t.text(self.src) != ",") {
                         break;
@@ -274,14 +274,15 @@ mod tests {
 
     #[test]
     fn declarations_in_order() {
-        let Node::Block { decls, body, .. } = parse_body(
+        let tree = parse_body(
             "begin declare a int; declare nf condition for sqlstate '02000'; \
              declare c cursor for select id from t where id > a; \
              declare continue handler for nf, 1062, sqlexception set a = 1; \
              open c; fetch next from c into a; close c; \
              signal sqlstate '45000' set message_text = 'bad', mysql_errno = 1234; end",
         )
-        .expect("test declaration parses") else {
+        .expect("test declaration parses");
+        let Node::Block { decls, body, .. } = tree.bare() else {
             panic!()
         };
         assert_eq!(decls.len(), 4);
@@ -305,13 +306,13 @@ mod tests {
             }
         );
         assert_eq!(
-            body[1],
+            *body[1].bare(),
             Node::Fetch {
                 cursor: "c".into(),
                 vars: vec!["a".into()]
             }
         );
-        let Node::Signal { items, .. } = &body[3] else {
+        let Node::Signal { items, .. } = body[3].bare() else {
             panic!()
         };
         assert_eq!(items[0], ("MESSAGE_TEXT".into(), "'bad'".into()));

@@ -25,6 +25,9 @@ pub struct BoundFunction {
     /// `params` slots) convert values as that table's columns.
     pub table: Option<(String, String)>,
     pub instrs: Vec<FInstr>,
+    /// The line of its CREATE statement each instruction starts on (for the
+    /// note an unhandled error gets).
+    pub lines: Arc<[u32]>,
     pub handlers: Vec<HandlerDef>,
     pub cursors: usize,
     /// The sql_mode the function was created under (it runs under it).

@@ -165,6 +165,8 @@ pub struct ParamDef {
 #[derive(Debug, Clone)]
 pub struct Program {
     pub instrs: Vec<Instr>,
+    /// The body line each instruction's statement starts on (from 1).
+    pub lines: Vec<u32>,
     /// (name, type text) of each slot: the parameters, then every DECLAREd
     /// variable.
     pub slot_types: Vec<(String, String)>,
@@ -319,6 +321,26 @@ pub fn parse_params(text: &str, function: bool) -> Result<Vec<ParamDef>, MySqlEr
         });
     }
     Ok(out)
+}
+
+/// The lines of `statement` (a program's CREATE text as SHOW CREATE prints
+/// it, ending with `body`) each instruction's statement starts on: MariaDB's
+/// note 4094 `At line N in db.name` counts them so.
+pub fn statement_lines(program: &Program, statement: &str, body: &str) -> Arc<[u32]> {
+    let header = statement
+        .strip_suffix(body)
+        .map_or(0, |h| h.matches('\n').count() as u32);
+    program.lines.iter().map(|l| header + l).collect()
+}
+
+/// Note 4094 for an error leaving the program `db`.`name` at `line`.
+pub fn line_note(line: u32, db: &str, name: &str) -> (u16, String) {
+    (4094, format!("At line {line} in {db}.{name}"))
+}
+
+/// Note 4094 for an error leaving a compound statement at `line`.
+pub fn anonymous_line_note(line: u32) -> (u16, String) {
+    (4094, format!("At line {line} in anonymous block"))
 }
 
 /// 1414: an OUT / INOUT argument (`n`, from 1) of routine `db`.`name` that is

@@ -16,7 +16,6 @@
 //! ```
 
 use crate::front::lexer::{lex, TokKind, Token};
-use crate::front::parse::near_offset;
 use basalt_common::MySqlError;
 
 type R<T> = Result<T, MySqlError>;
@@ -71,6 +70,19 @@ pub enum Node {
         cond: Option<CondRef>,
         items: Vec<(String, String)>,
     },
+    /// A statement and the line of the body it starts on (from 1).
+    Line(u32, Box<Node>),
+}
+
+#[cfg(test)]
+impl Node {
+    /// The statement without its line.
+    pub fn bare(&self) -> &Node {
+        match self {
+            Node::Line(_, n) => n.bare(),
+            n => n,
+        }
+    }
 }
 
 /// A condition as DECLARE ... HANDLER FOR or SIGNAL names it.
@@ -110,19 +122,58 @@ pub(super) struct Parser<'a> {
     pub(super) src: &'a str,
     pub(super) toks: Vec<Token>,
     pub(super) pos: usize,
+    /// Lines of the CREATE statement before the body (errors name the line
+    /// of the whole statement, as MariaDB's do).
+    line0: u32,
+    /// Statements and expressions are parsed as they are read (at CREATE).
+    check: bool,
 }
 
 /// Reads a routine body (one statement, often a BEGIN ... END block).
 pub fn parse_body(src: &str) -> R<Node> {
+    parse_body_as(src, 0, false)
+}
+
+/// [`parse_body`] at CREATE: every statement and expression is parsed too, so
+/// a syntax error fails CREATE and names its line in the whole statement,
+/// whose first `line0` lines come before the body.
+pub fn parse_body_checked(src: &str, line0: u32) -> R<Node> {
+    parse_body_as(src, line0, true)
+}
+
+fn parse_body_as(src: &str, line0: u32, check: bool) -> R<Node> {
     let toks = lex(src).tokens;
-    let mut p = Parser { src, toks, pos: 0 };
-    let node = p.statement()?;
+    let mut p = Parser {
+        src,
+        toks,
+        pos: 0,
+        line0,
+        check,
+    };
+    let node = p.line_statement()?;
     if let Some(t) = p.toks.get(p.pos) {
         if t.kind != TokKind::Semi || p.pos + 1 < p.toks.len() {
             return Err(p.err());
         }
     }
     Ok(node)
+}
+
+/// The syntax of a program's statement, checked at CREATE as MariaDB parses
+/// the whole body then.
+pub fn check_syntax(text: &str) -> R<()> {
+    use crate::front::{analyze_with, Front, LitOpts};
+    let opts = LitOpts {
+        backslash: true,
+        markers: false,
+        pipes_as_concat: false,
+    };
+    match analyze_with(text, opts)? {
+        Front::Native(_) => Ok(()),
+        Front::Cached(s) => crate::front::parse::parse_statement(&s.original()).map(|_| ()),
+        Front::Bulk(_) => Ok(()),
+        Front::Parse(t) => crate::front::parse::parse_statement(&t).map(|_| ()),
+    }
 }
 
 const STOP_WORDS: &[&str] = &["end", "elseif", "else", "when", "until"];
@@ -153,7 +204,44 @@ impl Parser<'_> {
     }
 
     pub(super) fn err(&self) -> MySqlError {
-        near_offset(self.src, self.peek().map_or(self.src.len(), |t| t.start))
+        self.err_at(self.peek().map_or(self.src.len(), |t| t.start))
+    }
+
+    /// 1064 quoting the body from byte `at`, on its line of the statement.
+    fn err_at(&self, at: usize) -> MySqlError {
+        let at = at.min(self.src.len());
+        let line = self.line0 + self.src[..at].matches('\n').count() as u32 + 1;
+        MySqlError::parse_error(&self.src[at..], line)
+    }
+
+    /// At CREATE, parses `src[start..]`'s text `text` (with `prefix`, as it
+    /// will run: `SELECT ` for an expression); a syntax error points into the
+    /// body. A statement starting with a word that begins none (`selec x`)
+    /// fails at its second token, where MariaDB's grammar (which reads the
+    /// word as a label) stops.
+    fn check(&self, start: usize, text: &str, prefix: &str) -> R<()> {
+        if !self.check {
+            return Ok(());
+        }
+        let full = format!("{prefix}{text}");
+        let Err(e) = check_syntax(&full) else {
+            return Ok(());
+        };
+        if e.code != 1064 || e.message.starts_with("memory exhausted") {
+            return Err(e);
+        }
+        let Some(off) = crate::front::parse::error_offset(&full, &e) else {
+            return Err(self.err_at(start));
+        };
+        let off = off.saturating_sub(prefix.len());
+        let toks = lex(text).tokens;
+        let off = match toks.as_slice() {
+            [first, second, ..] if off == 0 && prefix.is_empty() && first.kind == TokKind::Word => {
+                second.start
+            }
+            _ => off,
+        };
+        Err(self.err_at(start + off))
     }
 
     pub(super) fn ident(&mut self) -> R<String> {
@@ -184,7 +272,7 @@ impl Parser<'_> {
             if self.peek().is_none() {
                 return Err(self.err());
             }
-            out.push(self.statement()?);
+            out.push(self.line_statement()?);
             self.semi()?;
         }
         Ok(out)
@@ -225,6 +313,13 @@ impl Parser<'_> {
         }
     }
 
+    /// A statement with the line it starts on.
+    pub(super) fn line_statement(&mut self) -> R<Node> {
+        let at = self.peek().map_or(self.src.len(), |t| t.start);
+        let line = self.src[..at].matches('\n').count() as u32 + 1;
+        Ok(Node::Line(line, Box::new(self.statement()?)))
+    }
+
     pub(super) fn statement(&mut self) -> R<Node> {
         let label = self.label();
         if self.kw("begin") {
@@ -241,7 +336,7 @@ impl Parser<'_> {
             return Ok(Node::Loop { label, body });
         }
         if self.kw("while") {
-            let cond = self.expr_until(&["do"])?;
+            let cond = self.expr(&["do"])?;
             self.expect("do")?;
             let body = self.list()?;
             self.expect("end")?;
@@ -252,7 +347,7 @@ impl Parser<'_> {
         if self.kw("repeat") {
             let body = self.list()?;
             self.expect("until")?;
-            let until = self.expr_until(&["end"])?;
+            let until = self.expr(&["end"])?;
             self.expect("end")?;
             self.expect("repeat")?;
             self.end_label(&label)?;
@@ -277,13 +372,10 @@ impl Parser<'_> {
             return Ok(Node::Iterate(self.ident()?));
         }
         if self.kw("return") {
-            return Ok(Node::Return(self.expr_until(&[])?));
+            return Ok(Node::Return(self.expr(&[])?));
         }
         if self.is("declare") {
-            return Err(MySqlError::parse_error(
-                &self.src[self.peek().map_or(0, |t| t.start)..],
-                1,
-            ));
+            return Err(self.err());
         }
         if let Some(n) = self.cursor_or_signal()? {
             return Ok(n);
@@ -336,7 +428,7 @@ impl Parser<'_> {
         let mut branches = Vec::new();
         let mut otherwise = None;
         loop {
-            let cond = self.expr_until(&["then"])?;
+            let cond = self.expr(&["then"])?;
             self.expect("then")?;
             branches.push((cond, self.list()?));
             if self.kw("elseif") {
@@ -358,11 +450,11 @@ impl Parser<'_> {
         let operand = if self.is("when") {
             None
         } else {
-            Some(self.expr_until(&["when"])?)
+            Some(self.expr(&["when"])?)
         };
         let mut whens = Vec::new();
         while self.kw("when") {
-            let v = self.expr_until(&["then"])?;
+            let v = self.expr(&["then"])?;
             self.expect("then")?;
             whens.push((v, self.list()?));
         }
@@ -400,7 +492,7 @@ impl Parser<'_> {
             }
             self.pos += 1;
             let target = self.src[start..end].trim().to_string();
-            let value = self.expr_until(&[","])?;
+            let value = self.set_value()?;
             items.push((target, value));
             if self.peek().is_none_or(|t| t.text(self.src) != ",") {
                 return Ok(Node::Set(items));
@@ -420,7 +512,30 @@ impl Parser<'_> {
             end = t.end;
             self.pos += 1;
         }
-        Ok(Node::Sql(self.src[start..end].to_string()))
+        let text = &self.src[start..end];
+        self.check(start, text, "")?;
+        Ok(Node::Sql(text.to_string()))
+    }
+
+    /// A SET value: an expression, or one word (`DEFAULT`, `ON`) where the
+    /// target is a system variable.
+    fn set_value(&mut self) -> R<String> {
+        let single = self.toks.get(self.pos + 1).is_none_or(|t| {
+            t.kind == TokKind::Semi || (t.kind == TokKind::Punct && t.text(self.src) == ",")
+        });
+        if single {
+            self.expr_until(&[","])
+        } else {
+            self.expr(&[","])
+        }
+    }
+
+    /// An expression up to one of `stops`, parsed at CREATE.
+    pub(super) fn expr(&mut self, stops: &[&str]) -> R<String> {
+        let start = self.peek().map_or(self.src.len(), |t| t.start);
+        let text = self.expr_until(stops)?;
+        self.check(start, &text, "SELECT ")?;
+        Ok(text)
     }
 
     /// An expression: the text up to one of `stops` (or `;`) outside
@@ -478,7 +593,7 @@ mod tests {
              insert into t values (a); end l",
         )
         .expect("test body parses");
-        let Node::Block { label, decls, body } = n else {
+        let Node::Block { label, decls, body } = n.bare().clone() else {
             panic!()
         };
         assert_eq!(label.as_deref(), Some("l"));
@@ -492,23 +607,35 @@ mod tests {
         );
         assert!(matches!(&decls[1], Decl::Var { type_text, .. } if type_text == "varchar(10)"));
         assert_eq!(body.len(), 5);
-        let Node::While { cond, body: wb, .. } = &body[0] else {
+        assert_eq!(body[1], Node::Line(1, Box::new(body[1].bare().clone())));
+        let Node::While { cond, body: wb, .. } = body[0].bare() else {
             panic!()
         };
         assert_eq!(cond, "a < 10");
         assert_eq!(
-            wb[0],
+            *wb[0].bare(),
             Node::Set(vec![
                 ("a".into(), "a + 1".into()),
                 ("@x".into(), "case when a > 2 then 1 end".into())
             ])
         );
-        assert_eq!(body[4], Node::Sql("insert into t values (a)".into()));
+        assert_eq!(
+            *body[4].bare(),
+            Node::Sql("insert into t values (a)".into())
+        );
     }
 
     #[test]
     fn bad_bodies() {
         assert_eq!(parse_body("begin select 1 end").unwrap_err().code, 1064);
+        let lines = parse_body("begin\n  select 1;\n\n  select 2; end").expect("parses");
+        let Node::Block { body, .. } = lines.bare() else {
+            panic!()
+        };
+        assert!(matches!(
+            body.as_slice(),
+            [Node::Line(2, _), Node::Line(4, _)]
+        ));
         assert_eq!(parse_body("a: begin end b").unwrap_err().code, 1310);
         assert_eq!(
             parse_body("begin declare undo handler for sqlexception begin end; end")
@@ -517,8 +644,8 @@ mod tests {
             1235
         );
         assert_eq!(
-            parse_body("select 1").expect("test body parses"),
-            Node::Sql("select 1".into())
+            parse_body("select 1\n").expect("test body parses"),
+            Node::Line(1, Box::new(Node::Sql("select 1".into())))
         );
     }
 }

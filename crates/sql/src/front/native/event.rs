@@ -39,6 +39,8 @@ pub struct EventClauses {
     pub status: Option<&'static str>,
     pub comment: Option<String>,
     pub body: Option<String>,
+    /// Lines of the statement before the body.
+    pub body_line: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -198,6 +200,7 @@ fn clauses(
     if p.kw("do") {
         let t = p.peek().ok_or_else(|| p.err())?;
         c.body = Some(p.src[t.start..].trim_end().to_string());
+        c.body_line = super::routine::lines_before(p.src, t.start);
         p.pos = p.toks.len();
     }
     p.end()?;

@@ -40,6 +40,8 @@ pub struct CreateRoutine {
     pub returns: String,
     pub chars: Characteristics,
     pub body: String,
+    /// Lines of the statement before the body.
+    pub body_line: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -177,8 +179,11 @@ fn create(p: &mut P) -> R<Option<CreateRoutine>> {
         String::new()
     };
     let chars = characteristics(p)?;
-    let body = match p.peek() {
-        Some(t) => p.src[t.start..].trim_end().to_string(),
+    let (body, body_line) = match p.peek() {
+        Some(t) => (
+            p.src[t.start..].trim_end().to_string(),
+            lines_before(p.src, t.start),
+        ),
         None => return Err(p.err()),
     };
     Ok(Some(CreateRoutine {
@@ -192,7 +197,13 @@ fn create(p: &mut P) -> R<Option<CreateRoutine>> {
         returns,
         chars,
         body,
+        body_line,
     }))
+}
+
+/// Lines of `src` before byte `at` (where a program's body starts).
+pub fn lines_before(src: &str, at: usize) -> u32 {
+    src[..at].matches('\n').count() as u32
 }
 
 /// The text up to the `)` matching the `(` just read, which it consumes.

@@ -27,6 +27,8 @@ pub struct CreateTrigger {
     pub table: String,
     pub order: TriggerOrder,
     pub body: String,
+    /// Lines of the statement before the body.
+    pub body_line: u32,
     /// The statement from its TRIGGER keyword on, as written.
     pub statement: String,
 }
@@ -87,8 +89,11 @@ fn create(p: &mut P) -> R<Option<CreateTrigger>> {
     } else {
         TriggerOrder::Last
     };
-    let body = match p.peek() {
-        Some(t) => p.src[t.start..].trim_end().to_string(),
+    let (body, body_line) = match p.peek() {
+        Some(t) => (
+            p.src[t.start..].trim_end().to_string(),
+            super::routine::lines_before(p.src, t.start),
+        ),
         None => return Err(p.err()),
     };
     Ok(Some(CreateTrigger {
@@ -103,6 +108,7 @@ fn create(p: &mut P) -> R<Option<CreateTrigger>> {
         table,
         order,
         body,
+        body_line,
         statement: p.src[from..].trim_end().to_string(),
     }))
 }

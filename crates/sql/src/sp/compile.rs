@@ -40,8 +40,8 @@ pub struct Compiler {
     pub(super) scope: Arc<SpScope>,
     /// Declared conditions, innermost last.
     pub(super) conditions: Vec<(String, CondValue)>,
-    /// Declared cursors, innermost last: (lower-case name, cursor number).
-    pub(super) cursors: Vec<(String, usize, Code)>,
+    /// Declared cursors, innermost last.
+    pub(super) cursors: Vec<super::compile_decl::CursorDef>,
     pub(super) cursor_count: usize,
     pub(super) handlers: Vec<HandlerDef>,
     /// Compiling a stored function's body (RETURN allowed).
@@ -97,10 +97,11 @@ fn compile_as(root: &Node, params: &[ParamDef], function: bool) -> R<Program> {
 }
 
 impl Compiler {
-    fn declare_name(&mut self, name: &str, type_text: &str) {
+    pub(super) fn declare_name(&mut self, name: &str, type_text: &str) -> usize {
         let slot = self.types.len();
         self.types.push((name.to_string(), type_text.to_string()));
         self.names.push((name.to_lowercase(), slot));
+        slot
     }
 
     pub(super) fn refresh_scope(&mut self) {
@@ -247,13 +248,9 @@ impl Compiler {
                 self.emit(Instr::Sql(self.code(text)));
                 Ok(())
             }
-            Node::Open(c) => {
-                let (cursor, query) = self.cursor(c)?;
-                self.emit(Instr::Open { cursor, query });
-                Ok(())
-            }
+            Node::Open { cursor, args } => self.open(cursor, args),
             Node::Close(c) => {
-                let cursor = self.cursor(c)?.0;
+                let cursor = self.cursor(c)?.number;
                 self.emit(Instr::Close(cursor));
                 Ok(())
             }
@@ -279,7 +276,11 @@ impl Compiler {
                     default,
                 } => self.declare_vars(marks.0, names, type_text, default.as_deref())?,
                 Decl::Condition { name, value } => self.declare_condition(marks.1, name, value)?,
-                Decl::Cursor { name, query } => self.declare_cursor(marks.2, name, query)?,
+                Decl::Cursor {
+                    name,
+                    params,
+                    query,
+                } => self.declare_cursor(marks.2, name, params, query)?,
                 Decl::Handler { exit, conds, body } => handlers.push((*exit, conds, &**body)),
             }
         }
@@ -443,6 +444,37 @@ mod tests {
             .collect();
         assert_eq!(slots, [0, 1, 1, 0]);
         assert_eq!(p.slot_types.len(), 2);
+    }
+
+    #[test]
+    fn cursor_parameters_are_set_by_open() {
+        let p = prog("begin declare a int; declare c cursor(a int, b char(1)) for select a, b; open c(a + 1, 'x'); end");
+        // Slot 0 is the block's `a`; the cursor's `a` and `b` are 1 and 2,
+        // visible to its query only.
+        assert!(
+            matches!(&p.instrs[1], Instr::Assign { slot: 1, value } if value.text == "a + 1" && value.scope.slot("a") == Some(0))
+        );
+        assert!(matches!(&p.instrs[2], Instr::Assign { slot: 2, .. }));
+        let Instr::Open { query, .. } = &p.instrs[3] else {
+            panic!()
+        };
+        assert_eq!(
+            (query.scope.slot("a"), query.scope.slot("b")),
+            (Some(1), Some(2))
+        );
+        let e = |b: &str| {
+            compile(&parse_body(b).expect("test body parses"), &[])
+                .unwrap_err()
+                .code
+        };
+        assert_eq!(
+            e("begin declare c cursor(x int) for select x; open c; end"),
+            4080
+        );
+        assert_eq!(
+            e("begin declare c cursor for select 1; open c(1); end"),
+            4080
+        );
     }
 
     #[test]

@@ -7,7 +7,15 @@
 
 use super::compile::Compiler;
 use super::parse::{CondRef, Node};
-use super::{Code, CondValue, HandlerDef, Instr};
+use super::{Code, CondValue, HandlerDef, Instr, ParamDef};
+
+/// A declared cursor: its number, query, and parameters' slots.
+pub(super) struct CursorDef {
+    pub name: String,
+    pub number: usize,
+    pub query: Code,
+    pub params: Vec<usize>,
+}
 use basalt_common::MySqlError;
 
 type R<T> = Result<T, MySqlError>;
@@ -42,9 +50,17 @@ impl Compiler {
         Ok(())
     }
 
-    pub(super) fn declare_cursor(&mut self, outer: usize, name: &str, query: &str) -> R<()> {
+    /// DECLARE name CURSOR [(params)] FOR query: the parameters are variables
+    /// of their own that only the query sees (OPEN sets them).
+    pub(super) fn declare_cursor(
+        &mut self,
+        outer: usize,
+        name: &str,
+        params: &[ParamDef],
+        query: &str,
+    ) -> R<()> {
         let lower = name.to_lowercase();
-        if self.cursors[outer..].iter().any(|(n, _, _)| *n == lower) {
+        if self.cursors[outer..].iter().any(|c| c.name == lower) {
             return Err(MySqlError::new(
                 1333,
                 "42000",
@@ -58,25 +74,57 @@ impl Compiler {
         {
             return Err(MySqlError::parse_error(query, 1));
         }
+        let visible = self.names.len();
+        let slots: Vec<usize> = params
+            .iter()
+            .map(|p| self.declare_name(&p.name, &p.type_text))
+            .collect();
+        self.refresh_scope();
         let code = self.code(query);
-        self.cursors.push((lower, self.cursor_count, code));
+        self.names.truncate(visible);
+        self.refresh_scope();
+        self.cursors.push(CursorDef {
+            name: lower,
+            number: self.cursor_count,
+            query: code,
+            params: slots,
+        });
         self.cursor_count += 1;
         Ok(())
     }
 
-    /// A cursor in scope: its number and query.
-    pub(super) fn cursor(&self, name: &str) -> R<(usize, Code)> {
+    /// A cursor in scope.
+    pub(super) fn cursor(&self, name: &str) -> R<&CursorDef> {
         let lower = name.to_lowercase();
         self.cursors
             .iter()
             .rev()
-            .find(|(n, _, _)| *n == lower)
-            .map(|(_, i, q)| (*i, q.clone()))
+            .find(|c| c.name == lower)
             .ok_or_else(|| MySqlError::new(1324, "42000", format!("Undefined CURSOR: {name}")))
     }
 
+    /// OPEN: the arguments into the cursor's parameters (4080 when their
+    /// number differs), then the query runs.
+    pub(super) fn open(&mut self, name: &str, args: &[String]) -> R<()> {
+        let c = self.cursor(name)?;
+        if c.params.len() != args.len() {
+            return Err(MySqlError::new(
+                4080,
+                "42000",
+                format!("Incorrect parameter count to cursor '{name}'"),
+            ));
+        }
+        let (cursor, query, params) = (c.number, c.query.clone(), c.params.clone());
+        for (slot, arg) in params.into_iter().zip(args) {
+            let value = self.code(arg);
+            self.emit(Instr::Assign { slot, value });
+        }
+        self.emit(Instr::Open { cursor, query });
+        Ok(())
+    }
+
     pub(super) fn fetch(&mut self, cursor: &str, vars: &[String]) -> R<()> {
-        let cursor = self.cursor(cursor)?.0;
+        let cursor = self.cursor(cursor)?.number;
         let mut slots = Vec::with_capacity(vars.len());
         for v in vars {
             let slot = self.slot_of(v).ok_or_else(|| {

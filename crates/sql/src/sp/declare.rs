@@ -72,19 +72,27 @@ impl Parser<'_> {
             });
         }
         if self.kw("cursor") {
-            if self.kw("with") || self.is("(") {
-                return Err(MySqlError::not_supported("cursors with parameters"));
-            }
+            let params = if self.punct("(") {
+                let params = self.parenthesised()?;
+                super::parse_params(&params, true)?
+            } else {
+                Vec::new()
+            };
             self.expect("for")?;
             let query = self.rest_of_statement()?;
             return Ok(Decl::Cursor {
                 name: names.remove(0),
+                params,
                 query,
             });
         }
         while self.peek().is_some_and(|t| t.text(self.src) == ",") {
             self.pos += 1;
             names.push(self.ident()?);
+        }
+        if self.is("row") || self.is("type") {
+            // ROW(...), ROW TYPE OF t, TYPE OF t.col.
+            return Err(MySqlError::not_supported("ROW and TYPE OF variables"));
         }
         let start = self.peek().ok_or_else(|| self.err())?.start;
         let mut end = start;
@@ -188,6 +196,58 @@ impl Parser<'_> {
         Ok(CondRef::Errno(n))
     }
 
+    /// Consumes `p` if it is the next token.
+    fn punct(&mut self, p: &str) -> bool {
+        let yes = self
+            .peek()
+            .is_some_and(|t| t.kind == TokKind::Punct && t.text(self.src) == p);
+        if yes {
+            self.pos += 1;
+        }
+        yes
+    }
+
+    /// The text up to the `)` closing the `(` just read, which it consumes.
+    fn parenthesised(&mut self) -> R<String> {
+        let start = self.peek().ok_or_else(|| self.err())?.start;
+        let mut depth = 0;
+        while let Some(t) = self.peek() {
+            match t.text(self.src) {
+                ")" if depth == 0 => {
+                    let text = self.src[start..t.start].to_string();
+                    self.pos += 1;
+                    return Ok(text);
+                }
+                ")" => depth -= 1,
+                "(" => depth += 1,
+                _ if t.kind == TokKind::Semi => break,
+                _ => {}
+            }
+            self.pos += 1;
+        }
+        Err(self.err())
+    }
+
+    /// OPEN's arguments: `(expr, ...)`, or none.
+    fn open_args(&mut self) -> R<Vec<String>> {
+        let mut args = Vec::new();
+        if !self.punct("(") {
+            return Ok(args);
+        }
+        if self.punct(")") {
+            return Ok(args);
+        }
+        loop {
+            args.push(self.expr(&[",", ")"])?);
+            if self.punct(")") {
+                return Ok(args);
+            }
+            if !self.punct(",") {
+                return Err(self.err());
+            }
+        }
+    }
+
     /// The text up to the statement's `;`.
     fn rest_of_statement(&mut self) -> R<String> {
         let start = self.peek().ok_or_else(|| self.err())?.start;
@@ -205,7 +265,10 @@ impl Parser<'_> {
     /// OPEN / FETCH / CLOSE / SIGNAL / RESIGNAL, if the statement is one.
     pub(super) fn cursor_or_signal(&mut self) -> R<Option<Node>> {
         let node = if self.kw("open") {
-            Node::Open(self.ident()?)
+            Node::Open {
+                cursor: self.ident()?,
+                args: self.open_args()?,
+            }
         } else if self.kw("close") {
             Node::Close(self.ident()?)
         } else if self.kw("fetch") {
@@ -302,6 +365,7 @@ mod tests {
             decls[2],
             Decl::Cursor {
                 name: "c".into(),
+                params: Vec::new(),
                 query: "select id from t where id > a".into()
             }
         );
@@ -333,5 +397,7 @@ mod tests {
             e("begin declare x condition for sqlstate '00000'; end"),
             1407
         );
+        assert_eq!(e("begin declare r row(a int); end"), 1235);
+        assert_eq!(e("begin declare r row type of t; end"), 1235);
     }
 }

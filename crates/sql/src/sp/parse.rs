@@ -57,7 +57,11 @@ pub enum Node {
     Set(Vec<(String, String)>),
     /// Any other statement, as text.
     Sql(String),
-    Open(String),
+    /// OPEN cursor [(arg, ...)].
+    Open {
+        cursor: String,
+        args: Vec<String>,
+    },
     Close(String),
     Fetch {
         cursor: String,
@@ -109,6 +113,8 @@ pub enum Decl {
     },
     Cursor {
         name: String,
+        /// MariaDB's cursor parameters (visible to its query only).
+        params: Vec<super::ParamDef>,
         query: String,
     },
     Handler {

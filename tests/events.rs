@@ -335,6 +335,54 @@ fn the_scheduler_runs_events() {
     assert_eq!(count(&mut c, "select count(*) from t"), before);
 }
 
+/// KILL QUERY and KILL of an event run's process-list id stop its body (a
+/// sleeping statement, an endless loop); the error log says why.
+#[test]
+fn kill_stops_an_event_run() {
+    let b = Basalt::start();
+    let mut c = b.conn();
+    run(
+        &mut c,
+        &[
+            "create database ek",
+            "use ek",
+            "set global event_scheduler = on",
+            "create event nap on schedule at current_timestamp do select sleep(60)",
+            "create event spin on schedule at current_timestamp do begin declare i int default 0; while 1 do set i = i + 1; end while; end",
+        ],
+    );
+    let limit = Duration::from_secs(10);
+    let id_of = |c: &mut Conn, info: &str| -> Option<String> {
+        col(
+            c,
+            &format!("select id from information_schema.processlist where command = 'Connect' and db = 'ek' and info like '{info}%'"),
+        )
+        .pop()
+    };
+    let mut ids = (None, None);
+    assert!(eventually(limit, || {
+        ids = (id_of(&mut c, "select sleep"), id_of(&mut c, "begin"));
+        ids.0.is_some() && ids.1.is_some()
+    }));
+    let (nap, spin) = (ids.0.unwrap(), ids.1.unwrap());
+    run(
+        &mut c,
+        &[&format!("kill query {nap}"), &format!("kill {spin}")],
+    );
+    assert!(eventually(limit, || {
+        col(
+            &mut c,
+            "select count(*) from information_schema.processlist where db = 'ek' and command = 'Connect'",
+        ) == ["0"]
+    }));
+    for event in ["nap", "spin"] {
+        let line = format!("[root@localhost][ek.{event}] Query execution was interrupted");
+        assert!(eventually(limit, || b.log().contains(&line)), "{line}");
+    }
+    // Ids that are no event run nor connection stay unknown.
+    assert_eq!(code(&mut c, "kill 999999"), 1094);
+}
+
 /// Threads of the server process whose name starts with `prefix`.
 fn threads_named(b: &Basalt, prefix: &str) -> usize {
     let dir = format!("/proc/{}/task", b.pid());

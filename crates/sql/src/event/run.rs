@@ -10,6 +10,7 @@ use std::sync::Arc;
 /// Runs `e`'s body once as thread `id`, logging what fails.
 pub fn execute(engine: &Arc<Engine>, e: &EventDef, id: u64) {
     let mut s = engine.new_session(id, "event_scheduler", "localhost");
+    engine.events.started(id, s.interrupt_flag());
     let who = format!(
         "[{}@{}][{}.{}]",
         e.definer_user, e.definer_host, e.schema, e.name

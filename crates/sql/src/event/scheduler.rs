@@ -17,7 +17,7 @@ use crate::engine::{Engine, ProcessInfo};
 use basalt_storage::{EventDef, EventRun};
 use parking_lot::{Condvar, Mutex};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -49,7 +49,15 @@ pub struct Scheduler {
     /// `Executed_events`.
     executed: AtomicU64,
     /// Event bodies running now, with their start.
-    running: Mutex<Vec<(ProcessInfo, std::time::Instant)>>,
+    running: Mutex<Vec<Running>>,
+}
+
+/// An event body running: its process-list row, start, and its session's
+/// interrupt flag once the session exists (KILL sets it).
+struct Running {
+    info: ProcessInfo,
+    since: std::time::Instant,
+    interrupt: Option<Arc<AtomicBool>>,
 }
 
 /// Seconds since the epoch now.
@@ -138,11 +146,31 @@ impl Scheduler {
                 info: None,
             });
         }
-        out.extend(self.running.lock().iter().map(|(p, since)| ProcessInfo {
-            time: since.elapsed().as_secs(),
-            ..p.clone()
+        out.extend(self.running.lock().iter().map(|r| ProcessInfo {
+            time: r.since.elapsed().as_secs(),
+            ..r.info.clone()
         }));
         out
+    }
+
+    /// The session of event run `id` can be interrupted with `flag`.
+    pub(super) fn started(&self, id: u64, flag: Arc<AtomicBool>) {
+        if let Some(r) = self.running.lock().iter_mut().find(|r| r.info.id == id) {
+            r.interrupt = Some(flag);
+        }
+    }
+
+    /// KILL [QUERY] of an event run: its statement is interrupted (the run
+    /// ends, its error logged). False when `id` is no event run.
+    pub fn kill(&self, id: u64) -> bool {
+        let running = self.running.lock();
+        let Some(r) = running.iter().find(|r| r.info.id == id) else {
+            return false;
+        };
+        if let Some(flag) = &r.interrupt {
+            flag.store(true, Ordering::Relaxed);
+        }
+        true
     }
 
     fn set_waiting(&self, waiting: bool) {
@@ -281,9 +309,13 @@ fn start_run(engine: &Arc<Engine>, e: Arc<EventDef>, now: i64, run: EventRun) {
                 state: "executing".into(),
                 info: Some(e.body.clone()),
             };
-            s.running.lock().push((row, std::time::Instant::now()));
+            s.running.lock().push(Running {
+                info: row,
+                since: std::time::Instant::now(),
+                interrupt: None,
+            });
             super::run::execute(&engine2, &e, id);
-            s.running.lock().retain(|(p, _)| p.id != id);
+            s.running.lock().retain(|r| r.info.id != id);
         });
     if let Err(err) = spawned {
         tracing::error!("Event Scheduler: cannot start a thread: {err}");

@@ -372,6 +372,9 @@ impl Session {
     /// COM_PROCESS_KILL: KILL CONNECTION `id`, with the statement's privilege check.
     pub fn kill_connection(&mut self, id: u64) -> Result<(), MySqlError> {
         self.check_kill(id)?;
+        if self.cx.engine.events.kill(id) {
+            return Ok(());
+        }
         self.cx.engine.hooks().kill(id, false)
     }
 

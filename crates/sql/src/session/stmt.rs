@@ -184,7 +184,9 @@ impl Session {
             }
             Statement::Kill { modifier, id } => {
                 let query_only = matches!(modifier, Some(ast::KillType::Query));
-                self.cx.engine.hooks().kill(id, query_only)?;
+                if !self.cx.engine.events.kill(id) {
+                    self.cx.engine.hooks().kill(id, query_only)?;
+                }
                 ok(0)
             }
             Statement::ExplainTable { table_name, .. } => crate::show::describe(self, &table_name),

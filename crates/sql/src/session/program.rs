@@ -77,12 +77,9 @@ impl Session {
     fn note_error_line(&mut self, c: &Compiled, pc: usize) {
         let (code, text) = match c.def.as_ref() {
             Some(def) => {
-                let lines = crate::sp::statement_lines(
-                    &c.program,
-                    &crate::infoschema::routines::create_statement(def),
-                    &def.body,
-                );
-                let line = lines.get(pc).copied().unwrap_or(0);
+                let statement = crate::infoschema::routines::create_statement(def);
+                let line = crate::sp::header_lines(&statement, &def.body)
+                    + c.program.lines.get(pc).copied().unwrap_or(0);
                 crate::sp::line_note(line, &def.schema, &def.name)
             }
             // A compound statement's own lines.

@@ -327,10 +327,15 @@ pub fn parse_params(text: &str, function: bool) -> Result<Vec<ParamDef>, MySqlEr
 /// it, ending with `body`) each instruction's statement starts on: MariaDB's
 /// note 4094 `At line N in db.name` counts them so.
 pub fn statement_lines(program: &Program, statement: &str, body: &str) -> Arc<[u32]> {
-    let header = statement
-        .strip_suffix(body)
-        .map_or(0, |h| h.matches('\n').count() as u32);
+    let header = header_lines(statement, body);
     program.lines.iter().map(|l| header + l).collect()
+}
+
+/// The lines of `statement` before its `body`.
+pub fn header_lines(statement: &str, body: &str) -> u32 {
+    statement
+        .strip_suffix(body)
+        .map_or(0, |h| h.matches('\n').count() as u32)
 }
 
 /// Note 4094 for an error leaving the program `db`.`name` at `line`.

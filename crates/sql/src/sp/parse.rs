@@ -133,6 +133,9 @@ pub(super) struct Parser<'a> {
     line0: u32,
     /// Statements and expressions are parsed as they are read (at CREATE).
     check: bool,
+    /// The last statement start whose line was counted, and that line (lines
+    /// are counted on from there: statements come in order).
+    counted: (usize, u32),
 }
 
 /// Reads a routine body (one statement, often a BEGIN ... END block).
@@ -155,6 +158,7 @@ fn parse_body_as(src: &str, line0: u32, check: bool) -> R<Node> {
         pos: 0,
         line0,
         check,
+        counted: (0, 1),
     };
     let node = p.line_statement()?;
     if let Some(t) = p.toks.get(p.pos) {
@@ -167,7 +171,7 @@ fn parse_body_as(src: &str, line0: u32, check: bool) -> R<Node> {
 
 /// The syntax of a program's statement, checked at CREATE as MariaDB parses
 /// the whole body then.
-pub fn check_syntax(text: &str) -> R<()> {
+fn check_syntax(text: &str) -> R<()> {
     use crate::front::{analyze_with, Front, LitOpts};
     let opts = LitOpts {
         backslash: true,
@@ -322,7 +326,12 @@ impl Parser<'_> {
     /// A statement with the line it starts on.
     pub(super) fn line_statement(&mut self) -> R<Node> {
         let at = self.peek().map_or(self.src.len(), |t| t.start);
-        let line = self.src[..at].matches('\n').count() as u32 + 1;
+        let (from, line) = match self.counted {
+            (from, line) if from <= at => (from, line),
+            _ => (0, 1),
+        };
+        let line = line + self.src[from..at].matches('\n').count() as u32;
+        self.counted = (at, line);
         Ok(Node::Line(line, Box::new(self.statement()?)))
     }
 

@@ -7,7 +7,7 @@
 //! trip; and (ignored: needs mariadb-server) the same statements compared
 //! with MariaDB 10.11.
 
-use basalt_tests::mariadb::{self, differences, outcome, MariaDb};
+use basalt_tests::mariadb::{self, differences, outcome};
 use basalt_tests::{eventually, global_status, mariadb_cli, Basalt};
 use mysql::prelude::*;
 use mysql::{Conn, Opts};
@@ -575,14 +575,9 @@ fn mariadb_dump_events_round_trip() {
 #[test]
 #[ignore]
 fn events_behave_as_on_mariadb() {
-    if !mariadb::available() {
-        eprintln!("mariadb-server not installed; skipping");
+    let Some((_b, _m, mut bc, mut mc)) = mariadb::paired() else {
         return;
-    }
-    let b = Basalt::start();
-    let m = MariaDb::start(&[]);
-    let mut bc = Conn::new(Opts::from_url(&b.url()).unwrap()).unwrap();
-    let mut mc = Conn::new(Opts::from_url(&m.url()).unwrap()).unwrap();
+    };
     let diffs = differences(&mut bc, &mut mc, DDL, |_, o| o);
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
     // What a run sees, on both servers.

@@ -5,7 +5,7 @@
 //! line counted in the routine's SHOW CREATE text). On Basalt, and (ignored:
 //! needs mariadb-server) the same script compared with MariaDB 10.11.
 
-use basalt_tests::mariadb::{self, MariaDb};
+use basalt_tests::mariadb;
 use basalt_tests::Basalt;
 use mysql::prelude::*;
 use mysql::{Conn, Opts};
@@ -101,14 +101,9 @@ fn errors_name_their_lines() {
 #[test]
 #[ignore]
 fn error_lines_as_on_mariadb() {
-    if !mariadb::available() {
-        eprintln!("mariadb-server not installed; skipping");
+    let Some((_b, _m, mut bc, mut mc)) = mariadb::paired() else {
         return;
-    }
-    let b = Basalt::start();
-    let m = MariaDb::start(&[]);
-    let mut bc = Conn::new(Opts::from_url(&b.url()).unwrap()).unwrap();
-    let mut mc = Conn::new(Opts::from_url(&m.url()).unwrap()).unwrap();
+    };
     let diffs = mariadb::differences_by(&mut bc, &mut mc, SCRIPT, error);
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
 }

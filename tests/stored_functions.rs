@@ -8,7 +8,7 @@
 #[path = "routine_calls.rs"]
 mod routine_calls;
 
-use basalt_tests::mariadb::{self, MariaDb};
+use basalt_tests::mariadb;
 use basalt_tests::Basalt;
 use mysql::prelude::*;
 use mysql::{Conn, Opts};
@@ -341,14 +341,9 @@ fn functions_under_binary_logging() {
 #[test]
 #[ignore]
 fn functions_behave_as_on_mariadb() {
-    if !mariadb::available() {
-        eprintln!("mariadb-server not installed; skipping");
+    let Some((_b, _m, mut bc, mut mc)) = mariadb::paired() else {
         return;
-    }
-    let b = Basalt::start();
-    let m = MariaDb::start(&[]);
-    let mut bc = Conn::new(Opts::from_url(&b.url()).unwrap()).unwrap();
-    let mut mc = Conn::new(Opts::from_url(&m.url()).unwrap()).unwrap();
+    };
     let script: Vec<&str> = SETUP
         .iter()
         .copied()

@@ -10,7 +10,7 @@ mod prepared_call;
 #[path = "routine_lines.rs"]
 mod routine_lines;
 
-use basalt_tests::mariadb::{self, MariaDb};
+use basalt_tests::mariadb;
 use basalt_tests::{mariadb_cli, Basalt};
 use mysql::prelude::*;
 use mysql::{Conn, Opts};
@@ -281,14 +281,9 @@ fn routines_survive_a_crash_and_endless_loops_stop() {
 #[test]
 #[ignore]
 fn procedures_behave_as_on_mariadb() {
-    if !mariadb::available() {
-        eprintln!("mariadb-server not installed; skipping");
+    let Some((_b, _m, mut bc, mut mc)) = mariadb::paired() else {
         return;
-    }
-    let b = Basalt::start();
-    let m = MariaDb::start(&[]);
-    let mut bc = Conn::new(Opts::from_url(&b.url()).unwrap()).unwrap();
-    let mut mc = Conn::new(Opts::from_url(&m.url()).unwrap()).unwrap();
+    };
     let script = [
         "create database sp",
         "use sp",

@@ -543,14 +543,9 @@ fn a_crash_during_a_triggering_statement() {
 #[test]
 #[ignore]
 fn triggers_behave_as_on_mariadb() {
-    if !mariadb::available() {
-        eprintln!("mariadb-server not installed; skipping");
+    let Some((_b, _m, mut bc, mut mc)) = mariadb::paired() else {
         return;
-    }
-    let b = Basalt::start();
-    let m = MariaDb::start(&[]);
-    let mut bc = Conn::new(Opts::from_url(&b.url()).unwrap()).unwrap();
-    let mut mc = Conn::new(Opts::from_url(&m.url()).unwrap()).unwrap();
+    };
     let script: Vec<&str> = SETUP
         .iter()
         .copied()

@@ -59,6 +59,21 @@ fn find_mariadbd() -> Option<PathBuf> {
     })
 }
 
+/// A Basalt and a MariaDB started for a differential test, with a
+/// connection to each; None (and a note) without mariadb-server.
+pub fn paired() -> Option<(crate::Basalt, MariaDb, mysql::Conn, mysql::Conn)> {
+    if !available() {
+        eprintln!("mariadb-server not installed; skipping");
+        return None;
+    }
+    let b = crate::Basalt::start();
+    let m = MariaDb::start(&[]);
+    let url = |u: String| mysql::Opts::from_url(&u).unwrap();
+    let bc = mysql::Conn::new(url(b.url())).unwrap();
+    let mc = mysql::Conn::new(url(m.url())).unwrap();
+    Some((b, m, bc, mc))
+}
+
 impl MariaDb {
     /// Installs a fresh data directory and starts MariaDB with the seed benchmark's
     /// settings (`shared/bench/README.md`), plus `extra` options.

@@ -130,6 +130,17 @@ impl Binder<'_> {
             A::UnaryOp { .. } => self.unary_chain(e, scope, aggs)?,
             A::BinaryOp { op, .. } if self.logic_op(op).is_some() => self.logic(e, scope, aggs)?,
             A::BinaryOp { left, op, right }
+                if self.row_tuple(left).is_some() || self.row_tuple(right).is_some() =>
+            {
+                let side = |x: &ast::Expr| Box::new(self.row_tuple(x).unwrap_or_else(|| x.clone()));
+                let rewritten = A::BinaryOp {
+                    left: side(left),
+                    op: op.clone(),
+                    right: side(right),
+                };
+                return self.expr(&rewritten, scope, aggs);
+            }
+            A::BinaryOp { left, op, right }
                 if matches!(**left, A::Tuple(_) | A::Function(_) | A::Nested(_))
                     && super::rows::compare(left, op, right)?.is_some() =>
             {
@@ -480,6 +491,7 @@ impl Binder<'_> {
             if let Some(rest) = name.strip_prefix('@') {
                 return Ok(self.user_var(rest));
             }
+            self.check_not_row(name)?;
             let lower = name.to_ascii_lowercase();
             if let Some(f) = niladic(&lower) {
                 return Ok((
@@ -499,6 +511,16 @@ impl Binder<'_> {
             }
             if let Some(row) = self.trigger_row(&f, &name.value)? {
                 return Ok(row);
+            }
+            if let Some(field) = self.row_field(&first.value, &name.value) {
+                let (slot, mut t) = field?;
+                t.origin = Some(Origin {
+                    schema: String::new(),
+                    table: String::new(),
+                    org_table: String::new(),
+                    org_name: name.value.clone(),
+                });
+                return Ok((Expr::Local(slot), t));
             }
         }
         let (qual, name) = match ids {

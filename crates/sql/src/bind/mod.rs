@@ -37,6 +37,7 @@ pub mod options;
 pub mod part_select;
 pub mod print;
 pub mod returning;
+pub mod row_type;
 pub mod rows;
 pub mod select;
 pub mod stored_call;

@@ -214,7 +214,10 @@ impl Binder<'_> {
                         (None, ast::Expr::Identifier(id), _) if ty.origin.is_some() => {
                             id.value.clone()
                         }
-                        (None, ast::Expr::CompoundIdentifier(ids), _) if ty.origin.is_some() => {
+                        // A ROW variable's field is named as written (`r.a`).
+                        (None, ast::Expr::CompoundIdentifier(ids), _)
+                            if ty.origin.is_some() && !matches!(expr, Expr::Local(_)) =>
+                        {
                             ids.last().map(|x| x.value.clone()).unwrap_or_default()
                         }
                         (None, ast::Expr::Value(v), t) => literal_name(&v.value)

@@ -113,9 +113,11 @@ pub fn bind_procedure(
 ) -> R<BoundProcedure> {
     let params: Vec<ParamDef> = crate::sp::parse_params(&def.params, false)?;
     let tree = crate::sp::parse::parse_body(&def.body)?;
-    let program = crate::sp::compile::compile(&tree, &params)?;
-    let refusal = refusal(&program.instrs, in_trigger);
     let coll = routine_collation(storage, &def.database_collation, &def.schema);
+    let mut catalog =
+        super::row_type::Catalog::new(storage, cx, (&def.schema, &def.sql_mode), coll);
+    let program = crate::sp::compile::compile(&tree, &params, &mut catalog)?;
+    let refusal = refusal(&program.instrs, in_trigger);
     let mut slots = Vec::with_capacity(program.slot_types.len());
     for (name, ty) in &program.slot_types {
         slots.push(crate::sp::slot_def(name, ty, coll, cx)?);

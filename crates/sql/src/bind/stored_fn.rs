@@ -67,6 +67,58 @@ impl Binder<'_> {
         }
     }
 
+    /// `row.field` of a ROW variable (4082 for a field it lacks); `None`
+    /// when `row` names no row variable.
+    pub(super) fn row_field(&self, row: &str, field: &str) -> Option<R<(usize, ExprType)>> {
+        let vars = match &self.routine {
+            Some(r) => &r.scope.vars,
+            None => &self.cx.sp.as_ref()?.scope.vars,
+        };
+        crate::sp::row::row_fields(vars, row)?;
+        Some(
+            self.local(&format!("{row}.{field}"))
+                .ok_or_else(|| crate::sp::row::no_field(row, field)),
+        )
+    }
+
+    /// A ROW variable compared as a whole, as the tuple of its fields
+    /// (`(r.a, r.b)`); `None` for any other operand.
+    pub(super) fn row_tuple(&self, e: &ast::Expr) -> Option<ast::Expr> {
+        let ast::Expr::Identifier(id) = e else {
+            return None;
+        };
+        let vars = match &self.routine {
+            Some(r) => &r.scope.vars,
+            None => &self.cx.sp.as_ref()?.scope.vars,
+        };
+        let slots = crate::sp::row::row_fields(vars, &id.value)?;
+        let fields = slots.iter().map(|s| {
+            let (_, field) = vars.iter().rev().find(|(_, x)| x == s)?.0.split_once('.')?;
+            Some(ast::Expr::CompoundIdentifier(vec![
+                id.clone(),
+                ast::Ident::with_quote('`', field),
+            ]))
+        });
+        Some(ast::Expr::Tuple(fields.collect::<Option<Vec<_>>>()?))
+    }
+
+    /// 1241 for a ROW variable used as a value (a trigger's NEW and OLD are
+    /// columns' names there).
+    pub(super) fn check_not_row(&self, name: &str) -> R<()> {
+        let vars = match &self.routine {
+            Some(r) => &r.scope.vars,
+            None => match self.cx.sp.as_ref() {
+                Some(f) => &f.scope.vars,
+                None => return Ok(()),
+            },
+        };
+        let trigger_row = ["new", "old"].iter().any(|w| name.eq_ignore_ascii_case(w));
+        match crate::sp::row::row_fields(vars, name) {
+            Some(_) if !trigger_row => Err(crate::sp::row::operand_columns(1)),
+            _ => Ok(()),
+        }
+    }
+
     /// `[db.]name(args)` naming no built-in function: a stored function.
     pub(super) fn stored_call(
         &mut self,
@@ -136,12 +188,15 @@ pub fn bind_function(
     (stack, in_use): (Vec<Named>, Vec<Named>),
 ) -> R<BoundFunction> {
     let tree = crate::sp::parse::parse_body(&def.body)?;
+    let coll = routine_collation(storage, &def.database_collation, &def.schema);
+    let mut catalog =
+        super::row_type::Catalog::new(storage, cx, (&def.schema, &def.sql_mode), coll);
     let program = crate::sp::compile::compile_function(
         &tree,
         params,
         &format!("{}.{}", def.schema, def.name),
+        &mut catalog,
     )?;
-    let coll = routine_collation(storage, &def.database_collation, &def.schema);
     let mut slots = Vec::with_capacity(program.slot_types.len());
     for (name, ty) in &program.slot_types {
         slots.push(crate::sp::slot_def(name, ty, coll, cx)?);
@@ -270,14 +325,25 @@ impl FnBinder<'_> {
             },
             Instr::Jump(to) => FInstr::Jump(*to),
             Instr::CaseNotFound => FInstr::CaseNotFound,
-            Instr::Open { cursor, query } => FInstr::Open {
+            Instr::Open {
+                cursor,
+                query,
+                reopen,
+            } => FInstr::Open {
                 cursor: *cursor,
                 plan: self.select(&query.text, &query.scope)?,
+                reopen: *reopen,
             },
-            Instr::Fetch { cursor, slots } => FInstr::Fetch {
+            Instr::Fetch {
+                cursor,
+                slots,
+                done,
+            } => FInstr::Fetch {
                 cursor: *cursor,
                 slots: slots.clone(),
+                done: *done,
             },
+            Instr::Raise(e) => FInstr::Fail(e.clone()),
             Instr::Close(c) => FInstr::Close(*c),
             Instr::Signal {
                 resignal,
@@ -403,15 +469,19 @@ impl FnBinder<'_> {
                 let plan = self.select(&s.query, &code.scope)?;
                 let fsp = |i: usize| plan.columns.get(i).map_or(0, |c| c.decimals);
                 let mut into = Vec::with_capacity(vars.len());
-                for (i, v) in vars.into_iter().enumerate() {
-                    into.push(match v {
-                        IntoVar::User(n) => SetTo::User(n, fsp(i)),
+                for v in vars {
+                    match v {
+                        IntoVar::User(n) => into.push(SetTo::User(n, fsp(into.len()))),
                         IntoVar::Local(n) => {
-                            SetTo::Local(code.scope.slot(&n).ok_or_else(|| {
+                            if let Some(f) = crate::sp::row::row_fields(&code.scope.vars, &n) {
+                                into.extend(f.into_iter().map(SetTo::Local));
+                                continue;
+                            }
+                            into.push(SetTo::Local(code.scope.slot(&n).ok_or_else(|| {
                                 MySqlError::new(1327, "42000", format!("Undeclared variable: {n}"))
-                            })?)
+                            })?))
                         }
-                    });
+                    }
                 }
                 Ok(FInstr::SelectInto { plan, into })
             }

@@ -229,9 +229,18 @@ pub fn bind_trigger(
     let (event, timing) = kind(def);
     let params = row_params(table, event);
     let tree = crate::sp::parse::parse_body(&def.body)?;
-    let program = crate::sp::compile::compile(&tree, &params)?;
     let coll = super::stored_fn::routine_collation(storage, &def.database_collation, &def.schema);
     let width = table.columns.len();
+    let mut catalog =
+        super::row_type::Catalog::new(storage, cx, (&def.schema, &def.sql_mode), coll);
+    catalog.fixed = (0..params.len())
+        .map(|i| row_slot(&table.columns[i % width]))
+        .collect();
+    catalog.trigger = Some(super::stored_fn::TriggerRows {
+        event,
+        before: timing == crate::sp::trigger::Timing::Before,
+    });
+    let program = crate::sp::compile::compile(&tree, &params, &mut catalog)?;
     let mut slots = Vec::with_capacity(program.slot_types.len());
     for (i, (name, ty)) in program.slot_types.iter().enumerate() {
         slots.push(if i < params.len() {

@@ -331,18 +331,30 @@ fn step(
             change(plan, ctx)?;
         }
         FInstr::SelectInto { plan, into } => select_into(f, plan, into, ctx)?,
-        FInstr::Open { cursor, plan } => {
-            if rt.cursors[*cursor].is_some() {
+        FInstr::Open {
+            cursor,
+            plan,
+            reopen,
+        } => {
+            if rt.cursors[*cursor].is_some() && !reopen {
                 return Err(MySqlError::new(1325, "24000", "Cursor is already open"));
             }
             ctx.cx.check_needs(&plan.needs)?;
             rt.cursors[*cursor] = Some(rows_of(plan, usize::MAX, ctx)?.0.into());
         }
-        FInstr::Fetch { cursor, slots } => {
+        FInstr::Fetch {
+            cursor,
+            slots,
+            done,
+        } => {
             let rows = rt.cursors[*cursor]
                 .as_mut()
                 .ok_or_else(|| MySqlError::new(1326, "24000", "Cursor is not open"))?;
-            let row = rows.pop_front().ok_or_else(no_data)?;
+            let row = match (rows.pop_front(), done) {
+                (Some(row), _) => row,
+                (None, Some(to)) => return Ok(Step::Next(*to)),
+                (None, None) => return Err(no_data()),
+            };
             if row.len() != slots.len() {
                 return Err(MySqlError::new(
                     1328,

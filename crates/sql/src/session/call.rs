@@ -35,6 +35,10 @@ pub(crate) struct Compiled {
     /// Bound expressions by instruction, with the schema version they were
     /// bound at; `None` inside when the expression runs as a statement.
     exprs: Vec<Option<(u64, Option<Arc<Expr>>)>>,
+    /// The schema version variables' types were read from the catalog at
+    /// (ROW TYPE OF, TYPE OF, FOR records): the program compiles again after
+    /// DDL, as MariaDB resolves them each time the declaration runs.
+    catalog_version: Option<u64>,
 }
 
 impl Session {
@@ -52,13 +56,20 @@ impl Session {
             Some(line0) => crate::sp::parse::parse_body_checked(body, line0)?,
             None => crate::sp::parse::parse_body(body)?,
         };
-        let program = crate::sp::compile::compile(&tree, params)?;
+        let version = self.cx.engine.storage.schema_version();
+        let program = {
+            let mut catalog = self.catalog();
+            catalog.creating = create.is_some();
+            crate::sp::compile::compile(&tree, params, &mut catalog)?
+        };
         let mut slots = Vec::with_capacity(program.slot_types.len());
         for (name, ty) in &program.slot_types {
             slots.push(self.slot_def(name, ty)?);
         }
         let n = program.instrs.len();
+        let catalog_version = program.catalog_types.then_some(version);
         Ok(Compiled {
+            catalog_version,
             def,
             params: params.into(),
             program,
@@ -70,13 +81,30 @@ impl Session {
     /// The declared type of a variable, read as a column definition (in the
     /// current database's collation).
     pub(super) fn slot_def(&mut self, name: &str, type_text: &str) -> R<SlotDef> {
-        let coll = self
-            .cx
+        crate::sp::slot_def(name, type_text, self.variable_collation(), &self.cx)
+    }
+
+    /// The collation variables of a program compiled now default to.
+    fn variable_collation(&self) -> basalt_common::Collation {
+        self.cx
             .db
             .as_deref()
             .and_then(|d| self.cx.engine.storage.database_collation(d))
-            .unwrap_or(basalt_common::Collation::Utf8mb4GeneralCi);
-        crate::sp::slot_def(name, type_text, coll, &self.cx)
+            .unwrap_or(basalt_common::Collation::Utf8mb4GeneralCi)
+    }
+
+    /// Row types of a program compiled now, in the current database and
+    /// sql_mode.
+    pub(super) fn catalog(&self) -> crate::bind::row_type::Catalog<'_> {
+        crate::bind::row_type::Catalog::new(
+            &self.cx.engine.storage,
+            &self.cx,
+            (
+                self.cx.db.as_deref().unwrap_or_default(),
+                &self.cx.var_text("sql_mode"),
+            ),
+            self.variable_collation(),
+        )
     }
 
     /// Runs an anonymous compound statement (BEGIN NOT ATOMIC ... END, or a
@@ -304,7 +332,10 @@ impl Session {
     /// routine was replaced).
     fn compiled(&mut self, def: &Arc<RoutineDef>) -> R<Compiled> {
         if let Some(c) = self.sp_cache.remove(&key_of(def)) {
-            if c.def.as_ref().is_some_and(|d| Arc::ptr_eq(d, def)) {
+            let current = c
+                .catalog_version
+                .is_none_or(|v| v == self.cx.engine.storage.schema_version());
+            if current && c.def.as_ref().is_some_and(|d| Arc::ptr_eq(d, def)) {
                 return Ok(c);
             }
         }

@@ -36,6 +36,7 @@ pub(crate) mod sequence;
 mod set_statement;
 mod slow;
 mod stmt;
+pub(crate) use stmt::source_column_type;
 pub mod temp_tables;
 pub mod timer;
 mod track;

@@ -184,9 +184,13 @@ impl Session {
                     "Case not found for CASE statement",
                 ))
             }
-            Instr::Open { cursor, query } => {
+            Instr::Open {
+                cursor,
+                query,
+                reopen,
+            } => {
                 let (cursor, query) = (*cursor, query.clone());
-                if rt.cursors[cursor].is_some() {
+                if rt.cursors[cursor].is_some() && !reopen {
                     return Err(MySqlError::new(1325, "24000", "Cursor is already open"));
                 }
                 self.set_scope(&query.scope);
@@ -198,11 +202,19 @@ impl Session {
                 rt.cursors[cursor] = Some(sink.rows);
                 pc + 1
             }
-            Instr::Fetch { cursor, slots } => {
+            Instr::Fetch {
+                cursor,
+                slots,
+                done,
+            } => {
                 let rows = rt.cursors[*cursor]
                     .as_mut()
                     .ok_or_else(|| MySqlError::new(1326, "24000", "Cursor is not open"))?;
-                let row = rows.pop_front().ok_or_else(no_data)?;
+                let row = match (rows.pop_front(), done) {
+                    (Some(row), _) => row,
+                    (None, Some(to)) => return Ok(*to),
+                    (None, None) => return Err(no_data()),
+                };
                 if row.len() != slots.len() {
                     return Err(MySqlError::new(
                         1328,
@@ -238,6 +250,7 @@ impl Session {
                 }
                 return Err(e);
             }
+            Instr::Raise(e) => return Err(e.clone()),
             Instr::Return(_) => {
                 return Err(MySqlError::internal("RETURN outside a function"));
             }

@@ -170,7 +170,11 @@ impl Session {
         let tree = crate::sp::parse::parse_body_checked(&c.body, c.body_line)?;
         let db = self.cx.db.clone().unwrap_or_default();
         let name = format!("{db}.{}", c.name);
-        let program = crate::sp::compile::compile_function(&tree, params, &name)?;
+        let program = {
+            let mut catalog = self.catalog();
+            catalog.creating = true;
+            crate::sp::compile::compile_function(&tree, params, &name, &mut catalog)?
+        };
         for (name, ty) in &program.slot_types {
             self.slot_def(name, ty)?;
         }

@@ -58,11 +58,7 @@ impl Session {
     }
 
     fn select_into_vars(&mut self, query: &str, vars: Vec<IntoVar>) -> R<QueryResult> {
-        for v in &vars {
-            if let IntoVar::Local(name) = v {
-                self.local_slot(name)?;
-            }
-        }
+        let vars = self.targets_of(vars)?;
         let mut sink = VarSink::default();
         self.run_query(query, &mut Out::new(&mut sink))?;
         if sink.width != vars.len() {
@@ -85,19 +81,38 @@ impl Session {
         };
         for (i, (var, v)) in vars.into_iter().zip(row).enumerate() {
             match var {
-                IntoVar::User(name) => {
+                Target::User(name) => {
                     let fsp = sink.fsp.get(i).copied().unwrap_or(0);
                     self.cx
                         .user_vars
                         .insert(name, crate::value::user_var_value(v, fsp));
                 }
-                IntoVar::Local(name) => {
-                    let slot = self.local_slot(&name)?;
-                    self.sp_assign(slot, v)?;
-                }
+                Target::Slot(slot) => self.sp_assign(slot, v)?,
             }
         }
         Ok(ok(1, self.warning_count()))
+    }
+
+    /// INTO's targets, a ROW variable as its fields.
+    fn targets_of(&self, vars: Vec<IntoVar>) -> R<Vec<Target>> {
+        let mut out = Vec::with_capacity(vars.len());
+        for v in vars {
+            match v {
+                IntoVar::User(name) => out.push(Target::User(name)),
+                IntoVar::Local(name) => {
+                    let fields = self
+                        .cx
+                        .sp
+                        .as_ref()
+                        .and_then(|f| crate::sp::row::row_fields(&f.scope.vars, &name));
+                    match fields {
+                        Some(f) => out.extend(f.into_iter().map(Target::Slot)),
+                        None => out.push(Target::Slot(self.local_slot(&name)?)),
+                    }
+                }
+            }
+        }
+        Ok(out)
     }
 
     fn select_into_file(&mut self, query: &str, name: &[u8], kind: FileKind) -> R<QueryResult> {
@@ -308,4 +323,10 @@ impl ResultSink for FileSink {
     }
 
     fn end(&mut self, _ending: Ending<'_>, _status: u16) {}
+}
+
+/// A SELECT ... INTO target: a user variable or a program's slot.
+enum Target {
+    User(String),
+    Slot(usize),
 }

@@ -464,7 +464,7 @@ fn statement_kind(s: &Statement) -> String {
 /// The ENUM / SET or integer type (with its display width and ZEROFILL) of the
 /// table column a result column reads directly (CREATE
 /// TABLE ... SELECT keeps it, as MariaDB does).
-fn source_column_type(
+pub(crate) fn source_column_type(
     cx: &crate::session::ctx::SessionCtx,
     t: &crate::ty::ExprType,
 ) -> Option<basalt_common::DataType> {

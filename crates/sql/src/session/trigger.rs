@@ -132,7 +132,8 @@ impl Session {
         let (event, timing) = crate::bind::trigger::kind(def);
         let params = crate::bind::trigger::row_params(table, event);
         let tree = crate::sp::parse::parse_body_checked(&def.body, line0)?;
-        let program = crate::sp::compile::compile(&tree, &params)?;
+        // Row types are resolved when the trigger binds (below).
+        let program = crate::sp::compile::compile(&tree, &params, &mut crate::sp::NoCatalog)?;
         for (name, ty) in program.slot_types.iter().skip(params.len()) {
             self.slot_def(name, ty)?;
         }

@@ -5,14 +5,14 @@
 //! outer ones) and plans made for it are cached per scope.
 
 use super::parse::{Decl, Node};
-use super::{Code, CondValue, HandlerDef, Instr, ParamDef, Program, SpScope};
+use super::{Code, CondValue, HandlerDef, Instr, ParamDef, Program, RowTypes, SpScope};
 use basalt_common::MySqlError;
 use std::sync::Arc;
 
 type R<T> = Result<T, MySqlError>;
 
 #[derive(PartialEq, Eq, Clone, Copy)]
-enum LabelKind {
+pub(super) enum LabelKind {
     Block,
     Loop,
 }
@@ -26,7 +26,7 @@ struct Label {
     leaves: Vec<usize>,
 }
 
-pub struct Compiler {
+pub struct Compiler<'a> {
     pub(super) instrs: Vec<Instr>,
     /// The body line of each instruction's statement.
     lines: Vec<u32>,
@@ -46,17 +46,27 @@ pub struct Compiler {
     pub(super) handlers: Vec<HandlerDef>,
     /// Compiling a stored function's body (RETURN allowed).
     function: bool,
+    /// Reads ROW TYPE OF / TYPE OF / FOR records' types from the catalog.
+    pub(super) rows: &'a mut dyn RowTypes,
+    /// Some type was read from the catalog.
+    pub(super) catalog_types: bool,
 }
 
 /// Compiles a procedure's or compound statement's body whose parameters are
-/// `params` (slots 0..n); RETURN is refused there (1313).
-pub fn compile(root: &Node, params: &[ParamDef]) -> R<Program> {
-    compile_as(root, params, false)
+/// `params` (slots 0..n); RETURN is refused there (1313). `rows` reads the
+/// types of ROW TYPE OF / TYPE OF variables from the catalog.
+pub fn compile(root: &Node, params: &[ParamDef], rows: &mut dyn RowTypes) -> R<Program> {
+    compile_as(root, params, false, rows)
 }
 
 /// Compiles a stored function's body (1320 when it has no RETURN).
-pub fn compile_function(root: &Node, params: &[ParamDef], name: &str) -> R<Program> {
-    let p = compile_as(root, params, true)?;
+pub fn compile_function(
+    root: &Node,
+    params: &[ParamDef],
+    name: &str,
+    rows: &mut dyn RowTypes,
+) -> R<Program> {
+    let p = compile_as(root, params, true, rows)?;
     if !p.instrs.iter().any(|i| matches!(i, Instr::Return(_))) {
         return Err(MySqlError::new(
             1320,
@@ -67,7 +77,12 @@ pub fn compile_function(root: &Node, params: &[ParamDef], name: &str) -> R<Progr
     Ok(p)
 }
 
-fn compile_as(root: &Node, params: &[ParamDef], function: bool) -> R<Program> {
+fn compile_as(
+    root: &Node,
+    params: &[ParamDef],
+    function: bool,
+    rows: &mut dyn RowTypes,
+) -> R<Program> {
     let mut c = Compiler {
         instrs: Vec::new(),
         lines: Vec::new(),
@@ -81,6 +96,8 @@ fn compile_as(root: &Node, params: &[ParamDef], function: bool) -> R<Program> {
         cursor_count: 0,
         handlers: Vec::new(),
         function,
+        rows,
+        catalog_types: false,
     };
     for p in params {
         c.declare_name(&p.name, &p.type_text);
@@ -93,10 +110,11 @@ fn compile_as(root: &Node, params: &[ParamDef], function: bool) -> R<Program> {
         slot_types: c.types,
         handlers: c.handlers,
         cursors: c.cursor_count,
+        catalog_types: c.catalog_types,
     })
 }
 
-impl Compiler {
+impl Compiler<'_> {
     pub(super) fn declare_name(&mut self, name: &str, type_text: &str) -> usize {
         let slot = self.types.len();
         self.types.push((name.to_string(), type_text.to_string()));
@@ -229,6 +247,9 @@ impl Compiler {
             )),
             Node::Set(items) => {
                 for (target, value) in items {
+                    if self.set_row(target, value) {
+                        continue;
+                    }
                     match self.slot_of(target.trim_matches('`')) {
                         Some(slot) if !target.starts_with('@') => {
                             self.emit(Instr::Assign {
@@ -255,6 +276,12 @@ impl Compiler {
                 Ok(())
             }
             Node::Fetch { cursor, vars } => self.fetch(cursor, vars),
+            Node::ForRows {
+                label,
+                var,
+                source,
+                body,
+            } => self.for_rows(label, var, source, body),
             Node::Signal {
                 resignal,
                 cond,
@@ -275,6 +302,12 @@ impl Compiler {
                     type_text,
                     default,
                 } => self.declare_vars(marks.0, names, type_text, default.as_deref())?,
+                Decl::Row { names, of, default } => {
+                    self.declare_rows(marks.0, names, of, default.as_deref())?
+                }
+                Decl::TypeOf { names, of, default } => {
+                    self.declare_type_of(marks.0, names, of, default.as_deref())?
+                }
                 Decl::Condition { name, value } => self.declare_condition(marks.1, name, value)?,
                 Decl::Cursor {
                     name,
@@ -292,19 +325,16 @@ impl Compiler {
         Ok(())
     }
 
-    fn declare_vars(
-        &mut self,
-        outer: usize,
-        names: &[String],
-        type_text: &str,
-        default: Option<&str>,
-    ) -> R<()> {
+    /// 1331 for a name declared twice in one block.
+    pub(super) fn check_duplicates(&self, outer: usize, names: &[String]) -> R<()> {
         let mut declared: Vec<&str> = Vec::new();
         for n in names {
+            let lower = n.to_lowercase();
+            let field = format!("{lower}.");
             let dup = declared.iter().any(|x| x.eq_ignore_ascii_case(n))
                 || self.names[outer..]
                     .iter()
-                    .any(|(x, _)| *x == n.to_lowercase());
+                    .any(|(x, _)| *x == lower || x.starts_with(&field));
             if dup {
                 return Err(MySqlError::new(
                     1331,
@@ -314,6 +344,17 @@ impl Compiler {
             }
             declared.push(n);
         }
+        Ok(())
+    }
+
+    pub(super) fn declare_vars(
+        &mut self,
+        outer: usize,
+        names: &[String],
+        type_text: &str,
+        default: Option<&str>,
+    ) -> R<()> {
+        self.check_duplicates(outer, names)?;
         // The default is evaluated where the variables are not yet visible.
         let slots: Vec<usize> = names
             .iter()
@@ -375,7 +416,7 @@ impl Compiler {
         }
     }
 
-    fn open_label(&mut self, label: &Option<String>, kind: LabelKind, start: usize) {
+    pub(super) fn open_label(&mut self, label: &Option<String>, kind: LabelKind, start: usize) {
         self.labels.push(Label {
             name: label.clone().unwrap_or_default(),
             kind,
@@ -384,7 +425,7 @@ impl Compiler {
         });
     }
 
-    fn close_label(&mut self, _label: &Option<String>) {
+    pub(super) fn close_label(&mut self, _label: &Option<String>) {
         let l = self.labels.pop().expect("label opened");
         let end = self.pc();
         for at in l.leaves {
@@ -416,7 +457,12 @@ mod tests {
     use super::*;
 
     fn prog(body: &str) -> Program {
-        compile(&parse_body(body).expect("test body parses"), &[]).expect("test body compiles")
+        compile(
+            &parse_body(body).expect("test body parses"),
+            &[],
+            &mut super::super::NoCatalog,
+        )
+        .expect("test body compiles")
     }
 
     #[test]
@@ -463,9 +509,13 @@ mod tests {
             (Some(1), Some(2))
         );
         let e = |b: &str| {
-            compile(&parse_body(b).expect("test body parses"), &[])
-                .unwrap_err()
-                .code
+            compile(
+                &parse_body(b).expect("test body parses"),
+                &[],
+                &mut super::super::NoCatalog,
+            )
+            .unwrap_err()
+            .code
         };
         assert_eq!(
             e("begin declare c cursor(x int) for select x; open c; end"),
@@ -480,9 +530,13 @@ mod tests {
     #[test]
     fn label_errors() {
         let e = |b: &str| {
-            compile(&parse_body(b).expect("test body parses"), &[])
-                .unwrap_err()
-                .code
+            compile(
+                &parse_body(b).expect("test body parses"),
+                &[],
+                &mut super::super::NoCatalog,
+            )
+            .unwrap_err()
+            .code
         };
         assert_eq!(e("begin leave x; end"), 1308);
         assert_eq!(e("b: begin iterate b; end"), 1308);

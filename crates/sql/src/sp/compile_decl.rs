@@ -23,7 +23,7 @@ type R<T> = Result<T, MySqlError>;
 /// How far each scoped list reached when a block began.
 pub(super) type Marks = (usize, usize, usize);
 
-impl Compiler {
+impl Compiler<'_> {
     pub(super) fn marks(&self) -> Marks {
         (self.names.len(), self.conditions.len(), self.cursors.len())
     }
@@ -119,7 +119,11 @@ impl Compiler {
             let value = self.code(arg);
             self.emit(Instr::Assign { slot, value });
         }
-        self.emit(Instr::Open { cursor, query });
+        self.emit(Instr::Open {
+            cursor,
+            query,
+            reopen: false,
+        });
         Ok(())
     }
 
@@ -127,12 +131,20 @@ impl Compiler {
         let cursor = self.cursor(cursor)?.number;
         let mut slots = Vec::with_capacity(vars.len());
         for v in vars {
+            if let Some(fields) = super::row::row_fields(&self.names, v) {
+                slots.extend(fields);
+                continue;
+            }
             let slot = self.slot_of(v).ok_or_else(|| {
                 MySqlError::new(1327, "42000", format!("Undeclared variable: {v}"))
             })?;
             slots.push(slot);
         }
-        self.emit(Instr::Fetch { cursor, slots });
+        self.emit(Instr::Fetch {
+            cursor,
+            slots,
+            done: None,
+        });
         Ok(())
     }
 

@@ -9,9 +9,16 @@
 //! does), holding a loop that steps `i`, leaves past the bound (or when it is
 //! NULL) and runs the body. A NULL first value or bound is MariaDB's 1048. ITERATE
 //! goes to the step, LEAVE out of the loop. The bound's name has a space, so
-//! no program can name it. FOR over a cursor or a query is 1235.
+//! no program can name it.
+//!
+//! ```text
+//! [label:] FOR rec IN {cursor [(args)] | (query)} DO body END FOR [label]
+//! ```
+//!
+//! reads each row of the cursor (opened and closed by the loop) or query
+//! into the record `rec` ([`Node::ForRows`], compiled in `compile_row.rs`).
 
-use super::parse::{CondRef, Decl, Node, Parser};
+use super::parse::{CondRef, Decl, Node, Parser, RowsOf};
 use basalt_common::MySqlError;
 
 type R<T> = Result<T, MySqlError>;
@@ -22,10 +29,15 @@ impl Parser<'_> {
         let id = self.pos;
         let var = self.ident()?;
         self.expect("in")?;
+        let at = self.pos;
         let reverse = self.kw("reverse");
         let range = self.expr_until(&["do"])?;
         let Some((lower, upper)) = split_range(&range) else {
-            return Err(MySqlError::not_supported("FOR loops over cursors"));
+            if reverse {
+                return Err(self.err());
+            }
+            self.pos = at;
+            return self.for_rows(label, var);
         };
         self.expect("do")?;
         let body = self.list()?;
@@ -79,6 +91,32 @@ impl Parser<'_> {
                     },
                 ])
                 .collect(),
+        })
+    }
+}
+
+impl Parser<'_> {
+    /// FOR over a cursor or a query, after `IN`.
+    fn for_rows(&mut self, label: Option<String>, var: String) -> R<Node> {
+        let start = self.peek().ok_or_else(|| self.err())?.start;
+        let source = if self.peek().is_some_and(|t| t.text(self.src) == "(") {
+            let query = self.expr_until(&["do"])?;
+            self.check(start, &query, "")?;
+            RowsOf::Query(query)
+        } else {
+            let cursor = self.ident()?;
+            RowsOf::Cursor(cursor, self.open_args()?)
+        };
+        self.expect("do")?;
+        let body = self.list()?;
+        self.expect("end")?;
+        self.expect("for")?;
+        self.end_label(&label)?;
+        Ok(Node::ForRows {
+            label,
+            var,
+            source,
+            body,
         })
     }
 }

@@ -116,10 +116,12 @@ pub enum FInstr {
     Open {
         cursor: usize,
         plan: Arc<SelectPlan>,
+        reopen: bool,
     },
     Fetch {
         cursor: usize,
         slots: Vec<usize>,
+        done: Option<usize>,
     },
     Close(usize),
     Signal {

@@ -9,11 +9,13 @@
 
 pub mod compile;
 mod compile_decl;
+mod compile_row;
 pub mod conditions;
 mod declare;
 mod for_loop;
 pub mod function;
 pub mod parse;
+pub mod row;
 pub mod trigger;
 
 use crate::ty::ExprType;
@@ -75,16 +77,24 @@ pub enum Instr {
     /// A CASE statement without ELSE matched nothing (1339).
     CaseNotFound,
     /// OPEN: the query runs and its rows are kept (MariaDB's cursors are
-    /// insensitive: they read a materialised copy).
+    /// insensitive: they read a materialised copy). `reopen`: a FOR loop's
+    /// implicit cursor, which a LEAVE out of an enclosing block may have
+    /// left open (it opens again; a declared cursor's second OPEN is 1325).
     Open {
         cursor: usize,
         query: Code,
+        reopen: bool,
     },
-    /// FETCH INTO the slots (NOT FOUND, 1329, past the last row).
+    /// FETCH INTO the slots (NOT FOUND, 1329, past the last row); a FOR
+    /// loop's fetch goes to `done` instead.
     Fetch {
         cursor: usize,
         slots: Vec<usize>,
+        done: Option<usize>,
     },
+    /// An error found when the program was compiled that MariaDB raises when
+    /// the statement runs (a ROW TYPE OF whose table is missing, ...).
+    Raise(MySqlError),
     Close(usize),
     /// SIGNAL / RESIGNAL with `SET item = value` items.
     Signal {
@@ -173,6 +183,53 @@ pub struct Program {
     pub handlers: Vec<HandlerDef>,
     /// Cursors declared (each numbered).
     pub cursors: usize,
+    /// Some variable's type was read from the catalog (ROW TYPE OF, TYPE OF,
+    /// a FOR loop's record): the program compiles again after DDL.
+    pub catalog_types: bool,
+}
+
+/// Where the fields of a ROW TYPE OF, TYPE OF or FOR loop record come from.
+#[derive(Debug, Clone, Copy)]
+pub enum RowSource<'a> {
+    /// A query's result columns (a cursor's, or a FOR loop's).
+    Query(&'a Code),
+    /// A table's columns.
+    Table(Option<&'a str>, &'a str),
+    /// One column of a table.
+    Column(Option<&'a str>, &'a str, &'a str),
+}
+
+/// Resolves [`RowSource`]s against the catalog while a program compiles.
+pub trait RowTypes {
+    /// (name, type text) of each field; `slots` are (name, type text) of the
+    /// slots declared so far (a query may use them).
+    fn fields(
+        &mut self,
+        src: RowSource<'_>,
+        slots: &[(String, String)],
+    ) -> Result<Vec<(String, String)>, MySqlError>;
+
+    /// Whether an error resolving a type waits until its declaration runs
+    /// (at CREATE, where the tables may not exist yet); otherwise it fails
+    /// the compile, as MariaDB's CALL fails before the body runs.
+    fn defer_errors(&self) -> bool;
+}
+
+/// For compiling with no catalog at hand: every catalog type is 1235.
+pub struct NoCatalog;
+
+impl RowTypes for NoCatalog {
+    fn fields(
+        &mut self,
+        _: RowSource<'_>,
+        _: &[(String, String)],
+    ) -> Result<Vec<(String, String)>, MySqlError> {
+        Err(MySqlError::not_supported("TYPE OF here"))
+    }
+
+    fn defer_errors(&self) -> bool {
+        true
+    }
 }
 
 /// A slot's declared type.
@@ -239,7 +296,11 @@ pub fn slot_def(
 /// A type as MariaDB prints a function's RETURNS: `int(11)`,
 /// `varchar(10) CHARSET latin1 COLLATE latin1_swedish_ci`.
 pub fn returns_text(def: &SlotDef) -> String {
-    let dt = &def.col.data_type;
+    type_text(&def.col.data_type)
+}
+
+/// A column type as a variable's declaration can name it.
+pub fn type_text(dt: &basalt_common::DataType) -> String {
     let mut out = dt.sql_name();
     if let Some(c) = dt.collation().filter(|c| !c.is_binary()) {
         out.push_str(&format!(

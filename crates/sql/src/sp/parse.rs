@@ -74,8 +74,34 @@ pub enum Node {
         cond: Option<CondRef>,
         items: Vec<(String, String)>,
     },
+    /// MariaDB's FOR over a cursor or a query: each row into the record
+    /// `var` (its fields `var.name`), then the body.
+    ForRows {
+        label: Option<String>,
+        var: String,
+        source: RowsOf,
+        body: Vec<Node>,
+    },
     /// A statement and the line of the body it starts on (from 1).
     Line(u32, Box<Node>),
+}
+
+/// What a FOR loop reads rows from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RowsOf {
+    /// A declared cursor with OPEN's arguments.
+    Cursor(String, Vec<String>),
+    /// A query in parentheses (an implicit cursor).
+    Query(String),
+}
+
+/// The fields of a ROW variable.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RowOf {
+    /// `ROW (name type, ...)`.
+    Fields(Vec<super::ParamDef>),
+    /// `ROW TYPE OF` a cursor in scope or a `[db.]table`.
+    Named(Vec<String>),
 }
 
 #[cfg(test)]
@@ -121,6 +147,18 @@ pub enum Decl {
         exit: bool,
         conds: Vec<CondRef>,
         body: Box<Node>,
+    },
+    /// `DECLARE r [, r] ROW ... [DEFAULT ...]`.
+    Row {
+        names: Vec<String>,
+        of: RowOf,
+        default: Option<String>,
+    },
+    /// `DECLARE v [, v] TYPE OF {var | [db.]table.column} [DEFAULT ...]`.
+    TypeOf {
+        names: Vec<String>,
+        of: Vec<String>,
+        default: Option<String>,
     },
 }
 
@@ -229,7 +267,7 @@ impl Parser<'_> {
     /// body. A statement starting with a word that begins none (`selec x`)
     /// fails at its second token, where MariaDB's grammar (which reads the
     /// word as a label) stops.
-    fn check(&self, start: usize, text: &str, prefix: &str) -> R<()> {
+    pub(super) fn check(&self, start: usize, text: &str, prefix: &str) -> R<()> {
         if !self.check {
             return Ok(());
         }

@@ -9,6 +9,8 @@
 mod prepared_call;
 #[path = "routine_lines.rs"]
 mod routine_lines;
+#[path = "routine_rows.rs"]
+mod routine_rows;
 
 use basalt_tests::mariadb;
 use basalt_tests::{mariadb_cli, Basalt};

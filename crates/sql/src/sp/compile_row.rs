@@ -23,13 +23,14 @@ type R<T> = Result<T, MySqlError>;
 
 impl Compiler<'_> {
     /// Field (name, type text) pairs from the catalog. An error fails the
-    /// compile, or at CREATE is raised when the declaration runs (with no
-    /// fields).
-    fn catalog_fields(&mut self, src: RowSource<'_>) -> R<Vec<(String, String)>> {
+    /// compile (a declaration's, as MariaDB's CALL fails before the body
+    /// runs), or is raised when the statement runs (`defer`, and at CREATE),
+    /// with no fields.
+    fn catalog_fields(&mut self, src: RowSource<'_>, defer: bool) -> R<Vec<(String, String)>> {
         self.catalog_types = true;
         match self.rows.fields(src, &self.types) {
             Ok(f) => Ok(f),
-            Err(e) if self.rows.defer_errors() => {
+            Err(e) if defer || self.rows.defer_errors() => {
                 self.emit(Instr::Raise(e));
                 Ok(Vec::new())
             }
@@ -44,10 +45,10 @@ impl Compiler<'_> {
             RowOf::Named(parts) => match parts.as_slice() {
                 [name] if self.cursor(name).is_ok() => {
                     let query = self.cursor(name)?.query.clone();
-                    self.catalog_fields(RowSource::Query(&query))?
+                    self.catalog_fields(RowSource::Query(&query), false)?
                 }
-                [t] => self.catalog_fields(RowSource::Table(None, t))?,
-                [db, t] => self.catalog_fields(RowSource::Table(Some(db), t))?,
+                [t] => self.catalog_fields(RowSource::Table(None, t), false)?,
+                [db, t] => self.catalog_fields(RowSource::Table(Some(db), t), false)?,
                 _ => return Err(MySqlError::parse_error(&parts.join("."), 1)),
             },
         })
@@ -131,7 +132,7 @@ impl Compiler<'_> {
     /// A column's name and type text; INT when it cannot be resolved (the
     /// error is raised before the variable is used).
     fn column_type(&mut self, src: RowSource<'_>) -> R<(Option<String>, String)> {
-        Ok(match self.catalog_fields(src)?.pop() {
+        Ok(match self.catalog_fields(src, false)?.pop() {
             Some((name, ty)) => (Some(name), ty),
             None => (None, "INT".to_string()),
         })
@@ -200,25 +201,29 @@ impl Compiler<'_> {
         body: &[Node],
     ) -> R<()> {
         let marks = self.marks();
-        let (cursor, query) = match source {
+        let query = match source {
+            RowsOf::Cursor(name, _) => self.cursor(name)?.query.clone(),
+            RowsOf::Query(text) => self.code(text),
+        };
+        // MariaDB reads the record's structure when the loop starts: an
+        // error is the FOR statement's.
+        let fields = self.catalog_fields(RowSource::Query(&query), true)?;
+        let cursor = match source {
             RowsOf::Cursor(name, args) => {
                 self.open(name, args)?;
-                let c = self.cursor(name)?;
-                (c.number, c.query.clone())
+                self.cursor(name)?.number
             }
-            RowsOf::Query(text) => {
+            RowsOf::Query(_) => {
                 let number = self.cursor_count;
                 self.cursor_count += 1;
-                let query = self.code(text);
                 self.emit(Instr::Open {
                     cursor: number,
-                    query: query.clone(),
+                    query,
                     reopen: true,
                 });
-                (number, query)
+                number
             }
         };
-        let fields = self.catalog_fields(RowSource::Query(&query))?;
         let slots = self.declare_row(var, &fields);
         let start = self.pc();
         self.open_label(label, LabelKind::Loop, start);

@@ -7,6 +7,8 @@
 
 #[path = "routine_calls.rs"]
 mod routine_calls;
+#[path = "routine_sysvars.rs"]
+mod routine_sysvars;
 
 use basalt_tests::mariadb;
 use basalt_tests::Basalt;

@@ -42,6 +42,7 @@ pub mod rows;
 pub mod select;
 pub mod stored_call;
 pub mod stored_fn;
+pub mod stored_set;
 pub mod strings;
 pub mod trigger;
 pub mod typing;

@@ -384,7 +384,7 @@ impl FnBinder<'_> {
     }
 
     /// [`FnBinder::expr`] with the value's fractional digits.
-    fn expr_typed(&mut self, code: &Code) -> R<(BExpr, u8)> {
+    pub(super) fn expr_typed(&mut self, code: &Code) -> R<(BExpr, u8)> {
         let ast = crate::front::parse::parse_expr(&code.text)?;
         let (r, reads, writes) = {
             let mut b = self.binder(&code.text, &code.scope);
@@ -445,23 +445,7 @@ impl FnBinder<'_> {
             super::trigger::check_row_set(rows, &code.text)?;
         }
         match analyze_with(&code.text, self.opts)? {
-            Front::Native(Native::Set(items)) => {
-                let mut out = Vec::with_capacity(items.len());
-                for it in items {
-                    let SetTarget::User(n) = it.target else {
-                        return Err(MySqlError::not_supported(
-                            "SET of a system variable in a stored function",
-                        ));
-                    };
-                    let value = Code {
-                        text: it.value,
-                        scope: code.scope.clone(),
-                    };
-                    let (e, fsp) = self.expr_typed(&value)?;
-                    out.push((SetTo::User(n, fsp), e));
-                }
-                Ok(FInstr::Set(out))
-            }
+            Front::Native(Native::Set(items)) => self.set_items(items, &code.scope),
             Front::Native(Native::SelectInto(s)) => {
                 let IntoTarget::Vars(vars) = s.target else {
                     return Err(not_in_function("SELECT ... INTO OUTFILE"));
@@ -567,6 +551,7 @@ fn check_native(n: &Native) -> R<()> {
                 "Not allowed to set autocommit from a stored function or trigger",
             ))
         }
+        Native::Set(items) => super::stored_set::check_set(items),
         Native::Show(_) | Native::Explain { .. } => Err(no_result_set()),
         Native::Prepare { .. } | Native::Execute { .. } | Native::Deallocate { .. } => {
             Err(MySqlError::new(

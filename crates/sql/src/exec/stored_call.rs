@@ -75,7 +75,7 @@ fn run(p: &BoundFunction, mut values: Vec<Value>, ctx: &mut EvalCtx) -> R<Vec<Va
 fn assign_out(f: &BoundFunction, to: &SetTo, v: Value, fsp: u8, ctx: &mut EvalCtx) -> R<()> {
     match to {
         SetTo::User(n, _) => assign(f, &SetTo::User(n.clone(), fsp), v, ctx),
-        SetTo::Local(_) => assign(f, to, v, ctx),
+        SetTo::Local(_) | SetTo::Sys { .. } => assign(f, to, v, ctx),
     }
 }
 

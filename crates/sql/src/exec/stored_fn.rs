@@ -426,6 +426,7 @@ pub(super) fn assign(
             let v = crate::value::user_var_value(v, *fsp);
             ctx.cx.user_vars.insert(n.clone(), v);
         }
+        SetTo::Sys { def, default } => ctx.cx.set_in_function(def, v, *default)?,
         SetTo::Local(slot) => {
             let def = &f.slots[*slot];
             let names = match &f.table {

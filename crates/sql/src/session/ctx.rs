@@ -138,6 +138,9 @@ pub struct SessionCtx {
     zone_name: String,
     /// `SET insert_id = n`: the first AUTO_INCREMENT value of the next INSERT.
     pub insert_id: Option<u64>,
+    /// System variables a stored function or trigger set, for the session to
+    /// finish (session tracking, statement memo) after the statement.
+    pub changed_vars: Vec<&'static str>,
     pub rand_state: u64,
     /// The session's temporary tables (see [`super::temp_tables`]).
     pub temp: super::temp_tables::TempTables,
@@ -218,6 +221,7 @@ impl SessionCtx {
             zone: None,
             zone_name: String::new(),
             insert_id: None,
+            changed_vars: Vec::new(),
             rand_state: conn_id.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x5DEE_CE66,
             temp: Default::default(),
             seq_last: HashMap::new(),

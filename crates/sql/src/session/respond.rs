@@ -134,6 +134,7 @@ impl Session {
                 c.bump(crate::stats::Stat::EmptyQueries);
             }
         }
+        self.finish_changed_vars();
         let status = self.status_flags();
         let ending = match &r {
             Ok(None) => Ending::Rows {

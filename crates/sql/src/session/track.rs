@@ -51,6 +51,22 @@ impl Session {
         self.track_state();
     }
 
+    /// Finishes the SETs of system variables stored functions and triggers
+    /// made during the statement: tracked, and the statement memo (which
+    /// depends on the variables) cleared.
+    pub(super) fn finish_changed_vars(&mut self) {
+        if self.cx.changed_vars.is_empty() {
+            return;
+        }
+        for name in std::mem::take(&mut self.cx.changed_vars) {
+            if name == "slow_query_log" {
+                self.slow_log_choice = Some(self.cx.var_bool("slow_query_log"));
+            }
+            self.track_variable(name);
+        }
+        self.memo.clear();
+    }
+
     fn track_state(&mut self) {
         if self.cx.var_bool("session_track_state_change")
             && !self.tracked.contains(&Tracked::StateChanged)

@@ -108,41 +108,7 @@ impl Session {
             n if n.starts_with("replicate_") => return self.set_replicate_rule(def.name, v),
             _ => {}
         }
-        if def.read_only {
-            return Err(MySqlError::read_only_variable(def.name));
-        }
-        if !global && matches!(def.name, "max_allowed_packet" | "net_buffer_length") {
-            return Err(session_read_only(def.name));
-        }
-        if def.name == "event_scheduler" {
-            super::event::check_scheduler_value(&v)?;
-        }
-        let v = sysvars::validate(def, v)?;
-        let v = if def.name == "optimizer_switch" {
-            self.optimizer_switch(&v, global)?
-        } else {
-            v
-        };
-        // While the binary log is off no event is written, and the format has
-        // no effect, as in a MariaDB without log_bin (a session that set
-        // STATEMENT before SET GLOBAL log_bin = ON is logged in ROW).
-        let logless = def.name == "binlog_format" && !self.cx.engine.binlog_on();
-        if !logless {
-            super::varpolicy::check(def, &v, &def.initial(&self.cx.engine.config))?;
-        }
-        let v = match def.name {
-            "default_storage_engine" | "storage_engine" => storage_engine(&v)?,
-            "default_tmp_storage_engine" if v != Value::Null => storage_engine(&v)?,
-            _ => v,
-        };
-        if def.name == "insert_id" {
-            let n = unsigned(&v);
-            self.cx.insert_id = (n > 0).then_some(n);
-        }
-        let v = self.within_range(def.name, v);
-        if def.name == "log_slow_verbosity" {
-            slow_verbosity(&v)?;
-        }
+        let v = self.cx.checked_sysvar(def, v, global)?;
         if def.name == "slow_query_log" && !global {
             self.slow_log_choice = Some(v == Value::Int(1));
         }
@@ -160,13 +126,8 @@ impl Session {
         if def.name == "autocommit" && v == Value::Int(1) && !self.cx.autocommit {
             self.commit()?;
         }
-        if let Some(alias) = sysvars::alias_of(def.name) {
-            self.cx.vars.insert(alias, v.clone());
-        }
-        self.cx.vars.insert(def.name, v.clone());
+        self.cx.store_session_var(def, v);
         self.memo.clear();
-        self.sync_charsets(def.name, &v);
-        self.cx.refresh_derived();
         self.track_variable(def.name);
         Ok(())
     }
@@ -275,102 +236,6 @@ impl Session {
         Ok(v)
     }
 
-    /// MariaDB raises a value below a variable's minimum to it, with warning 1292.
-    /// `SET optimizer_switch = 'flag=on,...'`: the current value with the named
-    /// flags changed.
-    fn optimizer_switch(&self, v: &Value, global: bool) -> R<Value> {
-        let current = if global {
-            self.cx.engine.globals.get("optimizer_switch")
-        } else {
-            self.cx.vars.get("optimizer_switch").cloned()
-        };
-        let current = current.map(|c| c.display_lossy()).unwrap_or_default();
-        crate::plan::switch::apply(&current, &v.display_lossy())
-            .map(|s| Value::str(&s))
-            .map_err(|part| MySqlError::wrong_value_for_var("optimizer_switch", &part))
-    }
-
-    /// A numeric value outside the variable's range becomes the nearest bound,
-    /// with MariaDB's warning.
-    fn within_range(&mut self, name: &str, v: Value) -> Value {
-        let (min, max) = match name {
-            "max_session_mem_used" => (crate::exec::mem::MIN_LIMIT, u64::MAX),
-            "optimizer_search_depth" => (0, 62),
-            "join_cache_level" => (0, 8),
-            "rpl_semi_sync_master_timeout" => (0, u64::from(u32::MAX)),
-            "thread_pool_size" => (1, 100_000),
-            "thread_pool_max_threads" => (1, 65_536),
-            "thread_pool_stall_limit" => (1, u64::from(u32::MAX)),
-            "thread_pool_oversubscribe" => (1, 1000),
-            "thread_pool_idle_timeout" => (1, u64::from(u32::MAX)),
-            "extra_max_connections" => (1, 100_000),
-            _ => return v,
-        };
-        match v {
-            Value::UInt(u) if u < min || u > max => {
-                self.cx.warn(
-                    super::ctx::Level::Warning,
-                    basalt_common::error::code::ER_TRUNCATED_WRONG_VALUE,
-                    format!("Truncated incorrect {name} value: '{u}'"),
-                );
-                Value::UInt(u.clamp(min, max))
-            }
-            other => other,
-        }
-    }
-
-    fn sync_charsets(&mut self, name: &str, v: &Value) {
-        let text = v.display_lossy();
-        match name {
-            "character_set_connection" => {
-                if let Some(cs) = Charset::from_name(&text) {
-                    self.cx.vars.insert(
-                        "collation_connection",
-                        Value::str(cs.default_collation().name()),
-                    );
-                }
-            }
-            "collation_connection" => {
-                if let Some(c) = Collation::from_name(&text) {
-                    self.cx
-                        .vars
-                        .insert("character_set_connection", Value::str(c.charset().name()));
-                }
-            }
-            "character_set_server" => {
-                if let Some(cs) = Charset::from_name(&text) {
-                    self.cx.vars.insert(
-                        "collation_server",
-                        Value::str(cs.default_collation().name()),
-                    );
-                }
-            }
-            "collation_server" => {
-                if let Some(c) = Collation::from_name(&text) {
-                    self.cx
-                        .vars
-                        .insert("character_set_server", Value::str(c.charset().name()));
-                }
-            }
-            "character_set_database" => {
-                if let Some(cs) = Charset::from_name(&text) {
-                    self.cx.vars.insert(
-                        "collation_database",
-                        Value::str(cs.default_collation().name()),
-                    );
-                }
-            }
-            "collation_database" => {
-                if let Some(c) = Collation::from_name(&text) {
-                    self.cx
-                        .vars
-                        .insert("character_set_database", Value::str(c.charset().name()));
-                }
-            }
-            _ => {}
-        }
-    }
-
     /// `SET NAMES cs [COLLATE c]`.
     pub(super) fn set_names(
         &mut self,
@@ -458,7 +323,7 @@ fn log_output(v: &Value) -> R<Value> {
 
 /// A `default_storage_engine` value under its canonical name (1286 for an engine
 /// MariaDB does not know).
-fn storage_engine(v: &Value) -> R<Value> {
+pub(super) fn storage_engine(v: &Value) -> R<Value> {
     let name = v.display_lossy();
     let canonical = match name.to_ascii_lowercase().as_str() {
         "innodb" => "InnoDB",
@@ -470,13 +335,13 @@ fn storage_engine(v: &Value) -> R<Value> {
     Ok(Value::str(canonical))
 }
 
-fn unsigned(v: &Value) -> u64 {
+pub(super) fn unsigned(v: &Value) -> u64 {
     crate::value::to_num(v).0.to_i128().unwrap_or(0).max(0) as u64
 }
 
 /// `SET timestamp = t` (seconds since the epoch, with microseconds): `None` (the
 /// clock again) for 0 or DEFAULT.
-fn fixed_time(v: &Value) -> R<Option<basalt_common::DateTime>> {
+pub(super) fn fixed_time(v: &Value) -> R<Option<basalt_common::DateTime>> {
     let secs = crate::value::to_f64(v);
     if !(0.0..=2_147_483_647.999_999).contains(&secs) {
         return Err(MySqlError::wrong_value_for_var(
@@ -497,7 +362,7 @@ fn fixed_time(v: &Value) -> R<Option<basalt_common::DateTime>> {
 
 /// 1621: the session value is read-only (MariaDB: max_allowed_packet,
 /// net_buffer_length).
-fn session_read_only(name: &str) -> MySqlError {
+pub(super) fn session_read_only(name: &str) -> MySqlError {
     MySqlError::new(
         1621,
         "HY000",
@@ -505,7 +370,7 @@ fn session_read_only(name: &str) -> MySqlError {
     )
 }
 
-fn check_scope(def: &sysvars::VarDef, global: bool, scoped: bool) -> R<()> {
+pub(crate) fn check_scope(def: &sysvars::VarDef, global: bool, scoped: bool) -> R<()> {
     if global && def.scope == VarScope::Session {
         return Err(MySqlError::session_only_variable(def.name));
     }
@@ -529,7 +394,7 @@ fn check_scope(def: &sysvars::VarDef, global: bool, scoped: bool) -> R<()> {
 
 /// `log_slow_verbosity`: empty or `query_plan`; MariaDB's other parts
 /// (`innodb`, `explain`, `engine`, `warnings`, `full`) are not written (1235).
-fn slow_verbosity(v: &Value) -> R<()> {
+pub(super) fn slow_verbosity(v: &Value) -> R<()> {
     let text = v.display_lossy();
     for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         if !part.eq_ignore_ascii_case("query_plan") {

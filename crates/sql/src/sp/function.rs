@@ -84,6 +84,12 @@ pub enum SetTo {
     /// A user variable, with the fractional digits a temporal value keeps
     /// in its text there.
     User(String, u8),
+    /// A session system variable (`default`: SET ... = DEFAULT, the global
+    /// value).
+    Sys {
+        def: &'static crate::sysvars::VarDef,
+        default: bool,
+    },
 }
 
 /// A bound expression: evaluated directly, or (with a subquery) run as

@@ -256,6 +256,7 @@ fn the_scheduler_runs_events() {
             "set sql_mode = default",
             "create event kept on schedule at current_timestamp on completion preserve do insert into t values (7)",
             "create event bad on schedule every 1 second do insert into nosuch values (1)",
+            "create event bad2 on schedule at current_timestamp do begin\n  set @x = 1;\n  insert into nosuch2 values (1);\nend",
             "create event blk on schedule at current_timestamp do begin insert into t values (100); insert into t values (101); end",
         ],
     );
@@ -291,6 +292,13 @@ fn the_scheduler_runs_events() {
     );
     assert!(eventually(limit, || b.log().contains(
         "Event Scheduler: [root@localhost][ev.bad] Table 'ev.nosuch' doesn't exist"
+    )));
+    // Then the line of the CREATE EVENT statement, as MariaDB notes it.
+    assert!(eventually(limit, || b.log().contains(
+        "Event Scheduler: [root@localhost][ev.bad] At line 1 in ev.bad"
+    )));
+    assert!(eventually(limit, || b.log().contains(
+        "Event Scheduler: [root@localhost][ev.bad2] At line 3 in ev.bad2"
     )));
     assert!(global_status(&mut c, "Executed_events") >= 6);
     // The scheduler and a run going on are in the process list.

@@ -202,12 +202,8 @@ fn errors_are_mariadbs() {
     c.query_drop("drop procedure q").unwrap();
     assert_eq!(code(&mut c, "select 1 into x"), 1327);
     // What Basalt does not have yet is 1235, never accepted and ignored.
-    for sql in [
-        "create procedure q() begin declare undo handler for sqlexception begin end; end",
-        "create procedure q() begin declare c cursor for select 1; for r in c do select 1; end for; end",
-    ] {
-        assert_eq!(code(&mut c, sql), 1235, "{sql}");
-    }
+    let undo = "create procedure q() begin declare undo handler for sqlexception begin end; end";
+    assert_eq!(code(&mut c, undo), 1235);
     assert_eq!(code(&mut c, "drop procedure nope"), 1305);
     c.query_drop("drop procedure if exists nope").unwrap();
     c.query_drop("drop procedure p").unwrap();

@@ -1,7 +1,9 @@
 //! One run of an event: a session of its own, as the event's definer, in the
 //! event's database, with the sql_mode, time zone and character sets of its
 //! CREATE; the body runs as one statement (a `BEGIN ... END` body as a
-//! compound statement). Failures go to the error log in MariaDB's words.
+//! compound statement). Failures go to the error log in MariaDB's words: the
+//! error, then a note naming the line of the CREATE EVENT statement (as SHOW
+//! CREATE EVENT prints it) where the failing statement starts.
 
 use crate::engine::Engine;
 use basalt_storage::EventDef;
@@ -15,31 +17,45 @@ pub fn execute(engine: &Arc<Engine>, e: &EventDef, id: u64) {
         "[{}@{}][{}.{}]",
         e.definer_user, e.definer_host, e.schema, e.name
     );
-    let mut failed = false;
     match s.enter_event(e) {
-        Err(err) => {
-            tracing::error!("Event Scheduler: {who} {}", err.message);
-            failed = true;
-        }
+        Err(err) => tracing::error!("Event Scheduler: {who} {}", err.message),
         Ok(()) => {
             for r in s.execute(&statement(&e.body)) {
                 if let Err(err) = r {
                     tracing::error!("Event Scheduler: {who} {}", err.message);
-                    failed = true;
+                    let line = failed_line(&s) + header_lines(e);
+                    tracing::info!(
+                        "Event Scheduler: {who} At line {line} in {}.{}",
+                        e.schema,
+                        e.name
+                    );
                 }
             }
         }
     }
-    if failed {
-        tracing::info!(
-            "Event Scheduler: [{}@{}].[{}.{}] event execution failed.",
-            e.definer_user,
-            e.definer_host,
-            e.schema,
-            e.name
-        );
-    }
     s.close();
+}
+
+/// The body line of the statement that failed: a compound body's note 4094
+/// names it, a one-statement body is line 1.
+fn failed_line(s: &crate::session::Session) -> u32 {
+    s.cx.warnings
+        .iter()
+        .rev()
+        .filter(|w| w.code == 4094)
+        .find_map(|w| {
+            w.message
+                .strip_prefix("At line ")?
+                .strip_suffix(" in anonymous block")?
+                .parse()
+                .ok()
+        })
+        .unwrap_or(1)
+}
+
+/// The lines of SHOW CREATE EVENT's statement before the body.
+fn header_lines(e: &EventDef) -> u32 {
+    crate::sp::header_lines(&crate::infoschema::events::create_statement(e), &e.body)
 }
 
 /// The body as a statement the session runs: `BEGIN ... END` is a compound

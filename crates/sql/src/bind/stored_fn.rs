@@ -91,6 +91,9 @@ impl Binder<'_> {
             Some(r) => &r.scope.vars,
             None => &self.cx.sp.as_ref()?.scope.vars,
         };
+        if is_trigger_row(&id.value) {
+            return None;
+        }
         let slots = crate::sp::row::row_fields(vars, &id.value)?;
         let fields = slots.iter().map(|s| {
             let (_, field) = vars.iter().rev().find(|(_, x)| x == s)?.0.split_once('.')?;
@@ -112,9 +115,8 @@ impl Binder<'_> {
                 None => return Ok(()),
             },
         };
-        let trigger_row = ["new", "old"].iter().any(|w| name.eq_ignore_ascii_case(w));
         match crate::sp::row::row_fields(vars, name) {
-            Some(_) if !trigger_row => Err(crate::sp::row::operand_columns(1)),
+            Some(_) if !is_trigger_row(name) => Err(crate::sp::row::operand_columns(1)),
             _ => Ok(()),
         }
     }
@@ -483,6 +485,11 @@ impl FnBinder<'_> {
             },
         }
     }
+}
+
+/// A trigger's NEW / OLD, whose columns are slots named like a row's fields.
+fn is_trigger_row(name: &str) -> bool {
+    ["new", "old"].iter().any(|w| name.eq_ignore_ascii_case(w))
 }
 
 /// 1415: a statement of a function would send rows to the client.

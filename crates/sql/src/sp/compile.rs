@@ -50,6 +50,12 @@ pub struct Compiler<'a> {
     pub(super) rows: &'a mut dyn RowTypes,
     /// Some type was read from the catalog.
     pub(super) catalog_types: bool,
+    /// The first slot of each row declared with its fields (`ROW (..)`),
+    /// whose fields are known when the program is created.
+    pub(super) explicit_rows: Vec<usize>,
+    /// The parameters' slots (0..params); a trigger's `new.col` / `old.col`
+    /// are parameters, not ROW variables.
+    pub(super) params: usize,
 }
 
 /// Compiles a procedure's or compound statement's body whose parameters are
@@ -98,12 +104,17 @@ fn compile_as(
         function,
         rows,
         catalog_types: false,
+        explicit_rows: Vec::new(),
+        params: params.len(),
     };
     for p in params {
         c.declare_name(&p.name, &p.type_text);
     }
     c.refresh_scope();
     c.node(root)?;
+    if c.rows.defer_errors() {
+        c.check_fields()?;
+    }
     Ok(Program {
         instrs: c.instrs,
         lines: c.lines,
@@ -247,7 +258,7 @@ impl Compiler<'_> {
             )),
             Node::Set(items) => {
                 for (target, value) in items {
-                    if self.set_row(target, value) {
+                    if self.set_row(target, value)? {
                         continue;
                     }
                     match self.slot_of(target.trim_matches('`')) {

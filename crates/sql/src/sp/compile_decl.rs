@@ -131,7 +131,8 @@ impl Compiler<'_> {
         let cursor = self.cursor(cursor)?.number;
         let mut slots = Vec::with_capacity(vars.len());
         for v in vars {
-            if let Some(fields) = super::row::row_fields(&self.names, v) {
+            let row = super::row::row_fields(&self.names, v).filter(|f| f[0] >= self.params);
+            if let Some(fields) = row {
                 slots.extend(fields);
                 continue;
             }

@@ -84,6 +84,9 @@ impl Compiler<'_> {
         let scope = self.scope.clone();
         for n in names {
             let slots = self.declare_row(n, &fields);
+            if let (RowOf::Fields(_), Some(first)) = (of, slots.first()) {
+                self.explicit_rows.push(*first);
+            }
             match default {
                 Some(v) => self.assign_row(&slots, v, &scope),
                 None => slots.iter().for_each(|s| self.emit(Instr::Null(*s))),
@@ -170,26 +173,68 @@ impl Compiler<'_> {
     }
 
     /// SET of a row variable or of a row's field; false for another target.
-    pub(super) fn set_row(&mut self, target: &str, value: &str) -> bool {
+    pub(super) fn set_row(&mut self, target: &str, value: &str) -> R<bool> {
         let scope = self.scope.clone();
-        if let Some(slots) = scope_row(&scope, target) {
+        let params = self.params;
+        let scope_row = |name: &str| scope_row(&scope, name).filter(|s| s[0] >= params);
+        if let Some(slots) = scope_row(target) {
             self.assign_row(&slots, value, &scope);
-            return true;
+            return Ok(true);
         }
         let Some((row, field)) = field_target(target) else {
-            return false;
+            return Ok(false);
         };
-        if scope_row(&scope, &row).is_none() {
-            return false;
-        }
+        let Some(slots) = scope_row(&row) else {
+            return Ok(false);
+        };
         match scope.slot(&format!("{row}.{field}")) {
             Some(slot) => {
                 let value = self.code(value);
                 self.emit(Instr::Assign { slot, value });
             }
+            None if self.is_explicit(&slots) && self.rows.defer_errors() => {
+                return Err(no_field(&row, &field))
+            }
             None => self.emit(Instr::Raise(no_field(&row, &field))),
         }
-        true
+        Ok(true)
+    }
+
+    fn is_explicit(&self, slots: &[usize]) -> bool {
+        slots
+            .first()
+            .is_some_and(|s| self.explicit_rows.contains(s))
+    }
+
+    /// At CREATE: `r.f` in a statement or expression names a field of each
+    /// row declared with its fields (4082, as MariaDB's parser checks them;
+    /// the fields of other rows are known only when the program runs).
+    pub(super) fn check_fields(&self) -> R<()> {
+        if self.explicit_rows.is_empty() {
+            return Ok(());
+        }
+        for code in self.instrs.iter().flat_map(codes) {
+            let toks = crate::front::lexer::lex(&code.text).tokens;
+            let text = |i: usize| ident_text(&code.text, &toks[i]);
+            for i in 0..toks.len().saturating_sub(2) {
+                let dotted = toks[i + 1].text(&code.text) == "."
+                    && (i == 0 || toks[i - 1].text(&code.text) != ".");
+                let (Some(row), Some(field)) = (text(i), text(i + 2)) else {
+                    continue;
+                };
+                if !dotted {
+                    continue;
+                }
+                let Some(slots) = row_fields(&code.scope.vars, &row) else {
+                    continue;
+                };
+                if self.is_explicit(&slots) && code.scope.slot(&format!("{row}.{field}")).is_none()
+                {
+                    return Err(no_field(&row, &field));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// FOR rec IN cursor / (query) DO body END FOR.
@@ -242,6 +287,29 @@ impl Compiler<'_> {
         self.emit(Instr::Close(cursor));
         self.restore(marks);
         Ok(())
+    }
+}
+
+/// The texts an instruction evaluates or runs.
+fn codes(i: &Instr) -> Vec<&Code> {
+    match i {
+        Instr::Sql(c) | Instr::Assign { value: c, .. } | Instr::JumpUnless { cond: c, .. } => {
+            vec![c]
+        }
+        Instr::Open { query, .. } => vec![query],
+        Instr::Return(c) => vec![c],
+        Instr::Signal { items, .. } => items.iter().map(|(_, c)| c).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// An identifier token's name (unquoted).
+fn ident_text(src: &str, t: &crate::front::lexer::Token) -> Option<String> {
+    use crate::front::lexer::TokKind;
+    match t.kind {
+        TokKind::Word => Some(t.text(src).to_string()),
+        TokKind::QuotedIdent => Some(t.text(src).trim_matches('`').replace("``", "`")),
+        _ => None,
     }
 }
 

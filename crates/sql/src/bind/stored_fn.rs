@@ -67,14 +67,19 @@ impl Binder<'_> {
         }
     }
 
+    /// The names visible where the statement stands (the function's being
+    /// bound, else the running program's); `None` outside programs.
+    fn visible_vars(&self) -> Option<&[(String, usize)]> {
+        match &self.routine {
+            Some(r) => Some(&r.scope.vars),
+            None => Some(&self.cx.sp.as_ref()?.scope.vars),
+        }
+    }
+
     /// `row.field` of a ROW variable (4082 for a field it lacks); `None`
     /// when `row` names no row variable.
     pub(super) fn row_field(&self, row: &str, field: &str) -> Option<R<(usize, ExprType)>> {
-        let vars = match &self.routine {
-            Some(r) => &r.scope.vars,
-            None => &self.cx.sp.as_ref()?.scope.vars,
-        };
-        crate::sp::row::row_fields(vars, row)?;
+        crate::sp::row::row_fields(self.visible_vars()?, row)?;
         Some(
             self.local(&format!("{row}.{field}"))
                 .ok_or_else(|| crate::sp::row::no_field(row, field)),
@@ -87,10 +92,7 @@ impl Binder<'_> {
         let ast::Expr::Identifier(id) = e else {
             return None;
         };
-        let vars = match &self.routine {
-            Some(r) => &r.scope.vars,
-            None => &self.cx.sp.as_ref()?.scope.vars,
-        };
+        let vars = self.visible_vars()?;
         if is_trigger_row(&id.value) {
             return None;
         }
@@ -108,12 +110,8 @@ impl Binder<'_> {
     /// 1241 for a ROW variable used as a value (a trigger's NEW and OLD are
     /// columns' names there).
     pub(super) fn check_not_row(&self, name: &str) -> R<()> {
-        let vars = match &self.routine {
-            Some(r) => &r.scope.vars,
-            None => match self.cx.sp.as_ref() {
-                Some(f) => &f.scope.vars,
-                None => return Ok(()),
-            },
+        let Some(vars) = self.visible_vars() else {
+            return Ok(());
         };
         match crate::sp::row::row_fields(vars, name) {
             Some(_) if !is_trigger_row(name) => Err(crate::sp::row::operand_columns(1)),

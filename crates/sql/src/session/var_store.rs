@@ -162,51 +162,23 @@ impl SessionCtx {
 
     /// A character set and its collation move together.
     fn sync_charsets(&mut self, name: &str, v: &Value) {
+        const PAIRS: [(&str, &str); 3] = [
+            ("character_set_connection", "collation_connection"),
+            ("character_set_server", "collation_server"),
+            ("character_set_database", "collation_database"),
+        ];
         let text = v.display_lossy();
-        match name {
-            "character_set_connection" => {
+        for (charset, collation) in PAIRS {
+            if name == charset {
                 if let Some(cs) = Charset::from_name(&text) {
-                    self.vars.insert(
-                        "collation_connection",
-                        Value::str(cs.default_collation().name()),
-                    );
+                    let default = cs.default_collation().name();
+                    self.vars.insert(collation, Value::str(default));
                 }
-            }
-            "collation_connection" => {
+            } else if name == collation {
                 if let Some(c) = Collation::from_name(&text) {
-                    self.vars
-                        .insert("character_set_connection", Value::str(c.charset().name()));
+                    self.vars.insert(charset, Value::str(c.charset().name()));
                 }
             }
-            "character_set_server" => {
-                if let Some(cs) = Charset::from_name(&text) {
-                    self.vars.insert(
-                        "collation_server",
-                        Value::str(cs.default_collation().name()),
-                    );
-                }
-            }
-            "collation_server" => {
-                if let Some(c) = Collation::from_name(&text) {
-                    self.vars
-                        .insert("character_set_server", Value::str(c.charset().name()));
-                }
-            }
-            "character_set_database" => {
-                if let Some(cs) = Charset::from_name(&text) {
-                    self.vars.insert(
-                        "collation_database",
-                        Value::str(cs.default_collation().name()),
-                    );
-                }
-            }
-            "collation_database" => {
-                if let Some(c) = Collation::from_name(&text) {
-                    self.vars
-                        .insert("character_set_database", Value::str(c.charset().name()));
-                }
-            }
-            _ => {}
         }
     }
 }

@@ -467,6 +467,17 @@ mod tests {
     use super::super::parse::parse_body;
     use super::*;
 
+    /// The error code compiling `body` fails with.
+    fn e(body: &str) -> u16 {
+        compile(
+            &parse_body(body).expect("test body parses"),
+            &[],
+            &mut super::super::NoCatalog,
+        )
+        .unwrap_err()
+        .code
+    }
+
     fn prog(body: &str) -> Program {
         compile(
             &parse_body(body).expect("test body parses"),
@@ -519,15 +530,6 @@ mod tests {
             (query.scope.slot("a"), query.scope.slot("b")),
             (Some(1), Some(2))
         );
-        let e = |b: &str| {
-            compile(
-                &parse_body(b).expect("test body parses"),
-                &[],
-                &mut super::super::NoCatalog,
-            )
-            .unwrap_err()
-            .code
-        };
         assert_eq!(
             e("begin declare c cursor(x int) for select x; open c; end"),
             4080
@@ -540,15 +542,6 @@ mod tests {
 
     #[test]
     fn label_errors() {
-        let e = |b: &str| {
-            compile(
-                &parse_body(b).expect("test body parses"),
-                &[],
-                &mut super::super::NoCatalog,
-            )
-            .unwrap_err()
-            .code
-        };
         assert_eq!(e("begin leave x; end"), 1308);
         assert_eq!(e("b: begin iterate b; end"), 1308);
         assert_eq!(e("begin return 1; end"), 1313);

@@ -132,13 +132,7 @@ impl Binder<'_> {
             A::BinaryOp { left, op, right }
                 if self.row_tuple(left).is_some() || self.row_tuple(right).is_some() =>
             {
-                let side = |x: &ast::Expr| Box::new(self.row_tuple(x).unwrap_or_else(|| x.clone()));
-                let rewritten = A::BinaryOp {
-                    left: side(left),
-                    op: op.clone(),
-                    right: side(right),
-                };
-                return self.expr(&rewritten, scope, aggs);
+                return self.expr(&self.row_comparison(left, op, right), scope, aggs);
             }
             A::BinaryOp { left, op, right }
                 if matches!(**left, A::Tuple(_) | A::Function(_) | A::Nested(_))
@@ -513,14 +507,7 @@ impl Binder<'_> {
                 return Ok(row);
             }
             if let Some(field) = self.row_field(&first.value, &name.value) {
-                let (slot, mut t) = field?;
-                t.origin = Some(Origin {
-                    schema: String::new(),
-                    table: String::new(),
-                    org_table: String::new(),
-                    org_name: name.value.clone(),
-                });
-                return Ok((Expr::Local(slot), t));
+                return field;
             }
         }
         let (qual, name) = match ids {

@@ -78,12 +78,35 @@ impl Binder<'_> {
 
     /// `row.field` of a ROW variable (4082 for a field it lacks); `None`
     /// when `row` names no row variable.
-    pub(super) fn row_field(&self, row: &str, field: &str) -> Option<R<(usize, ExprType)>> {
+    /// The field is described as a column of no table named `field`.
+    pub(super) fn row_field(&self, row: &str, field: &str) -> Option<R<(Expr, ExprType)>> {
         crate::sp::row::row_fields(self.visible_vars()?, row)?;
-        Some(
-            self.local(&format!("{row}.{field}"))
-                .ok_or_else(|| crate::sp::row::no_field(row, field)),
-        )
+        let Some((slot, mut t)) = self.local(&format!("{row}.{field}")) else {
+            return Some(Err(crate::sp::row::no_field(row, field)));
+        };
+        t.origin = Some(crate::ty::Origin {
+            schema: String::new(),
+            table: String::new(),
+            org_table: String::new(),
+            org_name: field.to_string(),
+        });
+        Some(Ok((Expr::Local(slot), t)))
+    }
+
+    /// `left op right` with a ROW variable on either side as its fields'
+    /// tuple.
+    pub(super) fn row_comparison(
+        &self,
+        left: &ast::Expr,
+        op: &ast::BinaryOperator,
+        right: &ast::Expr,
+    ) -> ast::Expr {
+        let side = |x: &ast::Expr| Box::new(self.row_tuple(x).unwrap_or_else(|| x.clone()));
+        ast::Expr::BinaryOp {
+            left: side(left),
+            op: op.clone(),
+            right: side(right),
+        }
     }
 
     /// A ROW variable compared as a whole, as the tuple of its fields

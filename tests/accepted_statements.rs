@@ -567,6 +567,9 @@ fn flush_tables_with_read_lock_stops_writes() {
         "flush privileges",
         "flush hosts",
         "flush tables",
+        "flush table t",
+        "flush no_write_to_binlog table t",
+        "flush local tables t",
         "flush engine logs",
     ] {
         ok(&mut c, sql);

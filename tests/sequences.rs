@@ -11,6 +11,9 @@ use mysql::prelude::*;
 use mysql::{Conn, Opts};
 use std::collections::BTreeSet;
 
+#[path = "seq_engine.rs"]
+mod seq_engine;
+
 fn conn(url: &str) -> Conn {
     Conn::new(Opts::from_url(url).expect("url")).expect("connect")
 }

@@ -492,6 +492,8 @@ pub enum EngineKind {
     Basalt,
     /// In-memory tables; contents vanish at restart, as MySQL's MEMORY engine.
     Memory,
+    /// MariaDB's SEQUENCE engine: computed `seq_FROM_to_TO` tables, never stored.
+    Sequence,
 }
 
 impl EngineKind {
@@ -500,6 +502,7 @@ impl EngineKind {
         match self {
             EngineKind::Basalt => "InnoDB",
             EngineKind::Memory => "MEMORY",
+            EngineKind::Sequence => "SEQUENCE",
         }
     }
 }

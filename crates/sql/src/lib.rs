@@ -72,6 +72,7 @@ mod perfschema;
 mod plan;
 pub mod replica;
 mod result;
+mod seq_engine;
 mod sequence;
 mod session;
 mod show;

@@ -77,7 +77,9 @@ impl EngineSet {
 
     pub fn get(&self, kind: EngineKind) -> &dyn TableEngine {
         match kind {
-            EngineKind::Memory => &self.memory,
+            // SEQUENCE tables are computed by the SQL layer and never created
+            // here (CREATE TABLE does not take the engine).
+            EngineKind::Memory | EngineKind::Sequence => &self.memory,
             EngineKind::Basalt => &self.durable,
         }
     }

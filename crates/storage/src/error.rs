@@ -22,6 +22,10 @@ pub enum StorageError {
     ReadOnlyTable(String),
     #[error("interrupted")]
     Interrupted,
+    /// A write to a table whose engine cannot take it (the SEQUENCE engine's
+    /// tables): errno 1031. `table` is the quoted `db`.`name`.
+    #[error("engine {engine} of {table} cannot do this")]
+    EngineLacksOption { engine: String, table: String },
     #[error("database {0} exists")]
     DatabaseExists(String),
     #[error("unknown database {0}")]
@@ -90,6 +94,11 @@ impl From<StorageError> for MySqlError {
                 MySqlError::new(1036, "HY000", format!("Table '{t}' is read only"))
             }
             StorageError::Interrupted => MySqlError::query_interrupted(),
+            StorageError::EngineLacksOption { engine, table } => MySqlError::new(
+                1031,
+                "HY000",
+                format!("Storage engine {engine} of the table {table} doesn't have this option"),
+            ),
             StorageError::DatabaseExists(db) => MySqlError::db_create_exists(&db),
             StorageError::NoSuchDatabase(db) => MySqlError::bad_db(&db),
             StorageError::TableExists(t) => MySqlError::table_exists(&t),

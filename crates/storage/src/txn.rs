@@ -368,7 +368,7 @@ impl Txn {
         self.interrupt = Some(flag);
     }
 
-    pub(crate) fn check_interrupt(&self) -> Result<()> {
+    pub fn check_interrupt(&self) -> Result<()> {
         match &self.interrupt {
             Some(f) if f.load(Ordering::Relaxed) => Err(StorageError::Interrupted),
             _ => Ok(()),

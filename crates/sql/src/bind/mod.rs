@@ -513,6 +513,11 @@ impl<'a> Binder<'a> {
         match self.storage.table(db, name) {
             Some(t) => Ok(t),
             None => {
+                let collation = self.storage.database_collation(db);
+                let collation = collation.unwrap_or(self.cx.engine.config.collation_server);
+                if let Some(t) = crate::seq_engine::open(db, name, collation) {
+                    return t;
+                }
                 let t = crate::system_tables::open(&self.cx.engine, db, name)
                     .ok_or_else(|| MySqlError::no_such_table(db, name))?;
                 self.reusable = false;

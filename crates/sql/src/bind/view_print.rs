@@ -462,10 +462,14 @@ impl<'a> ViewPrinter<'a> {
         if let Some(v) = self.storage.view(db, t) {
             return v.columns.clone();
         }
-        match self.storage.table(db, t) {
-            Some(tab) => tab.def().columns.iter().map(|c| c.name.clone()).collect(),
-            None => Vec::new(),
-        }
+        let table = match self.storage.table(db, t) {
+            Some(tab) => Some(tab),
+            None => crate::seq_engine::open(db, t, basalt_common::Collation::Binary)
+                .and_then(Result::ok),
+        };
+        table.map_or_else(Vec::new, |tab| {
+            tab.def().columns.iter().map(|c| c.name.clone()).collect()
+        })
     }
 
     /// An expression of the current query block, its columns qualified.

@@ -17,7 +17,8 @@ use basalt_common::error::code;
 use basalt_common::fixedbin::FixedBin;
 use basalt_common::value::format_double;
 use basalt_common::{
-    Charset, Collation, ColumnDef, DataType, DateTime, Decimal, IntKind, MySqlError, Time, Value,
+    Charset, Collation, ColumnDef, DataType, Date, DateTime, Decimal, IntKind, MySqlError, Time,
+    Value,
 };
 
 /// Where the value goes, for messages.
@@ -118,7 +119,7 @@ pub fn store(v: Value, t: &Target, cx: &mut SessionCtx) -> R {
         DataType::DateTime { fsp } => store_temporal(v, TemporalKind::DateTime(*fsp), t, cx),
         DataType::Timestamp { fsp } => {
             let source = v.clone();
-            let v = store_temporal(v, TemporalKind::DateTime(*fsp), t, cx)?;
+            let v = store_temporal(v, TemporalKind::Timestamp(*fsp), t, cx)?;
             if let (Value::DateTime(d), Some(z)) = (&v, &cx.zone) {
                 if z.skips(d) {
                     // A local time the zone skips (MariaDB: 1292 in strict mode).
@@ -406,13 +407,17 @@ fn store_lob(v: Value, max: u64, collation: Collation, t: &Target, cx: &mut Sess
 enum TemporalKind {
     Date,
     DateTime(u8),
+    /// A TIMESTAMP: a DATETIME that cannot have a zero month or day.
+    Timestamp(u8),
     Time(u8),
 }
 
 fn store_temporal(v: Value, kind: TemporalKind, t: &Target, cx: &mut SessionCtx) -> R {
     let (name, zero) = match kind {
         TemporalKind::Date => ("date", Value::Date(Default::default())),
-        TemporalKind::DateTime(_) => ("datetime", Value::DateTime(DateTime::default())),
+        TemporalKind::DateTime(_) | TemporalKind::Timestamp(_) => {
+            ("datetime", Value::DateTime(DateTime::default()))
+        }
         TemporalKind::Time(_) => ("time", Value::Time(Time::default())),
     };
     if let TemporalKind::Time(fsp) = kind {
@@ -443,11 +448,20 @@ fn store_temporal(v: Value, kind: TemporalKind, t: &Target, cx: &mut SessionCtx)
         Value::Bytes(b) => parse_datetime(b).or_else(|| parse_date(b).map(DateTime::from_date)),
         other => to_num(other).0.to_i64().and_then(num_to_datetime),
     };
+    let timestamp = matches!(kind, TemporalKind::Timestamp(_));
     let Some(dt) = dt.filter(|d| {
-        d.date.is_zero() || (d.date.month <= 12 && d.date.day <= 31 && d.date.is_valid())
+        let d = d.date;
+        d.is_zero() || d.is_valid() || (!timestamp && zero_in_date(d))
     }) else {
         return t.incorrect(cx, name, &v, code::ER_TRUNCATED_WRONG_VALUE, zero);
     };
+    if zero_in_date(dt.date) && cx.mode.no_zero_in_date {
+        // NO_ZERO_IN_DATE: an error in strict mode, else the zero date with 1265.
+        if t.strict {
+            return t.incorrect(cx, name, &v, code::ER_TRUNCATED_WRONG_VALUE, zero);
+        }
+        return t.truncated(cx, zero);
+    }
     if dt.date.is_zero() && cx.mode.no_zero_date {
         // NO_ZERO_DATE: an error in strict mode, else stored with 1264.
         if t.strict {
@@ -462,9 +476,17 @@ fn store_temporal(v: Value, kind: TemporalKind, t: &Target, cx: &mut SessionCtx)
             }
             Ok(Value::Date(dt.date))
         }
-        TemporalKind::DateTime(fsp) => Ok(Value::DateTime(round_fsp(dt, fsp))),
+        TemporalKind::DateTime(fsp) | TemporalKind::Timestamp(fsp) => {
+            Ok(Value::DateTime(round_fsp(dt, fsp)))
+        }
         TemporalKind::Time(_) => Ok(zero),
     }
+}
+
+/// A date with a zero month or day (but not the zero date) that is otherwise in
+/// range: MariaDB stores it unless `NO_ZERO_IN_DATE` is set.
+fn zero_in_date(d: Date) -> bool {
+    !d.is_zero() && (d.month == 0 || d.day == 0) && d.month <= 12 && d.day <= 31 && d.year <= 9999
 }
 
 fn round_fsp(dt: DateTime, fsp: u8) -> DateTime {

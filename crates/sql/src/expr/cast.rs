@@ -315,6 +315,21 @@ pub fn to_datetime(v: &Value, ctx: &mut EvalCtx) -> Option<DateTime> {
     r
 }
 
+/// `v` as a calendar date-time for the functions that need a real day (week day,
+/// day number, date arithmetic): None (MariaDB's NULL) for the zero date and for
+/// a date with a zero month or day, with 1292 when the value was text to convert
+/// or `always_warn` (date arithmetic warns for stored values too).
+pub fn to_calendar(v: &Value, ctx: &mut EvalCtx, always_warn: bool) -> Option<DateTime> {
+    let dt = to_datetime(v, ctx)?;
+    if dt.date.month != 0 && dt.date.day != 0 {
+        return Some(dt);
+    }
+    if always_warn || matches!(v, Value::Bytes(_)) {
+        bad_datetime(v, ctx);
+    }
+    None
+}
+
 pub fn to_time(v: &Value, ctx: &mut EvalCtx) -> Option<Time> {
     let r = match v {
         Value::Time(t) => Some(*t),

@@ -556,16 +556,26 @@ fn leading_rewrites(text: &str, toks: &[Token], ddl: bool, edits: &mut Vec<Edit>
     let first = |w: &str| toks.first().is_some_and(|t| t.is_kw(text, w));
     let second = |w: &str| toks.get(1).is_some_and(|t| t.is_kw(text, w));
     let plural = if (first("lock") || first("unlock")) && second("table") {
-        Some("TABLES")
+        Some((1, "TABLES"))
     } else if first("drop") && second("tables") {
-        Some("TABLE")
+        Some((1, "TABLE"))
+    } else if first("flush") {
+        // FLUSH [NO_WRITE_TO_BINLOG | LOCAL] TABLE ...
+        let at = if second("no_write_to_binlog") || second("local") {
+            2
+        } else {
+            1
+        };
+        toks.get(at)
+            .is_some_and(|t| t.is_kw(text, "table"))
+            .then_some((at, "TABLES"))
     } else {
         None
     };
-    if let Some(with) = plural {
+    if let Some((at, with)) = plural {
         edits.push(Edit {
-            start: toks[1].start,
-            end: toks[1].end,
+            start: toks[at].start,
+            end: toks[at].end,
             with,
         });
     }

@@ -13,6 +13,7 @@ pub mod innodb;
 pub mod innodb_metrics;
 pub mod layouts;
 pub mod partitions;
+pub mod plugins;
 pub mod privileges;
 pub mod routines;
 pub mod system_variables;

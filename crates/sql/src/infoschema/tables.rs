@@ -85,6 +85,7 @@ pub fn build(name: &str, cx: &SessionCtx) -> Built {
             vec![
                 vec![s("InnoDB"), s("DEFAULT"), s("Supports transactions, row-level locking, foreign keys and encryption for tables"), s("YES"), s("YES"), s("YES")],
                 vec![s("MEMORY"), s("YES"), s("Hash based, stored in memory, useful for temporary tables"), s("NO"), s("NO"), s("NO")],
+                vec![s("SEQUENCE"), s("YES"), s("Generated tables filled with sequential values"), s("YES"), s("NO"), s("YES")],
             ],
         ),
         "COLLATIONS" => (
@@ -176,7 +177,7 @@ pub fn build(name: &str, cx: &SessionCtx) -> Built {
             ]),
             check_constraints(cx),
         ),
-        "PLUGINS" => (def(&[("PLUGIN_NAME", Str(64)), ("PLUGIN_STATUS", Str(16)), ("PLUGIN_TYPE", Str(80))]), vec![vec![s("InnoDB"), s("ACTIVE"), s("STORAGE ENGINE")], vec![s("MEMORY"), s("ACTIVE"), s("STORAGE ENGINE")]]),
+        "PLUGINS" => (def(super::plugins::COLUMNS), super::plugins::rows()),
         "USER_PRIVILEGES" => (
             def(&[("GRANTEE", Str(385)), ("TABLE_CATALOG", Str(512)), ("PRIVILEGE_TYPE", Str(64)), ("IS_GRANTABLE", Str(3))]),
             super::privileges::user_privileges(cx),

@@ -356,10 +356,7 @@ impl Session {
                     .iter()
                     .any(|i| i.kind == basalt_common::IndexKind::NonUnique);
                 if !disable || non_unique {
-                    let engine = match def.engine {
-                        basalt_common::EngineKind::Basalt => "InnoDB",
-                        basalt_common::EngineKind::Memory => "MEMORY",
-                    };
+                    let engine = def.engine.name();
                     let name = &def.name;
                     self.cx.note(
                         1031,

@@ -69,7 +69,7 @@ const DEFAULT_ONLY: &[(&str, &[&str])] = &[
 
 /// SQL modes Basalt does not carry out (every other mode does what MariaDB
 /// documents, or has no effect here either: NO_AUTO_CREATE_USER without GRANT,
-/// NO_ZERO_IN_DATE where such dates are always refused, IGNORE_SPACE where a
+/// IGNORE_SPACE where a
 /// space after a function name is always allowed, STRICT_ALL_TABLES where every
 /// table is transactional).
 const UNSUPPORTED_MODES: &[&str] = &[

@@ -265,15 +265,7 @@ pub fn run(session: &mut Session, show: Show) -> R<QueryResult> {
                 .iter()
                 .map(|n| text_col(n, 64))
                 .collect();
-            let rows = [
-                ("InnoDB", "STORAGE ENGINE"),
-                ("MEMORY", "STORAGE ENGINE"),
-                ("mysql_native_password", "AUTHENTICATION"),
-            ]
-            .iter()
-            .map(|(n, t)| vec![s(n), s("ACTIVE"), s(t), Value::Null, s("GPL")])
-            .collect();
-            result(cols, rows)
+            result(cols, crate::infoschema::plugins::show_rows())
         }
         Show::MasterStatus => binlog::master_status(session),
         Show::BinlogEvents(opts) => binlog::binlog_events(session, &opts),
@@ -707,6 +699,14 @@ fn show_engines() -> R<QueryResult> {
             s("Supports transactions, row-level locking, foreign keys and encryption for tables"),
             s("YES"),
             s("YES"),
+            s("YES"),
+        ],
+        vec![
+            s("SEQUENCE"),
+            s("YES"),
+            s("Generated tables filled with sequential values"),
+            s("YES"),
+            s("NO"),
             s("YES"),
         ],
     ];

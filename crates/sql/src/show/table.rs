@@ -41,9 +41,16 @@ fn open(session: &Session, db: &str, table: &str) -> R<Arc<dyn Table>> {
             Vec::new(),
         )));
     }
-    storage
-        .table(db, table)
-        .or_else(|| crate::system_tables::open(&session.cx.engine, db, table))
+    if let Some(t) = storage.table(db, table) {
+        return Ok(t);
+    }
+    let collation = storage
+        .database_collation(db)
+        .unwrap_or(session.cx.engine.config.collation_server);
+    if let Some(t) = crate::seq_engine::open(db, table, collation) {
+        return t;
+    }
+    crate::system_tables::open(&session.cx.engine, db, table)
         .ok_or_else(|| MySqlError::no_such_table(db, table))
 }
 
@@ -539,6 +546,8 @@ pub fn show_create_table(session: &mut Session, db: Option<String>, table: &str)
     let t = open(session, &db, table)?;
     let mut text = if crate::sequence::is_sequence(&t.def()) {
         crate::session::sequence::create_table_text(&t.def())
+    } else if t.def().engine == basalt_common::EngineKind::Sequence {
+        crate::seq_engine::create_table_text(&t.def())
     } else {
         create_table_text(t.as_ref())
     };

@@ -10,7 +10,7 @@
 //! with four or more days). TIME values are kept as signed microseconds and
 //! clamped to MariaDB's range of ±838:59:59.999999.
 
-use crate::expr::cast::{to_datetime, to_time};
+use crate::expr::cast::{to_calendar, to_datetime, to_time};
 use crate::expr::{EvalCtx, R};
 use crate::ty::{Class, ExprType};
 use crate::value::temporal::{add_interval, Unit};
@@ -336,7 +336,7 @@ pub fn eval(f: ClockFn, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
             Value::Int(period_to_months(int_arg(&vals[0])) - period_to_months(int_arg(&vals[1])))
         }
         Week | YearWeek | WeekOfYear => {
-            let Some(dt) = to_datetime(&vals[0], ctx) else {
+            let Some(dt) = to_calendar(&vals[0], ctx, false) else {
                 return Ok(Value::Null);
             };
             let mode = match f {
@@ -365,7 +365,7 @@ pub fn eval(f: ClockFn, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
             Some(t) => Value::Int(t.total_micros() / 1_000_000),
             None => Value::Null,
         },
-        ToSeconds => to_datetime(&vals[0], ctx).map_or(Value::Null, |d| {
+        ToSeconds => to_calendar(&vals[0], ctx, false).map_or(Value::Null, |d| {
             Value::Int(
                 d.date.to_days() * 86_400
                     + d.hour as i64 * 3600
@@ -402,7 +402,7 @@ pub fn eval(f: ClockFn, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
             }
             let dt = ctx.cx.local(DateTime::from_unix_seconds(secs, 0));
             let fmt = String::from_utf8_lossy(&to_bytes(&vals[1])).into_owned();
-            Value::str(&super::time::date_format(&dt, &fmt))
+            super::time::date_format(&dt, &fmt).map_or(Value::Null, |s| Value::str(&s))
         }
     })
 }

@@ -424,6 +424,14 @@ pub fn result_type_with(f: Func, args: &[ExprType], consts: &[Option<Value>]) ->
             clock::result_type(clock::ClockFn::FromUnixtimeFormat, args, consts)
         }
         Func::UnixTimestamp if !args.is_empty() => match consts.first() {
+            // No fractional seconds in the argument: a BIGINT, as MariaDB types it.
+            _ if matches!(args[0].class, Class::Date | Class::Int)
+                || (matches!(args[0].class, Class::DateTime) && args[0].decimals == 0) =>
+            {
+                let mut t = ExprType::int(17).nullable(true);
+                t.column_type = Some(basalt_common::ColumnType::LongLong);
+                t
+            }
             Some(Some(Value::Bytes(b))) if !b.contains(&b'.') => {
                 let mut t = ExprType::int(17).nullable(true);
                 t.column_type = Some(basalt_common::ColumnType::LongLong);

@@ -3,7 +3,7 @@
 //! in the session's `time_zone` (the UTC_* ones in UTC).
 
 use super::Func;
-use crate::expr::cast::{to_datetime, to_time};
+use crate::expr::cast::{to_calendar, to_datetime, to_time};
 use crate::expr::{EvalCtx, R};
 use crate::value::temporal::{add_interval, now, truncate_fsp, Unit};
 use crate::value::{to_bytes, to_num};
@@ -41,14 +41,7 @@ pub fn eval(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
         }
         UnixTimestamp if vals.is_empty() => Ok(Value::UInt(utc.unix_seconds().max(0) as u64)),
         _ if vals.iter().any(Value::is_null) => Ok(Value::Null),
-        UnixTimestamp => Ok(match to_datetime(&vals[0], ctx).map(|d| ctx.cx.to_utc(d)) {
-            Some(dt) if dt.micro == 0 => Value::Int(dt.unix_seconds().max(0)),
-            Some(dt) => Value::Decimal(Decimal::new(
-                dt.unix_seconds().max(0) as i128 * 1_000_000 + dt.micro as i128,
-                6,
-            )),
-            None => Value::Null,
-        }),
+        UnixTimestamp => Ok(unix_timestamp(&vals[0], ctx)),
         FromUnixtime => {
             let secs = to_num(&vals[0]).0.to_i64().unwrap_or(-1);
             Ok(if secs < 0 {
@@ -59,18 +52,22 @@ pub fn eval(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
         }
         DateOf => Ok(to_datetime(&vals[0], ctx).map_or(Value::Null, |d| Value::Date(d.date))),
         TimeOf => Ok(to_time(&vals[0], ctx).map_or(Value::Null, Value::Time)),
-        Year | Month | DayOfMonth | DayOfWeek | DayOfYear => Ok(date_part(f, &vals[0], ctx)),
+        Year | Month | DayOfMonth => Ok(date_part(f, &vals[0], ctx)),
+        DayOfWeek | DayOfYear => Ok(match to_calendar(&vals[0], ctx, false) {
+            Some(dt) => date_part(f, &Value::DateTime(dt), ctx),
+            None => Value::Null,
+        }),
         Hour | Minute | Second => Ok(time_part(f, &vals[0], ctx)),
         DateDiff => {
-            let a = to_datetime(&vals[0], ctx);
-            let b = to_datetime(&vals[1], ctx);
+            let a = to_calendar(&vals[0], ctx, false);
+            let b = to_calendar(&vals[1], ctx, false);
             Ok(match (a, b) {
                 (Some(a), Some(b)) => Value::Int(a.date.to_days() - b.date.to_days()),
                 _ => Value::Null,
             })
         }
         DateAdd(unit) | DateSub(unit) => {
-            let Some(dt) = to_datetime(&vals[0], ctx) else {
+            let Some(dt) = to_calendar(&vals[0], ctx, true) else {
                 return Ok(Value::Null);
             };
             let sub = matches!(f, DateSub(_));
@@ -97,7 +94,8 @@ pub fn eval(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
             })
         }
         ToDays => {
-            Ok(to_datetime(&vals[0], ctx).map_or(Value::Null, |d| Value::Int(d.date.to_days())))
+            Ok(to_calendar(&vals[0], ctx, false)
+                .map_or(Value::Null, |d| Value::Int(d.date.to_days())))
         }
         FromDays => {
             let n = to_num(&vals[0]).0.to_i64().unwrap_or(0);
@@ -108,28 +106,34 @@ pub fn eval(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
                 Value::Date(dt.date)
             })
         }
-        Weekday => Ok(to_datetime(&vals[0], ctx).map_or(Value::Null, |d| {
+        Weekday => Ok(to_calendar(&vals[0], ctx, false).map_or(Value::Null, |d| {
             Value::Int((d.date.to_days() + 5).rem_euclid(7))
         })),
-        DayName => Ok(to_datetime(&vals[0], ctx).map_or(Value::Null, |d| {
+        DayName => Ok(to_calendar(&vals[0], ctx, false).map_or(Value::Null, |d| {
             Value::str(DAYS[(d.date.to_days() + 5).rem_euclid(7) as usize])
         })),
         MonthName => Ok(to_datetime(&vals[0], ctx)
             .and_then(|d| MONTHS.get((d.date.month as usize).wrapping_sub(1)).copied())
             .map_or(Value::Null, Value::str)),
-        LastDay => Ok(to_datetime(&vals[0], ctx).map_or(Value::Null, |d| {
-            let first = DateTime::from_date(basalt_common::Date::new(d.date.year, d.date.month, 1));
-            add_interval(first, 1, crate::value::temporal::Unit::Month)
-                .and_then(|n| add_interval(n, -1, crate::value::temporal::Unit::Day))
-                .map_or(Value::Null, |l| Value::Date(l.date))
-        })),
+        // A zero day is allowed; a zero month is NULL.
+        LastDay => Ok(to_datetime(&vals[0], ctx)
+            .filter(|d| d.date.month != 0)
+            .map_or(Value::Null, |d| {
+                let first =
+                    DateTime::from_date(basalt_common::Date::new(d.date.year, d.date.month, 1));
+                add_interval(first, 1, crate::value::temporal::Unit::Month)
+                    .and_then(|n| add_interval(n, -1, crate::value::temporal::Unit::Day))
+                    .map_or(Value::Null, |l| Value::Date(l.date))
+            })),
         TimestampDiff => {
             let unit = crate::value::temporal::Unit::from_name(&String::from_utf8_lossy(
                 &to_bytes(&vals[0]),
             ));
-            let (Some(unit), Some(a), Some(b)) =
-                (unit, to_datetime(&vals[1], ctx), to_datetime(&vals[2], ctx))
-            else {
+            let (Some(unit), Some(a), Some(b)) = (
+                unit,
+                to_calendar(&vals[1], ctx, false),
+                to_calendar(&vals[2], ctx, false),
+            ) else {
                 return Ok(Value::Null);
             };
             Ok(Value::Int(timestamp_diff(unit, a, b)))
@@ -139,9 +143,30 @@ pub fn eval(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
                 return Ok(Value::Null);
             };
             let fmt = String::from_utf8_lossy(&to_bytes(&vals[1])).into_owned();
-            Ok(Value::str(&date_format(&dt, &fmt)))
+            Ok(date_format(&dt, &fmt).map_or(Value::Null, |s| Value::str(&s)))
         }
         _ => Ok(Value::Null),
+    }
+}
+
+/// UNIX_TIMESTAMP(v): NULL for a date with a zero part (the zero date without a
+/// warning).
+fn unix_timestamp(v: &Value, ctx: &mut EvalCtx) -> Value {
+    let zero = to_datetime(v, ctx).map(|d| d.date.is_zero());
+    if zero != Some(false) {
+        return Value::Null;
+    }
+    match to_calendar(v, ctx, false) {
+        Some(d) => {
+            let dt = ctx.cx.to_utc(d);
+            if dt.micro == 0 {
+                Value::Int(dt.unix_seconds().max(0))
+            } else {
+                let micros = dt.unix_seconds().max(0) as i128 * 1_000_000 + dt.micro as i128;
+                Value::Decimal(Decimal::new(micros, 6))
+            }
+        }
+        None => Value::Null,
     }
 }
 
@@ -255,8 +280,11 @@ const DAYS: [&str; 7] = [
 ];
 
 /// DATE_FORMAT with the common specifiers.
-pub fn date_format(dt: &DateTime, fmt: &str) -> String {
+/// DATE_FORMAT's text; None (NULL) when a specifier needs a part the date lacks
+/// (a month name of month 0, a week day or day of year of a date without one).
+pub fn date_format(dt: &DateTime, fmt: &str) -> Option<String> {
     let d = dt.date;
+    let no_day = d.month == 0 && d.year == 0;
     let weekday = (d.to_days() + 5).rem_euclid(7) as usize;
     let mut out = String::new();
     let mut chars = fmt.chars();
@@ -286,10 +314,12 @@ pub fn date_format(dt: &DateTime, fmt: &str) -> String {
             's' | 'S' => out.push_str(&format!("{:02}", dt.second)),
             'f' => out.push_str(&format!("{:06}", dt.micro)),
             'p' => out.push_str(if dt.hour < 12 { "AM" } else { "PM" }),
-            'M' => out.push_str(MONTHS.get(d.month as usize - 1).copied().unwrap_or("")),
-            'b' => out.push_str(MONTHS.get(d.month as usize - 1).map_or("", |m| &m[..3])),
+            'M' => out.push_str(MONTHS.get((d.month as usize).wrapping_sub(1))?),
+            'b' => out.push_str(&MONTHS.get((d.month as usize).wrapping_sub(1))?[..3]),
+            'W' | 'a' | 'w' if no_day => return None,
             'W' => out.push_str(DAYS[weekday]),
             'a' => out.push_str(&DAYS[weekday][..3]),
+            'j' if d.month == 0 || d.year == 0 => return None,
             'j' => out.push_str(&format!(
                 "{:03}",
                 d.to_days() - basalt_common::Date::new(d.year, 1, 1).to_days() + 1
@@ -308,7 +338,7 @@ pub fn date_format(dt: &DateTime, fmt: &str) -> String {
             other => out.push(other),
         }
     }
-    out
+    Some(out)
 }
 
 fn ordinal_suffix(day: u8) -> &'static str {
@@ -345,7 +375,15 @@ mod tests {
     #[test]
     fn formats() {
         let dt = DateTime::parse("2024-03-05 14:07:09").expect("dt");
-        assert_eq!(date_format(&dt, "%Y-%m-%d %H:%i:%s"), "2024-03-05 14:07:09");
-        assert_eq!(date_format(&dt, "%W %M %e %p"), "Tuesday March 5 PM");
+        let f = |fmt| date_format(&dt, fmt).expect("formats");
+        assert_eq!(f("%Y-%m-%d %H:%i:%s"), "2024-03-05 14:07:09");
+        assert_eq!(f("%W %M %e %p"), "Tuesday March 5 PM");
+        let zero_in_date = DateTime::from_date(basalt_common::Date::new(2012, 0, 0));
+        assert_eq!(
+            date_format(&zero_in_date, "%Y %W"),
+            Some("2012 Wednesday".into())
+        );
+        assert_eq!(date_format(&zero_in_date, "%M"), None);
+        assert_eq!(date_format(&DateTime::default(), "%w"), None);
     }
 }

@@ -39,10 +39,11 @@ pub fn describe(session: &mut Session, name: &ObjectName) -> R<QueryResult> {
         let (cols, _) = column_cols(false);
         return result(cols, column_rows(&def, false));
     }
-    let table = session
-        .cx
-        .table(&db, &t)
-        .ok_or_else(|| MySqlError::no_such_table(&db, &t))?;
+    let table = match session.cx.table(&db, &t) {
+        Some(table) => table,
+        None => crate::seq_engine::open(&db, &t, basalt_common::Collation::Binary)
+            .unwrap_or_else(|| Err(MySqlError::no_such_table(&db, &t)))?,
+    };
     let (cols, _) = column_cols(false);
     result(cols, column_rows(&table.def(), false))
 }

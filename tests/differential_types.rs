@@ -253,6 +253,25 @@ const ZERO_IN_DATES: &[&str] = &[
     "select to_days('2012-00-10'), dayofweek('2012-01-00'), date_add('2012-00-00', interval 1 month)",
 ];
 
+/// The BINARY column attribute (the `_bin` collation of the column's character
+/// set) and CHARSET as a column attribute, in CREATE and ALTER TABLE.
+const COLUMN_WORDS: &[&str] = &[
+    "create table cw (name char(20) binary not null, v varchar(10) binary default 'x', w text binary, u varchar(5) character set latin1 binary, k varchar(3) charset latin1, primary key (name))",
+    "show create table cw",
+    "insert into cw (name) values ('a'), ('A'), ('b ')",
+    "select name from cw where name = 'a'",
+    "select name from cw order by name",
+    "create table cw2 (a int)",
+    "alter table cw2 add column b char(4) binary, modify a varchar(3) binary not null",
+    "show create table cw2",
+];
+
+#[test]
+#[ignore]
+fn column_attributes_as_on_mariadb() {
+    compare_with_mariadb(COLUMN_WORDS);
+}
+
 #[test]
 #[ignore]
 fn zero_in_dates_behave_as_mariadb() {

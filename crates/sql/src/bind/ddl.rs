@@ -345,8 +345,15 @@ pub(crate) fn column_def(
     }
     let mut charset = None;
     let mut collation = None;
+    let mut binary_attribute = false;
     for o in &c.options {
         match &o.option {
+            ColumnOption::Collation(n)
+                if super::object_parts(n).join(".")
+                    == crate::front::column_words::BINARY_ATTRIBUTE =>
+            {
+                binary_attribute = true;
+            }
             ColumnOption::CharacterSet(n) => {
                 let s = super::object_parts(n).join(".");
                 charset = Some(
@@ -362,9 +369,14 @@ pub(crate) fn column_def(
             _ => {}
         }
     }
-    let coll = collation
+    let mut coll = collation
         .or(charset.map(Charset::default_collation))
         .unwrap_or(table_coll);
+    if binary_attribute {
+        // CHAR(n) BINARY: the `_bin` collation of the column's character set.
+        let bin = format!("{}_bin", coll.charset().name());
+        coll = Collation::from_name(&bin).unwrap_or(coll);
+    }
     // SERIAL: BIGINT UNSIGNED NOT NULL AUTO_INCREMENT UNIQUE.
     let serial = matches!(&c.data_type, D::Custom(n, m)
         if m.is_empty() && super::object_parts(n).join(".").eq_ignore_ascii_case("serial"));

@@ -35,6 +35,9 @@ pub fn column_flags(def: &basalt_common::TableDef, ci: usize) -> u16 {
     match &col.data_type {
         basalt_common::DataType::Enum { collation, .. } => f |= flags::ENUM | binsort(*collation),
         basalt_common::DataType::Set { collation, .. } => f |= flags::SET | binsort(*collation),
+        basalt_common::DataType::Char { collation, .. }
+        | basalt_common::DataType::VarChar { collation, .. }
+        | basalt_common::DataType::Text { collation, .. } => f |= binsort(*collation),
         _ => {}
     }
     if col.data_type.collation().is_some_and(|c| c.is_binary())
@@ -62,7 +65,7 @@ pub fn column_flags(def: &basalt_common::TableDef, ci: usize) -> u16 {
     f
 }
 
-/// MariaDB marks an ENUM/SET column of a `_bin` collation BINARY as well.
+/// MariaDB marks a string column of a `_bin` collation BINARY as well.
 fn binsort(c: basalt_common::Collation) -> u16 {
     if c.name().ends_with("_bin") {
         basalt_common::column::flags::BINARY

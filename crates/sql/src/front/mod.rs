@@ -20,6 +20,7 @@
 //! as `0 = (1 || 1)`).
 
 pub mod bulk;
+pub mod column_words;
 pub mod compound;
 pub mod dml_rewrite;
 pub mod lexer;
@@ -580,6 +581,12 @@ fn leading_rewrites(text: &str, toks: &[Token], ddl: bool, edits: &mut Vec<Edit>
         });
     }
     if ddl {
+        let words = column_words::rewrites(text, toks);
+        edits.extend(
+            words
+                .into_iter()
+                .map(|(start, end, with)| Edit { start, end, with }),
+        );
         for (i, t) in toks.iter().enumerate().skip(1) {
             if t.is_kw(text, "persistent") && toks[i - 1].text(text) == ")" {
                 edits.push(Edit {

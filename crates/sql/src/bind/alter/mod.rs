@@ -92,7 +92,8 @@ struct Work<'a> {
 }
 
 fn parse_create(body: &str) -> R<ast::CreateTable> {
-    match crate::front::parse::parse_statement(&format!("CREATE TABLE _t ({body})"))? {
+    let sql = crate::front::column_words::respell(&format!("CREATE TABLE _t ({body})"));
+    match crate::front::parse::parse_statement(&sql)? {
         ast::Statement::CreateTable(ct) => Ok(ct),
         _ => Err(MySqlError::parse_error(body, 1)),
     }

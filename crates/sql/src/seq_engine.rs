@@ -10,8 +10,8 @@
 //! scan reads it from FROM down as MariaDB's does, and ORDER BY reads it backwards.
 
 use basalt_common::{
-    Collation, ColumnDef, DataType, EngineKind, IndexColumn, IndexDef, IndexKind, IntKind,
-    MySqlError, Row, TableDef, Value,
+    Collation, ColumnDef, DataType, EngineKind, IndexColumn, IntKind, MySqlError, Row, TableDef,
+    Value,
 };
 use basalt_storage::{
     Cursor, Fetched, IndexStats, KeyRange, LockMode, RowHandle, ScanRequest, StorageError, Table,
@@ -69,13 +69,7 @@ pub fn open(
             "Got error 140 \"Wrong create options\" from storage engine SEQUENCE",
         )));
     }
-    let (lo, hi) = (from.min(to), from.max(to));
-    let numbers = Numbers {
-        lo,
-        step,
-        count: u128::from((hi - lo) / step) + 1,
-        descending: from > to,
-    };
+    let numbers = Numbers::new(from, to, step);
     let table: Arc<dyn Table> = Arc::new(SequenceTable {
         def: Arc::new(definition(db, name, numbers.descending, collation)),
         numbers,
@@ -96,46 +90,32 @@ pub fn create_table_text(def: &TableDef) -> String {
 }
 
 fn definition(db: &str, name: &str, descending: bool, collation: Collation) -> TableDef {
-    let mut seq = ColumnDef::new(
-        "seq",
-        DataType::Int {
-            kind: IntKind::Big,
-            unsigned: true,
-            width: 0,
-            zerofill: false,
-        },
-    );
+    let mut seq = ColumnDef::new("seq", DataType::int(IntKind::Big, true));
     seq.nullable = false;
-    TableDef {
-        id: 0,
-        schema: db.into(),
-        name: name.into(),
-        columns: vec![seq],
-        indexes: vec![IndexDef {
-            id: 0,
-            name: "PRIMARY".into(),
-            kind: IndexKind::Primary,
-            columns: vec![IndexColumn {
-                column: 0,
-                prefix_len: None,
-                descending,
-            }],
-            comment: String::new(),
-        }],
-        engine: EngineKind::Sequence,
-        charset: collation.charset(),
-        collation,
-        comment: String::new(),
-        auto_increment_start: 1,
-        next_index_id: 1,
-        checks: Vec::new(),
-        options: Vec::new(),
-        foreign_keys: Vec::new(),
-        partitioning: None,
-    }
+    let mut def = crate::infoschema::columns_def(db, name, vec![seq]);
+    def.indexes[0].columns = vec![IndexColumn {
+        column: 0,
+        prefix_len: None,
+        descending,
+    }];
+    def.engine = EngineKind::Sequence;
+    def.charset = collation.charset();
+    def.collation = collation;
+    def
 }
 
 impl Numbers {
+    /// FROM, FROM + STEP, ... up to TO, or down to TO when FROM > TO (`step` > 0).
+    fn new(from: u64, to: u64, step: u64) -> Self {
+        let (lo, hi) = (from.min(to), from.max(to));
+        Numbers {
+            lo,
+            step,
+            count: u128::from((hi - lo) / step) + 1,
+            descending: from > to,
+        }
+    }
+
     fn value(&self, k: u128) -> u64 {
         self.lo + (k as u64) * self.step
     }
@@ -276,14 +256,8 @@ impl Table for SequenceTable {
     }
 
     fn scan(&self, _txn: &mut Txn, req: ScanRequest) -> basalt_storage::Result<Box<dyn Cursor>> {
-        let (first, end) = self.numbers.range(&req.range);
-        Ok(Box::new(SequenceCursor {
-            numbers: self.numbers,
-            first,
-            end,
-            // Key order is descending values for a descending key.
-            downwards: self.numbers.descending != req.reverse,
-        }))
+        let cursor = SequenceCursor::new(self.numbers, &req.range, req.reverse);
+        Ok(Box::new(cursor))
     }
 
     fn update(
@@ -320,12 +294,23 @@ struct SequenceCursor {
     downwards: bool,
 }
 
-impl Cursor for SequenceCursor {
-    fn next(&mut self, txn: &mut Txn) -> basalt_storage::Result<Option<Fetched>> {
-        if self.first >= self.end {
-            return Ok(None);
+impl SequenceCursor {
+    fn new(numbers: Numbers, range: &KeyRange, reverse: bool) -> Self {
+        let (first, end) = numbers.range(range);
+        SequenceCursor {
+            numbers,
+            first,
+            end,
+            // Key order is descending values for a descending key.
+            downwards: numbers.descending != reverse,
         }
-        txn.check_interrupt()?;
+    }
+
+    /// The next number, if any is left.
+    fn step(&mut self) -> Option<u64> {
+        if self.first >= self.end {
+            return None;
+        }
         let k = if self.downwards {
             self.end -= 1;
             self.end
@@ -333,7 +318,14 @@ impl Cursor for SequenceCursor {
             self.first += 1;
             self.first - 1
         };
-        Ok(Some(SequenceTable::fetched(self.numbers.value(k))))
+        Some(self.numbers.value(k))
+    }
+}
+
+impl Cursor for SequenceCursor {
+    fn next(&mut self, txn: &mut Txn) -> basalt_storage::Result<Option<Fetched>> {
+        txn.check_interrupt()?;
+        Ok(self.step().map(SequenceTable::fetched))
     }
 }
 
@@ -343,33 +335,8 @@ mod tests {
 
     fn values(name: &str, range: KeyRange, reverse: bool) -> Vec<u64> {
         let (from, to, step) = parse_name(name).expect("name");
-        let (lo, hi) = (from.min(to), from.max(to));
-        let numbers = Numbers {
-            lo,
-            step,
-            count: u128::from((hi - lo) / step) + 1,
-            descending: from > to,
-        };
-        let (first, end) = numbers.range(&range);
-        let mut c = SequenceCursor {
-            numbers,
-            first,
-            end,
-            downwards: numbers.descending != reverse,
-        };
-        std::iter::from_fn(|| {
-            (c.first < c.end).then(|| {
-                let k = if c.downwards {
-                    c.end -= 1;
-                    c.end
-                } else {
-                    c.first += 1;
-                    c.first - 1
-                };
-                c.numbers.value(k)
-            })
-        })
-        .collect()
+        let mut c = SequenceCursor::new(Numbers::new(from, to, step), &range, reverse);
+        std::iter::from_fn(|| c.step()).collect()
     }
 
     fn between(lo: u64, hi: u64) -> KeyRange {

@@ -3,7 +3,8 @@
 //! - `CHAR(10) BINARY`, `TEXT BINARY` (the `_bin` collation of the column's
 //!   character set) becomes `COLLATE `binary attribute``, which the binder
 //!   resolves once it knows the character set (see [`BINARY_ATTRIBUTE`]);
-//! - `CHARSET x` in a column definition is `CHARACTER SET x`.
+//! - `CHARSET x` in a column definition is `CHARACTER SET x`;
+//! - a generated column's `PERSISTENT` (MariaDB's word for STORED) is `STORED`.
 
 use super::lexer::{TokKind, Token};
 
@@ -38,10 +39,17 @@ pub fn rewrites(text: &str, toks: &[Token]) -> Vec<(usize, usize, &'static str)>
             }
             continue;
         }
-        if (depth == 0 && !alter) || i == 0 {
+        if i == 0 {
             continue;
         }
         let prev = &toks[i - 1];
+        if t.is_kw(text, "persistent") && prev.kind == TokKind::Punct && prev.text(text) == ")" {
+            out.push((t.start, t.end, "STORED"));
+            continue;
+        }
+        if depth == 0 && !alter {
+            continue;
+        }
         let next_is = |s: &str| {
             toks.get(i + 1)
                 .is_some_and(|n| n.kind == TokKind::Punct && n.text(text) == s)

@@ -543,8 +543,8 @@ const OPERAND_FOLLOWS: &[&str] = &[
 ];
 
 /// The rewrites of a statement's leading words: `CREATE / ALTER SCHEMA`, `LOCK /
-/// UNLOCK TABLE`, `DROP TABLES`, a generated column's `PERSISTENT` (MariaDB's word
-/// for STORED), and the UPDATE / DELETE modifiers and multi-table forms.
+/// UNLOCK TABLE`, `DROP TABLES`, `FLUSH TABLE`, the column attributes of
+/// [`column_words`], and the UPDATE / DELETE modifiers and multi-table forms.
 fn leading_rewrites(text: &str, toks: &[Token], ddl: bool, edits: &mut Vec<Edit>) {
     if ddl && toks.get(1).is_some_and(|t| t.is_kw(text, "schema")) {
         edits.push(Edit {
@@ -581,21 +581,8 @@ fn leading_rewrites(text: &str, toks: &[Token], ddl: bool, edits: &mut Vec<Edit>
         });
     }
     if ddl {
-        let words = column_words::rewrites(text, toks);
-        edits.extend(
-            words
-                .into_iter()
-                .map(|(start, end, with)| Edit { start, end, with }),
-        );
-        for (i, t) in toks.iter().enumerate().skip(1) {
-            if t.is_kw(text, "persistent") && toks[i - 1].text(text) == ")" {
-                edits.push(Edit {
-                    start: t.start,
-                    end: t.end,
-                    with: "STORED",
-                });
-            }
-        }
+        let words = column_words::rewrites(text, toks).into_iter();
+        edits.extend(words.map(|(start, end, with)| Edit { start, end, with }));
     }
     // UPDATE / DELETE LOW_PRIORITY | QUICK: no effect here (as in MariaDB for
     // transactional tables); sqlparser does not know them, nor IGNORE (see

@@ -5,6 +5,9 @@
 //! strict and non-strict mode, updates, comparisons, ORDER BY / GROUP BY, index
 //! scans, SHOW CREATE TABLE, SHOW COLUMNS and information_schema.COLUMNS.
 
+#[path = "differential_dialect.rs"]
+mod dialect;
+
 use basalt_tests::mariadb::{self, MariaDb};
 use basalt_tests::Basalt;
 use mysql::consts::ColumnFlags;

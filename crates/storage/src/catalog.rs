@@ -26,6 +26,9 @@ const TMP: &str = "catalog.json.tmp";
 pub struct DatabaseDef {
     pub name: String,
     pub collation: Collation,
+    /// `COMMENT 'text'` of CREATE / ALTER DATABASE (absent when empty).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub comment: String,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug)]

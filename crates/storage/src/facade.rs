@@ -94,7 +94,8 @@ struct TableEntry {
 }
 
 struct Catalog {
-    databases: BTreeMap<String, Collation>,
+    /// Each database's default collation and comment.
+    databases: BTreeMap<String, (Collation, String)>,
     tables: HashMap<String, HashMap<String, TableEntry>>,
     /// Views by database and name.
     views: HashMap<String, BTreeMap<String, Arc<ViewDef>>>,
@@ -154,7 +155,7 @@ impl Storage {
             databases: image
                 .databases
                 .iter()
-                .map(|d| (d.name.clone(), d.collation))
+                .map(|d| (d.name.clone(), (d.collation, d.comment.clone())))
                 .collect(),
             tables: HashMap::new(),
             views: HashMap::new(),
@@ -301,17 +302,33 @@ impl Storage {
 
     /// The default collation of a database (`SHOW CREATE DATABASE`).
     pub fn database_collation(&self, name: &str) -> Option<Collation> {
-        self.catalog.read().databases.get(name).copied()
+        self.catalog.read().databases.get(name).map(|d| d.0)
+    }
+
+    /// The comment of a database (empty when it has none).
+    pub fn database_comment(&self, name: &str) -> Option<String> {
+        self.catalog.read().databases.get(name).map(|d| d.1.clone())
     }
 
     pub fn create_database(&self, name: &str, collation: Collation) -> Result<()> {
+        self.create_database_with(name, collation, "")
+    }
+
+    /// CREATE DATABASE with a comment.
+    pub fn create_database_with(
+        &self,
+        name: &str,
+        collation: Collation,
+        comment: &str,
+    ) -> Result<()> {
         let _ddl = self.ddl.lock();
         {
             let mut cat = self.catalog.write();
             if cat.databases.contains_key(name) {
                 return Err(StorageError::DatabaseExists(name.to_string()));
             }
-            cat.databases.insert(name.to_string(), collation);
+            cat.databases
+                .insert(name.to_string(), (collation, comment.to_string()));
         }
         self.persist()
     }
@@ -604,9 +621,10 @@ impl Storage {
                 databases: cat
                     .databases
                     .iter()
-                    .map(|(name, c)| DatabaseDef {
+                    .map(|(name, (c, comment))| DatabaseDef {
                         name: name.clone(),
                         collation: *c,
+                        comment: comment.clone(),
                     })
                     .collect(),
                 tables,

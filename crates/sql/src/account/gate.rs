@@ -82,6 +82,15 @@ impl Session {
                 }
                 _ => Ok(()),
             }),
+            Native::CreateDatabase {
+                name, or_replace, ..
+            } => {
+                self.cx.check_read_only()?;
+                if *or_replace {
+                    self.cx.require_db(name, Privs::DROP)?;
+                }
+                self.cx.require_db(name, Privs::CREATE)
+            }
             Native::AlterDatabase { name, .. } => {
                 let db = self.qualify(name, "")?.0;
                 self.cx.check_read_only()?;
@@ -179,11 +188,6 @@ impl Session {
             return Ok(());
         }
         match stmt {
-            Statement::CreateDatabase { db_name, .. } => {
-                let db = crate::bind::object_parts(db_name).join(".");
-                self.cx.check_read_only()?;
-                self.cx.require_db(&db, Privs::CREATE)
-            }
             Statement::Drop {
                 object_type: ObjectType::Database | ObjectType::Schema,
                 names,
@@ -236,7 +240,6 @@ impl Session {
                 self.need_object(&r.new_name, Privs::CREATE | Privs::INSERT, "CREATE")
             }),
             Statement::Use(_) => Ok(()),
-            Statement::Kill { id, .. } => self.check_kill(*id),
             Statement::Flush { .. } => self.cx.require_global(Privs::RELOAD, "RELOAD"),
             Statement::LockTables { tables } => {
                 for t in tables {

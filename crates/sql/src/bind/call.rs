@@ -35,10 +35,12 @@ impl Binder<'_> {
         }
         crate::expr::func::check_types(f, &types)?;
         super::strings::byte_args(f, &mut bound, &types);
+        super::strings::temporal_args(f, &mut bound, &types);
         let hex_doubles = hex_args(f, &mut bound, &mut types);
         let f = crate::expr::func::refine(f, &types, &bound);
         let mut t = if crate::expr::func::uses_consts(f) {
             let consts: Vec<Option<Value>> = bound.iter().map(|e| self.const_value(e)).collect();
+            check_precision(f, &consts)?;
             crate::expr::func::result_type_with(f, &types, &consts)
         } else {
             crate::expr::func::result_type(f, &types)
@@ -670,5 +672,20 @@ impl Binder<'_> {
             },
             t,
         ))
+    }
+}
+
+/// MariaDB's 1426 for a clock function's precision above 6 (`NOW(7)`).
+fn check_precision(f: Func, consts: &[Option<Value>]) -> R<()> {
+    let (Some(name), Some(Some(v))) = (crate::expr::func::precision_name(f), consts.first()) else {
+        return Ok(());
+    };
+    match crate::value::to_num(v).0.to_i64() {
+        Some(n) if n > 6 => Err(MySqlError::too_big_precision(
+            n.min(u32::MAX as i64) as u32,
+            name,
+            6,
+        )),
+        _ => Ok(()),
     }
 }

@@ -106,7 +106,7 @@ pub(crate) fn not_allowed(f: Func, args: usize) -> Option<&'static str> {
         Rand => "rand()",
         Now | SysDate | UtcTimestamp => "current_timestamp()",
         CurDate | UtcDate => "curdate()",
-        CurTime => "curtime()",
+        CurTime | UtcTime => "curtime()",
         UnixTimestamp if args == 0 => "unix_timestamp()",
         Uuid => "uuid()",
         User => "user()",

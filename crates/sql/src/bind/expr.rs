@@ -85,7 +85,7 @@ pub(super) fn is_comparison(op: &B) -> bool {
     )
 }
 
-fn bool_type(nullable: bool) -> ExprType {
+pub(super) fn bool_type(nullable: bool) -> ExprType {
     ExprType::int(1).nullable(nullable)
 }
 
@@ -209,6 +209,12 @@ impl Binder<'_> {
                 escape_char,
                 any: false,
             } => self.like(expr, pattern, escape_char.as_deref(), *negated, scope, aggs)?,
+            A::SimilarTo {
+                negated: false,
+                expr,
+                pattern,
+                escape_char: None,
+            } => self.sounds_like(expr, pattern, scope, aggs)?,
             A::Case {
                 operand,
                 conditions,
@@ -240,6 +246,10 @@ impl Binder<'_> {
                 };
                 let target = super::strings::cast_from(target, &tx);
                 let mut t = target.result_type(&tx);
+                let x = match target {
+                    CastTarget::Char(..) => super::strings::temporal_text(x, &tx),
+                    _ => x,
+                };
                 if let CastTarget::Fixed(kind) = target {
                     // MariaDB: a constant that converts makes a NOT NULL result.
                     if let Some(Value::Bytes(b)) = self.const_value(&x) {
@@ -256,17 +266,12 @@ impl Binder<'_> {
                 ..
             } => {
                 let (x, tx) = self.expr(expr, scope, aggs)?;
-                let target = match (data_type, charset) {
-                    (Some(dt), _) => self.cast_target(dt)?,
-                    (None, Some(cs)) => {
-                        let name = object_parts(cs).join(".");
-                        let c = basalt_common::Charset::from_name(&name)
-                            .ok_or_else(|| MySqlError::unknown_character_set(&name))?;
-                        CastTarget::Char(None, c.default_collation())
-                    }
-                    (None, None) => return Err(syntax("CONVERT")),
-                };
+                let target = self.convert_target(data_type.as_ref(), charset.as_ref())?;
                 let target = super::strings::cast_from(target, &tx);
+                let x = match target {
+                    CastTarget::Char(..) => super::strings::temporal_text(x, &tx),
+                    _ => x,
+                };
                 let t = target.result_type(&tx);
                 (Expr::Cast(x.boxed(), target), t)
             }
@@ -342,7 +347,7 @@ impl Binder<'_> {
             }
             A::TypedString(ts) => {
                 let (v, _) = self.value(&ts.value)?;
-                let target = self.cast_target(&ts.data_type)?;
+                let target = super::strings::literal_fsp(self.cast_target(&ts.data_type)?, &v);
                 let t = target.result_type(&ExprType::string(10, Collation::Utf8mb4GeneralCi));
                 (Expr::Cast(v.boxed(), target), t)
             }
@@ -970,6 +975,7 @@ fn niladic(name: &str) -> Option<Func> {
         "current_timestamp" | "localtime" | "localtimestamp" => Func::Now,
         "utc_date" => Func::UtcDate,
         "utc_timestamp" => Func::UtcTimestamp,
+        "utc_time" => Func::UtcTime,
         _ => return None,
     })
 }

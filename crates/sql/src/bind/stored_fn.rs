@@ -555,7 +555,6 @@ pub fn check_statement(text: &str) -> R<()> {
         | S::CreateTable(_)
         | S::CreateIndex(_)
         | S::CreateView { .. }
-        | S::CreateDatabase { .. }
         | S::AlterTable { .. }
         | S::Drop { .. }
         | S::Truncate { .. }
@@ -598,6 +597,7 @@ fn check_native(n: &Native) -> R<()> {
         | Native::Rollback { .. }
         | Native::AlterTable(_)
         | Native::AlterDatabase { .. }
+        | Native::CreateDatabase { .. }
         | Native::View(_)
         | Native::Sequence(_)
         | Native::Account(_)

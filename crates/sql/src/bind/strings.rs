@@ -122,6 +122,47 @@ impl Binder<'_> {
 
 /// `x` (of type `t`) as a value for column `col`: a binary string becomes latin1
 /// text for a latin1 column (see the module docs).
+impl Binder<'_> {
+    /// The target of `CONVERT(x, type [CHARACTER SET cs])` or `CONVERT(x USING
+    /// cs)`: a character set given with CHAR makes the result that set's string.
+    pub(super) fn convert_target(
+        &mut self,
+        data_type: Option<&ast::DataType>,
+        charset: Option<&ast::ObjectName>,
+    ) -> R<CastTarget> {
+        let charset = charset.map(|cs| {
+            let name = super::object_parts(cs).join(".");
+            Charset::from_name(&name).ok_or_else(|| MySqlError::unknown_character_set(&name))
+        });
+        Ok(match (data_type, charset.transpose()?) {
+            (Some(dt), cs) => match (self.cast_target(dt)?, cs) {
+                (CastTarget::Char(n, _), Some(c)) => CastTarget::Char(n, c.default_collation()),
+                (target, _) => target,
+            },
+            (None, Some(c)) => CastTarget::Char(None, c.default_collation()),
+            (None, None) => return Err(MySqlError::parse_error("CONVERT", 1)),
+        })
+    }
+
+    /// `a SOUNDS LIKE b` (read as SIMILAR TO, see `front`): `SOUNDEX(a) =
+    /// SOUNDEX(b)`.
+    pub(super) fn sounds_like(
+        &mut self,
+        a: &ast::Expr,
+        b: &ast::Expr,
+        scope: &Scope,
+        mut aggs: Option<&mut super::expr::AggCollector>,
+    ) -> R<(Expr, ExprType)> {
+        let soundex = Func::Text(crate::expr::func::TextFn::Soundex);
+        let (x, tx) = self.call(soundex, &[a], scope, aggs.as_deref_mut())?;
+        let (y, ty) = self.call(soundex, &[b], scope, aggs)?;
+        let coll = super::expr::cmp_collation(&tx, &ty);
+        // SOUNDEX is nullable in MariaDB, and so the comparison.
+        let cmp = Expr::Cmp(crate::expr::CmpOp::Eq, x.boxed(), y.boxed(), coll);
+        Ok((cmp, super::expr::bool_type(true)))
+    }
+}
+
 pub(super) fn into_column(x: Expr, t: &ExprType, col: &ColumnDef) -> Expr {
     use basalt_common::DataType as D;
     let numeric = matches!(
@@ -147,6 +188,51 @@ pub(crate) fn column_conversion(t: &ExprType, col: &ColumnDef) -> Option<CastTar
         }
         Collation::Binary if latin1_string(t) => Some(CastTarget::Latin1Bytes(None)),
         _ => None,
+    }
+}
+
+/// A fractional DATETIME / TIME converted to a string has its type's digits
+/// (MariaDB's `2020-01-01 10:00:00.500` for DATETIME(3)): for CAST / CONVERT to a
+/// string and the arguments of [`TEXT_OF_ARGS`].
+pub(super) fn temporal_text(x: Expr, t: &ExprType) -> Expr {
+    if matches!(t.class, Class::DateTime | Class::Time) && t.decimals > 0 {
+        Expr::Cast(x.boxed(), CastTarget::TemporalText(t.decimals))
+    } else {
+        x
+    }
+}
+
+/// `TIMESTAMP'...'` / `TIME'...'`: the literal's fractional digits are its
+/// precision, as MariaDB types it.
+pub(super) fn literal_fsp(target: CastTarget, literal: &Expr) -> CastTarget {
+    let Expr::Const(Value::Bytes(b)) = literal else {
+        return target;
+    };
+    let digits = b.iter().rposition(|&c| c == b'.').map_or(0, |dot| {
+        b[dot + 1..]
+            .iter()
+            .take_while(|c| c.is_ascii_digit())
+            .count()
+            .min(6) as u8
+    });
+    match target {
+        CastTarget::DateTime(_) => CastTarget::DateTime(digits),
+        CastTarget::Time(_) => CastTarget::Time(digits),
+        other => other,
+    }
+}
+
+/// Functions that read their arguments as text.
+const TEXT_OF_ARGS: [Func; 4] = [Func::Concat, Func::ConcatWs, Func::Length, Func::CharLength];
+
+/// [`temporal_text`] for the arguments of a function in [`TEXT_OF_ARGS`].
+pub(super) fn temporal_args(f: Func, args: &mut [Expr], types: &[ExprType]) {
+    if !TEXT_OF_ARGS.contains(&f) {
+        return;
+    }
+    for (a, t) in args.iter_mut().zip(types) {
+        let x = std::mem::replace(a, Expr::Const(Value::Null));
+        *a = temporal_text(x, t);
     }
 }
 

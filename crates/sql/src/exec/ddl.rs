@@ -16,6 +16,7 @@ pub fn create_database(
     name: &str,
     if_not_exists: bool,
     coll: Collation,
+    comment: &str,
 ) -> R<u64> {
     check_ident(name, true)?;
     if s.database_exists(name) {
@@ -28,7 +29,8 @@ pub fn create_database(
         }
         return Err(MySqlError::db_create_exists(name));
     }
-    s.create_database(name, coll).map_err(MySqlError::from)?;
+    s.create_database_with(name, coll, comment)
+        .map_err(MySqlError::from)?;
     Ok(1)
 }
 

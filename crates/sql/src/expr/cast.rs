@@ -1,7 +1,7 @@
 //! CAST / CONVERT, with MariaDB's warnings for values that do not convert cleanly.
 
 use super::{EvalCtx, R};
-use crate::ty::ExprType;
+use crate::ty::{Class, ExprType};
 use crate::value::{
     num_to_datetime, parse_date, parse_datetime, parse_time, to_bytes, to_num, Num,
 };
@@ -29,6 +29,9 @@ pub enum CastTarget {
     BitNumber,
     /// UUID or INET6.
     Fixed(basalt_common::fixedbin::FixedBin),
+    /// A DATETIME / TIMESTAMP / TIME value's text with exactly this many
+    /// fractional digits (its type's), as MariaDB converts one to a string.
+    TemporalText(u8),
 }
 
 impl CastTarget {
@@ -38,7 +41,13 @@ impl CastTarget {
             CastTarget::Signed => ExprType::int_p(arg.precision().clamp(1, 20)),
             CastTarget::Unsigned => ExprType::uint_p(arg.precision().clamp(1, 20)),
             CastTarget::Char(n, coll) | CastTarget::FromBinary(n, coll) => {
-                let mut t = ExprType::string(n.unwrap_or(arg.len.max(1)), *coll);
+                // To bytes, a string's length is its octets (MariaDB's max_length).
+                let octets = match arg.class {
+                    Class::String if coll.is_binary() => arg.collation.charset().max_len(),
+                    _ => 1,
+                };
+                let len = n.unwrap_or(arg.len.saturating_mul(octets).max(1));
+                let mut t = ExprType::string(len, *coll);
                 t.decimals = 0;
                 t
             }
@@ -54,6 +63,7 @@ impl CastTarget {
             CastTarget::Time(f) => ExprType::time(*f),
             CastTarget::Fixed(k) => ExprType::fixed(*k),
             CastTarget::BitNumber => ExprType::uint_p(20),
+            CastTarget::TemporalText(_) => ExprType::string(arg.len.max(1), Collation::Utf8mb4Bin),
         };
         t.nullable(
             arg.nullable
@@ -127,6 +137,11 @@ pub fn cast(v: Value, target: &CastTarget, ctx: &mut EvalCtx) -> R {
         })),
         CastTarget::Time(_) => Ok(to_time(&v, ctx).map_or(Value::Null, Value::Time)),
         CastTarget::Fixed(k) => Ok(to_fixed(&v, *k, ctx)),
+        CastTarget::TemporalText(fsp) => Ok(Value::Bytes(match &v {
+            Value::DateTime(dt) => dt.display(*fsp).to_string().into_bytes(),
+            Value::Time(t) => t.display(*fsp).to_string().into_bytes(),
+            other => to_bytes(other),
+        })),
         CastTarget::BitNumber => Ok(match &v {
             Value::Bytes(b) => Value::UInt(
                 b.iter()

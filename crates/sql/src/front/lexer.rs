@@ -99,12 +99,17 @@ pub mod rare {
     pub const BIT_NUMBER: u16 = 2048;
     /// The operator `!` (logical NOT).
     pub const BANG: u16 = 4096;
+    /// The word SOUNDS or SIMILAR (`a SOUNDS LIKE b`).
+    pub const SOUNDS: u16 = 8192;
+    /// The word OJ (ODBC's `{ OJ table_reference }`).
+    pub const OJ: u16 = 16384;
 }
 
 /// The [`rare`] bit of one word.
 #[inline]
 fn rare_word(w: &[u8]) -> u16 {
     match w.len() {
+        2 if w.eq_ignore_ascii_case(b"oj") => rare::OJ,
         3 if w.eq_ignore_ascii_case(b"mod") => rare::MOD,
         4 => {
             let lower = u32::from_le_bytes([w[0], w[1], w[2], w[3]]) | 0x2020_2020;
@@ -118,6 +123,8 @@ fn rare_word(w: &[u8]) -> u16 {
             }
         }
         7 if w.eq_ignore_ascii_case(b"extract") => rare::EXTRACT,
+        6 if w.eq_ignore_ascii_case(b"sounds") => rare::SOUNDS,
+        7 if w.eq_ignore_ascii_case(b"similar") => rare::SOUNDS,
         8 if w.eq_ignore_ascii_case(b"interval") => rare::INTERVAL,
         8 if w.eq_ignore_ascii_case(b"previous") => rare::VALUE_FOR,
         13 if w.eq_ignore_ascii_case(b"weight_string") => rare::WEIGHT_STRING,

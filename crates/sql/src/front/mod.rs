@@ -27,6 +27,7 @@ pub mod lexer;
 #[cfg(test)]
 mod mutations;
 pub mod native;
+mod operators;
 pub mod parse;
 pub mod returning;
 mod sequence;
@@ -275,7 +276,9 @@ pub fn analyze_with(text: &str, opts: LitOpts) -> Result<Front<'_>, MySqlError> 
             | rare::CHAR
             | rare::WEIGHT_STRING
             | rare::BIT_NUMBER
-            | rare::BANG)
+            | rare::BANG
+            | rare::SOUNDS
+            | rare::OJ)
         != 0;
     let edits = rewrites_scanning(text, toks, opts.pipes_as_concat, scan);
     let dml = ["select", "insert", "update", "delete", "replace"]
@@ -296,6 +299,8 @@ struct Edit {
     end: usize,
     with: &'static str,
 }
+
+use operators::{interval_call, mod_is_infix, odbc_outer_join, operand_end};
 
 fn rewrites(text: &str, toks: &[Token], pipes_as_concat: bool) -> Vec<Edit> {
     rewrites_scanning(text, toks, pipes_as_concat, true)
@@ -387,6 +392,11 @@ fn rewrites_scanning(text: &str, toks: &[Token], pipes_as_concat: bool, scan: bo
             edits.extend(raw.map(|(start, end, with)| Edit { start, end, with }));
         } else if let Some(raw) = units::weight_string(text, toks, i) {
             edits.extend(raw.map(|(start, end, with)| Edit { start, end, with }));
+        } else if let Some(raw) = units::cast_charset(text, toks, i) {
+            edits.extend(
+                raw.into_iter()
+                    .map(|(start, end, with)| Edit { start, end, with }),
+            );
         } else if let Some(raw) = units::char_using(text, toks, i) {
             edits.extend(raw.map(|(start, end, with)| Edit { start, end, with }));
         } else if let Some((words_end, name_end, with, pad)) = sequence::value_for(text, toks, i) {
@@ -405,6 +415,35 @@ fn rewrites_scanning(text: &str, toks: &[Token], pipes_as_concat: bool, scan: bo
                 end: name_end,
                 with: ")",
             });
+        } else if let Some(close) = odbc_outer_join(text, toks, i) {
+            // ODBC's `{ OJ table_reference }` is the table reference.
+            for k in [i, i + 1, close] {
+                edits.push(Edit {
+                    start: toks[k].start,
+                    end: toks[k].end,
+                    with: "",
+                });
+            }
+        } else if t.is_kw(text, "sounds") && kw(i + 1, "like") && !(i > 0 && kw(i - 1, "not")) {
+            // `a SOUNDS LIKE b` reads as sqlparser's SIMILAR TO, which the binder
+            // takes as SOUNDEX(a) = SOUNDEX(b); a SIMILAR TO written as such is
+            // not MariaDB's (a name where an operator must be: 1064).
+            edits.push(Edit {
+                start: t.start,
+                end: t.end,
+                with: "SIMILAR",
+            });
+            edits.push(Edit {
+                start: toks[i + 1].start,
+                end: toks[i + 1].end,
+                with: "TO",
+            });
+        } else if t.is_kw(text, "similar") && kw(i + 1, "to") {
+            edits.push(Edit {
+                start: t.start,
+                end: t.end,
+                with: "`similar`",
+            });
         } else if t.is_kw(text, "mod") && mod_is_infix(text, toks, i) {
             edits.push(Edit {
                 start: t.start,
@@ -417,130 +456,6 @@ fn rewrites_scanning(text: &str, toks: &[Token], pipes_as_concat: bool, scan: bo
     edits.sort_by_key(|e| (e.start, e.end));
     edits
 }
-
-/// Where the operand of a prefix operator starting at token `j` ends: a
-/// parenthesised group, a function call, a (qualified) name or literal, or a
-/// further prefix operator's operand.
-fn operand_end(text: &str, toks: &[Token], j: usize) -> Option<usize> {
-    let t = toks.get(j)?;
-    let is = |k: usize, s: &str| {
-        toks.get(k)
-            .is_some_and(|t| t.kind == TokKind::Punct && t.text(text) == s)
-    };
-    if t.kind == TokKind::Punct {
-        return match t.text(text) {
-            "(" => closing(text, toks, j).map(|k| toks[k].end),
-            "!" | "-" | "+" | "~" => operand_end(text, toks, j + 1),
-            _ => None,
-        };
-    }
-    let mut k = j;
-    while is(k + 1, ".") && toks.get(k + 2).is_some() {
-        k += 2;
-    }
-    if is(k + 1, "(") {
-        return closing(text, toks, k + 1).map(|c| toks[c].end);
-    }
-    Some(toks[k].end)
-}
-
-/// The index of the `)` matching the `(` at token `open`.
-fn closing(text: &str, toks: &[Token], open: usize) -> Option<usize> {
-    let mut depth = 0usize;
-    for (k, t) in toks.iter().enumerate().skip(open) {
-        if t.kind != TokKind::Punct {
-            continue;
-        }
-        match t.text(text) {
-            "(" => depth += 1,
-            ")" => {
-                depth = depth.checked_sub(1)?;
-                if depth == 0 {
-                    return Some(k);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
-}
-
-/// Whether the word MOD at `i` is the operator (`a MOD b`, `a MOD (b)`), not the
-/// function `MOD(a, b)`: it is not followed by `(`, or it follows what ends an
-/// operand (a literal, a variable, `)`, a name: a word that is not one of
-/// [`OPERAND_FOLLOWS`]).
-fn mod_is_infix(text: &str, toks: &[Token], i: usize) -> bool {
-    let Some(prev) = i.checked_sub(1).map(|p| &toks[p]) else {
-        return false;
-    };
-    if toks.get(i + 1).is_none_or(|n| n.text(text) != "(") {
-        return true;
-    }
-    match prev.kind {
-        TokKind::Word => !OPERAND_FOLLOWS.iter().any(|w| prev.is_kw(text, w)),
-        TokKind::Punct => prev.text(text) == ")",
-        TokKind::Semi => false,
-        _ => true,
-    }
-}
-
-/// Words after which an operand starts (so `MOD(` after them is the function).
-const OPERAND_FOLLOWS: &[&str] = &[
-    "select",
-    "distinct",
-    "distinctrow",
-    "all",
-    "any",
-    "some",
-    "high_priority",
-    "straight_join",
-    "sql_small_result",
-    "sql_big_result",
-    "sql_buffer_result",
-    "sql_cache",
-    "sql_no_cache",
-    "sql_calc_found_rows",
-    "where",
-    "having",
-    "on",
-    "by",
-    "and",
-    "or",
-    "xor",
-    "not",
-    "when",
-    "then",
-    "else",
-    "case",
-    "in",
-    "is",
-    "like",
-    "rlike",
-    "regexp",
-    "between",
-    "div",
-    "mod",
-    "set",
-    "values",
-    "return",
-    "returning",
-    "escape",
-    "interval",
-    "limit",
-    "offset",
-    "do",
-    "exists",
-    "binary",
-    "using",
-    "default",
-    "from",
-    "for",
-    "leading",
-    "trailing",
-    "both",
-    "separator",
-    "as",
-];
 
 /// The rewrites of a statement's leading words: `CREATE / ALTER SCHEMA`, `LOCK /
 /// UNLOCK TABLE`, `DROP TABLES`, `FLUSH TABLE`, the column attributes of
@@ -573,6 +488,15 @@ fn leading_rewrites(text: &str, toks: &[Token], ddl: bool, edits: &mut Vec<Edit>
     } else {
         None
     };
+    // ROLLBACK WORK TO [SAVEPOINT] s: sqlparser reads it without WORK.
+    let third = |w: &str| toks.get(2).is_some_and(|t| t.is_kw(text, w));
+    if first("rollback") && second("work") && third("to") {
+        edits.push(Edit {
+            start: toks[1].start,
+            end: toks[1].end,
+            with: "",
+        });
+    }
     if let Some((at, with)) = plural {
         edits.push(Edit {
             start: toks[at].start,
@@ -608,28 +532,6 @@ fn leading_rewrites(text: &str, toks: &[Token], ddl: bool, edits: &mut Vec<Edit>
             with: r.with,
         });
     }
-}
-
-/// True when `toks[open]` opens a parenthesised list with a comma at its top
-/// level: MariaDB's grammar reads `INTERVAL (a, b, ...)` as the function.
-fn interval_call(text: &str, toks: &[Token], open: usize) -> bool {
-    if toks.get(open).is_none_or(|t| t.text(text) != "(") {
-        return false;
-    }
-    let mut depth = 0;
-    for t in &toks[open + 1..] {
-        if t.kind != TokKind::Punct {
-            continue;
-        }
-        match t.text(text) {
-            "(" => depth += 1,
-            ")" if depth == 0 => return false,
-            ")" => depth -= 1,
-            "," if depth == 0 => return true,
-            _ => {}
-        }
-    }
-    false
 }
 
 fn apply(text: &str, edits: &[Edit]) -> String {

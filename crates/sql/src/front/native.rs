@@ -12,8 +12,10 @@ pub mod alter;
 pub mod alter_partition;
 pub mod binlog;
 mod database;
+pub use database::DbOptions;
 pub mod diagnostics;
 pub mod event;
+mod exec_stmt;
 mod explain;
 mod into;
 mod load;
@@ -75,6 +77,17 @@ pub enum Native {
     Deallocate {
         name: String,
     },
+    /// `EXECUTE IMMEDIATE expr [USING ...]`: the expression's text, evaluated
+    /// to the statement to prepare, run and drop.
+    ExecuteImmediate {
+        source: String,
+        using: Vec<UsingArg>,
+    },
+    /// `KILL [HARD | SOFT] [CONNECTION | QUERY] expr`: the id expression's text.
+    Kill {
+        query_only: bool,
+        id: String,
+    },
     Begin {
         read_only: Option<bool>,
         consistent_snapshot: bool,
@@ -133,11 +146,18 @@ pub enum Native {
         statistics: [bool; 4],
         ssl: bool,
     },
-    /// `ALTER {DATABASE|SCHEMA} [name] [DEFAULT] CHARACTER SET x / COLLATE y`.
+    /// `CREATE [OR REPLACE] {DATABASE|SCHEMA} [IF NOT EXISTS] name [options]`.
+    CreateDatabase {
+        or_replace: bool,
+        if_not_exists: bool,
+        name: String,
+        opts: DbOptions,
+    },
+    /// `ALTER {DATABASE|SCHEMA} [name] [DEFAULT] CHARACTER SET x / COLLATE y /
+    /// COMMENT 'z'`.
     AlterDatabase {
         name: Option<String>,
-        charset: Option<String>,
-        collation: Option<String>,
+        opts: DbOptions,
     },
     /// Any other `ALTER TABLE`.
     AlterTable(alter::AlterTable),
@@ -169,6 +189,8 @@ pub enum UsingArg {
     /// A string literal as written (quotes included), unquoted by the session
     /// under its sql_mode.
     Str(String),
+    /// Any other expression's text, evaluated when the statement runs.
+    Expr(String),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -353,7 +375,9 @@ pub fn parse_native(src: &str, toks: &[Token], markers: bool) -> R<Option<Native
     } else if is("prepare") {
         prepare(&mut p)?
     } else if is("execute") {
-        execute(&mut p)?
+        exec_stmt::execute(&mut p)?
+    } else if is("kill") {
+        exec_stmt::kill(&mut p)?
     } else if is("deallocate")
         || (is("drop") && toks.get(1).is_some_and(|t| t.is_kw(src, "prepare")))
     {
@@ -378,7 +402,8 @@ pub fn parse_native(src: &str, toks: &[Token], markers: bool) -> R<Option<Native
     } else if is("change") {
         replica::change(&mut p)?
     } else if is("commit") || is("rollback") {
-        if toks.get(1).is_some_and(|t| t.is_kw(src, "to")) {
+        let to_at = |k: usize| toks.get(k).is_some_and(|t| t.is_kw(src, "to"));
+        if to_at(1) || (toks.get(1).is_some_and(|t| t.is_kw(src, "work")) && to_at(2)) {
             return Ok(None);
         }
         let (chain, release) = completion(&mut p)?;
@@ -416,6 +441,12 @@ pub fn parse_native(src: &str, toks: &[Token], markers: bool) -> R<Option<Native
         let db = p.ident()?;
         p.end()?;
         Native::Use(db)
+    } else if let Some(n) = is("create")
+        .then(|| database::create_database(&mut p))
+        .transpose()?
+        .flatten()
+    {
+        n
     } else if let Some(n) = match ["create", "alter", "drop", "call"]
         .into_iter()
         .find(|k| is(k))
@@ -608,51 +639,6 @@ fn prepare(p: &mut P) -> R<Native> {
     };
     p.end()?;
     Ok(Native::Prepare { name, source })
-}
-
-fn execute(p: &mut P) -> R<Native> {
-    let name = p.ident()?;
-    let mut using = Vec::new();
-    if p.kw("using") {
-        loop {
-            using.push(using_arg(p)?);
-            if !p.punct(",") {
-                break;
-            }
-        }
-    }
-    p.end()?;
-    Ok(Native::Execute { name, using })
-}
-
-/// A user variable, a (signed) number, a string or NULL; MariaDB also takes
-/// expressions here, which stay a syntax error.
-fn using_arg(p: &mut P) -> R<UsingArg> {
-    if let Some(bytes) = p.marker() {
-        return Ok(UsingArg::Value(basalt_common::Value::Bytes(bytes)));
-    }
-    let negative = p.punct("-");
-    let t = p.peek().ok_or_else(|| p.err())?;
-    let text = t.text(p.src);
-    let arg = match t.kind {
-        TokKind::Num(k) => {
-            let v = super::number(text, k).1;
-            UsingArg::Value(if negative {
-                crate::value::arith::negate(&v).map_err(|_| p.err())?
-            } else {
-                v
-            })
-        }
-        _ if negative => return Err(p.err()),
-        TokKind::Var if !text.starts_with("@@") => UsingArg::Var(user_var_name(text)),
-        TokKind::Str if text.starts_with('\'') => UsingArg::Str(text.to_string()),
-        TokKind::Word if text.eq_ignore_ascii_case("null") => {
-            UsingArg::Value(basalt_common::Value::Null)
-        }
-        _ => return Err(p.err()),
-    };
-    p.pos += 1;
-    Ok(arg)
 }
 
 /// The name of a user variable token (`@x`, `@'x'`, `` @`x` ``), lowercased as MySQL
@@ -875,10 +861,22 @@ mod tests {
                 ]
             })
         );
+        assert_eq!(
+            native("execute s1 using 1+1, @@x, - 'a', @v"),
+            Some(Native::Execute {
+                name: "s1".into(),
+                using: vec![
+                    UsingArg::Expr("1+1".into()),
+                    UsingArg::Expr("@@x".into()),
+                    UsingArg::Expr("- 'a'".into()),
+                    UsingArg::Var("v".into()),
+                ]
+            })
+        );
         for bad in [
-            "execute s1 using 1+1",
-            "execute s1 using @@x",
-            "execute s1 using - 'a'",
+            "execute s1 using",
+            "execute s1 using 1,",
+            "execute s1 using (1",
         ] {
             let l = lex(bad);
             assert!(parse_native(bad, &l.tokens, false).is_err(), "{bad}");

@@ -137,6 +137,67 @@ pub fn weight_string(text: &str, toks: &[Token], i: usize) -> Option<[RawEdit; 3
     None
 }
 
+/// `CAST ( x AS CHAR [(n)] {CHARACTER SET | CHARSET} cs )` and `CONVERT ( x ,
+/// CHAR [(n)] CHARSET cs )` at token `i`: the CAST becomes the CONVERT form
+/// sqlparser reads with its character set (`CONVERT(x, CHAR(n) CHARACTER SET
+/// cs)`), and `CHARSET` is spelled `CHARACTER SET`. Only whole tokens are
+/// replaced.
+pub fn cast_charset(text: &str, toks: &[Token], i: usize) -> Option<Vec<RawEdit>> {
+    let kw = toks.get(i)?;
+    let cast = kw.is_kw(text, "cast");
+    if !(cast || kw.is_kw(text, "convert")) || toks.get(i + 1)?.text(text) != "(" {
+        return None;
+    }
+    let mut depth = 0usize;
+    let mut sep = None;
+    for (j, t) in toks.iter().enumerate().skip(i + 2) {
+        match (t.kind, t.text(text)) {
+            (TokKind::Punct, "(") => depth += 1,
+            (TokKind::Punct, ")") if depth == 0 => return None,
+            (TokKind::Punct, ")") => depth -= 1,
+            (TokKind::Word, _) if depth == 0 && cast && t.is_kw(text, "as") => {
+                sep = Some(j);
+                break;
+            }
+            (TokKind::Punct, ",") if depth == 0 && !cast => {
+                sep = Some(j);
+                break;
+            }
+            _ => {}
+        }
+    }
+    let sep = sep?;
+    let mut k = sep + 1;
+    if !toks.get(k)?.is_kw(text, "char") {
+        return None;
+    }
+    k += 1;
+    if toks.get(k)?.text(text) == "(" {
+        let [n, close] = toks.get(k + 1..k + 3)? else {
+            return None;
+        };
+        if !matches!(n.kind, TokKind::Num(_)) || close.text(text) != ")" {
+            return None;
+        }
+        k += 3;
+    }
+    let word = toks.get(k)?;
+    let spelled = if word.is_kw(text, "charset") {
+        Some((word.start, word.end, "CHARACTER SET"))
+    } else if word.is_kw(text, "character") && toks.get(k + 1)?.is_kw(text, "set") {
+        None
+    } else {
+        return None;
+    };
+    let mut edits = Vec::with_capacity(3);
+    if cast {
+        edits.push((kw.start, kw.end, "CONVERT"));
+        edits.push((toks[sep].start, toks[sep].end, ","));
+    }
+    edits.extend(spelled);
+    (!edits.is_empty()).then_some(edits)
+}
+
 /// `INTERVAL value unit` at token `i` with a compound unit: the two edits.
 pub fn compound_interval(text: &str, toks: &[Token], i: usize) -> Option<[RawEdit; 2]> {
     let kw = toks.get(i)?;

@@ -302,7 +302,7 @@ fn schemata(cx: &SessionCtx) -> Vec<Row> {
             s(c.charset().name()),
             s(c.name()),
             Value::Null,
-            s(""),
+            s(st.database_comment(&db).unwrap_or_default()),
         ]);
     }
     rows

@@ -461,8 +461,7 @@ impl Session {
             S::Drop {
                 object_type: ast::ObjectType::Database | ast::ObjectType::Schema,
                 ..
-            }
-            | S::CreateDatabase { .. } => Vec::new(),
+            } => Vec::new(),
             _ => return None,
         })
     }

@@ -11,6 +11,7 @@
 
 use super::{Out, Session};
 use crate::front::lexer::{lex, TokKind};
+use crate::front::native::Native;
 use crate::front::transcode::TextCharsets;
 use crate::front::Front;
 use crate::plan::Plan;
@@ -180,6 +181,12 @@ impl Session {
     ) -> R<(Option<Arc<Plan>>, Vec<ColumnMeta>, bool)> {
         self.raw = text.to_string();
         let rewritten = match crate::front::analyze_with(text, self.lit_opts())? {
+            Front::Native(
+                Native::Prepare { .. }
+                | Native::Execute { .. }
+                | Native::ExecuteImmediate { .. }
+                | Native::Deallocate { .. },
+            ) => return Err(MySqlError::unsupported_ps()),
             Front::Native(_) => return Ok((None, Vec::new(), false)),
             Front::Cached(s) => s.original(),
             Front::Bulk(b) => b.original(),

@@ -1,4 +1,4 @@
-//! RENAME TABLE a TO b [, c TO d ...] and ALTER DATABASE, with MariaDB's errors.
+//! RENAME TABLE a TO b [, c TO d ...], with MariaDB's errors.
 //!
 //! The renames are checked in order against the names the earlier ones leave
 //! (so chains and swaps through a temporary name work) and applied as one
@@ -6,7 +6,7 @@
 
 use super::Session;
 use crate::result::QueryResult;
-use basalt_common::{Charset, Collation, MySqlError};
+use basalt_common::MySqlError;
 use basalt_storage::StorageError;
 use sqlparser::ast;
 
@@ -67,60 +67,5 @@ impl Session {
             }
             Err(e) => Err(e.into()),
         }
-    }
-
-    /// `ALTER {DATABASE|SCHEMA} [name] [DEFAULT] CHARACTER SET x [COLLATE y]`.
-    pub(super) fn alter_database(
-        &mut self,
-        name: Option<String>,
-        charset: Option<String>,
-        collation: Option<String>,
-    ) -> R<QueryResult> {
-        self.implicit_commit()?;
-        let name = match name {
-            Some(n) => n,
-            None => self.cx.db.clone().ok_or_else(MySqlError::no_db)?,
-        };
-        let cs = match &charset {
-            Some(c) => {
-                Some(Charset::from_name(c).ok_or_else(|| MySqlError::unknown_character_set(c))?)
-            }
-            None => None,
-        };
-        let coll = match (&collation, cs) {
-            (Some(c), _) => {
-                let coll =
-                    Collation::from_name(c).ok_or_else(|| MySqlError::unknown_collation(c))?;
-                if let Some(cs) = cs.filter(|cs| *cs != coll.charset()) {
-                    return Err(MySqlError::collation_charset_mismatch(
-                        coll.name(),
-                        cs.name(),
-                    ));
-                }
-                coll
-            }
-            (None, Some(cs)) => cs.default_collation(),
-            (None, None) => return Err(MySqlError::parse_error("", 1)),
-        };
-        let storage = self.cx.engine.storage.clone();
-        storage.alter_database(&name, coll).map_err(|e| match e {
-            // MariaDB looks for the database's db.opt file.
-            StorageError::NoSuchDatabase(db) => MySqlError::new(
-                1,
-                "HY000",
-                format!("Can't create/write to file './{db}/db.opt' (Errcode: 2 \"No such file or directory\")"),
-            ),
-            other => other.into(),
-        })?;
-        if self.cx.db.as_deref() == Some(name.as_str()) {
-            self.cx
-                .vars
-                .insert("collation_database", basalt_common::Value::str(coll.name()));
-            self.cx.vars.insert(
-                "character_set_database",
-                basalt_common::Value::str(coll.charset().name()),
-            );
-        }
-        Ok(QueryResult::ok(1))
     }
 }

@@ -7,14 +7,14 @@ use crate::exec::scan::Flow;
 use crate::exec::{insert, modify, select};
 use crate::expr::EvalCtx;
 use crate::front::bulk::BulkInsert;
-use crate::front::native::{Native, PrepareSource, Show, UsingArg};
+use crate::front::native::{Native, Show};
 use crate::front::transcode::TextCharsets;
 use crate::front::{Front, LitOpts, Stripped};
 use crate::plan::cache::CacheEntry;
 use crate::plan::Plan;
 use crate::result::QueryResult;
 use crate::stats::Stat;
-use basalt_common::{Charset, MySqlError, Row, Value};
+use basalt_common::{MySqlError, Row, Value};
 use basalt_storage::LockMode;
 use sqlparser::ast::Statement;
 use std::sync::Arc;
@@ -242,74 +242,13 @@ impl Session {
             }
             Native::Binlog(st) => crate::show::binlog::statement(self, st),
             Native::Replica(st) => self.replica_statement(st),
-            Native::Prepare { name, source } => {
-                let bytes = match source {
-                    PrepareSource::Text(t) => t,
-                    PrepareSource::UserVar(v) => match self.cx.user_vars.get(&v) {
-                        Some(Value::Null) | None => b"NULL".to_vec(),
-                        Some(Value::Bytes(b)) => b.clone(),
-                        Some(val) => val.display_lossy().into_bytes(),
-                    },
-                };
-                if let Some(old) = self.sql_prepared.remove(&name) {
-                    self.close_prepared(old);
-                }
-                // The statement is a string value: internal bytes, UTF-8 for text.
-                let charsets = TextCharsets {
-                    client: Charset::Utf8mb4,
-                    connection: self.cx.text_charsets.connection,
-                };
-                let backslash = !self.cx.mode.no_backslash_escapes;
-                let text = charsets.decode(&bytes, None, backslash)?;
-                let transcoded = matches!(text, std::borrow::Cow::Owned(_));
-                let text = text.into_owned();
-                let info = self.with_transcoded(transcoded, |s| {
-                    s.prepare_with(&text, crate::stack::base::SQL_PREPARE)
-                })?;
-                self.sql_prepared.insert(name, info.id);
-                let mut ok = QueryResult::ok(0);
-                if let QueryResult::Ok { info: i, .. } = &mut ok {
-                    *i = "Statement prepared".into();
-                }
-                Ok(ok)
+            Native::Prepare { name, source } => self.sql_prepare(name, source),
+            Native::Execute { name, using } => self.sql_execute(&name, using, out),
+            Native::Deallocate { name } => self.sql_deallocate(&name),
+            Native::ExecuteImmediate { source, using } => {
+                self.execute_immediate(&source, using, out)
             }
-            Native::Execute { name, using } => {
-                let id = *self
-                    .sql_prepared
-                    .get(&name)
-                    .ok_or_else(|| MySqlError::unknown_stmt_handler(&name, "EXECUTE"))?;
-                let backslash = !self.cx.mode.no_backslash_escapes;
-                self.execute_using = using
-                    .iter()
-                    .map(|u| match u {
-                        UsingArg::Var(v) => Some(v.clone()),
-                        _ => None,
-                    })
-                    .collect();
-                let params: Vec<Value> = using
-                    .into_iter()
-                    .map(|u| match u {
-                        UsingArg::Var(v) => {
-                            self.cx.user_vars.get(&v).cloned().unwrap_or(Value::Null)
-                        }
-                        UsingArg::Value(v) => v,
-                        UsingArg::Str(s) => {
-                            Value::Bytes(crate::front::lexer::unquote(&s, backslash))
-                        }
-                    })
-                    .collect();
-                let r = self.execute_prepared_inner(id, &params, "EXECUTE", out);
-                self.execute_using.clear();
-                r
-            }
-            Native::Deallocate { name } => {
-                let id = self
-                    .sql_prepared
-                    .remove(&name)
-                    .ok_or_else(|| MySqlError::unknown_stmt_handler(&name, "DEALLOCATE PREPARE"))?;
-                self.close_prepared(id);
-                Ok(QueryResult::ok(0))
-            }
+            Native::Kill { query_only, id } => self.kill_statement(query_only, &id),
             Native::Begin {
                 read_only,
                 consistent_snapshot,
@@ -403,11 +342,13 @@ impl Session {
                 }
                 Ok(QueryResult::ok(0))
             }
-            Native::AlterDatabase {
+            Native::CreateDatabase {
+                or_replace,
+                if_not_exists,
                 name,
-                charset,
-                collation,
-            } => self.alter_database(name, charset, collation),
+                opts,
+            } => self.create_database(or_replace, if_not_exists, &name, opts),
+            Native::AlterDatabase { name, opts } => self.alter_database(name, opts),
             Native::AlterTable(a) => self.alter_table_native(a),
             Native::View(v) => self.view_statement(v),
             Native::Sequence(st) => self.sequence_statement(st),

@@ -5,25 +5,13 @@ use super::Session;
 use crate::bind::ddl::{create_table_def, index_def, qualified};
 use crate::exec::ddl;
 use crate::result::QueryResult;
-use basalt_common::{Charset, Collation, MySqlError};
+use basalt_common::MySqlError;
 use sqlparser::ast::{self, ObjectType, Statement};
 
 type R<T> = Result<T, MySqlError>;
 
 /// The collation of a new database: the one named, the named character set's
 /// default, or the session's `collation_server`.
-fn db_collation(charset: Option<&str>, collation: Option<&str>, server: &str) -> R<Collation> {
-    if let Some(c) = collation {
-        return Collation::from_name(c).ok_or_else(|| MySqlError::unknown_collation(c));
-    }
-    if let Some(cs) = charset {
-        return Charset::from_name(cs)
-            .map(Charset::default_collation)
-            .ok_or_else(|| MySqlError::unknown_character_set(cs));
-    }
-    Ok(Collation::from_name(server).unwrap_or(Collation::Utf8mb4GeneralCi))
-}
-
 fn ok(n: u64) -> R<QueryResult> {
     Ok(QueryResult::ok(n))
 }
@@ -46,24 +34,6 @@ impl Session {
     fn utility_unlocked(&mut self, stmt: Statement, text: &str) -> R<QueryResult> {
         let storage = self.cx.engine.storage.clone();
         match stmt {
-            Statement::CreateDatabase {
-                db_name,
-                if_not_exists,
-                default_charset,
-                default_collation,
-                ..
-            } => {
-                self.implicit_commit()?;
-                let name = crate::bind::object_parts(&db_name).join(".");
-                let server = self.cx.var_text("collation_server");
-                let coll = db_collation(
-                    default_charset.as_deref(),
-                    default_collation.as_deref(),
-                    &server,
-                )?;
-                let n = ddl::create_database(&storage, &mut self.cx, &name, if_not_exists, coll)?;
-                ok(n)
-            }
             Statement::Drop {
                 object_type: ObjectType::Table,
                 if_exists,
@@ -180,13 +150,6 @@ impl Session {
             }
             Statement::StartTransaction { .. } => {
                 self.begin(None, false)?;
-                ok(0)
-            }
-            Statement::Kill { modifier, id } => {
-                let query_only = matches!(modifier, Some(ast::KillType::Query));
-                if !self.cx.engine.events.kill(id) {
-                    self.cx.engine.hooks().kill(id, query_only)?;
-                }
                 ok(0)
             }
             Statement::ExplainTable { table_name, .. } => crate::show::describe(self, &table_name),

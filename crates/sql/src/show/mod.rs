@@ -532,6 +532,11 @@ fn show_create_database(session: &mut Session, name: &str, if_not_exists: bool) 
         coll.charset().name(),
         coll.name()
     );
+    let comment = session.cx.engine.storage.database_comment(name);
+    let text = match comment.filter(|c| !c.is_empty()) {
+        Some(c) => format!("{text} COMMENT {}", table::quote_str(&c)),
+        None => text,
+    };
     result(
         vec![
             text_col_nn("Database", 64),

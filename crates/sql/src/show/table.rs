@@ -379,7 +379,7 @@ fn quote_ident(n: &str) -> String {
     format!("`{}`", n.replace('`', "``"))
 }
 
-fn quote_str(v: &str) -> String {
+pub(super) fn quote_str(v: &str) -> String {
     format!("'{}'", v.replace('\\', "\\\\").replace('\'', "''"))
 }
 

@@ -93,15 +93,25 @@ impl Storage {
 
     /// `ALTER DATABASE name [DEFAULT] CHARACTER SET / COLLATE`: the default of
     /// tables created in it from now on.
-    pub fn alter_database(&self, name: &str, collation: Collation) -> Result<()> {
+    pub fn alter_database(
+        &self,
+        name: &str,
+        collation: Option<Collation>,
+        comment: Option<&str>,
+    ) -> Result<()> {
         let _ddl = self.ddl.lock();
         {
             let mut cat = self.catalog.write();
-            let c = cat
+            let d = cat
                 .databases
                 .get_mut(name)
                 .ok_or_else(|| StorageError::NoSuchDatabase(name.to_string()))?;
-            *c = collation;
+            if let Some(c) = collation {
+                d.0 = c;
+            }
+            if let Some(c) = comment {
+                d.1 = c.to_string();
+            }
         }
         self.bump();
         self.persist()

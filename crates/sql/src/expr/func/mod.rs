@@ -69,6 +69,7 @@ pub enum Func {
     SysDate,
     CurDate,
     CurTime,
+    UtcTime,
     UtcTimestamp,
     UtcDate,
     /// A TIMESTAMP column's value (stored in UTC) in the session's time zone: the
@@ -210,6 +211,7 @@ pub fn lookup(name: &str) -> Option<(Func, usize, usize)> {
         "curtime" | "current_time" => (CurTime, 0, 1),
         "utc_timestamp" => (UtcTimestamp, 0, 1),
         "utc_date" => (UtcDate, 0, 0),
+        "utc_time" => (UtcTime, 0, 1),
         "unix_timestamp" => (UnixTimestamp, 0, 1),
         "from_unixtime" => (FromUnixtime, 1, 2),
         "date" => (DateOf, 1, 1),
@@ -413,7 +415,24 @@ pub fn uses_consts(f: Func) -> bool {
             | Func::Left
             | Func::Right
             | Func::ConvertTz
+            | Func::Now
+            | Func::SysDate
+            | Func::CurTime
+            | Func::UtcTimestamp
+            | Func::UtcTime
     )
+}
+
+/// The name MariaDB's 1426 gives a clock function taking a precision (`NOW(7)`).
+pub fn precision_name(f: Func) -> Option<&'static str> {
+    Some(match f {
+        Func::Now => "current_timestamp",
+        Func::SysDate => "sysdate",
+        Func::CurTime => "curtime",
+        Func::UtcTimestamp => "utc_timestamp",
+        Func::UtcTime => "utc_time",
+        _ => return None,
+    })
 }
 
 /// Static result type of `f(args)` given the values of its constant arguments.
@@ -439,6 +458,14 @@ pub fn result_type_with(f: Func, args: &[ExprType], consts: &[Option<Value>]) ->
             }
             _ => result_type(f, args),
         },
+        // The clock's precision, as written.
+        Func::Now | Func::SysDate | Func::CurTime | Func::UtcTimestamp | Func::UtcTime => {
+            let mut t = result_type(f, args);
+            if let Some(Some(v)) = consts.first() {
+                t.decimals = crate::value::to_num(v).0.to_i64().unwrap_or(0).clamp(0, 6) as u8;
+            }
+            t
+        }
         // A constant string's precision is the digits it has (MariaDB evaluates it).
         Func::ConvertTz => match consts.first() {
             Some(Some(Value::Bytes(b))) => {
@@ -540,7 +567,7 @@ pub fn result_type(f: Func, args: &[ExprType]) -> ExprType {
         RowCount | FoundRows => ExprType::bigint(),
         Now | SysDate | UtcTimestamp => ExprType::datetime(0),
         CurDate | UtcDate => ExprType::date(),
-        CurTime => ExprType::time(0),
+        CurTime | UtcTime => ExprType::time(0),
         UnixTimestamp if args.is_empty() => ExprType::int(17).nullable(true),
         UnixTimestamp => ExprType::decimal(17, 6).nullable(true),
         FromUnixtime => ExprType::datetime(0).nullable(true),
@@ -579,7 +606,8 @@ pub fn result_type(f: Func, args: &[ExprType]) -> ExprType {
         ConcatWs => {
             let parts: u32 = args[1..].iter().map(|a| a.len).sum();
             let seps = args[0].len * (args.len() as u32).saturating_sub(2);
-            ExprType::string(parts + seps, str_coll).nullable(args[0].nullable)
+            // Nullable when any argument is (MariaDB's Item_func::fix_fields).
+            ExprType::string(parts + seps, str_coll).nullable(any_null)
         }
         LikeLow | LikeHigh => ExprType::string(arg_len(0) + 4, str_coll),
         SubstringIndex => ExprType::string(arg_len(0), str_coll).nullable(true),
@@ -828,7 +856,7 @@ fn eval_values(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
             time::eval(f, vals, ctx)
         }
         Trig(_) | Log | Log2 | Degrees | Radians => numeric::eval(f, vals, ctx),
-        Now | SysDate | CurDate | CurTime | UtcTimestamp | UtcDate | UnixTimestamp
+        Now | SysDate | CurDate | CurTime | UtcTime | UtcTimestamp | UtcDate | UnixTimestamp
         | FromUnixtime | DateOf | TimeOf | Year | Month | DayOfMonth | Hour | Minute | Second
         | DayOfWeek | DayOfYear | DateDiff | DateAdd(_) | DateSub(_) | DateFormat => {
             time::eval(f, vals, ctx)

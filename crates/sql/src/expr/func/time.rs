@@ -29,8 +29,9 @@ pub fn eval(f: Func, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
         ))),
         CurDate => Ok(Value::Date(ctx.cx.local(utc).date)),
         UtcDate => Ok(Value::Date(utc.date)),
-        CurTime => {
-            let t = truncate_fsp(ctx.cx.local(utc), fsp_arg(&vals));
+        CurTime | UtcTime => {
+            let at = if f == UtcTime { utc } else { ctx.cx.local(utc) };
+            let t = truncate_fsp(at, fsp_arg(&vals));
             Ok(Value::Time(Time {
                 negative: false,
                 hours: t.hour as u16,

@@ -74,7 +74,7 @@ pub(super) fn analyze(p: &mut P) -> R<Option<Native>> {
     body(p, opts, false)
 }
 
-/// `FORMAT = name`; 1791 for a name MariaDB does not know.
+/// `FORMAT = name` (or a string); 1791 for a name MariaDB does not know.
 fn format(p: &mut P) -> R<Option<ExplainFormat>> {
     let at = p.pos;
     if !p.kw("format") {
@@ -85,7 +85,13 @@ fn format(p: &mut P) -> R<Option<ExplainFormat>> {
         p.pos = at;
         return Ok(None);
     }
-    let name = p.ident()?;
+    // A word, a quoted name or a string ('json', "json").
+    let name = match p.peek() {
+        Some(t) if t.kind == crate::front::lexer::TokKind::Str => {
+            String::from_utf8_lossy(&p.string()?).into_owned()
+        }
+        _ => p.ident()?,
+    };
     match name.to_ascii_lowercase().as_str() {
         "json" => Ok(Some(ExplainFormat::Json)),
         "traditional" => Ok(Some(ExplainFormat::Traditional)),

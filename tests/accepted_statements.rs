@@ -666,6 +666,9 @@ fn outcome(c: &mut Conn, sql: &str) -> String {
     if !basalt_tests::mariadb::is_reference() {
         // JSON_VALID's notes are quiet in some 10.11 patch releases.
         warnings.retain(|(_, _, m)| !m.contains("function 'json_valid'"));
+        if r.starts_with("OK") && warnings.is_empty() {
+            return r;
+        }
     }
     format!("{r}\n{warnings:?}")
 }

@@ -287,6 +287,11 @@ fn enum_and_set_behave_as_mariadb() {
     compare_with_mariadb(STATEMENTS);
 }
 
+/// Statements whose outcome other 10.11 patch releases than the reference give
+/// differently (10.11.14 stores '0' into a NOT NULL ENUM as '' in strict mode,
+/// without a warning), run only against the reference.
+const REFERENCE_ONLY: &[&str] = &["insert into t values (5,'0','0')"];
+
 fn compare_with_mariadb(statements: &[&str]) {
     if !mariadb::available() {
         eprintln!("mariadb-server not installed; skipping");
@@ -302,6 +307,9 @@ fn compare_with_mariadb(statements: &[&str]) {
     }
     let mut diffs = Vec::new();
     for sql in statements {
+        if REFERENCE_ONLY.contains(sql) && !mariadb::is_reference() {
+            continue;
+        }
         // SHOW, CHECKSUM and information_schema result sets have their own
         // metadata rules; their rows are what is compared.
         let lower = sql.to_ascii_lowercase();

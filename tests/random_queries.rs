@@ -390,9 +390,12 @@ impl Pair {
     }
 
     fn run_sql(&mut self, sql: &str, ordered: bool, set_op: bool) -> Outcomes {
+        // Other 10.11 patch releases than the reference give integer literals
+        // other display lengths: compare types strictly only against it.
+        let strict = basalt_tests::mariadb::is_reference();
         let mut o = Outcomes {
-            basalt: script::run(&mut self.basalt, sql, true),
-            maria: script::run(&mut self.maria, sql, true),
+            basalt: script::run(&mut self.basalt, sql, strict),
+            maria: script::run(&mut self.maria, sql, strict),
         };
         for out in [&mut o.basalt, &mut o.maria] {
             normalise(out, ordered, set_op);

@@ -580,7 +580,10 @@ fn check_native(n: &Native) -> R<()> {
         }
         Native::Set(items) => super::stored_set::check_set(items),
         Native::Show(_) | Native::Explain { .. } => Err(no_result_set()),
-        Native::Prepare { .. } | Native::Execute { .. } | Native::Deallocate { .. } => {
+        Native::Prepare { .. }
+        | Native::Execute { .. }
+        | Native::ExecuteImmediate { .. }
+        | Native::Deallocate { .. } => {
             Err(MySqlError::new(
                 1336,
                 "0A000",

@@ -2,8 +2,8 @@
 //! `differential_types` binary): CAST / CONVERT with a character set, ROLLBACK
 //! WORK TO SAVEPOINT, KILL of an expression, EXECUTE IMMEDIATE, ODBC's `{ OJ }`,
 //! SOUNDS LIKE, EXPLAIN FORMAT as a string, the clock functions' precision,
-//! fractional temporal values as text, database comments and CREATE OR REPLACE
-//! DATABASE.
+//! fractional temporal values as text, `alter_algorithm`, database comments and
+//! CREATE OR REPLACE DATABASE.
 
 /// Run in order on both servers; every outcome compared. A failing statement is
 /// followed by one that reads a table: MariaDB shows a failed statement's error
@@ -63,6 +63,22 @@ const DIALECT_FORMS: &[&str] = &[
     "insert into tfs values ('2020-01-01 10:00:00.5', '10:00:00.25', '2020-01-01 10:00:00.5', '2020-01-01 10:00:00', '2020-01-01 10:00:00'), ('2020-01-01 10:00:00', '10:00:00', '2020-01-01 10:00:00', '2020-01-01 10:00:00.123456', '2020-01-01 10:00:00')",
     "select concat(a, '|', b, '|', c, '|', d, '|', e) s, length(a) l, cast(a as char) ca, convert(b, char) cb, concat_ws(',', a, b) w, char_length(c) n from tfs order by a",
     "select concat(timestamp'2020-01-01 10:00:00.5') a, concat(time'1:2:3.4567') b, concat(cast('10:00:00.5' as time(2))) c",
+    "select @@alter_algorithm, @@global.alter_algorithm",
+    "create table aa (a int primary key, b int)",
+    "set alter_algorithm = 'instant'",
+    "select @@alter_algorithm",
+    "alter table aa modify b bigint",
+    "select count(*) from sp",
+    "alter table aa modify b bigint, algorithm = default",
+    "alter table aa modify b int, algorithm = copy",
+    "set alter_algorithm = bogus",
+    "select count(*) from sp",
+    "set alter_algorithm = 2",
+    "select @@alter_algorithm",
+    "alter table aa modify b bigint",
+    "select count(*) from sp",
+    "set alter_algorithm = default",
+    "alter table aa modify b bigint",
     "create database dc2 comment = 'abc' character set latin1",
     "alter database dc2 comment 'new'",
     "select schema_name, schema_comment from information_schema.schemata where schema_name like 'dc%'",

@@ -204,6 +204,10 @@ fn function_errors_are_mariadbs() {
             "create function f4() returns int begin prepare s from 'select 1'; return 1; end",
             1336,
         ),
+        (
+            "create function f7() returns int begin execute immediate 'select 1'; return 1; end",
+            1336,
+        ),
         ("create function f5() returns nosuchtype return 1", 4161),
         ("create function f6(out a int) returns int return 1", 1064),
         ("create function dbl(x int) returns int return x", 1304),

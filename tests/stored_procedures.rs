@@ -91,6 +91,14 @@ fn procedures_run_with_parameters_and_result_sets() {
         c.query_first::<i64, _>("select count(*) from t").unwrap(),
         Some(4)
     );
+    // EXECUTE IMMEDIATE inside a procedure: its rows are one of the CALL's results.
+    c.query_drop(
+        "create procedure dyn(n int) begin execute immediate concat('select v from t where id = ', n); end",
+    )
+    .unwrap();
+    let sets = results(&mut c, "call dyn(4)").unwrap();
+    assert_eq!(sets[0], vec![vec![s("row4")]]);
+    c.query_drop("drop procedure dyn").unwrap();
 
     // CASE, REPEAT, SELECT ... INTO variables, a nested CALL writing a
     // caller's variable, recursion within max_sp_recursion_depth.

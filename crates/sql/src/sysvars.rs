@@ -106,6 +106,7 @@ use Init::{Config, Null, B, D, I, S, U};
 use Kind::{Bool, Double, Dynamic, Enum, Int, Isolation, SqlMode, Str, UInt};
 
 static DEFS: &[VarDef] = &[
+    var!("alter_algorithm", Both, Enum(&["DEFAULT", "COPY", "INPLACE", "NOCOPY", "INSTANT"]), false, S("DEFAULT")),
     var!("auto_increment_increment", Both, UInt, false, U(1)),
     var!("auto_increment_offset", Both, UInt, false, U(1)),
     var!("autocommit", Both, Bool, false, B(true)),

@@ -309,6 +309,16 @@ impl<'a> P<'a> {
         }
     }
 
+    /// An optional `IF NOT EXISTS`.
+    fn if_not_exists(&mut self) -> R<bool> {
+        if !self.kw("if") {
+            return Ok(false);
+        }
+        self.expect_kw("not")?;
+        self.expect_kw("exists")?;
+        Ok(true)
+    }
+
     fn uint(&mut self) -> R<u64> {
         let t = self.peek().ok_or_else(|| self.err())?;
         let v = t.text(self.src).parse().map_err(|_| self.err())?;

@@ -111,6 +111,9 @@ fn cant_drop(what: &str, name: &str) -> MySqlError {
 pub fn bind(old: &TableDef, stmt: &AlterTable, cx: &mut SessionCtx) -> R<AlterPlan> {
     let mut w = Work::new(old);
     w.ignore = stmt.ignore;
+    // Without an ALGORITHM= clause, @@alter_algorithm.
+    let default = cx.var_text("alter_algorithm").to_ascii_uppercase();
+    w.algorithm = (!default.is_empty() && default != "DEFAULT").then_some(default);
     for c in &stmt.clauses {
         w.apply(c, cx)?;
     }
@@ -251,7 +254,8 @@ impl<'a> Work<'a> {
                 if !["DEFAULT", "INSTANT", "NOCOPY", "INPLACE", "COPY"].contains(&a.as_str()) {
                     return Err(MySqlError::parse_error(a, 1));
                 }
-                self.algorithm = Some(a.clone());
+                // ALGORITHM=DEFAULT: the server's choice, whatever @@alter_algorithm says.
+                self.algorithm = (a != "DEFAULT").then(|| a.clone());
                 Ok(())
             }
             Clause::Lock(l) => {

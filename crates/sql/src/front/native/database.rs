@@ -30,13 +30,7 @@ pub(super) fn create_database(p: &mut P) -> R<Option<Native>> {
         p.pos = at;
         return Ok(None);
     }
-    let if_not_exists = if p.kw("if") {
-        p.expect_kw("not")?;
-        p.expect_kw("exists")?;
-        true
-    } else {
-        false
-    };
+    let if_not_exists = p.if_not_exists()?;
     if or_replace && if_not_exists {
         return Err(MySqlError::new(
             1221,

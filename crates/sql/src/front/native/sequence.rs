@@ -120,13 +120,7 @@ pub(super) fn sequence_statement(p: &mut P, first: &str) -> R<Option<Native>> {
             if temporary {
                 return Ok(Some(Native::Unsupported("temporary sequences")));
             }
-            let if_not_exists = if p.kw("if") {
-                p.expect_kw("not")?;
-                p.expect_kw("exists")?;
-                true
-            } else {
-                false
-            };
+            let if_not_exists = p.if_not_exists()?;
             let (db, name) = p.qualified()?;
             let options = options(p, false)?;
             SeqStmt::Create {

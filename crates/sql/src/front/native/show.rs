@@ -443,13 +443,7 @@ fn show_create(p: &mut P) -> R<Show> {
         return Ok(Show::CreateUser { user });
     }
     if p.kw("database") || p.kw("schema") {
-        let if_not_exists = if p.kw("if") {
-            p.expect_kw("not")?;
-            p.expect_kw("exists")?;
-            true
-        } else {
-            false
-        };
+        let if_not_exists = p.if_not_exists()?;
         let name = p.ident()?;
         p.end()?;
         return Ok(Show::CreateDatabase {

@@ -29,6 +29,7 @@ enum Proof {
 use Proof::*;
 
 const CLASSIFIED: &[(&str, Proof)] = &[
+    ("alter_algorithm", Test("dialect_forms_as_on_mariadb")),
     ("auto_increment_increment", DefaultOnly("2")),
     ("auto_increment_offset", DefaultOnly("2")),
     ("autocommit", Test("autocommit_and_read_only_transactions")),

@@ -246,10 +246,7 @@ impl Binder<'_> {
                 };
                 let target = super::strings::cast_from(target, &tx);
                 let mut t = target.result_type(&tx);
-                let x = match target {
-                    CastTarget::Char(..) => super::strings::temporal_text(x, &tx),
-                    _ => x,
-                };
+                let x = super::strings::text_cast(x, &tx, &target);
                 if let CastTarget::Fixed(kind) = target {
                     // MariaDB: a constant that converts makes a NOT NULL result.
                     if let Some(Value::Bytes(b)) = self.const_value(&x) {
@@ -268,10 +265,7 @@ impl Binder<'_> {
                 let (x, tx) = self.expr(expr, scope, aggs)?;
                 let target = self.convert_target(data_type.as_ref(), charset.as_ref())?;
                 let target = super::strings::cast_from(target, &tx);
-                let x = match target {
-                    CastTarget::Char(..) => super::strings::temporal_text(x, &tx),
-                    _ => x,
-                };
+                let x = super::strings::text_cast(x, &tx, &target);
                 let t = target.result_type(&tx);
                 (Expr::Cast(x.boxed(), target), t)
             }

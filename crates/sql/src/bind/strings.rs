@@ -202,6 +202,14 @@ pub(super) fn temporal_text(x: Expr, t: &ExprType) -> Expr {
     }
 }
 
+/// [`temporal_text`] for a CAST / CONVERT to a string.
+pub(super) fn text_cast(x: Expr, t: &ExprType, target: &CastTarget) -> Expr {
+    match target {
+        CastTarget::Char(..) => temporal_text(x, t),
+        _ => x,
+    }
+}
+
 /// `TIMESTAMP'...'` / `TIME'...'`: the literal's fractional digits are its
 /// precision, as MariaDB types it.
 pub(super) fn literal_fsp(target: CastTarget, literal: &Expr) -> CastTarget {

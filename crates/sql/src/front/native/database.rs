@@ -136,7 +136,7 @@ mod tests {
     fn create_database() {
         assert_eq!(
             native("create or replace schema d comment = 'c' default character set latin1")
-                .unwrap(),
+                .expect("parses"),
             Some(Native::CreateDatabase {
                 or_replace: true,
                 if_not_exists: false,
@@ -149,7 +149,7 @@ mod tests {
             })
         );
         assert_eq!(
-            native("CREATE DATABASE IF NOT EXISTS `d` COLLATE utf8mb4_bin").unwrap(),
+            native("CREATE DATABASE IF NOT EXISTS `d` COLLATE utf8mb4_bin").expect("parses"),
             Some(Native::CreateDatabase {
                 or_replace: false,
                 if_not_exists: true,
@@ -174,7 +174,7 @@ mod tests {
     #[test]
     fn alter_database_comment() {
         assert_eq!(
-            native("alter database d comment 'x'").unwrap(),
+            native("alter database d comment 'x'").expect("parses"),
             Some(Native::AlterDatabase {
                 name: Some("d".into()),
                 opts: DbOptions {

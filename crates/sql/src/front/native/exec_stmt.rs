@@ -139,7 +139,7 @@ mod tests {
     #[test]
     fn execute_immediate() {
         assert_eq!(
-            native("EXECUTE IMMEDIATE concat('select ', ?) USING 1, @a").unwrap(),
+            native("EXECUTE IMMEDIATE concat('select ', ?) USING 1, @a").expect("parses"),
             Some(Native::ExecuteImmediate {
                 source: "concat('select ', ?)".into(),
                 using: vec![
@@ -150,7 +150,7 @@ mod tests {
         );
         // A statement called `immediate`.
         assert_eq!(
-            native("execute immediate").unwrap(),
+            native("execute immediate").expect("parses"),
             Some(Native::Execute {
                 name: "immediate".into(),
                 using: vec![],
@@ -161,7 +161,7 @@ mod tests {
 
     #[test]
     fn kill() {
-        let k = |s: &str| native(s).unwrap();
+        let k = |s: &str| native(s).expect("parses");
         assert_eq!(
             k("kill connection_id() + 1"),
             Some(Native::Kill {

@@ -19,6 +19,10 @@
 //! Invariant: for every charset `cs` and internal string `s`,
 //! `first_invalid(s, cs) == None` exactly when [`fix_into`] returns `s` unchanged.
 
+#[rustfmt::skip]
+pub(crate) mod eight;
+mod wide;
+
 use crate::collation::Charset;
 use std::borrow::Cow;
 
@@ -46,6 +50,51 @@ pub fn latin1_byte(cp: u32) -> Option<u8> {
             .iter()
             .position(|&c| c as u32 == cp)
             .map(|i| 0x80 + i as u8),
+    }
+}
+
+/// The byte of `cp` in 8-bit set row `set` of [`eight::SETS`], if the set has it.
+#[inline]
+pub(crate) fn eight_byte(set: usize, cp: u32) -> Option<u8> {
+    let t = &eight::SETS[set];
+    if cp < 0x80 && t.to_uni[cp as usize] as u32 == cp {
+        return Some(cp as u8);
+    }
+    let cp = u16::try_from(cp).ok()?;
+    t.from_uni
+        .binary_search_by_key(&cp, |&(c, _)| c)
+        .ok()
+        .map(|i| t.from_uni[i].1)
+}
+
+/// The byte of `cp` in 8-bit set `cs` (latin1 or one of [`eight::SETS`]).
+fn byte_of(cs: Charset, cp: u32) -> Option<u8> {
+    match cs {
+        Charset::Latin1 => latin1_byte(cp),
+        _ => eight_byte(cs.eight_bit()?, cp),
+    }
+}
+
+/// The character of byte `b` of 8-bit set `cs`, if it is one.
+fn char_of(cs: Charset, b: u8) -> Option<char> {
+    if cs == Charset::Latin1 {
+        return Some(latin1_char(b));
+    }
+    let cp = eight::SETS[cs.eight_bit()?].to_uni[b as usize];
+    (cp != 0 || b == 0).then(|| char::from_u32(cp as u32))?
+}
+
+/// `b` with zeros in front up to a whole number of characters of `cs` (MariaDB's
+/// alignment of a binary string read in ucs2, utf16 or utf32; other sets as is).
+pub fn aligned(b: &[u8], cs: Charset) -> Cow<'_, [u8]> {
+    let unit = cs.min_len() as usize;
+    match b.len() % unit {
+        0 => Cow::Borrowed(b),
+        r => {
+            let mut v = vec![0u8; unit - r];
+            v.extend_from_slice(b);
+            Cow::Owned(v)
+        }
     }
 }
 
@@ -110,10 +159,11 @@ fn step(b: &[u8]) -> Step {
 /// True when `cs` can hold the character `cp`.
 pub fn has_char(cs: Charset, cp: u32) -> bool {
     match cs {
-        Charset::Binary | Charset::Utf8mb4 => true,
-        Charset::Utf8mb3 => cp <= 0xFFFF,
+        Charset::Binary | Charset::Utf8mb4 | Charset::Utf32 => true,
+        Charset::Utf8mb3 | Charset::Ucs2 => cp <= 0xFFFF,
+        Charset::Utf16 | Charset::Utf16le => !(0xD800..=0xDFFF).contains(&cp),
         Charset::Ascii => cp < 0x80,
-        Charset::Latin1 => latin1_byte(cp).is_some(),
+        _ => byte_of(cs, cp).is_some(),
     }
 }
 
@@ -158,35 +208,41 @@ pub fn fix_into(s: &[u8], target: Charset) -> Cow<'_, [u8]> {
     Cow::Owned(out)
 }
 
-/// The internal form of `b`, text in character set `cs` as a client sent it: latin1
-/// is re-encoded as UTF-8, other sets are kept byte for byte (including bytes that
-/// are not well formed, see the module docs).
+/// The internal form of `b`, text in character set `cs` as a client sent it (or
+/// as a binary string read in `cs`): 8-bit and wide sets are re-encoded as UTF-8,
+/// the others are kept byte for byte (including bytes that are not well formed,
+/// see the module docs). A byte of an 8-bit set that is no character, and a unit
+/// of a wide set that is none, stay bytes that start no UTF-8 character.
 pub fn to_internal(b: &[u8], cs: Charset) -> Cow<'_, [u8]> {
-    if cs != Charset::Latin1 || b.is_ascii() {
+    if cs.is_internal_bytes() || cs.ascii_compatible() && b.is_ascii() {
         return Cow::Borrowed(b);
+    }
+    if cs.is_wide() {
+        return Cow::Owned(wide::to_internal(b, cs));
     }
     let mut out = Vec::with_capacity(b.len() + b.len() / 2);
     for &c in b {
-        if c < 0x80 {
-            out.push(c);
-        } else {
-            let mut buf = [0u8; 4];
-            out.extend_from_slice(latin1_char(c).encode_utf8(&mut buf).as_bytes());
+        match char_of(cs, c) {
+            Some(ch) if ch.is_ascii() => out.push(ch as u8),
+            Some(ch) => out.extend_from_slice(ch.encode_utf8(&mut [0u8; 4]).as_bytes()),
+            None => out.push(0xFF),
         }
     }
     Cow::Owned(out)
 }
 
-/// True when `b`, text in `cs` as a client sent it, is well formed in `cs`.
+/// True when `b`, text in `cs` as a client sent it, is well formed in `cs` (every
+/// byte is, in an 8-bit set).
 pub fn is_well_formed(b: &[u8], cs: Charset) -> bool {
     match cs {
-        Charset::Binary | Charset::Latin1 => true,
         Charset::Ascii => b.is_ascii(),
         Charset::Utf8mb4 | Charset::Utf8mb3 => {
             let fast = std::str::from_utf8(b).is_ok()
                 && (cs == Charset::Utf8mb4 || !b.iter().any(|&c| c >= 0xF0));
             fast || well_formed_len(b, cs) == b.len()
         }
+        c if c.is_wide() => wide::well_formed_len(b, cs) == b.len(),
+        _ => true,
     }
 }
 
@@ -194,7 +250,6 @@ pub fn is_well_formed(b: &[u8], cs: Charset) -> bool {
 /// characters.
 pub fn well_formed_len(b: &[u8], cs: Charset) -> usize {
     match cs {
-        Charset::Binary | Charset::Latin1 => b.len(),
         Charset::Ascii => b.iter().position(|c| !c.is_ascii()).unwrap_or(b.len()),
         Charset::Utf8mb4 | Charset::Utf8mb3 => {
             let mut i = 0;
@@ -206,6 +261,8 @@ pub fn well_formed_len(b: &[u8], cs: Charset) -> usize {
             }
             i
         }
+        c if c.is_wide() => wide::well_formed_len(b, cs),
+        _ => b.len(),
     }
 }
 
@@ -216,15 +273,17 @@ pub fn from_internal(s: &[u8], cs: Charset) -> Cow<'_, [u8]> {
     match cs {
         Charset::Binary | Charset::Utf8mb4 => Cow::Borrowed(s),
         Charset::Utf8mb3 | Charset::Ascii => fix_into(s, cs),
-        Charset::Latin1 => {
-            if s.is_ascii() {
-                return Cow::Borrowed(s);
-            }
-            let mut out = Vec::with_capacity(s.len());
+        _ if cs.ascii_compatible() && s.is_ascii() => Cow::Borrowed(s),
+        _ => {
+            let mut out = Vec::with_capacity(s.len() * cs.min_len() as usize);
             let mut i = 0;
             while i < s.len() {
                 let st = step(&s[i..]);
-                out.push(st.cp.and_then(latin1_byte).unwrap_or(b'?'));
+                if cs.is_wide() {
+                    wide::encode(st.cp.unwrap_or(b'?' as u32), cs, &mut out);
+                } else {
+                    out.push(st.cp.and_then(|cp| byte_of(cs, cp)).unwrap_or(b'?'));
+                }
                 i += st.len;
             }
             Cow::Owned(out)

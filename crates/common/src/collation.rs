@@ -23,6 +23,8 @@
 //! key encoding and its proof are in [`weights`]).
 
 #[rustfmt::skip]
+mod catalog;
+#[rustfmt::skip]
 mod general;
 #[rustfmt::skip]
 mod latin1;
@@ -32,92 +34,78 @@ mod uca400;
 mod uca520;
 mod weights;
 
-use serde::{Deserialize, Serialize};
+pub use catalog::{Charset, Collation};
+use catalog::{ALL, INFO};
 use std::cmp::Ordering;
 use weights::KeyWriter;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Charset {
-    Binary,
-    Utf8mb4,
-    Utf8mb3,
-    Latin1,
-    Ascii,
-}
-
-/// A collation. Serialized by variant name into the catalog: variants are only ever
-/// added, never renamed. The order of the variants is the order of [`INFO`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Collation {
-    Binary,
-    Utf8mb4GeneralCi,
-    Utf8mb4Bin,
-    Utf8mb4UnicodeCi,
-    Utf8mb3GeneralCi,
-    Utf8mb3Bin,
-    Latin1SwedishCi,
-    Latin1Bin,
-    AsciiGeneralCi,
-    Utf8mb4Unicode520Ci,
-    Utf8mb4GeneralNopadCi,
-    Utf8mb4NopadBin,
-    Utf8mb4UnicodeNopadCi,
-    Utf8mb4Unicode520NopadCi,
-    Utf8mb3UnicodeCi,
-    Utf8mb3Unicode520Ci,
-    Utf8mb3GeneralNopadCi,
-    Utf8mb3NopadBin,
-    Utf8mb3UnicodeNopadCi,
-    Utf8mb3Unicode520NopadCi,
-    Latin1German1Ci,
-    Latin1GeneralCi,
-    Latin1GeneralCs,
-    Latin1SwedishNopadCi,
-    Latin1NopadBin,
-    AsciiBin,
-    AsciiGeneralNopadCi,
-    AsciiNopadBin,
-}
-
 impl Charset {
-    pub fn name(self) -> &'static str {
-        match self {
-            Charset::Binary => "binary",
-            Charset::Utf8mb4 => "utf8mb4",
-            Charset::Utf8mb3 => "utf8mb3",
-            Charset::Latin1 => "latin1",
-            Charset::Ascii => "ascii",
-        }
+    fn set(self) -> &'static catalog::SetInfo {
+        &catalog::SETS[self as usize]
     }
 
+    /// Every character set Basalt has, in `SHOW CHARACTER SET`'s order.
+    pub fn all() -> &'static [Charset] {
+        &catalog::ALL_SETS
+    }
+
+    pub fn name(self) -> &'static str {
+        self.set().name
+    }
+
+    /// `SHOW CHARACTER SET`'s Description.
+    pub fn description(self) -> &'static str {
+        self.set().description
+    }
+
+    /// By name, case-insensitively; `utf8` is `utf8mb3`.
     pub fn from_name(name: &str) -> Option<Charset> {
-        Some(match name.to_ascii_lowercase().as_str() {
-            "binary" => Charset::Binary,
-            "utf8mb4" => Charset::Utf8mb4,
-            "utf8" | "utf8mb3" => Charset::Utf8mb3,
-            "latin1" => Charset::Latin1,
-            "ascii" => Charset::Ascii,
-            _ => return None,
-        })
+        let lower = name.to_ascii_lowercase();
+        let lower = if lower == "utf8" { "utf8mb3" } else { &lower };
+        catalog::ALL_SETS
+            .iter()
+            .copied()
+            .find(|c| c.name() == lower)
     }
 
     pub fn default_collation(self) -> Collation {
-        match self {
-            Charset::Binary => Collation::Binary,
-            Charset::Utf8mb4 => Collation::Utf8mb4GeneralCi,
-            Charset::Utf8mb3 => Collation::Utf8mb3GeneralCi,
-            Charset::Latin1 => Collation::Latin1SwedishCi,
-            Charset::Ascii => Collation::AsciiGeneralCi,
-        }
+        self.set().default
     }
 
     /// Bytes per character at most (for column length reporting).
     pub fn max_len(self) -> u32 {
-        match self {
-            Charset::Binary | Charset::Latin1 | Charset::Ascii => 1,
-            Charset::Utf8mb3 => 3,
-            Charset::Utf8mb4 => 4,
-        }
+        self.set().maxlen as u32
+    }
+
+    /// Bytes per character at least (2 for ucs2 and the UTF-16 sets, 4 for utf32).
+    pub fn min_len(self) -> u32 {
+        self.set().minlen as u32
+    }
+
+    /// True for the sets whose characters take more than one byte each at least:
+    /// no client can send text in them (`SET NAMES ucs2` is an error).
+    pub fn is_wide(self) -> bool {
+        self.min_len() > 1
+    }
+
+    /// True when ASCII text is the same bytes in this set (all but the wide sets
+    /// and swe7, whose `[`, `@`, ... bytes are Swedish letters).
+    pub fn ascii_compatible(self) -> bool {
+        !self.is_wide() && self != Charset::Swe7
+    }
+
+    /// The row of an 8-bit set (latin1 included) in `charset::eight::SETS`.
+    pub(crate) fn eight_bit(self) -> Option<usize> {
+        self.set().eight.map(usize::from)
+    }
+
+    /// True when the set's bytes are the internal UTF-8 bytes of its strings
+    /// (utf8mb4, utf8mb3, ascii, binary): no conversion either way.
+    pub fn is_internal_bytes(self) -> bool {
+        matches!(
+            self,
+            Charset::Binary | Charset::Utf8mb4 | Charset::Utf8mb3 | Charset::Ascii
+        )
     }
 }
 
@@ -142,7 +130,19 @@ enum Kind {
     Uca400,
     Uca520,
     Latin1(L1),
+    /// An 8-bit set's byte (row `set` of `charset::eight::SETS`) through sort
+    /// order `order` of `charset::eight::ORDERS`, or the byte itself ([`BIN`]).
+    Eight {
+        set: u8,
+        order: u8,
+    },
+    /// `*_general_mysql500_ci`: the general weights of MariaDB 5.0, where `ß`
+    /// weighs itself rather than `S`.
+    General500,
 }
+
+/// [`Kind::Eight`]'s order of the `_bin` collations: the byte is the weight.
+const BIN: u8 = 0xFF;
 
 /// One collation's row of `SHOW COLLATION` and how it compares.
 struct Info {
@@ -171,135 +171,6 @@ const fn info(
         pad,
     }
 }
-
-use Charset::{Ascii as A, Binary as B, Latin1 as L, Utf8mb3 as U3, Utf8mb4 as U4};
-
-/// Names, ids and Sortlen as MariaDB 10.11's `SHOW COLLATION` prints them; indexed by
-/// `Collation as usize`.
-const INFO: [Info; 28] = [
-    info("binary", 63, B, 1, Kind::Binary, false),
-    info("utf8mb4_general_ci", 45, U4, 1, Kind::General, true),
-    info("utf8mb4_bin", 46, U4, 1, Kind::Bin, true),
-    info("utf8mb4_unicode_ci", 224, U4, 8, Kind::Uca400, true),
-    info("utf8mb3_general_ci", 33, U3, 1, Kind::General, true),
-    info("utf8mb3_bin", 83, U3, 1, Kind::Bin, true),
-    info(
-        "latin1_swedish_ci",
-        8,
-        L,
-        1,
-        Kind::Latin1(L1::Swedish),
-        true,
-    ),
-    info("latin1_bin", 47, L, 1, Kind::Latin1(L1::Bin), true),
-    info("ascii_general_ci", 11, A, 1, Kind::General, true),
-    info("utf8mb4_unicode_520_ci", 246, U4, 8, Kind::Uca520, true),
-    info(
-        "utf8mb4_general_nopad_ci",
-        1069,
-        U4,
-        1,
-        Kind::General,
-        false,
-    ),
-    info("utf8mb4_nopad_bin", 1070, U4, 1, Kind::Bin, false),
-    info("utf8mb4_unicode_nopad_ci", 1248, U4, 8, Kind::Uca400, false),
-    info(
-        "utf8mb4_unicode_520_nopad_ci",
-        1270,
-        U4,
-        8,
-        Kind::Uca520,
-        false,
-    ),
-    info("utf8mb3_unicode_ci", 192, U3, 8, Kind::Uca400, true),
-    info("utf8mb3_unicode_520_ci", 214, U3, 8, Kind::Uca520, true),
-    info(
-        "utf8mb3_general_nopad_ci",
-        1057,
-        U3,
-        1,
-        Kind::General,
-        false,
-    ),
-    info("utf8mb3_nopad_bin", 1107, U3, 1, Kind::Bin, false),
-    info("utf8mb3_unicode_nopad_ci", 1216, U3, 8, Kind::Uca400, false),
-    info(
-        "utf8mb3_unicode_520_nopad_ci",
-        1238,
-        U3,
-        8,
-        Kind::Uca520,
-        false,
-    ),
-    info(
-        "latin1_german1_ci",
-        5,
-        L,
-        1,
-        Kind::Latin1(L1::German1),
-        true,
-    ),
-    info(
-        "latin1_general_ci",
-        48,
-        L,
-        1,
-        Kind::Latin1(L1::GeneralCi),
-        true,
-    ),
-    info(
-        "latin1_general_cs",
-        49,
-        L,
-        1,
-        Kind::Latin1(L1::GeneralCs),
-        true,
-    ),
-    info(
-        "latin1_swedish_nopad_ci",
-        1032,
-        L,
-        1,
-        Kind::Latin1(L1::Swedish),
-        false,
-    ),
-    info("latin1_nopad_bin", 1071, L, 1, Kind::Latin1(L1::Bin), false),
-    info("ascii_bin", 65, A, 1, Kind::Bin, true),
-    info("ascii_general_nopad_ci", 1035, A, 1, Kind::General, false),
-    info("ascii_nopad_bin", 1089, A, 1, Kind::Bin, false),
-];
-
-const ALL: [Collation; 28] = [
-    Collation::Binary,
-    Collation::Utf8mb4GeneralCi,
-    Collation::Utf8mb4Bin,
-    Collation::Utf8mb4UnicodeCi,
-    Collation::Utf8mb3GeneralCi,
-    Collation::Utf8mb3Bin,
-    Collation::Latin1SwedishCi,
-    Collation::Latin1Bin,
-    Collation::AsciiGeneralCi,
-    Collation::Utf8mb4Unicode520Ci,
-    Collation::Utf8mb4GeneralNopadCi,
-    Collation::Utf8mb4NopadBin,
-    Collation::Utf8mb4UnicodeNopadCi,
-    Collation::Utf8mb4Unicode520NopadCi,
-    Collation::Utf8mb3UnicodeCi,
-    Collation::Utf8mb3Unicode520Ci,
-    Collation::Utf8mb3GeneralNopadCi,
-    Collation::Utf8mb3NopadBin,
-    Collation::Utf8mb3UnicodeNopadCi,
-    Collation::Utf8mb3Unicode520NopadCi,
-    Collation::Latin1German1Ci,
-    Collation::Latin1GeneralCi,
-    Collation::Latin1GeneralCs,
-    Collation::Latin1SwedishNopadCi,
-    Collation::Latin1NopadBin,
-    Collation::AsciiBin,
-    Collation::AsciiGeneralNopadCi,
-    Collation::AsciiNopadBin,
-];
 
 impl Collation {
     /// Every collation Basalt has (in no particular order).
@@ -360,10 +231,10 @@ impl Collation {
     /// The weight of a space under this collation.
     fn space(self) -> u32 {
         match self.info().kind {
-            Kind::Binary | Kind::Bin | Kind::General => 0x20,
+            Kind::Binary | Kind::Bin | Kind::General | Kind::General500 => 0x20,
             Kind::Uca400 => 0x0209,
             Kind::Uca520 => 0x020A,
-            Kind::Latin1(_) => {
+            Kind::Latin1(_) | Kind::Eight { .. } => {
                 let mut w = 0;
                 weights::for_each_weight(self.info().kind, b" ", |x| w = x);
                 w
@@ -374,8 +245,8 @@ impl Collation {
     /// Bytes per weight in sort keys.
     fn key_width(self) -> usize {
         match self.info().kind {
-            Kind::Binary | Kind::Bin | Kind::Latin1(_) => 1,
-            Kind::General | Kind::Uca400 | Kind::Uca520 => 2,
+            Kind::Binary | Kind::Bin | Kind::Latin1(_) | Kind::Eight { .. } => 1,
+            Kind::General | Kind::General500 | Kind::Uca400 | Kind::Uca520 => 2,
         }
     }
 
@@ -464,6 +335,8 @@ impl Collation {
             // One weight per character: the same key as the general case below.
             Kind::General if cp < 0x80 => return 1 << 16 | (cp as u8).to_ascii_uppercase() as u64,
             Kind::General => return 1 << 16 | weights::general_weight(cp) as u64,
+            Kind::General500 => return 1 << 16 | weights::general500_weight(cp) as u64,
+            Kind::Eight { .. } => return 1 << 16 | weights::eight_weight(kind, cp) as u64,
             _ => {}
         }
         let mut buf = [0u8; 4];
@@ -501,7 +374,11 @@ impl Collation {
             _ => weights::weights(kind, s),
         };
         if let Some(n) = nweights {
-            let filler = if pad {
+            // The 8-bit sets' strnxfrm pads with the byte 0x20, whatever the
+            // space weighs (latin7's weighs 0x30).
+            let filler = if pad && matches!(kind, Kind::Eight { .. }) {
+                0x20
+            } else if pad {
                 self.space()
             } else if matches!(kind, Kind::Uca400 | Kind::Uca520) {
                 0x0200
@@ -777,6 +654,15 @@ mod tests {
         assert_eq!(hex(Latin1German1Ci, "€é", None), "8045");
         assert_eq!(hex(Latin1GeneralCs, "€é", None), "C060");
         assert_eq!(hex(Utf8mb4UnicodeCi, "\u{AD}", Some(2)), "02200209");
+        assert_eq!(hex(Ucs2Bin, "ab", None), "00610062");
+        assert_eq!(hex(Utf16Bin, "a😀", None), "00006101F600");
+        assert_eq!(hex(Utf16GeneralCi, "a😀", None), "0041FFFD");
+        assert_eq!(hex(Utf32UnicodeCi, "a😀", None), "0E33FFFD");
+        assert_eq!(hex(Ucs2Unicode520Ci, "aé", None), "120F126B");
+        assert_eq!(hex(Ucs2GeneralMysql500Ci, "ßs", None), "00DF0053");
+        assert_eq!(hex(Cp1251Bin, "aé", None), "613F");
+        assert_eq!(hex(Latin7GeneralCi, "a ", None), "8630");
+        assert_eq!(hex(Latin7GeneralCi, "a", Some(3)), "862020");
     }
 
     #[test]

@@ -186,7 +186,9 @@ fn write_time(out: &mut Vec<u8>, t: &Time, fsp: u8) {
 /// (values are held as UTF-8, see `basalt_common::charset`).
 pub(crate) fn client_bytes<'a>(b: &'a [u8], col: &ColumnMeta) -> std::borrow::Cow<'a, [u8]> {
     match col.text_as {
-        Some(cs) if !b.is_ascii() => basalt_common::charset::from_internal(b, cs),
+        Some(cs) if !b.is_ascii() || !cs.ascii_compatible() => {
+            basalt_common::charset::from_internal(b, cs)
+        }
         _ => std::borrow::Cow::Borrowed(b),
     }
 }

@@ -319,12 +319,12 @@ impl Statements {
 }
 
 /// String parameters are text in `character_set_client`: their internal form (see
-/// `basalt_common::charset`; only latin1 differs from the bytes sent). BLOB-typed ones too: a statement's `?` is typed by
+/// `basalt_common::charset`; only the 8-bit sets' differs from the bytes sent). BLOB-typed ones too: a statement's `?` is typed by
 /// the connection's character set, so a latin1 client's BLOB parameter reaches a
 /// BLOB column as its exact bytes (and a text column as latin1 text).
 fn client_strings(session: &Session, params: &mut [Value], types: &[ParamType]) {
     let cs = session.client_charset();
-    if cs != basalt_common::Charset::Latin1 {
+    if cs.is_internal_bytes() {
         return;
     }
     for (v, t) in params.iter_mut().zip(types) {

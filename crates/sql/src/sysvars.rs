@@ -722,9 +722,9 @@ fn charset_value(v: &Value, nullable: bool, name: &str) -> Result<Value, MySqlEr
         Value::Null => Err(MySqlError::wrong_value_for_var(name, "NULL")),
         Value::Bytes(b) => {
             let n = String::from_utf8_lossy(b);
-            Charset::from_name(&n)
-                .map(|c| Value::str(c.name()))
-                .ok_or_else(|| MySqlError::unknown_character_set(&n))
+            let cs = Charset::from_name(&n).ok_or_else(|| MySqlError::unknown_character_set(&n))?;
+            client_charset(name, cs)?;
+            Ok(Value::str(cs.name()))
         }
         Value::Int(_) | Value::UInt(_) => {
             let id = match v {
@@ -732,12 +732,23 @@ fn charset_value(v: &Value, nullable: bool, name: &str) -> Result<Value, MySqlEr
                 Value::UInt(u) => *u as u16,
                 _ => 0,
             };
-            Collation::from_id(id)
-                .map(|c| Value::str(c.charset().name()))
-                .ok_or_else(|| MySqlError::unknown_character_set(&id.to_string()))
+            let cs = Collation::from_id(id)
+                .map(|c| c.charset())
+                .ok_or_else(|| MySqlError::unknown_character_set(&id.to_string()))?;
+            client_charset(name, cs)?;
+            Ok(Value::str(cs.name()))
         }
         _ => Err(MySqlError::wrong_type_for_var(name)),
     }
+}
+
+/// MariaDB's 1231 for a client character set no client can send text in (ucs2,
+/// utf16, utf16le, utf32); `name` is the variable being set.
+pub(crate) fn client_charset(name: &str, cs: Charset) -> Result<(), MySqlError> {
+    if name == "character_set_client" && cs.is_wide() {
+        return Err(MySqlError::wrong_value_for_var(name, cs.name()));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -490,7 +490,7 @@ fn text_as(own: Charset, results: Option<Charset>) -> Option<Charset> {
         None | Some(Charset::Binary) => own,
         Some(cs) => cs,
     };
-    matches!(wire, Charset::Latin1 | Charset::Ascii | Charset::Utf8mb3).then_some(wire)
+    (!matches!(wire, Charset::Utf8mb4 | Charset::Binary)).then_some(wire)
 }
 
 #[cfg(test)]

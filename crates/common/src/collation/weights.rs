@@ -21,6 +21,7 @@
 //! token already differs.
 
 use super::{general, latin1, uca400, uca520, Charset, Kind, L1};
+use crate::charset::eight::ORDERS;
 use std::cmp::Ordering;
 
 const SIGN_DOWN: u8 = 0;
@@ -78,6 +79,31 @@ pub(super) fn general_weight(cp: u32) -> u16 {
     match general::PAGE_INDEX[(cp >> 8) as usize] {
         0xFF => cp as u16,
         row => general::PAGES[row as usize][(cp & 0xFF) as usize],
+    }
+}
+
+/// The weight of `cp` under `*_general_mysql500_ci`: the general weight, but for
+/// `ß`, which MariaDB 5.0's table left weighing itself.
+pub(super) fn general500_weight(cp: u32) -> u16 {
+    if cp == 0xDF {
+        0xDF
+    } else {
+        general_weight(cp)
+    }
+}
+
+/// The weight of `cp` under an 8-bit collation (`kind` is a [`Kind::Eight`]): its
+/// byte in the set (`?` for a character the set lacks) through the sort order.
+#[inline]
+pub(super) fn eight_weight(kind: Kind, cp: u32) -> u8 {
+    let Kind::Eight { set, order } = kind else {
+        return b'?';
+    };
+    let b = crate::charset::eight_byte(set as usize, cp).unwrap_or(b'?');
+    if order == super::BIN {
+        b
+    } else {
+        ORDERS[order as usize][b as usize]
     }
 }
 
@@ -143,6 +169,18 @@ pub(super) fn for_each_weight(kind: Kind, s: &[u8], mut f: impl FnMut(u32)) {
                 let cp = next_char(s, &mut i);
                 let b = crate::charset::latin1_byte(cp).unwrap_or(b'?');
                 f(table.map_or(b, |t| t[b as usize]) as u32);
+            }
+        }
+        Kind::General500 => {
+            let mut i = 0;
+            while i < s.len() {
+                f(general500_weight(next_char(s, &mut i)) as u32);
+            }
+        }
+        Kind::Eight { .. } => {
+            let mut i = 0;
+            while i < s.len() {
+                f(eight_weight(kind, next_char(s, &mut i)) as u32);
             }
         }
         Kind::Uca400 => {
@@ -271,8 +309,8 @@ impl<'a> KeyWriter<'a> {
 /// WEIGHT_STRING's bytes for one weight (MariaDB's strnxfrm output widths).
 pub(super) fn weight_bytes(kind: Kind, charset: Charset, w: u32, out: &mut Vec<u8>) {
     let width = match (kind, charset) {
-        (Kind::Binary | Kind::Latin1(_), _) | (_, Charset::Ascii) => 1,
-        (Kind::Bin, Charset::Utf8mb4) => 3,
+        (Kind::Binary | Kind::Latin1(_) | Kind::Eight { .. }, _) | (_, Charset::Ascii) => 1,
+        (Kind::Bin, Charset::Utf8mb4 | Charset::Utf16 | Charset::Utf16le | Charset::Utf32) => 3,
         _ => 2,
     };
     out.extend_from_slice(&w.to_be_bytes()[4 - width..]);

@@ -208,6 +208,8 @@ impl Binder<'_> {
         let mut types = Vec::with_capacity(values.len());
         for v in values {
             let (e, t) = self.expr(v, scope, aggs.as_deref_mut())?;
+            // CHAR(0x61 USING cs) reads the hex literal as its number, as CHAR(0x61).
+            let (e, t) = super::typing::hex_number(&e, &t).unwrap_or((e, t));
             bound.push(e);
             types.push(t);
         }

@@ -14,15 +14,16 @@
 //! literal only in transcoded text; anywhere else it is the syntax error it is in
 //! MySQL.
 //!
-//! A binary string converted to a latin1 string (CONVERT ... USING latin1, or a
-//! value stored into a latin1 column) is its bytes read as latin1 characters, as
-//! in MariaDB; since strings are held as UTF-8 that is a conversion
-//! ([`CastTarget::FromBinary`]), where into any other set the bytes are kept and
-//! checked. The other way, a latin1 string into a binary column or CAST AS BINARY
-//! is its latin1 bytes ([`CastTarget::Latin1Bytes`]).
+//! A binary string converted to a string of an 8-bit or wide set (CONVERT ...
+//! USING latin1 / ucs2, or a value stored into such a column) is its bytes read as
+//! that set's characters, as in MariaDB; since strings are held as UTF-8 that is a
+//! conversion ([`CastTarget::FromBinary`]), where into a UTF-8 set or ascii the
+//! bytes are kept and checked. The other way, such a string into a binary column
+//! or CAST AS BINARY is its bytes in its set ([`CastTarget::CharsetBytes`]).
 
 use super::expr::literal_type;
 use super::{Binder, Scope};
+use crate::expr::func::TextFn;
 use crate::expr::{CastTarget, Expr, Func};
 use crate::front::transcode::decode_hex;
 use crate::ty::{Class, ExprType};
@@ -97,6 +98,7 @@ pub(crate) fn introduced_value(
         }
         ast::Value::HexStringLiteral(h) => {
             let b = super::typing::decode_hex(h).ok_or_else(syntax)?;
+            let b = charset::aligned(&b, cs).into_owned();
             check_well_formed(&b, cs)?;
             b
         }
@@ -180,13 +182,14 @@ pub(super) fn into_column(x: Expr, t: &ExprType, col: &ColumnDef) -> Expr {
 }
 
 /// The conversion a value of type `t` needs to be stored in column `col`, if any:
-/// binary strings into latin1 columns, latin1 strings into binary columns.
+/// binary strings into columns of a set held re-encoded (8-bit and wide sets),
+/// strings of such a set into binary columns.
 pub(crate) fn column_conversion(t: &ExprType, col: &ColumnDef) -> Option<CastTarget> {
     match col.data_type.collation()? {
-        c if c.charset() == Charset::Latin1 && t.is_binary_string() => {
+        c if !c.charset().is_internal_bytes() && t.is_binary_string() => {
             Some(CastTarget::FromBinary(None, c))
         }
-        Collation::Binary if latin1_string(t) => Some(CastTarget::Latin1Bytes(None)),
+        Collation::Binary => encoded_string(t).map(|cs| CastTarget::CharsetBytes(None, cs)),
         _ => None,
     }
 }
@@ -244,32 +247,39 @@ pub(super) fn temporal_args(f: Func, args: &mut [Expr], types: &[ExprType]) {
     }
 }
 
-/// Functions of a string's bytes (HEX, LENGTH) see a latin1 string's latin1 bytes.
+/// Functions of a string's bytes (HEX, LENGTH, OCTET_LENGTH, BIT_LENGTH, ASCII, ORD) see the
+/// bytes of the string's own set (a latin1 `é` is one byte, a ucs2 `a` two).
 pub(super) fn byte_args(f: Func, args: &mut [Expr], types: &[ExprType]) {
-    if !matches!(f, Func::Hex | Func::Length) {
+    let of_bytes = matches!(
+        f,
+        Func::Hex | Func::Length | Func::Ascii | Func::Text(TextFn::BitLength | TextFn::Ord)
+    );
+    if !of_bytes {
         return;
     }
-    if let (Some(a), Some(t)) = (args.first_mut(), types.first()) {
-        if latin1_string(t) {
-            let x = std::mem::replace(a, Expr::Const(Value::Null));
-            *a = Expr::Cast(x.boxed(), CastTarget::Latin1Bytes(None));
-        }
+    if let (Some(a), Some(cs)) = (args.first_mut(), types.first().and_then(encoded_string)) {
+        let x = std::mem::replace(a, Expr::Const(Value::Null));
+        *a = Expr::Cast(x.boxed(), CastTarget::CharsetBytes(None, cs));
     }
 }
 
-fn latin1_string(t: &ExprType) -> bool {
-    t.class == Class::String && t.collation.charset() == Charset::Latin1
+/// The set of a string of type `t` whose bytes differ from its internal UTF-8
+/// (latin1, the other 8-bit sets, ucs2 / utf16 / utf32).
+fn encoded_string(t: &ExprType) -> Option<Charset> {
+    let cs = t.collation.charset();
+    (t.class == Class::String && !cs.is_internal_bytes()).then_some(cs)
 }
 
 /// The target of CAST / CONVERT of a value of type `source` (see the module docs).
 pub(super) fn cast_from(target: CastTarget, source: &ExprType) -> CastTarget {
     match target {
-        CastTarget::Char(n, c) if c.charset() == Charset::Latin1 && source.is_binary_string() => {
+        CastTarget::Char(n, c) if !c.charset().is_internal_bytes() && source.is_binary_string() => {
             CastTarget::FromBinary(n, c)
         }
-        CastTarget::Char(n, Collation::Binary) if latin1_string(source) => {
-            CastTarget::Latin1Bytes(n)
-        }
+        CastTarget::Char(n, Collation::Binary) => match encoded_string(source) {
+            Some(cs) => CastTarget::CharsetBytes(n, cs),
+            None => target,
+        },
         other => other,
     }
 }

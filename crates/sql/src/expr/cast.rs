@@ -15,11 +15,12 @@ pub enum CastTarget {
     Unsigned,
     /// CHAR(n) with a collation; BINARY(n) is `Collation::Binary`.
     Char(Option<u32>, Collation),
-    /// CHAR(n) of a latin1 collation from a binary string: each byte is the latin1
-    /// character it encodes (strings are held as UTF-8, binary strings as bytes).
+    /// CHAR(n) of an 8-bit or wide set's collation from a binary string: the bytes
+    /// read as that set's characters (strings are held as UTF-8, binary strings as
+    /// bytes).
     FromBinary(Option<u32>, Collation),
-    /// BINARY(n) of a latin1 string: its latin1 bytes.
-    Latin1Bytes(Option<u32>),
+    /// BINARY(n) of a string of an 8-bit or wide set: its bytes in that set.
+    CharsetBytes(Option<u32>, Charset),
     Decimal(u8, u8),
     Double,
     Date,
@@ -51,8 +52,9 @@ impl CastTarget {
                 t.decimals = 0;
                 t
             }
-            CastTarget::Latin1Bytes(n) => {
-                let mut t = ExprType::string(n.unwrap_or(arg.len.max(1)), Collation::Binary);
+            CastTarget::CharsetBytes(n, cs) => {
+                let octets = arg.len.saturating_mul(cs.max_len()).max(1);
+                let mut t = ExprType::string(n.unwrap_or(octets), Collation::Binary);
                 t.decimals = 0;
                 t
             }
@@ -74,7 +76,7 @@ impl CastTarget {
                         | CastTarget::Time(_)
                         | CastTarget::Char(..)
                         | CastTarget::FromBinary(..)
-                        | CastTarget::Latin1Bytes(..)
+                        | CastTarget::CharsetBytes(..)
                         | CastTarget::Fixed(_)
                 ),
         )
@@ -115,8 +117,8 @@ pub fn cast(v: Value, target: &CastTarget, ctx: &mut EvalCtx) -> R {
             }
             Ok(Value::Bytes(b))
         }
-        CastTarget::Latin1Bytes(len) => {
-            let mut b = charset::from_internal(&to_bytes(&v), Charset::Latin1).into_owned();
+        CastTarget::CharsetBytes(len, cs) => {
+            let mut b = charset::from_internal(&to_bytes(&v), *cs).into_owned();
             if let Some(n) = len {
                 truncate_chars(&mut b, *n as usize, true, ctx, &v);
                 b.resize(*n as usize, 0);

@@ -81,7 +81,7 @@ impl TextCharsets {
                     return Ok(Cow::Borrowed(s));
                 }
             }
-        } else if raw.is_ascii() {
+        } else if raw.is_ascii() && self.client.ascii_compatible() {
             if let Some(s) = valid.or_else(|| std::str::from_utf8(raw).ok()) {
                 return Ok(Cow::Borrowed(s));
             }
@@ -127,10 +127,11 @@ impl TextCharsets {
 /// Length of the character of client set `cs` at the start of `b`.
 fn client_char_len(b: &[u8], cs: Charset) -> Option<usize> {
     match cs {
-        Charset::Binary | Charset::Latin1 => Some(1),
         Charset::Ascii => b.first().is_some_and(u8::is_ascii).then_some(1),
         Charset::Utf8mb4 => charset::utf8_char_len(b, true),
         Charset::Utf8mb3 => charset::utf8_char_len(b, false),
+        // Binary and the 8-bit sets (no client sends text in a wide one).
+        _ => Some(1),
     }
 }
 
@@ -217,7 +218,7 @@ impl Writer<'_> {
     /// bytes that are no characters replaced (they can only be in comments).
     fn gap(&mut self, b: &[u8]) {
         if let Ok(s) = std::str::from_utf8(b) {
-            if b.is_ascii() || self.cs.client != Charset::Latin1 {
+            if b.is_ascii() || self.cs.client.is_internal_bytes() {
                 self.out.push_str(s);
                 return;
             }
@@ -233,10 +234,10 @@ impl Writer<'_> {
         let b = &self.raw[t.start..t.end];
         let client = self.cs.client;
         let ok = match client {
-            Charset::Latin1 => true,
             Charset::Ascii => b.is_ascii(),
             Charset::Utf8mb3 => charset::is_well_formed(b, Charset::Utf8mb3),
-            _ => std::str::from_utf8(b).is_ok(),
+            Charset::Utf8mb4 | Charset::Binary => std::str::from_utf8(b).is_ok(),
+            _ => true,
         };
         if ok {
             let internal = charset::to_internal(b, client);

@@ -125,9 +125,9 @@ pub fn build(name: &str, cx: &SessionCtx) -> Built {
                 ("DESCRIPTION", Str(60)),
                 ("MAXLEN", Int),
             ]),
-            [basalt_common::Charset::Ascii, basalt_common::Charset::Binary, basalt_common::Charset::Latin1, basalt_common::Charset::Utf8mb3, basalt_common::Charset::Utf8mb4]
+            basalt_common::Charset::all()
                 .iter()
-                .map(|c| vec![s(c.name()), s(c.default_collation().name()), s(c.name()), Value::Int(c.max_len() as i64)])
+                .map(|c| vec![s(c.name()), s(c.default_collation().name()), s(c.description()), Value::Int(c.max_len() as i64)])
                 .collect(),
         ),
         "PROCESSLIST" => (

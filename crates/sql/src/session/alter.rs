@@ -250,8 +250,9 @@ fn convert_row(
     Ok(out)
 }
 
-/// Text moving between a binary string column and a latin1 one: the bytes are
-/// the latin1 encoding (held internally as UTF-8), as MariaDB's copy gives them.
+/// Text moving between a binary string column and one of an 8-bit or wide set:
+/// the bytes are that set's encoding (held internally as UTF-8), as MariaDB's
+/// copy gives them.
 fn recode(v: Value, was: &ColumnDef, col: &ColumnDef) -> Value {
     use basalt_common::{charset, Charset};
     let (Value::Bytes(b), Some(from), Some(to)) =
@@ -260,8 +261,8 @@ fn recode(v: Value, was: &ColumnDef, col: &ColumnDef) -> Value {
         return v;
     };
     let b = match (from.charset(), to.charset()) {
-        (Charset::Latin1, Charset::Binary) => charset::from_internal(b, Charset::Latin1),
-        (Charset::Binary, Charset::Latin1) => charset::to_internal(b, Charset::Latin1),
+        (cs, Charset::Binary) if !cs.is_internal_bytes() => charset::from_internal(b, cs),
+        (Charset::Binary, cs) if !cs.is_internal_bytes() => charset::to_internal(b, cs),
         _ => return v,
     };
     Value::Bytes(b.into_owned())

@@ -279,7 +279,9 @@ fn value_text(v: &Value, fsp: u8, cs: Option<Charset>) -> Option<Vec<u8>> {
         _ => crate::value::to_bytes(v),
     };
     Some(match cs {
-        Some(cs) if !b.is_ascii() => basalt_common::charset::from_internal(&b, cs).into_owned(),
+        Some(cs) if !b.is_ascii() || !cs.ascii_compatible() => {
+            basalt_common::charset::from_internal(&b, cs).into_owned()
+        }
         _ => b,
     })
 }

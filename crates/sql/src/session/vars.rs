@@ -245,6 +245,7 @@ impl Session {
         let cs_name = charset.unwrap_or_else(|| "utf8mb4".into());
         let cs = Charset::from_name(&cs_name)
             .ok_or_else(|| MySqlError::unknown_character_set(&cs_name))?;
+        crate::sysvars::client_charset("character_set_client", cs)?;
         let coll = match collation {
             Some(c) => {
                 let coll =
@@ -286,6 +287,7 @@ impl Session {
         let cs_name = charset.unwrap_or_else(|| "utf8mb4".into());
         let cs = Charset::from_name(&cs_name)
             .ok_or_else(|| MySqlError::unknown_character_set(&cs_name))?;
+        crate::sysvars::client_charset("character_set_client", cs)?;
         self.cx
             .vars
             .insert("character_set_client", Value::str(cs.name()));

@@ -91,7 +91,7 @@ fn string_bytes(v: &Value, collation: Collation) -> Vec<u8> {
         other => other.to_text(6).unwrap_or_default(),
     };
     let cs = collation.charset();
-    if matches!(cs, Charset::Latin1 | Charset::Ascii) {
+    if cs != Charset::Utf8mb4 {
         charset::from_internal(&b, cs).into_owned()
     } else {
         b

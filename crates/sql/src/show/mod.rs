@@ -719,7 +719,10 @@ fn show_engines() -> R<QueryResult> {
 }
 
 fn show_collation(session: &mut Session, f: ShowFilter) -> R<QueryResult> {
-    let mut rows: Vec<Row> = Collation::all()
+    // MariaDB's order: by character set (as SHOW CHARACTER SET lists them), then id.
+    let mut all = Collation::all().to_vec();
+    all.sort_by_key(|c| (c.charset().default_collation().id(), c.id()));
+    let rows: Vec<Row> = all
         .iter()
         .map(|c| {
             vec![
@@ -732,7 +735,6 @@ fn show_collation(session: &mut Session, f: ShowFilter) -> R<QueryResult> {
             ]
         })
         .collect();
-    rows.sort_by(|a, b| a[0].display_lossy().cmp(&b[0].display_lossy()));
     let names = [
         "Collation",
         "Charset",
@@ -754,19 +756,15 @@ fn show_collation(session: &mut Session, f: ShowFilter) -> R<QueryResult> {
 }
 
 fn show_charset(session: &mut Session, f: ShowFilter) -> R<QueryResult> {
-    let sets = [
-        (Charset::Ascii, "US ASCII"),
-        (Charset::Binary, "Binary pseudo charset"),
-        (Charset::Latin1, "cp1252 West European"),
-        (Charset::Utf8mb3, "UTF-8 Unicode"),
-        (Charset::Utf8mb4, "UTF-8 Unicode"),
-    ];
+    // MariaDB lists the sets in the order of their default collations' ids.
+    let mut sets = Charset::all().to_vec();
+    sets.sort_by_key(|c| c.default_collation().id());
     let rows = sets
         .iter()
-        .map(|(c, d)| {
+        .map(|c| {
             vec![
                 s(c.name()),
-                s(d),
+                s(c.description()),
                 s(c.default_collation().name()),
                 Value::Int(c.max_len() as i64),
             ]

@@ -10,7 +10,7 @@
 use crate::expr::{EvalCtx, R};
 use crate::ty::{Class, ExprType};
 use crate::value::{to_bytes, to_num};
-use basalt_common::{Collation, Value};
+use basalt_common::{Charset, Collation, Value};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TextFn {
@@ -27,6 +27,9 @@ pub enum TextFn {
     ToBase64,
     FromBase64,
     Ord,
+    /// ORD of a string of a set other than utf8mb3 / utf8mb4 (binary, 8-bit, wide),
+    /// given its bytes in that set: the first character's bytes as a number.
+    OrdIn(basalt_common::Charset),
     Conv,
     BitLength,
     BitCount,
@@ -122,7 +125,7 @@ pub fn result_type(f: TextFn, args: &[ExprType]) -> ExprType {
             ExprType::string(n.div_ceil(3) * 4, coll_of_conn(coll)).nullable(any_null)
         }
         FromBase64 => binary(byte_len(&args[0]).div_ceil(4) * 3).nullable(true),
-        Ord => ExprType::int(7).nullable(any_null),
+        Ord | OrdIn(_) => ExprType::int(7).nullable(any_null),
         Conv => ExprType::string(65, utf).nullable(true),
         BitLength => ExprType::int(11).nullable(any_null),
         BitCount => ExprType::int(2).nullable(any_null),
@@ -145,6 +148,10 @@ pub fn refine(f: TextFn, args: &[ExprType]) -> TextFn {
     match f {
         TextFn::WeightString(_) => TextFn::WeightString(coll),
         TextFn::WeightStringChar(_) => TextFn::WeightStringChar(coll),
+        TextFn::Ord => match coll.map(|c| c.charset()) {
+            Some(cs) if !matches!(cs, Charset::Utf8mb4 | Charset::Utf8mb3) => TextFn::OrdIn(cs),
+            _ => f,
+        },
         _ => f,
     }
 }
@@ -232,6 +239,7 @@ pub fn eval(f: TextFn, vals: Vec<Value>, ctx: &mut EvalCtx) -> R {
             }
         },
         Ord => Value::Int(ord(&to_bytes(&vals[0]))),
+        OrdIn(cs) => Value::Int(ord_in(&to_bytes(&vals[0]), cs)),
         Conv => conv(&vals),
         BitLength => Value::Int(to_bytes(&vals[0]).len() as i64 * 8),
         BitCount => Value::Int(u64_arg(&vals[0]).count_ones() as i64),
@@ -262,16 +270,13 @@ fn char_bytes(vals: &[Value]) -> Vec<u8> {
 /// well-formed there. ASCII takes any byte, as MariaDB's does (one past 127
 /// reads as `?`).
 fn char_using(b: Vec<u8>, cs: basalt_common::Charset, ctx: &mut EvalCtx) -> Value {
-    use basalt_common::Charset as Cs;
+    use basalt_common::{charset, Charset as Cs};
+    let b = match charset::aligned(&b, cs) {
+        std::borrow::Cow::Owned(padded) => padded,
+        std::borrow::Cow::Borrowed(_) => b,
+    };
     let bad = match cs {
         Cs::Binary => None,
-        Cs::Latin1 => {
-            let s: String = b
-                .iter()
-                .map(|&c| basalt_common::charset::latin1_char(c))
-                .collect();
-            return Value::str(&s);
-        }
         Cs::Ascii => {
             let s: String = b
                 .iter()
@@ -290,6 +295,15 @@ fn char_using(b: Vec<u8>, cs: basalt_common::Charset, ctx: &mut EvalCtx) -> Valu
                 Err(at) => Some(at),
             }
         }
+        _ if cs.is_wide() => {
+            let n = charset::well_formed_len(&b, cs);
+            if n == b.len() {
+                return Value::Bytes(charset::to_internal(&b, cs).into_owned());
+            }
+            Some(n)
+        }
+        // An 8-bit set: every byte is read as its character.
+        _ => return Value::Bytes(charset::to_internal(&b, cs).into_owned()),
     };
     let Some(at) = bad else {
         return Value::Bytes(b);
@@ -486,6 +500,25 @@ fn ord(b: &[u8]) -> i64 {
         0xC0..=0xDF => 2,
         0xE0..=0xEF => 3,
         0xF0..=0xF7 => 4,
+        _ => 1,
+    };
+    if b.len() < len {
+        return first as i64;
+    }
+    b[..len].iter().fold(0i64, |acc, &x| acc << 8 | x as i64)
+}
+
+/// ORD of bytes in set `cs` (see [`TextFn::OrdIn`]): a wide set's first
+/// character is 2 or 4 bytes, any other set's one byte.
+fn ord_in(b: &[u8], cs: basalt_common::Charset) -> i64 {
+    use basalt_common::Charset as Cs;
+    let Some(&first) = b.first() else { return 0 };
+    let hi = |u: u16| (0xD800..0xDC00).contains(&u);
+    let len = match cs {
+        Cs::Ucs2 => 2,
+        Cs::Utf32 => 4,
+        Cs::Utf16 if b.len() >= 2 => 2 + 2 * hi(u16::from_be_bytes([b[0], b[1]])) as usize,
+        Cs::Utf16le if b.len() >= 2 => 2 + 2 * hi(u16::from_le_bytes([b[0], b[1]])) as usize,
         _ => 1,
     };
     if b.len() < len {

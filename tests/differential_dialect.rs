@@ -3,7 +3,9 @@
 //! WORK TO SAVEPOINT, KILL of an expression, EXECUTE IMMEDIATE, ODBC's `{ OJ }`,
 //! SOUNDS LIKE, EXPLAIN FORMAT as a string, the clock functions' precision,
 //! fractional temporal values as text, `alter_algorithm`, database comments and
-//! CREATE OR REPLACE DATABASE.
+//! CREATE OR REPLACE DATABASE, the old column attributes ASCII / UNICODE / BYTE,
+//! TEXT(n) / BLOB(n), `SET NAMES x, a = v`, and too long VARCHARs outside strict
+//! mode.
 
 /// Run in order on both servers; every outcome compared. A failing statement is
 /// followed by one that reads a table: MariaDB shows a failed statement's error
@@ -93,6 +95,29 @@ const DIALECT_FORMS: &[&str] = &[
     "show create database dc3",
     "drop database dc2",
     "drop database dc3",
+    "create table cw (a char(3) ascii, b varchar(4) unicode, c char(2) binary ascii, d char(2) ascii binary, e text unicode, f char(2) byte) default charset=utf8mb4",
+    "show create table cw",
+    "create table tl (a text(10), b text(300), c blob(10), d blob(70000), e text(100) character set utf8mb4, f text(20000) character set utf8mb4, g tinytext, h text(70000) character set latin1) default charset=latin1",
+    "show create table tl",
+    "set names utf8, character_set_connection=ucs2",
+    "select @@character_set_client, @@character_set_connection, @@collation_connection",
+    "set names utf8mb4 collate utf8mb4_bin, @x = 1, collation_connection=utf16le_general_ci",
+    "select @x, @@collation_connection, @@character_set_results",
+    "set names latin1, autocommit = 0",
+    "select @@autocommit, @@character_set_client",
+    "set names utf8mb4, autocommit = 1",
+    "set names utf8mb4, character_set_client = utf16",
+    "select count(*) from sp",
+    "set names utf8mb4",
+    "set sql_mode = ''",
+    "create table lv (a varchar(17000) character set utf16, b varchar(70000) character set latin1, c varbinary(70000), d varchar(300) character set utf8mb4 default 'x')",
+    "show warnings",
+    "show create table lv",
+    "alter table lv add e varchar(20000) character set utf8mb4",
+    "show create table lv",
+    "set sql_mode = default",
+    "create table lv2 (a varchar(70000) character set latin1)",
+    "select count(*) from sp",
 ];
 
 #[test]

@@ -73,15 +73,17 @@ impl Session {
             Native::Binlog(_) | Native::Replica(_) => self.cx.require_global(Privs::SUPER, SUPER),
             Native::Shutdown => self.cx.require_global(Privs::SHUTDOWN, "SHUTDOWN"),
             Native::FlushStatistics { .. } => self.cx.require_global(Privs::RELOAD, "RELOAD"),
-            Native::Set(items) => items.iter().try_for_each(|item| match &item.target {
-                SetTarget::Sys {
-                    name, global: true, ..
-                } => {
-                    let (privs, names) = global_variable_privilege(name);
-                    self.cx.require_global(privs, names)
-                }
-                _ => Ok(()),
-            }),
+            Native::Set(items) | Native::SetNames { then: items, .. } => {
+                items.iter().try_for_each(|item| match &item.target {
+                    SetTarget::Sys {
+                        name, global: true, ..
+                    } => {
+                        let (privs, names) = global_variable_privilege(name);
+                        self.cx.require_global(privs, names)
+                    }
+                    _ => Ok(()),
+                })
+            }
             Native::CreateDatabase {
                 name, or_replace, ..
             } => {

@@ -6,7 +6,7 @@ use sqlparser::ast::{self, DataType as D};
 
 type R<T> = Result<T, MySqlError>;
 
-fn len_of(n: &Option<ast::CharacterLength>) -> Option<u64> {
+pub(super) fn len_of(n: &Option<ast::CharacterLength>) -> Option<u64> {
     match n {
         Some(ast::CharacterLength::IntegerLength { length, .. }) => Some(*length),
         _ => None,
@@ -139,10 +139,24 @@ pub fn data_type(dt: &D, coll: Collation, col: &str) -> R<DataType> {
             kind: LobKind::Long,
             collation: Collation::Utf8mb4Bin,
         },
-        D::Blob(_) => DataType::Text {
+        D::Blob(None) => DataType::Text {
             kind: LobKind::Normal,
             collation: Collation::Binary,
         },
+        D::Blob(Some(n)) => DataType::Text {
+            kind: lob_for(*n, 1),
+            collation: Collation::Binary,
+        },
+        D::Custom(name, args) if custom_is(name, "text") && args.len() == 1 => {
+            let ast::TypeModifier::Number(n, false) = &args[0] else {
+                return Err(syntax_near(dt));
+            };
+            let n: u64 = n.parse().map_err(|_| syntax_near(dt))?;
+            DataType::Text {
+                kind: lob_for(n, coll.charset().max_len() as u64),
+                collation: coll,
+            }
+        }
         D::TinyBlob => DataType::Text {
             kind: LobKind::Tiny,
             collation: Collation::Binary,
@@ -205,6 +219,17 @@ pub fn data_type(dt: &D, coll: Collation, col: &str) -> R<DataType> {
         }
         other => return Err(MySqlError::not_supported(&format!("column type {other}"))),
     })
+}
+
+/// The smallest TEXT / BLOB type that holds `n` characters of `octets` bytes each
+/// (MariaDB's reading of `TEXT(n)` and `BLOB(n)`).
+fn lob_for(n: u64, octets: u64) -> LobKind {
+    match n.saturating_mul(octets) {
+        0..=255 => LobKind::Tiny,
+        256..=65_535 => LobKind::Normal,
+        65_536..=16_777_215 => LobKind::Medium,
+        _ => LobKind::Long,
+    }
 }
 
 fn custom_is(name: &ast::ObjectName, what: &str) -> bool {

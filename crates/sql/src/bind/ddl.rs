@@ -5,9 +5,10 @@
 pub use super::column_type::data_type;
 use crate::exec::store::{store, Target};
 use crate::session::ctx::SessionCtx;
+use basalt_common::error::code;
 use basalt_common::{
     Charset, Collation, ColumnDef, DataType, DefaultValue, EngineKind, IndexColumn, IndexDef,
-    IndexKind, IntKind, MySqlError, TableDef, Value,
+    IndexKind, IntKind, LobKind, MySqlError, TableDef, Value,
 };
 use basalt_storage::Storage;
 use sqlparser::ast::{self, ColumnOption, DataType as D, TableConstraint};
@@ -66,7 +67,10 @@ pub fn create_table_def(
         {
             return Err(MySqlError::dup_fieldname(&c.name.value));
         }
-        let (col, keys) = column_def(c, table_coll, cx)?;
+        let (col, keys, note) = column_def(c, table_coll, cx)?;
+        if let Some(n) = note {
+            cx.warn(crate::session::ctx::Level::Note, 1246, n);
+        }
         let ci = columns.len();
         columns.push(col);
         for kind in keys {
@@ -334,11 +338,43 @@ pub fn engine_kind(name: &str, table: &str, cx: &mut SessionCtx) -> R<EngineKind
     }
 }
 
+/// A VARCHAR / VARBINARY too long for its type outside strict mode: the TEXT /
+/// BLOB type that holds it, and MariaDB's note 1246 saying so.
+fn long_varchar(dt: &D, coll: Collation, name: &str) -> Option<(DataType, String)> {
+    let (len, coll, from, to) = match dt {
+        D::Varchar(n) | D::CharacterVarying(n) | D::CharVarying(n) | D::Nvarchar(n) => {
+            (super::column_type::len_of(n)?, coll, "VARCHAR", "TEXT")
+        }
+        D::Varbinary(Some(ast::BinaryLength::IntegerLength { length })) => {
+            (*length, Collation::Binary, "VARBINARY", "BLOB")
+        }
+        _ => return None,
+    };
+    let bytes = len.saturating_mul(coll.charset().max_len() as u64);
+    let kind = if bytes < 1 << 24 {
+        LobKind::Medium
+    } else {
+        LobKind::Long
+    };
+    let note = format!("Converting column '{name}' from {from} to {to}");
+    Some((
+        DataType::Text {
+            kind,
+            collation: coll,
+        },
+        note,
+    ))
+}
+
+/// A column definition, its keys, and the note 1246 when outside strict mode a
+/// too long VARCHAR became a TEXT.
+pub(crate) type BoundColumn = (ColumnDef, Vec<IndexKind>, Option<String>);
+
 pub(crate) fn column_def(
     c: &ast::ColumnDef,
     table_coll: Collation,
     cx: &SessionCtx,
-) -> R<(ColumnDef, Vec<IndexKind>)> {
+) -> R<BoundColumn> {
     let name = c.name.value.clone();
     if name.chars().count() > 64 {
         return Err(MySqlError::too_long_ident(&name));
@@ -380,11 +416,19 @@ pub(crate) fn column_def(
     // SERIAL: BIGINT UNSIGNED NOT NULL AUTO_INCREMENT UNIQUE.
     let serial = matches!(&c.data_type, D::Custom(n, m)
         if m.is_empty() && super::object_parts(n).join(".").eq_ignore_ascii_case("serial"));
+    let mut note = None;
     let data_type = match &c.data_type {
         // REAL_AS_FLOAT: REAL is FLOAT, not DOUBLE.
         D::Real if cx.mode.real_as_float => DataType::Float,
         _ if serial => DataType::int(IntKind::Big, true),
-        other => data_type(other, coll, &name)?,
+        other => match data_type(other, coll, &name) {
+            Err(e) if e.code == code::ER_TOO_BIG_FIELDLENGTH && !cx.mode.strict => {
+                let (t, n) = long_varchar(other, coll, &name).ok_or(e)?;
+                note = Some(n);
+                t
+            }
+            r => r?,
+        },
     };
     let mut col = ColumnDef::new(name, data_type);
     let mut keys = Vec::new();
@@ -461,7 +505,7 @@ pub(crate) fn column_def(
         }
         col.nullable = false;
     }
-    Ok((col, keys))
+    Ok((col, keys, note))
 }
 
 /// `ON UPDATE CURRENT_TIMESTAMP[(n)]` is the only ON UPDATE clause, and only for

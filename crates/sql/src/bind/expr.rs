@@ -532,7 +532,11 @@ impl Binder<'_> {
             self.reusable = false;
         }
         let v = self.cx.user_vars.get(&name).cloned().unwrap_or(Value::Null);
-        let t = literal_type(&v, self.cx.connection_collation).nullable(true);
+        let mut t = literal_type(&v, self.cx.connection_collation).nullable(true);
+        if matches!(v, Value::Int(_) | Value::UInt(_)) {
+            // An integer variable is a BIGINT (MariaDB's MAX_BIGINT_WIDTH).
+            (t.len, t.column_type) = (20, Some(basalt_common::ColumnType::LongLong));
+        }
         (Expr::UserVar(name), t)
     }
 

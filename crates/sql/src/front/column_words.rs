@@ -4,6 +4,8 @@
 //!   character set) becomes `COLLATE `binary attribute``, which the binder
 //!   resolves once it knows the character set (see [`BINARY_ATTRIBUTE`]);
 //! - `CHARSET x` in a column definition is `CHARACTER SET x`;
+//! - the old MySQL attributes `ASCII` (latin1), `UNICODE` (ucs2) and `BYTE`
+//!   (binary) after a character type are `CHARACTER SET x`;
 //! - a generated column's `PERSISTENT` (MariaDB's word for STORED) is `STORED`.
 
 use super::lexer::{TokKind, Token};
@@ -56,6 +58,9 @@ pub fn rewrites(text: &str, toks: &[Token]) -> Vec<(usize, usize, &'static str)>
         };
         if t.is_kw(text, "binary") && !next_is("(") && follows_text_type(text, toks, i) {
             out.push((t.start, t.end, "COLLATE `binary attribute`"));
+        } else if let Some(set) = charset_word(text, t).filter(|_| follows_text_type(text, toks, i))
+        {
+            out.push((t.start, t.end, set));
         } else if t.is_kw(text, "charset")
             && depth > 0
             && !next_is("=")
@@ -78,10 +83,28 @@ pub fn respell(sql: &str) -> String {
     out
 }
 
+/// The character set an old attribute word names, respelled.
+fn charset_word(text: &str, t: &Token) -> Option<&'static str> {
+    [
+        ("ascii", "CHARACTER SET latin1"),
+        ("unicode", "CHARACTER SET ucs2"),
+        ("byte", "CHARACTER SET binary"),
+    ]
+    .into_iter()
+    .find(|(w, _)| t.is_kw(text, w))
+    .map(|(_, set)| set)
+}
+
 /// Whether the word at `i` comes right after a character type (with its length,
-/// or its character set and collation).
+/// or its character set and collation, or another attribute word).
 fn follows_text_type(text: &str, toks: &[Token], i: usize) -> bool {
     let mut j = i;
+    // `CHAR(2) BINARY ASCII`, `CHAR(2) ASCII BINARY`.
+    while j >= 2
+        && (toks[j - 1].is_kw(text, "binary") || charset_word(text, &toks[j - 1]).is_some())
+    {
+        j -= 1;
+    }
     // `CHARACTER SET x` / `COLLATE x` between the type and BINARY.
     while j >= 3
         && (toks[j - 3].is_kw(text, "character") && toks[j - 2].is_kw(text, "set")
@@ -132,6 +155,11 @@ mod tests {
             respelled("alter table t add b char(4) binary, modify a text binary"),
             "alter table t add b char(4) COLLATE `binary attribute`, \
              modify a text COLLATE `binary attribute`"
+        );
+        assert_eq!(
+            respelled("create table t (a char(3) ascii, b varchar(4) unicode binary, c char(2) binary ascii, d char(1) byte, e char(1) character set ascii)"),
+            "create table t (a char(3) CHARACTER SET latin1, b varchar(4) CHARACTER SET ucs2 COLLATE `binary attribute`, \
+             c char(2) COLLATE `binary attribute` CHARACTER SET latin1, d char(1) CHARACTER SET binary, e char(1) character set ascii)"
         );
         // A BINARY cast or literal stays.
         let kept = "create table t (a int default (cast(1 as binary)), b blob default binary 'x')";

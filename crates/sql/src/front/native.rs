@@ -109,10 +109,12 @@ pub enum Native {
     },
     /// `SET CHARACTER SET x` / `SET CHARSET x`; `None` for DEFAULT.
     SetCharset(Option<String>),
-    /// `SET NAMES x [COLLATE y]`; charset `None` for DEFAULT.
+    /// `SET NAMES x [COLLATE y] [, a = v ...]`; charset `None` for DEFAULT;
+    /// `then` the assignments that follow in the same SET.
     SetNames {
         charset: Option<String>,
         collation: Option<String>,
+        then: Vec<SetItem>,
     },
     /// `SET a = x, @b = y, GLOBAL c = z ...`.
     Set(Vec<SetItem>),
@@ -834,7 +836,20 @@ mod tests {
             native("set names utf8mb4 collate 'utf8mb4_bin'"),
             Some(Native::SetNames {
                 charset: Some("utf8mb4".into()),
-                collation: Some("utf8mb4_bin".into())
+                collation: Some("utf8mb4_bin".into()),
+                then: Vec::new(),
+            })
+        );
+        assert_eq!(
+            native("set names utf8, @x = 1"),
+            Some(Native::SetNames {
+                charset: Some("utf8".into()),
+                collation: None,
+                then: vec![SetItem {
+                    target: SetTarget::User("x".into()),
+                    value: "1".into(),
+                    bare_word: false
+                }],
             })
         );
     }

@@ -267,7 +267,17 @@ impl Session {
                 Ok(QueryResult::ok(0))
             }
             Native::SetCharset(cs) => self.set_charset(cs),
-            Native::SetNames { charset, collation } => self.set_names(charset, collation),
+            Native::SetNames {
+                charset,
+                collation,
+                then,
+            } => {
+                let r = self.set_names(charset, collation)?;
+                if then.is_empty() {
+                    return Ok(r);
+                }
+                self.run_set(then)
+            }
             Native::Set(items) => self.run_set(items),
             Native::SetStatement { items, body } => self.set_statement(items, &body, out),
             Native::Use(db) => {
@@ -789,8 +799,10 @@ fn reads_no_table(n: &Native) -> bool {
         Native::Set(items) => !items
             .iter()
             .any(|i| i.value.to_ascii_lowercase().contains("select")),
-        Native::SetNames { .. }
-        | Native::SetCharset(_)
+        Native::SetNames { then, .. } => !then
+            .iter()
+            .any(|i| i.value.to_ascii_lowercase().contains("select")),
+        Native::SetCharset(_)
         | Native::SetTransaction { .. }
         | Native::Use(_)
         | Native::Begin { .. }

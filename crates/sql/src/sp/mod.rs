@@ -283,7 +283,7 @@ pub fn slot_def(
         .first()
         .filter(|_| ct.columns.len() == 1 && ct.constraints.is_empty())
         .ok_or_else(|| MySqlError::parse_error(&type_text, 1))?;
-    let (mut col, _) = crate::bind::ddl::column_def(c, coll, cx)?;
+    let (mut col, _, _) = crate::bind::ddl::column_def(c, coll, cx)?;
     // A variable holds local times; only columns keep TIMESTAMPs in UTC.
     if let basalt_common::DataType::Timestamp { fsp } = col.data_type {
         col.data_type = basalt_common::DataType::DateTime { fsp };

@@ -310,7 +310,10 @@ impl<'a> Work<'a> {
                 "REFERENCES in an ALTER TABLE column definition",
             ));
         }
-        let (mut col, keys) = column_def(c, self.def.collation, cx)?;
+        let (mut col, keys, note) = column_def(c, self.def.collation, cx)?;
+        if let Some(n) = note {
+            cx.warn(crate::session::ctx::Level::Note, 1246, n);
+        }
         resolve_default(&mut col, &self.def.schema, &self.def.name, cx)?;
         let check = super::check::collect(&ct, std::slice::from_ref(&col))?
             .into_iter()

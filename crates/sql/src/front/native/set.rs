@@ -19,23 +19,28 @@ pub(super) fn set_native(p: &mut P) -> R<Option<Native>> {
         return set_transaction(p, scope).map(Some);
     }
     if scope == TxScope::Next && p.kw("names") {
-        if p.kw("default") {
-            p.end()?;
-            return Ok(Some(Native::SetNames {
-                charset: None,
-                collation: None,
-            }));
-        }
-        let cs = name_or_string(p)?;
-        let collation = if p.kw("collate") {
-            Some(name_or_string(p)?)
+        let (charset, collation) = if p.kw("default") {
+            (None, None)
         } else {
-            None
+            let cs = name_or_string(p)?;
+            let collation = if p.kw("collate") {
+                Some(name_or_string(p)?)
+            } else {
+                None
+            };
+            (Some(cs), collation)
+        };
+        // `SET NAMES x, a = v, ...`: the other assignments of the same SET.
+        let then = if p.punct(",") {
+            set_items(p, false)?
+        } else {
+            Vec::new()
         };
         p.end()?;
         return Ok(Some(Native::SetNames {
-            charset: Some(cs),
+            charset,
             collation,
+            then,
         }));
     }
     if scope == TxScope::Next && (p.kw("charset") || (p.kw("character") && p.kw("set"))) {

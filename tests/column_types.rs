@@ -5,6 +5,8 @@
 
 #[path = "database_options.rs"]
 mod database_options;
+#[path = "character_sets.rs"]
+mod character_sets;
 
 use basalt_tests::{mariadb_cli, which, Basalt};
 use mysql::prelude::*;

@@ -3,10 +3,10 @@
 //! comparisons, ORDER BY in declaration order, indexes, metadata the client sees,
 //! ALTER TABLE to and from ENUM, restart, and a mariadb-dump round trip.
 
-#[path = "database_options.rs"]
-mod database_options;
 #[path = "character_sets.rs"]
 mod character_sets;
+#[path = "database_options.rs"]
+mod database_options;
 
 use basalt_tests::{mariadb_cli, which, Basalt};
 use mysql::prelude::*;

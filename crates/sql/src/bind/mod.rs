@@ -26,6 +26,7 @@ pub mod expr;
 pub mod fixed_cmp;
 pub mod foreign_key;
 pub mod from;
+mod idents;
 pub mod json_agg;
 pub mod json_table;
 pub mod json_table_print;

@@ -84,6 +84,16 @@ fn char_of(cs: Charset, b: u8) -> Option<char> {
     (cp != 0 || b == 0).then(|| char::from_u32(cp as u32))?
 }
 
+/// Length of the longest prefix of `b`, a stream of text in wide set `cs`, that
+/// ends between two characters (all of `b` for a set that is not wide).
+pub fn whole_prefix(b: &[u8], cs: Charset) -> usize {
+    if cs.is_wide() {
+        wide::whole_prefix(b, cs)
+    } else {
+        b.len()
+    }
+}
+
 /// `b` with zeros in front up to a whole number of characters of `cs` (MariaDB's
 /// alignment of a binary string read in ucs2, utf16 or utf32; other sets as is).
 pub fn aligned(b: &[u8], cs: Charset) -> Cow<'_, [u8]> {

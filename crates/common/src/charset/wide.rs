@@ -89,6 +89,28 @@ pub(super) fn well_formed_len(b: &[u8], cs: Charset) -> usize {
     i
 }
 
+/// Length of the longest prefix of `b` that ends on a character boundary of wide
+/// set `cs` (whole units, and no UTF-16 high surrogate waiting for its pair):
+/// where a stream in `cs` can be cut.
+pub(super) fn whole_prefix(b: &[u8], cs: Charset) -> usize {
+    let unit = cs.min_len() as usize;
+    let n = b.len() - b.len() % unit;
+    let last_high = |n: usize| {
+        n >= 2 && {
+            let u = match cs {
+                Charset::Utf16le => u16::from_le_bytes([b[n - 2], b[n - 1]]),
+                _ => u16::from_be_bytes([b[n - 2], b[n - 1]]),
+            };
+            (0xD800..0xDC00).contains(&u)
+        }
+    };
+    if matches!(cs, Charset::Utf16 | Charset::Utf16le) && last_high(n) {
+        n - 2
+    } else {
+        n
+    }
+}
+
 /// Code point `cp` encoded in wide set `cs` (`?` when `cs` lacks it).
 pub(super) fn encode(cp: u32, cs: Charset, out: &mut Vec<u8>) {
     let cp = if super::has_char(cs, cp) {
@@ -140,6 +162,9 @@ mod tests {
         assert_eq!(to_internal(b"a\x00", Charset::Utf16le), b"a");
         assert_eq!(to_internal(b"\x00\x11\x00\x00", Charset::Utf32), [BAD]);
         assert_eq!(well_formed_len(b"\x00a\xD8\x00", Charset::Utf16), 2);
+        assert_eq!(whole_prefix(b"\x00a\xD8\x3D\xDE", Charset::Utf16), 2);
+        assert_eq!(whole_prefix(b"a\x00\x3D\xD8", Charset::Utf16le), 2);
+        assert_eq!(whole_prefix(b"\x00\x00\x00a\x00", Charset::Utf32), 4);
     }
 
     #[test]

@@ -27,7 +27,7 @@ use crate::expr::Expr;
 use crate::front::native::{LoadData, LoadTarget, OnDuplicate};
 use crate::plan::{InsertPlan, InsertSource, Plan};
 use crate::result::QueryResult;
-use basalt_common::{Charset, MySqlError, Value};
+use basalt_common::{charset, Charset, MySqlError, Value};
 use sqlparser::ast::Statement;
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
@@ -303,10 +303,25 @@ fn run(
         }
         Ok(())
     };
+    // A file in ucs2 / utf16 / utf32 is read as the UTF-8 of its characters (the
+    // separators are characters of the file's set too), cut between characters.
+    let wide = load.charset.is_wide().then_some(load.charset);
+    let mut carry = Vec::new();
     read_source(source, out, &mut |chunk| {
-        reader.feed(chunk);
+        match wide {
+            Some(cs) => {
+                carry.extend_from_slice(chunk);
+                let n = charset::whole_prefix(&carry, cs);
+                reader.feed(&charset::to_internal(&carry[..n], cs));
+                carry.drain(..n);
+            }
+            None => reader.feed(chunk),
+        }
         drain(&mut reader, ex, &mut rows)
     })?;
+    if let Some(cs) = wide.filter(|_| !carry.is_empty()) {
+        reader.feed(&charset::to_internal(&carry, cs));
+    }
     reader.finish();
     drain(&mut reader, ex, &mut rows)?;
     Ok(rows.out)
@@ -415,10 +430,12 @@ fn source_row(
     Ok((src, shape))
 }
 
-/// A field's bytes, read in the file's character set, as the column holds text.
+/// A field's bytes, read in the file's character set, as the column holds text
+/// (a wide set's file was read as UTF-8 already).
 fn in_column_charset(bytes: Vec<u8>, col: &basalt_common::ColumnDef, cs: Charset) -> Vec<u8> {
+    let cs = if cs.is_wide() { Charset::Utf8mb4 } else { cs };
     match col.data_type.collation() {
-        Some(c) if !c.is_binary() => match basalt_common::charset::to_internal(&bytes, cs) {
+        Some(c) if !c.is_binary() => match charset::to_internal(&bytes, cs) {
             std::borrow::Cow::Borrowed(_) => bytes,
             std::borrow::Cow::Owned(o) => o,
         },

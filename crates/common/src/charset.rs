@@ -3,8 +3,10 @@
 //! and the internal representation.
 //!
 //! Internal representation: a string of a non-binary character set is held as UTF-8
-//! (latin1 and ascii strings too: their characters are a subset of Unicode); a
-//! binary string is held as its bytes. A string that came from a client with bytes
+//! (latin1, ascii, the other 8-bit sets and ucs2 / utf16 / utf16le / utf32 strings
+//! too: their characters are a subset of Unicode); a binary string is held as its
+//! bytes. Functions of a string's bytes (HEX, LENGTH, CAST AS BINARY, the binary
+//! log's row images) see [`from_internal`]'s encoding in the string's own set. A string that came from a client with bytes
 //! that are not valid in its character set keeps those bytes unchanged, so that the
 //! conversion into a column can report them (MySQL's 1366) instead of having
 //! replaced them silently.
@@ -14,7 +16,9 @@
 //! and code points above U+10FFFF; `utf8mb3` is the same without 4-byte sequences.
 //! `latin1` is MariaDB's: Windows-1252, with the five bytes that code page leaves
 //! undefined (0x81, 0x8D, 0x8F, 0x90, 0x9D) mapped to the C1 controls of the same
-//! value, so every byte is a character.
+//! value, so every byte is a character. The other 8-bit sets map their bytes
+//! through MariaDB's tables (generated in `charset::eight`; a byte the table leaves
+//! unmapped is no character). The wide sets follow `charset::wide`'s rules.
 //!
 //! Invariant: for every charset `cs` and internal string `s`,
 //! `first_invalid(s, cs) == None` exactly when [`fix_into`] returns `s` unchanged.

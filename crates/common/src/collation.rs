@@ -1,10 +1,13 @@
 //! Character sets and collations: how strings compare, and the sort keys indexes store.
 //!
-//! Basalt stores every character column as UTF-8 bytes (utf8mb4; latin1, ascii and
-//! utf8mb3 columns hold their characters' UTF-8; what each set accepts and how client
-//! bytes convert is in [`crate::charset`]). Comparison follows the column's collation,
+//! Basalt stores every character column as UTF-8 bytes (utf8mb4; the columns of every
+//! other set hold their characters' UTF-8; what each set accepts and how client
+//! bytes convert is in [`crate::charset`]). The sets and collations, with MariaDB's
+//! names, ids and defaults, are generated into `collation::catalog`
+//! (`scripts/gen-charset-tables.py`). Comparison follows the column's collation,
 //! with MariaDB 10.11's weights (generated tables next to this file, see
-//! `scripts/gen-collation-tables.py`):
+//! `scripts/gen-collation-tables.py`), the same for every set of a collation's kind
+//! (`ucs2_general_ci` weighs as `utf8mb4_general_ci`):
 //! - `binary`: byte order, nothing padded;
 //! - `*_bin`: code point order (latin1: latin1 byte order);
 //! - `*_general_ci`: MariaDB's `my_unicase_default` sort weights (case and accents
@@ -13,7 +16,9 @@
 //! - `*_unicode_ci` / `*_unicode_520_ci`: UCA 4.0.0 / 5.2.0 primary weights, with
 //!   expansions (`'ß' = 'ss'`) and ignorable characters;
 //! - latin1 `_ci`/`_cs`: the character's latin1 (Windows-1252) byte through MariaDB's
-//!   sort order table.
+//!   sort order table; the other 8-bit sets' collations likewise, with their bytes
+//!   and tables (`charset::eight`);
+//! - `*_general_mysql500_ci`: the general weights, but `ß` weighs itself.
 //!
 //! PAD SPACE collations compare as if the shorter string went on with spaces
 //! (`'a' = 'a '`, `'a\t' < 'a'`); the `_nopad_` ones do not.

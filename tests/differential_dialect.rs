@@ -4,8 +4,8 @@
 //! SOUNDS LIKE, EXPLAIN FORMAT as a string, the clock functions' precision,
 //! fractional temporal values as text, `alter_algorithm`, database comments and
 //! CREATE OR REPLACE DATABASE, the old column attributes ASCII / UNICODE / BYTE,
-//! TEXT(n) / BLOB(n), `SET NAMES x, a = v`, and too long VARCHARs outside strict
-//! mode.
+//! TEXT(n) / BLOB(n), `SET NAMES x, a = v`, too long VARCHARs outside strict
+//! mode, and hex literals assigned to stored program variables of number types.
 
 /// Run in order on both servers; every outcome compared. A failing statement is
 /// followed by one that reads a table: MariaDB shows a failed statement's error
@@ -118,6 +118,10 @@ const DIALECT_FORMS: &[&str] = &[
     "set sql_mode = default",
     "create table lv2 (a varchar(70000) character set latin1)",
     "select count(*) from sp",
+    "create procedure hxp() begin declare i int default 0xFF; declare s varchar(5) default 0x41; declare n int; set n = 0x10; for k in 0..0x3 do set n = n + k; end for; select i, s, n; end",
+    "call hxp()",
+    "create function hxf() returns int begin declare i int default 0x0F; set i = i + 0x01; return i; end",
+    "select concat(hxf()) v",
 ];
 
 #[test]

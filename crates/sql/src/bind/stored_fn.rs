@@ -339,7 +339,7 @@ impl FnBinder<'_> {
         Ok(match i {
             Instr::Sql(code) => self.statement(code)?,
             Instr::Assign { slot, value } => {
-                FInstr::Set(vec![(SetTo::Local(*slot), self.expr(value)?)])
+                FInstr::Set(vec![(SetTo::Local(*slot), self.expr_into(value, *slot)?)])
             }
             Instr::Null(s) => FInstr::Null(*s),
             Instr::JumpUnless { cond, to } => FInstr::JumpUnless {
@@ -406,8 +406,32 @@ impl FnBinder<'_> {
         self.expr_typed(code).map(|(e, _)| e)
     }
 
+    /// [`FnBinder::expr`] of a value assigned to variable `slot`: bound as a
+    /// value for a column of the variable's type (a hex literal into a number
+    /// variable is its number).
+    fn expr_into(&mut self, code: &Code, slot: usize) -> R<BExpr> {
+        let (e, ty) = self.bind_code(code)?;
+        Ok(match (e, ty, self.slots.get(slot)) {
+            (BExpr::Plain(e), Some(t), Some(def)) => {
+                BExpr::Plain(super::strings::into_column(e, &t, &def.col))
+            }
+            (e, ..) => e,
+        })
+    }
+
     /// [`FnBinder::expr`] with the value's fractional digits.
     pub(super) fn expr_typed(&mut self, code: &Code) -> R<(BExpr, u8)> {
+        let (e, ty) = self.bind_code(code)?;
+        let fsp = match (&e, ty) {
+            (BExpr::Query(p), _) => p.columns.first().map_or(0, |c| c.decimals),
+            (_, t) => t.map_or(0, |t| t.decimals),
+        };
+        Ok((e, fsp))
+    }
+
+    /// An expression bound, with its type when it is a plain one (one with a
+    /// subquery runs as a query).
+    fn bind_code(&mut self, code: &Code) -> R<(BExpr, Option<ExprType>)> {
         let ast = crate::front::parse::parse_expr(&code.text)?;
         let (r, reads, writes) = {
             let mut b = self.binder(&code.text, &code.scope);
@@ -416,14 +440,13 @@ impl FnBinder<'_> {
         };
         let query = |fb: &mut Self| {
             let p = fb.select(&format!("SELECT {}", code.text), &code.scope)?;
-            let fsp = p.columns.first().map_or(0, |c| c.decimals);
-            Ok((BExpr::Query(p), fsp))
+            Ok((BExpr::Query(p), None))
         };
         match r {
             Ok((e, ty)) if !crate::expr::has_subquery(&e) => {
                 self.reads |= reads;
                 self.writes |= writes;
-                Ok((BExpr::Plain(e), ty.decimals))
+                Ok((BExpr::Plain(e), Some(ty)))
             }
             Ok(_) => query(self),
             Err(_) if code.text.to_ascii_lowercase().contains("select") => query(self),

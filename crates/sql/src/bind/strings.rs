@@ -165,7 +165,7 @@ impl Binder<'_> {
     }
 }
 
-pub(super) fn into_column(x: Expr, t: &ExprType, col: &ColumnDef) -> Expr {
+pub(crate) fn into_column(x: Expr, t: &ExprType, col: &ColumnDef) -> Expr {
     use basalt_common::DataType as D;
     let numeric = matches!(
         col.data_type,

@@ -14,7 +14,7 @@ use crate::bind::{Binder, Scope};
 use crate::expr::{EvalCtx, Expr};
 use crate::result::QueryResult;
 use crate::sp::{Code, Frame, Mode, Program, SlotDef, SpScope};
-use basalt_common::{MySqlError, Value};
+use basalt_common::{ColumnDef, MySqlError, Value};
 use basalt_storage::RoutineDef;
 use std::sync::Arc;
 
@@ -481,12 +481,26 @@ impl Session {
 
     /// The value of an expression of instruction `pc`.
     pub(super) fn sp_value(&mut self, c: &mut Compiled, pc: usize, code: &Code) -> R<Value> {
+        self.sp_value_into(c, pc, code, None)
+    }
+
+    /// [`Session::sp_value`] of a value assigned to a variable of slot `into`: it
+    /// binds as a value for a column of the variable's type (a hex literal into
+    /// a number variable is its number, `DECLARE i INT DEFAULT 0xFF` is 255).
+    pub(super) fn sp_value_into(
+        &mut self,
+        c: &mut Compiled,
+        pc: usize,
+        code: &Code,
+        into: Option<usize>,
+    ) -> R<Value> {
         self.set_scope(&code.scope);
         let version = self.cx.engine.storage.schema_version();
         let bound = match &c.exprs[pc] {
             Some((v, e)) if *v == version => e.clone(),
             _ => {
-                let e = self.bind_sp_expr(&code.text)?.map(Arc::new);
+                let col = into.and_then(|s| Some(self.cx.sp.as_ref()?.slots[s].col.clone()));
+                let e = self.bind_sp_expr(&code.text, col.as_ref())?.map(Arc::new);
                 c.exprs[pc] = Some((version, e.clone()));
                 e
             }
@@ -501,7 +515,7 @@ impl Session {
     /// items, evaluated once when raised).
     pub(super) fn sp_value_once(&mut self, code: &Code) -> R<Value> {
         self.set_scope(&code.scope);
-        match self.bind_sp_expr(&code.text)? {
+        match self.bind_sp_expr(&code.text, None)? {
             Some(e) => self.eval_detached(&e),
             None => self.eval_as_select(&code.text),
         }
@@ -509,12 +523,15 @@ impl Session {
 
     /// An expression bound for direct evaluation; `None` when it has a
     /// subquery (it then runs as a statement).
-    fn bind_sp_expr(&mut self, text: &str) -> R<Option<Expr>> {
+    fn bind_sp_expr(&mut self, text: &str, into: Option<&ColumnDef>) -> R<Option<Expr>> {
         let ast = crate::front::parse::parse_expr(text)?;
         let storage = self.cx.engine.storage.clone();
         let mut b = Binder::new(&storage, &self.cx, text, None);
         match b.expr(&ast, &Scope::default(), None) {
-            Ok((e, _)) if !crate::expr::has_subquery(&e) => Ok(Some(e)),
+            Ok((e, t)) if !crate::expr::has_subquery(&e) => Ok(Some(match into {
+                Some(col) => crate::bind::strings::into_column(e, &t, col),
+                None => e,
+            })),
             Ok(_) => Ok(None),
             // Subqueries need a statement around them.
             Err(_) if text.to_ascii_lowercase().contains("select") => Ok(None),

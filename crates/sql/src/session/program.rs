@@ -157,7 +157,7 @@ impl Session {
             }
             Instr::Assign { slot, value } => {
                 let (slot, value) = (*slot, value.clone());
-                let v = self.sp_value(c, pc, &value)?;
+                let v = self.sp_value_into(c, pc, &value, Some(slot))?;
                 self.sp_assign(slot, v)?;
                 pc + 1
             }

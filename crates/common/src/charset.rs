@@ -65,10 +65,27 @@ pub(crate) fn eight_byte(set: usize, cp: u32) -> Option<u8> {
         return Some(cp as u8);
     }
     let cp = u16::try_from(cp).ok()?;
-    t.from_uni
-        .binary_search_by_key(&cp, |&(c, _)| c)
+    let rev = from_uni(set);
+    rev.binary_search_by_key(&cp, |&(c, _)| c)
         .ok()
-        .map(|i| t.from_uni[i].1)
+        .map(|i| rev[i].1)
+}
+
+/// 8-bit set row `set`'s (code point, byte) pairs sorted by code point (the first
+/// byte of a code point two bytes map to), built from its table on first use.
+fn from_uni(set: usize) -> &'static [(u16, u8)] {
+    static REV: [std::sync::OnceLock<Vec<(u16, u8)>>; eight::SETS.len()] =
+        [const { std::sync::OnceLock::new() }; eight::SETS.len()];
+    REV[set].get_or_init(|| {
+        let mut v: Vec<(u16, u8)> = (0..=255u8)
+            .map(|b| (eight::SETS[set].to_uni[b as usize], b))
+            .filter(|&(cp, b)| cp != 0 || b == 0)
+            .collect();
+        // Stable: of two bytes with one code point, the lower stays first.
+        v.sort_by_key(|&(cp, _)| cp);
+        v.dedup_by_key(|&mut (cp, _)| cp);
+        v
+    })
 }
 
 /// The byte of `cp` in 8-bit set `cs` (latin1 or one of [`eight::SETS`]).
@@ -372,6 +389,21 @@ mod tests {
         assert_eq!(latin1_char(0x80), '€');
         assert_eq!(latin1_char(0x81), '\u{81}');
         assert_eq!(latin1_byte(0x1F600), None);
+    }
+
+    #[test]
+    fn eight_bit_sets_round_trip_their_characters() {
+        for set in 0..eight::SETS.len() {
+            for b in 0..=255u8 {
+                let cp = eight::SETS[set].to_uni[b as usize] as u32;
+                if cp != 0 || b == 0 {
+                    let back = eight_byte(set, cp).expect("a mapped byte converts back");
+                    assert_eq!(eight::SETS[set].to_uni[back as usize] as u32, cp);
+                }
+            }
+        }
+        assert_eq!(eight_byte(19, 0x0416), Some(0xC6), "cp1251 Ж");
+        assert_eq!(eight_byte(19, 0xE9), None, "cp1251 has no é");
     }
 
     #[test]

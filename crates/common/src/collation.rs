@@ -30,6 +30,8 @@
 #[rustfmt::skip]
 mod catalog;
 #[rustfmt::skip]
+mod eight_orders;
+#[rustfmt::skip]
 mod general;
 #[rustfmt::skip]
 mod latin1;
@@ -136,7 +138,7 @@ enum Kind {
     Uca520,
     Latin1(L1),
     /// An 8-bit set's byte (row `set` of `charset::eight::SETS`) through sort
-    /// order `order` of `charset::eight::ORDERS`, or the byte itself ([`BIN`]).
+    /// order `order` of [`eight_orders::ORDERS`], or the byte itself ([`BIN`]).
     Eight {
         set: u8,
         order: u8,

@@ -20,8 +20,8 @@
 //! string ending: `S, 1` sits between the two signs, and against a bare w the first
 //! token already differs.
 
+use super::eight_orders::ORDERS;
 use super::{general, latin1, uca400, uca520, Charset, Kind, L1};
-use crate::charset::eight::ORDERS;
 use std::cmp::Ordering;
 
 const SIGN_DOWN: u8 = 0;
